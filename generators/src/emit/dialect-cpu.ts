@@ -1,0 +1,72 @@
+// Emitter: CPU dialect ops; elementwise kernels are generated from `compute`, others call a hand-written kernel.
+
+import { jsHelpersUsed, renderJs } from '../expr/render.ts';
+import type { Model, OpModel } from '../spec/model.ts';
+import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { isTensor } from './types.ts';
+
+export const CPU = 'cpu';
+
+export function emitCpuDialect(model: Model): EmittedFile[] {
+  return model.ops.filter((op) => op.dialects.some((d) => d.name === CPU) && op.out.shape.kind !== 'host').map(emitCpuOp);
+}
+
+function emitCpuOp(op: OpModel): EmittedFile {
+  const path = paths.dialect(CPU, op.name);
+  const n = names(op);
+  const level = op.dialects.find((d) => d.name === CPU)!.level;
+  const kernel = n.kernel(CPU);
+  return tsFile(path, 'dialect-cpu', sourceOf(op), (sf) => {
+    addImport(sf, path, paths.runtime('dialect'), ['DialectOp'], true);
+    addImport(sf, path, paths.bridge(op.name), [n.bridge]);
+    addImport(sf, path, paths.bridge(op.name), [n.attrs, n.inputs], true);
+    addImport(sf, path, paths.schema(op.schema), [n.args], true);
+    if (op.compute) {
+      addImport(sf, path, paths.bridge(op.name), [n.kernelType], true);
+      addImport(sf, path, paths.runtime('dialects/cpu/support'), ['allocOut', 'broadcastIndex', 'finish']);
+      const helpers = jsHelpersUsed(op.compute.expr);
+      if (helpers.length) addImport(sf, path, paths.runtime('dialects/cpu/math'), helpers);
+      sf.addVariableStatement({
+        isExported: true,
+        docs: [`CPU kernel of raf.op.${op.name}, generated from its compute expression: ${op.compute.source}`],
+        declarations: [{ name: kernel, type: n.kernelType, initializer: computeKernel(op) }],
+      });
+    } else {
+      addImport(sf, path, paths.kernelStub(CPU, op.name), [kernel]);
+    }
+    sf.addVariableStatement({
+      isExported: true,
+      docs: [`raf.op.${CPU}.${op.name} at level ${level}.`],
+      declarations: [
+        {
+          name: n.dialectOp(CPU),
+          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}>`,
+          initializer: `{ op: '${op.name}', dialect: '${CPU}', level: ${level}, bridge: ${n.bridge}, build: () => ${kernel} }`,
+        },
+      ],
+    });
+  });
+}
+
+/**
+ * One loop over the output; each input is read through a broadcast index map, or directly
+ * when it already has the output's shape.
+ */
+function computeKernel(op: OpModel): string {
+  const tensors = op.args.filter(isTensor).map((a) => a.name);
+  const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
+  const valueNames = Object.fromEntries([...tensors.map((t) => [t, `${t}v`]), ...attrs.map((a) => [a, a])]);
+  const lines = [
+    `(${tensors.length ? `{ ${tensors.join(', ')} }` : '_inputs'}, ${attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs'}, out) => {`,
+    'const result = allocOut(out);',
+    'const r = result.dataSync();',
+    ...tensors.flatMap((t) => [`const ${t}s = ${t}.dataSync();`, `const ${t}i = broadcastIndex(${t}.shape, out.shape);`]),
+    'for (let i = 0; i < r.length; i++) {',
+    ...tensors.map((t) => `const ${t}v = ${t}s[${t}i === null ? i : ${t}i[i]!]!;`),
+    `r[i] = ${renderJs(op.compute!.expr, valueNames)};`,
+    '}',
+    'return finish(result);',
+    '}',
+  ];
+  return lines.join('\n');
+}

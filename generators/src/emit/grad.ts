@@ -1,0 +1,94 @@
+// Emitter: gradient registrations (formulas and backward ops become calls; custom ones call a stub).
+
+import type { Formula, Model, OpModel } from '../spec/model.ts';
+import { addImport, camel, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { isTensor, tsType } from './types.ts';
+
+export function emitGrads(model: Model): EmittedFile[] {
+  return model.ops.map(emitGrad);
+}
+
+/** The fields a gradient receives: saved values, dy, and every non-tensor arg. */
+export function gradContextFields(op: OpModel): { name: string; type: string }[] {
+  if (op.grad.kind === 'none') return [];
+  const fields = op.grad.saves.map((s) => ({ name: s, type: s === 'y' ? 'Tensor' : tsType(op.args.find((a) => a.name === s)!.type) }));
+  fields.push({ name: 'dy', type: 'Tensor' });
+  for (const a of op.args) if (!isTensor(a)) fields.push({ name: a.name, type: tsType(a.type) });
+  return fields;
+}
+
+function emitGrad(op: OpModel): EmittedFile {
+  const path = paths.grad(op.name);
+  const n = names(op);
+  const g = op.grad;
+  return tsFile(path, 'grad', sourceOf(op), (sf) => {
+    addImport(sf, path, paths.runtime('registry'), ['GradDef'], true);
+    if (g.kind === 'none') {
+      sf.addVariableStatement({
+        isExported: true,
+        docs: [`raf.op.${op.name} has no gradient (its spec says grad: none).`],
+        declarations: [{ name: n.grad, type: 'GradDef | null', initializer: 'null' }],
+      });
+      return;
+    }
+    addImport(sf, path, paths.runtime('tensor'), ['Tensor'], true);
+    if (op.args.some((a) => a.type.startsWith('dtype'))) addImport(sf, path, paths.runtime('dtype'), ['DType'], true);
+    const fields = gradContextFields(op);
+    sf.addInterface({
+      name: n.gradContext,
+      isExported: true,
+      docs: [`What the backward of raf.op.${op.name} receives; it keeps only ${g.saves.length ? g.saves.join(', ') : 'the non-tensor args'} alive.`],
+      properties: fields.map((f) => ({ name: f.name, type: f.type, isReadonly: true })),
+    });
+    sf.addTypeAlias({
+      name: n.gradResult,
+      isExported: true,
+      type: `{ ${gradInputs(op).map((i) => `readonly ${i}?: Tensor | null`).join('; ')} }`,
+    });
+    let fn: string;
+    if (g.kind === 'custom') {
+      addImport(sf, path, paths.gradStub(op.name), [`${n.grad}Impl`]);
+      fn = `(ctx) => ${n.grad}Impl(ctx as unknown as ${n.gradContext})`;
+    } else if (g.kind === 'derived') {
+      addImport(sf, path, paths.api(g.dxOp), [camel(g.dxOp)]);
+      const x = g.inputs[0]!;
+      const attrs = op.args.filter((a) => !isTensor(a)).map((a) => `c.${a.name}`);
+      fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn { ${x}: ${camel(g.dxOp)}(${[`c.${x}`, 'c.dy', ...attrs].join(', ')}) };\n}`;
+    } else {
+      const called = new Set<string>();
+      const entries = g.inputs.map((i) => `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called)}`);
+      for (const c of called) addImport(sf, path, paths.api(c), [camel(c)]);
+      fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn {\n${entries.join(',\n')}\n};\n}`;
+    }
+    sf.addVariableStatement({
+      isExported: true,
+      docs: [`Gradient of raf.op.${op.name}${g.kind === 'custom' ? ` (hand-written in ${paths.gradStub(op.name)})` : g.kind === 'derived' ? ` (derived from compute: ${op.compute?.source})` : ''}.`],
+      declarations: [
+        {
+          name: n.grad,
+          type: 'GradDef | null',
+          initializer: `{\nsaves: [${g.saves.map((s) => `'${s}'`).join(', ')}],\ninputs: [${gradInputs(op).map((i) => `'${i}'`).join(', ')}],\nfn: ${fn},\n}`,
+        },
+      ],
+    });
+  });
+}
+
+function render(f: Formula, called: Set<string>): string {
+  switch (f.kind) {
+    case 'ref':
+      return `c.${f.name}`;
+    case 'num':
+      return String(f.value);
+    case 'call':
+      called.add(f.op);
+      return `${camel(f.op)}(${f.args.map((a) => render(a, called)).join(', ')})`;
+  }
+}
+
+/** The tensor inputs a gradient produces values for. */
+export function gradInputs(op: OpModel): string[] {
+  const g = op.grad;
+  if (g.kind === 'none') return [];
+  return g.kind === 'formulas' ? g.inputs.map((i) => i.name) : [...g.inputs];
+}

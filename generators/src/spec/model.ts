@@ -1,0 +1,117 @@
+// The op model: immutable, resolved and checked; the only thing emitters see.
+
+import type { ArgType, CastRuleKind, FusionPattern } from '../../../runtime/src/vocab.ts';
+import type { DType } from '../../../runtime/src/dtype.ts';
+import type { Expr } from '../expr/ast.ts';
+import type { Loc } from './errors.ts';
+import type { Formula } from './formula.ts';
+
+export type { ArgType, CastRuleKind, FusionPattern, DType, Expr, Formula, Loc };
+
+export type Check =
+  | { readonly kind: 'axis'; readonly of: string }
+  | { readonly kind: 'axes'; readonly of: string }
+  /** A tensor with the same shape and dtype as another (dy like y). */
+  | { readonly kind: 'like'; readonly of: string }
+  | { readonly kind: 'nonneg' }
+  | { readonly kind: 'positive' }
+  | { readonly kind: 'one_of'; readonly values: readonly (string | number)[] }
+  | { readonly kind: 'range'; readonly lo: number; readonly hi: number };
+
+export interface ArgModel {
+  readonly name: string;
+  readonly type: ArgType;
+  /** Absent for required args; `{ value: null }` for "none". */
+  readonly default?: { readonly value: unknown };
+  readonly checks: readonly Check[];
+  readonly doc?: string;
+  readonly loc: Loc;
+}
+
+export type ShapeRule =
+  | { readonly kind: 'same'; readonly of: string }
+  | { readonly kind: 'broadcast'; readonly of: readonly string[] }
+  | { readonly kind: 'reduce'; readonly x: string; readonly axis: string; readonly keepdims: string | null }
+  | { readonly kind: 'matmul'; readonly a: string; readonly b: string; readonly transposeA: string | null; readonly transposeB: string | null }
+  | { readonly kind: 'custom'; readonly fn: string }
+  | { readonly kind: 'host' };
+
+export interface OutModel {
+  readonly shape: ShapeRule;
+  readonly dtype: DType | null;
+}
+
+export type GradModel =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'formulas'; readonly saves: readonly string[]; readonly inputs: readonly { name: string; formula: Formula; source: string }[] }
+  /** Derived from `compute`: the backward is the synthesized op `dxOp`, taking the op's inputs and dy. */
+  | { readonly kind: 'derived'; readonly saves: readonly string[]; readonly dxOp: string; readonly inputs: readonly string[] }
+  | { readonly kind: 'custom'; readonly saves: readonly string[]; readonly inputs: readonly string[] };
+
+export interface DialectModel {
+  readonly name: 'cpu' | 'webgpu';
+  readonly level: number;
+  /** Generated from `compute`, or hand-written in the dialect's kernels folder. */
+  readonly kernel: 'generated' | 'hand';
+}
+
+export interface RelayModel {
+  readonly op: string;
+  readonly args: readonly string[];
+  readonly attrs: Readonly<Record<string, string>>;
+}
+
+export interface OnnxModel {
+  readonly op: string;
+  readonly opset: number;
+  readonly inputs: readonly string[];
+  readonly attrs: Readonly<Record<string, string>>;
+}
+
+export interface TestModel {
+  /** One entry per case: a shape per tensor arg. */
+  readonly shapes: readonly (readonly (readonly number[])[])[];
+  readonly grid: Readonly<Record<string, readonly unknown[]>>;
+  readonly dtypes: readonly DType[];
+  readonly domain: readonly [number, number];
+  readonly errors: readonly { shapes: readonly (readonly number[])[]; args: Readonly<Record<string, unknown>>; message: string }[];
+}
+
+export interface OpModel {
+  readonly name: string;
+  readonly doc: string;
+  readonly category: string;
+  /** Spec file, repository-relative. */
+  readonly file: string;
+  /** The schema these args belong to (the op itself, or the op it reuses). */
+  readonly schema: string;
+  readonly args: readonly ArgModel[];
+  readonly out: OutModel;
+  readonly compute: { readonly source: string; readonly expr: Expr } | null;
+  readonly grad: GradModel;
+  readonly fusion: FusionPattern;
+  readonly cast: { readonly rule: CastRuleKind; readonly dataArgs: readonly string[] } | null;
+  readonly relay: RelayModel | null;
+  readonly onnx: OnnxModel | null;
+  readonly dialects: readonly DialectModel[];
+  readonly tests: TestModel;
+  /** Set on backward ops synthesized from another op's `compute` (e.g. `hardswish_dx`). */
+  readonly derivedFrom: string | null;
+  readonly loc: Loc;
+}
+
+export interface Model {
+  readonly ops: readonly OpModel[];
+}
+
+export function tensorArgs(op: OpModel): ArgModel[] {
+  return op.args.filter((a) => a.type.startsWith('Tensor'));
+}
+
+export function attrArgs(op: OpModel): ArgModel[] {
+  return op.args.filter((a) => !a.type.startsWith('Tensor'));
+}
+
+export function findOp(model: Model, name: string): OpModel | undefined {
+  return model.ops.find((o) => o.name === name);
+}

@@ -1,0 +1,92 @@
+// Structural validation against the JSON Schema shipped for editors, translated to spec errors.
+
+import { createRequire } from 'node:module';
+import { Ajv, type ErrorObject } from 'ajv';
+import { didYouMean, SpecError } from './errors.ts';
+import type { Path, RawSpec } from './load.ts';
+
+const require = createRequire(import.meta.url);
+export const SPEC_SCHEMA = require('../../schema/op-spec.schema.json') as Record<string, unknown>;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validate = ajv.compile(SPEC_SCHEMA);
+
+export function checkStructure(raw: RawSpec): SpecError[] {
+  if (validate(raw.data)) return [];
+  const errors = (validate.errors ?? []).filter(isSpecific);
+  const seen = new Set<string>();
+  const out: SpecError[] = [];
+  for (const e of errors) {
+    const path = pointerToPath(e.instancePath);
+    const translated = translate(e, path, raw);
+    const key = `${translated.loc.line}:${translated.loc.col}:${translated.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(translated);
+    }
+  }
+  return out;
+}
+
+/** Drops the umbrella errors of `oneOf` and the branch errors that are less specific than another. */
+function isSpecific(e: ErrorObject): boolean {
+  return e.keyword !== 'oneOf' && e.keyword !== 'if';
+}
+
+function pointerToPath(pointer: string): Path {
+  if (!pointer) return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function translate(e: ErrorObject, path: Path, raw: RawSpec): SpecError {
+  const where = path.length ? `'${path.join('.')}'` : 'the spec';
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const field = (e.params as { additionalProperty: string }).additionalProperty;
+      const allowed = allowedFields(e);
+      return new SpecError(
+        raw.locate([...path, field], true),
+        `unknown field '${field}' in ${where}`,
+        [didYouMean(field, allowed), allowed.length ? `allowed: ${allowed.join(', ')}` : undefined]
+          .filter(Boolean)
+          .join('; '),
+      );
+    }
+    case 'required': {
+      const field = (e.params as { missingProperty: string }).missingProperty;
+      return new SpecError(raw.locate(path, true), `missing field '${field}' in ${where}`, `add '${field}:'`);
+    }
+    case 'enum': {
+      const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+      const got = String(valueAt(raw.data, path));
+      return new SpecError(raw.locate(path), `${where} is '${got}', which is not allowed`, [didYouMean(got, allowed), `one of: ${allowed.join(', ')}`].filter(Boolean).join('; '));
+    }
+    case 'type':
+      return new SpecError(raw.locate(path), `${where} must be ${(e.params as { type: string }).type}, got ${typeName(valueAt(raw.data, path))}`);
+    case 'pattern':
+      return new SpecError(raw.locate(path), `${where} must be a lower_snake_case identifier`, `for example: my_op`);
+    default:
+      return new SpecError(raw.locate(path), `${where} ${e.message ?? 'is invalid'}`);
+  }
+}
+
+function allowedFields(e: ErrorObject): string[] {
+  const schema = e.parentSchema as { properties?: Record<string, unknown> } | undefined;
+  return Object.keys(schema?.properties ?? {});
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let v = data;
+  for (const seg of path) v = (v as Record<string | number, unknown> | undefined)?.[seg];
+  return v;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+}

@@ -1,0 +1,126 @@
+// Arg checks and output rules that generated type functions call, with the seeds' error wording.
+
+import type { DType } from './dtype.ts';
+import { OpError } from './errors.ts';
+import { broadcastShapes, formatShape, isValidAxis, normalizeAxis, type Shape } from './shape.ts';
+import type { TensorType } from './tensor.ts';
+
+/** `check: axis(x)` — one axis of x, returned non-negative. */
+export function checkAxis(op: string, arg: string, axis: number, x: TensorType): number {
+  const ndim = x.shape.length;
+  if (!isValidAxis(axis, ndim)) throw new OpError(op, `invalid axis = ${axis} on ndim = ${ndim}`, arg);
+  return normalizeAxis(axis, ndim);
+}
+
+/** `check: axes(x)` — a list of distinct axes of x, normalized and sorted. */
+export function checkAxes(op: string, arg: string, axes: readonly number[], x: TensorType): number[] {
+  const seen = new Set<number>();
+  for (const a of axes) {
+    const n = checkAxis(op, arg, a, x);
+    if (seen.has(n)) throw new OpError(op, `axis ${a} repeated in [${axes.join(', ')}]`, arg);
+    seen.add(n);
+  }
+  return [...seen].sort((p, q) => p - q);
+}
+
+export function checkNonNegative(op: string, arg: string, v: number | readonly number[]): void {
+  for (const x of typeof v === 'number' ? [v] : v) {
+    if (x < 0) throw new OpError(op, `must be non-negative, got ${x}`, arg);
+  }
+}
+
+export function checkPositive(op: string, arg: string, v: number | readonly number[]): void {
+  for (const x of typeof v === 'number' ? [v] : v) {
+    if (x <= 0) throw new OpError(op, `must be positive, got ${x}`, arg);
+  }
+}
+
+export function checkOneOf<T>(op: string, arg: string, v: T, allowed: readonly T[]): void {
+  if (!allowed.includes(v)) {
+    throw new OpError(op, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`, arg);
+  }
+}
+
+export function checkRange(op: string, arg: string, v: number, lo: number, hi: number): void {
+  if (!(v >= lo && v <= hi)) throw new OpError(op, `must be in [${lo}, ${hi}], got ${v}`, arg);
+}
+
+export function checkDtypes(op: string, arg: string, t: TensorType, allowed: readonly DType[]): void {
+  if (!allowed.includes(t.dtype)) {
+    throw new OpError(op, `dtype ${t.dtype} is not supported; expected one of ${allowed.join(', ')}`, arg);
+  }
+}
+
+/** All named tensors must share one dtype; the first one sets it. */
+export function sameDtype(op: string, tensors: Readonly<Record<string, TensorType>>): DType {
+  const entries = Object.entries(tensors);
+  const [firstName, first] = entries[0]!;
+  for (const [name, t] of entries.slice(1)) {
+    if (t.dtype !== first.dtype) {
+      throw new OpError(op, `dtype mismatch: ${firstName} is ${first.dtype}, ${name} is ${t.dtype}`, name);
+    }
+  }
+  return first.dtype;
+}
+
+// ---- output rules ----
+
+export function sameAs(x: TensorType, dtype?: DType): TensorType {
+  return { shape: x.shape, dtype: dtype ?? x.dtype };
+}
+
+export function broadcastOf(op: string, tensors: Readonly<Record<string, TensorType>>, dtype?: DType): TensorType {
+  const d = sameDtype(op, tensors);
+  const shape = broadcastShapes(...Object.values(tensors).map((t) => t.shape));
+  if (!shape) {
+    const desc = Object.entries(tensors).map(([n, t]) => `${n} ${formatShape(t.shape)}`);
+    throw new OpError(op, `cannot broadcast ${desc.join(' with ')}`);
+  }
+  return { shape, dtype: dtype ?? d };
+}
+
+/** Shape after reducing `axes` (already normalized; null = all axes). */
+export function reduceOf(x: TensorType, axes: readonly number[] | null, keepdims: boolean, dtype?: DType): TensorType {
+  const all = axes === null || axes.length === 0;
+  const shape: number[] = [];
+  x.shape.forEach((d, i) => {
+    const reduced = all || axes.includes(i);
+    if (!reduced) shape.push(d);
+    else if (keepdims) shape.push(1);
+  });
+  return { shape, dtype: dtype ?? x.dtype };
+}
+
+/** Matrix product with NumPy batch broadcasting; 1-D operands are not promoted (rank >= 2 required). */
+export function matmulOf(op: string, a: TensorType, b: TensorType, transposeA = false, transposeB = false): TensorType {
+  const dtype = sameDtype(op, { a, b });
+  if (a.shape.length < 2) throw new OpError(op, `needs rank >= 2, got shape ${formatShape(a.shape)}`, 'a');
+  if (b.shape.length < 2) throw new OpError(op, `needs rank >= 2, got shape ${formatShape(b.shape)}`, 'b');
+  const [m, ka] = lastTwo(a.shape, transposeA);
+  const [kb, n] = lastTwo(b.shape, transposeB);
+  if (ka !== kb) {
+    throw new OpError(op, `inner dimensions differ: a ${formatShape(a.shape)} and b ${formatShape(b.shape)} (${ka} != ${kb})`);
+  }
+  const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
+  if (!batch) {
+    throw new OpError(op, `cannot broadcast batch dimensions of a ${formatShape(a.shape)} and b ${formatShape(b.shape)}`);
+  }
+  return { shape: [...batch, m, n], dtype };
+}
+
+function lastTwo(shape: Shape, transpose: boolean): [number, number] {
+  const r = shape[shape.length - 2]!;
+  const c = shape[shape.length - 1]!;
+  return transpose ? [c, r] : [r, c];
+}
+
+/** `check: like(y)` — same shape and dtype as another tensor arg (a gradient like its value). */
+export function checkLike(op: string, arg: string, t: TensorType, other: string, like: TensorType): void {
+  if (t.dtype !== like.dtype || t.shape.length !== like.shape.length || t.shape.some((d, i) => d !== like.shape[i])) {
+    throw new OpError(
+      op,
+      `must match ${other}: got ${t.dtype} ${formatShape(t.shape)}, ${other} is ${like.dtype} ${formatShape(like.shape)}`,
+      arg,
+    );
+  }
+}

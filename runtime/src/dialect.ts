@@ -1,0 +1,94 @@
+// Dialects and dialect ops: which backends serve which devices, at which priority level.
+
+import type { DeviceKind } from './device.ts';
+import type { Tensor, TensorType } from './tensor.ts';
+
+export interface DialectInfo {
+  readonly name: string;
+  readonly devices: readonly DeviceKind[];
+}
+
+export type KernelInputs = Readonly<Record<string, Tensor | readonly Tensor[] | null>>;
+
+/** A built kernel: inputs and static attrs in, output tensor out. */
+export type Kernel<I = KernelInputs, T = unknown> = (inputs: I, attrs: T, out: TensorType) => Tensor;
+
+/** Generated per op and dialect: schema args → kernel inputs, static attrs, and the compile-cache key. */
+export interface Bridge<A, I = KernelInputs, T = unknown> {
+  inputs(args: A): I;
+  attrs(args: A): T;
+  key(args: A, out: TensorType): string;
+}
+
+export interface DialectOp<A = unknown, I = KernelInputs, T = unknown> {
+  readonly op: string;
+  readonly dialect: string;
+  readonly level: number;
+  readonly bridge: Bridge<A, I, T>;
+  /** Returns null when this dialect cannot serve these attrs/types; dispatch then tries the next. */
+  readonly build: (attrs: T, out: TensorType, inputs: I) => Kernel<I, T> | null;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDialectOp = DialectOp<any, any, any>;
+
+const dialects = new Map<string, DialectInfo>();
+const dialectOps = new Map<string, AnyDialectOp[]>();
+
+export function registerDialect(info: DialectInfo): void {
+  dialects.set(info.name, info);
+}
+
+export function getDialect(name: string): DialectInfo | undefined {
+  return dialects.get(name);
+}
+
+export function registerDialectOps(ops: readonly AnyDialectOp[]): void {
+  for (const d of ops) {
+    const list = dialectOps.get(d.op) ?? [];
+    const i = list.findIndex((x) => x.dialect === d.dialect);
+    if (i >= 0) list[i] = d;
+    else list.push(d);
+    list.sort((p, q) => q.level - p.level);
+    dialectOps.set(d.op, list);
+  }
+}
+
+/** Dialect ops of a base op for a device kind, highest level first. */
+export function dialectOpsFor(op: string, kind: DeviceKind): AnyDialectOp[] {
+  return (dialectOps.get(op) ?? []).filter((d) => dialects.get(d.dialect)?.devices.includes(kind));
+}
+
+export function allDialectOps(op: string): readonly AnyDialectOp[] {
+  return dialectOps.get(op) ?? [];
+}
+
+let pinned: readonly string[] | null = null;
+
+export function enabledDialects(): readonly string[] | null {
+  return pinned;
+}
+
+/**
+ * Runs `fn` with only the named dialects enabled (RAF's `with_dialect`). An async `fn` keeps
+ * the pin until its promise settles; pins nest, and the innermost wins.
+ */
+export function withDialect<R>(names: readonly string[], fn: () => R): R {
+  for (const n of names) if (!dialects.has(n)) throw new Error(`withDialect: unknown dialect '${n}'`);
+  const saved = pinned;
+  pinned = names;
+  let result: R;
+  try {
+    result = fn();
+  } catch (e) {
+    pinned = saved;
+    throw e;
+  }
+  if (result instanceof Promise) {
+    return result.finally(() => {
+      pinned = saved;
+    }) as R;
+  }
+  pinned = saved;
+  return result;
+}

@@ -1,0 +1,259 @@
+// Size-classed GPUBuffer pool for the WebGPU dialect, with leak counters, uploads and async readback through staging buffers.
+/// <reference types="@webgpu/types" />
+
+/**
+ * GPUBufferUsage / GPUMapMode values from the WebGPU spec. Spelled out here because Node (Dawn) does not
+ * install the GPUBufferUsage global, and we do not want to mutate globalThis for it.
+ */
+export const BufferUsage = {
+  MAP_READ: 0x0001,
+  MAP_WRITE: 0x0002,
+  COPY_SRC: 0x0004,
+  COPY_DST: 0x0008,
+  INDEX: 0x0010,
+  VERTEX: 0x0020,
+  UNIFORM: 0x0040,
+  STORAGE: 0x0080,
+  INDIRECT: 0x0100,
+  QUERY_RESOLVE: 0x0200,
+} as const;
+
+export const MapMode = { READ: 0x0001, WRITE: 0x0002 } as const;
+
+/** Default usage for tensor storage: bindable, uploadable, readable back. */
+export const TENSOR_USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+const STAGING_USAGE = BufferUsage.MAP_READ | BufferUsage.COPY_DST;
+
+/** Smallest class; also keeps every pooled size a multiple of the 256-byte offset alignment used by sub-allocation. */
+export const MIN_SIZE_CLASS = 256;
+
+/**
+ * Rounds a byte size up to its size class: 256 B minimum, then 4 classes per power of two
+ * (e.g. 4000 -> 4096, 5000 -> 5120), so reuse is likely and at most 25% is wasted.
+ */
+export function sizeClass(bytes: number): number {
+  if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`invalid buffer size ${bytes}`);
+  if (bytes <= MIN_SIZE_CLASS) return MIN_SIZE_CLASS;
+  const octave = 2 ** Math.floor(Math.log2(bytes));
+  const step = octave / 4;
+  return Math.ceil(bytes / step) * step;
+}
+
+export interface BufferPoolOptions {
+  /** Released buffers beyond this many pooled bytes are destroyed instead of kept. Default 512 MiB. */
+  maxPooledBytes?: number;
+}
+
+export interface BufferPoolStats {
+  live: number;
+  pooled: number;
+  liveBytes: number;
+  pooledBytes: number;
+  /** Buffers ever created by device.createBuffer (a reuse hit does not count). */
+  created: number;
+  /** acquire() calls served from the pool. */
+  reused: number;
+}
+
+/** Anything with .buffer/.byteOffset/.byteLength, i.e. a TypedArray or DataView. */
+export type BytesLike = ArrayBuffer | ArrayBufferView;
+
+/** A TypedArray constructor, used to choose the element type of a readback. */
+export interface TypedArrayConstructor<T extends ArrayBufferView> {
+  new (length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * Recycles GPUBuffers per (usage, size class). Reusing a released buffer in a later command is safe without
+ * fences: the queue executes submissions and writeBuffer calls in order, so earlier work that used the buffer
+ * finishes before later writes to it take effect.
+ *
+ * Pooled buffers are bigger than requested and hold stale data: kernels must bound their loops by a logical
+ * length (uniform), and use acquireZeroed() when they accumulate into the output.
+ */
+export class BufferPool {
+  readonly device: GPUDevice;
+  readonly maxPooledBytes: number;
+  private readonly free = new Map<string, GPUBuffer[]>();
+  private readonly live = new Set<GPUBuffer>();
+  private liveBytesTotal = 0;
+  private pooledBytesTotal = 0;
+  private pooledCount = 0;
+  private createdCount = 0;
+  private reusedCount = 0;
+
+  constructor(device: GPUDevice, options: BufferPoolOptions = {}) {
+    this.device = device;
+    this.maxPooledBytes = options.maxPooledBytes ?? 512 * 1024 * 1024;
+  }
+
+  /** A buffer of at least sizeBytes (its .size is the size class) with exactly this usage. */
+  acquire(sizeBytes: number, usage: number = TENSOR_USAGE, label?: string): GPUBuffer {
+    let size = sizeClass(sizeBytes);
+    const max = this.device.limits.maxBufferSize;
+    // createBuffer would only report this asynchronously, as an uncaptured validation error.
+    if (sizeBytes > max) throw new RangeError(`buffer of ${sizeBytes} B exceeds device maxBufferSize ${max}`);
+    // Never let rounding push a legal request over the device's maximum.
+    if (size > max) size = Math.max(alignUp(sizeBytes, 4), 4);
+    const key = poolKey(usage, size);
+    const list = this.free.get(key);
+    let buffer = list?.pop();
+    if (buffer) {
+      this.pooledCount--;
+      this.pooledBytesTotal -= size;
+      this.reusedCount++;
+      if (label !== undefined) buffer.label = label;
+    } else {
+      buffer = this.device.createBuffer({ size, usage, label: label ?? `raf-op pool ${size}B` });
+      this.createdCount++;
+    }
+    this.live.add(buffer);
+    this.liveBytesTotal += size;
+    return buffer;
+  }
+
+  /** Like acquire(), but cleared to zero on the queue (needs COPY_DST usage, which TENSOR_USAGE has). */
+  acquireZeroed(sizeBytes: number, usage: number = TENSOR_USAGE, label?: string): GPUBuffer {
+    const buffer = this.acquire(sizeBytes, usage | BufferUsage.COPY_DST, label);
+    const enc = this.device.createCommandEncoder();
+    enc.clearBuffer(buffer);
+    this.device.queue.submit([enc.finish()]);
+    return buffer;
+  }
+
+  /** Returns a buffer obtained from acquire()/upload() to the pool. Releasing twice or a foreign buffer throws. */
+  release(buffer: GPUBuffer): void {
+    if (!this.live.delete(buffer)) {
+      throw new Error(`BufferPool.release: buffer "${buffer.label}" is not live in this pool (double release?)`);
+    }
+    const size = buffer.size;
+    this.liveBytesTotal -= size;
+    if (buffer.mapState !== 'unmapped') buffer.unmap();
+    if (this.pooledBytesTotal + size > this.maxPooledBytes) {
+      buffer.destroy();
+      return;
+    }
+    const key = poolKey(buffer.usage, size);
+    let list = this.free.get(key);
+    if (!list) this.free.set(key, (list = []));
+    list.push(buffer);
+    this.pooledCount++;
+    this.pooledBytesTotal += size;
+  }
+
+  /** Removes a live buffer from the pool's books and destroys it (for one-off huge buffers not worth pooling). */
+  destroy(buffer: GPUBuffer): void {
+    if (!this.live.delete(buffer)) throw new Error(`BufferPool.destroy: buffer "${buffer.label}" is not live in this pool`);
+    this.liveBytesTotal -= buffer.size;
+    buffer.destroy();
+  }
+
+  /** Creates a buffer holding a copy of data (size rounded to its class; bytes past data are unspecified). */
+  upload(data: BytesLike, usage: number = TENSOR_USAGE, label?: string): GPUBuffer {
+    const bytes = asBytes(data);
+    const buffer = this.acquire(bytes.byteLength, usage | BufferUsage.COPY_DST, label);
+    this.write(buffer, bytes);
+    return buffer;
+  }
+
+  /** queue.writeBuffer with the 4-byte size rule handled (odd-length byte/half data is padded with zeros). */
+  write(buffer: GPUBuffer, data: BytesLike, byteOffset = 0): void {
+    const bytes = asBytes(data);
+    if (bytes.byteLength === 0) return;
+    const padded = bytes.byteLength % 4 === 0 ? bytes : copyPadded(bytes);
+    // Byte view + byte units: with a typed array, writeBuffer's offset/size would be in elements.
+    this.device.queue.writeBuffer(buffer, byteOffset, padded.buffer, padded.byteOffset, padded.byteLength);
+  }
+
+  /**
+   * Copies `length` elements starting at byteOffset (default: as many as fit) into a new TypedArray of type Ctor.
+   * Goes through a pooled MAP_READ staging buffer because storage buffers cannot be mapped directly.
+   */
+  async readback<T extends ArrayBufferView>(
+    buffer: GPUBuffer,
+    Ctor: TypedArrayConstructor<T>,
+    length?: number,
+    byteOffset = 0,
+  ): Promise<T> {
+    const bpe = Ctor.BYTES_PER_ELEMENT;
+    const n = length ?? Math.floor((buffer.size - byteOffset) / bpe);
+    const bytes = n * bpe;
+    const out = new Ctor(n);
+    if (bytes === 0) return out;
+    if (byteOffset % 4 !== 0) throw new RangeError(`readback byteOffset ${byteOffset} must be a multiple of 4`);
+    const copyBytes = alignUp(bytes, 4);
+    if (byteOffset + copyBytes > buffer.size) {
+      throw new RangeError(`readback of ${bytes} B at ${byteOffset} exceeds buffer size ${buffer.size}`);
+    }
+    const staging = this.acquire(copyBytes, STAGING_USAGE, 'raf-op staging');
+    try {
+      const enc = this.device.createCommandEncoder();
+      enc.copyBufferToBuffer(buffer, byteOffset, staging, 0, copyBytes);
+      this.device.queue.submit([enc.finish()]);
+      await staging.mapAsync(MapMode.READ, 0, copyBytes);
+      const mapped = new Uint8Array(staging.getMappedRange(0, copyBytes), 0, bytes);
+      new Uint8Array(out.buffer, out.byteOffset, bytes).set(mapped);
+      staging.unmap();
+    } finally {
+      // release() unmaps if mapAsync succeeded but the copy threw.
+      this.release(staging);
+    }
+    return out;
+  }
+
+  liveBufferCount(): number {
+    return this.live.size;
+  }
+
+  pooledBufferCount(): number {
+    return this.pooledCount;
+  }
+
+  stats(): BufferPoolStats {
+    return {
+      live: this.live.size,
+      pooled: this.pooledCount,
+      liveBytes: this.liveBytesTotal,
+      pooledBytes: this.pooledBytesTotal,
+      created: this.createdCount,
+      reused: this.reusedCount,
+    };
+  }
+
+  /** Destroys every pooled (released) buffer; live ones are untouched. */
+  trim(): void {
+    for (const list of this.free.values()) for (const b of list) b.destroy();
+    this.free.clear();
+    this.pooledCount = 0;
+    this.pooledBytesTotal = 0;
+  }
+
+  /** Destroys pooled and live buffers; used when the device is released. */
+  destroyAll(): void {
+    this.trim();
+    for (const b of this.live) b.destroy();
+    this.live.clear();
+    this.liveBytesTotal = 0;
+  }
+}
+
+function poolKey(usage: number, size: number): string {
+  return `${usage}:${size}`;
+}
+
+export function alignUp(n: number, align: number): number {
+  return Math.ceil(n / align) * align;
+}
+
+function asBytes(data: BytesLike): Uint8Array {
+  return data instanceof ArrayBuffer
+    ? new Uint8Array(data)
+    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+function copyPadded(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(alignUp(bytes.byteLength, 4));
+  out.set(bytes);
+  return out;
+}

@@ -1,0 +1,178 @@
+// Compiled compute-pipeline cache keyed by string, plus the dispatch helper that binds buffers/uniforms and submits.
+/// <reference types="@webgpu/types" />
+
+import { alignUp, BufferUsage, type BufferPool, type BytesLike } from './buffers.ts';
+
+/** One storage binding: a whole buffer, or an explicit range of one. */
+export type StorageBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+
+export interface DispatchOptions {
+  pipeline: GPUComputePipeline;
+  /**
+   * Storage buffers bound to @group(0) @binding(0..n-1) in order (inputs first, read_write outputs last).
+   * With layout 'auto' every listed binding must be used by the shader, or createBindGroup fails.
+   */
+  buffers: readonly StorageBinding[];
+  /**
+   * Shape/stride/length parameters, bound as var<uniform> at @group(0) @binding(buffers.length).
+   * Passing these per dispatch (instead of baking them into WGSL) lets one pipeline serve every shape.
+   */
+  uniforms?: BytesLike;
+  /** Workgroup counts; a number means [n, 1, 1]. See workgroupGrid() for counts above 65535. */
+  workgroups: number | readonly [number, number?, number?];
+  label?: string;
+}
+
+/**
+ * Caches compiled compute pipelines per device. The key must identify the WGSL source completely (op name,
+ * dtype, workgroup size, ...) but not the shapes, which travel in uniforms; the source factory only runs on a miss.
+ */
+export class PipelineCache {
+  readonly device: GPUDevice;
+  private readonly pool: BufferPool;
+  private readonly cache = new Map<string, Promise<GPUComputePipeline>>();
+  private readonly ready = new Map<string, GPUComputePipeline>();
+  private compiled = 0;
+
+  constructor(device: GPUDevice, pool: BufferPool) {
+    this.device = device;
+    this.pool = pool;
+  }
+
+  /**
+   * The pipeline for key, compiling makeSource() on first use. Concurrent callers share one compilation.
+   * Rejects with the WGSL compiler messages on error, and forgets the key so a fixed source can be retried.
+   */
+  getPipeline(key: string, makeSource: () => string, entryPoint = 'main'): Promise<GPUComputePipeline> {
+    const cacheKey = `${key}#${entryPoint}`;
+    let p = this.cache.get(cacheKey);
+    if (!p) {
+      this.compiled++;
+      p = this.compile(key, makeSource(), entryPoint).then(
+        (pipeline) => {
+          this.ready.set(cacheKey, pipeline);
+          return pipeline;
+        },
+        (err: unknown) => {
+          this.cache.delete(cacheKey);
+          throw err;
+        },
+      );
+      this.cache.set(cacheKey, p);
+    }
+    return p;
+  }
+
+  /** The pipeline if it has finished compiling; lets synchronous hot paths skip the await. */
+  peekPipeline(key: string, entryPoint = 'main'): GPUComputePipeline | undefined {
+    return this.ready.get(`${key}#${entryPoint}`);
+  }
+
+  /** How many compilations were started (cache misses) since creation or clear(). */
+  compiledPipelineCount(): number {
+    return this.compiled;
+  }
+
+  cachedPipelineCount(): number {
+    return this.ready.size;
+  }
+
+  clear(): void {
+    this.cache.clear();
+    this.ready.clear();
+    this.compiled = 0;
+  }
+
+  /**
+   * Binds buffers (+ uniforms) to group 0, dispatches, and submits immediately. Immediate submission is what
+   * makes releasing the temporary uniform buffer right away safe: a later writeBuffer into the recycled buffer
+   * is queued after this submit.
+   */
+  dispatch(opts: DispatchOptions): void {
+    const [x, y = 1, z = 1] = typeof opts.workgroups === 'number' ? [opts.workgroups] : opts.workgroups;
+    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
+    for (const n of [x, y, z]) {
+      if (!Number.isInteger(n) || n < 0) throw new RangeError(`invalid workgroup count ${n}`);
+      if (n > maxDim) {
+        throw new RangeError(`workgroup count ${n} exceeds maxComputeWorkgroupsPerDimension ${maxDim}; use workgroupGrid()`);
+      }
+    }
+    if (x * y * z === 0) return;
+
+    const entries: GPUBindGroupEntry[] = opts.buffers.map((b, i) => ({
+      binding: i,
+      resource: isGpuBuffer(b) ? { buffer: b } : b,
+    }));
+
+    let uniformBuffer: GPUBuffer | undefined;
+    if (opts.uniforms !== undefined) {
+      const byteLength = opts.uniforms.byteLength;
+      // Uniform bindings are sized in 16-byte units by WGSL's uniform layout rules.
+      const bindSize = Math.max(alignUp(byteLength, 16), 16);
+      uniformBuffer = this.pool.acquire(bindSize, BufferUsage.UNIFORM | BufferUsage.COPY_DST, 'raf-op uniforms');
+      this.pool.write(uniformBuffer, opts.uniforms);
+      entries.push({ binding: opts.buffers.length, resource: { buffer: uniformBuffer, offset: 0, size: bindSize } });
+    }
+
+    try {
+      const bindGroup = this.device.createBindGroup({
+        label: opts.label,
+        layout: opts.pipeline.getBindGroupLayout(0),
+        entries,
+      });
+      const enc = this.device.createCommandEncoder({ label: opts.label });
+      const pass = enc.beginComputePass({ label: opts.label });
+      pass.setPipeline(opts.pipeline);
+      pass.setBindGroup(0, bindGroup);
+      pass.dispatchWorkgroups(x, y, z);
+      pass.end();
+      this.device.queue.submit([enc.finish()]);
+    } finally {
+      if (uniformBuffer) this.pool.release(uniformBuffer);
+    }
+  }
+
+  private async compile(key: string, code: string, entryPoint: string): Promise<GPUComputePipeline> {
+    // The scope turns the shader module's validation error into data we can attach to the rejection, instead of an
+    // uncaptured error. It is popped before any await, so no unrelated GPU call can land in it.
+    this.device.pushErrorScope('validation');
+    const module = this.device.createShaderModule({ label: key, code });
+    // The async variant surfaces pipeline errors as a rejection rather than a later uncaptured error.
+    const pipelineP = this.device.createComputePipelineAsync({ label: key, layout: 'auto', compute: { module, entryPoint } });
+    const scopeP = this.device.popErrorScope();
+    const [pipeline, scopeError] = await Promise.allSettled([pipelineP, scopeP]);
+    if (pipeline.status === 'fulfilled') return pipeline.value;
+
+    const lines: string[] = [];
+    if (scopeError.status === 'fulfilled' && scopeError.value) lines.push(scopeError.value.message.trim());
+    try {
+      const info = await module.getCompilationInfo();
+      for (const m of info.messages) lines.push(`${m.type} at ${m.lineNum}:${m.linePos}: ${m.message}`);
+    } catch {
+      // Compilation info is best effort; the pipeline error below still says what failed.
+    }
+    const err = pipeline.reason as unknown;
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `WebGPU pipeline "${key}" (entry ${entryPoint}) failed to compile: ${msg}` +
+        (lines.length ? `\n${lines.join('\n')}` : ''),
+    );
+  }
+}
+
+/**
+ * Splits `invocations` threads of workgroupSize into a grid that respects the per-dimension limit.
+ * Kernels then compute their flat index as gid.x + gid.y * (num_workgroups.x * workgroupSize) and bound-check it.
+ */
+export function workgroupGrid(invocations: number, workgroupSize: number, maxPerDimension = 65535): [number, number, number] {
+  const groups = Math.ceil(invocations / workgroupSize);
+  if (groups <= maxPerDimension) return [groups, 1, 1];
+  const y = Math.ceil(groups / maxPerDimension);
+  if (y > maxPerDimension) throw new RangeError(`${invocations} invocations need more than ${maxPerDimension}^2 workgroups`);
+  return [Math.ceil(groups / y), y, 1];
+}
+
+function isGpuBuffer(b: StorageBinding): b is GPUBuffer {
+  // Duck-typed: Dawn's GPUBuffer class is not a global in Node, so instanceof is unavailable.
+  return typeof (b as GPUBuffer).mapAsync === 'function';
+}

@@ -1,0 +1,107 @@
+// The dispatcher: parse → declare → pick the highest enabled dialect level → run → record on the tape.
+
+import { recordOnTape } from './autodiff.ts';
+import { deviceName, type Device } from './device.ts';
+import { dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel } from './dialect.ts';
+import { DispatchError, OpError } from './errors.ts';
+import { getOp, type AnyOpDef } from './registry.ts';
+import type { Keyword } from './schema.ts';
+import { Tensor, type TensorType } from './tensor.ts';
+
+/** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
+const kernelCache = new Map<string, Kernel<unknown, unknown> | null>();
+let dispatchCount = 0;
+
+export interface DispatchStats {
+  readonly dispatches: number;
+  readonly cachedKernels: number;
+}
+
+export function dispatchStats(): DispatchStats {
+  return { dispatches: dispatchCount, cachedKernels: kernelCache.size };
+}
+
+/** Calls a base op by its definition, with positional and keyword args. */
+export function invoke(op: AnyOpDef, positional: readonly unknown[], keyword?: Keyword): unknown {
+  const args = op.schema.parse(op.name, positional, keyword);
+  const decl = op.declare(args);
+  if (decl.kind === 'value') return decl.value;
+  const out = runKernel(op, decl.args, decl.out, decl.device);
+  recordOnTape(op, decl.args, out);
+  return out;
+}
+
+/** Calls a base op by name (`'softmax'` or `'raf.op.softmax'`). */
+export function call(name: string, positional: readonly unknown[], keyword?: Keyword): unknown {
+  return invoke(getOp(name), positional, keyword);
+}
+
+export function invokeTensor(op: AnyOpDef, positional: readonly unknown[], keyword?: Keyword): Tensor {
+  return invoke(op, positional, keyword) as Tensor;
+}
+
+function runKernel(op: AnyOpDef, args: unknown, out: TensorType, device: Device): Tensor {
+  const pin = enabledDialects();
+  const candidates = dialectOpsFor(op.name, device.kind);
+  const tried: string[] = [];
+  for (const d of candidates) {
+    if (pin && !pin.includes(d.dialect)) {
+      tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): not enabled`);
+      continue;
+    }
+    const inputs = d.bridge.inputs(args);
+    const attrs = d.bridge.attrs(args);
+    const kernel = buildCached(op, d, args, attrs, out, inputs, tried);
+    if (!kernel) continue;
+    dispatchCount++;
+    const result = kernel(inputs, attrs, out);
+    if (result.dtype !== out.dtype || result.shape.length !== out.shape.length) {
+      throw new OpError(op.name, `dialect ${d.dialect} returned ${result.toString()}, declared ${out.dtype} ${JSON.stringify(out.shape)}`);
+    }
+    return result;
+  }
+  throw new DispatchError(op.name, deviceName(device), tried);
+}
+
+function buildCached(
+  op: AnyOpDef,
+  d: AnyDialectOp,
+  args: unknown,
+  attrs: unknown,
+  out: TensorType,
+  inputs: unknown,
+  tried: string[],
+): Kernel<unknown, unknown> | null {
+  const key = `${d.dialect}:${op.name}:${d.bridge.key(args, out)}`;
+  let kernel = kernelCache.get(key);
+  if (kernel === undefined) {
+    try {
+      kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown> | null;
+    } catch (e) {
+      tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): ${(e as Error).message}`);
+      return null;
+    }
+    kernelCache.set(key, kernel);
+  }
+  if (!kernel) tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): cannot build for ${out.dtype}`);
+  return kernel;
+}
+
+/** Device shared by all tensor args; ops never move data between devices implicitly. */
+export function commonDevice(op: string, tensors: Readonly<Record<string, Tensor | readonly Tensor[] | null>>): Device {
+  let first: [string, Device] | undefined;
+  for (const [name, v] of Object.entries(tensors)) {
+    for (const t of v === null ? [] : Array.isArray(v) ? v : [v as Tensor]) {
+      if (!first) first = [name, t.device];
+      else if (t.device !== first[1]) {
+        throw new OpError(
+          op,
+          `is on ${deviceName(t.device)} but ${first[0]} is on ${deviceName(first[1])}; move it with \`await t.to(...)\``,
+          name,
+        );
+      }
+    }
+  }
+  if (!first) throw new OpError(op, 'has no tensor argument to take a device from');
+  return first[1];
+}

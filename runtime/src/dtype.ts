@@ -1,0 +1,79 @@
+// The dtype vocabulary of the runtime: names, storage arrays, and the rules that relate them.
+
+export const DTYPES = ['float16', 'float32', 'float64', 'int32', 'bool'] as const;
+export type DType = (typeof DTYPES)[number];
+
+export type FloatDType = 'float16' | 'float32' | 'float64';
+
+/** CPU storage per dtype. float16 is stored widened in a Float32Array and rounded on write. */
+export type StorageOf = {
+  float16: Float32Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  int32: Int32Array;
+  bool: Uint8Array;
+};
+export type Storage = StorageOf[DType];
+
+const STORAGE: { [D in DType]: { new (n: number): StorageOf[D]; from(a: ArrayLike<number>): StorageOf[D] } } = {
+  float16: Float32Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  int32: Int32Array,
+  bool: Uint8Array,
+};
+
+export function isDType(v: unknown): v is DType {
+  return typeof v === 'string' && (DTYPES as readonly string[]).includes(v);
+}
+
+export function isFloat(d: DType): d is FloatDType {
+  return d === 'float16' || d === 'float32' || d === 'float64';
+}
+
+export function allocStorage<D extends DType>(dtype: D, size: number): StorageOf[D] {
+  return new STORAGE[dtype](size) as StorageOf[D];
+}
+
+/** Copies values into fresh storage of `dtype`, applying that dtype's rounding. */
+export function toStorage<D extends DType>(dtype: D, values: ArrayLike<number>): StorageOf[D] {
+  const out = allocStorage(dtype, values.length);
+  for (let i = 0; i < values.length; i++) out[i] = castScalar(dtype, values[i]!);
+  return out;
+}
+
+const f16Scratch = new Float32Array(1);
+const f16Bits = new Uint32Array(f16Scratch.buffer);
+
+/** Rounds a number to the nearest float16 value (round-half-to-even), kept as a JS number. */
+export function roundToFloat16(v: number): number {
+  if (!Number.isFinite(v)) return v;
+  const a = Math.abs(v);
+  if (a >= 65520) return v > 0 ? Infinity : -Infinity;
+  if (a < 2 ** -25) return v >= 0 ? 0 : -0;
+  // Pick the quantum of v's binade (subnormals share 2^-24) and round to it.
+  f16Scratch[0] = a;
+  const exp = Math.max(((f16Bits[0]! >>> 23) & 0xff) - 127, -14);
+  const quantum = 2 ** (exp - 10);
+  const q = a / quantum;
+  let r = Math.round(q);
+  if (Math.abs(q - Math.trunc(q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1;
+  return Math.sign(v) * r * quantum;
+}
+
+export function castScalar(dtype: DType, v: number): number {
+  switch (dtype) {
+    case 'float16':
+      return roundToFloat16(v);
+    case 'int32':
+      return Math.trunc(v) | 0;
+    case 'bool':
+      return v ? 1 : 0;
+    default:
+      return v;
+  }
+}
+
+export function dtypeBytes(dtype: DType): number {
+  return { float16: 2, float32: 4, float64: 8, int32: 4, bool: 1 }[dtype];
+}

@@ -1,0 +1,65 @@
+// Numerical gradient checking in float64, with torch.autograd.gradcheck's defaults.
+
+import { valueAndGrad } from './autodiff.ts';
+import { fromStorage, randomUniform, Tensor } from './tensor.ts';
+
+export interface GradcheckOptions {
+  eps?: number;
+  atol?: number;
+  rtol?: number;
+  /** Which arguments to check (default: all). */
+  argnums?: readonly number[];
+  seed?: number;
+}
+
+export interface GradcheckFailure {
+  arg: number;
+  index: number;
+  analytic: number;
+  numeric: number;
+}
+
+/**
+ * Compares the analytic gradient of `sum(f(x) * w)` (w random, fixed) with central differences.
+ * Inputs must be float64 CPU tensors. Returns the mismatches (empty when the check passes).
+ */
+export function gradcheck(f: (...xs: Tensor[]) => Tensor, inputs: Tensor[], opts: GradcheckOptions = {}): GradcheckFailure[] {
+  const eps = opts.eps ?? 1e-6;
+  const atol = opts.atol ?? 1e-5;
+  const rtol = opts.rtol ?? 1e-3;
+  const argnums = opts.argnums ?? inputs.map((_, i) => i);
+  for (const i of argnums) {
+    if (inputs[i]!.dtype !== 'float64') throw new Error(`gradcheck: input ${i} must be float64, got ${inputs[i]!.dtype}`);
+  }
+  const probe = f(...inputs);
+  const w = randomUniform(probe.shape, { dtype: 'float64', seed: opts.seed ?? 7 });
+  const wv = w.dataSync();
+  const scalarOf = (y: Tensor): number => {
+    const yv = y.dataSync();
+    let s = 0;
+    for (let i = 0; i < yv.length; i++) s += yv[i]! * wv[i]!;
+    return s;
+  };
+  // Seeding the backward with w gives d/dx sum(f(x) * w) in one pass.
+  const { grads } = valueAndGrad(f, argnums, w)(...inputs);
+  const failures: GradcheckFailure[] = [];
+  argnums.forEach((argIndex, k) => {
+    const x = inputs[argIndex]!;
+    const base = Float64Array.from(x.dataSync());
+    const analytic = grads[k]!.dataSync();
+    for (let j = 0; j < base.length; j++) {
+      const plus = Float64Array.from(base);
+      const minus = Float64Array.from(base);
+      plus[j]! += eps;
+      minus[j]! -= eps;
+      const withArg = (v: Float64Array) =>
+        inputs.map((t, i) => (i === argIndex ? fromStorage(x.shape, 'float64', v) : t));
+      const numeric = (scalarOf(f(...withArg(plus))) - scalarOf(f(...withArg(minus)))) / (2 * eps);
+      const a = analytic[j]!;
+      if (!(Math.abs(a - numeric) <= atol + rtol * Math.abs(numeric))) {
+        failures.push({ arg: argIndex, index: j, analytic: a, numeric });
+      }
+    }
+  });
+  return failures;
+}

@@ -1,0 +1,71 @@
+// The op registry: what a base op is (schema, declare, type, gradient, cast rule, fusion pattern).
+
+import type { Device } from './device.ts';
+import type { FieldSpec, Keyword } from './schema.ts';
+import type { Tensor, TensorType } from './tensor.ts';
+import type { CastRule, FusionPattern } from './vocab.ts';
+
+/** The result of a type function: the normalized args and the output type. */
+export interface Typed<A> {
+  readonly args: A;
+  readonly out: TensorType;
+}
+
+/** What declare decides: either the value itself (host ops such as `shape`) or a tensor to compute. */
+export type Declared<A> =
+  | { readonly kind: 'value'; readonly value: unknown }
+  | { readonly kind: 'tensor'; readonly args: A; readonly out: TensorType; readonly device: Device };
+
+/** Context handed to a gradient: the saved values, the non-tensor args and `dy`. */
+export type GradContext = Readonly<Record<string, unknown>> & { readonly dy: Tensor };
+export type GradResult = Readonly<Record<string, Tensor | null | undefined>>;
+
+export interface GradDef {
+  /** The values the backward keeps alive: input names and/or `y` (the output). */
+  readonly saves: readonly string[];
+  /** The tensor inputs that receive a gradient. */
+  readonly inputs: readonly string[];
+  readonly fn: (ctx: GradContext) => GradResult;
+}
+
+export interface OpDef<A = Record<string, unknown>> {
+  readonly name: string;
+  readonly doc: string;
+  readonly schema: {
+    readonly fields: readonly FieldSpec[];
+    parse(op: string, positional: readonly unknown[], keyword?: Keyword): A;
+  };
+  /** The tensor-typed fields, in schema order. */
+  readonly tensorArgs: readonly string[];
+  readonly type: (args: A) => Typed<A>;
+  readonly declare: (args: A) => Declared<A>;
+  readonly fusion: FusionPattern;
+  readonly cast: CastRule | null;
+  grad: GradDef | null;
+  /** The spec this op came from, for messages. */
+  readonly source: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOpDef = OpDef<any>;
+
+const table = new Map<string, AnyOpDef>();
+
+/** Called once by the generated registry; re-installing the same op is a no-op. */
+export function installOps(ops: Readonly<Record<string, AnyOpDef>>): void {
+  for (const op of Object.values(ops)) table.set(op.name, op);
+}
+
+export function getOp(name: string): AnyOpDef {
+  const op = table.get(name.replace(/^raf\.op\./, ''));
+  if (!op) throw new Error(`unknown op '${name}'`);
+  return op;
+}
+
+export function hasOp(name: string): boolean {
+  return table.has(name);
+}
+
+export function listOps(): AnyOpDef[] {
+  return [...table.values()];
+}

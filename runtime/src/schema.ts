@@ -1,0 +1,106 @@
+// Schema machinery used by generated schema classes: positional/keyword parsing with typed errors.
+
+import { isDType, type DType } from './dtype.ts';
+import { OpError } from './errors.ts';
+import { Tensor, tensor } from './tensor.ts';
+import type { ArgType } from './vocab.ts';
+
+export interface FieldSpec {
+  readonly name: string;
+  readonly type: ArgType;
+  /** Present when the field may be omitted; `null` for "none". */
+  readonly default?: unknown;
+}
+
+export type Keyword = Readonly<Record<string, unknown>>;
+
+/**
+ * Reads positional and keyword values into one record keyed by field name, applying defaults
+ * and checking each value against its declared type.
+ */
+export function parseArgs(
+  op: string,
+  fields: readonly FieldSpec[],
+  positional: readonly unknown[],
+  keyword: Keyword = {},
+): Record<string, unknown> {
+  const names = fields.map((f) => f.name);
+  if (positional.length > fields.length) {
+    throw new OpError(op, `takes at most ${fields.length} arguments (${names.join(', ')}), got ${positional.length}`);
+  }
+  for (const k of Object.keys(keyword)) {
+    const at = names.indexOf(k);
+    if (at < 0) throw new OpError(op, `unknown argument '${k}'; arguments are ${names.join(', ')}`);
+    if (at < positional.length && positional[at] !== undefined) {
+      throw new OpError(op, 'given both positionally and by keyword', k);
+    }
+  }
+  const out: Record<string, unknown> = {};
+  const scalarDtype = firstTensorDtype(fields, positional, keyword);
+  fields.forEach((f, i) => {
+    let v = i < positional.length ? positional[i] : undefined;
+    if (v === undefined) v = keyword[f.name];
+    if (v === undefined) {
+      if (!('default' in f)) throw new OpError(op, 'missing required argument', f.name);
+      v = f.default;
+    }
+    out[f.name] = coerce(op, f, v, scalarDtype);
+  });
+  return out;
+}
+
+function firstTensorDtype(fields: readonly FieldSpec[], positional: readonly unknown[], keyword: Keyword): DType {
+  for (let i = 0; i < fields.length; i++) {
+    const v = i < positional.length ? positional[i] : keyword[fields[i]!.name];
+    if (v instanceof Tensor) return v.dtype;
+  }
+  return 'float32';
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+
+function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType): unknown {
+  const optional = f.type.endsWith('?');
+  if (v === null) {
+    if (optional) return null;
+    throw new OpError(op, `expects ${f.type}, got null`, f.name);
+  }
+  const base = optional ? f.type.slice(0, -1) : f.type;
+  const fail = (): never => {
+    throw new OpError(op, `expects ${f.type}, got ${describe(v)}`, f.name);
+  };
+  switch (base) {
+    case 'Tensor':
+      if (v instanceof Tensor) return v;
+      // Plain numbers and arrays become CPU tensors of the call's dtype (like `add(x, 1)`).
+      if (typeof v === 'number' || Array.isArray(v)) return tensor(v as number, { dtype: scalarDtype });
+      return fail();
+    case 'Tensor[]':
+      if (Array.isArray(v) && v.every((t) => t instanceof Tensor)) return v;
+      return fail();
+    case 'int':
+      return isInt(v) ? v : fail();
+    case 'int[]':
+      if (isInt(v)) return [v];
+      return Array.isArray(v) && v.every(isInt) ? [...v] : fail();
+    case 'float':
+      return typeof v === 'number' ? v : fail();
+    case 'float[]':
+      return Array.isArray(v) && v.every((x) => typeof x === 'number') ? [...v] : fail();
+    case 'bool':
+      return typeof v === 'boolean' ? v : fail();
+    case 'dtype':
+      return isDType(v) ? v : fail();
+    case 'string':
+      return typeof v === 'string' ? v : fail();
+    default:
+      throw new Error(`unhandled arg type ${f.type}`);
+  }
+}
+
+function describe(v: unknown): string {
+  if (v instanceof Tensor) return v.toString();
+  if (Array.isArray(v)) return `[${v.map(describe).join(', ')}]`;
+  if (typeof v === 'string') return `'${v}'`;
+  return String(v);
+}

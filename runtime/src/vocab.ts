@@ -1,0 +1,35 @@
+// The one vocabulary shared by specs, generated code and passes: arg types, fusion patterns, cast rules.
+
+/** Arg types a schema field may have; `?` marks optional (nullable), `[]` a list. */
+export const ARG_TYPES = [
+  'Tensor',
+  'Tensor?',
+  'Tensor[]',
+  'int',
+  'int?',
+  'int[]',
+  'int[]?',
+  'float',
+  'float?',
+  'float[]',
+  'bool',
+  'dtype',
+  'dtype?',
+  'string',
+  'string?',
+] as const;
+export type ArgType = (typeof ARG_TYPES)[number];
+
+/** TVM's operator pattern kinds, in fusion order: a lower kind may fuse into a higher one. */
+export const FUSION_PATTERNS = ['elemwise', 'broadcast', 'injective', 'comm_reduce', 'out_ewise_fusable', 'opaque'] as const;
+export type FusionPattern = (typeof FUSION_PATTERNS)[number];
+
+/** AMP cast rules after RAF: always cast data args to float16, never, or follow the inputs. */
+export const CAST_RULES = ['always', 'never', 'infer'] as const;
+export type CastRuleKind = (typeof CAST_RULES)[number];
+
+export interface CastRule {
+  readonly rule: CastRuleKind;
+  /** The tensor args the rule applies to (RAF's "number of data args", resolved to names). */
+  readonly dataArgs: readonly string[];
+}
