@@ -1,6 +1,6 @@
 // Emitted files and the ts-morph project they are built in; paths and names shared by every emitter.
 
-import { Project, type SourceFile } from 'ts-morph';
+import { Project, VariableDeclarationKind, type SourceFile } from 'ts-morph';
 import { dirname, relative } from 'node:path/posix';
 import type { OpModel } from '../spec/model.ts';
 
@@ -61,6 +61,8 @@ export function tsFile(
 ): EmittedFile {
   const sf = project.createSourceFile(`/${path}`, '', { overwrite: true });
   build(sf);
+  // Generated bindings are never reassigned, except op definitions' grad (a property, not a binding).
+  for (const v of sf.getVariableStatements()) v.setDeclarationKind(VariableDeclarationKind.Const);
   const content = `${generatedHeader(emitter, source)}\n\n${sf.getFullText()}`;
   project.removeSourceFile(sf);
   return { path, content, emitter, source, kind: 'generated' };
@@ -73,11 +75,27 @@ export function generatedHeader(emitter: string, source: string): string {
 /** A module import from one repository path to another. */
 export function addImport(sf: SourceFile, from: string, to: string, names: readonly string[], typeOnly = false): void {
   if (!names.length) return;
-  sf.addImportDeclaration({
-    moduleSpecifier: importPath(from, to),
-    namedImports: [...new Set(names)].sort(),
-    isTypeOnly: typeOnly,
-  });
+  const moduleSpecifier = importPath(from, to);
+  const existing = sf.getImportDeclaration((d) => d.getModuleSpecifierValue() === moduleSpecifier);
+  if (!existing) {
+    sf.addImportDeclaration({ moduleSpecifier, namedImports: [...new Set(names)].sort(), isTypeOnly: typeOnly });
+    return;
+  }
+  // One import per module: value and type names together (`import { a, type B }`).
+  if (existing.isTypeOnly() && !typeOnly) {
+    existing.setIsTypeOnly(false);
+    for (const n of existing.getNamedImports()) n.setIsTypeOnly(true);
+  }
+  const have = new Set(existing.getNamedImports().map((n) => n.getName()));
+  for (const name of names) {
+    if (!have.has(name)) existing.addNamedImport({ name, isTypeOnly: typeOnly && !existing.isTypeOnly() });
+  }
+  const sorted = existing
+    .getNamedImports()
+    .map((n) => ({ name: n.getName(), isTypeOnly: n.isTypeOnly() }))
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  existing.removeNamedImports();
+  existing.addNamedImports(sorted);
 }
 
 /** Names used across emitters for one op. */

@@ -1,7 +1,7 @@
 // Emitter: type functions (arg checks with the seeds' messages, output type) and declare functions.
 
 import type { ArgModel, Check, Model, OpModel } from '../spec/model.ts';
-import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { addImport, camel, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { isTensor, literal } from './types.ts';
 
 export function emitTypes(model: Model): EmittedFile[] {
@@ -25,7 +25,7 @@ function emitType(op: OpModel): EmittedFile {
   }
   const out = outExpression(op, normalized, checkFns, body);
   const hand: string[] = [];
-  if (op.out.shape.kind === 'custom') hand.push(op.out.shape.fn);
+  if (op.out.shape.kind === 'custom') hand.push(camel(op.out.shape.fn));
   if (op.out.shape.kind === 'host') hand.push(n.rule, n.hostValue);
   return tsFile(path, 'type', sourceOf(op), (sf) => {
     if (checkFns.size) addImport(sf, path, paths.runtime('checks'), [...checkFns]);
@@ -124,9 +124,9 @@ function outExpression(op: OpModel, normalized: string[], used: Set<string>, bod
     }
     case 'matmul':
       used.add('matmulOf');
-      return `matmulOf('${op.name}', a.${rule.a}, a.${rule.b}${rule.transposeA ? `, a.${rule.transposeA}, a.${rule.transposeB}` : ''})`;
+      return `matmulOf('${op.name}', a.${rule.a}, a.${rule.b}${rule.mode === 'nn' ? '' : `, ${rule.mode[0] === 't'}, ${rule.mode[1] === 't'}`})`;
     case 'custom':
-      return `${rule.fn}(a)`;
+      return `${camel(rule.fn)}(a)`;
     case 'host':
       return `${names(op).rule}(a)`;
   }

@@ -238,8 +238,9 @@ function wgslDialect(ty: WgslFloat): Dialect {
       if (!Number.isFinite(value)) throw new Error(`renderWgsl: WGSL has no literal for ${value}`);
       if (Math.abs(value) > LARGEST_FINITE[ty]) throw new Error(`renderWgsl: ${value} overflows ${ty}`);
       const digits = String(Math.abs(value));
-      // A bare `3` is an abstract integer and would make `x * 3` an f32-times-integer type error.
-      const literal = /[.e]/.test(digits) ? digits : `${digits}.0`;
+      // A bare `3` is an abstract integer, which cannot meet a float in `x * 3`. f16 literals carry the `h` suffix
+      // because an untyped literal reaching a runtime builtin, as in select(0.0, 1.0, c), concretizes to f32.
+      const literal = (/[.e]/.test(digits) ? digits : `${digits}.0`) + (ty === 'f16' ? 'h' : '');
       return value < 0 || Object.is(value, -0) ? num(`-${literal}`, UNARY) : atom(literal);
     },
     boolToNum: (code) => atom(`${ty}(${code.text})`),

@@ -237,7 +237,7 @@ function mapAttrs(
   return out;
 }
 
-const SHAPE_RULES = 'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, transpose_a, transpose_b]), custom(fn_name) or host';
+const SHAPE_RULES = 'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, nt|tn|tt]), custom(fn_name) or host';
 
 function buildOut(
   raw: RawSpec,
@@ -275,12 +275,13 @@ function buildOut(
       if (params[2]) refArg(path, params[2], 'output rule', 'attr');
       shape = { kind: 'reduce', x: params[0]!, axis: params[1]!, keepdims: params[2] ?? null };
       break;
-    case 'matmul':
-      if (params.length !== 2 && params.length !== 4) return bad('write matmul(a, b) or matmul(a, b, transpose_a, transpose_b)');
+    case 'matmul': {
+      const mode = params[2] ?? 'nn';
+      if (params.length < 2 || params.length > 3 || !['nn', 'nt', 'tn', 'tt'].includes(mode)) return bad('write matmul(a, b) or matmul(a, b, nt|tn|tt)');
       params.slice(0, 2).forEach((p) => refArg(path, p, 'output rule', 'tensor'));
-      params.slice(2).forEach((p) => refArg(path, p, 'output rule', 'attr'));
-      shape = { kind: 'matmul', a: params[0]!, b: params[1]!, transposeA: params[2] ?? null, transposeB: params[3] ?? null };
+      shape = { kind: 'matmul', a: params[0]!, b: params[1]!, mode: mode as 'nn' | 'nt' | 'tn' | 'tt' };
       break;
+    }
     case 'custom':
       if (params.length !== 1 || !/^[a-z]\w*$/.test(params[0]!)) return bad('write custom(fn_name); the function is hand-written in runtime/src/ops/');
       shape = { kind: 'custom', fn: params[0]! };

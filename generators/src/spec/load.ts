@@ -31,8 +31,9 @@ export function loadSpecText(file: string, text: string): { spec?: RawSpec; erro
   return { spec: { file, data: doc.toJS(), locate }, errors: [] };
 }
 
-export function loadSpecFile(absPath: string, relPath: string): { spec?: RawSpec; errors: SpecError[] } {
-  return loadSpecText(relPath, readFileSync(absPath, 'utf8'));
+/** Reads a spec from disk, or takes its text from `text` (for previews of unsaved specs). */
+export function loadSpecFile(absPath: string, relPath: string, text?: string): { spec?: RawSpec; errors: SpecError[] } {
+  return loadSpecText(relPath, text ?? readFileSync(absPath, 'utf8'));
 }
 
 /** Follows a path as far as it exists, returning the deepest key and value nodes reached. */

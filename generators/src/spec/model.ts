@@ -32,7 +32,8 @@ export type ShapeRule =
   | { readonly kind: 'same'; readonly of: string }
   | { readonly kind: 'broadcast'; readonly of: readonly string[] }
   | { readonly kind: 'reduce'; readonly x: string; readonly axis: string; readonly keepdims: string | null }
-  | { readonly kind: 'matmul'; readonly a: string; readonly b: string; readonly transposeA: string | null; readonly transposeB: string | null }
+  /** `mode` says which operand is transposed, as in RAF's matmul_nt / matmul_tn. */
+  | { readonly kind: 'matmul'; readonly a: string; readonly b: string; readonly mode: 'nn' | 'nt' | 'tn' | 'tt' }
   | { readonly kind: 'custom'; readonly fn: string }
   | { readonly kind: 'host' };
 

@@ -1,0 +1,128 @@
+// Emitter: hand-written homes (gradient, kernel, shape rule) created once from Handlebars templates.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Handlebars from 'handlebars';
+import { Project, SyntaxKind } from 'ts-morph';
+import type { Model, OpModel } from '../spec/model.ts';
+import { CPU } from './dialect-cpu.ts';
+import { camel, names, paths, pascal, type EmittedFile } from './files.ts';
+import { gradContextFields, gradInputs } from './grad.ts';
+import { isTensor } from './types.ts';
+
+export interface StubFile extends EmittedFile {
+  readonly kind: 'stub';
+  /** Brings an existing hand-written file's signature in line with the spec, keeping its body. */
+  readonly update?: (existing: string) => string;
+}
+
+const TEMPLATES = join(dirname(fileURLToPath(import.meta.url)), '../../../templates');
+const compiled = new Map<string, HandlebarsTemplateDelegate>();
+
+export function renderTemplate(name: string, data: object): string {
+  let t = compiled.get(name);
+  if (!t) {
+    t = Handlebars.compile(readFileSync(join(TEMPLATES, name), 'utf8'), { noEscape: true, strict: true });
+    compiled.set(name, t);
+  }
+  return t(data);
+}
+
+export function emitStubs(model: Model): StubFile[] {
+  const out: StubFile[] = [];
+  for (const op of model.ops) {
+    if (op.grad.kind === 'custom') out.push(gradStub(op));
+    for (const d of op.dialects) if (d.kernel === 'hand' && op.out.shape.kind !== 'host' && d.name === CPU) out.push(kernelStub(op, d.name));
+    if (op.out.shape.kind === 'custom' || op.out.shape.kind === 'host') out.push(ruleStub(op));
+  }
+  return out;
+}
+
+function gradStub(op: OpModel): StubFile {
+  const n = names(op);
+  const path = paths.gradStub(op.name);
+  const fields = gradContextFields(op).map((f) => f.name);
+  const fn = `${n.grad}Impl`;
+  const content = renderTemplate('grad-stub.ts.hbs', {
+    op: op.name,
+    file: op.file,
+    path,
+    fn,
+    context: n.gradContext,
+    result: n.gradResult,
+    fields: fields.join(', '),
+    inputs: gradInputs(op).join(', '),
+  });
+  return {
+    path,
+    content,
+    emitter: 'stubs',
+    source: op.file,
+    kind: 'stub',
+    update: (existing) => updateSignature(existing, path, fn, `{ ${fields.join(', ')} }`, n.gradContext, n.gradResult),
+  };
+}
+
+/** Rewrites one function's parameter and return type with ts-morph; statements stay as written. */
+function updateSignature(text: string, path: string, fn: string, pattern: string, paramType: string, returnType: string): string {
+  const project = new Project({ useInMemoryFileSystem: true });
+  const sf = project.createSourceFile(`/${path}`, text);
+  const f = sf.getFunction(fn);
+  if (!f) return text;
+  const params = f.getParameters();
+  if (params.length === 1 && params[0]!.getNameNode().getKind() === SyntaxKind.ObjectBindingPattern) {
+    params[0]!.getNameNode().replaceWithText(pattern);
+    params[0]!.setType(paramType);
+  } else if (params.length === 0) {
+    f.addParameter({ name: pattern, type: paramType });
+  }
+  f.setReturnType(returnType);
+  return sf.getFullText();
+}
+
+function kernelStub(op: OpModel, dialect: string): StubFile {
+  const n = names(op);
+  const path = paths.kernelStub(dialect, op.name);
+  const inputs = op.args.filter(isTensor).map((a) => a.name);
+  const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
+  return {
+    path,
+    emitter: 'stubs',
+    source: op.file,
+    kind: 'stub',
+    content: renderTemplate('kernel-stub.ts.hbs', {
+      op: op.name,
+      file: op.file,
+      path,
+      dialect,
+      dialectTitle: dialect === 'cpu' ? 'CPU' : pascal(dialect),
+      kernel: n.kernel(dialect),
+      kernelType: n.kernelType,
+      inputsPattern: inputs.length ? `{ ${inputs.join(', ')} }` : '_inputs',
+      attrsPattern: attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs',
+      inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
+    }),
+  };
+}
+
+function ruleStub(op: OpModel): StubFile {
+  const n = names(op);
+  const path = paths.ruleStub(op.name);
+  return {
+    path,
+    emitter: 'stubs',
+    source: op.file,
+    kind: 'stub',
+    content: renderTemplate('rule-stub.ts.hbs', {
+      op: op.name,
+      file: op.file,
+      path,
+      args: n.args,
+      schema: op.schema,
+      host: op.out.shape.kind === 'host',
+      hostValue: n.hostValue,
+      rule: op.out.shape.kind === 'custom' ? camel(op.out.shape.fn) : n.rule,
+    }),
+  };
+}

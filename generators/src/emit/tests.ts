@@ -1,0 +1,193 @@
+// Emitter: one parametrized vitest file per op (dialects × dtypes × shapes × the spec's grid).
+
+import type { ArgModel, Model, OpModel } from '../spec/model.ts';
+import { paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { gradInputs } from './grad.ts';
+import { isTensor, literal } from './types.ts';
+
+type Shapes = Record<string, readonly number[]>;
+interface Case {
+  shapes: Shapes;
+  args: Record<string, unknown>;
+  full: Record<string, unknown>;
+}
+
+export function emitTests(model: Model): EmittedFile[] {
+  return model.ops.map((op) => emitTest(model, op));
+}
+
+function emitTest(model: Model, op: OpModel): EmittedFile {
+  const path = paths.test(op.name);
+  const vjp = op.onnx ? null : vjpSource(model, op);
+  const casesOf = vjp ? vjp.forward : op;
+  const cases = buildCases(casesOf);
+  const oracle = op.onnx
+    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs }
+    : vjp
+      ? { kind: 'vjp', forward: vjp.forward.name, wrt: vjp.wrt, forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name), mapping: vjp.mapping }
+      : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
+  const suite = {
+    op: op.name,
+    spec: sourceOf(op),
+    dialects: op.out.shape.kind === 'host' ? ['cpu'] : op.dialects.map((d) => d.name),
+    dtypes: op.tests.dtypes,
+    tensors: op.args.filter(isTensor).map((a) => a.name),
+    domain: casesOf.tests.domain,
+    cases,
+    oracle,
+    grad: gradInputs(op),
+    errors: errorCases(op, vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes, cases[0]!.full),
+    relay: op.relay,
+  };
+  return tsFile(path, 'tests', sourceOf(op), (sf) => {
+    sf.addImportDeclaration({ moduleSpecifier: '../support/op-suite.ts', namedImports: ['opSuite'] });
+    sf.addStatements(`opSuite(${literal(suite)});`);
+  });
+}
+
+/** Every shape × grid combination the arg checks accept, plus one call that relies on the defaults. */
+function buildCases(op: OpModel): Case[] {
+  const tensors = op.args.filter(isTensor);
+  const attrs = op.args.filter((a) => !isTensor(a));
+  const gridKeys = Object.keys(op.tests.grid);
+  const combos = product(gridKeys.map((k) => op.tests.grid[k]!.map((v) => [k, v] as const)));
+  const cases: Case[] = [];
+  for (const perArg of op.tests.shapes) {
+    const shapes: Shapes = Object.fromEntries(tensors.map((t, i) => [t.name, perArg[i]!]));
+    for (const combo of combos) {
+      const args = Object.fromEntries(combo);
+      const full = withDefaults(attrs, args);
+      if (accepts(op, shapes, full)) cases.push({ shapes, args, full });
+    }
+  }
+  const defaulted = attrs.filter((a) => a.default);
+  if (defaulted.length && cases.length) {
+    const first = cases[0]!;
+    const args = Object.fromEntries(Object.entries(first.args).filter(([k]) => !defaulted.some((a) => a.name === k)));
+    const full = withDefaults(attrs, args);
+    if (accepts(op, first.shapes, full)) cases.push({ shapes: first.shapes, args, full });
+  }
+  return dedupe(cases);
+}
+
+function withDefaults(attrs: readonly ArgModel[], args: Record<string, unknown>): Record<string, unknown> {
+  const full: Record<string, unknown> = {};
+  for (const a of attrs) full[a.name] = a.name in args ? args[a.name] : a.default?.value;
+  return full;
+}
+
+/** The spec's checks evaluated statically, so the grid never produces a call the op rejects. */
+function accepts(op: OpModel, shapes: Shapes, full: Record<string, unknown>): boolean {
+  return op.args.every((a) =>
+    a.checks.every((c) => {
+      const v = full[a.name];
+      if (v === null || v === undefined) return true;
+      switch (c.kind) {
+        case 'axis':
+        case 'axes': {
+          const rank = shapes[c.of]?.length ?? 0;
+          const list = Array.isArray(v) ? (v as number[]) : [v as number];
+          const norm = list.map((x) => (x < 0 ? x + rank : x));
+          return list.every((x) => x >= -rank && x < rank) && new Set(norm).size === norm.length;
+        }
+        case 'nonneg':
+          return [v].flat().every((x) => (x as number) >= 0);
+        case 'positive':
+          return [v].flat().every((x) => (x as number) > 0);
+        case 'one_of':
+          return c.values.includes(v as string | number);
+        case 'range':
+          return (v as number) >= c.lo && (v as number) <= c.hi;
+        default:
+          return true;
+      }
+    }),
+  );
+}
+
+/** The error cases the arg checks and the output rule imply. */
+function errorCases(op: OpModel, shapes: Shapes, full: Record<string, unknown>) {
+  const errors: { title: string; shapes: Shapes; args: Record<string, unknown>; message: string }[] = [];
+  for (const a of op.args) {
+    for (const c of a.checks) {
+      const base = { shapes, args: { ...full } };
+      switch (c.kind) {
+        case 'axis':
+        case 'axes': {
+          const rank = shapes[c.of]!.length;
+          errors.push({ ...base, title: `${a.name} = ${rank} (out of range)`, args: { ...full, [a.name]: c.kind === 'axis' ? rank : [rank] }, message: `invalid axis = ${rank} on ndim = ${rank}` });
+          break;
+        }
+        case 'like':
+          errors.push({ ...base, title: `${a.name} shaped unlike ${c.of}`, shapes: { ...shapes, [a.name]: [...shapes[c.of]!, 2] }, message: `must match ${c.of}` });
+          break;
+        case 'nonneg':
+          errors.push({ ...base, title: `${a.name} < 0`, args: { ...full, [a.name]: a.type.includes('[]') ? [-1] : -1 }, message: 'must be non-negative' });
+          break;
+        case 'positive':
+          errors.push({ ...base, title: `${a.name} = 0`, args: { ...full, [a.name]: a.type.includes('[]') ? [0] : 0 }, message: 'must be positive' });
+          break;
+        case 'one_of':
+          errors.push({ ...base, title: `${a.name} not one of ${c.values.join(', ')}`, args: { ...full, [a.name]: typeof c.values[0] === 'number' ? Math.max(...(c.values as number[])) + 1 : 'not_an_option' }, message: 'must be one of' });
+          break;
+        case 'range':
+          errors.push({ ...base, title: `${a.name} above ${c.hi}`, args: { ...full, [a.name]: c.hi + 1 }, message: `must be in [${c.lo}, ${c.hi}]` });
+          break;
+      }
+    }
+  }
+  const rule = op.out.shape;
+  if (rule.kind === 'broadcast' && rule.of.length >= 2) {
+    errors.push({ title: 'shapes that do not broadcast', shapes: { ...shapes, [rule.of[0]!]: [2, 3], [rule.of[1]!]: [4] }, args: full, message: 'cannot broadcast' });
+  }
+  if (rule.kind === 'matmul') {
+    errors.push({ title: 'mismatched inner dimensions', shapes: { ...shapes, [rule.a]: [2, 3], [rule.b]: rule.mode === 'nn' || rule.mode === 'tn' ? [4, 5] : [5, 4] }, args: full, message: 'inner dimensions differ' });
+  }
+  for (const e of op.tests.errors) {
+    const tensors = op.args.filter(isTensor);
+    errors.push({ title: e.message, shapes: Object.fromEntries(tensors.map((t, i) => [t.name, e.shapes[i]!])), args: { ...full, ...e.args }, message: e.message });
+  }
+  return errors;
+}
+
+/**
+ * A backward op is checked as the VJP of the forward op whose gradient calls it with plain
+ * names (`softmax_dx(y, dy, axis)`), or of the op it was derived from.
+ */
+function vjpSource(model: Model, op: OpModel): { forward: OpModel; wrt: string; mapping: Record<string, string> } | null {
+  if (op.derivedFrom) {
+    const forward = model.ops.find((o) => o.name === op.derivedFrom)!;
+    return { forward, wrt: op.args[0]!.name, mapping: Object.fromEntries(op.args.map((a) => [a.name, a.name])) };
+  }
+  for (const forward of model.ops) {
+    if (forward.grad.kind !== 'formulas') continue;
+    for (const input of forward.grad.inputs) {
+      const f = input.formula;
+      if (f.kind === 'call' && f.op === op.name && f.args.every((a) => a.kind === 'ref')) {
+        const mapping = Object.fromEntries(f.args.map((a, i) => [op.args[i]!.name, (a as { name: string }).name]));
+        return { forward, wrt: input.name, mapping };
+      }
+    }
+  }
+  return null;
+}
+
+/** Shapes for a backward op's own tensor args: each like the forward case's first tensor. */
+function ownShapes(op: OpModel, c: Case): Shapes {
+  const first = Object.values(c.shapes)[0]!;
+  return Object.fromEntries(op.args.filter(isTensor).map((a) => [a.name, first]));
+}
+
+function product<T>(lists: readonly (readonly T[])[]): T[][] {
+  return lists.reduce<T[][]>((acc, list) => acc.flatMap((prefix) => list.map((v) => [...prefix, v])), [[]]);
+}
+
+function dedupe(cases: Case[]): Case[] {
+  const seen = new Set<string>();
+  return cases.filter((c) => {
+    const k = JSON.stringify(c);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,63 @@
+// The pipeline end to end: load every spec → validate and build the model → emit → plan → write.
+
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { emitAll } from './emit/index.ts';
+import { buildModel } from './spec/build.ts';
+import { SpecErrors, type SpecError } from './spec/errors.ts';
+import { loadSpecFile, type RawSpec } from './spec/load.ts';
+import type { Model } from './spec/model.ts';
+import { apply, plan, type Change } from './write.ts';
+
+export const SPECS_DIR = 'specs';
+
+export interface GenerateOptions {
+  /** Compare only; nothing is written. */
+  readonly check?: boolean;
+}
+
+export interface GenerateResult {
+  readonly model: Model;
+  readonly changes: readonly Change[];
+  readonly files: number;
+  readonly written: boolean;
+}
+
+export function specFiles(root: string): string[] {
+  const dir = join(root, SPECS_DIR);
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (e.endsWith('.yaml')) out.push(relative(root, p).split('\\').join('/'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Loads and validates every spec; throws SpecErrors with all problems found. */
+export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
+  const errors: SpecError[] = [];
+  const raws: RawSpec[] = [];
+  const files = new Set([...specFiles(root), ...overrides.keys()]);
+  for (const file of [...files].sort()) {
+    const { spec, errors: e } = loadSpecFile(join(root, file), file, overrides.get(file));
+    errors.push(...e);
+    if (spec) raws.push(spec);
+  }
+  const { model, errors: semantic } = buildModel(raws);
+  errors.push(...semantic);
+  if (errors.length) throw new SpecErrors(errors);
+  return model;
+}
+
+export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {
+  const model = loadModel(root);
+  const { generated, stubs } = emitAll(model);
+  const changes = await plan(root, generated, stubs);
+  if (!opts.check && changes.length) apply(root, changes);
+  return { model, changes, files: generated.length + stubs.length, written: !opts.check && changes.length > 0 };
+}

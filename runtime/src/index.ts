@@ -1,0 +1,18 @@
+// The public runtime API: tensors, every generated op, autodiff, dialect control and FromRelay.
+
+import './generated/index.ts';
+
+export * from './generated/ops.ts';
+export * as ops from './generated/ops.ts';
+export { OPS, type OpName } from './generated/index.ts';
+export { DTYPES, isFloat, type DType } from './dtype.ts';
+export { device, deviceName, CPU, type Device, type DeviceKind } from './device.ts';
+export { Tensor, tensor, scalar, full, zeros, ones, fromStorage, randomUniform, rng, type TensorType } from './tensor.ts';
+export { OpError, DispatchError } from './errors.ts';
+export { call, invoke, dispatchStats } from './dispatch.ts';
+export { withDialect, registerDialect, allDialectOps } from './dialect.ts';
+export { backward, grad, valueAndGrad, noGrad } from './autodiff.ts';
+export { gradcheck, type GradcheckFailure } from './gradcheck.ts';
+export { getOp, listOps, type OpDef } from './registry.ts';
+export { fromRelayCall } from './relay.ts';
+export type { CastRule, FusionPattern, ArgType } from './vocab.ts';

@@ -1,0 +1,228 @@
+// The harness behind every generated per-op test: forward vs an oracle, gradcheck, errors, FromRelay.
+
+import { describe, expect, it } from 'vitest';
+import {
+  call,
+  fromRelayCall,
+  gradcheck,
+  randomUniform,
+  Tensor,
+  tensor,
+  withDialect,
+  type DType,
+} from '../../runtime/src/index.ts';
+import { assertAllClose, tolerance } from './assert.ts';
+import { runOnnxOp, toFloat64, type OracleAttr, type OracleTensor } from './onnx-oracle.ts';
+
+type Shapes = Readonly<Record<string, readonly number[]>>;
+type Args = Readonly<Record<string, unknown>>;
+
+export interface OpCase {
+  readonly shapes: Shapes;
+  /** What the test passes (defaults may be omitted). */
+  readonly args: Args;
+  /** Every non-tensor arg, defaults filled in: what the oracle is told. */
+  readonly full: Args;
+}
+
+export type Oracle =
+  | { readonly kind: 'onnx'; readonly op: string; readonly opset: number; readonly inputs: readonly string[]; readonly attrs: Readonly<Record<string, string>> }
+  /** A backward op checked as the vector-Jacobian product of its forward op, by central differences. */
+  | {
+      readonly kind: 'vjp';
+      readonly forward: string;
+      readonly wrt: string;
+      readonly forwardTensors: readonly string[];
+      /** Backward arg → where its value comes from: a forward tensor, a forward attr, `y` or `dy`. */
+      readonly mapping: Readonly<Record<string, string>>;
+    }
+  | { readonly kind: 'none'; readonly reason: string };
+
+export interface OpSuite {
+  readonly op: string;
+  readonly spec: string;
+  readonly dialects: readonly string[];
+  readonly dtypes: readonly DType[];
+  readonly tensors: readonly string[];
+  readonly domain: readonly [number, number];
+  readonly cases: readonly OpCase[];
+  readonly oracle: Oracle;
+  /** Tensor args that get a gradient; empty when the op is not differentiable. */
+  readonly grad: readonly string[];
+  readonly errors: readonly { readonly title: string; readonly shapes: Shapes; readonly args: Args; readonly message: string }[];
+  readonly relay: { readonly op: string; readonly args: readonly string[]; readonly attrs: Readonly<Record<string, string>> } | null;
+}
+
+const title = (c: OpCase) =>
+  `${Object.entries(c.shapes).map(([k, s]) => `${k}[${s.join(',')}]`).join(' ')} ${JSON.stringify(c.args)}`;
+
+/** Inputs drawn from the spec's domain, seeded per case so failures reproduce. */
+export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number): Record<string, Tensor> {
+  const out: Record<string, Tensor> = {};
+  Object.entries(s).forEach(([name, shape], i) => {
+    out[name] = randomUniform(shape, { dtype, seed: seed * 31 + i, low: domain[0], high: domain[1] });
+  });
+  return out;
+}
+
+function toOracle(t: Tensor): OracleTensor {
+  return { dtype: t.dtype as OracleTensor['dtype'], shape: [...t.shape], data: t.dataSync() as OracleTensor['data'] };
+}
+
+function onnxAttr(v: unknown): OracleAttr {
+  if (typeof v === 'number' && !Number.isInteger(v)) return { float: v };
+  return v as OracleAttr;
+}
+
+async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, inputs: Record<string, Tensor>, full: Args): Promise<number[]> {
+  const feeds = o.inputs.map((name): OracleTensor | null => {
+    if (inputs[name]) return toOracle(inputs[name]);
+    const v = full[name];
+    if (v === null || v === undefined) return null;
+    // Non-tensor args that ONNX takes as inputs (ReduceSum's axes, Reshape's shape) are int64 tensors.
+    const list = Array.isArray(v) ? (v as number[]) : [v as number];
+    return { dtype: 'int64', shape: [list.length], data: BigInt64Array.from(list.map(BigInt)) };
+  });
+  const attrs: Record<string, OracleAttr> = {};
+  for (const [onnxName, arg] of Object.entries(o.attrs)) {
+    const v = full[arg];
+    if (v !== null && v !== undefined) attrs[onnxName] = typeof v === 'boolean' ? (v ? 1 : 0) : onnxAttr(v);
+  }
+  const [result] = await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs });
+  return Array.from(toFloat64(result!));
+}
+
+function valuesOf(v: unknown): number[] {
+  if (v instanceof Tensor) return Array.from(v.dataSync());
+  if (Array.isArray(v)) return v as number[];
+  return [v as number];
+}
+
+/** Central-difference VJP of `forward` at `inputs` against `dy`, for tensor `wrt`. */
+function numericVjp(forward: string, inputs: Record<string, Tensor>, attrs: Args, wrt: string, dy: Tensor): number[] {
+  const x = inputs[wrt]!;
+  const base = Float64Array.from(x.dataSync());
+  const dyv = dy.dataSync();
+  const eps = 1e-6;
+  const f = (v: Float64Array) => {
+    const y = call(forward, [], { ...inputs, ...attrs, [wrt]: tensor(v, { dtype: 'float64', shape: x.shape }) }) as Tensor;
+    const yv = y.dataSync();
+    let s = 0;
+    for (let i = 0; i < yv.length; i++) s += yv[i]! * dyv[i]!;
+    return s;
+  };
+  return Array.from(base, (_, j) => {
+    const p = Float64Array.from(base);
+    const m = Float64Array.from(base);
+    p[j]! += eps;
+    m[j]! -= eps;
+    return (f(p) - f(m)) / (2 * eps);
+  });
+}
+
+/**
+ * The op's own tensor inputs for a case. A backward op checked as a VJP takes its inputs from a
+ * forward call (y, dy, the forward's tensors), so its shapes are always consistent.
+ */
+function caseInputs(s: OpSuite, c: OpCase, i: number, dtype: DType): Record<string, unknown> {
+  const o = s.oracle;
+  if (o.kind !== 'vjp') return makeInputs(c.shapes, dtype, s.domain, i + 1);
+  const source = vjpSource(o, s, c, i);
+  const args = Object.fromEntries(Object.entries(o.mapping).map(([k, v]) => [k, source[v]]));
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && dtype !== 'float64' ? tensor(v.dataSync(), { dtype, shape: v.shape }) : v]),
+  );
+}
+
+function vjpSource(o: Extract<Oracle, { kind: 'vjp' }>, s: OpSuite, c: OpCase, i: number) {
+  const fwdInputs = makeInputs(pick(c.shapes, o.forwardTensors), 'float64', s.domain, i + 1);
+  const y = call(o.forward, [], { ...fwdInputs, ...c.full }) as Tensor;
+  const dy = randomUniform(y.shape, { dtype: 'float64', seed: i + 99 });
+  return { ...fwdInputs, ...c.full, y, dy } as Record<string, unknown> & { dy: Tensor };
+}
+
+/** Sums a broadcast result back to `shape`, as autodiff does for gradients of broadcast inputs. */
+function fitTo(t: Tensor, shape: readonly number[]): Tensor {
+  if (t.shape.length === shape.length && t.shape.every((d, k) => d === shape[k])) return t;
+  const lead = t.shape.length - shape.length;
+  const axes = t.shape.map((d, k) => k).filter((k) => k < lead || (shape[k - lead] === 1 && t.shape[k] !== 1));
+  return call('reshape', [call('sum', [t, axes, true]), [...shape]]) as Tensor;
+}
+
+export function opSuite(s: OpSuite): void {
+  describe(`raf.op.${s.op} (${s.spec})`, () => {
+    describe.each(s.dialects)('dialect %s', (dialect) => {
+      describe.each(s.dtypes)('%s', (dtype) => {
+        it.each(s.cases.map((c, i) => [title(c), c, i] as const))('forward %s', async (_t, c, i) => {
+          const o = s.oracle;
+          if (o.kind === 'onnx') {
+            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1);
+            const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
+            assertAllClose(valuesOf(got), await onnxExpected(o, inputs, c.full), tolerance(dtype), `raf.op.${s.op} vs onnxruntime ${o.op}`);
+          } else if (o.kind === 'vjp') {
+            // The float64 result must match central differences; other dtypes must match the float64 result.
+            const source = vjpSource(o, s, c, i);
+            const bwArgs = caseInputs(s, c, i, 'float64');
+            const reference = withDialect(['cpu'], () => call(s.op, [], { ...bwArgs, ...pickArgs(c.full, o.mapping) })) as Tensor;
+            if (dtype === 'float64') {
+              const fwdInputs = pick(c.shapes, o.forwardTensors);
+              const x = source[o.wrt] as Tensor;
+              const numeric = numericVjp(o.forward, Object.fromEntries(Object.keys(fwdInputs).map((k) => [k, source[k] as Tensor])), c.full, o.wrt, source.dy);
+              assertAllClose(valuesOf(fitTo(reference, x.shape)), numeric, { atol: 1e-5, rtol: 1e-3 }, `raf.op.${s.op} vs numeric VJP of ${o.forward}`);
+            }
+            const got = withDialect([dialect], () => call(s.op, [], { ...caseInputs(s, c, i, dtype), ...pickArgs(c.full, o.mapping) })) as Tensor;
+            assertAllClose(valuesOf(got), valuesOf(reference), tolerance(dtype), `raf.op.${s.op} (${dtype}) vs its float64 CPU result`);
+          } else {
+            throw new Error(`raf.op.${s.op} has no oracle: ${o.reason}`);
+          }
+        });
+      });
+    });
+
+    if (s.grad.length) {
+      it.each(s.cases.map((c, i) => [title(c), c, i] as const))('gradcheck %s', (_t, c, i) => {
+        const inputs = caseInputs(s, c, i, 'float64');
+        const names = s.grad;
+        const f = (...xs: Tensor[]) => {
+          const kw: Record<string, unknown> = { ...inputs, ...c.args };
+          names.forEach((n, k) => (kw[n] = xs[k]));
+          return call(s.op, [], kw) as Tensor;
+        };
+        const failures = gradcheck(f, names.map((n) => inputs[n] as Tensor));
+        expect(failures.slice(0, 3)).toEqual([]);
+      });
+    }
+
+    it.each(s.errors.map((e) => [e.title, e] as const))('rejects %s', (_t, e) => {
+      const inputs = makeInputs(e.shapes, 'float32', s.domain, 1);
+      expect(() => call(s.op, [], { ...inputs, ...e.args })).toThrow(e.message);
+    });
+
+    it('rejects an extra positional argument', () => {
+      const c = s.cases[0]!;
+      const inputs = caseInputs(s, c, 0, 'float32');
+      const positional = [...Object.values(inputs), ...Object.values(c.full)];
+      expect(() => call(s.op, [...positional, ...Array(8).fill(0)])).toThrow('arguments');
+    });
+
+    if (s.relay) {
+      const r = s.relay;
+      it.each(s.cases.map((c, i) => [title(c), c, i] as const))('FromRelay %s', (_t, c, i) => {
+        const inputs = makeInputs(c.shapes, 'float32', s.domain, i + 1);
+        const relayAttrs = Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]]));
+        const viaRelay = fromRelayCall(r.op, r.args.map((a) => inputs[a] ?? c.full[a]), relayAttrs);
+        const direct = call(s.op, [], { ...inputs, ...c.full });
+        expect(valuesOf(viaRelay)).toEqual(valuesOf(direct));
+      });
+    }
+  });
+}
+
+/** The attrs a backward op takes, by the names its mapping gives them. */
+function pickArgs(full: Args, mapping: Readonly<Record<string, string>>): Args {
+  return Object.fromEntries(Object.entries(mapping).filter(([, v]) => v in full).map(([k, v]) => [k, full[v]]));
+}
+
+function pick(shapes: Shapes, names: readonly string[]): Shapes {
+  return Object.fromEntries(names.map((n) => [n, shapes[n]!]));
+}
