@@ -25,7 +25,9 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs }
     : vjp
       ? { kind: 'vjp', forward: vjp.forward.name, wrt: vjp.wrt, forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name), mapping: vjp.mapping }
-      : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
+      : op.compute
+        ? { kind: 'compute', source: op.compute.source }
+        : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
   const suite = {
     op: op.name,
     spec: sourceOf(op),
