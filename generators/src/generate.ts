@@ -1,15 +1,15 @@
 // The pipeline end to end: load every spec → validate and build the model → emit → plan → write.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { emitAll } from './emit/index.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
 import { loadSpecFile, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
+import { specFiles } from './layout.ts';
 import { apply, plan, type Change } from './write.ts';
 
-export const SPECS_DIR = 'specs';
+export { SPECS_DIR, specFiles } from './layout.ts';
 
 export interface GenerateOptions {
   /** Compare only; nothing is written. */
@@ -20,22 +20,9 @@ export interface GenerateResult {
   readonly model: Model;
   readonly changes: readonly Change[];
   readonly files: number;
+  /** Every path the run generated or owns a stub at, changed or not. */
+  readonly outputs: readonly string[];
   readonly written: boolean;
-}
-
-export function specFiles(root: string): string[] {
-  const dir = join(root, SPECS_DIR);
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d).sort()) {
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (e.endsWith('.yaml')) out.push(relative(root, p).split('\\').join('/'));
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 /** Loads and validates every spec; throws SpecErrors with all problems found. */
@@ -59,5 +46,11 @@ export async function generate(root: string, opts: GenerateOptions = {}): Promis
   const { generated, stubs } = emitAll(model);
   const changes = await plan(root, generated, stubs);
   if (!opts.check && changes.length) apply(root, changes);
-  return { model, changes, files: generated.length + stubs.length, written: !opts.check && changes.length > 0 };
+  return {
+    model,
+    changes,
+    files: generated.length + stubs.length,
+    outputs: [...generated, ...stubs].map((f) => f.path),
+    written: !opts.check && changes.length > 0,
+  };
 }

@@ -1,14 +1,15 @@
 // The writer: virtual tree → prettier → a plan (create/update/delete) → disk all at once, or --check/--dry-run.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import type { EmittedFile } from './emit/files.ts';
-import { GENERATED, TEST_GENERATED } from './emit/files.ts';
+import { GENERATED_DIRS } from './layout.ts';
 import type { StubFile } from './emit/stubs.ts';
 
-/** Folders that hold nothing but generated files; anything else found there is "extra". */
-export const GENERATED_DIRS = [GENERATED, TEST_GENERATED];
+export { GENERATED_DIRS } from './layout.ts';
 
 export interface Change {
   readonly path: string;
@@ -19,9 +20,53 @@ export interface Change {
 
 let prettierOptions: prettier.Options | undefined;
 
+/**
+ * Prettier is most of a regeneration's time, and most files come out the same as last time, so
+ * formatted text is cached by a hash of (prettier version, options, file type, unformatted text).
+ * The cache lives beside the generator's own node_modules, where every root it generates shares it.
+ */
+const CACHE_FILE = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/raf-op/format.json');
+let cache: Map<string, string> | undefined;
+const used = new Set<string>();
+let cacheDirty = false;
+
+function loadCache(): Map<string, string> {
+  if (!cache) {
+    try {
+      cache = new Map(Object.entries(JSON.parse(readFileSync(CACHE_FILE, 'utf8')) as Record<string, string>));
+    } catch {
+      cache = new Map();
+    }
+  }
+  return cache;
+}
+
+/** Writes the cache back, keeping only what recent runs used once it grows large. */
+export function saveFormatCache(): void {
+  if (!cache || !cacheDirty) return;
+  const keep = cache.size > 20_000 ? [...cache].filter(([k]) => used.has(k)) : [...cache];
+  try {
+    mkdirSync(dirname(CACHE_FILE), { recursive: true });
+    writeFileSync(CACHE_FILE, JSON.stringify(Object.fromEntries(keep)));
+    cacheDirty = false;
+  } catch {
+    // A read-only install still generates correctly, only slower.
+  }
+}
+
 export async function format(root: string, file: EmittedFile): Promise<string> {
   prettierOptions ??= (await prettier.resolveConfig(join(root, 'package.json'))) ?? {};
-  return prettier.format(file.content, { ...prettierOptions, filepath: join(root, file.path) });
+  const key = createHash('sha256')
+    .update(`${prettier.version}\0${JSON.stringify(prettierOptions)}\0${extname(file.path)}\0${file.content}`)
+    .digest('base64url');
+  const entries = loadCache();
+  used.add(key);
+  const hit = entries.get(key);
+  if (hit !== undefined) return hit;
+  const formatted = await prettier.format(file.content, { ...prettierOptions, filepath: join(root, file.path) });
+  entries.set(key, formatted);
+  cacheDirty = true;
+  return formatted;
 }
 
 /** Compares the virtual tree with the disk; reads the disk, writes nothing. */
@@ -52,6 +97,7 @@ export async function plan(root: string, generated: readonly EmittedFile[], stub
       }
     }
   }
+  saveFormatCache();
   return changes.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 

@@ -6,6 +6,8 @@ import type { Tensor, TensorType } from './tensor.ts';
 export interface DialectInfo {
   readonly name: string;
   readonly devices: readonly DeviceKind[];
+  /** Why the dialect cannot run right now (no WebGPU adapter, not initialized), or undefined when it can. */
+  readonly unavailable?: () => string | undefined;
 }
 
 export type KernelInputs = Readonly<Record<string, Tensor | readonly Tensor[] | null>>;
@@ -75,6 +77,11 @@ export function enabledDialects(): readonly string[] | null {
  */
 export function withDialect<R>(names: readonly string[], fn: () => R): R {
   for (const n of names) if (!dialects.has(n)) throw new Error(`withDialect: unknown dialect '${n}'`);
+  // Pinning only dialects that cannot run would fail later with a vaguer dispatch error; say why now.
+  const down = names.map((n) => [n, dialects.get(n)!.unavailable?.()] as const).filter(([, why]) => why !== undefined);
+  if (names.length > 0 && down.length === names.length) {
+    throw new Error(`withDialect: ${down.map(([n, why]) => `dialect '${n}' is unavailable: ${why}`).join('; ')}`);
+  }
   const saved = pinned;
   pinned = names;
   let result: R;

@@ -21,9 +21,27 @@ export function dispatchStats(): DispatchStats {
   return { dispatches: dispatchCount, cachedKernels: kernelCache.size };
 }
 
+/**
+ * Sees every call after its args are parsed and may answer it instead of a kernel; graph tracing
+ * (runtime/src/graph/trace.ts) installs one to record calls on symbolic tensors.
+ */
+export type InvokeHook = (op: AnyOpDef, args: unknown) => { readonly value: unknown } | null;
+let invokeHook: InvokeHook | null = null;
+
+/** Installs `hook` (or removes it with null); returns the previous one so tracers can nest. */
+export function setInvokeHook(hook: InvokeHook | null): InvokeHook | null {
+  const prev = invokeHook;
+  invokeHook = hook;
+  return prev;
+}
+
 /** Calls a base op by its definition, with positional and keyword args. */
 export function invoke(op: AnyOpDef, positional: readonly unknown[], keyword?: Keyword): unknown {
   const args = op.schema.parse(op.name, positional, keyword);
+  if (invokeHook) {
+    const hooked = invokeHook(op, args);
+    if (hooked) return hooked.value;
+  }
   const decl = op.declare(args);
   if (decl.kind === 'value') return decl.value;
   const out = runKernel(op, decl.args, decl.out, decl.device);

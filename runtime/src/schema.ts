@@ -2,7 +2,8 @@
 
 import { isDType, type DType } from './dtype.ts';
 import { OpError } from './errors.ts';
-import { Tensor, tensor } from './tensor.ts';
+import { CPU, type Device } from './device.ts';
+import { placeOn, Tensor, tensor } from './tensor.ts';
 import type { ArgType } from './vocab.ts';
 
 export interface FieldSpec {
@@ -37,6 +38,7 @@ export function parseArgs(
   }
   const out: Record<string, unknown> = {};
   const scalarDtype = firstTensorDtype(fields, positional, keyword);
+  const scalarDevice = firstTensorDevice(fields, positional, keyword);
   fields.forEach((f, i) => {
     let v = i < positional.length ? positional[i] : undefined;
     if (v === undefined) v = keyword[f.name];
@@ -44,22 +46,39 @@ export function parseArgs(
       if (!('default' in f)) throw new OpError(op, 'missing required argument', f.name);
       v = f.default;
     }
-    out[f.name] = coerce(op, f, v, scalarDtype);
+    out[f.name] = coerce(op, f, v, scalarDtype, scalarDevice);
   });
   return out;
 }
 
+/**
+ * The dtype plain numbers take: the first tensor arg's, skipping bool tensors so that
+ * `where(mask, dy, 0)` makes 0 a value like dy rather than a condition.
+ */
 function firstTensorDtype(fields: readonly FieldSpec[], positional: readonly unknown[], keyword: Keyword): DType {
+  let fallback: DType = 'float32';
   for (let i = 0; i < fields.length; i++) {
     const v = i < positional.length ? positional[i] : keyword[fields[i]!.name];
-    if (v instanceof Tensor) return v.dtype;
+    if (v instanceof Tensor) {
+      if (v.dtype !== 'bool') return v.dtype;
+      fallback = 'bool';
+    }
   }
-  return 'float32';
+  return fallback;
+}
+
+/** Where plain numbers go: the first tensor arg's device, so `where(mask, dy, 0)` works on the GPU too. */
+function firstTensorDevice(fields: readonly FieldSpec[], positional: readonly unknown[], keyword: Keyword): Device {
+  for (let i = 0; i < fields.length; i++) {
+    const v = i < positional.length ? positional[i] : keyword[fields[i]!.name];
+    if (v instanceof Tensor) return v.device;
+  }
+  return CPU;
 }
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
-function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType): unknown {
+function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalarDevice: Device = CPU): unknown {
   const optional = f.type.endsWith('?');
   if (v === null) {
     if (optional) return null;
@@ -73,7 +92,7 @@ function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType): unkno
     case 'Tensor':
       if (v instanceof Tensor) return v;
       // Plain numbers and arrays become CPU tensors of the call's dtype (like `add(x, 1)`).
-      if (typeof v === 'number' || Array.isArray(v)) return tensor(v as number, { dtype: scalarDtype });
+      if (typeof v === 'number' || Array.isArray(v)) return placeOn(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
       return fail();
     case 'Tensor[]':
       if (Array.isArray(v) && v.every((t) => t instanceof Tensor)) return v;

@@ -38,6 +38,22 @@ export function registerMover(kind: DeviceKind, mover: Mover): void {
   movers.set(kind, mover);
 }
 
+/**
+ * Copies a small CPU tensor to a device synchronously: how plain numbers in an op call (`where(c, dy, 0)`) join
+ * tensors that live off the CPU. Installed by each non-CPU dialect; explicit moves still go through `to()`.
+ */
+type Placer = (t: Tensor, to: Device) => Tensor;
+const placers = new Map<DeviceKind, Placer>();
+export function registerPlacer(kind: DeviceKind, placer: Placer): void {
+  placers.set(kind, placer);
+}
+export function placeOn(t: Tensor, to: Device): Tensor {
+  if (to === t.device) return t;
+  const placer = placers.get(to.kind);
+  if (!placer) throw new Error(`no dialect can place a number on ${deviceName(to)}`);
+  return placer(t, to);
+}
+
 let nextId = 0;
 
 export class Tensor implements TensorType {

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'add',
   spec: 'specs/math/add.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['a', 'b'],
   domain: [-2, 2],

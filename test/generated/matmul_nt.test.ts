@@ -4,16 +4,15 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'matmul_nt',
   spec: 'specs/linalg/matmul_nt.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['a', 'b'],
   domain: [-2, 2],
   cases: [
-    { shapes: { a: [2, 3], b: [3, 4] }, args: {}, full: {} },
-    { shapes: { a: [2, 2, 3], b: [2, 3, 5] }, args: {}, full: {} },
-    { shapes: { a: [4, 2, 3], b: [3, 2] }, args: {}, full: {} },
+    { shapes: { a: [2, 3, 4], b: [2, 4, 5] }, args: {}, full: {} },
+    { shapes: { a: [1, 2, 3], b: [3, 3, 2] }, args: {}, full: {} },
   ],
-  oracle: { kind: 'vjp', forward: 'matmul', wrt: 'a', forwardTensors: ['a', 'b'], mapping: { a: 'dy', b: 'b' } },
+  oracle: { kind: 'vjp', forward: 'batch_matmul', wrt: 'a', forwardTensors: ['a', 'b'], mapping: { a: 'dy', b: 'b' } },
   grad: ['a', 'b'],
   errors: [
     {

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'relu',
   spec: 'specs/nn/relu.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x'],
   domain: [-2, 2],

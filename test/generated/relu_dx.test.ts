@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'relu_dx',
   spec: 'specs/nn/relu.yaml (derived gradient of relu)',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'dy'],
   domain: [-2, 2],

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'reshape',
   spec: 'specs/tensor/reshape.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x'],
   domain: [-2, 2],

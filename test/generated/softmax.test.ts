@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'softmax',
   spec: 'specs/nn/softmax.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x'],
   domain: [-2, 2],

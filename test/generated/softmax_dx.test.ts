@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'softmax_dx',
   spec: 'specs/nn/softmax_dx.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['y', 'dy'],
   domain: [-2, 2],

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'sum_dx',
   spec: 'specs/reduce/sum_dx.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'dy'],
   domain: [-2, 2],

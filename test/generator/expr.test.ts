@@ -329,18 +329,24 @@ describe('renderWgsl', () => {
   });
 
   it('converts between bool and float and keeps select argument order', () => {
-    expect(renderWgsl(parseExpr('x > 0'), names, 'f16')).toBe('f16(x[i] > 0.0)');
+    expect(renderWgsl(parseExpr('x > 0'), names, 'f16')).toBe('f16(x[i] > 0.0h)');
+    // Unsuffixed literals would make this select f32 and the sum an f32 + f16 type error.
+    expect(renderWgsl(parseExpr('x + where(x > 0, 1, 0)'), names, 'f16')).toBe('x[i] + select(0.0h, 1.0h, x[i] > 0.0h)');
+    expect(renderWgsl(parseExpr('!x'), names, 'f16', { as: 'bool' })).toBe('!(x[i] != 0.0h)');
     expect(renderWgsl(parseExpr('where(x, 1, 2)'), names, 'f32')).toBe('select(2.0, 1.0, (x[i] != 0.0))');
     expect(renderWgsl(parseExpr('(a < b) == (c < d) || a > 0 && b > 0'), { a: 'a', b: 'b', c: 'c', d: 'd' }, 'f32',
       { as: 'bool' })).toBe('(a < b) == (c < d) || (a > 0.0 && b > 0.0)');
     expect(() => renderWgsl(constant(Infinity), {}, 'f32')).toThrow(/no literal/);
     expect(() => renderWgsl(constant(1e5), {}, 'f16')).toThrow(/overflows f16/);
+    // Tint would reject these at shader creation; the renderer names the subexpression instead.
+    expect(() => renderWgsl(parseExpr('x + log(0)'), names, 'f32')).toThrow(/log\(0\) is -Infinity/);
+    expect(() => renderWgsl(parseExpr('x * (300 * 300)'), names, 'f16')).toThrow(/300 \* 300 is 90000, which f16/);
   });
 
   it('uses helpers for functions WGSL lacks and for pow with a possibly negative base', () => {
     const gelu = parseExpr('0.5 * x * (1 + erf(x / sqrt(2)))');
     expect(renderWgsl(gelu, names, 'f32')).toBe('0.5 * x[i] * (1.0 + raf_erf(x[i] / sqrt(2.0)))');
-    expect(renderWgsl(gelu, names, 'f16')).toBe('0.5 * x[i] * (1.0 + f16(raf_erf(f32(x[i] / sqrt(2.0)))))');
+    expect(renderWgsl(gelu, names, 'f16')).toBe('0.5h * x[i] * (1.0h + f16(raf_erf(f32(x[i] / sqrt(2.0h)))))');
     expect(renderWgsl(parseExpr('x ** 2 + x ** 3 + x ** 0.5'), names, 'f32'))
       .toBe('x[i] * x[i] + raf_pow(x[i], 3.0) + pow(x[i], 0.5)');
     expect(wgslHelpersUsed(parseExpr('softplus(x) + erf(x) ** y'))).toEqual(['raf_erf', 'raf_log1p', 'raf_softplus', 'raf_pow']);

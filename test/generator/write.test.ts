@@ -12,7 +12,7 @@ let root: string;
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'raf-op-write-'));
-  for (const p of ['specs', 'runtime/src', 'test/generated', '.prettierrc.json', 'package.json']) {
+  for (const p of ['specs', 'runtime/src', 'test/generated', 'docs', '.prettierrc.json', 'package.json']) {
     cpSync(join(REPO, p), join(root, p), { recursive: true });
   }
 });
@@ -43,9 +43,10 @@ describe('generation', () => {
     edit('specs/nn/softmax.yaml', 'axis: { type: int, default: -1,', 'axis: { type: int, default: 0,');
     const check = await generate(root, { check: true });
     const paths = check.changes.map((c) => c.path);
-    // log_softmax reuses softmax's schema, so its API and test follow the default too, and the tests of
-    // the backward ops checked as softmax's VJP take softmax's cases; nothing else moves.
-    expect(paths.filter((p) => !/\/(log_)?softmax(\.test)?\.ts$|\/(log_)?softmax_dx\.test\.ts$/.test(p))).toEqual([]);
+    // log_softmax reuses softmax's schema, so its API and test follow the default too; the tests of the
+    // backward ops checked as softmax's VJP take softmax's cases; the nn reference page shows the default.
+    const expected = /\/(log_)?softmax(\.test)?\.ts$|\/(log_)?softmax_dx\.test\.ts$|^docs\/ops\/nn\.md$/;
+    expect(paths.filter((p) => !expected.test(p))).toEqual([]);
     expect(paths).toEqual(
       expect.arrayContaining([
         'runtime/src/generated/schema/softmax.ts',

@@ -2,20 +2,26 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  allDialectOps,
   call,
   fromRelayCall,
   gradcheck,
   randomUniform,
+  rng,
   Tensor,
   tensor,
   withDialect,
   type DType,
 } from '../../runtime/src/index.ts';
 import { assertAllClose, tolerance } from './assert.ts';
+import { execute, trace } from '../../runtime/src/graph/index.ts';
+import { webgpuCases } from './webgpu-cases.ts';
 import { runOnnxOp, toFloat64, type OracleAttr, type OracleTensor } from './onnx-oracle.ts';
 import { evalExpr } from '../../generators/src/expr/eval.ts';
 import { parseExpr } from '../../generators/src/expr/parse.ts';
 import { broadcastShapes, broadcastStrides, sizeOf } from '../../runtime/src/shape.ts';
+import { isDType, isFloat as isFloatDType } from '../../runtime/src/dtype.ts';
+import { parseFormula, type Formula } from '../../generators/src/spec/formula.ts';
 
 type Shapes = Readonly<Record<string, readonly number[]>>;
 type Args = Readonly<Record<string, unknown>>;
@@ -29,7 +35,19 @@ export interface OpCase {
 }
 
 export type Oracle =
-  | { readonly kind: 'onnx'; readonly op: string; readonly opset: number; readonly inputs: readonly string[]; readonly attrs: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'onnx';
+      readonly op: string;
+      readonly opset: number;
+      readonly inputs: readonly string[];
+      readonly attrs: Readonly<Record<string, string>>;
+      /** ONNX attributes with a fixed value (Gemm's transB). */
+      readonly consts?: Readonly<Record<string, number>>;
+      /** An axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
+      readonly flatten?: string;
+    }
+  /** A formula over other ops (each checked against its own oracle) that must give the same values. */
+  | { readonly kind: 'identity'; readonly formula: string }
   /** A backward op checked as the vector-Jacobian product of its forward op, by central differences. */
   | {
       readonly kind: 'vjp';
@@ -53,6 +71,10 @@ export interface OpSuite {
   readonly dtypes: readonly DType[];
   readonly tensors: readonly string[];
   readonly domain: readonly [number, number];
+  /** Tensor args with a fixed dtype (indices, conditions) or their own domain. */
+  readonly inputs?: InputSpecs;
+  /** Non-tensor args typed float: ONNX gets them as FLOAT attrs even when a value is whole (clip's -1). */
+  readonly floats?: readonly string[];
   readonly cases: readonly OpCase[];
   readonly oracle: Oracle;
   /** Tensor args that get a gradient; empty when the op is not differentiable. */
@@ -64,14 +86,28 @@ export interface OpSuite {
 const title = (c: OpCase) =>
   `${Object.entries(c.shapes).map(([k, s]) => `${k}[${s.join(',')}]`).join(' ')} ${JSON.stringify(c.args)}`;
 
-/** Inputs drawn from the spec's domain, seeded per case so failures reproduce. */
-export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number): Record<string, Tensor> {
+type InputSpecs = Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
+
+/**
+ * Inputs drawn from the spec's domain, seeded per case so failures reproduce. Integers are uniform
+ * over [lo, hi) (truncating a uniform float would make lo rare); bools are fair coin flips.
+ */
+export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number, specs: InputSpecs = {}): Record<string, Tensor> {
   const out: Record<string, Tensor> = {};
   Object.entries(s).forEach(([name, shape], i) => {
-    out[name] = randomUniform(shape, { dtype, seed: seed * 31 + i, low: domain[0], high: domain[1] });
+    const d = specs[name]?.dtype ?? dtype;
+    const [lo, hi] = specs[name]?.domain ?? domain;
+    const next = rng(seed * 31 + i);
+    const n = sizeOf(shape);
+    if (d === 'int32') out[name] = tensor(Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())), { dtype: d, shape });
+    else if (d === 'bool') out[name] = tensor(Array.from({ length: n }, () => (next() < 0.5 ? 0 : 1)), { dtype: d, shape });
+    else out[name] = randomUniform(shape, { dtype: d, seed: seed * 31 + i, low: lo, high: hi });
   });
   return out;
 }
+
+/** ONNX TensorProto.DataType codes, for dtype-valued attrs (Cast's `to`). */
+const ONNX_DTYPE: Readonly<Record<DType, number>> = { float32: 1, int32: 6, bool: 9, float16: 10, float64: 11 };
 
 function toOracle(t: Tensor): OracleTensor {
   return { dtype: t.dtype as OracleTensor['dtype'], shape: [...t.shape], data: t.dataSync() as OracleTensor['data'] };
@@ -82,29 +118,43 @@ function onnxAttr(v: unknown): OracleAttr {
   return v as OracleAttr;
 }
 
-async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, inputs: Record<string, Tensor>, full: Args): Promise<number[]> {
+/** Expected values, and whether onnxruntime had to compute them in float32 (then only float32 accuracy can be asked). */
+async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<string, Tensor>, args: Args, floats: readonly string[] = []): Promise<{ values: number[]; narrowed: boolean }> {
+  let inputs = given;
+  let full = args;
+  if (o.flatten && args[o.flatten] === null) {
+    // TVM's axis=None ("over the flattened input") has no ONNX spelling: flatten, then use axis 0.
+    inputs = Object.fromEntries(Object.entries(given).map(([k, t]) => [k, k === o.inputs[0] ? tensor(t.dataSync(), { dtype: t.dtype, shape: [t.size] }) : t]));
+    full = { ...args, [o.flatten]: 0 };
+  }
   const feeds = o.inputs.map((name): OracleTensor | null => {
     if (inputs[name]) return toOracle(inputs[name]);
     const v = full[name];
     if (v === null || v === undefined) return null;
-    // Non-tensor args that ONNX takes as inputs (ReduceSum's axes, Reshape's shape) are int64 tensors.
+    // A float arg ONNX takes as an input (Pad's constant_value) is a scalar of the data's dtype.
+    if (floats.includes(name) && typeof v === 'number') {
+      const like = inputs[o.inputs[0]!]!;
+      return { dtype: like.dtype as OracleTensor['dtype'], shape: [], data: [v] };
+    }
+    // Other non-tensor args that ONNX takes as inputs (ReduceSum's axes, Reshape's shape) are int64 tensors.
     const list = Array.isArray(v) ? (v as number[]) : [v as number];
     return { dtype: 'int64', shape: [list.length], data: BigInt64Array.from(list.map(BigInt)) };
   });
-  const attrs: Record<string, OracleAttr> = {};
+  const attrs: Record<string, OracleAttr> = { ...o.consts };
   for (const [onnxName, arg] of Object.entries(o.attrs)) {
     const v = full[arg];
-    if (v !== null && v !== undefined) attrs[onnxName] = typeof v === 'boolean' ? (v ? 1 : 0) : onnxAttr(v);
+    if (v === null || v === undefined) continue;
+    attrs[onnxName] = typeof v === 'boolean' ? (v ? 1 : 0) : isDType(v) ? ONNX_DTYPE[v] : floats.includes(arg) && typeof v === 'number' ? { float: v } : onnxAttr(v);
   }
   try {
     const [result] = await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs });
-    return Array.from(toFloat64(result!));
+    return { values: Array.from(toFloat64(result!)), narrowed: false };
   } catch (e) {
     // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv...): ask it in float32.
     if (!feeds.some((f) => f?.dtype === 'float64') || !/NOT_IMPLEMENTED|Could not find an implementation/i.test(String(e))) throw e;
     const narrowed = feeds.map((f) => (f?.dtype === 'float64' ? { ...f, dtype: 'float32' as const, data: Float32Array.from(f.data as Float64Array) } : f));
     const [result] = await runOnnxOp({ op: o.op, opset: o.opset, inputs: narrowed, attrs });
-    return Array.from(toFloat64(result!));
+    return { values: Array.from(toFloat64(result!)), narrowed: true };
   }
 }
 
@@ -133,6 +183,17 @@ function computeExpected(source: string, inputs: Record<string, Tensor>, full: A
     out[i] = evalExpr(expr, env);
   }
   return out;
+}
+
+/** Evaluates an oracle formula by calling the ops it names; `+ - * /` are the ops add, subtract, multiply, divide. */
+function identityExpected(source: string, inputs: Record<string, Tensor>, full: Args): number[] {
+  const env: Record<string, unknown> = { ...full, ...inputs };
+  const evaluate = (f: Formula): unknown => {
+    if (f.kind === 'num') return f.value;
+    if (f.kind === 'ref') return env[f.name];
+    return call(f.op, f.args.map(evaluate));
+  };
+  return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
 }
 
 function valuesOf(v: unknown): number[] {
@@ -169,16 +230,16 @@ function numericVjp(forward: string, inputs: Record<string, Tensor>, attrs: Args
  */
 function caseInputs(s: OpSuite, c: OpCase, i: number, dtype: DType): Record<string, unknown> {
   const o = s.oracle;
-  if (o.kind !== 'vjp') return makeInputs(c.shapes, dtype, s.domain, i + 1);
+  if (o.kind !== 'vjp') return makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
   const source = vjpSource(o, s, c, i);
   const args = Object.fromEntries(Object.entries(o.mapping).map(([k, v]) => [k, source[v]]));
   return Object.fromEntries(
-    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && dtype !== 'float64' ? tensor(v.dataSync(), { dtype, shape: v.shape }) : v]),
+    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && dtype !== 'float64' && isFloatDType(v.dtype) ? tensor(v.dataSync(), { dtype, shape: v.shape }) : v]),
   );
 }
 
 function vjpSource(o: Extract<Oracle, { kind: 'vjp' }>, s: OpSuite, c: OpCase, i: number) {
-  const fwdInputs = makeInputs(pick(c.shapes, o.forwardTensors), 'float64', s.domain, i + 1);
+  const fwdInputs = makeInputs(pick(c.shapes, o.forwardTensors), 'float64', s.domain, i + 1, s.inputs);
   const y = call(o.forward, [], { ...fwdInputs, ...c.full }) as Tensor;
   const dy = randomUniform(y.shape, { dtype: 'float64', seed: i + 99 });
   return { ...fwdInputs, ...c.full, y, dy } as Record<string, unknown> & { dy: Tensor };
@@ -195,15 +256,25 @@ function fitTo(t: Tensor, shape: readonly number[]): Tensor {
 export function opSuite(s: OpSuite): void {
   describe(`raf.op.${s.op} (${s.spec})`, () => {
     describe.each(s.dialects)('dialect %s', (dialect) => {
+      // WebGPU is checked against the CPU dialect on the same cases (float32, gradients included).
+      if (dialect === 'webgpu') {
+        const callArgs = (c: OpCase, i: number, dtype: DType) => ({ ...caseInputs(s, c, i, dtype), ...(s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args) });
+        return webgpuCases({ op: s.op, dtypes: s.dtypes, cases: s.cases, grad: s.grad, callArgs, title });
+      }
       describe.each(s.dtypes)('%s', (dtype) => {
         it.each(s.cases.map((c, i) => [title(c), c, i] as const))('forward %s', async (_t, c, i) => {
           const o = s.oracle;
           if (o.kind === 'onnx') {
-            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1);
+            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
-            assertAllClose(valuesOf(got), await onnxExpected(o, inputs, c.full), tolerance(dtype), `raf.op.${s.op} vs onnxruntime ${o.op}`);
+            const expected = await onnxExpected(o, inputs, c.full, s.floats);
+            assertAllClose(valuesOf(got), expected.values, tolerance(expected.narrowed ? 'float32' : dtype), `raf.op.${s.op} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`);
+          } else if (o.kind === 'identity') {
+            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
+            const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
+            assertAllClose(valuesOf(got), identityExpected(o.formula, inputs, c.full), tolerance(dtype), `raf.op.${s.op} vs ${o.formula}`);
           } else if (o.kind === 'compute') {
-            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1);
+            const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
             const expected = computeExpected(o.source, inputs, c.full);
             assertAllClose(valuesOf(got), dtype === 'float64' ? expected : Array.from(Float32Array.from(expected)), tolerance(dtype), `raf.op.${s.op} vs its compute expression (${o.source})`);
@@ -218,7 +289,9 @@ export function opSuite(s: OpSuite): void {
               const numeric = numericVjp(o.forward, Object.fromEntries(Object.keys(fwdInputs).map((k) => [k, source[k] as Tensor])), c.full, o.wrt, source.dy);
               assertAllClose(valuesOf(fitTo(reference, x.shape)), numeric, { atol: 1e-5, rtol: 1e-3 }, `raf.op.${s.op} vs numeric VJP of ${o.forward}`);
             }
-            const got = withDialect([dialect], () => call(s.op, [], { ...caseInputs(s, c, i, dtype), ...pickArgs(c.full, o.mapping) })) as Tensor;
+            // The inputs come from running the forward op, which need not exist in the dialect under test: build them unpinned.
+            const given = caseInputs(s, c, i, dtype);
+            const got = withDialect([dialect], () => call(s.op, [], { ...given, ...pickArgs(c.full, o.mapping) })) as Tensor;
             assertAllClose(valuesOf(got), valuesOf(reference), tolerance(dtype), `raf.op.${s.op} (${dtype}) vs its float64 CPU result`);
           } else {
             throw new Error(`raf.op.${s.op} has no oracle: ${o.reason}`);
@@ -226,6 +299,27 @@ export function opSuite(s: OpSuite): void {
         });
       });
     });
+
+    // Graph mode (RAF's VM next to its interpreter): the traced call, run by the executor, gives eager mode's values exactly.
+    // Host ops (shape) have no kernel: their value is static while tracing, so there is no call to compare.
+    if (s.dialects.includes('cpu') && allDialectOps(s.op).length > 0) {
+      it.each(s.cases.map((c, i) => [title(c), c, i] as const))('graph mode %s', (_t, c, i) => {
+        const dtype = s.dtypes.includes('float64') ? 'float64' : s.dtypes[0]!;
+        const o = s.oracle;
+        const inputs = { ...caseInputs(s, c, i, dtype), ...(o.kind === 'vjp' ? pickArgs(c.full, o.mapping) : {}) };
+        const names = Object.keys(inputs).filter((k) => inputs[k] instanceof Tensor);
+        const params = names.map((k) => inputs[k] as Tensor);
+        // A backward op takes the forward case's attrs under its own names (scaled_add_db's y is an int, not the output).
+        const args = s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args;
+        const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...args, ...Object.fromEntries(names.map((k, j) => [k, xs[j]])) }) as Tensor;
+        withDialect(['cpu'], () => {
+          const eager = f(...params);
+          const graph = trace(f, params);
+          expect(graph.nodes.map((n) => (n.kind === 'call' ? n.op.name : 'fused'))).toContain(s.op);
+          expect(valuesOf(execute(graph, params)[0])).toEqual(valuesOf(eager));
+        });
+      });
+    }
 
     if (s.grad.length) {
       it.each(s.cases.map((c, i) => [title(c), c, i] as const))('gradcheck %s', (_t, c, i) => {
@@ -236,13 +330,16 @@ export function opSuite(s: OpSuite): void {
           names.forEach((n, k) => (kw[n] = xs[k]));
           return call(s.op, [], kw) as Tensor;
         };
+        // Central differences need float64 outputs; an op cast to float32 (cast's dtype grid) is checked by its forward tests.
+        const probe = f(...names.map((n) => inputs[n] as Tensor));
+        if (probe.dtype === 'float32' || probe.dtype === 'float16') return;
         const failures = gradcheck(f, names.map((n) => inputs[n] as Tensor));
         expect(failures.slice(0, 3)).toEqual([]);
       });
     }
 
     it.each(s.errors.map((e) => [e.title, e] as const))('rejects %s', (_t, e) => {
-      const inputs = makeInputs(e.shapes, 'float32', s.domain, 1);
+      const inputs = makeInputs(e.shapes, 'float32', s.domain, 1, s.inputs);
       expect(() => call(s.op, [], { ...inputs, ...e.args })).toThrow(e.message);
     });
 
@@ -256,7 +353,7 @@ export function opSuite(s: OpSuite): void {
     if (s.relay) {
       const r = s.relay;
       it.each(s.cases.map((c, i) => [title(c), c, i] as const))('FromRelay %s', (_t, c, i) => {
-        const inputs = makeInputs(c.shapes, 'float32', s.domain, i + 1);
+        const inputs = makeInputs(c.shapes, 'float32', s.domain, i + 1, s.inputs);
         const relayAttrs = Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]]));
         const viaRelay = fromRelayCall(r.op, r.args.map((a) => inputs[a] ?? c.full[a]), relayAttrs);
         const direct = call(s.op, [], { ...inputs, ...c.full });

@@ -1,10 +1,14 @@
-// Emitter: the cast rule (AutoCast) and fusion pattern (FuseTVM) each op registers.
+// Emitter: what graph passes read per op: cast rule (AutoCast), fusion pattern (FuseTVM) and the compute expression fused kernels inline.
 
+import { freeVars } from '../expr/ast.ts';
 import type { Model, OpModel } from '../spec/model.ts';
-import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { addImport, GENERATED, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+
+const COMPUTE_INDEX = `${GENERATED}/passes/index.ts`;
+const computeName = (op: OpModel) => `${names(op).fn}Compute`;
 
 export function emitPasses(model: Model): EmittedFile[] {
-  return model.ops.map(emitPass);
+  return [...model.ops.map(emitPass), emitComputeIndex(model)];
 }
 
 function emitPass(op: OpModel): EmittedFile {
@@ -29,6 +33,39 @@ function emitPass(op: OpModel): EmittedFile {
         },
       ],
       docs: [op.cast ? `AMP cast rule of raf.op.${op.name}: ${op.cast.rule} on its data args.` : `raf.op.${op.name} states no AMP cast rule.`],
+    });
+    addImport(sf, path, paths.runtime('graph/expr'), ['ComputeDef'], true);
+    sf.addVariableStatement({
+      isExported: true,
+      declarations: [{ name: computeName(op), type: 'ComputeDef | null', initializer: computeLiteral(op) }],
+      docs: [op.compute ? `Compute expression of raf.op.${op.name} (${op.compute.source}), inlined by fused kernels.` : `raf.op.${op.name} has no compute expression; fusion runs its own kernel.`],
+    });
+  });
+}
+
+function computeLiteral(op: OpModel): string {
+  if (!op.compute) return 'null';
+  const used = new Set(freeVars(op.compute.expr));
+  const tensors = op.args.filter((a) => a.type.startsWith('Tensor') && used.has(a.name)).map((a) => a.name);
+  const scalars = op.args.filter((a) => !a.type.startsWith('Tensor') && used.has(a.name)).map((a) => a.name);
+  return `{ source: ${JSON.stringify(op.compute.source)}, tensors: ${JSON.stringify(tensors)}, scalars: ${JSON.stringify(scalars)}, expr: ${JSON.stringify(op.compute.expr)} }`;
+}
+
+/** Op name → compute expression, for the fusion passes (changes only when ops are added or removed). */
+function emitComputeIndex(model: Model): EmittedFile {
+  return tsFile(COMPUTE_INDEX, 'passes', 'specs/**/*.yaml', (sf) => {
+    addImport(sf, COMPUTE_INDEX, paths.runtime('graph/expr'), ['ComputeDef'], true);
+    for (const op of model.ops) addImport(sf, COMPUTE_INDEX, paths.passes(op.name), [computeName(op)]);
+    sf.addVariableStatement({
+      isExported: true,
+      docs: ['Every op\'s compute expression (null where the op has none), by op name.'],
+      declarations: [
+        {
+          name: 'COMPUTE',
+          type: 'Readonly<Record<string, ComputeDef | null>>',
+          initializer: `{\n${model.ops.map((op) => `${op.name}: ${computeName(op)}`).join(',\n')}\n}`,
+        },
+      ],
     });
   });
 }

@@ -2,7 +2,6 @@
 
 import type { Model } from '../spec/model.ts';
 import { addImport, names, paths, tsFile, type EmittedFile } from './files.ts';
-import { CPU } from './dialect-cpu.ts';
 
 const ALL_SPECS = 'specs/**/*.yaml';
 
@@ -12,7 +11,9 @@ export function emitRegistry(model: Model): EmittedFile[] {
     addImport(sf, index, paths.runtime('registry'), ['installOps']);
     addImport(sf, index, paths.runtime('dialect'), ['registerDialectOps']);
     addImport(sf, index, paths.runtime('relay'), ['installRelayConverters']);
-    sf.addImportDeclaration({ moduleSpecifier: '../dialects/cpu/index.ts' });
+    // Each dialect used by a spec registers itself (and, off the CPU, its device mover) when its module loads.
+    const dialectNames = [...new Set(['cpu', ...model.ops.flatMap((op) => op.dialects.map((d) => d.name))])].sort();
+    for (const d of dialectNames) sf.addImportDeclaration({ moduleSpecifier: `../dialects/${d}/index.ts` });
     const dialectOps: string[] = [];
     for (const op of model.ops) {
       const n = names(op);
@@ -20,7 +21,7 @@ export function emitRegistry(model: Model): EmittedFile[] {
       addImport(sf, index, paths.grad(op.name), [n.grad]);
       addImport(sf, index, paths.relay(op.name), [n.relay]);
       for (const d of op.dialects) {
-        if (op.out.shape.kind === 'host' || d.name !== CPU) continue;
+        if (op.out.shape.kind === 'host') continue;
         addImport(sf, index, paths.dialect(d.name, op.name), [n.dialectOp(d.name)]);
         dialectOps.push(n.dialectOp(d.name));
       }

@@ -7,6 +7,8 @@ import Handlebars from 'handlebars';
 import { Project, SyntaxKind } from 'ts-morph';
 import type { Model, OpModel } from '../spec/model.ts';
 import { CPU } from './dialect-cpu.ts';
+import { WASM } from './dialect-wasm.ts';
+import { WEBGPU } from './dialect-webgpu.ts';
 import { camel, names, paths, pascal, type EmittedFile } from './files.ts';
 import { gradContextFields, gradInputs } from './grad.ts';
 import { isTensor } from './types.ts';
@@ -33,7 +35,11 @@ export function emitStubs(model: Model): StubFile[] {
   const out: StubFile[] = [];
   for (const op of model.ops) {
     if (op.grad.kind === 'custom') out.push(gradStub(op));
-    for (const d of op.dialects) if (d.kernel === 'hand' && op.out.shape.kind !== 'host' && d.name === CPU) out.push(kernelStub(op, d.name));
+    for (const d of op.dialects) {
+      if (d.kernel !== 'hand' || op.out.shape.kind === 'host') continue;
+      if (d.name === CPU || d.name === WASM) out.push(kernelStub(op, d.name));
+      if (d.name === WEBGPU) out.push(webgpuKernelStub(op));
+    }
     if (op.out.shape.kind === 'custom' || op.out.shape.kind === 'host') out.push(ruleStub(op));
   }
   return out;
@@ -101,6 +107,28 @@ function kernelStub(op: OpModel, dialect: string): StubFile {
       kernelType: n.kernelType,
       inputsPattern: inputs.length ? `{ ${inputs.join(', ')} }` : '_inputs',
       attrsPattern: attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs',
+      inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
+    }),
+  };
+}
+
+/** A WebGPU kernel is a builder (compile the pipeline once, return the kernel), so it has its own template. */
+function webgpuKernelStub(op: OpModel): StubFile {
+  const n = names(op);
+  const path = paths.kernelStub(WEBGPU, op.name);
+  const inputs = op.args.filter(isTensor).map((a) => a.name);
+  const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
+  return {
+    path,
+    emitter: 'stubs',
+    source: op.file,
+    kind: 'stub',
+    content: renderTemplate('webgpu-kernel-stub.ts.hbs', {
+      op: op.name,
+      file: op.file,
+      path,
+      kernel: n.kernel(WEBGPU),
+      kernelType: n.kernelType,
       inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
     }),
   };

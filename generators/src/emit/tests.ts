@@ -18,12 +18,14 @@ export function emitTests(model: Model): EmittedFile[] {
 
 function emitTest(model: Model, op: OpModel): EmittedFile {
   const path = paths.test(op.name);
-  const vjp = op.onnx ? null : vjpSource(model, op);
+  const vjp = op.onnx || op.tests.oracle ? null : vjpSource(model, op);
   const casesOf = vjp ? vjp.forward : op;
   const cases = buildCases(casesOf);
   const oracle = op.onnx
-    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs }
-    : vjp
+    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs, ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}), ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}) }
+    : op.tests.oracle
+      ? { kind: 'identity', formula: op.tests.oracle }
+      : vjp
       ? { kind: 'vjp', forward: vjp.forward.name, wrt: vjp.wrt, forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name), mapping: vjp.mapping }
       : op.compute
         ? { kind: 'compute', source: op.compute.source }
@@ -35,10 +37,12 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     dtypes: op.tests.dtypes,
     tensors: op.args.filter(isTensor).map((a) => a.name),
     domain: casesOf.tests.domain,
+    ...(Object.keys(casesOf.tests.inputs).length ? { inputs: casesOf.tests.inputs } : {}),
+    ...(op.args.some((a) => a.type.startsWith('float')) ? { floats: op.args.filter((a) => a.type.startsWith('float')).map((a) => a.name) } : {}),
     cases,
     oracle,
     grad: gradInputs(op),
-    errors: errorCases(op, vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes, cases[0]!.full),
+    errors: errorCases(op, vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes, vjp ? ownArgs(op, cases[0]!.full, vjp.mapping) : cases[0]!.full),
     relay: op.relay,
   };
   return tsFile(path, 'tests', sourceOf(op), (sf) => {
@@ -61,6 +65,11 @@ function buildCases(op: OpModel): Case[] {
       const full = withDefaults(attrs, args);
       if (accepts(op, shapes, full)) cases.push({ shapes, args, full });
     }
+  }
+  // Explicit cases, for combinations a cross product cannot give (conv2d's groups need matching weights).
+  for (const extra of op.tests.cases) {
+    const shapes: Shapes = Object.fromEntries(tensors.map((t, i) => [t.name, extra.shapes[i]!]));
+    cases.push({ shapes, args: { ...extra.args }, full: withDefaults(attrs, extra.args ?? {}) });
   }
   const defaulted = attrs.filter((a) => a.default);
   if (defaulted.length && cases.length) {
@@ -172,6 +181,11 @@ function vjpSource(model: Model, op: OpModel): { forward: OpModel; wrt: string; 
     }
   }
   return null;
+}
+
+/** A backward op's own attrs, from the forward case's values by the names its gradient formula passes. */
+function ownArgs(op: OpModel, full: Record<string, unknown>, mapping: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(op.args.filter((a) => !isTensor(a) && mapping[a.name]! in full).map((a) => [a.name, full[mapping[a.name]!]]));
 }
 
 /** Shapes for a backward op's own tensor args: each like the forward case's first tensor. */

@@ -31,8 +31,11 @@ export function apiParamType(type: ArgType): string {
   return tsType(type);
 }
 
+/** A TypeScript literal with single-quoted strings; quotes inside strings (a doc's "op's") stay escaped. */
 export function literal(v: unknown): string {
-  return JSON.stringify(v)?.replace(/"/g, "'") ?? 'undefined';
+  const json = JSON.stringify(v);
+  if (json === undefined) return 'undefined';
+  return json.replace(/"((?:[^"\\]|\\.)*)"/g, (_, body: string) => `'${body.replace(/\\"/g, '"').replace(/'/g, "\\'")}'`);
 }
 
 export const isTensor = (a: ArgModel) => a.type.startsWith('Tensor');

@@ -1,5 +1,7 @@
 // Renders the expression IR as JavaScript (CPU kernels) or WGSL (WebGPU kernels) from per-dialect op tables.
-import { freeVars, isComparisonOp, isLogicalOp, type CallFn, type Expr, type ResultKind } from './ast.ts';
+import { children, freeVars, isComparisonOp, isLogicalOp, type CallFn, type Expr, type ResultKind } from './ast.ts';
+import { evalExpr } from './eval.ts';
+import { printExpr } from './parse.ts';
 
 /** Rendered text plus what a parent needs to know to embed it: how tightly it binds and what kind it yields. */
 interface Code {
@@ -244,7 +246,7 @@ function wgslDialect(ty: WgslFloat): Dialect {
       return value < 0 || Object.is(value, -0) ? num(`-${literal}`, UNARY) : atom(literal);
     },
     boolToNum: (code) => atom(`${ty}(${code.text})`),
-    numToBool: (code) => atom(`(${code.text} != 0.0)`, 'bool'),
+    numToBool: (code) => atom(`(${code.text} != ${ty === 'f16' ? '0.0h' : '0.0'})`, 'bool'),
     // WGSL's select takes the false value first.
     select: (cond, ifTrue, ifFalse) => atom(`select(${ifFalse.text}, ${ifTrue.text}, ${cond.text})`, ifTrue.kind),
     equal: '==',
@@ -292,8 +294,27 @@ function wgslDialect(ty: WgslFloat): Dialect {
 export function renderWgsl(
   expr: Expr, names: Readonly<Record<string, string>>, ty: WgslFloat, options: RenderOptions = {},
 ): string {
+  assertConstantsRepresentable(expr, ty);
   const dialect = wgslDialect(ty);
   return finish(dialect, renderWith(dialect, expr, names, new Set()), options);
+}
+
+/**
+ * WGSL evaluates variable-free subexpressions when the shader is created and rejects the whole module if one is
+ * NaN, infinite or out of range (log(0), 1 / 0, 300 * 300 in f16). Catching that here names the culprit.
+ */
+function assertConstantsRepresentable(expr: Expr, ty: WgslFloat): void {
+  const visit = (node: Expr): boolean => {
+    const closed = children(node).map(visit).every(Boolean) && node.kind !== 'var';
+    if (closed && node.kind !== 'const') {
+      const value = evalExpr(node, {});
+      if (!(Math.abs(value) <= LARGEST_FINITE[ty])) {
+        throw new Error(`renderWgsl: constant subexpression ${printExpr(node)} is ${value}, which ${ty} cannot hold`);
+      }
+    }
+    return closed;
+  };
+  visit(expr);
 }
 
 /** Names of WGSL_HELPERS entries that renderWgsl(expr) calls, dependencies included, in declaration order. */

@@ -24,6 +24,7 @@ export function buildModel(raws: readonly RawSpec[]): { model: Model; errors: Sp
   }
   // Pass 1: names and schemas, so pass 2 can resolve references in any order.
   const byName = new Map<string, RawSpec>();
+  valid.sort((a, b) => (a.file < b.file ? -1 : 1));
   for (const raw of valid) {
     const data = raw.data as Raw;
     const prev = byName.get(data.op);
@@ -169,7 +170,8 @@ function buildOp(
 
   const out = buildOut(raw, data.out, refArg, tensors, errors);
   const compute = buildCompute(raw, data.compute, tensors, attrs, errors);
-  const grad = buildGrad(raw, data, name, tensors, attrs.map((a) => a.name), compute !== null, specs, schemaOf, errors);
+  // A compute that failed to parse already has its error; don't add a 'no grad' one on top.
+  const grad = buildGrad(raw, data, name, tensors, attrs.map((a) => a.name), data.compute !== undefined, specs, schemaOf, errors);
   const dataArgs = data.cast?.data_args;
   const cast = data.cast
     ? {
@@ -196,6 +198,8 @@ function buildOp(
         opset: data.onnx.opset ?? 17,
         inputs: (data.onnx.inputs ?? tensors).filter((n: string, i: number) => !data.onnx.inputs || refArg(['onnx', 'inputs', i], n, 'onnx input')),
         attrs: mapAttrs(data.onnx.attrs, ['onnx', 'attrs'], 'onnx attr', refArg),
+        consts: (data.onnx.consts ?? {}) as Record<string, number>,
+        flatten: data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr') ? (data.onnx.flatten as string) : null,
       }
     : null;
   const dialects: DialectModel[] = Object.entries((data.dialects ?? { cpu: 10 }) as Record<string, number>).map(([d, level]) => ({
@@ -204,6 +208,7 @@ function buildOp(
     kernel: compute ? 'generated' : 'hand',
   }));
   const tests = buildTests(raw, data.tests ?? {}, tensors, attrs, errors);
+  if (tests.oracle !== null) checkOracle(raw, tests.oracle, argNames, specs, errors);
   const category = basename(dirname(raw.file));
   return {
     name,
@@ -408,13 +413,33 @@ function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], 
       errors.push(new SpecError(raw.locate(['tests', 'grid', k], true), `test grid names '${k}', which is not a non-tensor arg`, didYouMean(k, attrs.map((a) => a.name))));
     }
   }
-  return {
+  const model: TestModel = {
     shapes,
     grid,
     dtypes: t.dtypes ?? ['float32', 'float64'],
     domain: (t.domain ?? [-2, 2]) as [number, number],
     errors: t.errors ?? [],
+    inputs: (t.inputs ?? {}) as TestModel['inputs'],
+    cases: (t.cases ?? []) as TestModel['cases'],
+    oracle: t.oracle === undefined ? null : String(t.oracle),
   };
+  for (const k of Object.keys(t.inputs ?? {})) {
+    if (!tensors.includes(k)) errors.push(new SpecError(raw.locate(['tests', 'inputs', k], true), `tests.inputs names '${k}', which is not a tensor arg`, didYouMean(k, tensors)));
+  }
+  return model;
+}
+
+/** `tests.oracle` reads only the op's args and calls only ops that have specs. */
+function checkOracle(raw: RawSpec, src: string, argNames: readonly string[], specs: ReadonlyMap<string, RawSpec>, errors: SpecError[]): void {
+  const loc = raw.locate(['tests', 'oracle']);
+  try {
+    const { refs, calls } = formulaRefs(parseFormula(src));
+    for (const r of refs) if (r.kind === 'ref' && !argNames.includes(r.name)) errors.push(new SpecError({ ...loc, col: loc.col + r.offset }, `oracle reads '${r.name}', which is not an arg`, didYouMean(r.name, argNames)));
+    for (const c of calls) if (c.kind === 'call' && !specs.has(c.op)) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle calls '${c.op}', which no spec defines`, didYouMean(c.op, specs.keys())));
+  } catch (e) {
+    if (!(e instanceof FormulaError)) throw e;
+    errors.push(new SpecError({ ...loc, col: loc.col + e.offset }, `oracle: ${e.message}`));
+  }
 }
 
 /** A `compute` op's backward: one synthesized op per tensor input whose compute is dy * d(compute)/d(input). */
@@ -448,7 +473,8 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       cast: op.cast ? { rule: op.cast.rule, dataArgs: [x, 'dy'] } : null,
       relay: null,
       onnx: null,
-      tests: { ...op.tests, shapes: op.tests.shapes.map((s) => [s[0]!, s[0]!]), errors: [] },
+      // A backward op is checked against float64 central differences, so only float dtypes apply.
+      tests: { ...op.tests, shapes: op.tests.shapes.map((s) => [s[0]!, s[0]!]), dtypes: op.tests.dtypes.filter((d) => d.startsWith('float')), errors: [], cases: [], oracle: null },
       derivedFrom: op.name,
     },
   ];

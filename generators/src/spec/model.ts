@@ -50,7 +50,7 @@ export type GradModel =
   | { readonly kind: 'custom'; readonly saves: readonly string[]; readonly inputs: readonly string[] };
 
 export interface DialectModel {
-  readonly name: 'cpu' | 'webgpu';
+  readonly name: 'cpu' | 'webgpu' | 'wasm';
   readonly level: number;
   /** Generated from `compute`, or hand-written in the dialect's kernels folder. */
   readonly kernel: 'generated' | 'hand';
@@ -67,6 +67,10 @@ export interface OnnxModel {
   readonly opset: number;
   readonly inputs: readonly string[];
   readonly attrs: Readonly<Record<string, string>>;
+  /** ONNX attributes with a fixed value that no arg carries (Gemm's transB: 1 for x·Wᵀ). */
+  readonly consts: Readonly<Record<string, number>>;
+  /** An `int?` axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
+  readonly flatten: string | null;
 }
 
 export interface TestModel {
@@ -76,6 +80,12 @@ export interface TestModel {
   readonly dtypes: readonly DType[];
   readonly domain: readonly [number, number];
   readonly errors: readonly { shapes: readonly (readonly number[])[]; args: Readonly<Record<string, unknown>>; message: string }[];
+  /** Tensor args with their own dtype (int32 indices, bool conditions) or domain. */
+  readonly inputs: Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
+  /** Explicit cases added to the shapes × grid product: a shape per tensor arg and some attrs. */
+  readonly cases: readonly { readonly shapes: readonly (readonly number[])[]; readonly args: Readonly<Record<string, unknown>> }[];
+  /** A formula over other ops the result must equal, for ops ONNX lacks. */
+  readonly oracle: string | null;
 }
 
 export interface OpModel {

@@ -8,7 +8,8 @@ import type { Path, RawSpec } from './load.ts';
 const require = createRequire(import.meta.url);
 export const SPEC_SCHEMA = require('../../schema/op-spec.schema.json') as Record<string, unknown>;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// verbose: errors carry their parent schema, which lists the allowed fields for hints.
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 const validate = ajv.compile(SPEC_SCHEMA);
 
 export function checkStructure(raw: RawSpec): SpecError[] {

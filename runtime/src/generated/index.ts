@@ -4,173 +4,973 @@ import { installOps } from '../registry.ts';
 import { registerDialectOps } from '../dialect.ts';
 import { installRelayConverters } from '../relay.ts';
 import '../dialects/cpu/index.ts';
+import '../dialects/wasm/index.ts';
+import '../dialects/webgpu/index.ts';
+import { absOp } from './api/abs.ts';
+import { absGrad } from './grad/abs.ts';
+import { absRelay } from './relay/abs.ts';
+import { absCpuOp } from './dialects/cpu/abs.ts';
+import { absWebgpuOp } from './dialects/webgpu/abs.ts';
+import { absDxOp } from './api/abs_dx.ts';
+import { absDxGrad } from './grad/abs_dx.ts';
+import { absDxRelay } from './relay/abs_dx.ts';
+import { absDxCpuOp } from './dialects/cpu/abs_dx.ts';
+import { absDxWebgpuOp } from './dialects/webgpu/abs_dx.ts';
 import { addOp } from './api/add.ts';
 import { addGrad } from './grad/add.ts';
 import { addRelay } from './relay/add.ts';
 import { addCpuOp } from './dialects/cpu/add.ts';
+import { addWasmOp } from './dialects/wasm/add.ts';
+import { addWebgpuOp } from './dialects/webgpu/add.ts';
+import { argmaxOp } from './api/argmax.ts';
+import { argmaxGrad } from './grad/argmax.ts';
+import { argmaxRelay } from './relay/argmax.ts';
+import { argmaxCpuOp } from './dialects/cpu/argmax.ts';
+import { argmaxWebgpuOp } from './dialects/webgpu/argmax.ts';
+import { argminOp } from './api/argmin.ts';
+import { argminGrad } from './grad/argmin.ts';
+import { argminRelay } from './relay/argmin.ts';
+import { argminCpuOp } from './dialects/cpu/argmin.ts';
+import { argminWebgpuOp } from './dialects/webgpu/argmin.ts';
+import { avgPool2dOp } from './api/avg_pool2d.ts';
+import { avgPool2dGrad } from './grad/avg_pool2d.ts';
+import { avgPool2dRelay } from './relay/avg_pool2d.ts';
+import { avgPool2dCpuOp } from './dialects/cpu/avg_pool2d.ts';
+import { avgPool2dWebgpuOp } from './dialects/webgpu/avg_pool2d.ts';
+import { avgPool2dDxOp } from './api/avg_pool2d_dx.ts';
+import { avgPool2dDxGrad } from './grad/avg_pool2d_dx.ts';
+import { avgPool2dDxRelay } from './relay/avg_pool2d_dx.ts';
+import { avgPool2dDxCpuOp } from './dialects/cpu/avg_pool2d_dx.ts';
+import { avgPool2dDxWebgpuOp } from './dialects/webgpu/avg_pool2d_dx.ts';
+import { batchMatmulOp } from './api/batch_matmul.ts';
+import { batchMatmulGrad } from './grad/batch_matmul.ts';
+import { batchMatmulRelay } from './relay/batch_matmul.ts';
+import { batchMatmulCpuOp } from './dialects/cpu/batch_matmul.ts';
+import { batchMatmulWebgpuOp } from './dialects/webgpu/batch_matmul.ts';
+import { castOp } from './api/cast.ts';
+import { castGrad } from './grad/cast.ts';
+import { castRelay } from './relay/cast.ts';
+import { castCpuOp } from './dialects/cpu/cast.ts';
+import { clipOp } from './api/clip.ts';
+import { clipGrad } from './grad/clip.ts';
+import { clipRelay } from './relay/clip.ts';
+import { clipCpuOp } from './dialects/cpu/clip.ts';
+import { clipWebgpuOp } from './dialects/webgpu/clip.ts';
+import { clipDxOp } from './api/clip_dx.ts';
+import { clipDxGrad } from './grad/clip_dx.ts';
+import { clipDxRelay } from './relay/clip_dx.ts';
+import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
+import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
+import { conv2dOp } from './api/conv2d.ts';
+import { conv2dGrad } from './grad/conv2d.ts';
+import { conv2dRelay } from './relay/conv2d.ts';
+import { conv2dCpuOp } from './dialects/cpu/conv2d.ts';
+import { conv2dWebgpuOp } from './dialects/webgpu/conv2d.ts';
+import { conv2dDwOp } from './api/conv2d_dw.ts';
+import { conv2dDwGrad } from './grad/conv2d_dw.ts';
+import { conv2dDwRelay } from './relay/conv2d_dw.ts';
+import { conv2dDwCpuOp } from './dialects/cpu/conv2d_dw.ts';
+import { conv2dDwWebgpuOp } from './dialects/webgpu/conv2d_dw.ts';
+import { conv2dDxOp } from './api/conv2d_dx.ts';
+import { conv2dDxGrad } from './grad/conv2d_dx.ts';
+import { conv2dDxRelay } from './relay/conv2d_dx.ts';
+import { conv2dDxCpuOp } from './dialects/cpu/conv2d_dx.ts';
+import { conv2dDxWebgpuOp } from './dialects/webgpu/conv2d_dx.ts';
+import { cosOp } from './api/cos.ts';
+import { cosGrad } from './grad/cos.ts';
+import { cosRelay } from './relay/cos.ts';
+import { cosCpuOp } from './dialects/cpu/cos.ts';
+import { cosWebgpuOp } from './dialects/webgpu/cos.ts';
+import { cosDxOp } from './api/cos_dx.ts';
+import { cosDxGrad } from './grad/cos_dx.ts';
+import { cosDxRelay } from './relay/cos_dx.ts';
+import { cosDxCpuOp } from './dialects/cpu/cos_dx.ts';
+import { cosDxWebgpuOp } from './dialects/webgpu/cos_dx.ts';
+import { crossEntropyOp } from './api/cross_entropy.ts';
+import { crossEntropyGrad } from './grad/cross_entropy.ts';
+import { crossEntropyRelay } from './relay/cross_entropy.ts';
+import { crossEntropyCpuOp } from './dialects/cpu/cross_entropy.ts';
+import { crossEntropyDxOp } from './api/cross_entropy_dx.ts';
+import { crossEntropyDxGrad } from './grad/cross_entropy_dx.ts';
+import { crossEntropyDxRelay } from './relay/cross_entropy_dx.ts';
+import { crossEntropyDxCpuOp } from './dialects/cpu/cross_entropy_dx.ts';
+import { cumprodOp } from './api/cumprod.ts';
+import { cumprodGrad } from './grad/cumprod.ts';
+import { cumprodRelay } from './relay/cumprod.ts';
+import { cumprodCpuOp } from './dialects/cpu/cumprod.ts';
+import { cumprodWebgpuOp } from './dialects/webgpu/cumprod.ts';
+import { cumsumOp } from './api/cumsum.ts';
+import { cumsumGrad } from './grad/cumsum.ts';
+import { cumsumRelay } from './relay/cumsum.ts';
+import { cumsumCpuOp } from './dialects/cpu/cumsum.ts';
+import { cumsumWebgpuOp } from './dialects/webgpu/cumsum.ts';
+import { cumsumDxOp } from './api/cumsum_dx.ts';
+import { cumsumDxGrad } from './grad/cumsum_dx.ts';
+import { cumsumDxRelay } from './relay/cumsum_dx.ts';
+import { cumsumDxCpuOp } from './dialects/cpu/cumsum_dx.ts';
+import { cumsumDxWebgpuOp } from './dialects/webgpu/cumsum_dx.ts';
+import { denseOp } from './api/dense.ts';
+import { denseGrad } from './grad/dense.ts';
+import { denseRelay } from './relay/dense.ts';
+import { denseCpuOp } from './dialects/cpu/dense.ts';
 import { divideOp } from './api/divide.ts';
 import { divideGrad } from './grad/divide.ts';
 import { divideRelay } from './relay/divide.ts';
 import { divideCpuOp } from './dialects/cpu/divide.ts';
+import { divideWasmOp } from './dialects/wasm/divide.ts';
+import { divideWebgpuOp } from './dialects/webgpu/divide.ts';
+import { embeddingOp } from './api/embedding.ts';
+import { embeddingGrad } from './grad/embedding.ts';
+import { embeddingRelay } from './relay/embedding.ts';
+import { embeddingCpuOp } from './dialects/cpu/embedding.ts';
+import { equalOp } from './api/equal.ts';
+import { equalGrad } from './grad/equal.ts';
+import { equalRelay } from './relay/equal.ts';
+import { equalCpuOp } from './dialects/cpu/equal.ts';
+import { equalWebgpuOp } from './dialects/webgpu/equal.ts';
+import { erfOp } from './api/erf.ts';
+import { erfGrad } from './grad/erf.ts';
+import { erfRelay } from './relay/erf.ts';
+import { erfCpuOp } from './dialects/cpu/erf.ts';
+import { erfWebgpuOp } from './dialects/webgpu/erf.ts';
+import { erfDxOp } from './api/erf_dx.ts';
+import { erfDxGrad } from './grad/erf_dx.ts';
+import { erfDxRelay } from './relay/erf_dx.ts';
+import { erfDxCpuOp } from './dialects/cpu/erf_dx.ts';
+import { erfDxWebgpuOp } from './dialects/webgpu/erf_dx.ts';
 import { expOp } from './api/exp.ts';
 import { expGrad } from './grad/exp.ts';
 import { expRelay } from './relay/exp.ts';
 import { expCpuOp } from './dialects/cpu/exp.ts';
+import { expWasmOp } from './dialects/wasm/exp.ts';
+import { expWebgpuOp } from './dialects/webgpu/exp.ts';
+import { expandDimsOp } from './api/expand_dims.ts';
+import { expandDimsGrad } from './grad/expand_dims.ts';
+import { expandDimsRelay } from './relay/expand_dims.ts';
+import { expandDimsCpuOp } from './dialects/cpu/expand_dims.ts';
+import { expandDimsWebgpuOp } from './dialects/webgpu/expand_dims.ts';
+import { geluOp } from './api/gelu.ts';
+import { geluGrad } from './grad/gelu.ts';
+import { geluRelay } from './relay/gelu.ts';
+import { geluCpuOp } from './dialects/cpu/gelu.ts';
+import { geluWebgpuOp } from './dialects/webgpu/gelu.ts';
+import { geluDxOp } from './api/gelu_dx.ts';
+import { geluDxGrad } from './grad/gelu_dx.ts';
+import { geluDxRelay } from './relay/gelu_dx.ts';
+import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
+import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
+import { greaterOp } from './api/greater.ts';
+import { greaterGrad } from './grad/greater.ts';
+import { greaterRelay } from './relay/greater.ts';
+import { greaterCpuOp } from './dialects/cpu/greater.ts';
+import { greaterWebgpuOp } from './dialects/webgpu/greater.ts';
+import { greaterEqualOp } from './api/greater_equal.ts';
+import { greaterEqualGrad } from './grad/greater_equal.ts';
+import { greaterEqualRelay } from './relay/greater_equal.ts';
+import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
+import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { layerNormOp } from './api/layer_norm.ts';
+import { layerNormGrad } from './grad/layer_norm.ts';
+import { layerNormRelay } from './relay/layer_norm.ts';
+import { layerNormCpuOp } from './dialects/cpu/layer_norm.ts';
+import { layerNormWebgpuOp } from './dialects/webgpu/layer_norm.ts';
+import { layerNormDxOp } from './api/layer_norm_dx.ts';
+import { layerNormDxGrad } from './grad/layer_norm_dx.ts';
+import { layerNormDxRelay } from './relay/layer_norm_dx.ts';
+import { layerNormDxCpuOp } from './dialects/cpu/layer_norm_dx.ts';
+import { layerNormDxWebgpuOp } from './dialects/webgpu/layer_norm_dx.ts';
+import { leakyReluOp } from './api/leaky_relu.ts';
+import { leakyReluGrad } from './grad/leaky_relu.ts';
+import { leakyReluRelay } from './relay/leaky_relu.ts';
+import { leakyReluCpuOp } from './dialects/cpu/leaky_relu.ts';
+import { leakyReluWebgpuOp } from './dialects/webgpu/leaky_relu.ts';
+import { leakyReluDxOp } from './api/leaky_relu_dx.ts';
+import { leakyReluDxGrad } from './grad/leaky_relu_dx.ts';
+import { leakyReluDxRelay } from './relay/leaky_relu_dx.ts';
+import { leakyReluDxCpuOp } from './dialects/cpu/leaky_relu_dx.ts';
+import { leakyReluDxWebgpuOp } from './dialects/webgpu/leaky_relu_dx.ts';
+import { lessOp } from './api/less.ts';
+import { lessGrad } from './grad/less.ts';
+import { lessRelay } from './relay/less.ts';
+import { lessCpuOp } from './dialects/cpu/less.ts';
+import { lessWebgpuOp } from './dialects/webgpu/less.ts';
+import { lessEqualOp } from './api/less_equal.ts';
+import { lessEqualGrad } from './grad/less_equal.ts';
+import { lessEqualRelay } from './relay/less_equal.ts';
+import { lessEqualCpuOp } from './dialects/cpu/less_equal.ts';
+import { lessEqualWebgpuOp } from './dialects/webgpu/less_equal.ts';
 import { logOp } from './api/log.ts';
 import { logGrad } from './grad/log.ts';
 import { logRelay } from './relay/log.ts';
 import { logCpuOp } from './dialects/cpu/log.ts';
+import { logWasmOp } from './dialects/wasm/log.ts';
+import { logWebgpuOp } from './dialects/webgpu/log.ts';
 import { logSoftmaxOp } from './api/log_softmax.ts';
 import { logSoftmaxGrad } from './grad/log_softmax.ts';
 import { logSoftmaxRelay } from './relay/log_softmax.ts';
 import { logSoftmaxCpuOp } from './dialects/cpu/log_softmax.ts';
+import { logSoftmaxWasmOp } from './dialects/wasm/log_softmax.ts';
+import { logSoftmaxWebgpuOp } from './dialects/webgpu/log_softmax.ts';
 import { logSoftmaxDxOp } from './api/log_softmax_dx.ts';
 import { logSoftmaxDxGrad } from './grad/log_softmax_dx.ts';
 import { logSoftmaxDxRelay } from './relay/log_softmax_dx.ts';
 import { logSoftmaxDxCpuOp } from './dialects/cpu/log_softmax_dx.ts';
+import { logSoftmaxDxWebgpuOp } from './dialects/webgpu/log_softmax_dx.ts';
+import { logsumexpOp } from './api/logsumexp.ts';
+import { logsumexpGrad } from './grad/logsumexp.ts';
+import { logsumexpRelay } from './relay/logsumexp.ts';
+import { logsumexpCpuOp } from './dialects/cpu/logsumexp.ts';
+import { logsumexpWebgpuOp } from './dialects/webgpu/logsumexp.ts';
 import { matmulOp } from './api/matmul.ts';
 import { matmulGrad } from './grad/matmul.ts';
 import { matmulRelay } from './relay/matmul.ts';
 import { matmulCpuOp } from './dialects/cpu/matmul.ts';
+import { matmulWasmOp } from './dialects/wasm/matmul.ts';
+import { matmulWebgpuOp } from './dialects/webgpu/matmul.ts';
 import { matmulNtOp } from './api/matmul_nt.ts';
 import { matmulNtGrad } from './grad/matmul_nt.ts';
 import { matmulNtRelay } from './relay/matmul_nt.ts';
 import { matmulNtCpuOp } from './dialects/cpu/matmul_nt.ts';
+import { matmulNtWasmOp } from './dialects/wasm/matmul_nt.ts';
+import { matmulNtWebgpuOp } from './dialects/webgpu/matmul_nt.ts';
 import { matmulTnOp } from './api/matmul_tn.ts';
 import { matmulTnGrad } from './grad/matmul_tn.ts';
 import { matmulTnRelay } from './relay/matmul_tn.ts';
 import { matmulTnCpuOp } from './dialects/cpu/matmul_tn.ts';
+import { matmulTnWasmOp } from './dialects/wasm/matmul_tn.ts';
+import { matmulTnWebgpuOp } from './dialects/webgpu/matmul_tn.ts';
+import { maxOp } from './api/max.ts';
+import { maxGrad } from './grad/max.ts';
+import { maxRelay } from './relay/max.ts';
+import { maxCpuOp } from './dialects/cpu/max.ts';
+import { maxWebgpuOp } from './dialects/webgpu/max.ts';
+import { maxPool2dOp } from './api/max_pool2d.ts';
+import { maxPool2dGrad } from './grad/max_pool2d.ts';
+import { maxPool2dRelay } from './relay/max_pool2d.ts';
+import { maxPool2dCpuOp } from './dialects/cpu/max_pool2d.ts';
+import { maxPool2dWebgpuOp } from './dialects/webgpu/max_pool2d.ts';
+import { maxPool2dDxOp } from './api/max_pool2d_dx.ts';
+import { maxPool2dDxGrad } from './grad/max_pool2d_dx.ts';
+import { maxPool2dDxRelay } from './relay/max_pool2d_dx.ts';
+import { maxPool2dDxCpuOp } from './dialects/cpu/max_pool2d_dx.ts';
+import { maxPool2dDxWebgpuOp } from './dialects/webgpu/max_pool2d_dx.ts';
+import { maximumOp } from './api/maximum.ts';
+import { maximumGrad } from './grad/maximum.ts';
+import { maximumRelay } from './relay/maximum.ts';
+import { maximumCpuOp } from './dialects/cpu/maximum.ts';
+import { maximumWebgpuOp } from './dialects/webgpu/maximum.ts';
+import { meanOp } from './api/mean.ts';
+import { meanGrad } from './grad/mean.ts';
+import { meanRelay } from './relay/mean.ts';
+import { meanCpuOp } from './dialects/cpu/mean.ts';
+import { meanWebgpuOp } from './dialects/webgpu/mean.ts';
+import { meanDxOp } from './api/mean_dx.ts';
+import { meanDxGrad } from './grad/mean_dx.ts';
+import { meanDxRelay } from './relay/mean_dx.ts';
+import { meanDxCpuOp } from './dialects/cpu/mean_dx.ts';
+import { meanDxWebgpuOp } from './dialects/webgpu/mean_dx.ts';
+import { minOp } from './api/min.ts';
+import { minGrad } from './grad/min.ts';
+import { minRelay } from './relay/min.ts';
+import { minCpuOp } from './dialects/cpu/min.ts';
+import { minWebgpuOp } from './dialects/webgpu/min.ts';
+import { minimumOp } from './api/minimum.ts';
+import { minimumGrad } from './grad/minimum.ts';
+import { minimumRelay } from './relay/minimum.ts';
+import { minimumCpuOp } from './dialects/cpu/minimum.ts';
+import { minimumWebgpuOp } from './dialects/webgpu/minimum.ts';
 import { multiplyOp } from './api/multiply.ts';
 import { multiplyGrad } from './grad/multiply.ts';
 import { multiplyRelay } from './relay/multiply.ts';
 import { multiplyCpuOp } from './dialects/cpu/multiply.ts';
+import { multiplyWasmOp } from './dialects/wasm/multiply.ts';
+import { multiplyWebgpuOp } from './dialects/webgpu/multiply.ts';
 import { negativeOp } from './api/negative.ts';
 import { negativeGrad } from './grad/negative.ts';
 import { negativeRelay } from './relay/negative.ts';
 import { negativeCpuOp } from './dialects/cpu/negative.ts';
+import { negativeWasmOp } from './dialects/wasm/negative.ts';
+import { negativeWebgpuOp } from './dialects/webgpu/negative.ts';
+import { nllLossOp } from './api/nll_loss.ts';
+import { nllLossGrad } from './grad/nll_loss.ts';
+import { nllLossRelay } from './relay/nll_loss.ts';
+import { nllLossCpuOp } from './dialects/cpu/nll_loss.ts';
+import { nllLossDxOp } from './api/nll_loss_dx.ts';
+import { nllLossDxGrad } from './grad/nll_loss_dx.ts';
+import { nllLossDxRelay } from './relay/nll_loss_dx.ts';
+import { nllLossDxCpuOp } from './dialects/cpu/nll_loss_dx.ts';
+import { padOp } from './api/pad.ts';
+import { padGrad } from './grad/pad.ts';
+import { padRelay } from './relay/pad.ts';
+import { padCpuOp } from './dialects/cpu/pad.ts';
+import { padDxOp } from './api/pad_dx.ts';
+import { padDxGrad } from './grad/pad_dx.ts';
+import { padDxRelay } from './relay/pad_dx.ts';
+import { padDxCpuOp } from './dialects/cpu/pad_dx.ts';
+import { powerOp } from './api/power.ts';
+import { powerGrad } from './grad/power.ts';
+import { powerRelay } from './relay/power.ts';
+import { powerCpuOp } from './dialects/cpu/power.ts';
+import { powerWebgpuOp } from './dialects/webgpu/power.ts';
+import { prodOp } from './api/prod.ts';
+import { prodGrad } from './grad/prod.ts';
+import { prodRelay } from './relay/prod.ts';
+import { prodCpuOp } from './dialects/cpu/prod.ts';
+import { prodWebgpuOp } from './dialects/webgpu/prod.ts';
+import { reciprocalOp } from './api/reciprocal.ts';
+import { reciprocalGrad } from './grad/reciprocal.ts';
+import { reciprocalRelay } from './relay/reciprocal.ts';
+import { reciprocalCpuOp } from './dialects/cpu/reciprocal.ts';
+import { reciprocalWebgpuOp } from './dialects/webgpu/reciprocal.ts';
+import { reciprocalDxOp } from './api/reciprocal_dx.ts';
+import { reciprocalDxGrad } from './grad/reciprocal_dx.ts';
+import { reciprocalDxRelay } from './relay/reciprocal_dx.ts';
+import { reciprocalDxCpuOp } from './dialects/cpu/reciprocal_dx.ts';
+import { reciprocalDxWebgpuOp } from './dialects/webgpu/reciprocal_dx.ts';
 import { reluOp } from './api/relu.ts';
 import { reluGrad } from './grad/relu.ts';
 import { reluRelay } from './relay/relu.ts';
 import { reluCpuOp } from './dialects/cpu/relu.ts';
+import { reluWasmOp } from './dialects/wasm/relu.ts';
+import { reluWebgpuOp } from './dialects/webgpu/relu.ts';
 import { reluDxOp } from './api/relu_dx.ts';
 import { reluDxGrad } from './grad/relu_dx.ts';
 import { reluDxRelay } from './relay/relu_dx.ts';
 import { reluDxCpuOp } from './dialects/cpu/relu_dx.ts';
+import { reluDxWasmOp } from './dialects/wasm/relu_dx.ts';
+import { reluDxWebgpuOp } from './dialects/webgpu/relu_dx.ts';
 import { reshapeOp } from './api/reshape.ts';
 import { reshapeGrad } from './grad/reshape.ts';
 import { reshapeRelay } from './relay/reshape.ts';
 import { reshapeCpuOp } from './dialects/cpu/reshape.ts';
+import { reshapeWebgpuOp } from './dialects/webgpu/reshape.ts';
+import { rsqrtOp } from './api/rsqrt.ts';
+import { rsqrtGrad } from './grad/rsqrt.ts';
+import { rsqrtRelay } from './relay/rsqrt.ts';
+import { rsqrtCpuOp } from './dialects/cpu/rsqrt.ts';
+import { rsqrtWebgpuOp } from './dialects/webgpu/rsqrt.ts';
+import { rsqrtDxOp } from './api/rsqrt_dx.ts';
+import { rsqrtDxGrad } from './grad/rsqrt_dx.ts';
+import { rsqrtDxRelay } from './relay/rsqrt_dx.ts';
+import { rsqrtDxCpuOp } from './dialects/cpu/rsqrt_dx.ts';
+import { rsqrtDxWebgpuOp } from './dialects/webgpu/rsqrt_dx.ts';
+import { scaledAddOp } from './api/scaled_add.ts';
+import { scaledAddGrad } from './grad/scaled_add.ts';
+import { scaledAddRelay } from './relay/scaled_add.ts';
+import { scaledAddCpuOp } from './dialects/cpu/scaled_add.ts';
+import { scaledAddWebgpuOp } from './dialects/webgpu/scaled_add.ts';
+import { scaledAddDaOp } from './api/scaled_add_da.ts';
+import { scaledAddDaGrad } from './grad/scaled_add_da.ts';
+import { scaledAddDaRelay } from './relay/scaled_add_da.ts';
+import { scaledAddDaCpuOp } from './dialects/cpu/scaled_add_da.ts';
+import { scaledAddDaWebgpuOp } from './dialects/webgpu/scaled_add_da.ts';
+import { scaledAddDbOp } from './api/scaled_add_db.ts';
+import { scaledAddDbGrad } from './grad/scaled_add_db.ts';
+import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
+import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
+import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
 import { shapeRelay } from './relay/shape.ts';
+import { sigmoidOp } from './api/sigmoid.ts';
+import { sigmoidGrad } from './grad/sigmoid.ts';
+import { sigmoidRelay } from './relay/sigmoid.ts';
+import { sigmoidCpuOp } from './dialects/cpu/sigmoid.ts';
+import { sigmoidWasmOp } from './dialects/wasm/sigmoid.ts';
+import { sigmoidWebgpuOp } from './dialects/webgpu/sigmoid.ts';
+import { sigmoidDxOp } from './api/sigmoid_dx.ts';
+import { sigmoidDxGrad } from './grad/sigmoid_dx.ts';
+import { sigmoidDxRelay } from './relay/sigmoid_dx.ts';
+import { sigmoidDxCpuOp } from './dialects/cpu/sigmoid_dx.ts';
+import { sigmoidDxWasmOp } from './dialects/wasm/sigmoid_dx.ts';
+import { sigmoidDxWebgpuOp } from './dialects/webgpu/sigmoid_dx.ts';
+import { sinOp } from './api/sin.ts';
+import { sinGrad } from './grad/sin.ts';
+import { sinRelay } from './relay/sin.ts';
+import { sinCpuOp } from './dialects/cpu/sin.ts';
+import { sinWebgpuOp } from './dialects/webgpu/sin.ts';
+import { sinDxOp } from './api/sin_dx.ts';
+import { sinDxGrad } from './grad/sin_dx.ts';
+import { sinDxRelay } from './relay/sin_dx.ts';
+import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
+import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
 import { softmaxOp } from './api/softmax.ts';
 import { softmaxGrad } from './grad/softmax.ts';
 import { softmaxRelay } from './relay/softmax.ts';
 import { softmaxCpuOp } from './dialects/cpu/softmax.ts';
+import { softmaxWasmOp } from './dialects/wasm/softmax.ts';
+import { softmaxWebgpuOp } from './dialects/webgpu/softmax.ts';
 import { softmaxDxOp } from './api/softmax_dx.ts';
 import { softmaxDxGrad } from './grad/softmax_dx.ts';
 import { softmaxDxRelay } from './relay/softmax_dx.ts';
 import { softmaxDxCpuOp } from './dialects/cpu/softmax_dx.ts';
+import { softmaxDxWebgpuOp } from './dialects/webgpu/softmax_dx.ts';
+import { softplusOp } from './api/softplus.ts';
+import { softplusGrad } from './grad/softplus.ts';
+import { softplusRelay } from './relay/softplus.ts';
+import { softplusCpuOp } from './dialects/cpu/softplus.ts';
+import { softplusWebgpuOp } from './dialects/webgpu/softplus.ts';
+import { softplusDxOp } from './api/softplus_dx.ts';
+import { softplusDxGrad } from './grad/softplus_dx.ts';
+import { softplusDxRelay } from './relay/softplus_dx.ts';
+import { softplusDxCpuOp } from './dialects/cpu/softplus_dx.ts';
+import { softplusDxWebgpuOp } from './dialects/webgpu/softplus_dx.ts';
+import { sqrtOp } from './api/sqrt.ts';
+import { sqrtGrad } from './grad/sqrt.ts';
+import { sqrtRelay } from './relay/sqrt.ts';
+import { sqrtCpuOp } from './dialects/cpu/sqrt.ts';
+import { sqrtWebgpuOp } from './dialects/webgpu/sqrt.ts';
+import { sqrtDxOp } from './api/sqrt_dx.ts';
+import { sqrtDxGrad } from './grad/sqrt_dx.ts';
+import { sqrtDxRelay } from './relay/sqrt_dx.ts';
+import { sqrtDxCpuOp } from './dialects/cpu/sqrt_dx.ts';
+import { sqrtDxWebgpuOp } from './dialects/webgpu/sqrt_dx.ts';
+import { squeezeOp } from './api/squeeze.ts';
+import { squeezeGrad } from './grad/squeeze.ts';
+import { squeezeRelay } from './relay/squeeze.ts';
+import { squeezeCpuOp } from './dialects/cpu/squeeze.ts';
+import { squeezeWebgpuOp } from './dialects/webgpu/squeeze.ts';
+import { stridedSliceOp } from './api/strided_slice.ts';
+import { stridedSliceGrad } from './grad/strided_slice.ts';
+import { stridedSliceRelay } from './relay/strided_slice.ts';
+import { stridedSliceCpuOp } from './dialects/cpu/strided_slice.ts';
+import { stridedSliceDxOp } from './api/strided_slice_dx.ts';
+import { stridedSliceDxGrad } from './grad/strided_slice_dx.ts';
+import { stridedSliceDxRelay } from './relay/strided_slice_dx.ts';
+import { stridedSliceDxCpuOp } from './dialects/cpu/strided_slice_dx.ts';
 import { subtractOp } from './api/subtract.ts';
 import { subtractGrad } from './grad/subtract.ts';
 import { subtractRelay } from './relay/subtract.ts';
 import { subtractCpuOp } from './dialects/cpu/subtract.ts';
+import { subtractWasmOp } from './dialects/wasm/subtract.ts';
+import { subtractWebgpuOp } from './dialects/webgpu/subtract.ts';
 import { sumOp } from './api/sum.ts';
 import { sumGrad } from './grad/sum.ts';
 import { sumRelay } from './relay/sum.ts';
 import { sumCpuOp } from './dialects/cpu/sum.ts';
+import { sumWasmOp } from './dialects/wasm/sum.ts';
+import { sumWebgpuOp } from './dialects/webgpu/sum.ts';
 import { sumDxOp } from './api/sum_dx.ts';
 import { sumDxGrad } from './grad/sum_dx.ts';
 import { sumDxRelay } from './relay/sum_dx.ts';
 import { sumDxCpuOp } from './dialects/cpu/sum_dx.ts';
-
+import { sumDxWebgpuOp } from './dialects/webgpu/sum_dx.ts';
+import { takeOp } from './api/take.ts';
+import { takeGrad } from './grad/take.ts';
+import { takeRelay } from './relay/take.ts';
+import { takeCpuOp } from './dialects/cpu/take.ts';
+import { takeDxOp } from './api/take_dx.ts';
+import { takeDxGrad } from './grad/take_dx.ts';
+import { takeDxRelay } from './relay/take_dx.ts';
+import { takeDxCpuOp } from './dialects/cpu/take_dx.ts';
+import { tanhOp } from './api/tanh.ts';
+import { tanhGrad } from './grad/tanh.ts';
+import { tanhRelay } from './relay/tanh.ts';
+import { tanhCpuOp } from './dialects/cpu/tanh.ts';
+import { tanhWasmOp } from './dialects/wasm/tanh.ts';
+import { tanhWebgpuOp } from './dialects/webgpu/tanh.ts';
+import { tanhDxOp } from './api/tanh_dx.ts';
+import { tanhDxGrad } from './grad/tanh_dx.ts';
+import { tanhDxRelay } from './relay/tanh_dx.ts';
+import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
+import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
+import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { transposeOp } from './api/transpose.ts';
+import { transposeGrad } from './grad/transpose.ts';
+import { transposeRelay } from './relay/transpose.ts';
+import { transposeCpuOp } from './dialects/cpu/transpose.ts';
+import { transposeWebgpuOp } from './dialects/webgpu/transpose.ts';
+import { whereOp } from './api/where.ts';
+import { whereGrad } from './grad/where.ts';
+import { whereRelay } from './relay/where.ts';
+import { whereCpuOp } from './dialects/cpu/where.ts';
+import { whereWebgpuOp } from './dialects/webgpu/where.ts';
 /** Every base op, by name. */
 export const OPS = {
+  abs: absOp,
+  abs_dx: absDxOp,
   add: addOp,
+  argmax: argmaxOp,
+  argmin: argminOp,
+  avg_pool2d: avgPool2dOp,
+  avg_pool2d_dx: avgPool2dDxOp,
+  batch_matmul: batchMatmulOp,
+  cast: castOp,
+  clip: clipOp,
+  clip_dx: clipDxOp,
+  conv2d: conv2dOp,
+  conv2d_dw: conv2dDwOp,
+  conv2d_dx: conv2dDxOp,
+  cos: cosOp,
+  cos_dx: cosDxOp,
+  cross_entropy: crossEntropyOp,
+  cross_entropy_dx: crossEntropyDxOp,
+  cumprod: cumprodOp,
+  cumsum: cumsumOp,
+  cumsum_dx: cumsumDxOp,
+  dense: denseOp,
   divide: divideOp,
+  embedding: embeddingOp,
+  equal: equalOp,
+  erf: erfOp,
+  erf_dx: erfDxOp,
   exp: expOp,
+  expand_dims: expandDimsOp,
+  gelu: geluOp,
+  gelu_dx: geluDxOp,
+  greater: greaterOp,
+  greater_equal: greaterEqualOp,
+  layer_norm: layerNormOp,
+  layer_norm_dx: layerNormDxOp,
+  leaky_relu: leakyReluOp,
+  leaky_relu_dx: leakyReluDxOp,
+  less: lessOp,
+  less_equal: lessEqualOp,
   log: logOp,
   log_softmax: logSoftmaxOp,
   log_softmax_dx: logSoftmaxDxOp,
+  logsumexp: logsumexpOp,
   matmul: matmulOp,
   matmul_nt: matmulNtOp,
   matmul_tn: matmulTnOp,
+  max: maxOp,
+  max_pool2d: maxPool2dOp,
+  max_pool2d_dx: maxPool2dDxOp,
+  maximum: maximumOp,
+  mean: meanOp,
+  mean_dx: meanDxOp,
+  min: minOp,
+  minimum: minimumOp,
   multiply: multiplyOp,
   negative: negativeOp,
+  nll_loss: nllLossOp,
+  nll_loss_dx: nllLossDxOp,
+  pad: padOp,
+  pad_dx: padDxOp,
+  power: powerOp,
+  prod: prodOp,
+  reciprocal: reciprocalOp,
+  reciprocal_dx: reciprocalDxOp,
   relu: reluOp,
   relu_dx: reluDxOp,
   reshape: reshapeOp,
+  rsqrt: rsqrtOp,
+  rsqrt_dx: rsqrtDxOp,
+  scaled_add: scaledAddOp,
+  scaled_add_da: scaledAddDaOp,
+  scaled_add_db: scaledAddDbOp,
   shape: shapeOp,
+  sigmoid: sigmoidOp,
+  sigmoid_dx: sigmoidDxOp,
+  sin: sinOp,
+  sin_dx: sinDxOp,
   softmax: softmaxOp,
   softmax_dx: softmaxDxOp,
+  softplus: softplusOp,
+  softplus_dx: softplusDxOp,
+  sqrt: sqrtOp,
+  sqrt_dx: sqrtDxOp,
+  squeeze: squeezeOp,
+  strided_slice: stridedSliceOp,
+  strided_slice_dx: stridedSliceDxOp,
   subtract: subtractOp,
   sum: sumOp,
   sum_dx: sumDxOp,
+  take: takeOp,
+  take_dx: takeDxOp,
+  tanh: tanhOp,
+  tanh_dx: tanhDxOp,
+  transpose: transposeOp,
+  where: whereOp,
 } as const;
-
 export type OpName = keyof typeof OPS;
 // Gradients are attached here rather than in each op file, so gradient ↔ op import cycles never see an uninitialized binding.
+absOp.grad = absGrad;
+absDxOp.grad = absDxGrad;
 addOp.grad = addGrad;
+argmaxOp.grad = argmaxGrad;
+argminOp.grad = argminGrad;
+avgPool2dOp.grad = avgPool2dGrad;
+avgPool2dDxOp.grad = avgPool2dDxGrad;
+batchMatmulOp.grad = batchMatmulGrad;
+castOp.grad = castGrad;
+clipOp.grad = clipGrad;
+clipDxOp.grad = clipDxGrad;
+conv2dOp.grad = conv2dGrad;
+conv2dDwOp.grad = conv2dDwGrad;
+conv2dDxOp.grad = conv2dDxGrad;
+cosOp.grad = cosGrad;
+cosDxOp.grad = cosDxGrad;
+crossEntropyOp.grad = crossEntropyGrad;
+crossEntropyDxOp.grad = crossEntropyDxGrad;
+cumprodOp.grad = cumprodGrad;
+cumsumOp.grad = cumsumGrad;
+cumsumDxOp.grad = cumsumDxGrad;
+denseOp.grad = denseGrad;
 divideOp.grad = divideGrad;
+embeddingOp.grad = embeddingGrad;
+equalOp.grad = equalGrad;
+erfOp.grad = erfGrad;
+erfDxOp.grad = erfDxGrad;
 expOp.grad = expGrad;
+expandDimsOp.grad = expandDimsGrad;
+geluOp.grad = geluGrad;
+geluDxOp.grad = geluDxGrad;
+greaterOp.grad = greaterGrad;
+greaterEqualOp.grad = greaterEqualGrad;
+layerNormOp.grad = layerNormGrad;
+layerNormDxOp.grad = layerNormDxGrad;
+leakyReluOp.grad = leakyReluGrad;
+leakyReluDxOp.grad = leakyReluDxGrad;
+lessOp.grad = lessGrad;
+lessEqualOp.grad = lessEqualGrad;
 logOp.grad = logGrad;
 logSoftmaxOp.grad = logSoftmaxGrad;
 logSoftmaxDxOp.grad = logSoftmaxDxGrad;
+logsumexpOp.grad = logsumexpGrad;
 matmulOp.grad = matmulGrad;
 matmulNtOp.grad = matmulNtGrad;
 matmulTnOp.grad = matmulTnGrad;
+maxOp.grad = maxGrad;
+maxPool2dOp.grad = maxPool2dGrad;
+maxPool2dDxOp.grad = maxPool2dDxGrad;
+maximumOp.grad = maximumGrad;
+meanOp.grad = meanGrad;
+meanDxOp.grad = meanDxGrad;
+minOp.grad = minGrad;
+minimumOp.grad = minimumGrad;
 multiplyOp.grad = multiplyGrad;
 negativeOp.grad = negativeGrad;
+nllLossOp.grad = nllLossGrad;
+nllLossDxOp.grad = nllLossDxGrad;
+padOp.grad = padGrad;
+padDxOp.grad = padDxGrad;
+powerOp.grad = powerGrad;
+prodOp.grad = prodGrad;
+reciprocalOp.grad = reciprocalGrad;
+reciprocalDxOp.grad = reciprocalDxGrad;
 reluOp.grad = reluGrad;
 reluDxOp.grad = reluDxGrad;
 reshapeOp.grad = reshapeGrad;
+rsqrtOp.grad = rsqrtGrad;
+rsqrtDxOp.grad = rsqrtDxGrad;
+scaledAddOp.grad = scaledAddGrad;
+scaledAddDaOp.grad = scaledAddDaGrad;
+scaledAddDbOp.grad = scaledAddDbGrad;
 shapeOp.grad = shapeGrad;
+sigmoidOp.grad = sigmoidGrad;
+sigmoidDxOp.grad = sigmoidDxGrad;
+sinOp.grad = sinGrad;
+sinDxOp.grad = sinDxGrad;
 softmaxOp.grad = softmaxGrad;
 softmaxDxOp.grad = softmaxDxGrad;
+softplusOp.grad = softplusGrad;
+softplusDxOp.grad = softplusDxGrad;
+sqrtOp.grad = sqrtGrad;
+sqrtDxOp.grad = sqrtDxGrad;
+squeezeOp.grad = squeezeGrad;
+stridedSliceOp.grad = stridedSliceGrad;
+stridedSliceDxOp.grad = stridedSliceDxGrad;
 subtractOp.grad = subtractGrad;
 sumOp.grad = sumGrad;
 sumDxOp.grad = sumDxGrad;
+takeOp.grad = takeGrad;
+takeDxOp.grad = takeDxGrad;
+tanhOp.grad = tanhGrad;
+tanhDxOp.grad = tanhDxGrad;
+transposeOp.grad = transposeGrad;
+whereOp.grad = whereGrad;
 installOps(OPS);
 registerDialectOps([
+  absCpuOp,
+  absWebgpuOp,
+  absDxCpuOp,
+  absDxWebgpuOp,
   addCpuOp,
+  addWasmOp,
+  addWebgpuOp,
+  argmaxCpuOp,
+  argmaxWebgpuOp,
+  argminCpuOp,
+  argminWebgpuOp,
+  avgPool2dCpuOp,
+  avgPool2dWebgpuOp,
+  avgPool2dDxCpuOp,
+  avgPool2dDxWebgpuOp,
+  batchMatmulCpuOp,
+  batchMatmulWebgpuOp,
+  castCpuOp,
+  clipCpuOp,
+  clipWebgpuOp,
+  clipDxCpuOp,
+  clipDxWebgpuOp,
+  conv2dCpuOp,
+  conv2dWebgpuOp,
+  conv2dDwCpuOp,
+  conv2dDwWebgpuOp,
+  conv2dDxCpuOp,
+  conv2dDxWebgpuOp,
+  cosCpuOp,
+  cosWebgpuOp,
+  cosDxCpuOp,
+  cosDxWebgpuOp,
+  crossEntropyCpuOp,
+  crossEntropyDxCpuOp,
+  cumprodCpuOp,
+  cumprodWebgpuOp,
+  cumsumCpuOp,
+  cumsumWebgpuOp,
+  cumsumDxCpuOp,
+  cumsumDxWebgpuOp,
+  denseCpuOp,
   divideCpuOp,
+  divideWasmOp,
+  divideWebgpuOp,
+  embeddingCpuOp,
+  equalCpuOp,
+  equalWebgpuOp,
+  erfCpuOp,
+  erfWebgpuOp,
+  erfDxCpuOp,
+  erfDxWebgpuOp,
   expCpuOp,
+  expWasmOp,
+  expWebgpuOp,
+  expandDimsCpuOp,
+  expandDimsWebgpuOp,
+  geluCpuOp,
+  geluWebgpuOp,
+  geluDxCpuOp,
+  geluDxWebgpuOp,
+  greaterCpuOp,
+  greaterWebgpuOp,
+  greaterEqualCpuOp,
+  greaterEqualWebgpuOp,
+  layerNormCpuOp,
+  layerNormWebgpuOp,
+  layerNormDxCpuOp,
+  layerNormDxWebgpuOp,
+  leakyReluCpuOp,
+  leakyReluWebgpuOp,
+  leakyReluDxCpuOp,
+  leakyReluDxWebgpuOp,
+  lessCpuOp,
+  lessWebgpuOp,
+  lessEqualCpuOp,
+  lessEqualWebgpuOp,
   logCpuOp,
+  logWasmOp,
+  logWebgpuOp,
   logSoftmaxCpuOp,
+  logSoftmaxWasmOp,
+  logSoftmaxWebgpuOp,
   logSoftmaxDxCpuOp,
+  logSoftmaxDxWebgpuOp,
+  logsumexpCpuOp,
+  logsumexpWebgpuOp,
   matmulCpuOp,
+  matmulWasmOp,
+  matmulWebgpuOp,
   matmulNtCpuOp,
+  matmulNtWasmOp,
+  matmulNtWebgpuOp,
   matmulTnCpuOp,
+  matmulTnWasmOp,
+  matmulTnWebgpuOp,
+  maxCpuOp,
+  maxWebgpuOp,
+  maxPool2dCpuOp,
+  maxPool2dWebgpuOp,
+  maxPool2dDxCpuOp,
+  maxPool2dDxWebgpuOp,
+  maximumCpuOp,
+  maximumWebgpuOp,
+  meanCpuOp,
+  meanWebgpuOp,
+  meanDxCpuOp,
+  meanDxWebgpuOp,
+  minCpuOp,
+  minWebgpuOp,
+  minimumCpuOp,
+  minimumWebgpuOp,
   multiplyCpuOp,
+  multiplyWasmOp,
+  multiplyWebgpuOp,
   negativeCpuOp,
+  negativeWasmOp,
+  negativeWebgpuOp,
+  nllLossCpuOp,
+  nllLossDxCpuOp,
+  padCpuOp,
+  padDxCpuOp,
+  powerCpuOp,
+  powerWebgpuOp,
+  prodCpuOp,
+  prodWebgpuOp,
+  reciprocalCpuOp,
+  reciprocalWebgpuOp,
+  reciprocalDxCpuOp,
+  reciprocalDxWebgpuOp,
   reluCpuOp,
+  reluWasmOp,
+  reluWebgpuOp,
   reluDxCpuOp,
+  reluDxWasmOp,
+  reluDxWebgpuOp,
   reshapeCpuOp,
+  reshapeWebgpuOp,
+  rsqrtCpuOp,
+  rsqrtWebgpuOp,
+  rsqrtDxCpuOp,
+  rsqrtDxWebgpuOp,
+  scaledAddCpuOp,
+  scaledAddWebgpuOp,
+  scaledAddDaCpuOp,
+  scaledAddDaWebgpuOp,
+  scaledAddDbCpuOp,
+  scaledAddDbWebgpuOp,
+  sigmoidCpuOp,
+  sigmoidWasmOp,
+  sigmoidWebgpuOp,
+  sigmoidDxCpuOp,
+  sigmoidDxWasmOp,
+  sigmoidDxWebgpuOp,
+  sinCpuOp,
+  sinWebgpuOp,
+  sinDxCpuOp,
+  sinDxWebgpuOp,
   softmaxCpuOp,
+  softmaxWasmOp,
+  softmaxWebgpuOp,
   softmaxDxCpuOp,
+  softmaxDxWebgpuOp,
+  softplusCpuOp,
+  softplusWebgpuOp,
+  softplusDxCpuOp,
+  softplusDxWebgpuOp,
+  sqrtCpuOp,
+  sqrtWebgpuOp,
+  sqrtDxCpuOp,
+  sqrtDxWebgpuOp,
+  squeezeCpuOp,
+  squeezeWebgpuOp,
+  stridedSliceCpuOp,
+  stridedSliceDxCpuOp,
   subtractCpuOp,
+  subtractWasmOp,
+  subtractWebgpuOp,
   sumCpuOp,
+  sumWasmOp,
+  sumWebgpuOp,
   sumDxCpuOp,
+  sumDxWebgpuOp,
+  takeCpuOp,
+  takeDxCpuOp,
+  tanhCpuOp,
+  tanhWasmOp,
+  tanhWebgpuOp,
+  tanhDxCpuOp,
+  tanhDxWasmOp,
+  tanhDxWebgpuOp,
+  transposeCpuOp,
+  transposeWebgpuOp,
+  whereCpuOp,
+  whereWebgpuOp,
 ]);
 installRelayConverters([
+  absRelay,
+  absDxRelay,
   addRelay,
+  argmaxRelay,
+  argminRelay,
+  avgPool2dRelay,
+  avgPool2dDxRelay,
+  batchMatmulRelay,
+  castRelay,
+  clipRelay,
+  clipDxRelay,
+  conv2dRelay,
+  conv2dDwRelay,
+  conv2dDxRelay,
+  cosRelay,
+  cosDxRelay,
+  crossEntropyRelay,
+  crossEntropyDxRelay,
+  cumprodRelay,
+  cumsumRelay,
+  cumsumDxRelay,
+  denseRelay,
   divideRelay,
+  embeddingRelay,
+  equalRelay,
+  erfRelay,
+  erfDxRelay,
   expRelay,
+  expandDimsRelay,
+  geluRelay,
+  geluDxRelay,
+  greaterRelay,
+  greaterEqualRelay,
+  layerNormRelay,
+  layerNormDxRelay,
+  leakyReluRelay,
+  leakyReluDxRelay,
+  lessRelay,
+  lessEqualRelay,
   logRelay,
   logSoftmaxRelay,
   logSoftmaxDxRelay,
+  logsumexpRelay,
   matmulRelay,
   matmulNtRelay,
   matmulTnRelay,
+  maxRelay,
+  maxPool2dRelay,
+  maxPool2dDxRelay,
+  maximumRelay,
+  meanRelay,
+  meanDxRelay,
+  minRelay,
+  minimumRelay,
   multiplyRelay,
   negativeRelay,
+  nllLossRelay,
+  nllLossDxRelay,
+  padRelay,
+  padDxRelay,
+  powerRelay,
+  prodRelay,
+  reciprocalRelay,
+  reciprocalDxRelay,
   reluRelay,
   reluDxRelay,
   reshapeRelay,
+  rsqrtRelay,
+  rsqrtDxRelay,
+  scaledAddRelay,
+  scaledAddDaRelay,
+  scaledAddDbRelay,
   shapeRelay,
+  sigmoidRelay,
+  sigmoidDxRelay,
+  sinRelay,
+  sinDxRelay,
   softmaxRelay,
   softmaxDxRelay,
+  softplusRelay,
+  softplusDxRelay,
+  sqrtRelay,
+  sqrtDxRelay,
+  squeezeRelay,
+  stridedSliceRelay,
+  stridedSliceDxRelay,
   subtractRelay,
   sumRelay,
   sumDxRelay,
+  takeRelay,
+  takeDxRelay,
+  tanhRelay,
+  tanhDxRelay,
+  transposeRelay,
+  whereRelay,
 ]);

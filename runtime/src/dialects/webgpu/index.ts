@@ -1,4 +1,4 @@
-// Public surface of the WebGPU dialect substrate: device acquisition, buffer pool, pipeline cache and dispatch.
+// Public surface of the WebGPU dialect: device, buffer pool, pipeline cache, tensor storage and mover, kernel builders, bench helpers.
 export {
   acquireGpu,
   currentGpu,
@@ -26,3 +26,8 @@ export {
   type DispatchOptions,
   type StorageBinding,
 } from './pipelines.ts';
+export { initWebGpu, requireGpu, webgpuUnavailable, WEBGPU_DIALECT } from './dialect.ts';
+export { allocGpu, gpuBuffer, gpuElementType, GpuStorage, uploadTensor, WEBGPU } from './storage.ts';
+export { elementwise, elementwiseSource, type ElementwiseDef } from './elementwise.ts';
+export { MAX_RANK, type WebGpuBuilder } from './kernel.ts';
+export { benchWebGpu, gpuSync, type WebGpuTiming } from './bench.ts';

@@ -33,6 +33,8 @@ export class PipelineCache {
   private readonly cache = new Map<string, Promise<GPUComputePipeline>>();
   private readonly ready = new Map<string, GPUComputePipeline>();
   private compiled = 0;
+  /** Every key compiled since creation or clear(), for reporting how many distinct pipelines a run needed. */
+  private readonly compiledKeySet = new Set<string>();
 
   constructor(device: GPUDevice, pool: BufferPool) {
     this.device = device;
@@ -48,6 +50,7 @@ export class PipelineCache {
     let p = this.cache.get(cacheKey);
     if (!p) {
       this.compiled++;
+      this.compiledKeySet.add(cacheKey);
       p = this.compile(key, makeSource(), entryPoint).then(
         (pipeline) => {
           this.ready.set(cacheKey, pipeline);
@@ -61,6 +64,42 @@ export class PipelineCache {
       this.cache.set(cacheKey, p);
     }
     return p;
+  }
+
+  /**
+   * The pipeline for key, compiled synchronously on a miss. Kernels are dispatched synchronously (an op call
+   * returns its output tensor at once), so a kernel built on first use cannot await getPipeline(). WGSL errors
+   * then arrive asynchronously: they are reported through the error scope (logged, and kept in `errors`) and the
+   * key is forgotten so the next build retries.
+   */
+  getPipelineSync(key: string, makeSource: () => string, entryPoint = 'main'): GPUComputePipeline {
+    const cacheKey = `${key}#${entryPoint}`;
+    const ready = this.ready.get(cacheKey);
+    if (ready) return ready;
+    this.compiled++;
+    this.compiledKeySet.add(cacheKey);
+    this.device.pushErrorScope('validation');
+    const module = this.device.createShaderModule({ label: key, code: makeSource() });
+    const pipeline = this.device.createComputePipeline({ label: key, layout: 'auto', compute: { module, entryPoint } });
+    void this.device.popErrorScope().then((err) => {
+      if (!err) return;
+      this.ready.delete(cacheKey);
+      this.cache.delete(cacheKey);
+      const msg = `WebGPU pipeline "${key}" (entry ${entryPoint}) failed to compile: ${err.message}`;
+      this.errors.push(msg);
+      console.warn(`[raf-op webgpu] ${msg}`);
+    });
+    this.ready.set(cacheKey, pipeline);
+    this.cache.set(cacheKey, Promise.resolve(pipeline));
+    return pipeline;
+  }
+
+  /** Compile errors reported asynchronously for pipelines made by getPipelineSync(). */
+  readonly errors: string[] = [];
+
+  /** Keys of every pipeline compiled since creation or clear(), sorted. */
+  compiledPipelineKeys(): string[] {
+    return [...this.compiledKeySet].sort();
   }
 
   /** The pipeline if it has finished compiling; lets synchronous hot paths skip the await. */
@@ -81,6 +120,7 @@ export class PipelineCache {
     this.cache.clear();
     this.ready.clear();
     this.compiled = 0;
+    this.compiledKeySet.clear();
   }
 
   /**

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { AddArgs } from '../schema/add.ts';
 import { addDeclare, addType } from '../type/add.ts';
 import { addCast, addFusion } from '../passes/add.ts';
-
 /** The base op raf.op.add; its gradient is installed by the generated registry. */
 export const addOp: OpDef<AddArgs> = {
   name: 'add',

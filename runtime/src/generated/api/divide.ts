@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { DivideArgs } from '../schema/divide.ts';
 import { divideDeclare, divideType } from '../type/divide.ts';
 import { divideCast, divideFusion } from '../passes/divide.ts';
-
 /** The base op raf.op.divide; its gradient is installed by the generated registry. */
 export const divideOp: OpDef<DivideArgs> = {
   name: 'divide',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { ExpArgs } from '../schema/exp.ts';
 import { expDeclare, expType } from '../type/exp.ts';
 import { expCast, expFusion } from '../passes/exp.ts';
-
 /** The base op raf.op.exp; its gradient is installed by the generated registry. */
 export const expOp: OpDef<ExpArgs> = {
   name: 'exp',

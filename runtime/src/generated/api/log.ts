@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { LogArgs } from '../schema/log.ts';
 import { logDeclare, logType } from '../type/log.ts';
 import { logCast, logFusion } from '../passes/log.ts';
-
 /** The base op raf.op.log; its gradient is installed by the generated registry. */
 export const logOp: OpDef<LogArgs> = {
   name: 'log',

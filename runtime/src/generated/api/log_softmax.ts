@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SoftmaxArgs } from '../schema/softmax.ts';
 import { logSoftmaxDeclare, logSoftmaxType } from '../type/log_softmax.ts';
 import { logSoftmaxCast, logSoftmaxFusion } from '../passes/log_softmax.ts';
-
 /** The base op raf.op.log_softmax; its gradient is installed by the generated registry. */
 export const logSoftmaxOp: OpDef<SoftmaxArgs> = {
   name: 'log_softmax',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { LogSoftmaxDxArgs } from '../schema/log_softmax_dx.ts';
 import { logSoftmaxDxDeclare, logSoftmaxDxType } from '../type/log_softmax_dx.ts';
 import { logSoftmaxDxCast, logSoftmaxDxFusion } from '../passes/log_softmax_dx.ts';
-
 /** The base op raf.op.log_softmax_dx; its gradient is installed by the generated registry. */
 export const logSoftmaxDxOp: OpDef<LogSoftmaxDxArgs> = {
   name: 'log_softmax_dx',

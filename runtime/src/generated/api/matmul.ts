@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { MatmulArgs } from '../schema/matmul.ts';
 import { matmulDeclare, matmulType } from '../type/matmul.ts';
 import { matmulCast, matmulFusion } from '../passes/matmul.ts';
-
 /** The base op raf.op.matmul; its gradient is installed by the generated registry. */
 export const matmulOp: OpDef<MatmulArgs> = {
   name: 'matmul',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { MatmulArgs } from '../schema/matmul.ts';
 import { matmulNtDeclare, matmulNtType } from '../type/matmul_nt.ts';
 import { matmulNtCast, matmulNtFusion } from '../passes/matmul_nt.ts';
-
 /** The base op raf.op.matmul_nt; its gradient is installed by the generated registry. */
 export const matmulNtOp: OpDef<MatmulArgs> = {
   name: 'matmul_nt',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { MatmulArgs } from '../schema/matmul.ts';
 import { matmulTnDeclare, matmulTnType } from '../type/matmul_tn.ts';
 import { matmulTnCast, matmulTnFusion } from '../passes/matmul_tn.ts';
-
 /** The base op raf.op.matmul_tn; its gradient is installed by the generated registry. */
 export const matmulTnOp: OpDef<MatmulArgs> = {
   name: 'matmul_tn',

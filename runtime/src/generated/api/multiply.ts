@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { MultiplyArgs } from '../schema/multiply.ts';
 import { multiplyDeclare, multiplyType } from '../type/multiply.ts';
 import { multiplyCast, multiplyFusion } from '../passes/multiply.ts';
-
 /** The base op raf.op.multiply; its gradient is installed by the generated registry. */
 export const multiplyOp: OpDef<MultiplyArgs> = {
   name: 'multiply',

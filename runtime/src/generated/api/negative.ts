@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { NegativeArgs } from '../schema/negative.ts';
 import { negativeDeclare, negativeType } from '../type/negative.ts';
 import { negativeCast, negativeFusion } from '../passes/negative.ts';
-
 /** The base op raf.op.negative; its gradient is installed by the generated registry. */
 export const negativeOp: OpDef<NegativeArgs> = {
   name: 'negative',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { ReluArgs } from '../schema/relu.ts';
 import { reluDeclare, reluType } from '../type/relu.ts';
 import { reluCast, reluFusion } from '../passes/relu.ts';
-
 /** The base op raf.op.relu; its gradient is installed by the generated registry. */
 export const reluOp: OpDef<ReluArgs> = {
   name: 'relu',

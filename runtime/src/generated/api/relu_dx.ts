@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { ReluDxArgs } from '../schema/relu_dx.ts';
 import { reluDxDeclare, reluDxType } from '../type/relu_dx.ts';
 import { reluDxCast, reluDxFusion } from '../passes/relu_dx.ts';
-
 /** The base op raf.op.relu_dx; its gradient is installed by the generated registry. */
 export const reluDxOp: OpDef<ReluDxArgs> = {
   name: 'relu_dx',

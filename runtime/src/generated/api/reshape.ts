@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { ReshapeArgs } from '../schema/reshape.ts';
 import { reshapeDeclare, reshapeType } from '../type/reshape.ts';
 import { reshapeCast, reshapeFusion } from '../passes/reshape.ts';
-
 /** The base op raf.op.reshape; its gradient is installed by the generated registry. */
 export const reshapeOp: OpDef<ReshapeArgs> = {
   name: 'reshape',

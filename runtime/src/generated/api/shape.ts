@@ -7,7 +7,6 @@ import { ShapeArgs } from '../schema/shape.ts';
 import { shapeDeclare, shapeType } from '../type/shape.ts';
 import { shapeCast, shapeFusion } from '../passes/shape.ts';
 import { shapeValue } from '../../ops/shape.rule.ts';
-
 /** The base op raf.op.shape; its gradient is installed by the generated registry. */
 export const shapeOp: OpDef<ShapeArgs> = {
   name: 'shape',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SoftmaxArgs } from '../schema/softmax.ts';
 import { softmaxDeclare, softmaxType } from '../type/softmax.ts';
 import { softmaxCast, softmaxFusion } from '../passes/softmax.ts';
-
 /** The base op raf.op.softmax; its gradient is installed by the generated registry. */
 export const softmaxOp: OpDef<SoftmaxArgs> = {
   name: 'softmax',

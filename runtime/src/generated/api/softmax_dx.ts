@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SoftmaxDxArgs } from '../schema/softmax_dx.ts';
 import { softmaxDxDeclare, softmaxDxType } from '../type/softmax_dx.ts';
 import { softmaxDxCast, softmaxDxFusion } from '../passes/softmax_dx.ts';
-
 /** The base op raf.op.softmax_dx; its gradient is installed by the generated registry. */
 export const softmaxDxOp: OpDef<SoftmaxDxArgs> = {
   name: 'softmax_dx',

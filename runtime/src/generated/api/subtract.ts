@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SubtractArgs } from '../schema/subtract.ts';
 import { subtractDeclare, subtractType } from '../type/subtract.ts';
 import { subtractCast, subtractFusion } from '../passes/subtract.ts';
-
 /** The base op raf.op.subtract; its gradient is installed by the generated registry. */
 export const subtractOp: OpDef<SubtractArgs> = {
   name: 'subtract',

@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SumArgs } from '../schema/sum.ts';
 import { sumDeclare, sumType } from '../type/sum.ts';
 import { sumCast, sumFusion } from '../passes/sum.ts';
-
 /** The base op raf.op.sum; its gradient is installed by the generated registry. */
 export const sumOp: OpDef<SumArgs> = {
   name: 'sum',

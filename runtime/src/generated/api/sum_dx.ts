@@ -6,7 +6,6 @@ import type { Tensor } from '../../tensor.ts';
 import { SumDxArgs } from '../schema/sum_dx.ts';
 import { sumDxDeclare, sumDxType } from '../type/sum_dx.ts';
 import { sumDxCast, sumDxFusion } from '../passes/sum_dx.ts';
-
 /** The base op raf.op.sum_dx; its gradient is installed by the generated registry. */
 export const sumDxOp: OpDef<SumDxArgs> = {
   name: 'sum_dx',

@@ -15,7 +15,6 @@ export interface AddAttrs {}
 
 /** The signature every dialect's raf.op.add kernel has. */
 export type AddKernel = (inputs: AddInputs, attrs: AddAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const addBridge: Bridge<AddArgs, AddInputs, AddAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

@@ -15,7 +15,6 @@ export interface DivideAttrs {}
 
 /** The signature every dialect's raf.op.divide kernel has. */
 export type DivideKernel = (inputs: DivideInputs, attrs: DivideAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const divideBridge: Bridge<DivideArgs, DivideInputs, DivideAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

@@ -14,7 +14,6 @@ export interface ExpAttrs {}
 
 /** The signature every dialect's raf.op.exp kernel has. */
 export type ExpKernel = (inputs: ExpInputs, attrs: ExpAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const expBridge: Bridge<ExpArgs, ExpInputs, ExpAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -14,7 +14,6 @@ export interface LogAttrs {}
 
 /** The signature every dialect's raf.op.log kernel has. */
 export type LogKernel = (inputs: LogInputs, attrs: LogAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const logBridge: Bridge<LogArgs, LogInputs, LogAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -16,7 +16,6 @@ export interface LogSoftmaxAttrs {
 
 /** The signature every dialect's raf.op.log_softmax kernel has. */
 export type LogSoftmaxKernel = (inputs: LogSoftmaxInputs, attrs: LogSoftmaxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const logSoftmaxBridge: Bridge<SoftmaxArgs, LogSoftmaxInputs, LogSoftmaxAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -17,7 +17,6 @@ export interface LogSoftmaxDxAttrs {
 
 /** The signature every dialect's raf.op.log_softmax_dx kernel has. */
 export type LogSoftmaxDxKernel = (inputs: LogSoftmaxDxInputs, attrs: LogSoftmaxDxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const logSoftmaxDxBridge: Bridge<LogSoftmaxDxArgs, LogSoftmaxDxInputs, LogSoftmaxDxAttrs> = {
   inputs: (a) => ({ y: a.y, dy: a.dy }),

@@ -15,7 +15,6 @@ export interface MatmulAttrs {}
 
 /** The signature every dialect's raf.op.matmul kernel has. */
 export type MatmulKernel = (inputs: MatmulInputs, attrs: MatmulAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const matmulBridge: Bridge<MatmulArgs, MatmulInputs, MatmulAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

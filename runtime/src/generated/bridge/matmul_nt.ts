@@ -15,7 +15,6 @@ export interface MatmulNtAttrs {}
 
 /** The signature every dialect's raf.op.matmul_nt kernel has. */
 export type MatmulNtKernel = (inputs: MatmulNtInputs, attrs: MatmulNtAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const matmulNtBridge: Bridge<MatmulArgs, MatmulNtInputs, MatmulNtAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

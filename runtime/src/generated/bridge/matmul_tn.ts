@@ -15,7 +15,6 @@ export interface MatmulTnAttrs {}
 
 /** The signature every dialect's raf.op.matmul_tn kernel has. */
 export type MatmulTnKernel = (inputs: MatmulTnInputs, attrs: MatmulTnAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const matmulTnBridge: Bridge<MatmulArgs, MatmulTnInputs, MatmulTnAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

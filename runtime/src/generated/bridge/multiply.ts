@@ -15,7 +15,6 @@ export interface MultiplyAttrs {}
 
 /** The signature every dialect's raf.op.multiply kernel has. */
 export type MultiplyKernel = (inputs: MultiplyInputs, attrs: MultiplyAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const multiplyBridge: Bridge<MultiplyArgs, MultiplyInputs, MultiplyAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

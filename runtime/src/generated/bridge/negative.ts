@@ -14,7 +14,6 @@ export interface NegativeAttrs {}
 
 /** The signature every dialect's raf.op.negative kernel has. */
 export type NegativeKernel = (inputs: NegativeInputs, attrs: NegativeAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const negativeBridge: Bridge<NegativeArgs, NegativeInputs, NegativeAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -14,7 +14,6 @@ export interface ReluAttrs {}
 
 /** The signature every dialect's raf.op.relu kernel has. */
 export type ReluKernel = (inputs: ReluInputs, attrs: ReluAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const reluBridge: Bridge<ReluArgs, ReluInputs, ReluAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -15,7 +15,6 @@ export interface ReluDxAttrs {}
 
 /** The signature every dialect's raf.op.relu_dx kernel has. */
 export type ReluDxKernel = (inputs: ReluDxInputs, attrs: ReluDxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const reluDxBridge: Bridge<ReluDxArgs, ReluDxInputs, ReluDxAttrs> = {
   inputs: (a) => ({ x: a.x, dy: a.dy }),

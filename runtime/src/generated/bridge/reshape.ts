@@ -16,7 +16,6 @@ export interface ReshapeAttrs {
 
 /** The signature every dialect's raf.op.reshape kernel has. */
 export type ReshapeKernel = (inputs: ReshapeInputs, attrs: ReshapeAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const reshapeBridge: Bridge<ReshapeArgs, ReshapeInputs, ReshapeAttrs> = {
   inputs: (a) => ({ x: a.x }),

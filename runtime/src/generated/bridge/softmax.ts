@@ -16,7 +16,6 @@ export interface SoftmaxAttrs {
 
 /** The signature every dialect's raf.op.softmax kernel has. */
 export type SoftmaxKernel = (inputs: SoftmaxInputs, attrs: SoftmaxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const softmaxBridge: Bridge<SoftmaxArgs, SoftmaxInputs, SoftmaxAttrs> = {
   inputs: (a) => ({ x: a.x }),

@@ -17,7 +17,6 @@ export interface SoftmaxDxAttrs {
 
 /** The signature every dialect's raf.op.softmax_dx kernel has. */
 export type SoftmaxDxKernel = (inputs: SoftmaxDxInputs, attrs: SoftmaxDxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const softmaxDxBridge: Bridge<SoftmaxDxArgs, SoftmaxDxInputs, SoftmaxDxAttrs> = {
   inputs: (a) => ({ y: a.y, dy: a.dy }),

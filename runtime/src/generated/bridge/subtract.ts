@@ -15,7 +15,6 @@ export interface SubtractAttrs {}
 
 /** The signature every dialect's raf.op.subtract kernel has. */
 export type SubtractKernel = (inputs: SubtractInputs, attrs: SubtractAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const subtractBridge: Bridge<SubtractArgs, SubtractInputs, SubtractAttrs> = {
   inputs: (a) => ({ a: a.a, b: a.b }),

@@ -17,7 +17,6 @@ export interface SumAttrs {
 
 /** The signature every dialect's raf.op.sum kernel has. */
 export type SumKernel = (inputs: SumInputs, attrs: SumAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const sumBridge: Bridge<SumArgs, SumInputs, SumAttrs> = {
   inputs: (a) => ({ x: a.x }),

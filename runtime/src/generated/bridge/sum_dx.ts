@@ -18,7 +18,6 @@ export interface SumDxAttrs {
 
 /** The signature every dialect's raf.op.sum_dx kernel has. */
 export type SumDxKernel = (inputs: SumDxInputs, attrs: SumDxAttrs, out: TensorType) => Tensor;
-
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const sumDxBridge: Bridge<SumDxArgs, SumDxInputs, SumDxAttrs> = {
   inputs: (a) => ({ x: a.x, dy: a.dy }),

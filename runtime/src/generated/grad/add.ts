@@ -9,7 +9,6 @@ export interface AddGradContext {
 }
 
 export type AddGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.add. */
 export const addGrad: GradDef | null = {
   saves: [],

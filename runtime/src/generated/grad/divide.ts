@@ -14,7 +14,6 @@ export interface DivideGradContext {
 }
 
 export type DivideGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.divide. */
 export const divideGrad: GradDef | null = {
   saves: ['b', 'y'],

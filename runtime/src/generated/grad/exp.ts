@@ -11,7 +11,6 @@ export interface ExpGradContext {
 }
 
 export type ExpGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.exp. */
 export const expGrad: GradDef | null = {
   saves: ['y'],

@@ -11,7 +11,6 @@ export interface LogGradContext {
 }
 
 export type LogGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.log. */
 export const logGrad: GradDef | null = {
   saves: ['x'],

@@ -12,7 +12,6 @@ export interface LogSoftmaxGradContext {
 }
 
 export type LogSoftmaxGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.log_softmax. */
 export const logSoftmaxGrad: GradDef | null = {
   saves: ['y'],

@@ -13,7 +13,6 @@ export interface MatmulGradContext {
 }
 
 export type MatmulGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.matmul. */
 export const matmulGrad: GradDef | null = {
   saves: ['a', 'b'],

@@ -13,7 +13,6 @@ export interface MatmulNtGradContext {
 }
 
 export type MatmulNtGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.matmul_nt. */
 export const matmulNtGrad: GradDef | null = {
   saves: ['a', 'b'],

@@ -13,7 +13,6 @@ export interface MatmulTnGradContext {
 }
 
 export type MatmulTnGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.matmul_tn. */
 export const matmulTnGrad: GradDef | null = {
   saves: ['a', 'b'],

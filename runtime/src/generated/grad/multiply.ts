@@ -12,7 +12,6 @@ export interface MultiplyGradContext {
 }
 
 export type MultiplyGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.multiply. */
 export const multiplyGrad: GradDef | null = {
   saves: ['a', 'b'],

@@ -10,7 +10,6 @@ export interface NegativeGradContext {
 }
 
 export type NegativeGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.negative. */
 export const negativeGrad: GradDef | null = {
   saves: [],

@@ -11,7 +11,6 @@ export interface ReluGradContext {
 }
 
 export type ReluGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.relu (derived from compute: max(x, 0)). */
 export const reluGrad: GradDef | null = {
   saves: ['x'],

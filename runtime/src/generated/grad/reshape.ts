@@ -13,7 +13,6 @@ export interface ReshapeGradContext {
 }
 
 export type ReshapeGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.reshape. */
 export const reshapeGrad: GradDef | null = {
   saves: ['x'],

@@ -12,7 +12,6 @@ export interface SoftmaxGradContext {
 }
 
 export type SoftmaxGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.softmax. */
 export const softmaxGrad: GradDef | null = {
   saves: ['y'],

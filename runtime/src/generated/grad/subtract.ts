@@ -10,7 +10,6 @@ export interface SubtractGradContext {
 }
 
 export type SubtractGradResult = { readonly a?: Tensor | null; readonly b?: Tensor | null };
-
 /** Gradient of raf.op.subtract. */
 export const subtractGrad: GradDef | null = {
   saves: [],

@@ -13,7 +13,6 @@ export interface SumGradContext {
 }
 
 export type SumGradResult = { readonly x?: Tensor | null };
-
 /** Gradient of raf.op.sum. */
 export const sumGrad: GradDef | null = {
   saves: ['x'],

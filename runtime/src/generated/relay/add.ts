@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { addOp } from '../api/add.ts';
-
 /** Converts a Relay call of add into raf.op.add. */
 export const addRelay: RelayConverter | null = {
   relayOp: 'add',

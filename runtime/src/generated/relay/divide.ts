@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { divideOp } from '../api/divide.ts';
-
 /** Converts a Relay call of divide into raf.op.divide. */
 export const divideRelay: RelayConverter | null = {
   relayOp: 'divide',

@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { expOp } from '../api/exp.ts';
-
 /** Converts a Relay call of exp into raf.op.exp. */
 export const expRelay: RelayConverter | null = {
   relayOp: 'exp',

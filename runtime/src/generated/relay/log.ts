@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { logOp } from '../api/log.ts';
-
 /** Converts a Relay call of log into raf.op.log. */
 export const logRelay: RelayConverter | null = {
   relayOp: 'log',

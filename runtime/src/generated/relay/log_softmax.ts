@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { logSoftmaxOp } from '../api/log_softmax.ts';
-
 /** Converts a Relay call of nn.log_softmax into raf.op.log_softmax. */
 export const logSoftmaxRelay: RelayConverter | null = {
   relayOp: 'nn.log_softmax',

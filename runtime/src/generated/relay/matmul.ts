@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { matmulOp } from '../api/matmul.ts';
-
 /** Converts a Relay call of nn.matmul into raf.op.matmul. */
 export const matmulRelay: RelayConverter | null = {
   relayOp: 'nn.matmul',

@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { multiplyOp } from '../api/multiply.ts';
-
 /** Converts a Relay call of multiply into raf.op.multiply. */
 export const multiplyRelay: RelayConverter | null = {
   relayOp: 'multiply',

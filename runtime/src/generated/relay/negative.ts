@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { negativeOp } from '../api/negative.ts';
-
 /** Converts a Relay call of negative into raf.op.negative. */
 export const negativeRelay: RelayConverter | null = {
   relayOp: 'negative',

@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { reluOp } from '../api/relu.ts';
-
 /** Converts a Relay call of nn.relu into raf.op.relu. */
 export const reluRelay: RelayConverter | null = {
   relayOp: 'nn.relu',

@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { reshapeOp } from '../api/reshape.ts';
-
 /** Converts a Relay call of reshape into raf.op.reshape. */
 export const reshapeRelay: RelayConverter | null = {
   relayOp: 'reshape',

@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { softmaxOp } from '../api/softmax.ts';
-
 /** Converts a Relay call of nn.softmax into raf.op.softmax. */
 export const softmaxRelay: RelayConverter | null = {
   relayOp: 'nn.softmax',

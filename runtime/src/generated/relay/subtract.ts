@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { subtractOp } from '../api/subtract.ts';
-
 /** Converts a Relay call of subtract into raf.op.subtract. */
 export const subtractRelay: RelayConverter | null = {
   relayOp: 'subtract',

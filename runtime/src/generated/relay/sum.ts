@@ -3,7 +3,6 @@
 import { type RelayConverter, relayArgs } from '../../relay.ts';
 import { invoke } from '../../dispatch.ts';
 import { sumOp } from '../api/sum.ts';
-
 /** Converts a Relay call of sum into raf.op.sum. */
 export const sumRelay: RelayConverter | null = {
   relayOp: 'sum',

@@ -3,7 +3,7 @@
 import { type FieldSpec, type Keyword, parseArgs } from '../../schema.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 
-/** Arguments of raf.op.matmul, raf.op.matmul_nt, raf.op.matmul_tn, in positional order. */
+/** Arguments of raf.op.batch_matmul, raf.op.matmul, raf.op.matmul_nt, raf.op.matmul_tn, in positional order. */
 export class MatmulArgs<T extends TensorType = Tensor> {
   static readonly fields: readonly FieldSpec[] = [
     { name: 'a', type: 'Tensor' },

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type AddAttrs, type AddInputs, type AddKernel, addBridge } from '../../bridge/add.ts';
 import type { AddArgs } from '../../schema/add.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.add, generated from its compute expression: a + b */
 export const addCpu: AddKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);

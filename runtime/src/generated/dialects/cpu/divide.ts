@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type DivideAttrs, type DivideInputs, type DivideKernel, divideBridge } from '../../bridge/divide.ts';
 import type { DivideArgs } from '../../schema/divide.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.divide, generated from its compute expression: a / b */
 export const divideCpu: DivideKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type ExpAttrs, type ExpInputs, type ExpKernel, expBridge } from '../../bridge/exp.ts';
 import type { ExpArgs } from '../../schema/exp.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.exp, generated from its compute expression: exp(x) */
 export const expCpu: ExpKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);

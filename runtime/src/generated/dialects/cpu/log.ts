@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type LogAttrs, type LogInputs, type LogKernel, logBridge } from '../../bridge/log.ts';
 import type { LogArgs } from '../../schema/log.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.log, generated from its compute expression: log(x) */
 export const logCpu: LogKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);

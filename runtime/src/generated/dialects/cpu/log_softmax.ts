@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type LogSoftmaxAttrs, type LogSoftmaxInputs, logSoftmaxBridge } from '../../bridge/log_softmax.ts';
 import type { SoftmaxArgs } from '../../schema/softmax.ts';
 import { logSoftmaxCpu } from '../../../dialects/cpu/kernels/log_softmax.ts';
-
 /** raf.op.cpu.log_softmax at level 10. */
 export const logSoftmaxCpuOp: DialectOp<SoftmaxArgs, LogSoftmaxInputs, LogSoftmaxAttrs> = {
   op: 'log_softmax',

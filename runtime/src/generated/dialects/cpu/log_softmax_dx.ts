@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type LogSoftmaxDxAttrs, type LogSoftmaxDxInputs, logSoftmaxDxBridge } from '../../bridge/log_softmax_dx.ts';
 import type { LogSoftmaxDxArgs } from '../../schema/log_softmax_dx.ts';
 import { logSoftmaxDxCpu } from '../../../dialects/cpu/kernels/log_softmax_dx.ts';
-
 /** raf.op.cpu.log_softmax_dx at level 10. */
 export const logSoftmaxDxCpuOp: DialectOp<LogSoftmaxDxArgs, LogSoftmaxDxInputs, LogSoftmaxDxAttrs> = {
   op: 'log_softmax_dx',

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type MatmulAttrs, type MatmulInputs, matmulBridge } from '../../bridge/matmul.ts';
 import type { MatmulArgs } from '../../schema/matmul.ts';
 import { matmulCpu } from '../../../dialects/cpu/kernels/matmul.ts';
-
 /** raf.op.cpu.matmul at level 10. */
 export const matmulCpuOp: DialectOp<MatmulArgs, MatmulInputs, MatmulAttrs> = {
   op: 'matmul',

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type MatmulNtAttrs, type MatmulNtInputs, matmulNtBridge } from '../../bridge/matmul_nt.ts';
 import type { MatmulArgs } from '../../schema/matmul.ts';
 import { matmulNtCpu } from '../../../dialects/cpu/kernels/matmul_nt.ts';
-
 /** raf.op.cpu.matmul_nt at level 10. */
 export const matmulNtCpuOp: DialectOp<MatmulArgs, MatmulNtInputs, MatmulNtAttrs> = {
   op: 'matmul_nt',

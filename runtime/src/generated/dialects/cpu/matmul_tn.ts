@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type MatmulTnAttrs, type MatmulTnInputs, matmulTnBridge } from '../../bridge/matmul_tn.ts';
 import type { MatmulArgs } from '../../schema/matmul.ts';
 import { matmulTnCpu } from '../../../dialects/cpu/kernels/matmul_tn.ts';
-
 /** raf.op.cpu.matmul_tn at level 10. */
 export const matmulTnCpuOp: DialectOp<MatmulArgs, MatmulTnInputs, MatmulTnAttrs> = {
   op: 'matmul_tn',

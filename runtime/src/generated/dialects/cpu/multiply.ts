@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type MultiplyAttrs, type MultiplyInputs, type MultiplyKernel, multiplyBridge } from '../../bridge/multiply.ts';
 import type { MultiplyArgs } from '../../schema/multiply.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.multiply, generated from its compute expression: a * b */
 export const multiplyCpu: MultiplyKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);

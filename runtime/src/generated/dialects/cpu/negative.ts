@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type NegativeAttrs, type NegativeInputs, type NegativeKernel, negativeBridge } from '../../bridge/negative.ts';
 import type { NegativeArgs } from '../../schema/negative.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.negative, generated from its compute expression: -x */
 export const negativeCpu: NegativeKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type ReluAttrs, type ReluInputs, type ReluKernel, reluBridge } from '../../bridge/relu.ts';
 import type { ReluArgs } from '../../schema/relu.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.relu, generated from its compute expression: max(x, 0) */
 export const reluCpu: ReluKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type ReluDxAttrs, type ReluDxInputs, type ReluDxKernel, reluDxBridge } from '../../bridge/relu_dx.ts';
 import type { ReluDxArgs } from '../../schema/relu_dx.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.relu_dx, generated from its compute expression: dy * where(x > 0, 1, 0) */
 export const reluDxCpu: ReluDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type ReshapeAttrs, type ReshapeInputs, reshapeBridge } from '../../bridge/reshape.ts';
 import type { ReshapeArgs } from '../../schema/reshape.ts';
 import { reshapeCpu } from '../../../dialects/cpu/kernels/reshape.ts';
-
 /** raf.op.cpu.reshape at level 10. */
 export const reshapeCpuOp: DialectOp<ReshapeArgs, ReshapeInputs, ReshapeAttrs> = {
   op: 'reshape',

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SoftmaxAttrs, type SoftmaxInputs, softmaxBridge } from '../../bridge/softmax.ts';
 import type { SoftmaxArgs } from '../../schema/softmax.ts';
 import { softmaxCpu } from '../../../dialects/cpu/kernels/softmax.ts';
-
 /** raf.op.cpu.softmax at level 10. */
 export const softmaxCpuOp: DialectOp<SoftmaxArgs, SoftmaxInputs, SoftmaxAttrs> = {
   op: 'softmax',

@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SoftmaxDxAttrs, type SoftmaxDxInputs, softmaxDxBridge } from '../../bridge/softmax_dx.ts';
 import type { SoftmaxDxArgs } from '../../schema/softmax_dx.ts';
 import { softmaxDxCpu } from '../../../dialects/cpu/kernels/softmax_dx.ts';
-
 /** raf.op.cpu.softmax_dx at level 10. */
 export const softmaxDxCpuOp: DialectOp<SoftmaxDxArgs, SoftmaxDxInputs, SoftmaxDxAttrs> = {
   op: 'softmax_dx',

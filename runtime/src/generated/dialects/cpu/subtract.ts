@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SubtractAttrs, type SubtractInputs, type SubtractKernel, subtractBridge } from '../../bridge/subtract.ts';
 import type { SubtractArgs } from '../../schema/subtract.ts';
 import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
-
 /** CPU kernel of raf.op.subtract, generated from its compute expression: a - b */
 export const subtractCpu: SubtractKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);

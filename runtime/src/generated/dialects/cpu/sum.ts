@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SumAttrs, type SumInputs, sumBridge } from '../../bridge/sum.ts';
 import type { SumArgs } from '../../schema/sum.ts';
 import { sumCpu } from '../../../dialects/cpu/kernels/sum.ts';
-
 /** raf.op.cpu.sum at level 10. */
 export const sumCpuOp: DialectOp<SumArgs, SumInputs, SumAttrs> = {
   op: 'sum',

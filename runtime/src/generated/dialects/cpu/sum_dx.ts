@@ -4,7 +4,6 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SumDxAttrs, type SumDxInputs, sumDxBridge } from '../../bridge/sum_dx.ts';
 import type { SumDxArgs } from '../../schema/sum_dx.ts';
 import { sumDxCpu } from '../../../dialects/cpu/kernels/sum_dx.ts';
-
 /** raf.op.cpu.sum_dx at level 10. */
 export const sumDxCpuOp: DialectOp<SumDxArgs, SumDxInputs, SumDxAttrs> = {
   op: 'sum_dx',

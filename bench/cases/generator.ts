@@ -1,0 +1,90 @@
+// Cases: the generator on a temporary copy of this repository: full regeneration, a no-op one, and `yo raf-op`.
+
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from '../../generators/src/generate.ts';
+import { GENERATED_DIRS } from '../../generators/src/write.ts';
+import { defineCase, type BenchCase } from '../case.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const SKIP = new Set(['node_modules', '.git', 'bench/results', 'runtime/src/dialects/wasm/build']);
+
+/** A copy of the repository without node_modules (linked instead) or build output; removed at dispose. */
+function tempRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'raf-op-bench-'));
+  cpSync(ROOT, dir, { recursive: true, filter: (src) => !SKIP.has(relative(ROOT, src).split('\\').join('/')) });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+const perOp = (ops: number) => (ms: number) => `${(ms / ops).toFixed(2)} ms/op, ${ops} ops`;
+
+const full = defineCase({
+  name: 'gen full',
+  what: 'generate() of every shipped spec into empty generated folders (prettier-formatted, written)',
+  group: 'generator',
+  impls: {
+    'raf-op': {
+      async setup() {
+        const dir = tempRepo();
+        const ops = (await generate(dir)).model.ops.length;
+        return {
+          before: () => GENERATED_DIRS.forEach((d) => rmSync(join(dir, d), { recursive: true, force: true })),
+          run: () => generate(dir),
+          dispose: () => rmSync(dir, { recursive: true, force: true }),
+          perUnit: perOp(ops),
+        };
+      },
+    },
+  },
+});
+
+const noop = defineCase({
+  name: 'gen no-op',
+  what: 'generate() when every generated file is up to date (plans, writes nothing)',
+  group: 'generator',
+  impls: {
+    'raf-op': {
+      async setup() {
+        const dir = tempRepo();
+        await generate(dir);
+        return { run: () => generate(dir), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+      },
+    },
+  },
+});
+
+const require = createRequire(import.meta.url);
+
+const yo = defineCase({
+  name: 'yo raf-op',
+  what: '`yo raf-op softsign_N --compute "x / (1 + abs(x))" --yes`: spec, stubs and regeneration, as a process',
+  group: 'generator',
+  impls: {
+    'raf-op': {
+      setup() {
+        const dir = tempRepo();
+        const cli = join(dirname(require.resolve('yo/package.json')), 'lib/cli.js');
+        let n = 0;
+        return {
+          // A fresh op name each run, so every run scaffolds a new op rather than finding it done.
+          run: () => {
+            const r = spawnSync(process.execPath, [cli, 'raf-op', `softsign_${n++}`, '--compute', 'x / (1 + abs(x))', '--yes', '--no-insight'], {
+              cwd: dir,
+              encoding: 'utf8',
+              env: { ...process.env, YO_NO_UPDATE_NOTIFIER: '1', NO_UPDATE_NOTIFIER: '1' },
+            });
+            if (r.status !== 0) throw new Error(`yo raf-op failed:\n${r.stderr || r.stdout}`);
+          },
+          dispose: () => rmSync(dir, { recursive: true, force: true }),
+        };
+      },
+    },
+  },
+});
+
+export default [full, noop, yo] satisfies BenchCase[];

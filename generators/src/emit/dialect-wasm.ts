@@ -1,0 +1,197 @@
+// Emitter: wasm dialect ops; elementwise ops get AssemblyScript SIMD kernels rendered from `compute`, others call a hand-written kernel.
+
+import type { CallFn, Expr } from '../expr/ast.ts';
+import type { Model, OpModel } from '../spec/model.ts';
+import { addImport, generatedHeader, GENERATED, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { isTensor } from './types.ts';
+
+export const WASM = 'wasm';
+
+/** The AssemblyScript home of generated kernels, compiled by runtime/src/dialects/wasm/build.mjs. */
+const AS_DIR = `${GENERATED}/dialects/wasm/as`;
+const asPath = (op: string) => `${AS_DIR}/${op}.ts`;
+
+type Width = 'f32' | 'f64';
+const WIDTHS: readonly Width[] = ['f32', 'f64'];
+
+const served = (op: OpModel) => op.dialects.some((d) => d.name === WASM) && op.out.shape.kind !== 'host';
+
+export function emitWasmDialect(model: Model): EmittedFile[] {
+  const ops = model.ops.filter(served);
+  const elementwise = ops.filter((op) => op.compute);
+  return [...ops.map(emitWasmOp), ...elementwise.map(emitAsKernel), emitAsIndex(elementwise)];
+}
+
+function emitWasmOp(op: OpModel): EmittedFile {
+  const path = paths.dialect(WASM, op.name);
+  const n = names(op);
+  const level = op.dialects.find((d) => d.name === WASM)!.level;
+  const kernel = n.kernel(WASM);
+  const tensors = op.args.filter(isTensor).map((a) => `'${a.name}'`);
+  const attrs = op.args.filter((a) => !isTensor(a)).map((a) => `'${a.name}'`);
+  return tsFile(path, 'dialect-wasm', sourceOf(op), (sf) => {
+    addImport(sf, path, paths.runtime('dialect'), ['DialectOp'], true);
+    addImport(sf, path, paths.bridge(op.name), [n.bridge]);
+    addImport(sf, path, paths.bridge(op.name), [n.attrs, n.inputs], true);
+    addImport(sf, path, paths.schema(op.schema), [n.args], true);
+    let build: string;
+    if (op.compute) {
+      addImport(sf, path, paths.runtime('dialects/wasm/index'), ['elementwise']);
+      build = `(_attrs, out, inputs) => elementwise<${n.inputs}, ${n.attrs}>('${op.name}', out.dtype, inputs, [${tensors.join(', ')}], [${attrs.join(', ')}])`;
+    } else {
+      addImport(sf, path, paths.runtime('dialects/wasm/index'), ['wasmServes']);
+      addImport(sf, path, paths.kernelStub(WASM, op.name), [kernel]);
+      build = `(_attrs, out, inputs) => (wasmServes(out, inputs) ? ${kernel} : null)`;
+    }
+    sf.addVariableStatement({
+      isExported: true,
+      docs: [`raf.op.${WASM}.${op.name} at level ${level}; float32 and float64 (other dtypes fall back to a lower level).`],
+      declarations: [
+        {
+          name: n.dialectOp(WASM),
+          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}>`,
+          initializer: `{ op: '${op.name}', dialect: '${WASM}', level: ${level}, bridge: ${n.bridge}, build: ${build} }`,
+        },
+      ],
+    });
+  });
+}
+
+/** Plain text, not ts-morph: AssemblyScript is TypeScript syntax but not TypeScript types (v128, usize). */
+function asFile(path: string, source: string, body: string): EmittedFile {
+  return { path, content: `${generatedHeader('dialect-wasm', source)}\n\n${body}`, emitter: 'dialect-wasm', source, kind: 'generated' };
+}
+
+function emitAsKernel(op: OpModel): EmittedFile {
+  const tensors = op.args.filter(isTensor).map((a) => a.name);
+  const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
+  const helpers = new Set<string>();
+  const fns = WIDTHS.map((width) => {
+    const lanes = width === 'f32' ? 4 : 2;
+    const valueNames = Object.fromEntries([...tensors.map((t) => [t, `${t}v`]), ...attrs.map((a) => [a, `${a}v`])]);
+    const expr = renderAs(op.compute!.expr, valueNames, width, helpers);
+    const params = ['out: usize', ...tensors.map((t) => `${t}: usize`), ...attrs.map((a) => `${a}: f64`), 'n: i32'];
+    return [
+      `/** ${op.name} over n ${width} elements, ${lanes} lanes at a time (buffers are padded to whole vectors). */`,
+      `export function ${op.name}_${width}(${params.join(', ')}): void {`,
+      ...attrs.map((a) => `const ${a}v = ${vec(width)}.splat(<${width}>${a});`),
+      `const bytes = (<usize>n * ${width === 'f32' ? 4 : 8} + 15) & ~15;`,
+      'for (let i: usize = 0; i < bytes; i += 16) {',
+      ...tensors.map((t) => `const ${t}v = v128.load(${t} + i);`),
+      `v128.store(out + i, ${expr});`,
+      '}',
+      '}',
+    ].join('\n');
+  });
+  const imports = helpers.size ? `import { ${[...helpers].sort().join(', ')} } from '../../../../dialects/wasm/as/vmath';\n\n` : '';
+  return asFile(asPath(op.name), sourceOf(op), `${imports}${fns.join('\n\n')}\n`);
+}
+
+/** The module entry re-exports every generated kernel; it changes only when ops gain or lose a wasm level. */
+function emitAsIndex(ops: readonly OpModel[]): EmittedFile {
+  const body = ops.length ? ops.map((op) => `export * from './${op.name}';`).join('\n') : 'export {};';
+  return asFile(`${AS_DIR}/index.ts`, 'specs/**/*.yaml', `${body}\n`);
+}
+
+// ---------------------------------------------------------------- expression → AssemblyScript SIMD
+
+const vec = (w: Width) => (w === 'f32' ? 'f32x4' : 'f64x2');
+
+/** A vector or a lane mask; comparisons yield masks (all-ones lanes), which select and the logical ops consume directly. */
+interface Code {
+  readonly text: string;
+  readonly kind: 'num' | 'bool';
+}
+
+type VectorFn = (args: readonly string[], source: readonly Expr[], w: Width, helpers: Set<string>) => string;
+
+const builtin = (name: string): VectorFn => (args, _s, w) => `${vec(w)}.${name}(${args.join(', ')})`;
+/** A function of runtime/src/dialects/wasm/as/vmath.ts, one per width. */
+const helper = (name: string): VectorFn => (args, _s, w, helpers) => {
+  helpers.add(`${name}_${w}`);
+  return `${name}_${w}(${args.join(', ')})`;
+};
+const splat = (w: Width, value: number | string) => `${vec(w)}.splat(<${w}>${value})`;
+
+// Typed over CallFn so a function added to the expression IR is a compile error here until it has a rendering.
+const FUNCTIONS: { readonly [F in CallFn]: VectorFn } = {
+  exp: helper('vexp'),
+  log: helper('vlog'),
+  sqrt: builtin('sqrt'),
+  rsqrt: ([x], _s, w) => `${vec(w)}.div(${splat(w, 1)}, ${vec(w)}.sqrt(${x}))`,
+  sin: helper('vsin'),
+  cos: helper('vcos'),
+  tan: helper('vtan'),
+  tanh: helper('vtanh'),
+  sigmoid: helper('vsigmoid'),
+  erf: helper('verf'),
+  abs: builtin('abs'),
+  sign: helper('vsign'),
+  floor: builtin('floor'),
+  ceil: builtin('ceil'),
+  // nearest rounds ties to even, the IR's meaning.
+  round: builtin('nearest'),
+  // Wasm's min and max propagate NaN, as Math.min and Math.max do.
+  min: builtin('min'),
+  max: builtin('max'),
+  clamp: ([x, lo, hi], _s, w) => `${vec(w)}.min(${vec(w)}.max(${x}, ${lo}), ${hi})`,
+  pow: (args, [, exponent], w, helpers) =>
+    exponent!.kind === 'const' && exponent!.value === 2 ? `${vec(w)}.mul(${args[0]}, ${args[0]})` : helper('vpow')(args, [], w, helpers),
+  log1p: helper('vlog1p'),
+  expm1: helper('vexpm1'),
+  softplus: helper('vsoftplus'),
+  reciprocal: ([x], _s, w) => `${vec(w)}.div(${splat(w, 1)}, ${x})`,
+};
+
+const ARITHMETIC = { '+': 'add', '-': 'sub', '*': 'mul', '/': 'div' } as const;
+const COMPARE = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '==': 'eq', '!=': 'ne' } as const;
+
+function literal(value: number, w: Width): string {
+  if (Number.isNaN(value)) return splat(w, 'NaN');
+  if (!Number.isFinite(value)) return splat(w, value > 0 ? 'Infinity' : '-Infinity');
+  return splat(w, Object.is(value, -0) ? '-0.0' : String(value));
+}
+
+/** One vector expression computing `expr`; every node is a call, so no precedence rules are needed. */
+export function renderAs(expr: Expr, names: Readonly<Record<string, string>>, w: Width, helpers: Set<string>): string {
+  const V = vec(w);
+  const asNum = (c: Code): string => (c.kind === 'num' ? c.text : `v128.and(${c.text}, ${splat(w, 1)})`);
+  const asBool = (c: Code): string => (c.kind === 'bool' ? c.text : `${V}.ne(${c.text}, ${splat(w, 0)})`);
+  const visit = (node: Expr): Code => {
+    switch (node.kind) {
+      case 'var': {
+        const name = names[node.name];
+        if (name === undefined) throw new Error(`renderAs: no name given for variable '${node.name}'`);
+        return { text: name, kind: 'num' };
+      }
+      case 'const':
+        return { text: literal(node.value, w), kind: 'num' };
+      case 'unary':
+        return node.op === 'not'
+          ? { text: `v128.not(${asBool(visit(node.arg))})`, kind: 'bool' }
+          : { text: `${V}.neg(${asNum(visit(node.arg))})`, kind: 'num' };
+      case 'binary': {
+        const { op } = node;
+        const [lhs, rhs] = [visit(node.lhs), visit(node.rhs)];
+        if (op === '**') return { text: FUNCTIONS.pow([asNum(lhs), asNum(rhs)], [node.lhs, node.rhs], w, helpers), kind: 'num' };
+        if (op === '&&' || op === '||') return { text: `v128.${op === '&&' ? 'and' : 'or'}(${asBool(lhs)}, ${asBool(rhs)})`, kind: 'bool' };
+        if ((op === '==' || op === '!=') && lhs.kind === 'bool' && rhs.kind === 'bool') {
+          // Masks are equal where their bits agree: xor is "differ".
+          const differ = `v128.xor(${lhs.text}, ${rhs.text})`;
+          return { text: op === '!=' ? differ : `v128.not(${differ})`, kind: 'bool' };
+        }
+        if (op in COMPARE) return { text: `${V}.${COMPARE[op as keyof typeof COMPARE]}(${asNum(lhs)}, ${asNum(rhs)})`, kind: 'bool' };
+        return { text: `${V}.${ARITHMETIC[op as keyof typeof ARITHMETIC]}(${asNum(lhs)}, ${asNum(rhs)})`, kind: 'num' };
+      }
+      case 'call':
+        return { text: FUNCTIONS[node.fn](node.args.map((a) => asNum(visit(a))), node.args, w, helpers), kind: 'num' };
+      case 'select': {
+        const cond = asBool(visit(node.cond));
+        const [t, f] = [visit(node.ifTrue), visit(node.ifFalse)];
+        const both = t.kind === 'bool' && f.kind === 'bool';
+        return { text: `v128.bitselect(${both ? t.text : asNum(t)}, ${both ? f.text : asNum(f)}, ${cond})`, kind: both ? 'bool' : 'num' };
+      }
+    }
+  };
+  return asNum(visit(expr));
+}

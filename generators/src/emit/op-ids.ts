@@ -1,0 +1,118 @@
+// Emitter: stable op ids for serialized graphs (hash of "raf.op.<name>", like MegEngine's hashed tags) and their lock.
+
+import type { Model, OpModel } from '../spec/model.ts';
+import { SpecError, SpecErrors } from '../spec/errors.ts';
+import { GENERATED, tsFile, type EmittedFile } from './files.ts';
+import type { StubFile } from './stubs.ts';
+
+export const OP_IDS_PATH = `${GENERATED}/op-ids.ts`;
+/** Every id ever handed out; a removed op keeps its entry so its id is never given to another op. */
+export const OP_IDS_LOCK = 'specs/op-ids.lock.json';
+export const OP_ID_HASH = 'fnv1a32("raf.op." + name)';
+
+export interface OpIdLock {
+  readonly hash: string;
+  readonly ops: Readonly<Record<string, string>>;
+}
+
+/** FNV-1a, 32 bits, over the UTF-8 of the base op's full name: stable across runs, machines and versions. */
+export function opId(name: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(`raf.op.${name}`)) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export const hexId = (id: number) => `0x${id.toString(16).padStart(8, '0')}`;
+
+/** Ids for every op; two ops (or an op and a retired locked one) sharing an id is a spec error. */
+export function assignOpIds(model: Model, locked: Readonly<Record<string, string>> = {}): Map<string, number> {
+  const ids = new Map<string, number>();
+  const owner = new Map<number, string>(Object.entries(locked).map(([name, id]) => [Number(id), name]));
+  const errors: SpecError[] = [];
+  for (const op of model.ops) {
+    const id = opId(op.name);
+    const other = owner.get(id);
+    if (other !== undefined && other !== op.name) {
+      const retired = !model.ops.some((o) => o.name === other);
+      errors.push(
+        new SpecError(
+          op.loc,
+          `op id ${hexId(id)} of '${op.name}' collides with ${retired ? `retired op '${other}' (${OP_IDS_LOCK})` : `'${other}'`}`,
+          'rename the op: saved graphs would load one op as the other',
+        ),
+      );
+    }
+    owner.set(id, op.name);
+    ids.set(op.name, id);
+  }
+  if (errors.length) throw new SpecErrors(errors);
+  return ids;
+}
+
+export function emitOpIds(model: Model): EmittedFile[] {
+  const ids = assignOpIds(model);
+  return [
+    tsFile(OP_IDS_PATH, 'op-ids', 'specs/**/*.yaml', (sf) => {
+      sf.addVariableStatement({
+        isExported: true,
+        docs: [`Stable id of every base op, ${OP_ID_HASH}; graphs and exported models store these. Baseline: ${OP_IDS_LOCK}.`],
+        declarations: [{ name: 'OP_IDS', initializer: `{\n${model.ops.map((op) => `${op.name}: ${hexId(ids.get(op.name)!)}`).join(',\n')}\n} as const` }],
+      });
+      sf.addTypeAlias({ name: 'OpIdName', isExported: true, type: 'keyof typeof OP_IDS' });
+      sf.addVariableStatement({
+        isExported: true,
+        docs: ['The op a stored id names, for loading serialized graphs.'],
+        declarations: [
+          {
+            name: 'OP_BY_ID',
+            type: 'ReadonlyMap<number, OpIdName>',
+            initializer: 'new Map(Object.entries(OP_IDS).map(([name, id]) => [id, name as OpIdName]))',
+          },
+        ],
+      });
+    }),
+  ];
+}
+
+/** The lock: created with every op's id, then only ever extended (by `npm run gen`) when ops are added. */
+export function emitOpIdLock(model: Model): StubFile[] {
+  const render = (ops: Record<string, string>) =>
+    `${JSON.stringify({ hash: OP_ID_HASH, ops: Object.fromEntries(Object.entries(ops).sort(([a], [b]) => (a < b ? -1 : 1))) }, null, 2)}\n`;
+  const current = (locked: Readonly<Record<string, string>>) => {
+    const ids = assignOpIds(model, locked);
+    const ops: Record<string, string> = { ...locked };
+    for (const op of model.ops) ops[op.name] ??= hexId(ids.get(op.name)!);
+    return ops;
+  };
+  return [
+    {
+      path: OP_IDS_LOCK,
+      content: render(current({})),
+      emitter: 'op-ids',
+      source: 'specs/**/*.yaml',
+      kind: 'stub',
+      update: (existing) => {
+        const lock = parseLock(existing);
+        const ops = current(lock.ops);
+        return Object.keys(ops).length === Object.keys(lock.ops).length ? existing : render(ops);
+      },
+    },
+  ];
+}
+
+export function parseLock(text: string): OpIdLock {
+  const data = JSON.parse(text) as Partial<OpIdLock>;
+  return { hash: String(data.hash ?? OP_ID_HASH), ops: { ...(data.ops ?? {}) } };
+}
+
+/** Ops whose id in the lock differs from the hash today (only a change of hash scheme does that). */
+export function lockMismatches(ops: readonly OpModel[], lock: OpIdLock): { op: string; locked: string; now: string }[] {
+  return ops.flatMap((op) => {
+    const locked = lock.ops[op.name];
+    const now = hexId(opId(op.name));
+    return locked !== undefined && locked !== now ? [{ op: op.name, locked, now }] : [];
+  });
+}

@@ -1,0 +1,82 @@
+// Spec texts at a git ref (read with `git ls-tree`/`git show`, never checked out) or in the working tree,
+// and the model built from such texts: the two sides every review compares.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SPECS_DIR, specFiles } from '../generate.ts';
+import { buildModel } from '../spec/build.ts';
+import { SpecErrors, type SpecError } from '../spec/errors.ts';
+import { loadSpecText, type RawSpec } from '../spec/load.ts';
+import type { Model } from '../spec/model.ts';
+
+/** Repository-relative path → text, for every spec file on one side. */
+export type SpecTexts = ReadonlyMap<string, string>;
+
+function git(root: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Fails with git's own message (an unknown ref says so) rather than a stack trace. */
+export function resolveRef(root: string, ref: string): string {
+  try {
+    return git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
+  } catch {
+    throw new Error(`raf-op: '${ref}' is not a commit in ${root}`);
+  }
+}
+
+/** Every `specs/**.yaml` at a ref. */
+export function specsAtRef(root: string, ref: string): Map<string, string> {
+  const commit = resolveRef(root, ref);
+  const listing = git(root, ['ls-tree', '-r', '--name-only', '-z', commit, '--', `${SPECS_DIR}/`]);
+  const texts = new Map<string, string>();
+  for (const path of listing.split('\0').filter((p) => p.endsWith('.yaml')).sort()) {
+    texts.set(path, git(root, ['show', `${commit}:${path}`]));
+  }
+  return texts;
+}
+
+/** One file at a ref, or undefined where the ref lacks it. */
+export function fileAtRef(root: string, ref: string, path: string): string | undefined {
+  const commit = resolveRef(root, ref);
+  try {
+    return git(root, ['show', `${commit}:${path}`]);
+  } catch {
+    return undefined;
+  }
+}
+
+export function specsInWorkingTree(root: string): Map<string, string> {
+  return new Map(specFiles(root).map((p) => [p, readFileSync(join(root, p), 'utf8')]));
+}
+
+export function fileInWorkingTree(root: string, path: string): string | undefined {
+  const abs = join(root, path);
+  return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
+}
+
+/** The same load → validate → build pipeline as `gen`, over texts in memory; throws SpecErrors. */
+export function modelFromTexts(texts: SpecTexts): Model {
+  const errors: SpecError[] = [];
+  const raws: RawSpec[] = [];
+  for (const [file, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const { spec, errors: e } = loadSpecText(file, text);
+    errors.push(...e);
+    if (spec) raws.push(spec);
+  }
+  const { model, errors: semantic } = buildModel(raws);
+  errors.push(...semantic);
+  if (errors.length) throw new SpecErrors(errors);
+  return model;
+}
+
+/** Labels a side's spec errors, so "the base does not build" is not mistaken for the edit's fault. */
+export function modelOrExplain(texts: SpecTexts, side: string): Model {
+  try {
+    return modelFromTexts(texts);
+  } catch (e) {
+    if (e instanceof SpecErrors) throw new SpecErrors(e.errors.map((err) => Object.assign(Object.create(Object.getPrototypeOf(err)), err, { message: `[${side}] ${err.message}` })));
+    throw e;
+  }
+}

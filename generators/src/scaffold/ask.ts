@@ -1,0 +1,75 @@
+// Walks the questions in order: a flag answers one, `--yes` takes its default, otherwise the asker prompts.
+
+import { finish, QUESTIONS, type Draft, type Question, type ScaffoldContext } from './questions.ts';
+import type { ScaffoldAnswers } from './answers.ts';
+import { ScaffoldError } from './names.ts';
+
+/** Prompts for one question; `validate` returns an error message, or true when the answer parses. */
+export type Asker = (q: Question, defaultText: string, choices: readonly string[] | undefined, validate: (text: string) => true | string, suggestions?: readonly string[]) => Promise<string>;
+
+export interface AskOptions {
+  /** Answers given on the command line, by flag name (`compute`, `args`, ...; `NAME` for the op). */
+  readonly flags: Readonly<Record<string, string | undefined>>;
+  /** Take the default of every question no flag answers. */
+  readonly yes: boolean;
+  /** Checks the op name as soon as it is known (unsafe or shadowing names stop the questions). */
+  readonly checkOp?: (op: string) => void;
+}
+
+export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker): Promise<ScaffoldAnswers> {
+  const d: Draft = {};
+  const used = new Set<string>();
+  for (const q of QUESTIONS) {
+    const flagged = opts.flags[q.flag] !== undefined && !used.has(q.flag);
+    if (q.when && !q.when(d, ctx)) {
+      if (flagged) throw new ScaffoldError(`--${q.flag} does not apply to this op`, whyNot(q));
+      continue;
+    }
+    const dflt = q.default(d, ctx);
+    if (flagged) {
+      used.add(q.flag);
+      parseAs(q, opts.flags[q.flag]!, d, ctx);
+    } else if (opts.yes) {
+      if (q.name === 'op') throw new ScaffoldError('no op name given', 'yo raf-op NAME [--yes]');
+      parseAs(q, dflt, d, ctx);
+    } else {
+      const validate = (text: string): true | string => {
+        try {
+          q.parse(text, structuredClone(d), ctx);
+          if (q.name === 'op') opts.checkOp?.(text.trim());
+          return true;
+        } catch (e) {
+          if (e instanceof ScaffoldError) return e.message;
+          throw e;
+        }
+      };
+      parseAs(q, await ask(q, dflt, q.choices?.(d, ctx), validate, q.suggestions?.(d, ctx)), d, ctx);
+    }
+    if (q.name === 'op') opts.checkOp?.(d.op!);
+  }
+  return finish(d, ctx);
+}
+
+function parseAs(q: Question, text: string, d: Draft, ctx: ScaffoldContext): void {
+  try {
+    q.parse(text, d, ctx);
+  } catch (e) {
+    if (e instanceof ScaffoldError && q.flag !== 'NAME' && !e.message.includes(`--${q.flag}`)) {
+      throw new ScaffoldError(`--${q.flag}: ${e.message}`);
+    }
+    throw e;
+  }
+}
+
+function whyNot(q: Question): string {
+  switch (q.name) {
+    case 'schema':
+      return 'a compute op declares its own args';
+    case 'args':
+      return 'the op reuses another op\'s schema (--schema); drop --args or --schema';
+    case 'grid':
+      return 'the op has no non-tensor args';
+    default:
+      return 'an earlier answer makes it unnecessary';
+  }
+}

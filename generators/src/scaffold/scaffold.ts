@@ -1,0 +1,96 @@
+// A scaffold, planned before anything is written: refuse unsafe names, validate the new spec with the
+// whole model, then compute every file change (spec, generated bindings, stubs) against the disk.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import type { EmittedFile } from '../emit/files.ts';
+import { emitAll } from '../emit/index.ts';
+import type { StubFile } from '../emit/stubs.ts';
+import { loadModel, SPECS_DIR } from '../generate.ts';
+import type { Model } from '../spec/model.ts';
+import { plan, type Change } from '../write.ts';
+import type { ScaffoldAnswers } from './answers.ts';
+import { checklist, type ChecklistItem } from './checklist.ts';
+import { checkName, ScaffoldError } from './names.ts';
+import { argsOf, type ScaffoldContext } from './questions.ts';
+import { renderSpec, specPathOf } from './spec-text.ts';
+
+export interface ScaffoldPlan {
+  readonly specPath: string;
+  readonly specText: string;
+  /** Every change, the spec's first; generated files, new stubs and stub signature updates follow. */
+  readonly changes: readonly Change[];
+  readonly model: Model;
+  readonly checklist: readonly ChecklistItem[];
+}
+
+export interface ScaffoldOptions {
+  /** Replace an op that a spec already defines (its spec is rewritten in place). */
+  readonly force?: boolean;
+}
+
+/**
+ * A new op changes only its own files and the aggregates (registries, indexes, docs), so only those are
+ * formatted and compared: formatting every generated file is most of `npm run gen`'s time. Other files
+ * are left as they are (`npm run gen -- --check` reports a tree that was stale before the scaffold).
+ */
+async function planNewOp(root: string, specPath: string, generated: readonly EmittedFile[], stubs: readonly StubFile[]): Promise<Change[]> {
+  // One op's spec (`specs/nn/softmax.yaml`), not an aggregate (`specs/**/*.yaml`, `specs/nn/*.yaml`).
+  const ownSpec = (source: string) => /^specs\/[a-z0-9_]+\/[a-z0-9_]+\.yaml$/.test(source.split(' ')[0]!);
+  const mine = (f: EmittedFile) => !ownSpec(f.source) || f.source.startsWith(`${specPath} `) || f.source === specPath;
+  // Planning a subset would mark every other generated file as extra; a new op deletes nothing.
+  return (await plan(root, generated.filter(mine), stubs.filter(mine))).filter((c) => c.action !== 'delete');
+}
+
+/** The repository's model before the scaffold; a broken tree is refused before any question is asked. */
+export function scaffoldContext(root: string): ScaffoldContext {
+  if (!existsSync(join(root, SPECS_DIR)) || !existsSync(join(root, 'generators/schema/op-spec.schema.json'))) {
+    throw new ScaffoldError(`${root} is not a raf-op repository (no specs/ or generators/schema/)`, 'run yo raf-op from the repository root');
+  }
+  return { model: loadModel(root) };
+}
+
+/** Refuses an op name that is unsafe, or that shadows an existing op without `force`. */
+export function checkTarget(ctx: ScaffoldContext, op: string, force: boolean): void {
+  checkName(op, 'op');
+  const existing = ctx.model.ops.find((o) => o.name === op);
+  if (existing?.derivedFrom) {
+    throw new ScaffoldError(`op '${op}' is the derived gradient of '${existing.derivedFrom}' (${existing.file})`, `choose another name, or give ${existing.derivedFrom} a grad: section`);
+  }
+  if (existing && !force) {
+    throw new ScaffoldError(`op '${op}' already exists (${existing.file})`, 'choose another name, or pass --force to replace its spec (hand-written kernels and gradients are kept)');
+  }
+}
+
+export async function planScaffold(root: string, ctx: ScaffoldContext, answers: ScaffoldAnswers, opts: ScaffoldOptions = {}): Promise<ScaffoldPlan> {
+  checkTarget(ctx, answers.op, opts.force ?? false);
+  checkName(answers.category, 'category');
+  const existing = ctx.model.ops.find((o) => o.name === answers.op);
+  if (existing && existing.category !== answers.category) {
+    throw new ScaffoldError(`op '${answers.op}' lives in ${existing.file}, not under specs/${answers.category}/`, `pass --category ${existing.category}, or move the spec by hand`);
+  }
+  const specPath = specPathOf(answers);
+  // Belt and braces: whatever the names, the spec lands inside specs/.
+  const abs = resolve(root, specPath);
+  if (!abs.startsWith(resolve(root, SPECS_DIR) + sep)) throw new ScaffoldError(`${specPath} is outside ${SPECS_DIR}/`);
+
+  const args = argsOf(answers, ctx);
+  const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
+  const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+  const specText = await renderSpec(root, answers, tensors, attrs);
+
+  // The same validation `npm run gen` does, with the new spec in place: a bad answer throws
+  // SpecErrors naming the spec's line and column, and nothing has been written.
+  const model = loadModel(root, new Map([[specPath, specText]]));
+  const { generated, stubs } = emitAll(model);
+  const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, specPath, generated, stubs);
+  const onDisk = existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
+  const specChanges: Change[] = onDisk === specText ? [] : [{ path: specPath, action: onDisk === undefined ? 'create' : 'update', kind: 'stub', content: specText }];
+  return {
+    specPath: relative(root, abs).split(sep).join('/'),
+    specText,
+    changes: [...specChanges, ...changes],
+    model,
+    checklist: checklist(model, answers.op, generated, stubs),
+  };
+}

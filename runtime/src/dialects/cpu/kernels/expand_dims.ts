@@ -1,0 +1,10 @@
+// CPU kernel of raf.op.expand_dims (specs/tensor/expand_dims.yaml): only the shape changes, so the elements are copied in order.
+
+import type { ExpandDimsKernel } from '../../../generated/bridge/expand_dims.ts';
+import { allocOut } from '../support.ts';
+
+export const expandDimsCpu: ExpandDimsKernel = ({ x }, _attrs, out) => {
+  const y = allocOut(out);
+  y.dataSync().set(x.dataSync());
+  return y;
+};

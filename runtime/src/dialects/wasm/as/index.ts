@@ -1,0 +1,11 @@
+// Entry of the wasm dialect's module (AssemblyScript): hand-tuned kernels, the generated elementwise ones, and the heap base.
+
+export { matmul_f32, matmul_f64, matmul_scratch_bytes } from './matmul';
+export { softmax_f32, softmax_f64 } from './softmax';
+export { sum_f32, sum_f64 } from './reduce';
+export * from '../../../generated/dialects/wasm/as/index';
+
+/** First free byte after static data: the JavaScript side lays tensors out from here. */
+export function heap_base(): usize {
+  return __heap_base;
+}

@@ -1,0 +1,155 @@
+// Matrix product for the wasm dialect (AssemblyScript): cache blocks of packed panels around a 4×8 f32x4 register tile.
+
+// Register tile: MR rows × NR columns = 8 v128 accumulators, leaving registers for two B vectors and an A splat.
+const MR = 4;
+const NR = 8;
+// Cache blocks: a KC×NR panel of B (8 KiB) stays in L1 while the MC×KC block of A (64 KiB) streams from L2.
+const KC = 256;
+const MC = 64;
+const NC = 512;
+
+const PACK_B_BYTES: usize = <usize>KC * NC * 4;
+const PACK_A_BYTES: usize = <usize>MC * KC * 4;
+const TILE_BYTES: usize = <usize>MR * NR * 4;
+
+/** Bytes of scratch matmul_f32 needs (packed panels and an edge tile); the caller lends them. */
+export function matmul_scratch_bytes(): usize {
+  return PACK_B_BYTES + PACK_A_BYTES + TILE_BYTES;
+}
+
+/**
+ * c[m×n] = a[m×k] · b[k×n], where element (i, p) of a sits at a + (i·aRow + p·aCol)·4 and likewise for b, so
+ * transposed operands are just other strides: packing reads them once into contiguous panels.
+ */
+export function matmul_f32(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, c: usize, m: i32, n: i32, k: i32, scratch: usize): void {
+  const packB = scratch;
+  const packA = scratch + PACK_B_BYTES;
+  const tile = packA + PACK_A_BYTES;
+  if (k == 0) {
+    memory.fill(c, 0, <usize>m * <usize>n * 4);
+    return;
+  }
+  for (let jc = 0; jc < n; jc += NC) {
+    const nc = min(NC, n - jc);
+    for (let pc = 0; pc < k; pc += KC) {
+      const kc = min(KC, k - pc);
+      packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
+      for (let ic = 0; ic < m; ic += MC) {
+        const mc = min(MC, m - ic);
+        packPanelsA(a, aRow, aCol, ic, pc, mc, kc, packA);
+        for (let jr = 0; jr < nc; jr += NR) {
+          const bp = packB + <usize>jr * <usize>kc * 4;
+          for (let ir = 0; ir < mc; ir += MR) {
+            const ap = packA + <usize>ir * <usize>kc * 4;
+            const cp = c + (<usize>(ic + ir) * <usize>n + <usize>(jc + jr)) * 4;
+            tileKernel(kc, ap, bp, cp, n, pc > 0, min(MR, mc - ir), min(NR, nc - jr), tile);
+          }
+        }
+      }
+    }
+  }
+}
+
+/** B[pc.., jc..] into NR-wide panels, row p of a panel contiguous; columns past n are zero. */
+function packPanelsB(b: usize, bRow: i32, bCol: i32, pc: i32, jc: i32, kc: i32, nc: i32, dst: usize): void {
+  for (let j0 = 0; j0 < nc; j0 += NR) {
+    const width = min(NR, nc - j0);
+    let out = dst + <usize>j0 * <usize>kc * 4;
+    if (bCol == 1 && width == NR) {
+      let src = b + (<usize>pc * <usize>bRow + <usize>(jc + j0)) * 4;
+      const rowStep = <usize>bRow * 4;
+      for (let p = 0; p < kc; p++) {
+        v128.store(out, v128.load(src));
+        v128.store(out, v128.load(src, 16), 16);
+        src += rowStep;
+        out += NR * 4;
+      }
+      continue;
+    }
+    for (let p = 0; p < kc; p++) {
+      for (let jj = 0; jj < NR; jj++) {
+        const v: f32 = jj < width ? load<f32>(b + (<usize>(pc + p) * <usize>bRow + <usize>(jc + j0 + jj) * <usize>bCol) * 4) : 0;
+        store<f32>(out + <usize>jj * 4, v);
+      }
+      out += NR * 4;
+    }
+  }
+}
+
+/** A[ic.., pc..] into MR-tall panels, column p of a panel contiguous; rows past m are zero. */
+function packPanelsA(a: usize, aRow: i32, aCol: i32, ic: i32, pc: i32, mc: i32, kc: i32, dst: usize): void {
+  for (let i0 = 0; i0 < mc; i0 += MR) {
+    const height = min(MR, mc - i0);
+    let out = dst + <usize>i0 * <usize>kc * 4;
+    for (let p = 0; p < kc; p++) {
+      for (let r = 0; r < MR; r++) {
+        const v: f32 = r < height ? load<f32>(a + (<usize>(ic + i0 + r) * <usize>aRow + <usize>(pc + p) * <usize>aCol) * 4) : 0;
+        store<f32>(out + <usize>r * 4, v);
+      }
+      out += MR * 4;
+    }
+  }
+}
+
+/** One MR×NR block of c (row stride ldc elements), overwritten or accumulated into; partial blocks go via `tile`. */
+function tileKernel(kc: i32, ap: usize, bp: usize, cp: usize, ldc: i32, accumulate: bool, rows: i32, cols: i32, tile: usize): void {
+  let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
+  let c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+  let c20 = f32x4.splat(0), c21 = f32x4.splat(0);
+  let c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+  for (let p = 0; p < kc; p++) {
+    const b0 = v128.load(bp);
+    const b1 = v128.load(bp, 16);
+    let av = v128.load32_splat(ap);
+    c00 = f32x4.add(c00, f32x4.mul(av, b0));
+    c01 = f32x4.add(c01, f32x4.mul(av, b1));
+    av = v128.load32_splat(ap, 4);
+    c10 = f32x4.add(c10, f32x4.mul(av, b0));
+    c11 = f32x4.add(c11, f32x4.mul(av, b1));
+    av = v128.load32_splat(ap, 8);
+    c20 = f32x4.add(c20, f32x4.mul(av, b0));
+    c21 = f32x4.add(c21, f32x4.mul(av, b1));
+    av = v128.load32_splat(ap, 12);
+    c30 = f32x4.add(c30, f32x4.mul(av, b0));
+    c31 = f32x4.add(c31, f32x4.mul(av, b1));
+    ap += MR * 4;
+    bp += NR * 4;
+  }
+  const full = rows == MR && cols == NR;
+  const ld: usize = full ? <usize>ldc * 4 : NR * 4;
+  const dst = full ? cp : tile;
+  if (full && accumulate) {
+    c00 = f32x4.add(c00, v128.load(dst)); c01 = f32x4.add(c01, v128.load(dst, 16));
+    c10 = f32x4.add(c10, v128.load(dst + ld)); c11 = f32x4.add(c11, v128.load(dst + ld, 16));
+    c20 = f32x4.add(c20, v128.load(dst + 2 * ld)); c21 = f32x4.add(c21, v128.load(dst + 2 * ld, 16));
+    c30 = f32x4.add(c30, v128.load(dst + 3 * ld)); c31 = f32x4.add(c31, v128.load(dst + 3 * ld, 16));
+  }
+  v128.store(dst, c00); v128.store(dst, c01, 16);
+  v128.store(dst + ld, c10); v128.store(dst + ld, c11, 16);
+  v128.store(dst + 2 * ld, c20); v128.store(dst + 2 * ld, c21, 16);
+  v128.store(dst + 3 * ld, c30); v128.store(dst + 3 * ld, c31, 16);
+  if (full) return;
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < cols; j++) {
+      const from = tile + (<usize>r * NR + <usize>j) * 4;
+      const to = cp + (<usize>r * <usize>ldc + <usize>j) * 4;
+      store<f32>(to, accumulate ? load<f32>(to) + load<f32>(from) : load<f32>(from));
+    }
+  }
+}
+
+/** The float64 product: a plain i-p-j loop (tests and gradchecks use it; speed is the f32 path's job). */
+export function matmul_f64(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, c: usize, m: i32, n: i32, k: i32): void {
+  memory.fill(c, 0, <usize>m * <usize>n * 8);
+  for (let i = 0; i < m; i++) {
+    const row = c + <usize>i * <usize>n * 8;
+    for (let p = 0; p < k; p++) {
+      const av = load<f64>(a + (<usize>i * <usize>aRow + <usize>p * <usize>aCol) * 8);
+      const brow = b + <usize>p * <usize>bRow * 8;
+      for (let j = 0; j < n; j++) {
+        const at = row + <usize>j * 8;
+        store<f64>(at, load<f64>(at) + av * load<f64>(brow + <usize>j * <usize>bCol * 8));
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// Softmax and log-softmax for the wasm dialect (AssemblyScript): SIMD rows in f32, a strided scalar path otherwise.
+
+import { vexp_f32 } from './vmath';
+
+/**
+ * y = softmax(x) (or log_softmax when `log`) along the middle axis of x viewed as (outer, len, inner).
+ * Max-subtracted, so exp never overflows.
+ */
+export function softmax_f32(x: usize, y: usize, outer: i32, len: i32, inner: i32, log: bool): void {
+  if (inner != 1) {
+    softmaxStrided<f32>(x, y, outer, len, inner, log);
+    return;
+  }
+  const row = <usize>len << 2;
+  for (let o = 0; o < outer; o++) softmaxRow_f32(x + <usize>o * row, y + <usize>o * row, len, log);
+}
+
+export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32, log: bool): void {
+  softmaxStrided<f64>(x, y, outer, len, inner, log);
+}
+
+function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
+  const vecEnd = <usize>(len & ~3) << 2;
+  const end = <usize>len << 2;
+  let mv = f32x4.splat(-Infinity);
+  for (let i: usize = 0; i < vecEnd; i += 16) mv = f32x4.max(mv, v128.load(x + i));
+  let m = Mathf.max(Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)), Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)));
+  for (let i = vecEnd; i < end; i += 4) m = Mathf.max(m, load<f32>(x + i));
+  const mvec = f32x4.splat(m);
+  // Two accumulators halve the add latency chain the row would otherwise wait on.
+  let s0 = f32x4.splat(0);
+  let s1 = f32x4.splat(0);
+  let i: usize = 0;
+  if (log) {
+    for (; i + 32 <= vecEnd; i += 32) {
+      s0 = f32x4.add(s0, vexp_f32(f32x4.sub(v128.load(x + i), mvec)));
+      s1 = f32x4.add(s1, vexp_f32(f32x4.sub(v128.load(x + i, 16), mvec)));
+    }
+    for (; i < vecEnd; i += 16) s0 = f32x4.add(s0, vexp_f32(f32x4.sub(v128.load(x + i), mvec)));
+  } else {
+    for (; i + 32 <= vecEnd; i += 32) {
+      const e0 = vexp_f32(f32x4.sub(v128.load(x + i), mvec));
+      const e1 = vexp_f32(f32x4.sub(v128.load(x + i, 16), mvec));
+      v128.store(y + i, e0);
+      v128.store(y + i, e1, 16);
+      s0 = f32x4.add(s0, e0);
+      s1 = f32x4.add(s1, e1);
+    }
+    for (; i < vecEnd; i += 16) {
+      const e = vexp_f32(f32x4.sub(v128.load(x + i), mvec));
+      v128.store(y + i, e);
+      s0 = f32x4.add(s0, e);
+    }
+  }
+  const sv = f32x4.add(s0, s1);
+  let s = <f64>f32x4.extract_lane(sv, 0) + <f64>f32x4.extract_lane(sv, 1) + <f64>f32x4.extract_lane(sv, 2) + <f64>f32x4.extract_lane(sv, 3);
+  for (let j = vecEnd; j < end; j += 4) {
+    const e = Math.exp(<f64>load<f32>(x + j) - <f64>m);
+    if (!log) store<f32>(y + j, <f32>e);
+    s += e;
+  }
+  if (log) {
+    const shift = f32x4.splat(<f32>(<f64>m + Math.log(s)));
+    for (let j: usize = 0; j < vecEnd; j += 16) v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
+    const shiftScalar = f32x4.extract_lane(shift, 0);
+    for (let j = vecEnd; j < end; j += 4) store<f32>(y + j, load<f32>(x + j) - shiftScalar);
+  } else {
+    const inv = f32x4.splat(<f32>(1 / s));
+    for (let j: usize = 0; j < vecEnd; j += 16) v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
+    const invScalar = f32x4.extract_lane(inv, 0);
+    for (let j = vecEnd; j < end; j += 4) store<f32>(y + j, load<f32>(y + j) * invScalar);
+  }
+}
+
+/** Any axis, any float width: scalar, accumulating in f64 like the CPU dialect. */
+function softmaxStrided<T>(x: usize, y: usize, outer: i32, len: i32, inner: i32, log: bool): void {
+  const size = <usize>sizeof<T>();
+  const step = <usize>inner * size;
+  for (let o = 0; o < outer; o++) {
+    for (let i = 0; i < inner; i++) {
+      const base = (<usize>o * <usize>len * <usize>inner + <usize>i) * size;
+      let m: f64 = -Infinity;
+      for (let k = 0; k < len; k++) m = Math.max(m, <f64>load<T>(x + base + <usize>k * step));
+      let s: f64 = 0;
+      for (let k = 0; k < len; k++) {
+        const e = Math.exp(<f64>load<T>(x + base + <usize>k * step) - m);
+        if (!log) store<T>(y + base + <usize>k * step, <T>e);
+        s += e;
+      }
+      if (log) {
+        const shift = m + Math.log(s);
+        for (let k = 0; k < len; k++) store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(x + base + <usize>k * step) - shift));
+      } else {
+        for (let k = 0; k < len; k++) store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(y + base + <usize>k * step) / s));
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// Vector math for the wasm dialect (AssemblyScript): an f32x4 exp by range reduction, and lane-wise fallbacks for the rest.
+
+// exp(x) = 2^n · e^r with n = round(x·log2 e) and |r| ≤ ln2/2. ln 2 is split in two (Cody–Waite) so that n·LN2_HI
+// is exact in f32 and the reduction loses no bits; the degree-6 Taylor polynomial then errs by < r^7/7! ≈ 1.2e-7.
+const LOG2E: f32 = 1.44269504;
+const LN2_HI: f32 = 0.693359375;
+const LN2_LO: f32 = -2.12194440e-4;
+// Past EXP_HI the result overflows f32; below EXP_LO it is under 2^-126 and flushes to 0 (no subnormal results).
+const EXP_HI: f32 = 88.7228;
+const EXP_LO: f32 = -87.3365;
+
+export function vexp_f32(x: v128): v128 {
+  const c = f32x4.max(f32x4.min(x, f32x4.splat(EXP_HI)), f32x4.splat(EXP_LO));
+  const n = f32x4.nearest(f32x4.mul(c, f32x4.splat(LOG2E)));
+  let r = f32x4.sub(c, f32x4.mul(n, f32x4.splat(LN2_HI)));
+  r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(LN2_LO)));
+  let p = f32x4.splat(<f32>(1.0 / 720.0));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>(1.0 / 120.0)));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>(1.0 / 24.0)));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>(1.0 / 6.0)));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>0.5));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>1.0));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>1.0));
+  // 2^n as two factors built in exponent bits, 2^h · 2^(n-h) with h = n >> 1: n spans [-126, 128], beyond one normal
+  // f32 exponent at both ends, while each half stays normal.
+  const ni = i32x4.trunc_sat_f32x4_s(n);
+  const h = i32x4.shr_s(ni, 1);
+  const bias = i32x4.splat(127);
+  const s1 = i32x4.shl(i32x4.add(h, bias), 23);
+  const s2 = i32x4.shl(i32x4.add(i32x4.sub(ni, h), bias), 23);
+  const y = f32x4.mul(f32x4.mul(p, s1), s2);
+  const high = v128.bitselect(f32x4.splat(Infinity), y, f32x4.gt(x, f32x4.splat(EXP_HI)));
+  return v128.bitselect(f32x4.splat(0), high, f32x4.lt(x, f32x4.splat(EXP_LO)));
+}
+
+/** 1 / (1 + e^-x): e^-x overflowing to Infinity gives exactly 0, so no branch is needed. */
+export function vsigmoid_f32(x: v128): v128 {
+  const one = f32x4.splat(1.0);
+  return f32x4.div(one, f32x4.add(one, vexp_f32(f32x4.neg(x))));
+}
+
+/** tanh(x) = 1 - 2 / (e^{2x} + 1); saturates to ±1 without overflow trouble. */
+export function vtanh_f32(x: v128): v128 {
+  const one = f32x4.splat(1.0);
+  const e = vexp_f32(f32x4.add(x, x));
+  return f32x4.sub(one, f32x4.div(f32x4.splat(2.0), f32x4.add(e, one)));
+}
+
+export function vsign_f32(x: v128): v128 {
+  const one = f32x4.splat(1.0);
+  const pos = v128.and(f32x4.gt(x, f32x4.splat(0)), one);
+  const neg = v128.and(f32x4.lt(x, f32x4.splat(0)), one);
+  // NaN lanes compare false both ways; pass them through as NaN.
+  return v128.bitselect(f32x4.sub(pos, neg), x, f32x4.eq(x, x));
+}
+
+export function vsign_f64(x: v128): v128 {
+  const one = f64x2.splat(1.0);
+  const pos = v128.and(f64x2.gt(x, f64x2.splat(0)), one);
+  const neg = v128.and(f64x2.lt(x, f64x2.splat(0)), one);
+  return v128.bitselect(f64x2.sub(pos, neg), x, f64x2.eq(x, x));
+}
+
+// ---------------------------------------------------------------- scalar functions, in f64
+
+const TWO_OVER_SQRT_PI = 1.1283791670955126;
+const ONE_OVER_SQRT_PI = 0.5641895835477563;
+
+/** erf from the positive-term series below 2.5 and the Laplace continued fraction for erfc above (as the CPU dialect). */
+export function erf64(x: f64): f64 {
+  const a = Math.abs(x);
+  if (a < 2.5) {
+    const a2 = a * a;
+    let term = a;
+    let sum = a;
+    for (let n = 0; n < 60; n++) {
+      term *= (2 * a2) / <f64>(2 * n + 3);
+      const next = sum + term;
+      if (next == sum) break;
+      sum = next;
+    }
+    const v = TWO_OVER_SQRT_PI * Math.exp(-a2) * sum;
+    return x < 0 ? -v : v;
+  }
+  if (isNaN(x)) return x;
+  let erfc: f64 = 0;
+  if (a <= 27) {
+    let denominator = a;
+    for (let k = 40; k >= 1; k--) denominator = a + <f64>k / 2 / denominator;
+    erfc = (ONE_OVER_SQRT_PI * Math.exp(-a * a)) / denominator;
+  }
+  return x < 0 ? erfc - 1 : 1 - erfc;
+}
+
+export function sigmoid64(x: f64): f64 {
+  if (x >= 0) return 1 / (1 + Math.exp(-x));
+  const e = Math.exp(x);
+  return e / (1 + e);
+}
+
+export function softplus64(x: f64): f64 {
+  return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
+}
+
+function exp64(x: f64): f64 { return Math.exp(x); }
+function log64(x: f64): f64 { return Math.log(x); }
+function sin64(x: f64): f64 { return Math.sin(x); }
+function cos64(x: f64): f64 { return Math.cos(x); }
+function tan64(x: f64): f64 { return Math.tan(x); }
+function tanh64(x: f64): f64 { return Math.tanh(x); }
+function log1p64(x: f64): f64 { return Math.log1p(x); }
+function expm164(x: f64): f64 { return Math.expm1(x); }
+function pow64(x: f64, y: f64): f64 { return Math.pow(x, y); }
+
+// ---------------------------------------------------------------- lane-wise application
+
+// The scalar function runs in f64 for both widths: f32 lanes widen, compute, and round once, which is what the
+// CPU dialect does too (its kernels compute in JavaScript doubles).
+function lanes1_f32(v: v128, f: (x: f64) => f64): v128 {
+  let r = v;
+  r = f32x4.replace_lane(r, 0, <f32>f(<f64>f32x4.extract_lane(v, 0)));
+  r = f32x4.replace_lane(r, 1, <f32>f(<f64>f32x4.extract_lane(v, 1)));
+  r = f32x4.replace_lane(r, 2, <f32>f(<f64>f32x4.extract_lane(v, 2)));
+  r = f32x4.replace_lane(r, 3, <f32>f(<f64>f32x4.extract_lane(v, 3)));
+  return r;
+}
+
+function lanes1_f64(v: v128, f: (x: f64) => f64): v128 {
+  let r = f64x2.replace_lane(v, 0, f(f64x2.extract_lane(v, 0)));
+  return f64x2.replace_lane(r, 1, f(f64x2.extract_lane(v, 1)));
+}
+
+function lanes2_f32(a: v128, b: v128, f: (x: f64, y: f64) => f64): v128 {
+  let r = a;
+  r = f32x4.replace_lane(r, 0, <f32>f(<f64>f32x4.extract_lane(a, 0), <f64>f32x4.extract_lane(b, 0)));
+  r = f32x4.replace_lane(r, 1, <f32>f(<f64>f32x4.extract_lane(a, 1), <f64>f32x4.extract_lane(b, 1)));
+  r = f32x4.replace_lane(r, 2, <f32>f(<f64>f32x4.extract_lane(a, 2), <f64>f32x4.extract_lane(b, 2)));
+  r = f32x4.replace_lane(r, 3, <f32>f(<f64>f32x4.extract_lane(a, 3), <f64>f32x4.extract_lane(b, 3)));
+  return r;
+}
+
+function lanes2_f64(a: v128, b: v128, f: (x: f64, y: f64) => f64): v128 {
+  let r = f64x2.replace_lane(a, 0, f(f64x2.extract_lane(a, 0), f64x2.extract_lane(b, 0)));
+  return f64x2.replace_lane(r, 1, f(f64x2.extract_lane(a, 1), f64x2.extract_lane(b, 1)));
+}
+
+export function vlog_f32(v: v128): v128 { return lanes1_f32(v, log64); }
+export function vsin_f32(v: v128): v128 { return lanes1_f32(v, sin64); }
+export function vcos_f32(v: v128): v128 { return lanes1_f32(v, cos64); }
+export function vtan_f32(v: v128): v128 { return lanes1_f32(v, tan64); }
+export function verf_f32(v: v128): v128 { return lanes1_f32(v, erf64); }
+export function vlog1p_f32(v: v128): v128 { return lanes1_f32(v, log1p64); }
+export function vexpm1_f32(v: v128): v128 { return lanes1_f32(v, expm164); }
+export function vsoftplus_f32(v: v128): v128 { return lanes1_f32(v, softplus64); }
+export function vpow_f32(a: v128, b: v128): v128 { return lanes2_f32(a, b, pow64); }
+
+export function vexp_f64(v: v128): v128 { return lanes1_f64(v, exp64); }
+export function vlog_f64(v: v128): v128 { return lanes1_f64(v, log64); }
+export function vsin_f64(v: v128): v128 { return lanes1_f64(v, sin64); }
+export function vcos_f64(v: v128): v128 { return lanes1_f64(v, cos64); }
+export function vtan_f64(v: v128): v128 { return lanes1_f64(v, tan64); }
+export function vtanh_f64(v: v128): v128 { return lanes1_f64(v, tanh64); }
+export function vsigmoid_f64(v: v128): v128 { return lanes1_f64(v, sigmoid64); }
+export function verf_f64(v: v128): v128 { return lanes1_f64(v, erf64); }
+export function vlog1p_f64(v: v128): v128 { return lanes1_f64(v, log1p64); }
+export function vexpm1_f64(v: v128): v128 { return lanes1_f64(v, expm164); }
+export function vsoftplus_f64(v: v128): v128 { return lanes1_f64(v, softplus64); }
+export function vpow_f64(a: v128, b: v128): v128 { return lanes2_f64(a, b, pow64); }

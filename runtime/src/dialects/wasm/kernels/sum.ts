@@ -1,0 +1,34 @@
+// Wasm kernel of raf.op.sum (specs/reduce/sum.yaml): runs of adjacent reduced axes become one (outer, len, inner) pass.
+
+import type { SumKernel } from '../../../generated/bridge/sum.ts';
+import { sizeOf } from '../../../shape.ts';
+import { callArena, wasm } from '../module.ts';
+import { allocFor, readTensor, widthOf, writeTensor } from '../support.ts';
+
+export const sumWasm: SumKernel = ({ x }, { axis }, out) => {
+  const width = widthOf(out.dtype)!;
+  const shape = [...x.shape];
+  const all = axis === null || axis.length === 0;
+  const reduced = shape.map((_, d) => all || axis.includes(d));
+  const arena = callArena();
+  let p = allocFor(arena, width, x.size);
+  writeTensor(arena, width, p, x);
+  // Innermost run first, so the offsets of the runs before it stay valid.
+  for (let end = shape.length; end > 0; ) {
+    if (!reduced[end - 1]) {
+      end--;
+      continue;
+    }
+    let start = end - 1;
+    while (start > 0 && reduced[start - 1]) start--;
+    const outer = sizeOf(shape.slice(0, start));
+    const len = sizeOf(shape.slice(start, end));
+    const inner = sizeOf(shape.slice(end));
+    const q = allocFor(arena, width, outer * inner);
+    wasm()[`sum_${width}`](p, q, outer, len, inner);
+    for (let d = start; d < end; d++) shape[d] = 1;
+    p = q;
+    end = start;
+  }
+  return readTensor(arena, width, p, out);
+};

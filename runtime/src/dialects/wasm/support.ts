@@ -1,0 +1,58 @@
+// Building blocks for wasm kernels: which dtypes the dialect serves, copying tensors in and out of linear memory.
+
+import type { KernelInputs } from '../../dialect.ts';
+import type { DType, Storage } from '../../dtype.ts';
+import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
+import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
+import { broadcastIndex, finish } from '../cpu/support.ts';
+import { alignUp, wasm, type Arena } from './module.ts';
+
+/** Float widths the module has kernels for; float16 lives widened in a Float32Array and runs as f32. */
+export type Width = 'f32' | 'f64';
+
+export function widthOf(dtype: DType): Width | null {
+  if (dtype === 'float32' || dtype === 'float16') return 'f32';
+  if (dtype === 'float64') return 'f64';
+  return null;
+}
+
+const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+const BYTES = { f32: 4, f64: 8 } as const;
+
+/**
+ * Whether a kernel of this dialect can run: a float output and every tensor input of the same dtype. Throws (and
+ * dispatch lists why) when the module itself cannot load; returns false for dtypes it leaves to the CPU dialect.
+ */
+export function wasmServes(out: TensorType, inputs: object): boolean {
+  if (!widthOf(out.dtype)) return false;
+  wasm();
+  return Object.values(inputs as KernelInputs).every((v) => v === null || (!Array.isArray(v) && (v as Tensor).dtype === out.dtype));
+}
+
+/** Bytes of n elements, padded to whole 16-byte vectors. */
+export function paddedBytes(width: Width, n: number): number {
+  return alignUp(Math.max(n, 1) * BYTES[width], 16);
+}
+
+export function allocFor(arena: Arena, width: Width, n: number): number {
+  return arena.alloc(paddedBytes(width, n));
+}
+
+/** Copies t into wasm memory at p, broadcast to `shape` when it has another shape. */
+export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, shape: Shape = t.shape): void {
+  const src = t.dataSync();
+  const n = sizeOf(shape);
+  const dst = arena.view(ARRAY[width], p, n);
+  if (shapesEqual(t.shape, shape)) {
+    dst.set(src);
+    return;
+  }
+  const idx = broadcastIndex(t.shape, shape)!;
+  for (let i = 0; i < n; i++) dst[i] = src[idx[i]!]!;
+}
+
+/** A CPU tensor holding a copy of n elements at p (slice copies once, without zero-filling first). */
+export function readTensor(arena: Arena, width: Width, p: number, out: TensorType): Tensor {
+  const data = arena.view(ARRAY[width], p, sizeOf(out.shape)).slice() as Storage;
+  return finish(new Tensor(out.shape, out.dtype, new CpuStorage(data)));
+}

@@ -1,0 +1,65 @@
+// A strided copy, out[i] = src[offset(i)]: broadcasts and transposes for any 4-byte dtype, with shapes and strides as uniforms.
+
+import { sizeOf } from '../../shape.ts';
+import type { Tensor, TensorType } from '../../tensor.ts';
+import type { GpuContext } from './device.ts';
+import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
+import { allocGpu, gpuBuffer } from './storage.ts';
+
+const SHAPE = 4; // words: count, rank, base offset, scale (f32 bits), then shape and strides
+const STRIDES = SHAPE + MAX_RANK;
+const WORDS = STRIDES + MAX_RANK;
+
+const source = (scaled: boolean) => `@group(0) @binding(0) var<storage, read> src: array<${scaled ? 'f32' : 'u32'}>;
+@group(0) @binding(1) var<storage, read_write> out: array<${scaled ? 'f32' : 'u32'}>;
+${paramsWgsl(2, WORDS)}
+${MAIN_1D} {
+  ${FLAT_INDEX}
+  if (i >= pu(0u)) { return; }
+  var rem = i;
+  var off = pu(2u);
+  for (var d = pu(1u); d > 0u; d--) {
+    let size = pu(${SHAPE}u + d - 1u);
+    off += (rem % size) * pu(${STRIDES}u + d - 1u);
+    rem = rem / size;
+  }
+  out[i] = src[off]${scaled ? ' * pf(3u)' : ''};
+}`;
+// u32 moves the bits untouched, so one pipeline serves f32, i32 and bool (stored as u32) alike.
+const COPY = source(false);
+const SCALED = source(true);
+
+/**
+ * A new tensor of type `out` whose element at each coordinate is src's element at `offset + Σ coord·strides`
+ * (strides per output dimension, 0 for broadcast ones), times `scale` when given (float32 only).
+ */
+export function gather(gpu: GpuContext, src: Tensor, out: TensorType, strides: readonly number[], offset = 0, scale?: number): Tensor {
+  const scaled = scale !== undefined;
+  const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () => (scaled ? SCALED : COPY));
+  const result = allocGpu(gpu, out);
+  const n = sizeOf(out.shape);
+  const dims = coalesce(out.shape, [strides]);
+  const uniforms = new Params().u32(n).u32(dims.shape.length).u32(offset).f32(scale ?? 1).dims(dims.shape).dims(dims.strides[0]!).data(WORDS);
+  launch(gpu, pipeline, [src, result], uniforms, n, 'gather');
+  return result;
+}
+
+/** Compiles a gather pipeline ahead of the first call, inside a kernel's build(). */
+export function warmGather(gpu: GpuContext, scaled = false): void {
+  gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () => (scaled ? SCALED : COPY));
+}
+
+/**
+ * The same elements under a new shape (reshape, expand_dims, squeeze): a buffer-to-buffer copy on the queue, no
+ * shader. A copy rather than a shared buffer, so every tensor owns its buffer and dispose() never frees another's data.
+ */
+export function copyTensor(gpu: GpuContext, x: Tensor, out: TensorType): Tensor {
+  const result = allocGpu(gpu, out);
+  const bytes = sizeOf(out.shape) * 4;
+  if (bytes > 0) {
+    const enc = gpu.device.createCommandEncoder({ label: 'copy' });
+    enc.copyBufferToBuffer(gpuBuffer(x), 0, gpuBuffer(result), 0, bytes);
+    gpu.device.queue.submit([enc.finish()]);
+  }
+  return result;
+}

@@ -1,0 +1,13 @@
+// WebGPU kernel of raf.op.reshape (specs/tensor/reshape.yaml): a buffer copy on the queue, no shader, any dtype.
+
+import type { ReshapeKernel } from '../../../generated/bridge/reshape.ts';
+import { requireGpu } from '../dialect.ts';
+import { copyTensor } from '../gather.ts';
+import type { WebGpuBuilder } from '../kernel.ts';
+import { gpuElementType } from '../storage.ts';
+
+export const reshapeWebgpu: WebGpuBuilder<ReshapeKernel> = (_attrs, out) => {
+  const gpu = requireGpu();
+  if (!gpuElementType(out.dtype)) return null;
+  return ({ x }, _kattrs, kout) => copyTensor(gpu, x, kout);
+};

@@ -1,0 +1,14 @@
+// WebGPU kernel of raf.op.softmax_dx (specs/nn/softmax_dx.yaml): dx = y * (dy - sum(dy * y)) per row.
+
+import type { SoftmaxDxKernel } from '../../../generated/bridge/softmax_dx.ts';
+import { axisRowBuilder } from '../axis.ts';
+import type { WebGpuBuilder } from '../kernel.ts';
+
+export const softmaxDxWebgpu: WebGpuBuilder<SoftmaxDxKernel> = axisRowBuilder<SoftmaxDxKernel>({
+  op: 'softmax_dx',
+  inputs: ['y', 'dy'],
+  body: `
+  var s = 0.0;
+  for (var k = 0u; k < len; k++) { let at = base + k * inner; s += in_dy[at] * in_y[at]; }
+  for (var k = 0u; k < len; k++) { let at = base + k * inner; out[at] = in_y[at] * (in_dy[at] - s); }`,
+});

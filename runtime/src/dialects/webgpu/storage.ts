@@ -1,0 +1,107 @@
+// GPU tensor storage (one pooled GPUBuffer per tensor, read back asynchronously) and the explicit cpu ⇄ webgpu mover.
+/// <reference types="@webgpu/types" />
+
+import { device as toDevice, deviceName } from '../../device.ts';
+import type { DType, Storage } from '../../dtype.ts';
+import { sizeOf } from '../../shape.ts';
+import { CpuStorage, registerMover, registerPlacer, Tensor, type TensorStorage, type TensorType } from '../../tensor.ts';
+import { currentGpu, type GpuContext } from './device.ts';
+import { initWebGpu, webgpuUnavailable } from './dialect.ts';
+
+export const WEBGPU = toDevice('webgpu');
+
+/** WGSL element type per dtype. WGSL has no 64-bit floats and no 8-bit storage, so bool is widened to u32. */
+const ELEMENT: Partial<Record<DType, 'f32' | 'i32' | 'u32'>> = { float32: 'f32', int32: 'i32', bool: 'u32' };
+
+export function gpuElementType(dtype: DType): 'f32' | 'i32' | 'u32' | undefined {
+  return ELEMENT[dtype];
+}
+
+interface Lease {
+  readonly gpu: GpuContext;
+  readonly buffer: GPUBuffer;
+  released: boolean;
+}
+
+function giveBack(lease: Lease): void {
+  if (lease.released) return;
+  lease.released = true;
+  // A released device already destroyed its pool; the buffer is gone with it.
+  if (currentGpu() === lease.gpu) lease.gpu.pool.release(lease.buffer);
+}
+
+/**
+ * Tensors that are never disposed (gradient intermediates, numbers placed on the GPU) give their buffer back when
+ * garbage-collected. dispose() stays the prompt way: collection may come late or, at exit, not at all.
+ */
+const collected = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<Lease>(giveBack) : undefined;
+
+export class GpuStorage implements TensorStorage {
+  readonly device = WEBGPU;
+  private readonly lease: Lease;
+
+  constructor(
+    readonly gpu: GpuContext,
+    readonly buffer: GPUBuffer,
+    readonly dtype: DType,
+    /** Logical element count; the pooled buffer is usually larger. */
+    readonly length: number,
+  ) {
+    this.lease = { gpu, buffer, released: false };
+    collected?.register(this, this.lease, this.lease);
+  }
+
+  async read(): Promise<Storage> {
+    const { pool } = this.gpu;
+    if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
+    if (this.dtype === 'bool') return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
+    return pool.readback(this.buffer, Float32Array, this.length);
+  }
+
+  dispose(): void {
+    collected?.unregister(this.lease);
+    giveBack(this.lease);
+  }
+}
+
+/** A GPU tensor of the declared type, its buffer taken from the pool (contents stale until a kernel writes it). */
+export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
+  const n = sizeOf(out.shape);
+  const buffer = gpu.pool.acquire(n * 4, undefined, `raf-op ${out.dtype}[${out.shape.join(',')}]`);
+  return new Tensor(out.shape, out.dtype, new GpuStorage(gpu, buffer, out.dtype, n));
+}
+
+export function gpuBuffer(t: Tensor): GPUBuffer {
+  if (!(t.storage instanceof GpuStorage)) throw new Error(`${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``);
+  return t.storage.buffer;
+}
+
+/** Copies a CPU tensor into a new GPU tensor. */
+export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
+  const element = gpuElementType(t.dtype);
+  if (!element) {
+    throw new Error(`cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to float32 first`);
+  }
+  const data = t.dataSync();
+  const typed = element === 'f32' ? Float32Array.from(data) : element === 'i32' ? Int32Array.from(data) : Uint32Array.from(data);
+  const buffer = gpu.pool.acquire(Math.max(typed.byteLength, 4), undefined, `raf-op ${t.dtype}[${t.shape.join(',')}]`);
+  gpu.pool.write(buffer, typed);
+  return new Tensor(t.shape, t.dtype, new GpuStorage(gpu, buffer, t.dtype, typed.length));
+}
+
+// One mover serves both directions: Tensor.to looks up the non-CPU side's kind.
+registerMover('webgpu', async (t, to) => {
+  if (to.kind === 'cpu') return new Tensor(t.shape, t.dtype, new CpuStorage(await t.data()));
+  if (to.id !== 0 || t.device.kind !== 'cpu') throw new Error(`cannot move ${t.toString()} to ${deviceName(to)}: only webgpu(0) exists`);
+  const gpu = await initWebGpu();
+  if (!gpu) throw new Error(`cannot move ${t.toString()} to webgpu(0): ${webgpuUnavailable()}`);
+  return uploadTensor(gpu, t);
+});
+
+// Plain numbers in an op call on GPU tensors (`where(c, dy, 0)` in a gradient) are uploaded synchronously: writeBuffer
+// needs no await, only acquiring the device does, and a GPU tensor exists only once that has happened.
+registerPlacer('webgpu', (t, to) => {
+  const gpu = currentGpu();
+  if (!gpu || to.id !== 0) throw new Error(`cannot place ${t.toString()} on ${deviceName(to)}: ${webgpuUnavailable()}`);
+  return uploadTensor(gpu, t);
+});

@@ -1,0 +1,35 @@
+// Places a graph on a device: parameters are typed for it and constants are uploaded once, as a VM loads a model's weights.
+
+import { device as toDevice, type Device, type DeviceKind } from '../device.ts';
+import type { Tensor } from '../tensor.ts';
+import { inferTypes, rebind } from './infer.ts';
+import { isAtom, mkConst, mkVar, type Atom, type Graph, type Node } from './ir.ts';
+
+export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<Graph> {
+  const d = toDevice(target);
+  const moved = new Map<Tensor, Atom>();
+  const collect = (h: Graph): void => {
+    for (const n of h.nodes) {
+      if (n.kind === 'fused') collect(n.fn);
+      const atoms = n.kind === 'fused' ? n.inputs : n.args.flatMap((a) => (isAtom(a) ? [a] : Array.isArray(a) ? a.filter(isAtom) : []));
+      for (const a of atoms) if (a.kind === 'const' && a.value.device !== d) moved.set(a.value, a);
+    }
+    for (const a of h.outputs) if (a.kind === 'const' && a.value.device !== d) moved.set(a.value, a);
+  };
+  collect(g);
+  await Promise.all([...moved.keys()].map(async (t) => moved.set(t, mkConst(await t.to(d)))));
+  const sub = (a: Atom): Atom => (a.kind === 'const' ? (moved.get(a.value) ?? a) : a);
+  const swap = (h: Graph): Graph => ({
+    ...h,
+    nodes: h.nodes.map((n): Node =>
+      n.kind === 'fused'
+        ? // Rule-formed groups belong to whichever dialect serves the device; pattern groups keep their dialect.
+          { ...n, fn: swap(n.fn), inputs: n.inputs.map(sub), origin: n.origin.by === 'rules' ? { ...n.origin, dialect: d.kind } : n.origin }
+        : { ...n, args: n.args.map((a) => (isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a)) },
+    ),
+    outputs: h.outputs.map(sub),
+  });
+  const params = g.params.map((p) => mkVar(p.type, d, p.hint));
+  // Re-running type inference gives every var the device its declare now computes.
+  return inferTypes(rebind(swap(g), params));
+}

@@ -1,0 +1,16 @@
+// What a generated ONNX mapping says: which ONNX op (from which opset) becomes which base op, and how inputs and attributes line up.
+
+import type { AnyOpDef } from '../../registry.ts';
+
+export interface OnnxMapping {
+  readonly onnxOp: string;
+  /** The opset whose signature the mapping follows; older models use other input/attr layouts. */
+  readonly opset: number;
+  readonly op: AnyOpDef;
+  /** Our arg for each ONNX input, in order; a non-tensor arg is read from a constant input. */
+  readonly inputs: readonly string[];
+  /** ONNX attribute → our arg. */
+  readonly attrs: Readonly<Record<string, string>>;
+  /** ONNX attributes the node must carry with exactly these values (Gemm with transB = 1 is dense). */
+  readonly consts: Readonly<Record<string, number>>;
+}

@@ -1,0 +1,79 @@
+// AutoDiff pass: builds the backward graph by running each op's generated gradient registration on symbolic tensors, as the eager tape runs it on values.
+
+import { call, invoke } from '../../dispatch.ts';
+import type { GradContext } from '../../registry.ts';
+import { broadcastAxes, formatShape, shapesEqual } from '../../shape.ts';
+import { full, Tensor, type TensorType } from '../../tensor.ts';
+import { eliminateDeadCode, mkVar, type Atom, type CallNode, type Graph, type Var } from '../ir.ts';
+import { Recorder, replay } from '../trace.ts';
+
+export interface AutodiffOptions {
+  /** Parameters to differentiate (indices); default all float params. */
+  readonly wrt?: readonly number[];
+  /** `'param'` (default) adds `%dy` as the last parameter, RAF-style; `'ones'` seeds with ones (the gradient of the sum). */
+  readonly seed?: 'param' | 'ones';
+}
+
+/**
+ * From `g` (one output y), a graph returning `(y, dy/dp...)`: the forward calls, then for each call in
+ * reverse the calls its gradient registration makes, gradients of broadcast inputs summed back to
+ * the input's shape and gradients of shared values added, exactly as in eager mode.
+ */
+export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
+  if (g.outputs.length !== 1) throw new Error(`autodiff: the graph must have one output, it has ${g.outputs.length}`);
+  const wrt = opts.wrt ?? g.params.map((_, i) => i).filter((i) => g.params[i]!.type.dtype.startsWith('float'));
+  const rec = new Recorder();
+  const params = g.params.map((p) => mkVar(p.type, p.device, p.hint));
+  const y = g.outputs[0]!;
+  const yType = y.kind === 'var' ? y.type : y.value;
+  const dyVar = opts.seed === 'ones' ? null : mkVar(yType, y.kind === 'var' ? y.device : y.value.device, 'dy');
+  const env = replay(g, rec, params.map((p) => rec.tensorOf(p)), (op, args) => invoke(op, args));
+  const value = (a: Atom): Tensor => (a.kind === 'var' ? env.get(a)! : a.value);
+
+  const grads = new Map<Var, Tensor>();
+  rec.run(() => {
+    if (y.kind !== 'var') return;
+    grads.set(y, dyVar ? rec.tensorOf(dyVar) : full(yType.shape, 1, yType.dtype));
+    for (let i = g.nodes.length - 1; i >= 0; i--) {
+      const n = g.nodes[i] as CallNode;
+      const dy = grads.get(n.out);
+      const gd = n.op.grad;
+      if (!dy || !gd) continue;
+      const fields = n.op.schema.fields;
+      const ctx: Record<string, unknown> = { dy };
+      fields.forEach((f, k) => {
+        if (!n.op.tensorArgs.includes(f.name)) ctx[f.name] = n.args[k];
+      });
+      for (const s of gd.saves) {
+        ctx[s] = s === 'y' ? env.get(n.out) : value(n.args[fields.findIndex((f) => f.name === s)] as Atom);
+      }
+      const result = gd.fn(ctx as GradContext);
+      for (const name of gd.inputs) {
+        const a = n.args[fields.findIndex((f) => f.name === name)] as Atom | null;
+        const gi = result[name];
+        if (!a || a.kind !== 'var' || !gi) continue;
+        const fitted = fitToShape(n.op.name, name, gi, a.type);
+        const prev = grads.get(a);
+        grads.set(a, prev ? (call('add', [prev, fitted]) as Tensor) : fitted);
+      }
+    }
+  });
+  const outputs: Atom[] = [value(y) === undefined ? y : rec.atomOf(value(y))];
+  for (const i of wrt) {
+    const p = g.params[i]!;
+    const gp = grads.get(p);
+    outputs.push(rec.atomOf(gp ?? full(p.type.shape, 0, p.type.dtype)));
+  }
+  // Outputs that are inputs of the new graph map back through the recorder's own vars.
+  return eliminateDeadCode({ params: dyVar ? [...params, dyVar] : params, nodes: rec.nodes, outputs });
+}
+
+/** Sums a gradient over the axes its input was broadcast along (TVM's collapse_sum_like). */
+function fitToShape(op: string, arg: string, g: Tensor, to: TensorType): Tensor {
+  if (shapesEqual(g.shape, to.shape)) return g;
+  const axes = broadcastAxes(to.shape, g.shape);
+  if (g.shape.length < to.shape.length || axes.length === 0) {
+    throw new Error(`autodiff: gradient of raf.op.${op} for '${arg}' has shape ${formatShape(g.shape)}, input has ${formatShape(to.shape)}`);
+  }
+  return call('reshape', [call('sum', [g, axes, true]), [...to.shape]]) as Tensor;
+}

@@ -1,0 +1,58 @@
+// Rule-based fusion (RAF's FuseTVM): elementwise and broadcast calls fuse onto the call that feeds them, whatever its pattern except opaque.
+
+import { COMPUTE } from '../../generated/passes/index.ts';
+import type { FusionPattern } from '../../vocab.ts';
+import { useCounts, type CallNode, type Graph, type Var } from '../ir.ts';
+import { applyGroups, type Group } from './group.ts';
+
+/**
+ * What may follow a group's current sink inside one kernel, by the sink group's pattern (TVM's
+ * rules, for the epilogue direction): an elementwise or broadcast call extends any group but an
+ * opaque one, so chains fuse and injective, comm_reduce and out_ewise_fusable calls take an
+ * elementwise epilogue; nothing fuses after an opaque call.
+ */
+const ACCEPTS_EPILOGUE: { readonly [P in FusionPattern]: boolean } = {
+  elemwise: true,
+  broadcast: true,
+  injective: true,
+  comm_reduce: true,
+  out_ewise_fusable: true,
+  opaque: false,
+};
+
+/** An elementwise call the fused kernel can inline: its pattern says so and it has a compute expression. */
+export function inlinable(n: CallNode): boolean {
+  return (n.op.fusion === 'elemwise' || n.op.fusion === 'broadcast') && !!COMPUTE[n.op.name];
+}
+
+/** Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. */
+export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
+  const uses = useCounts(g);
+  const groupOf = new Map<Var, CallNode[]>();
+  const groups: CallNode[][] = [];
+  for (const n of g.nodes) {
+    if (n.kind !== 'call') continue;
+    let joined: CallNode[] | undefined;
+    if (inlinable(n)) {
+      for (const a of n.args) {
+        if (typeof a !== 'object' || a === null || (a as { kind?: string }).kind !== 'var') continue;
+        const grp = groupOf.get(a as Var);
+        if (!grp) continue;
+        const sink = grp[grp.length - 1]!;
+        // Only the group's last value may be read, and only by this call: intermediates never leave the kernel.
+        if (sink.out !== a || uses.get(a as Var) !== 1) continue;
+        if (!ACCEPTS_EPILOGUE[grp[0]!.op.fusion] || !grp.slice(1).every(inlinable)) continue;
+        joined = grp;
+        break;
+      }
+    }
+    if (joined) joined.push(n);
+    else groups.push((joined = [n]));
+    groupOf.set(n.out, joined);
+  }
+  const dialect = opts.dialect ?? g.nodes[0]?.out.device.kind ?? 'cpu';
+  return applyGroups(
+    g,
+    groups.map((nodes): Group => ({ nodes, origin: { by: 'rules', dialect } })),
+  );
+}

@@ -1,0 +1,3 @@
+// Hand-written output rule of raf.op.cumprod (specs/tensor/cumprod.yaml): the scan rule cumsum uses.
+
+export { scanRule } from './cumsum.rule.ts';

@@ -1,0 +1,183 @@
+// Runs a subset of the op cases on WebGPU in headless Chromium (Debian chromium via playwright-core) and compares each with the CPU in Node.
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { call, randomUniform, tensor, valueAndGrad, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { assertAllClose } from '../support/assert.ts';
+import { REQUIRE_WEBGPU, WEBGPU_TOLERANCE } from '../support/webgpu-cases.ts';
+import type { BrowserCase, BrowserRun } from './page.ts';
+
+const CHROMIUM = process.env.RAF_CHROMIUM ?? '/usr/bin/chromium';
+// SwiftShader (software Vulkan) serves WebGPU when there is no GPU; WebGPU on Linux is still behind this flag.
+const CHROMIUM_ARGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader'];
+
+/** One case per op family: broadcasting, every hand kernel, a batched matmul, and gradients through them. */
+const CASES: readonly { op: string; shapes: Record<string, number[]>; args?: Record<string, unknown>; grad?: string[] }[] = [
+  { op: 'add', shapes: { a: [3, 4], b: [4] }, grad: ['a', 'b'] },
+  { op: 'multiply', shapes: { a: [2, 3, 4], b: [3, 1] }, grad: ['a', 'b'] },
+  { op: 'divide', shapes: { a: [5], b: [5] } },
+  { op: 'relu', shapes: { x: [2, 3, 4] }, grad: ['x'] },
+  { op: 'exp', shapes: { x: [7] }, grad: ['x'] },
+  { op: 'softmax', shapes: { x: [3, 2, 5] }, args: { axis: 1 }, grad: ['x'] },
+  { op: 'log_softmax', shapes: { x: [4, 6] }, args: { axis: -1 }, grad: ['x'] },
+  { op: 'sum', shapes: { x: [2, 3, 4] }, args: { axis: [0, 2], keepdims: true }, grad: ['x'] },
+  { op: 'matmul', shapes: { a: [2, 3, 5], b: [5, 4] }, grad: ['a', 'b'] },
+  { op: 'matmul_nt', shapes: { a: [3, 5], b: [4, 5] } },
+  { op: 'reshape', shapes: { x: [3, 4] }, args: { shape: [2, -1] }, grad: ['x'] },
+];
+
+interface Prepared {
+  readonly browser: BrowserCase;
+  readonly value: Tensor;
+  readonly grads: readonly Tensor[];
+}
+
+/** Inputs in float32 (what the page uploads) and the CPU reference computed in float64 from the same values. */
+function prepare(): Prepared[] {
+  return CASES.map((c, i) => {
+    const inputs = Object.fromEntries(Object.entries(c.shapes).map(([name, shape], k) => [name, randomUniform(shape, { seed: 100 * i + k, low: 0.5, high: 2 })]));
+    const wide = Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, tensor(t.dataSync(), { dtype: 'float64', shape: t.shape })]));
+    const args = c.args ?? {};
+    const value = withDialect(['cpu'], () => call(c.op, [], { ...wide, ...args })) as Tensor;
+    const dy = Array.from({ length: value.size }, (_, k) => Math.cos(k + i));
+    const f = (...xs: Tensor[]) => call(c.op, [], { ...wide, ...args, ...Object.fromEntries((c.grad ?? []).map((n, k) => [n, xs[k]])) }) as Tensor;
+    const grads = c.grad
+      ? withDialect(['cpu'], () => valueAndGrad(f, undefined, tensor(dy, { dtype: 'float64', shape: value.shape }))(...c.grad!.map((n) => wide[n]!)).grads)
+      : [];
+    const browser: BrowserCase = {
+      title: `${c.op} ${Object.entries(c.shapes).map(([k, s]) => `${k}[${s}]`).join(' ')} ${JSON.stringify(args)}`,
+      op: c.op,
+      inputs: Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, { shape: [...t.shape], data: Array.from(t.dataSync()) }])),
+      args,
+      ...(c.grad ? { grad: c.grad, dy } : {}),
+    };
+    return { browser, value, grads };
+  });
+}
+
+/**
+ * Node-only modules the runtime imports statically (the wasm dialect's build tooling) become inert stubs in the page:
+ * each named import is a no-op function, so the modules load and nothing in them runs on the WebGPU path. The compiler
+ * packages they import dynamically stay external and are never fetched.
+ */
+const NODE_ONLY = /^(node:.*|fs|path|url|module|crypto|child_process|os|worker_threads)$/;
+const nodeOnlyStubs: Plugin = {
+  name: 'node-only-stubs',
+  setup(b) {
+    b.onResolve({ filter: NODE_ONLY }, (a) => {
+      // The names this importer takes from the module, so the stub can export exactly those.
+      const source = a.importer ? readFileSync(a.importer, 'utf8') : '';
+      const names = new Set<string>();
+      const quoted = a.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      for (const m of source.matchAll(new RegExp(`import\\s*(?:type\\s*)?\\{([^}]*)\\}\\s*from\\s*['"]${quoted}['"]`, 'g'))) {
+        for (const part of m[1]!.split(',')) {
+          const name = part.trim().split(/\s+as\s+/)[0]!.replace(/^type\s+/, '');
+          if (name) names.add(name);
+        }
+      }
+      return { path: `${a.path}#${[...names].sort().join(',')}`, namespace: 'node-stub' };
+    });
+    b.onResolve({ filter: /^(assemblyscript|binaryen)(\/|$)/ }, (a) => ({ path: a.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'node-stub' }, (a) => {
+      const names = a.path.split('#')[1]!.split(',').filter(Boolean);
+      return { contents: [...names.map((n) => `export const ${n} = () => '';`), 'export default {};'].join('\n'), loader: 'js' };
+    });
+  },
+};
+
+async function bundle(): Promise<string> {
+  const { build } = await import('esbuild');
+  const out = await build({
+    plugins: [nodeOnlyStubs],
+    // The wasm build script's "run as a CLI" check reads process.argv at load; a page has no process.
+    define: { 'process.argv': '[]' },
+    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text;
+}
+
+/** Serves the page and the bundle on 127.0.0.1: WebGPU needs a secure context, which http://localhost is. */
+function serve(js: string): Promise<http.Server> {
+  const html = '<!doctype html><meta charset="utf-8"><title>raf-op webgpu</title><script type="module" src="/bundle.js"></script>';
+  const server = http.createServer((req, res) => {
+    if (req.url === '/bundle.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+    else res.writeHead(404).end();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+let run: BrowserRun | undefined;
+let unavailable: string | undefined;
+let prepared: Prepared[] = [];
+let server: http.Server | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    unavailable = `no Chromium at ${CHROMIUM} (run scripts/install-chromium-webgpu.sh, or set RAF_CHROMIUM)`;
+    return;
+  }
+  prepared = prepare();
+  server = await serve(await bundle());
+  const { chromium } = await import('playwright-core');
+  // Chromium refuses to run as root with its sandbox on.
+  const args = [...CHROMIUM_ARGS, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])];
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`http://localhost:${(server.address() as AddressInfo).port}/`);
+    await page.waitForFunction(() => 'rafRunCases' in globalThis, undefined, { timeout: 20_000 }).catch((e: Error) => {
+      throw new Error(`the page never loaded its bundle (${e.message})${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`);
+    });
+    run = await page.evaluate(
+      (cases) => (globalThis as unknown as { rafRunCases: (c: BrowserCase[]) => Promise<BrowserRun> }).rafRunCases(cases),
+      prepared.map((p) => p.browser),
+    );
+    if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+  } catch (e) {
+    unavailable = `WebGPU in Chromium failed: ${(e as Error).message}`;
+  } finally {
+    await browser.close();
+  }
+}, 60_000);
+
+afterAll(() => {
+  server?.close();
+});
+
+describe('webgpu in headless Chromium', () => {
+  it('gets an adapter', (ctx) => {
+    if (!run) {
+      if (REQUIRE_WEBGPU) throw new Error(unavailable);
+      return ctx.skip(unavailable);
+    }
+    console.log(`[webgpu-browser] adapter: ${run.adapter}; ${run.pipelines} pipelines compiled in the page`);
+    expect(run.results).toHaveLength(CASES.length);
+  });
+
+  it.for(CASES.map((c, i) => [c.op, i] as const))('%s matches the CPU', ([, i], ctx) => {
+    if (!run) {
+      if (REQUIRE_WEBGPU) throw new Error(unavailable);
+      return ctx.skip(unavailable);
+    }
+    const got = run.results[i]!;
+    const want = prepared[i]!;
+    expect(got.device).toBe('webgpu');
+    expect(got.shape).toEqual([...want.value.shape]);
+    assertAllClose(got.value, Array.from(want.value.dataSync()), WEBGPU_TOLERANCE, `${got.title} in Chromium vs CPU`);
+    expect(got.grads).toHaveLength(want.grads.length);
+    want.grads.forEach((g, k) => assertAllClose(got.grads[k]!, Array.from(g.dataSync()), WEBGPU_TOLERANCE, `${got.title}: gradient ${k} in Chromium vs CPU`));
+  });
+});

@@ -1,0 +1,141 @@
+// Fusion: rule-based grouping by fusion pattern and dialect patterns with levels; fused and unfused graphs agree and launch fewer kernels.
+
+import { describe, expect, it } from 'vitest';
+import { ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
+import {
+  alt,
+  executeCounted,
+  fuseDialect,
+  fuseOps,
+  isOp,
+  printGraph,
+  reduceThenElementwiseCase,
+  registerPattern,
+  trace,
+  wildcard,
+  type Graph,
+} from '../../runtime/src/graph/index.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+/** Runs both graphs; checks values agree and returns the kernel launches of each. */
+function compare(unfused: Graph, fused: Graph, inputs: Tensor[], tol = { atol: 1e-5, rtol: 1e-5 }): { unfused: number; fused: number } {
+  const a = executeCounted(unfused, inputs);
+  const b = executeCounted(fused, inputs);
+  a.outputs.forEach((t, i) => assertAllClose(Array.from(b.outputs[i]!.dataSync()), Array.from(t.dataSync()), tol, `output ${i} fused vs unfused`));
+  return { unfused: a.launches, fused: b.launches };
+}
+
+const spec = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
+
+describe('rule-based fusion (FuseTVM)', () => {
+  it('fuses five elementwise calls into the reduction that feeds them: 6 launches become 1', () => {
+    const c = reduceThenElementwiseCase(64, 128);
+    expect(c.fused.nodes).toHaveLength(1);
+    expect(printGraph(c.fused)).toContain('Primitive=1, Dialect="cpu"');
+    const x = randomUniform([64, 128], { seed: 7 });
+    expect(compare(c.unfused, c.fused, [x])).toEqual({ unfused: 6, fused: 1 });
+    expect(c.launches()).toEqual({ unfused: 6, fused: 1 });
+  });
+
+  it('never fuses across an opaque call; an elementwise chain before it fuses alone', () => {
+    const f = (x: Tensor) => ops.add(ops.softmax(ops.multiply(ops.exp(ops.negative(x)), 2), -1), 1);
+    const g = trace(f, [spec('x', [8, 16])]);
+    const fused = fuseOps(g);
+    expect(fused.nodes.map((n) => (n.kind === 'call' ? n.op.name : `fused(${n.fn.nodes.length})`))).toEqual(['fused(3)', 'softmax', 'add']);
+    expect(compare(g, fused, [randomUniform([8, 16], { seed: 1 })])).toEqual({ unfused: 5, fused: 3 });
+  });
+
+  it('fuses a broadcast chain with several outside inputs and keeps values shared with later calls', () => {
+    const f = (x: Tensor, b: Tensor) => {
+      const h = ops.relu(ops.add(x, b));
+      return ops.add(ops.multiply(h, h), ops.sum(h, [0], true));
+    };
+    const g = trace(f, [spec('x', [4, 6]), spec('b', [6])]);
+    const fused = fuseOps(g);
+    // h is read three times, so add+relu end one group; sum starts another, and its epilogue takes the multiply's group result.
+    expect(compare(g, fused, [randomUniform([4, 6], { seed: 2 }), randomUniform([6], { seed: 3 })])).toEqual({ unfused: 5, fused: 3 });
+  });
+});
+
+describe('pattern-based fusion (FuseDialect)', () => {
+  const mlp = (x: Tensor, w: Tensor, b: Tensor) => ops.relu(ops.add(ops.matmul(x, w), b));
+  const params = [spec('x', [16, 32]), spec('w', [32, 8]), spec('b', [8])];
+  const inputs = () => [randomUniform([16, 32], { seed: 4 }), randomUniform([32, 8], { seed: 5 }), randomUniform([8], { seed: 6 })];
+
+  it('dispatches matmul + bias + activation as one op, printed as a primitive function', () => {
+    const g = trace(mlp, params);
+    const fused = fuseDialect(g);
+    expect(printGraph(fused)).toBe(
+      [
+        'fn (%x: Tensor[(16, 32), float32], %w: Tensor[(32, 8), float32], %b: Tensor[(8,), float32]) {',
+        '  %0 = fn (%p0: Tensor[(16, 32), float32], %p1: Tensor[(32, 8), float32], %p2: Tensor[(8,), float32], Primitive=1, Dialect="cpu", PatternName="matmul_fusion") {',
+        '    %1 = raf.op.matmul(%p0, %p1);',
+        '    %2 = raf.op.add(%1, %p2);',
+        '    %3 = raf.op.relu(%2);',
+        '    %3',
+        '  };',
+        '  %4 = %0(%x, %w, %b);',
+        '  %4',
+        '}',
+      ].join('\n'),
+    );
+    expect(compare(g, fused, inputs())).toEqual({ unfused: 3, fused: 1 });
+  });
+
+  it('runs before the rule-based pass, which fuses what is left (a two-layer MLP with softmax)', () => {
+    const f = (x: Tensor, w: Tensor, b: Tensor, w2: Tensor) => ops.softmax(ops.multiply(ops.matmul(mlp(x, w, b), w2), 0.5), -1);
+    const g = trace(f, [...params, spec('w2', [8, 4])]);
+    const both = fuseOps(fuseDialect(g));
+    expect(both.nodes.map((n) => (n.kind === 'call' ? n.op.name : n.origin.pattern ?? 'rules'))).toEqual(['matmul_fusion', 'rules', 'softmax']);
+    expect(compare(g, both, [...inputs(), randomUniform([8, 4], { seed: 7 })])).toEqual({ unfused: 6, fused: 3 });
+  });
+});
+
+describe('fused kernels on WebGPU (one WGSL pipeline per group)', async () => {
+  const { initWebGpu } = await import('../../runtime/src/index.ts');
+  const gpu = await initWebGpu().catch(() => null);
+  if (!gpu && (process.env.CI || process.env.RAF_REQUIRE_WEBGPU === '1')) throw new Error('WebGPU is required here but no adapter was found');
+  const { moveGraph } = await import('../../runtime/src/graph/index.ts');
+
+  /** Runs both graphs on WebGPU; values must agree with each other and with the CPU. */
+  async function onGpu(unfused: Graph, fused: Graph, inputs: Tensor[]): Promise<{ unfused: number; fused: number }> {
+    const [u, f] = [await moveGraph(unfused, 'webgpu'), await moveGraph(fused, 'webgpu')];
+    const xs = await Promise.all(inputs.map((x) => x.to('webgpu')));
+    const a = executeCounted(u, xs);
+    const b = executeCounted(f, xs);
+    const cpu = executeCounted(unfused, inputs).outputs;
+    for (const [i, t] of a.outputs.entries()) {
+      const [gu, gf] = [Array.from(await t.data()), Array.from(await b.outputs[i]!.data())];
+      assertAllClose(gf, gu, { atol: 1e-4, rtol: 1e-4 }, `output ${i} fused vs unfused on WebGPU`);
+      assertAllClose(gu, Array.from(cpu[i]!.dataSync()), { atol: 1e-3, rtol: 1e-3 }, `output ${i} WebGPU vs CPU`);
+    }
+    expect(b.outputs[0]!.device.kind).toBe('webgpu');
+    return { unfused: a.launches, fused: b.launches };
+  }
+
+  it.skipIf(!gpu)('reduction + five elementwise calls: 6 launches become 1', async () => {
+    const c = reduceThenElementwiseCase(64, 128);
+    expect(await onGpu(c.unfused, c.fused, [randomUniform([64, 128], { seed: 7 })])).toEqual({ unfused: 6, fused: 1 });
+  });
+
+  it.skipIf(!gpu)('matmul + bias + relu by pattern, then the rule-based rest', async () => {
+    const f = (x: Tensor, w: Tensor, b: Tensor) => ops.softmax(ops.multiply(ops.relu(ops.add(ops.matmul(x, w), b)), 0.5), -1);
+    const g = trace(f, [spec('x', [16, 32]), spec('w', [32, 8]), spec('b', [8])]);
+    const fused = fuseOps(fuseDialect(g));
+    const xs = [randomUniform([16, 32], { seed: 4 }), randomUniform([32, 8], { seed: 5 }), randomUniform([8], { seed: 6 })];
+    expect(await onGpu(g, fused, xs)).toEqual({ unfused: 5, fused: 3 });
+  });
+});
+
+// Last: registering a pattern changes what every later fuseDialect call in this file sees.
+describe('pattern levels', () => {
+  it('tries higher levels first', () => {
+    registerPattern(isOp('relu')(alt(isOp('add')(wildcard(), wildcard()), wildcard())), 'cpu', 20, 'add_relu');
+    const g = trace((x: Tensor, w: Tensor, b: Tensor) => ops.relu(ops.add(ops.matmul(x, w), b)), [spec('x', [16, 32]), spec('w', [32, 8]), spec('b', [8])]);
+    const fused = fuseDialect(g);
+    const text = printGraph(fused);
+    expect(text).toContain('PatternName="add_relu"');
+    expect(text).toContain('%0 = raf.op.matmul(%x, %w);');
+    expect(compare(g, fused, [randomUniform([16, 32], { seed: 4 }), randomUniform([32, 8], { seed: 5 }), randomUniform([8], { seed: 6 })])).toEqual({ unfused: 3, fused: 2 });
+  });
+});

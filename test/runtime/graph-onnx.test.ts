@@ -1,0 +1,138 @@
+// FromOnnx: models built here (an MLP, a transformer block) run through the generated ONNX mappings and match onnxruntime-node.
+
+import { describe, expect, it } from 'vitest';
+import { randomUniform, type Tensor } from '../../runtime/src/index.ts';
+import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
+import { initWebGpu } from '../../runtime/src/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { runOnnxModel, toFloat64 } from '../support/onnx-oracle.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const weight = (name: string, shape: number[], seed: number, scale = 0.5): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: Array.from(randomUniform(shape, { seed, low: -scale, high: scale }).dataSync()),
+});
+const ints = (name: string, values: number[]): InitializerSpec => ({ name, dtype: 'int64', shape: [values.length], data: values });
+
+// CI and RAF_REQUIRE_WEBGPU=1 turn a missing adapter into a failure; elsewhere the WebGPU runs are skipped.
+const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+const gpu = await initWebGpu().catch(() => false);
+if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter was found');
+
+/** Runs the model in raf-op (CPU, and WebGPU when there is an adapter) and in onnxruntime on `x`; compares every output. */
+async function agree(spec: ModelSpec, x: Tensor): Promise<string> {
+  const bytes = buildModel(spec);
+  const g = fromOnnx(bytes);
+  const theirs = await runOnnxModel(bytes, { x: { dtype: 'float32', shape: [...x.shape], data: x.dataSync() as Float32Array } });
+  const check = async (ours: Tensor[], where: string, tol: number) => {
+    expect(ours.length).toBe(theirs.length);
+    for (const [i, t] of ours.entries()) {
+      expect([...t.shape]).toEqual(theirs[i]!.shape);
+      assertAllClose(Array.from(await t.data()), Array.from(toFloat64(theirs[i]!)), { atol: tol, rtol: tol }, `output ${i} (${where}) vs onnxruntime`);
+    }
+  };
+  await check(execute(g, [x]), 'cpu', 1e-4);
+  if (gpu) await check(execute(await moveGraph(g, 'webgpu'), [await x.to('webgpu')]), 'webgpu', 1e-3);
+  return printGraph(g);
+}
+
+describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => {
+  it('an MLP: MatMul, Add, Relu, MatMul, Add, Softmax', async () => {
+    const nodes: NodeSpec[] = [
+      { op: 'MatMul', inputs: ['x', 'w1'], outputs: ['h0'] },
+      { op: 'Add', inputs: ['h0', 'b1'], outputs: ['h1'] },
+      { op: 'Relu', inputs: ['h1'], outputs: ['h2'] },
+      { op: 'MatMul', inputs: ['h2', 'w2'], outputs: ['h3'] },
+      { op: 'Add', inputs: ['h3', 'b2'], outputs: ['h4'] },
+      { op: 'Softmax', inputs: ['h4'], outputs: ['y'], attrs: { axis: -1 } },
+    ];
+    const text = await agree(
+      {
+        nodes,
+        inputs: [{ name: 'x', dtype: 'float32', shape: [4, 8] }],
+        outputs: [{ name: 'y' }],
+        initializers: [weight('w1', [8, 16], 1), weight('b1', [16], 2), weight('w2', [16, 3], 3), weight('b2', [3], 4)],
+        opset: 17,
+      },
+      randomUniform([4, 8], { seed: 9 }),
+    );
+    expect(text).toContain('raf.op.softmax(%4, -1)');
+    expect(text.match(/raf\.op\.matmul/g)).toHaveLength(2);
+  });
+
+  it('a small CNN: Conv, Relu, MaxPool, Reshape, MatMul, Add, Softmax', async () => {
+    const nodes: NodeSpec[] = [
+      { op: 'Conv', inputs: ['x', 'wc'], outputs: ['c'], attrs: { pads: [1, 1, 1, 1], strides: [1, 1] } },
+      { op: 'Relu', inputs: ['c'], outputs: ['r'] },
+      { op: 'MaxPool', inputs: ['r'], outputs: ['p'], attrs: { kernel_shape: [2, 2], strides: [2, 2] } },
+      { op: 'Reshape', inputs: ['p', 'flat'], outputs: ['f'] },
+      { op: 'MatMul', inputs: ['f', 'wd'], outputs: ['d'] },
+      { op: 'Add', inputs: ['d', 'bd'], outputs: ['l'] },
+      { op: 'Softmax', inputs: ['l'], outputs: ['y'], attrs: { axis: -1 } },
+    ];
+    const text = await agree(
+      {
+        nodes,
+        inputs: [{ name: 'x', dtype: 'float32', shape: [2, 2, 8, 8] }],
+        outputs: [{ name: 'y' }],
+        initializers: [weight('wc', [4, 2, 3, 3], 31), ints('flat', [2, -1]), weight('wd', [64, 5], 32, 0.2), weight('bd', [5], 33)],
+        opset: 17,
+      },
+      randomUniform([2, 2, 8, 8], { seed: 34 }),
+    );
+    expect(text).toContain('raf.op.conv2d(%x, meta[Constant](Tensor[(4, 2, 3, 3), float32]), [1, 1], [1, 1, 1, 1]');
+    expect(text).toContain('raf.op.max_pool2d(%1, [2, 2], [2, 2]');
+  });
+
+  it('a transformer block: self-attention, residuals, layer norms, feed-forward', async () => {
+    const [t, d, f] = [5, 8, 16];
+    const nodes: NodeSpec[] = [
+      { op: 'MatMul', inputs: ['x', 'wq'], outputs: ['q'] },
+      { op: 'MatMul', inputs: ['x', 'wk'], outputs: ['k'] },
+      { op: 'MatMul', inputs: ['x', 'wv'], outputs: ['v'] },
+      { op: 'Transpose', inputs: ['k'], outputs: ['kt'], attrs: { perm: [1, 0] } },
+      { op: 'MatMul', inputs: ['q', 'kt'], outputs: ['s0'] },
+      { op: 'Div', inputs: ['s0', 'scale'], outputs: ['s'] },
+      { op: 'Softmax', inputs: ['s'], outputs: ['p'], attrs: { axis: -1 } },
+      { op: 'MatMul', inputs: ['p', 'v'], outputs: ['a0'] },
+      { op: 'MatMul', inputs: ['a0', 'wo'], outputs: ['a'] },
+      { op: 'Add', inputs: ['x', 'a'], outputs: ['h0'] },
+      { op: 'LayerNormalization', inputs: ['h0', 'g1', 'be1'], outputs: ['h'], attrs: { axis: -1, epsilon: { float: 1e-5 } } },
+      { op: 'MatMul', inputs: ['h', 'w1'], outputs: ['f0'] },
+      { op: 'Add', inputs: ['f0', 'b1'], outputs: ['f1'] },
+      { op: 'Relu', inputs: ['f1'], outputs: ['f2'] },
+      { op: 'MatMul', inputs: ['f2', 'w2'], outputs: ['f3'] },
+      { op: 'Add', inputs: ['h', 'f3'], outputs: ['y0'] },
+      { op: 'LayerNormalization', inputs: ['y0', 'g2', 'be2'], outputs: ['y'], attrs: { axis: -1, epsilon: { float: 1e-5 } } },
+    ];
+    const text = await agree(
+      {
+        nodes,
+        inputs: [{ name: 'x', dtype: 'float32', shape: [t, d] }],
+        outputs: [{ name: 'y' }],
+        initializers: [
+          weight('wq', [d, d], 11), weight('wk', [d, d], 12), weight('wv', [d, d], 13), weight('wo', [d, d], 14),
+          weight('w1', [d, f], 15), weight('b1', [f], 16), weight('w2', [f, d], 17),
+          weight('g1', [d], 18), weight('be1', [d], 19), weight('g2', [d], 20), weight('be2', [d], 21),
+          { name: 'scale', dtype: 'float32', shape: [], data: [Math.sqrt(d)] },
+        ],
+        opset: 17,
+      },
+      randomUniform([t, d], { seed: 22 }),
+    );
+    expect(text).toContain('raf.op.transpose(%1, [1, 0])');
+    expect(text.match(/raf\.op\.layer_norm/g)).toHaveLength(2);
+  });
+
+  it('names the node and op it cannot import', () => {
+    const bytes = buildModel({
+      nodes: [{ op: 'Einsum', inputs: ['x'], outputs: ['y'], attrs: { equation: 'i->i' } }],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
+      outputs: [{ name: 'y' }],
+    });
+    expect(() => fromOnnx(bytes)).toThrow("node 0 (n0_Einsum): no raf-op spec maps ONNX op 'Einsum'");
+  });
+});

@@ -1,0 +1,116 @@
+// The WebGPU half of the per-op harness: the CPU dialect's cases run on the GPU in float32 and are compared with the CPU, gradients included.
+
+import { appendFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, initWebGpu, releaseGpu, tensor, Tensor, valueAndGrad, withDialect, type DType } from '../../runtime/src/index.ts';
+import { gpuElementType, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import { isFloat } from '../../runtime/src/dtype.ts';
+import { assertAllClose } from './assert.ts';
+
+/** DESIGN.md: WebGPU results within abs 1e-3 of the CPU reference. */
+export const WEBGPU_TOLERANCE = { atol: 1e-3, rtol: 0 };
+
+// CI and RAF_REQUIRE_WEBGPU=1 turn a missing adapter into failures: there the install script must have run.
+export const REQUIRE_WEBGPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+
+interface Case {
+  readonly shapes: Readonly<Record<string, readonly number[]>>;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export interface WebGpuSuite<C extends Case> {
+  readonly op: string;
+  readonly dtypes: readonly DType[];
+  readonly cases: readonly C[];
+  /** Tensor args that get a gradient. */
+  readonly grad: readonly string[];
+  /** Everything one call passes (tensors on the CPU in `dtype`, and the attrs), as the CPU cases build it. */
+  readonly callArgs: (c: C, i: number, dtype: DType) => Record<string, unknown>;
+  readonly title: (c: C) => string;
+}
+
+/** Registers the WebGPU describe block of one op's suite. */
+export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
+  let gpu: GpuContext | null = null;
+  beforeAll(async () => {
+    gpu = await initWebGpu();
+  });
+  afterAll(async () => {
+    // Lets `RAF_WEBGPU_PIPELINE_LOG=file npm test` count the distinct pipelines the whole suite compiled.
+    const log = process.env.RAF_WEBGPU_PIPELINE_LOG;
+    if (gpu && log) appendFileSync(log, gpu.pipelines.compiledPipelineKeys().map((k) => `${k}\n`).join(''));
+    await releaseGpu();
+  });
+
+  /** The device, or a skip (a failure under CI / RAF_REQUIRE_WEBGPU=1) naming why there is none. */
+  const need = (ctx: { skip: (note?: string) => void }, dtype: DType): GpuContext | undefined => {
+    if (!gpu) {
+      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
+      ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
+      return undefined;
+    }
+    // WGSL has no f64, and f16 needs the shader-f16 feature; the float32 cases carry the comparison.
+    if (dtype !== 'float32') {
+      ctx.skip(`WebGPU kernels compute in float32; ${dtype} runs on the CPU dialect`);
+      return undefined;
+    }
+    return gpu;
+  };
+
+  describe.each(s.dtypes)('%s', (dtype) => {
+    it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('forward %s (vs CPU)', async ([, c, i], ctx) => {
+      if (!need(ctx, dtype)) return;
+      const args = s.callArgs(c, i, dtype);
+      const reference = withDialect(['cpu'], () => call(s.op, [], widen(args))) as Tensor;
+      const onGpu = await toGpu(args);
+      const got = withDialect(['webgpu'], () => call(s.op, [], onGpu)) as Tensor;
+      expect(got.device.kind).toBe('webgpu');
+      expect(got.shape).toEqual(reference.shape);
+      assertAllClose(Array.from(await got.data()), Array.from(reference.dataSync()), WEBGPU_TOLERANCE, `raf.op.webgpu.${s.op} vs raf.op.cpu.${s.op}`);
+      disposeAll([got, ...Object.values(onGpu)]);
+    });
+
+    if (s.grad.length) {
+      it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('gradient %s (vs CPU)', async ([, c, i], ctx) => {
+        if (!need(ctx, dtype)) return;
+        const args = s.callArgs(c, i, dtype);
+        const f = (base: Record<string, unknown>) => (...xs: Tensor[]) =>
+          call(s.op, [], { ...base, ...Object.fromEntries(s.grad.map((n, k) => [n, xs[k]])) }) as Tensor;
+        const cpuArgs = widen(args);
+        const y = withDialect(['cpu'], () => call(s.op, [], cpuArgs)) as Tensor;
+        // A random seed rather than ones, so a wrongly summed or transposed gradient cannot hide.
+        const dy = tensor(Array.from({ length: y.size }, (_, k) => Math.sin(k + i)), { dtype: 'float64', shape: y.shape });
+        const expected = withDialect(['cpu'], () => valueAndGrad(f(cpuArgs), undefined, dy)(...s.grad.map((n) => cpuArgs[n] as Tensor)).grads);
+        const onGpu = await toGpu(args);
+        const dyGpu = await tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu');
+        const { value, grads } = withDialect(['webgpu'], () => valueAndGrad(f(onGpu), undefined, dyGpu)(...s.grad.map((n) => onGpu[n] as Tensor)));
+        for (const [k, name] of s.grad.entries()) {
+          expect(grads[k]!.shape).toEqual(expected[k]!.shape);
+          assertAllClose(Array.from(await grads[k]!.data()), Array.from(expected[k]!.dataSync()), WEBGPU_TOLERANCE, `d${s.op}/d${name} on webgpu vs cpu`);
+        }
+        disposeAll([value, dyGpu, ...grads, ...Object.values(onGpu)]);
+      });
+    }
+  });
+}
+
+/** The same values as float64 CPU tensors: the reference computes in float64 from exactly the GPU's inputs. */
+function widen(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && isFloat(v.dtype) ? tensor(v.dataSync(), { dtype: 'float64', shape: v.shape }) : v]),
+  );
+}
+
+async function toGpu(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    if (!(v instanceof Tensor)) out[k] = v;
+    else if (!gpuElementType(v.dtype)) throw new Error(`argument '${k}' has dtype ${v.dtype}, which WebGPU cannot hold`);
+    else out[k] = await v.to('webgpu');
+  }
+  return out;
+}
+
+function disposeAll(values: readonly unknown[]): void {
+  for (const v of values) if (v instanceof Tensor && v.device.kind === 'webgpu') v.dispose();
+}
