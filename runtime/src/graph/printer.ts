@@ -75,6 +75,4 @@ class Printer {
   }
 }
 
-function formatNumber(v: number): string {
-  return Number.isInteger(v) ? String(v) : String(v);
-}
+const formatNumber = (v: number): string => String(v);

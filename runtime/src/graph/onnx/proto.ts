@@ -1,7 +1,7 @@
 // Decoding side of ONNX's protobuf schema (the subset FromOnnx reads), so model import works outside the tests.
 
 import protobuf from 'protobufjs';
-import { isDType, type DType } from '../../dtype.ts';
+import type { DType } from '../../dtype.ts';
 
 // Field numbers follow onnx.proto (proto2: repeated scalars unpacked unless marked packed).
 const unpacked = { packed: false };
@@ -153,8 +153,4 @@ export function decodeOnnx(bytes: Uint8Array): OnnxModel {
     inputs: (g.input ?? []).map(valueInfo),
     outputs: (g.output ?? []).map(valueInfo),
   };
-}
-
-export function isRuntimeDType(d: string): d is DType {
-  return isDType(d);
 }

@@ -80,7 +80,7 @@ export function autoCast(g: Graph, opts: AutoCastOptions = {}): Graph {
       }
       env.set(n.out, invoke(n.op, args) as Tensor);
     }
-    return g.outputs.map((a, k) => {
+    return g.outputs.map((a) => {
       const t = value(a) as Tensor;
       const want = (a.kind === 'var' ? a.type : a.value).dtype;
       return opts.restoreOutputs === false ? t : castTo(t, want);
