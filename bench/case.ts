@@ -1,10 +1,14 @@
-// What a benchmark case is: a name, and per implementation a setup that returns the timed function.
+// What a benchmark case is: a name, a group, and per implementation a setup that returns the timed function.
 
-/** Columns of the table, in order; a case fills the ones it can. */
-export const IMPLS = ['raf-op', 'raf-op cpu', 'tfjs-cpu', 'tfjs-wasm', 'onnxruntime'] as const;
+/** Every column any group shows; a case fills the ones it can. */
+export const IMPLS = ['raf-op', 'raf-op cpu', 'raf-op unfused', 'tfjs-cpu', 'tfjs-wasm', 'tfjs-webgpu', 'onnxruntime'] as const;
 export type ImplName = (typeof IMPLS)[number];
 
-/** The timed body; it must finish the work (read results back) before it returns or resolves. */
+/** Groups print as separate tables, in this order: CPU kernels, WebGPU kernels, graph mode, the generator. */
+export const GROUPS = ['kernels', 'webgpu', 'graph', 'generator'] as const;
+export type Group = (typeof GROUPS)[number];
+
+/** The timed body; it must finish the work (read results back, or wait for the GPU queue) before it returns or resolves. */
 export interface Runner {
   run(): unknown;
   /** Untimed, before every run: resets state a run consumes (a temp repository, a fresh op name). */
@@ -14,6 +18,8 @@ export interface Runner {
   note?: string;
   /** The median restated per unit of work (ms per op for the generator). */
   perUnit?: (ms: number) => string;
+  /** Untimed: one more run whose outputs are read back, so columns can be checked against each other. */
+  result?(): Promise<Float32Array[]>;
 }
 
 export interface Impl {
@@ -24,12 +30,19 @@ export interface BenchCase {
   readonly name: string;
   /** One line: sizes and what is measured. */
   readonly what: string;
-  readonly group: 'kernels' | 'generator';
+  readonly group: Group;
   readonly impls: Partial<Record<ImplName, Impl>>;
   /** Why a column is empty (no spec, no peer API), printed under the table. */
   readonly gaps?: Partial<Record<ImplName, string>>;
+  /** Why a column's outputs cannot be compared with raf-op's (another layout, other outputs). */
+  readonly incomparable?: Partial<Record<ImplName, string>>;
   /** Skipped by --quick (slow peers make it minutes long). */
   readonly slow?: boolean;
+  /** Resolves to why the case cannot run here (no WebGPU adapter), or undefined when it can. */
+  readonly unavailable?: () => Promise<string | undefined>;
 }
 
 export const defineCase = (c: BenchCase): BenchCase => c;
+
+/** Float32 copies of whatever a column read back, so results from every library compare alike. */
+export const asFloat32 = (xs: readonly ArrayLike<number>[]): Float32Array[] => xs.map((x) => Float32Array.from(x));

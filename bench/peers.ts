@@ -7,7 +7,7 @@ import '@tensorflow/tfjs-backend-cpu';
 import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-node';
 import { buildModel, type ModelSpec } from '../test/support/onnx-proto.ts';
-import type { Impl } from './case.ts';
+import { asFloat32, type Impl } from './case.ts';
 
 export { tf };
 
@@ -40,6 +40,15 @@ export function tfjs(backend: 'cpu' | 'wasm', build: () => () => tf.Tensor | tf.
             const r = f();
             for (const t of Array.isArray(r) ? r : [r]) t.dataSync();
           }),
+        result: async () => {
+          const ts = tf.tidy(() => {
+            const r = f();
+            return Array.isArray(r) ? r : [r];
+          });
+          const out = await Promise.all(ts.map((t) => t.data()));
+          tf.dispose(ts);
+          return asFloat32(out as ArrayLike<number>[]);
+        },
         note: backend === 'wasm' ? (tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'simd' : 'no simd') : undefined,
       };
     },
@@ -61,6 +70,10 @@ export function onnx(model: ModelSpec, feeds: () => Record<string, { dims: numbe
         run: async () => {
           const out = await session.run(f);
           for (const t of Object.values(out)) t.dispose();
+        },
+        result: async () => {
+          const out = await session.run(f);
+          return asFloat32(session.outputNames.map((n) => out[n]!.data as Float32Array));
         },
         dispose: () => session.release(),
       };

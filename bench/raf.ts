@@ -1,13 +1,19 @@
-// The raf-op columns: the default dispatch (highest level that serves the CPU) and the TypeScript reference pinned.
+// The raf-op columns: the default dispatch (highest level that serves the device) and the TypeScript reference pinned.
 
-import { allDialectOps, fromStorage, withDialect, type Tensor } from '../runtime/src/index.ts';
+import { allDialectOps, fromStorage, withDialect, type DeviceKind, type Tensor } from '../runtime/src/index.ts';
 import { getDialect } from '../runtime/src/dialect.ts';
-import type { Impl } from './case.ts';
+import { asFloat32, type Impl } from './case.ts';
 
-/** The dialect that serves `op` on the CPU by default: the highest level whose dialect is up. */
-export function servedBy(op: string): string {
-  const d = allDialectOps(op).find((d) => getDialect(d.dialect)?.devices.includes('cpu') && !getDialect(d.dialect)?.unavailable?.());
+/** The dialect that serves `op` on `device` by default: the highest level whose dialect is up. */
+export function servedBy(op: string, device: DeviceKind = 'cpu'): string {
+  const d = allDialectOps(op).find((d) => getDialect(d.dialect)?.devices.includes(device) && !getDialect(d.dialect)?.unavailable?.());
   return d?.dialect ?? '?';
+}
+
+/** Reads every output back (async, so GPU tensors work too) as float32. */
+export async function readAll(r: Tensor | readonly Tensor[]): Promise<Float32Array[]> {
+  const ts = Array.isArray(r) ? (r as readonly Tensor[]) : [r as Tensor];
+  return asFloat32(await Promise.all(ts.map((t) => t.data() as Promise<ArrayLike<number>>)));
 }
 
 /** `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. */
@@ -22,6 +28,7 @@ export function raf(op: string, build: () => () => Tensor | readonly Tensor[], p
           for (const t of Array.isArray(r) ? r : [r as Tensor]) t.dataSync();
         },
         note: pin ? pin.join('+') : servedBy(op),
+        result: () => readAll(run()),
       };
     },
   };

@@ -1,7 +1,7 @@
 // The speed targets of issue 7, checked against a case's medians (in the benchmark, never in tests).
 
 import type { ImplName } from './case.ts';
-import type { Measured } from './run.ts';
+import type { Measured } from './harness.ts';
 
 export const TARGETS =
   'every kernel case at least as fast as tfjs-wasm; within 2× of onnxruntime for softmax, elementwise and layer_norm, ' +

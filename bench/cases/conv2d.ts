@@ -39,5 +39,6 @@ export default defineCase({
       () => ({ x: { dims: [N, C, H, W], data: x }, w: { dims: [O, C, K, K], data: w } }),
     ),
   },
+  incomparable: { 'tfjs-cpu': 'tfjs returns NHWC', 'tfjs-wasm': 'tfjs returns NHWC' },
   gaps: { 'raf-op cpu': 'same as raf-op: conv2d has only the cpu dialect' },
 });

@@ -1,0 +1,233 @@
+// Runs cases: timed medians per column, one untimed run per column to check the columns agree, and the tables.
+
+import { GROUPS, IMPLS, type BenchCase, type Group, type ImplName } from './case.ts';
+import { checkTarget } from './targets.ts';
+
+export interface Measured {
+  readonly median_ms: number | null;
+  readonly runs: number;
+  readonly note?: string;
+  readonly per_unit?: string;
+  readonly error?: string;
+}
+
+/** How far a column's outputs are from raf-op's: the largest absolute difference, and the peer's largest magnitude. */
+export interface Agreement {
+  readonly max_abs_diff: number;
+  readonly scale: number;
+}
+
+export interface CaseResult {
+  readonly name: string;
+  readonly what: string;
+  readonly group: Group;
+  readonly skipped?: string;
+  readonly results: Partial<Record<ImplName, Measured>>;
+  /** Per column other than raf-op: agreement with raf-op's outputs, or why they were not compared. */
+  readonly agreement: Partial<Record<ImplName, Agreement | string>>;
+  readonly gaps?: object;
+  readonly ratios: Partial<Record<ImplName, number>>;
+  readonly target?: { met: boolean; rule: string };
+}
+
+export interface HarnessOptions {
+  /** Median of `runs` after `warmup`; a column slower than `slowMs` per run gets `slowRuns` instead. */
+  readonly runs: number;
+  readonly warmup: number;
+  readonly slowMs: number;
+  readonly slowRuns: number;
+  /** Called before and after each column, for progress on stderr. */
+  readonly progress?: (line: string) => void;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** The message's first line, and the next one when the first only introduces it ("yo raf-op failed:"). */
+const firstLine = (e: unknown) => {
+  const lines = (e instanceof Error ? e.message : String(e)).split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1]}` : (lines[0] ?? '');
+};
+
+async function measure(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise<{ m: Measured; out?: Float32Array[] | string }> {
+  let runner;
+  try {
+    runner = await c.impls[impl]!.setup();
+  } catch (e) {
+    return { m: { median_ms: null, runs: 0, error: `setup: ${firstLine(e)}` } };
+  }
+  try {
+    const once = async () => {
+      runner.before?.();
+      const t0 = performance.now();
+      await runner.run();
+      return performance.now() - t0;
+    };
+    // Warm up, but stop after one run that already takes over slowMs (the JIT has long settled by then).
+    let first = 0;
+    for (let i = 0; i < o.warmup && first <= o.slowMs; i++) first = await once();
+    const runs = first > o.slowMs ? o.slowRuns : o.runs;
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) times.push(await once());
+    const med = median(times);
+    let out: Float32Array[] | string | undefined;
+    if (runner.result) out = await runner.result().catch((e: unknown) => `result: ${firstLine(e)}`);
+    const m = { median_ms: med, runs, ...(runner.note ? { note: runner.note } : {}), ...(runner.perUnit ? { per_unit: runner.perUnit(med) } : {}) };
+    return { m, out };
+  } catch (e) {
+    return { m: { median_ms: null, runs: 0, error: firstLine(e) } };
+  } finally {
+    await runner.dispose?.();
+  }
+}
+
+function agreement(ours: Float32Array[] | string | undefined, theirs: Float32Array[] | string | undefined): Agreement | string {
+  if (typeof ours === 'string') return `raf-op ${ours}`;
+  if (typeof theirs === 'string') return theirs;
+  if (!ours || !theirs) return 'no outputs to compare';
+  const shapes = (xs: Float32Array[]) => xs.map((x) => x.length).join(',');
+  if (shapes(ours) !== shapes(theirs)) return `outputs differ in count or size (${shapes(ours)} vs ${shapes(theirs)})`;
+  let diff = 0;
+  let scale = 0;
+  ours.forEach((o, k) => {
+    const t = theirs[k]!;
+    for (let i = 0; i < o.length; i++) {
+      const d = Math.abs(o[i]! - t[i]!);
+      // NaN on either side must show as a disagreement, not vanish in Math.max.
+      diff = Number.isNaN(d) ? Infinity : Math.max(diff, d);
+      scale = Math.max(scale, Math.abs(t[i]!));
+    }
+  });
+  return { max_abs_diff: diff, scale };
+}
+
+/** Runs every column of every case, in order, one at a time. */
+export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const c of cases) {
+    const skipped = await c.unavailable?.();
+    if (skipped) {
+      o.progress?.(`  ${c.name}: skipped (${skipped})\n`);
+      results.push({ name: c.name, what: c.what, group: c.group, skipped, results: {}, agreement: {}, ratios: {} });
+      continue;
+    }
+    const res: Partial<Record<ImplName, Measured>> = {};
+    const outs: Partial<Record<ImplName, Float32Array[] | string>> = {};
+    for (const impl of IMPLS) {
+      if (!c.impls[impl]) continue;
+      o.progress?.(`  ${c.name} · ${impl} …`);
+      const { m, out } = await measure(c, impl, o);
+      res[impl] = m;
+      if (out) outs[impl] = out;
+      o.progress?.(` ${m.error ?? `${fmt(m.median_ms)} ms`}\n`);
+    }
+    const agree: Partial<Record<ImplName, Agreement | string>> = {};
+    for (const impl of IMPLS) {
+      if (impl === 'raf-op' || !c.impls[impl] || !res[impl] || res[impl]!.error) continue;
+      agree[impl] = c.incomparable?.[impl] ?? agreement(outs['raf-op'], outs[impl]);
+    }
+    const raf = res['raf-op']?.median_ms;
+    const ratios = Object.fromEntries(IMPLS.filter((p) => p !== 'raf-op' && raf && res[p]?.median_ms).map((p) => [p, raf! / res[p]!.median_ms!]));
+    const target = checkTarget(c.name, res);
+    results.push({ name: c.name, what: c.what, group: c.group, results: res, agreement: agree, ...(c.gaps ? { gaps: c.gaps } : {}), ratios, ...(target ? { target } : {}) });
+  }
+  return results;
+}
+
+export const fmt = (ms: number | null | undefined): string =>
+  ms === null || ms === undefined ? '—' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3);
+const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : '—');
+
+/** The largest disagreement of any peer with raf-op, relative to the peer's scale (at least 1). */
+function worst(r: CaseResult): string {
+  const xs = Object.values(r.agreement);
+  if (!xs.length) return '';
+  if (xs.some((a) => typeof a !== 'object')) return xs.every((a) => typeof a !== 'object') ? 'n/a' : `${worstOf(xs)} (some n/a)`;
+  return worstOf(xs);
+}
+function worstOf(xs: readonly (Agreement | string)[]): string {
+  const w = Math.max(...xs.filter((a): a is Agreement => typeof a === 'object').map((a) => a.max_abs_diff / Math.max(1, a.scale)));
+  return w === 0 ? '0' : w.toExponential(1);
+}
+
+interface Column {
+  readonly head: string;
+  readonly cell: (r: CaseResult) => string;
+}
+
+function columnsFor(group: Group, fullRuns: number): Column[] {
+  const time = (i: ImplName, withNote = false) => (r: CaseResult) => {
+    const m = r.results[i];
+    if (!m) return '';
+    if (m.error) return 'error';
+    return `${fmt(m.median_ms)}${m.note && withNote ? ` (${m.note})` : ''}${m.runs < fullRuns ? '*' : ''}`;
+  };
+  const vs = (head: string, a: ImplName, b: ImplName): Column => ({ head, cell: (r) => ratio(r.results[a]?.median_ms, r.results[b]?.median_ms) });
+  const agree: Column = { head: 'max |Δ| (rel)', cell: worst };
+  switch (group) {
+    case 'kernels':
+      return [
+        { head: 'raf-op (dialect)', cell: time('raf-op', true) },
+        { head: 'raf-op cpu', cell: time('raf-op cpu') },
+        { head: 'tfjs-cpu', cell: time('tfjs-cpu') },
+        { head: 'tfjs-wasm', cell: time('tfjs-wasm') },
+        { head: 'onnxruntime', cell: time('onnxruntime') },
+        vs('raf/tfjs-wasm', 'raf-op', 'tfjs-wasm'),
+        vs('raf/ort', 'raf-op', 'onnxruntime'),
+        { head: 'target', cell: (r) => (r.target ? `${r.target.met ? 'met' : 'MISSED'}: ${r.target.rule}` : '') },
+        agree,
+      ];
+    case 'webgpu':
+      return [
+        { head: 'raf-op webgpu (dialect)', cell: time('raf-op', true) },
+        { head: 'tfjs-webgpu', cell: time('tfjs-webgpu') },
+        vs('raf/tfjs-webgpu', 'raf-op', 'tfjs-webgpu'),
+        agree,
+      ];
+    case 'graph':
+      return [
+        { head: 'raf-op (fused / graph)', cell: time('raf-op', true) },
+        { head: 'raf-op unfused', cell: time('raf-op unfused', true) },
+        { head: 'onnxruntime (cpu)', cell: time('onnxruntime') },
+        vs('fusion speed-up', 'raf-op unfused', 'raf-op'),
+        vs('raf/ort', 'raf-op', 'onnxruntime'),
+        agree,
+      ];
+    case 'generator':
+      return [{ head: 'raf-op', cell: (r) => `${time('raf-op')(r)}${r.results['raf-op']?.per_unit ? ` = ${r.results['raf-op'].per_unit}` : ''}` }];
+  }
+}
+
+function table(rows: readonly string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n');
+}
+
+const TITLES: Record<Group, string> = {
+  kernels: 'CPU kernels (eager)',
+  webgpu: 'WebGPU kernels (eager; raf-op and tfjs on the same adapter, each run ends with a queue sync)',
+  graph: 'Graph mode (fusion: fused against unfused; FromOnnx MLP against onnxruntime)',
+  generator: 'Generator',
+};
+
+/** One markdown table per group that has results, then errors, gaps and skips under each. */
+export function render(results: readonly CaseResult[], fullRuns: number): string {
+  const out: string[] = [];
+  for (const g of GROUPS) {
+    const rs = results.filter((r) => r.group === g);
+    if (!rs.length) continue;
+    const cols = columnsFor(g, fullRuns);
+    const rows = [['case', ...cols.map((c) => c.head)], ...rs.map((r) => [r.name, ...cols.map((c) => (r.skipped ? (c === cols[0] ? 'skipped' : '') : c.cell(r)))])];
+    out.push(`\n${TITLES[g]}\n\n${table(rows)}`);
+    for (const r of rs) {
+      if (r.skipped) out.push(`  ${r.name}: skipped: ${r.skipped}`);
+      for (const [impl, m] of Object.entries(r.results)) if (m?.error) out.push(`  ${r.name} · ${impl}: ${m.error}`);
+      for (const [impl, why] of Object.entries(r.gaps ?? {})) out.push(`  ${r.name} · ${impl}: ${why}`);
+      for (const [impl, a] of Object.entries(r.agreement)) if (typeof a === 'string') out.push(`  ${r.name} · ${impl}: not compared: ${a}`);
+    }
+  }
+  return out.join('\n');
+}
