@@ -2,23 +2,27 @@
 
 import { getOp, type AnyOpDef, type GradContext } from './registry.ts';
 import { broadcastAxes, formatShape, shapesEqual } from './shape.ts';
-import { Tensor, full, type TensorType } from './tensor.ts';
+import { Tensor, full, placeOn, type TensorType } from './tensor.ts';
 import { isFloat } from './dtype.ts';
 import { call } from './dispatch.ts';
 
-/** Where a node's input came from: another node's output, or a leaf that wants `.grad`. */
+/** Where a node's input came from: an output of another node, or a leaf that wants `.grad`. */
 interface Parent {
   readonly node?: TapeNode;
+  /** Which output of `node` (tuple ops have several). */
+  readonly index: number;
   readonly leaf?: Tensor;
   readonly type: TensorType;
 }
 
 export interface TapeNode {
   readonly op: AnyOpDef;
-  readonly parents: Readonly<Record<string, Parent>>;
+  /** One parent per tensor input; a `Tensor[]` input has one per element (null where it needs no gradient). */
+  readonly parents: Readonly<Record<string, Parent | readonly (Parent | null)[]>>;
   /** Exactly the values the gradient declared in `saves`, plus the non-tensor args. */
   readonly saved: Readonly<Record<string, unknown>>;
-  readonly out: TensorType;
+  /** The output's type, or one type per output of a tuple op. */
+  readonly out: TensorType | readonly TensorType[];
 }
 
 let gradEnabled = true;
@@ -34,14 +38,24 @@ export function noGrad<R>(fn: () => R): R {
   }
 }
 
-export function recordOnTape(op: AnyOpDef, args: unknown, out: Tensor): void {
+function parentOf(t: unknown): Parent | null {
+  if (!(t instanceof Tensor) || !t.requiresGrad) return null;
+  return t.node ? { node: t.node, index: t.outputIndex, type: typeOf(t) } : { leaf: t, index: 0, type: typeOf(t) };
+}
+
+export function recordOnTape(op: AnyOpDef, args: unknown, out: Tensor | readonly Tensor[]): void {
   if (!gradEnabled || !op.grad) return;
   const a = args as Record<string, unknown>;
-  const parents: Record<string, Parent> = {};
+  const parents: Record<string, Parent | readonly (Parent | null)[]> = {};
   for (const name of op.grad.inputs) {
-    const t = a[name];
-    if (!(t instanceof Tensor) || !t.requiresGrad) continue;
-    parents[name] = t.node ? { node: t.node, type: typeOf(t) } : { leaf: t, type: typeOf(t) };
+    const v = a[name];
+    if (Array.isArray(v)) {
+      const list = v.map(parentOf);
+      if (list.some((p) => p)) parents[name] = list;
+    } else {
+      const p = parentOf(v);
+      if (p) parents[name] = p;
+    }
   }
   if (Object.keys(parents).length === 0) return;
   const saved: Record<string, unknown> = {};
@@ -49,44 +63,74 @@ export function recordOnTape(op: AnyOpDef, args: unknown, out: Tensor): void {
     if (!op.tensorArgs.includes(f.name)) saved[f.name] = a[f.name];
   }
   for (const name of op.grad.saves) saved[name] = name === 'y' ? out : a[name];
-  out.requiresGrad = true;
-  out.node = { op, parents, saved, out: typeOf(out) };
+  const outs = out instanceof Tensor ? [out] : out;
+  const node: TapeNode = { op, parents, saved, out: out instanceof Tensor ? typeOf(out) : out.map(typeOf) };
+  outs.forEach((t, i) => {
+    t.requiresGrad = true;
+    t.node = node;
+    t.outputIndex = i;
+  });
 }
 
 function typeOf(t: Tensor): TensorType {
   return { shape: t.shape, dtype: t.dtype };
 }
 
+/** Gradients gathered so far for each output of a node. */
+type OutputGrads = (Tensor | undefined)[];
+
 /**
- * Back-propagates from `y` (seeded with `dy`, default ones) and accumulates `.grad` on every
- * leaf tensor that requires it.
+ * Back-propagates from `y` (seeded with `dy`, default ones) and accumulates `.grad` on every leaf tensor that
+ * requires it. Several roots (a tuple op's outputs, or any tensors) take one seed each, as torch.autograd.backward does.
  */
-export function backward(y: Tensor, dy?: Tensor): void {
-  if (!y.node) {
-    if (y.requiresGrad) {
-      y.grad = dy ?? full(y.shape, 1, y.dtype);
-      return;
-    }
-    throw new Error('backward: the tensor was not computed from tensors that require grad');
-  }
+export function backward(y: Tensor | readonly Tensor[], dy?: Tensor | readonly Tensor[]): void {
+  const roots = y instanceof Tensor ? [y] : [...y];
+  const seeds = dy === undefined ? [] : dy instanceof Tensor ? [dy] : [...dy];
+  if (seeds.length && seeds.length !== roots.length) throw new Error(`backward: ${roots.length} outputs but ${seeds.length} seeds`);
+  const grads = new Map<TapeNode, OutputGrads>();
   noGrad(() => {
-    const order = topoOrder(y.node!);
-    const grads = new Map<TapeNode, Tensor>([[y.node!, dy ?? full(y.shape, 1, y.dtype)]]);
-    for (const node of order) {
+    roots.forEach((r, i) => {
+      // Seeds and zero-fills are made on the CPU, then placed on the root's device (a GPU result needs a GPU seed).
+      const seed = seeds[i] ?? placeOn(full(r.shape, 1, r.dtype), r.device);
+      if (r.node) addGrad(grads, r.node, r.outputIndex, seed);
+      else if (r.requiresGrad) r.grad = accumulate(r.grad, seed);
+      else throw new Error('backward: the tensor was not computed from tensors that require grad');
+    });
+    for (const node of topoOrder([...grads.keys()])) {
       const g = grads.get(node);
       if (!g) continue;
       grads.delete(node);
-      const ctx = { ...node.saved, dy: g } as GradContext;
+      const ctx = { ...node.saved, dy: outputGrads(node, g) } as GradContext;
       const result = node.op.grad!.fn(ctx);
       for (const [name, parent] of Object.entries(node.parents)) {
         const gi = result[name];
         if (!gi) continue;
-        const fitted = fitToShape(node.op.name, name, gi, parent.type);
-        if (parent.node) grads.set(parent.node, accumulate(grads.get(parent.node), fitted));
-        else parent.leaf!.grad = accumulate(parent.leaf!.grad, fitted);
+        if (Array.isArray(parent)) {
+          if (!Array.isArray(gi) || gi.length !== parent.length) throw new Error(`gradient of raf.op.${node.op.name} for '${name}' must be a list of ${parent.length}`);
+          parent.forEach((p, k) => p && gi[k] && send(grads, node.op.name, `${name}[${k}]`, p, gi[k]));
+        } else send(grads, node.op.name, name, parent as Parent, gi as Tensor);
       }
     }
   });
+}
+
+/** The dy a node's gradient receives: its one gradient, or a tuple op's list with zeros where no gradient came. */
+function outputGrads(node: TapeNode, g: OutputGrads): Tensor | readonly Tensor[] {
+  if (!Array.isArray(node.out)) return g[0]!;
+  const some = g.find((t) => t)!;
+  return (node.out as readonly TensorType[]).map((t, i) => g[i] ?? placeOn(full(t.shape, 0, t.dtype), some.device));
+}
+
+function send(grads: Map<TapeNode, OutputGrads>, op: string, arg: string, parent: Parent, g: Tensor): void {
+  const fitted = fitToShape(op, arg, g, parent.type);
+  if (parent.node) addGrad(grads, parent.node, parent.index, fitted);
+  else parent.leaf!.grad = accumulate(parent.leaf!.grad, fitted);
+}
+
+function addGrad(grads: Map<TapeNode, OutputGrads>, node: TapeNode, index: number, g: Tensor): void {
+  const list = grads.get(node) ?? [];
+  list[index] = accumulate(list[index], g);
+  grads.set(node, list);
 }
 
 function accumulate(prev: Tensor | undefined, g: Tensor): Tensor {
@@ -104,11 +148,19 @@ function fitToShape(op: string, arg: string, g: Tensor, to: TensorType): Tensor 
   return call('reshape', [summed, [...to.shape]]) as Tensor;
 }
 
-/** Nodes reachable from `root`, each after every node that consumes its output. */
-function topoOrder(root: TapeNode): TapeNode[] {
+function parentNodes(n: TapeNode): TapeNode[] {
+  const out: TapeNode[] = [];
+  for (const p of Object.values(n.parents)) {
+    for (const q of Array.isArray(p) ? p : [p as Parent]) if (q?.node) out.push(q.node);
+  }
+  return out;
+}
+
+/** Nodes reachable from `roots`, each after every node that consumes one of its outputs. */
+function topoOrder(roots: readonly TapeNode[]): TapeNode[] {
   const order: TapeNode[] = [];
   const seen = new Set<TapeNode>();
-  const stack: Array<[TapeNode, boolean]> = [[root, false]];
+  const stack: Array<[TapeNode, boolean]> = roots.map((r) => [r, false]);
   while (stack.length) {
     const [n, expanded] = stack.pop()!;
     if (expanded) {
@@ -118,24 +170,25 @@ function topoOrder(root: TapeNode): TapeNode[] {
     if (seen.has(n)) continue;
     seen.add(n);
     stack.push([n, true]);
-    for (const p of Object.values(n.parents)) if (p.node && !seen.has(p.node)) stack.push([p.node, false]);
+    for (const p of parentNodes(n)) if (!seen.has(p)) stack.push([p, false]);
   }
   return order.reverse();
 }
 
 /**
  * `grad(f)` returns a function computing df/dx for every tensor argument (or those in
- * `argnums`). A non-scalar output is seeded with ones, i.e. the gradient of its sum.
+ * `argnums`). A non-scalar output is seeded with ones, i.e. the gradient of its sum; several
+ * outputs (a list) are each seeded, i.e. the gradient of the sum of their sums.
  */
-export function grad(f: (...xs: Tensor[]) => Tensor, argnums?: readonly number[]): (...xs: Tensor[]) => Tensor[] {
+export function grad(f: (...xs: Tensor[]) => Tensor | readonly Tensor[], argnums?: readonly number[]): (...xs: Tensor[]) => Tensor[] {
   return (...xs) => valueAndGrad(f, argnums)(...xs).grads;
 }
 
-export function valueAndGrad(
-  f: (...xs: Tensor[]) => Tensor,
+export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
+  f: (...xs: Tensor[]) => Y,
   argnums?: readonly number[],
-  seed?: Tensor,
-): (...xs: Tensor[]) => { value: Tensor; grads: Tensor[] } {
+  seed?: Tensor | readonly Tensor[],
+): (...xs: Tensor[]) => { value: Y; grads: Tensor[] } {
   return (...xs) => {
     const which = argnums ?? xs.map((_, i) => i);
     // Fresh leaves, so the caller's tensors keep their own grad state.
@@ -145,8 +198,12 @@ export function valueAndGrad(
       return new Tensor(x.shape, x.dtype, x.storage).requireGrad();
     });
     const value = f(...leaves);
-    if (value.node || value.requiresGrad) backward(value, seed);
-    const grads = which.map((i) => leaves[i]!.grad ?? full(xs[i]!.shape, 0, xs[i]!.dtype));
+    const outs = value instanceof Tensor ? [value] : [...(value as readonly Tensor[])];
+    const seeds = seed === undefined ? undefined : seed instanceof Tensor ? [seed] : [...seed];
+    // Outputs that do not depend on a differentiated input contribute nothing (and have no tape to walk).
+    const live = outs.map((o, i) => i).filter((i) => outs[i]!.node || outs[i]!.requiresGrad);
+    if (live.length) backward(live.map((i) => outs[i]!), seeds && live.map((i) => seeds[i]!));
+    const grads = which.map((i) => leaves[i]!.grad ?? placeOn(full(xs[i]!.shape, 0, xs[i]!.dtype), xs[i]!.device));
     return { value, grads };
   };
 }

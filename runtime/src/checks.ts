@@ -5,15 +5,22 @@ import { OpError } from './errors.ts';
 import { broadcastShapes, formatShape, isValidAxis, normalizeAxis, type Shape } from './shape.ts';
 import type { TensorType } from './tensor.ts';
 
-/** `check: axis(x)` — one axis of x, returned non-negative. */
-export function checkAxis(op: string, arg: string, axis: number, x: TensorType): number {
-  const ndim = x.shape.length;
+/** `check: axis(x)` — one axis of x, returned non-negative; for a `Tensor[]` x, of its elements (the output rule checks they share a rank). */
+export function checkAxis(op: string, arg: string, axis: number, x: TensorType | readonly TensorType[]): number {
+  const ndim = elementOf(op, x).shape.length;
   if (!isValidAxis(axis, ndim)) throw new OpError(op, `invalid axis = ${axis} on ndim = ${ndim}`, arg);
   return normalizeAxis(axis, ndim);
 }
 
+/** A `Tensor[]` arg stands for its first element where a check needs one tensor's rank. */
+function elementOf(op: string, x: TensorType | readonly TensorType[]): TensorType {
+  if (!Array.isArray(x)) return x as TensorType;
+  if (x.length === 0) throw new OpError(op, 'needs at least one tensor, got an empty list');
+  return x[0]!;
+}
+
 /** `check: axes(x)` — a list of distinct axes of x, normalized and sorted. */
-export function checkAxes(op: string, arg: string, axes: readonly number[], x: TensorType): number[] {
+export function checkAxes(op: string, arg: string, axes: readonly number[], x: TensorType | readonly TensorType[]): number[] {
   const seen = new Set<number>();
   for (const a of axes) {
     const n = checkAxis(op, arg, a, x);
@@ -89,6 +96,25 @@ export function reduceOf(x: TensorType, axes: readonly number[] | null, keepdims
     else if (keepdims) shape.push(1);
   });
   return { shape, dtype: dtype ?? x.dtype };
+}
+
+/**
+ * `concat(xs, axis)`: the elements joined along `axis` (normalized); they must share dtype, rank and every other
+ * dimension, as Relay's concatenate requires.
+ */
+export function concatOf(op: string, arg: string, xs: readonly TensorType[], axis: number): TensorType {
+  const first = elementOf(op, xs);
+  const shape = [...first.shape];
+  xs.forEach((t, i) => {
+    if (i === 0) return;
+    const name = `${arg}[${i}]`;
+    if (t.dtype !== first.dtype) throw new OpError(op, `dtype mismatch: ${arg}[0] is ${first.dtype}, ${name} is ${t.dtype}`, arg);
+    if (t.shape.length !== first.shape.length || t.shape.some((d, k) => k !== axis && d !== first.shape[k])) {
+      throw new OpError(op, `${name} has shape ${formatShape(t.shape)}, which does not fit ${arg}[0] ${formatShape(first.shape)} outside axis ${axis}`, arg);
+    }
+    shape[axis]! += t.shape[axis]!;
+  });
+  return { shape, dtype: first.dtype };
 }
 
 /** Matrix product with NumPy batch broadcasting; 1-D operands are not promoted (rank >= 2 required). */

@@ -12,27 +12,33 @@ export interface DialectInfo {
 
 export type KernelInputs = Readonly<Record<string, Tensor | readonly Tensor[] | null>>;
 
-/** A built kernel: inputs and static attrs in, output tensor out. */
-export type Kernel<I = KernelInputs, T = unknown> = (inputs: I, attrs: T, out: TensorType) => Tensor;
+/** What a kernel is told to produce: one output type, or one per element of a tuple op's result. */
+export type OutType = TensorType | readonly TensorType[];
+
+/** A kernel's result for an `OutType`: one tensor, or a list in the order of the output types. */
+export type KernelResult<O extends OutType> = O extends readonly TensorType[] ? readonly Tensor[] : Tensor;
+
+/** A built kernel: inputs and static attrs in, output tensor (or tuple op's tensors) out. */
+export type Kernel<I = KernelInputs, T = unknown, O extends OutType = TensorType> = (inputs: I, attrs: T, out: O) => KernelResult<O>;
 
 /** Generated per op and dialect: schema args → kernel inputs, static attrs, and the compile-cache key. */
-export interface Bridge<A, I = KernelInputs, T = unknown> {
+export interface Bridge<A, I = KernelInputs, T = unknown, O extends OutType = TensorType> {
   inputs(args: A): I;
   attrs(args: A): T;
-  key(args: A, out: TensorType): string;
+  key(args: A, out: O): string;
 }
 
-export interface DialectOp<A = unknown, I = KernelInputs, T = unknown> {
+export interface DialectOp<A = unknown, I = KernelInputs, T = unknown, O extends OutType = TensorType> {
   readonly op: string;
   readonly dialect: string;
   readonly level: number;
-  readonly bridge: Bridge<A, I, T>;
+  readonly bridge: Bridge<A, I, T, O>;
   /** Returns null when this dialect cannot serve these attrs/types; dispatch then tries the next. */
-  readonly build: (attrs: T, out: TensorType, inputs: I) => Kernel<I, T> | null;
+  readonly build: (attrs: T, out: O, inputs: I) => Kernel<I, T, O> | null;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyDialectOp = DialectOp<any, any, any>;
+export type AnyDialectOp = DialectOp<any, any, any, any>;
 
 const dialects = new Map<string, DialectInfo>();
 const dialectOps = new Map<string, AnyDialectOp[]>();

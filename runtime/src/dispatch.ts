@@ -2,14 +2,14 @@
 
 import { recordOnTape } from './autodiff.ts';
 import { deviceName, type Device } from './device.ts';
-import { dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel } from './dialect.ts';
+import { dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel, type OutType } from './dialect.ts';
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
 import { Tensor, type TensorType } from './tensor.ts';
 
 /** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
-const kernelCache = new Map<string, Kernel<unknown, unknown> | null>();
+const kernelCache = new Map<string, Kernel<unknown, unknown, OutType> | null>();
 let dispatchCount = 0;
 
 export interface DispatchStats {
@@ -44,7 +44,7 @@ export function invoke(op: AnyOpDef, positional: readonly unknown[], keyword?: K
   }
   const decl = op.declare(args);
   if (decl.kind === 'value') return decl.value;
-  const out = runKernel(op, decl.args, decl.out, decl.device);
+  const out = runKernel(op, decl.args, decl.kind === 'tuple' ? decl.outs : decl.out, decl.device);
   recordOnTape(op, decl.args, out);
   return out;
 }
@@ -58,7 +58,7 @@ export function invokeTensor(op: AnyOpDef, positional: readonly unknown[], keywo
   return invoke(op, positional, keyword) as Tensor;
 }
 
-function runKernel(op: AnyOpDef, args: unknown, out: TensorType, device: Device): Tensor {
+function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): Tensor | readonly Tensor[] {
   const pin = enabledDialects();
   const candidates = dialectOpsFor(op.name, device.kind);
   const tried: string[] = [];
@@ -73,35 +73,46 @@ function runKernel(op: AnyOpDef, args: unknown, out: TensorType, device: Device)
     if (!kernel) continue;
     dispatchCount++;
     const result = kernel(inputs, attrs, out);
-    if (result.dtype !== out.dtype || result.shape.length !== out.shape.length) {
-      throw new OpError(op.name, `dialect ${d.dialect} returned ${result.toString()}, declared ${out.dtype} ${JSON.stringify(out.shape)}`);
-    }
+    checkResult(op, d, result, out);
     return result;
   }
   throw new DispatchError(op.name, deviceName(device), tried);
 }
+
+/** A kernel must return what declare promised: the dtype and rank of each output, and a tuple's length. */
+function checkResult(op: AnyOpDef, d: AnyDialectOp, result: Tensor | readonly Tensor[], out: OutType): void {
+  const outs = isTuple(out) ? out : [out];
+  const got = result instanceof Tensor ? [result] : result;
+  const fits = isTuple(out) === !(result instanceof Tensor) && got.length === outs.length && got.every((t, i) => t.dtype === outs[i]!.dtype && t.shape.length === outs[i]!.shape.length);
+  if (!fits) {
+    const said = outs.map((o) => `${o.dtype} ${JSON.stringify(o.shape)}`).join(', ');
+    throw new OpError(op.name, `dialect ${d.dialect} returned ${got.map((t) => t.toString()).join(', ')}, declared ${isTuple(out) ? `(${said})` : said}`);
+  }
+}
+
+const isTuple = (out: OutType): out is readonly TensorType[] => Array.isArray(out);
 
 function buildCached(
   op: AnyOpDef,
   d: AnyDialectOp,
   args: unknown,
   attrs: unknown,
-  out: TensorType,
+  out: OutType,
   inputs: unknown,
   tried: string[],
-): Kernel<unknown, unknown> | null {
+): Kernel<unknown, unknown, OutType> | null {
   const key = `${d.dialect}:${op.name}:${d.bridge.key(args, out)}`;
   let kernel = kernelCache.get(key);
   if (kernel === undefined) {
     try {
-      kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown> | null;
+      kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown, OutType> | null;
     } catch (e) {
       tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): ${(e as Error).message}`);
       return null;
     }
     kernelCache.set(key, kernel);
   }
-  if (!kernel) tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): cannot build for ${out.dtype}`);
+  if (!kernel) tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): cannot build for ${isTuple(out) ? out.map((o) => o.dtype).join(', ') : out.dtype}`);
   return kernel;
 }
 

@@ -20,10 +20,11 @@ export interface GradcheckFailure {
 }
 
 /**
- * Compares the analytic gradient of `sum(f(x) * w)` (w random, fixed) with central differences.
- * Inputs must be float64 CPU tensors. Returns the mismatches (empty when the check passes).
+ * Compares the analytic gradient of `sum(f(x) * w)` (w random, fixed) with central differences; for several
+ * outputs (a tuple op's), of the sum over outputs with one w each. Inputs must be float64 CPU tensors.
+ * Returns the mismatches (empty when the check passes).
  */
-export function gradcheck(f: (...xs: Tensor[]) => Tensor, inputs: Tensor[], opts: GradcheckOptions = {}): GradcheckFailure[] {
+export function gradcheck(f: (...xs: Tensor[]) => Tensor | readonly Tensor[], inputs: Tensor[], opts: GradcheckOptions = {}): GradcheckFailure[] {
   const eps = opts.eps ?? 1e-6;
   const atol = opts.atol ?? 1e-5;
   const rtol = opts.rtol ?? 1e-3;
@@ -31,17 +32,20 @@ export function gradcheck(f: (...xs: Tensor[]) => Tensor, inputs: Tensor[], opts
   for (const i of argnums) {
     if (inputs[i]!.dtype !== 'float64') throw new Error(`gradcheck: input ${i} must be float64, got ${inputs[i]!.dtype}`);
   }
+  const listOf = (y: Tensor | readonly Tensor[]): readonly Tensor[] => (y instanceof Tensor ? [y] : y);
   const probe = f(...inputs);
-  const w = randomUniform(probe.shape, { dtype: 'float64', seed: opts.seed ?? 7 });
-  const wv = w.dataSync();
-  const scalarOf = (y: Tensor): number => {
-    const yv = y.dataSync();
+  const w = listOf(probe).map((y, k) => randomUniform(y.shape, { dtype: 'float64', seed: (opts.seed ?? 7) + k }));
+  const scalarOf = (y: Tensor | readonly Tensor[]): number => {
     let s = 0;
-    for (let i = 0; i < yv.length; i++) s += yv[i]! * wv[i]!;
+    listOf(y).forEach((t, k) => {
+      const yv = t.dataSync();
+      const wv = w[k]!.dataSync();
+      for (let i = 0; i < yv.length; i++) s += yv[i]! * wv[i]!;
+    });
     return s;
   };
   // Seeding the backward with w gives d/dx sum(f(x) * w) in one pass.
-  const { grads } = valueAndGrad(f, argnums, w)(...inputs);
+  const { grads } = valueAndGrad(f, argnums, probe instanceof Tensor ? w[0] : w)(...inputs);
   const failures: GradcheckFailure[] = [];
   argnums.forEach((argIndex, k) => {
     const x = inputs[argIndex]!;

@@ -17,5 +17,6 @@ export { getOp, listOps, type OpDef } from './registry.ts';
 export { fromRelayCall } from './relay.ts';
 export type { CastRule, FusionPattern, ArgType } from './vocab.ts';
 export { initWebGpu, releaseGpu, webgpuUnavailable, benchWebGpu, gpuSync, type WebGpuTiming } from './dialects/webgpu/index.ts';
+export { initWasm, wasmUnavailable } from './dialects/wasm/index.ts';
 export * as graph from './graph/index.ts';
 export { trace, execute, Model, printGraph, fromRelay, fromOnnx, autodiff, autoCast, fuseOps, fuseDialect } from './graph/index.ts';

@@ -5,20 +5,28 @@ import type { FieldSpec, Keyword } from './schema.ts';
 import type { Tensor, TensorType } from './tensor.ts';
 import type { CastRule, FusionPattern } from './vocab.ts';
 
-/** The result of a type function: the normalized args and the output type. */
-export interface Typed<A> {
+/** The result of a type function: the normalized args and the output type (a list of types for a tuple op). */
+export interface Typed<A, O extends TensorType | readonly TensorType[] = TensorType> {
   readonly args: A;
-  readonly out: TensorType;
+  readonly out: O;
 }
 
-/** What declare decides: either the value itself (host ops such as `shape`) or a tensor to compute. */
+/**
+ * What declare decides: the value itself (host ops such as `shape`), one tensor to compute, or a tuple of tensors
+ * (split), which a kernel returns as a list in `outs` order.
+ */
 export type Declared<A> =
   | { readonly kind: 'value'; readonly value: unknown }
-  | { readonly kind: 'tensor'; readonly args: A; readonly out: TensorType; readonly device: Device };
+  | { readonly kind: 'tensor'; readonly args: A; readonly out: TensorType; readonly device: Device }
+  | { readonly kind: 'tuple'; readonly args: A; readonly outs: readonly TensorType[]; readonly device: Device };
 
-/** Context handed to a gradient: the saved values, the non-tensor args and `dy`. */
-export type GradContext = Readonly<Record<string, unknown>> & { readonly dy: Tensor };
-export type GradResult = Readonly<Record<string, Tensor | null | undefined>>;
+/**
+ * Context handed to a gradient: the saved values, the non-tensor args and `dy`. A tuple op gets one dy per output,
+ * zeros for outputs nothing differentiated used, so a backward never branches on a missing gradient.
+ */
+export type GradContext = Readonly<Record<string, unknown>> & { readonly dy: Tensor | readonly Tensor[] };
+/** One gradient per tensor input; a `Tensor[]` input gets a list, null where an element gets none. */
+export type GradResult = Readonly<Record<string, Tensor | readonly (Tensor | null)[] | null | undefined>>;
 
 export interface GradDef {
   /** The values the backward keeps alive: input names and/or `y` (the output). */
@@ -37,7 +45,8 @@ export interface OpDef<A = Record<string, unknown>> {
   };
   /** The tensor-typed fields, in schema order. */
   readonly tensorArgs: readonly string[];
-  readonly type: (args: A) => Typed<A>;
+  /** The type function; a tuple op's gives one output type per element. */
+  readonly type: (args: A) => Typed<A, TensorType | readonly TensorType[]>;
   readonly declare: (args: A) => Declared<A>;
   readonly fusion: FusionPattern;
   readonly cast: CastRule | null;

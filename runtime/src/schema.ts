@@ -102,6 +102,9 @@ function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalar
     case 'int[]':
       if (isInt(v)) return [v];
       return Array.isArray(v) && v.every(isInt) ? [...v] : fail();
+    case 'int|int[]':
+      if (isInt(v)) return v;
+      return Array.isArray(v) && v.every(isInt) ? [...v] : fail();
     case 'float':
       return typeof v === 'number' ? v : fail();
     case 'float[]':

@@ -62,6 +62,8 @@ export class Tensor implements TensorType {
   requiresGrad = false;
   /** The tape node that produced this tensor, when it was recorded. */
   node: TapeNode | undefined;
+  /** Which of its node's outputs this tensor is (a tuple op's element; 0 otherwise). */
+  outputIndex = 0;
   grad: Tensor | undefined;
   private disposed = false;
 

@@ -1,6 +1,6 @@
 // Browser side of the WebGPU browser test: bundled with the runtime, it runs op cases on navigator.gpu and hands back the values.
 
-import { call, initWebGpu, tensor, valueAndGrad, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { call, initWasm, initWebGpu, tensor, valueAndGrad, wasmUnavailable, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { currentGpu, gpuUnavailableReason } from '../../runtime/src/dialects/webgpu/index.ts';
 
 export interface BrowserCase {
@@ -25,9 +25,21 @@ export interface BrowserRun {
   readonly adapter: string;
   readonly pipelines: number;
   readonly results: readonly BrowserResult[];
+  /** The wasm dialect: why it was unavailable before initWasm, whether that loaded it, and a softmax run on it. */
+  readonly wasm: { readonly before: string | undefined; readonly loaded: boolean; readonly softmax: readonly number[] };
 }
 
-async function runCases(cases: readonly BrowserCase[]): Promise<BrowserRun> {
+/** Before initWasm the dialect declines (CPU ops still run); after it, a float op runs on the served module. */
+async function runWasm(input: readonly number[]): Promise<BrowserRun['wasm']> {
+  const x = tensor(input, { dtype: 'float32', shape: [2, 3] });
+  call('softmax', [x, -1]);
+  const before = wasmUnavailable();
+  const loaded = await initWasm('/raf.wasm');
+  const y = withDialect(['wasm'], () => call('softmax', [x, -1])) as Tensor;
+  return { before, loaded, softmax: Array.from(y.dataSync()) };
+}
+
+async function runCases(cases: readonly BrowserCase[], wasmInput: readonly number[]): Promise<BrowserRun> {
   const gpu = await initWebGpu();
   if (!gpu) throw new Error(`no WebGPU in this page: ${gpuUnavailableReason()}`);
   const results: BrowserResult[] = [];
@@ -45,7 +57,7 @@ async function runCases(cases: readonly BrowserCase[]): Promise<BrowserRun> {
     results.push({ title: c.title, device: y.device.kind, shape: [...y.shape], value: Array.from(await y.data()), grads });
   }
   const info = currentGpu()!.info;
-  return { adapter: `${info.vendor} ${info.architecture} ${info.device} (${info.backend}, fallback=${info.isFallbackAdapter})`, pipelines: gpu.pipelines.compiledPipelineCount(), results };
+  return { adapter: `${info.vendor} ${info.architecture} ${info.device} (${info.backend}, fallback=${info.isFallbackAdapter})`, pipelines: gpu.pipelines.compiledPipelineCount(), results, wasm: await runWasm(wasmInput) };
 }
 
 (globalThis as { rafRunCases?: typeof runCases }).rafRunCases = runCases;

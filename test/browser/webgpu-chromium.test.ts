@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { call, randomUniform, tensor, valueAndGrad, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -29,6 +28,9 @@ const CASES: readonly { op: string; shapes: Record<string, number[]>; args?: Rec
   { op: 'matmul_nt', shapes: { a: [3, 5], b: [4, 5] } },
   { op: 'reshape', shapes: { x: [3, 4] }, args: { shape: [2, -1] }, grad: ['x'] },
 ];
+
+/** Input of the wasm check: a [2, 3] softmax, run in the page through initWasm's module. */
+const WASM_INPUT = [0.5, -1, 2, 3, 0, -0.25];
 
 interface Prepared {
   readonly browser: BrowserCase;
@@ -59,42 +61,9 @@ function prepare(): Prepared[] {
   });
 }
 
-/**
- * Node-only modules the runtime imports statically (the wasm dialect's build tooling) become inert stubs in the page:
- * each named import is a no-op function, so the modules load and nothing in them runs on the WebGPU path. The compiler
- * packages they import dynamically stay external and are never fetched.
- */
-const NODE_ONLY = /^(node:.*|fs|path|url|module|crypto|child_process|os|worker_threads)$/;
-const nodeOnlyStubs: Plugin = {
-  name: 'node-only-stubs',
-  setup(b) {
-    b.onResolve({ filter: NODE_ONLY }, (a) => {
-      // The names this importer takes from the module, so the stub can export exactly those.
-      const source = a.importer ? readFileSync(a.importer, 'utf8') : '';
-      const names = new Set<string>();
-      const quoted = a.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      for (const m of source.matchAll(new RegExp(`import\\s*(?:type\\s*)?\\{([^}]*)\\}\\s*from\\s*['"]${quoted}['"]`, 'g'))) {
-        for (const part of m[1]!.split(',')) {
-          const name = part.trim().split(/\s+as\s+/)[0]!.replace(/^type\s+/, '');
-          if (name) names.add(name);
-        }
-      }
-      return { path: `${a.path}#${[...names].sort().join(',')}`, namespace: 'node-stub' };
-    });
-    b.onResolve({ filter: /^(assemblyscript|binaryen)(\/|$)/ }, (a) => ({ path: a.path, external: true }));
-    b.onLoad({ filter: /.*/, namespace: 'node-stub' }, (a) => {
-      const names = a.path.split('#')[1]!.split(',').filter(Boolean);
-      return { contents: [...names.map((n) => `export const ${n} = () => '';`), 'export default {};'].join('\n'), loader: 'js' };
-    });
-  },
-};
-
 async function bundle(): Promise<string> {
   const { build } = await import('esbuild');
   const out = await build({
-    plugins: [nodeOnlyStubs],
-    // The wasm build script's "run as a CLI" check reads process.argv at load; a page has no process.
-    define: { 'process.argv': '[]' },
     entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))],
     bundle: true,
     format: 'esm',
@@ -106,11 +75,17 @@ async function bundle(): Promise<string> {
   return out.outputFiles[0]!.text;
 }
 
-/** Serves the page and the bundle on 127.0.0.1: WebGPU needs a secure context, which http://localhost is. */
+const WASM_MODULE = fileURLToPath(new URL('../../runtime/src/dialects/wasm/build/raf.wasm', import.meta.url));
+
+/**
+ * Serves the page, the bundle and the wasm dialect's module on 127.0.0.1: WebGPU needs a secure context, which
+ * http://localhost is. The bundle has no stubs: the runtime must load in a page as it is.
+ */
 function serve(js: string): Promise<http.Server> {
   const html = '<!doctype html><meta charset="utf-8"><title>raf-op webgpu</title><script type="module" src="/bundle.js"></script>';
   const server = http.createServer((req, res) => {
     if (req.url === '/bundle.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+    else if (req.url === '/raf.wasm') res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(WASM_MODULE));
     else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     else res.writeHead(404).end();
   });
@@ -142,8 +117,9 @@ beforeAll(async () => {
       throw new Error(`the page never loaded its bundle (${e.message})${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`);
     });
     run = await page.evaluate(
-      (cases) => (globalThis as unknown as { rafRunCases: (c: BrowserCase[]) => Promise<BrowserRun> }).rafRunCases(cases),
-      prepared.map((p) => p.browser),
+      ([cases, wasmInput]) =>
+        (globalThis as unknown as { rafRunCases: (c: BrowserCase[], w: number[]) => Promise<BrowserRun> }).rafRunCases(cases, wasmInput),
+      [prepared.map((p) => p.browser), WASM_INPUT] as const,
     );
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
   } catch (e) {
@@ -165,6 +141,18 @@ describe('webgpu in headless Chromium', () => {
     }
     console.log(`[webgpu-browser] adapter: ${run.adapter}; ${run.pipelines} pipelines compiled in the page`);
     expect(run.results).toHaveLength(CASES.length);
+  });
+
+  it('loads the wasm dialect with initWasm and falls back to the CPU before it', (ctx) => {
+    if (!run) {
+      if (REQUIRE_WEBGPU) throw new Error(unavailable);
+      return ctx.skip(unavailable);
+    }
+    const { before, loaded, softmax } = run.wasm;
+    expect(before).toMatch(/initWasm/);
+    expect(loaded).toBe(true);
+    const x = tensor(WASM_INPUT, { dtype: 'float32', shape: [2, 3] });
+    assertAllClose(softmax, Array.from((withDialect(['cpu'], () => call('softmax', [x, -1])) as Tensor).dataSync()), { atol: 1e-6, rtol: 0 }, 'softmax on wasm in Chromium vs CPU');
   });
 
   it.for(CASES.map((c, i) => [c.op, i] as const))('%s matches the CPU', ([, i], ctx) => {

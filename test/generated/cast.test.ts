@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'cast',
   spec: 'specs/tensor/cast.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32', 'bool'],
   tensors: ['x'],
   domain: [-3, 3],

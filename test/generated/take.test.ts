@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'take',
   spec: 'specs/tensor/take.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32'],
   tensors: ['x', 'indices'],
   domain: [-2, 2],

@@ -46,8 +46,26 @@ describe('webgpu dialect', () => {
       x.dispose();
       b.dispose();
     }
-    // add, softmax and sum: three kernels, one pipeline each.
-    expect(g.pipelines.compiledPipelineCount() - before).toBe(3);
+    // softmax and sum: one pipeline each. add: its general strided pipeline, compiled at build, plus the fast index
+    // modes these calls use (same shape, and a trailing-dims row), each compiled once whatever the shapes.
+    expect(g.pipelines.compiledPipelineCount() - before).toBe(5);
+  });
+
+  it('indexes every broadcast pattern right, whichever index mode it picks', async (ctx) => {
+    if (!needGpu(ctx)) return;
+    // same shape (flat), bias row (tail), column (head), scalar, middle axis (strided), and both operands broadcast.
+    const pairs = [[[4, 5], [4, 5]], [[4, 5], [5]], [[4, 5], [4, 1]], [[4, 5], []], [[2, 3, 4], [3, 1]], [[3, 1], [1, 4]], [[2, 1, 3], [2, 4, 1]]];
+    for (const [sa, sb] of pairs) {
+      const a = randomUniform(sa!, { seed: 1 });
+      const b = randomUniform(sb!, { seed: 2 });
+      const want = withDialect(['cpu'], () => ops.subtract(a, b));
+      const ag = await a.to('webgpu');
+      const bg = await b.to('webgpu');
+      const y = ops.subtract(ag, bg);
+      expect(y.shape).toEqual(want.shape);
+      expect(Array.from(await y.data())).toEqual(Array.from(want.dataSync()));
+      for (const t of [ag, bg, y]) t.dispose();
+    }
   });
 
   it('rejects float64 moves with the reason', async (ctx) => {

@@ -22,8 +22,13 @@ import { parseExpr } from '../../generators/src/expr/parse.ts';
 import { broadcastShapes, broadcastStrides, sizeOf } from '../../runtime/src/shape.ts';
 import { isDType, isFloat as isFloatDType } from '../../runtime/src/dtype.ts';
 import { parseFormula, type Formula } from '../../generators/src/spec/formula.ts';
+import { ONNX_CONVERSION_RULES } from '../../runtime/src/graph/onnx/convert.ts';
+import type { OnnxConversion } from '../../runtime/src/vocab.ts';
 
-type Shapes = Readonly<Record<string, readonly number[]>>;
+/** A shape per tensor arg; a `Tensor[]` arg has one per element. */
+type ArgShape = readonly number[] | readonly (readonly number[])[];
+type Shapes = Readonly<Record<string, ArgShape>>;
+const isShapeList = (s: ArgShape): s is readonly (readonly number[])[] => Array.isArray(s[0]);
 type Args = Readonly<Record<string, unknown>>;
 
 export interface OpCase {
@@ -45,6 +50,8 @@ export type Oracle =
       readonly consts?: Readonly<Record<string, number>>;
       /** An axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
       readonly flatten?: string;
+      /** Args ONNX spells differently, with the conversion (runtime/src/graph/onnx/convert.ts). */
+      readonly convert?: Readonly<Record<string, OnnxConversion>>;
     }
   /** A formula over other ops (each checked against its own oracle) that must give the same values. */
   | { readonly kind: 'identity'; readonly formula: string }
@@ -84,7 +91,7 @@ export interface OpSuite {
 }
 
 const title = (c: OpCase) =>
-  `${Object.entries(c.shapes).map(([k, s]) => `${k}[${s.join(',')}]`).join(' ')} ${JSON.stringify(c.args)}`;
+  `${Object.entries(c.shapes).map(([k, s]) => (isShapeList(s) ? `${k}(${s.map((e) => `[${e.join(',')}]`).join(' ')})` : `${k}[${s.join(',')}]`)).join(' ')} ${JSON.stringify(c.args)}`;
 
 type InputSpecs = Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
 
@@ -92,16 +99,20 @@ type InputSpecs = Readonly<Record<string, { readonly dtype?: DType; readonly dom
  * Inputs drawn from the spec's domain, seeded per case so failures reproduce. Integers are uniform
  * over [lo, hi) (truncating a uniform float would make lo rare); bools are fair coin flips.
  */
-export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number, specs: InputSpecs = {}): Record<string, Tensor> {
-  const out: Record<string, Tensor> = {};
+export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number, specs: InputSpecs = {}): Record<string, Tensor | Tensor[]> {
+  const out: Record<string, Tensor | Tensor[]> = {};
   Object.entries(s).forEach(([name, shape], i) => {
     const d = specs[name]?.dtype ?? dtype;
     const [lo, hi] = specs[name]?.domain ?? domain;
-    const next = rng(seed * 31 + i);
-    const n = sizeOf(shape);
-    if (d === 'int32') out[name] = tensor(Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())), { dtype: d, shape });
-    else if (d === 'bool') out[name] = tensor(Array.from({ length: n }, () => (next() < 0.5 ? 0 : 1)), { dtype: d, shape });
-    else out[name] = randomUniform(shape, { dtype: d, seed: seed * 31 + i, low: lo, high: hi });
+    const make = (sh: readonly number[], k: number): Tensor => {
+      const next = rng(k);
+      const n = sizeOf(sh);
+      if (d === 'int32') return tensor(Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())), { dtype: d, shape: sh });
+      if (d === 'bool') return tensor(Array.from({ length: n }, () => (next() < 0.5 ? 0 : 1)), { dtype: d, shape: sh });
+      return randomUniform(sh, { dtype: d, seed: k, low: lo, high: hi });
+    };
+    // A Tensor[] arg's elements get seeds of their own, past every single arg's.
+    out[name] = isShapeList(shape) ? shape.map((sh, j) => make(sh, seed * 31 + i + 1000 * (j + 1))) : make(shape, seed * 31 + i);
   });
   return out;
 }
@@ -118,43 +129,59 @@ function onnxAttr(v: unknown): OracleAttr {
   return v as OracleAttr;
 }
 
-/** Expected values, and whether onnxruntime had to compute them in float32 (then only float32 accuracy can be asked). */
-async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<string, Tensor>, args: Args, floats: readonly string[] = []): Promise<{ values: number[]; narrowed: boolean }> {
+/**
+ * Expected values, one list per output (a tuple op's ONNX node has several), and whether onnxruntime had to
+ * compute them in float32 (then only float32 accuracy can be asked).
+ */
+async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<string, Tensor | Tensor[]>, args: Args, floats: readonly string[] = []): Promise<{ values: number[][]; shapes: number[][]; narrowed: boolean }> {
   let inputs = given;
   let full = args;
   if (o.flatten && args[o.flatten] === null) {
     // TVM's axis=None ("over the flattened input") has no ONNX spelling: flatten, then use axis 0.
-    inputs = Object.fromEntries(Object.entries(given).map(([k, t]) => [k, k === o.inputs[0] ? tensor(t.dataSync(), { dtype: t.dtype, shape: [t.size] }) : t]));
+    inputs = Object.fromEntries(Object.entries(given).map(([k, t]) => [k, k === o.inputs[0] && t instanceof Tensor ? tensor(t.dataSync(), { dtype: t.dtype, shape: [t.size] }) : t]));
     full = { ...args, [o.flatten]: 0 };
   }
-  const feeds = o.inputs.map((name): OracleTensor | null => {
-    if (inputs[name]) return toOracle(inputs[name]);
+  let outputs = 1;
+  // A Tensor[] arg is ONNX's variadic inputs (Concat's), one feed per element.
+  const feeds = o.inputs.flatMap((name): (OracleTensor | null)[] => {
+    const given = inputs[name];
+    if (Array.isArray(given)) return given.map(toOracle);
+    if (given) return [toOracle(given)];
     const v = full[name];
-    if (v === null || v === undefined) return null;
+    if (v === null || v === undefined) return [null];
+    const conversion = o.convert?.[name];
+    if (conversion) {
+      const first = inputs[o.inputs[0]!] as Tensor;
+      const c = ONNX_CONVERSION_RULES[conversion].toOnnx(v, first, full);
+      outputs = c.outputs;
+      return [c.input === null ? null : { dtype: 'int64', shape: [c.input.length], data: BigInt64Array.from(c.input.map(BigInt)) }];
+    }
+    return [feedOf(name, v)];
+  });
+  function feedOf(name: string, v: unknown): OracleTensor {
     // A float arg ONNX takes as an input (Pad's constant_value) is a scalar of the data's dtype.
     if (floats.includes(name) && typeof v === 'number') {
-      const like = inputs[o.inputs[0]!]!;
+      const like = inputs[o.inputs[0]!] as Tensor;
       return { dtype: like.dtype as OracleTensor['dtype'], shape: [], data: [v] };
     }
     // Other non-tensor args that ONNX takes as inputs (ReduceSum's axes, Reshape's shape) are int64 tensors.
     const list = Array.isArray(v) ? (v as number[]) : [v as number];
     return { dtype: 'int64', shape: [list.length], data: BigInt64Array.from(list.map(BigInt)) };
-  });
+  }
   const attrs: Record<string, OracleAttr> = { ...o.consts };
   for (const [onnxName, arg] of Object.entries(o.attrs)) {
     const v = full[arg];
     if (v === null || v === undefined) continue;
     attrs[onnxName] = typeof v === 'boolean' ? (v ? 1 : 0) : isDType(v) ? ONNX_DTYPE[v] : floats.includes(arg) && typeof v === 'number' ? { float: v } : onnxAttr(v);
   }
+  const answer = (results: OracleTensor[], narrowed: boolean) => ({ values: results.map((r) => Array.from(toFloat64(r))), shapes: results.map((r) => r.shape), narrowed });
   try {
-    const [result] = await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs });
-    return { values: Array.from(toFloat64(result!)), narrowed: false };
+    return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs, outputs }), false);
   } catch (e) {
     // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv...): ask it in float32.
     if (!feeds.some((f) => f?.dtype === 'float64') || !/NOT_IMPLEMENTED|Could not find an implementation/i.test(String(e))) throw e;
     const narrowed = feeds.map((f) => (f?.dtype === 'float64' ? { ...f, dtype: 'float32' as const, data: Float32Array.from(f.data as Float64Array) } : f));
-    const [result] = await runOnnxOp({ op: o.op, opset: o.opset, inputs: narrowed, attrs });
-    return { values: Array.from(toFloat64(result!)), narrowed: true };
+    return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: narrowed, attrs, outputs }), true);
   }
 }
 
@@ -186,7 +213,7 @@ function computeExpected(source: string, inputs: Record<string, Tensor>, full: A
 }
 
 /** Evaluates an oracle formula by calling the ops it names; `+ - * /` are the ops add, subtract, multiply, divide. */
-function identityExpected(source: string, inputs: Record<string, Tensor>, full: Args): number[] {
+function identityExpected(source: string, inputs: Record<string, Tensor | Tensor[]>, full: Args): number[] {
   const env: Record<string, unknown> = { ...full, ...inputs };
   const evaluate = (f: Formula): unknown => {
     if (f.kind === 'num') return f.value;
@@ -196,8 +223,32 @@ function identityExpected(source: string, inputs: Record<string, Tensor>, full: 
   return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
 }
 
+/**
+ * The tensors of `names` in `inputs` as one flat parameter list (a Tensor[] arg's elements each), and the way back
+ * from such a list to keyword args: how graph mode and gradcheck, which take tensors only, see list inputs.
+ */
+function flatTensors(inputs: Readonly<Record<string, unknown>>, names: readonly string[]): { params: Tensor[]; rebuild: (xs: readonly Tensor[]) => Record<string, unknown> } {
+  const slots: [string, number][] = names.flatMap((k): [string, number][] => {
+    const v = inputs[k];
+    if (v instanceof Tensor) return [[k, -1]];
+    return Array.isArray(v) && v.length > 0 && v.every((t) => t instanceof Tensor) ? v.map((_, j): [string, number] => [k, j]) : [];
+  });
+  const params = slots.map(([k, j]) => (j < 0 ? inputs[k] : (inputs[k] as Tensor[])[j]) as Tensor);
+  const rebuild = (xs: readonly Tensor[]) => {
+    const kw: Record<string, unknown> = {};
+    slots.forEach(([k, j], n) => {
+      if (j < 0) kw[k] = xs[n];
+      else ((kw[k] ??= []) as Tensor[])[j] = xs[n]!;
+    });
+    return kw;
+  };
+  return { params, rebuild };
+}
+
 function valuesOf(v: unknown): number[] {
   if (v instanceof Tensor) return Array.from(v.dataSync());
+  // A tuple op's (or a Tensor[] arg's) tensors, one after another.
+  if (Array.isArray(v) && v.some((t) => t instanceof Tensor)) return v.flatMap(valuesOf);
   if (Array.isArray(v)) return v as number[];
   return [v as number];
 }
@@ -268,7 +319,13 @@ export function opSuite(s: OpSuite): void {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
             const expected = await onnxExpected(o, inputs, c.full, s.floats);
-            assertAllClose(valuesOf(got), expected.values, tolerance(expected.narrowed ? 'float32' : dtype), `raf.op.${s.op} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`);
+            // A tuple op is compared output by output, shapes included; a host op's value (shape's list) is one output.
+            const outs = Array.isArray(got) && got[0] instanceof Tensor ? (got as Tensor[]) : [got];
+            expect(outs.length).toBe(expected.values.length);
+            outs.forEach((t, k) => {
+              if (t instanceof Tensor && outs.length > 1) expect([...t.shape]).toEqual(expected.shapes[k]);
+              assertAllClose(valuesOf(t), expected.values[k]!, tolerance(expected.narrowed ? 'float32' : dtype), `raf.op.${s.op}${outs.length > 1 ? `[${k}]` : ''} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`);
+            });
           } else if (o.kind === 'identity') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
@@ -276,7 +333,8 @@ export function opSuite(s: OpSuite): void {
           } else if (o.kind === 'compute') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
-            const expected = computeExpected(o.source, inputs, c.full);
+            // Elementwise ops (the only ones with a compute expression) take single tensors.
+            const expected = computeExpected(o.source, inputs as Record<string, Tensor>, c.full);
             assertAllClose(valuesOf(got), dtype === 'float64' ? expected : Array.from(Float32Array.from(expected)), tolerance(dtype), `raf.op.${s.op} vs its compute expression (${o.source})`);
           } else if (o.kind === 'vjp') {
             // The float64 result must match central differences; other dtypes must match the float64 result.
@@ -307,16 +365,16 @@ export function opSuite(s: OpSuite): void {
         const dtype = s.dtypes.includes('float64') ? 'float64' : s.dtypes[0]!;
         const o = s.oracle;
         const inputs = { ...caseInputs(s, c, i, dtype), ...(o.kind === 'vjp' ? pickArgs(c.full, o.mapping) : {}) };
-        const names = Object.keys(inputs).filter((k) => inputs[k] instanceof Tensor);
-        const params = names.map((k) => inputs[k] as Tensor);
+        const flat = flatTensors(inputs, Object.keys(inputs));
         // A backward op takes the forward case's attrs under its own names (scaled_add_db's y is an int, not the output).
         const args = s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args;
-        const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...args, ...Object.fromEntries(names.map((k, j) => [k, xs[j]])) }) as Tensor;
+        const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...args, ...flat.rebuild(xs) }) as Tensor | Tensor[];
         withDialect(['cpu'], () => {
-          const eager = f(...params);
-          const graph = trace(f, params);
+          const eager = f(...flat.params);
+          const graph = trace(f, flat.params);
           expect(graph.nodes.map((n) => (n.kind === 'call' ? n.op.name : 'fused'))).toContain(s.op);
-          expect(valuesOf(execute(graph, params)[0])).toEqual(valuesOf(eager));
+          // A tuple op's graph returns each element.
+          expect(execute(graph, flat.params).map(valuesOf)).toEqual((eager instanceof Tensor ? [eager] : eager).map(valuesOf));
         });
       });
     }
@@ -324,16 +382,14 @@ export function opSuite(s: OpSuite): void {
     if (s.grad.length) {
       it.each(s.cases.map((c, i) => [title(c), c, i] as const))('gradcheck %s', (_t, c, i) => {
         const inputs = caseInputs(s, c, i, 'float64');
-        const names = s.grad;
-        const f = (...xs: Tensor[]) => {
-          const kw: Record<string, unknown> = { ...inputs, ...c.args };
-          names.forEach((n, k) => (kw[n] = xs[k]));
-          return call(s.op, [], kw) as Tensor;
-        };
+        // A Tensor[] input is checked element by element, each one an input of its own.
+        const flat = flatTensors(inputs, s.grad);
+        const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...c.args, ...flat.rebuild(xs) }) as Tensor | Tensor[];
         // Central differences need float64 outputs; an op cast to float32 (cast's dtype grid) is checked by its forward tests.
-        const probe = f(...names.map((n) => inputs[n] as Tensor));
-        if (probe.dtype === 'float32' || probe.dtype === 'float16') return;
-        const failures = gradcheck(f, names.map((n) => inputs[n] as Tensor));
+        const probe = f(...flat.params);
+        const first = probe instanceof Tensor ? probe : probe[0]!;
+        if (first.dtype === 'float32' || first.dtype === 'float16') return;
+        const failures = gradcheck(f, flat.params);
         expect(failures.slice(0, 3)).toEqual([]);
       });
     }

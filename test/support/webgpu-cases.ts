@@ -14,7 +14,8 @@ export const WEBGPU_TOLERANCE = { atol: 1e-3, rtol: 0 };
 export const REQUIRE_WEBGPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
 
 interface Case {
-  readonly shapes: Readonly<Record<string, readonly number[]>>;
+  /** A shape per tensor arg; a Tensor[] arg has one per element. */
+  readonly shapes: Readonly<Record<string, readonly number[] | readonly (readonly number[])[]>>;
   readonly args: Readonly<Record<string, unknown>>;
 }
 

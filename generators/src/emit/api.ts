@@ -44,7 +44,7 @@ function emitApi(op: OpModel): EmittedFile {
         },
       ],
     });
-    const returnType = host ? `ReturnType<typeof ${n.hostValue}>` : 'Tensor';
+    const returnType = host ? `ReturnType<typeof ${n.hostValue}>` : op.out.tuple ? 'Tensor[]' : 'Tensor';
     sf.addFunction({
       name: n.fn,
       isExported: true,

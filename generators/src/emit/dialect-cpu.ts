@@ -21,6 +21,7 @@ function emitCpuOp(op: OpModel): EmittedFile {
     addImport(sf, path, paths.bridge(op.name), [n.bridge]);
     addImport(sf, path, paths.bridge(op.name), [n.attrs, n.inputs], true);
     addImport(sf, path, paths.schema(op.schema), [n.args], true);
+    if (op.out.tuple) addImport(sf, path, paths.runtime('tensor'), ['TensorType'], true);
     if (op.compute) {
       addImport(sf, path, paths.bridge(op.name), [n.kernelType], true);
       addImport(sf, path, paths.runtime('dialects/cpu/support'), ['allocOut', 'broadcastIndex', 'finish']);
@@ -40,7 +41,7 @@ function emitCpuOp(op: OpModel): EmittedFile {
       declarations: [
         {
           name: n.dialectOp(CPU),
-          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}>`,
+          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}${op.out.tuple ? ', readonly TensorType[]' : ''}>`,
           initializer: `{ op: '${op.name}', dialect: '${CPU}', level: ${level}, bridge: ${n.bridge}, build: () => ${kernel} }`,
         },
       ],

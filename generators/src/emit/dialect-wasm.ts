@@ -49,7 +49,7 @@ function emitWasmOp(op: OpModel): EmittedFile {
       declarations: [
         {
           name: n.dialectOp(WASM),
-          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}>`,
+          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}${op.out.tuple ? ', readonly TensorType[]' : ''}>`,
           initializer: `{ op: '${op.name}', dialect: '${WASM}', level: ${level}, bridge: ${n.bridge}, build: ${build} }`,
         },
       ],

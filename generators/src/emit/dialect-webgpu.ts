@@ -22,6 +22,7 @@ function emitWebgpuOp(op: OpModel): EmittedFile {
     addImport(sf, path, paths.bridge(op.name), [n.bridge]);
     addImport(sf, path, paths.bridge(op.name), [n.attrs, n.inputs], true);
     addImport(sf, path, paths.schema(op.schema), [n.args], true);
+    if (op.out.tuple) addImport(sf, path, paths.runtime('tensor'), ['TensorType'], true);
     if (op.compute) {
       addImport(sf, path, paths.bridge(op.name), [n.kernelType], true);
       addImport(sf, path, paths.runtime('dialects/webgpu/elementwise'), ['elementwise']);
@@ -39,7 +40,7 @@ function emitWebgpuOp(op: OpModel): EmittedFile {
       declarations: [
         {
           name: n.dialectOp(WEBGPU),
-          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}>`,
+          type: `DialectOp<${n.args}, ${n.inputs}, ${n.attrs}${op.out.tuple ? ', readonly TensorType[]' : ''}>`,
           initializer: `{ op: '${op.name}', dialect: '${WEBGPU}', level: ${level}, bridge: ${n.bridge}, build: ${kernel} }`,
         },
       ],

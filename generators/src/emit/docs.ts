@@ -39,7 +39,7 @@ export const defaultText = (a: ArgModel) => (a.default ? JSON.stringify(a.defaul
 
 export function signature(op: OpModel): string {
   const params = op.args.map((a) => `${a.name}: ${a.type}${a.default ? ` = ${JSON.stringify(a.default.value)}` : ''}`);
-  const result = op.out.shape.kind === 'host' ? 'host value' : op.out.dtype ? `Tensor(${op.out.dtype})` : 'Tensor';
+  const result = op.out.shape.kind === 'host' ? 'host value' : op.out.tuple ? 'Tensor[]' : op.out.dtype ? `Tensor(${op.out.dtype})` : 'Tensor';
   return `${op.name}(${params.join(', ')}) -> ${result}`;
 }
 
@@ -50,8 +50,10 @@ export function outText(out: OutModel): string {
     : s.kind === 'broadcast' ? `broadcast(${s.of.join(', ')})`
     : s.kind === 'reduce' ? `reduce(${[s.x, s.axis, ...(s.keepdims ? [s.keepdims] : [])].join(', ')})`
     : s.kind === 'matmul' ? `matmul(${s.a}, ${s.b}${s.mode === 'nn' ? '' : `, ${s.mode}`})`
+    : s.kind === 'concat' ? `concat(${s.xs}, ${s.axis})`
     : s.kind === 'custom' ? `custom(${s.fn})`
     : 'host';
+  if (out.tuple) return `tuple: ${shape}`;
   return out.dtype ? `${shape}, dtype ${out.dtype}` : shape;
 }
 

@@ -11,8 +11,10 @@ export function emitGrads(model: Model): EmittedFile[] {
 /** The fields a gradient receives: saved values, dy, and every non-tensor arg. */
 export function gradContextFields(op: OpModel): { name: string; type: string }[] {
   if (op.grad.kind === 'none') return [];
-  const fields = op.grad.saves.map((s) => ({ name: s, type: s === 'y' ? 'Tensor' : tsType(op.args.find((a) => a.name === s)!.type) }));
-  fields.push({ name: 'dy', type: 'Tensor' });
+  // A tuple op's y and dy are lists, one per output (dy zeros where an output got no gradient).
+  const outType = op.out.tuple ? 'readonly Tensor[]' : 'Tensor';
+  const fields = op.grad.saves.map((s) => ({ name: s, type: s === 'y' ? outType : tsType(op.args.find((a) => a.name === s)!.type) }));
+  fields.push({ name: 'dy', type: outType });
   for (const a of op.args) if (!isTensor(a)) fields.push({ name: a.name, type: tsType(a.type) });
   return fields;
 }
@@ -43,7 +45,8 @@ function emitGrad(op: OpModel): EmittedFile {
     sf.addTypeAlias({
       name: n.gradResult,
       isExported: true,
-      type: `{ ${gradInputs(op).map((i) => `readonly ${i}?: Tensor | null`).join('; ')} }`,
+      // A Tensor[] input's gradient is a list, null where an element gets none.
+      type: `{ ${gradInputs(op).map((i) => `readonly ${i}?: ${op.args.find((a) => a.name === i)!.type === 'Tensor[]' ? 'readonly (Tensor | null)[]' : 'Tensor'} | null`).join('; ')} }`,
     });
     let fn: string;
     if (g.kind === 'custom') {

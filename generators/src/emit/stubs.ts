@@ -149,6 +149,7 @@ function ruleStub(op: OpModel): StubFile {
       args: n.args,
       schema: op.schema,
       host: op.out.shape.kind === 'host',
+      tuple: op.out.tuple,
       hostValue: n.hostValue,
       rule: op.out.shape.kind === 'custom' ? camel(op.out.shape.fn) : n.rule,
     }),

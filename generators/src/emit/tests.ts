@@ -1,11 +1,14 @@
 // Emitter: one parametrized vitest file per op (dialects × dtypes × shapes × the spec's grid).
 
-import type { ArgModel, Model, OpModel } from '../spec/model.ts';
+import type { ArgModel, ArgShape, Model, OpModel } from '../spec/model.ts';
 import { paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { gradInputs } from './grad.ts';
 import { isTensor, literal } from './types.ts';
 
-type Shapes = Record<string, readonly number[]>;
+type Shapes = Record<string, ArgShape>;
+
+/** The rank a check sees: a Tensor[] arg's shapes are its elements', which share one rank. */
+const rankOf = (s: ArgShape | undefined): number => (s === undefined ? 0 : Array.isArray(s[0]) ? (s[0] as readonly number[]).length : s.length);
 interface Case {
   shapes: Shapes;
   args: Record<string, unknown>;
@@ -22,7 +25,7 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
   const casesOf = vjp ? vjp.forward : op;
   const cases = buildCases(casesOf);
   const oracle = op.onnx
-    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs, ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}), ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}) }
+    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs, ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}), ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}), ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}) }
     : op.tests.oracle
       ? { kind: 'identity', formula: op.tests.oracle }
       : vjp
@@ -96,7 +99,7 @@ function accepts(op: OpModel, shapes: Shapes, full: Record<string, unknown>): bo
       switch (c.kind) {
         case 'axis':
         case 'axes': {
-          const rank = shapes[c.of]?.length ?? 0;
+          const rank = rankOf(shapes[c.of]);
           const list = Array.isArray(v) ? (v as number[]) : [v as number];
           const norm = list.map((x) => (x < 0 ? x + rank : x));
           return list.every((x) => x >= -rank && x < rank) && new Set(norm).size === norm.length;
@@ -125,12 +128,12 @@ function errorCases(op: OpModel, shapes: Shapes, full: Record<string, unknown>) 
       switch (c.kind) {
         case 'axis':
         case 'axes': {
-          const rank = shapes[c.of]!.length;
+          const rank = rankOf(shapes[c.of]);
           errors.push({ ...base, title: `${a.name} = ${rank} (out of range)`, args: { ...full, [a.name]: c.kind === 'axis' ? rank : [rank] }, message: `invalid axis = ${rank} on ndim = ${rank}` });
           break;
         }
         case 'like':
-          errors.push({ ...base, title: `${a.name} shaped unlike ${c.of}`, shapes: { ...shapes, [a.name]: [...shapes[c.of]!, 2] }, message: `must match ${c.of}` });
+          errors.push({ ...base, title: `${a.name} shaped unlike ${c.of}`, shapes: { ...shapes, [a.name]: [...(shapes[c.of] as readonly number[]), 2] }, message: `must match ${c.of}` });
           break;
         case 'nonneg':
           errors.push({ ...base, title: `${a.name} < 0`, args: { ...full, [a.name]: a.type.includes('[]') ? [-1] : -1 }, message: 'must be non-negative' });

@@ -40,7 +40,7 @@ function emitType(op: OpModel): EmittedFile {
       docs: [`Type function of raf.op.${op.name}: checks the args, normalizes axes and infers the output type.`],
       typeParameters: [{ name: 'T', constraint: 'TensorType' }],
       parameters: [{ name: 'args', type: `${n.args}<T>` }],
-      returnType: `Typed<${n.args}<T>>`,
+      returnType: op.out.tuple ? `Typed<${n.args}<T>, readonly TensorType[]>` : `Typed<${n.args}<T>>`,
       statements: [
         ...body,
         normalized.length ? `const a = args.with({ ${normalized.join(', ')} });` : 'const a = args;',
@@ -63,7 +63,7 @@ function emitType(op: OpModel): EmittedFile {
           ? [`return { kind: 'value', value: ${n.hostValue}(${n.type}(args).args) };`]
           : [
               `const { args: a, out } = ${n.type}(args);`,
-              `return { kind: 'tensor', args: a, out, device: commonDevice('${op.name}', { ${tensorArgs.map((t) => `${t.name}: a.${t.name}`).join(', ')} }) };`,
+              `return { kind: '${op.out.tuple ? 'tuple' : 'tensor'}', args: a, ${op.out.tuple ? 'outs: out' : 'out'}, device: commonDevice('${op.name}', { ${tensorArgs.map((t) => `${t.name}: a.${t.name}`).join(', ')} }) };`,
             ],
     });
   });
@@ -125,6 +125,17 @@ function outExpression(op: OpModel, normalized: string[], used: Set<string>, bod
     case 'matmul':
       used.add('matmulOf');
       return `matmulOf('${op.name}', a.${rule.a}, a.${rule.b}${rule.mode === 'nn' ? '' : `, ${rule.mode[0] === 't'}, ${rule.mode[1] === 't'}`})`;
+    case 'concat': {
+      used.add('concatOf');
+      let axis = `a.${rule.axis}`;
+      if (!normalized.includes(rule.axis)) {
+        // The rule joins along a normalized axis even when the spec states no check.
+        used.add('checkAxis');
+        body.push(`const concatAxis = checkAxis('${op.name}', '${rule.axis}', args.${rule.axis}, args.${rule.xs});`);
+        axis = 'concatAxis';
+      }
+      return `concatOf('${op.name}', '${rule.xs}', a.${rule.xs}, ${axis})`;
+    }
     case 'custom':
       return `${camel(rule.fn)}(a)`;
     case 'host':

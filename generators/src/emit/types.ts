@@ -10,6 +10,7 @@ const TS_TYPE: { [K in ArgType]: (tensor: string) => string } = {
   'int?': () => 'number | null',
   'int[]': () => 'readonly number[]',
   'int[]?': () => 'readonly number[] | null',
+  'int|int[]': () => 'number | readonly number[]',
   float: () => 'number',
   'float?': () => 'number | null',
   'float[]': () => 'readonly number[]',

@@ -86,6 +86,7 @@ const ACCEPTS: { [T in ArgType]: readonly string[] } = {
   'int?': ['int', 'null'],
   'int[]': ['ints'],
   'int[]?': ['ints', 'null'],
+  'int|int[]': ['int', 'ints'],
   float: ['int', 'float'],
   'float?': ['int', 'float', 'null'],
   'float[]': ['ints', 'floats'],

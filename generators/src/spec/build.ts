@@ -1,7 +1,7 @@
 // Validation and model building: raw specs in, an immutable Model (or every error found) out.
 
 import { basename, dirname } from 'node:path/posix';
-import type { ArgType } from '../../../runtime/src/vocab.ts';
+import type { ArgType, OnnxConversion } from '../../../runtime/src/vocab.ts';
 import { diff } from '../expr/diff.ts';
 import { binary, variable } from '../expr/ast.ts';
 import { parseExpr, ExprError, freeVars, printExpr } from '../expr/parse.ts';
@@ -113,6 +113,7 @@ function checkDefault(raw: RawSpec, path: Path, type: ArgType, v: unknown, error
     : base === 'float' ? typeof v === 'number'
     : base === 'bool' ? typeof v === 'boolean'
     : base === 'int[]' ? Array.isArray(v) && v.every(Number.isInteger)
+    : base === 'int|int[]' ? Number.isInteger(v) || (Array.isArray(v) && v.every(Number.isInteger))
     : base === 'float[]' ? Array.isArray(v) && v.every((x) => typeof x === 'number')
     : base === 'string' || base === 'dtype' ? typeof v === 'string'
     : false;
@@ -168,7 +169,7 @@ function buildOp(
     return ok;
   };
 
-  const out = buildOut(raw, data.out, refArg, tensors, errors);
+  const out = buildOut(raw, data.out, refArg, tensors, args.filter((a) => a.type === 'Tensor[]').map((a) => a.name), errors);
   const compute = buildCompute(raw, data.compute, tensors, attrs, errors);
   // A compute that failed to parse already has its error; don't add a 'no grad' one on top.
   const grad = buildGrad(raw, data, name, tensors, attrs.map((a) => a.name), data.compute !== undefined, specs, schemaOf, errors);
@@ -200,6 +201,7 @@ function buildOp(
         attrs: mapAttrs(data.onnx.attrs, ['onnx', 'attrs'], 'onnx attr', refArg),
         consts: (data.onnx.consts ?? {}) as Record<string, number>,
         flatten: data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr') ? (data.onnx.flatten as string) : null,
+        convert: Object.fromEntries(Object.entries((data.onnx.convert ?? {}) as Record<string, OnnxConversion>).filter(([k]) => refArg(['onnx', 'convert', k], k, 'onnx convert', 'attr'))),
       }
     : null;
   const dialects: DialectModel[] = Object.entries((data.dialects ?? { cpu: 10 }) as Record<string, number>).map(([d, level]) => ({
@@ -207,7 +209,7 @@ function buildOp(
     level,
     kernel: compute ? 'generated' : 'hand',
   }));
-  const tests = buildTests(raw, data.tests ?? {}, tensors, attrs, errors);
+  const tests = buildTests(raw, data.tests ?? {}, tensors, attrs, errors, args.filter((a) => a.type === 'Tensor[]').map((a) => a.name));
   if (tests.oracle !== null) checkOracle(raw, tests.oracle, argNames, specs, errors);
   const category = basename(dirname(raw.file));
   return {
@@ -242,25 +244,29 @@ function mapAttrs(
   return out;
 }
 
-const SHAPE_RULES = 'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, nt|tn|tt]), custom(fn_name) or host';
+const SHAPE_RULES = 'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, nt|tn|tt]), concat(xs, axis), custom(fn_name) or host';
 
 function buildOut(
   raw: RawSpec,
   spec: unknown,
   refArg: (path: Path, n: string, what: string, want?: 'tensor' | 'attr') => boolean,
   tensors: string[],
+  listArgs: readonly string[],
   errors: SpecError[],
 ): OutModel {
-  const path: Path = typeof spec === 'object' && spec ? ['out', 'shape'] : ['out'];
-  const src = typeof spec === 'string' ? spec : typeof spec === 'object' && spec ? String((spec as Raw).shape) : `same(${tensors[0] ?? 'x'})`;
+  // `{ tuple: custom(fn) }` declares several outputs; only a hand-written rule can say how many and of what type.
+  const tuple = typeof spec === 'object' && spec !== null && 'tuple' in spec;
+  const path: Path = typeof spec === 'object' && spec ? ['out', tuple ? 'tuple' : 'shape'] : ['out'];
+  const src = typeof spec === 'string' ? spec : typeof spec === 'object' && spec ? String((spec as Raw)[tuple ? 'tuple' : 'shape']) : `same(${tensors[0] ?? 'x'})`;
   const dtype = typeof spec === 'object' && spec ? ((spec as Raw).dtype ?? null) : null;
   const m = /^(\w+)(?:\((.*)\))?$/.exec(src.trim());
   const kind = m?.[1];
   const params = m?.[2]?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
   const bad = (hint = `write one of: ${SHAPE_RULES}`) => {
     errors.push(new SpecError(raw.locate(path), `output rule '${src}' is not understood`, hint));
-    return { shape: { kind: 'host' }, dtype } as OutModel;
+    return { shape: { kind: 'host' }, dtype, tuple: false } as OutModel;
   };
+  if (tuple && kind !== 'custom') return bad('a tuple output needs a hand-written rule: write tuple: custom(fn_name), returning one TensorType per output');
   let shape: ShapeRule;
   switch (kind) {
     case 'same':
@@ -287,6 +293,12 @@ function buildOut(
       shape = { kind: 'matmul', a: params[0]!, b: params[1]!, mode: mode as 'nn' | 'nt' | 'tn' | 'tt' };
       break;
     }
+    case 'concat':
+      if (params.length !== 2) return bad('write concat(xs, axis), xs a Tensor[] arg and axis an int arg');
+      if (refArg(path, params[0]!, 'output rule', 'tensor') && !listArgs.includes(params[0]!)) return bad(`concat(...) joins a Tensor[] arg; '${params[0]}' is a single tensor`);
+      refArg(path, params[1]!, 'output rule', 'attr');
+      shape = { kind: 'concat', xs: params[0]!, axis: params[1]! };
+      break;
     case 'custom':
       if (params.length !== 1 || !/^[a-z]\w*$/.test(params[0]!)) return bad('write custom(fn_name); the function is hand-written in runtime/src/ops/');
       shape = { kind: 'custom', fn: params[0]! };
@@ -298,7 +310,7 @@ function buildOut(
     default:
       return bad();
   }
-  return { shape, dtype };
+  return { shape, dtype, tuple };
 }
 
 function buildCompute(raw: RawSpec, src: unknown, tensors: string[], attrs: ArgModel[], errors: SpecError[]): OpModel['compute'] {
@@ -396,17 +408,23 @@ function buildGrad(
   return { kind: 'formulas', saves, inputs };
 }
 
-function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], errors: SpecError[]): TestModel {
+function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], errors: SpecError[], listArgs: readonly string[] = []): TestModel {
+  const isShape = (s: unknown) => Array.isArray(s) && s.every((d) => Number.isInteger(d) && d >= 0);
+  // A Tensor[] arg takes a list of shapes, one per element.
+  const fits = (s: unknown, k: number) => (listArgs.includes(tensors[k]!) ? Array.isArray(s) && s.length > 0 && s.every(isShape) : isShape(s));
+  const checkShapes = (perArg: unknown[], path: Path) => {
+    if (perArg.length !== tensors.length) {
+      errors.push(new SpecError(raw.locate(path), `test case gives ${perArg.length} shapes for ${tensors.length} tensor args (${tensors.join(', ')})`));
+    } else if (!perArg.every(fits)) {
+      errors.push(new SpecError(raw.locate(path), `shapes are lists of non-negative integers${listArgs.length ? `; a Tensor[] arg (${listArgs.join(', ')}) takes a list of them` : ''}`));
+    }
+  };
   const shapes = ((t.shapes as unknown[][] | undefined) ?? [[3, 4]]).map((entry, i) => {
     const perArg = Array.isArray(entry[0]) ? (entry as number[][]) : tensors.map(() => entry as number[]);
-    if (perArg.length !== tensors.length) {
-      errors.push(new SpecError(raw.locate(['tests', 'shapes', i]), `test case gives ${perArg.length} shapes for ${tensors.length} tensor args (${tensors.join(', ')})`));
-    }
-    if (!perArg.every((s) => Array.isArray(s) && s.every((d) => Number.isInteger(d) && d >= 0))) {
-      errors.push(new SpecError(raw.locate(['tests', 'shapes', i]), 'shapes are lists of non-negative integers'));
-    }
+    checkShapes(perArg, ['tests', 'shapes', i]);
     return perArg;
   });
+  ((t.cases ?? []) as Raw[]).forEach((c, i) => checkShapes(c.shapes ?? [], ['tests', 'cases', i, 'shapes']));
   const grid = (t.grid ?? {}) as Record<string, unknown[]>;
   for (const k of Object.keys(grid)) {
     if (!attrs.some((a) => a.name === k)) {
@@ -466,7 +484,7 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       doc: `Gradient of ${op.name} with respect to ${x}, derived from its compute expression.`,
       schema: op.grad.dxOp,
       args: [tensors[0]!, dy, ...attrs],
-      out: { shape: { kind: 'same', of: x }, dtype: null },
+      out: { shape: { kind: 'same', of: x }, dtype: null, tuple: false },
       compute: { source: printExpr(expr), expr },
       grad: { kind: 'none' },
       fusion: 'broadcast',

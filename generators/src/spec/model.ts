@@ -1,12 +1,12 @@
 // The op model: immutable, resolved and checked; the only thing emitters see.
 
-import type { ArgType, CastRuleKind, FusionPattern } from '../../../runtime/src/vocab.ts';
+import type { ArgType, CastRuleKind, FusionPattern, OnnxConversion } from '../../../runtime/src/vocab.ts';
 import type { DType } from '../../../runtime/src/dtype.ts';
 import type { Expr } from '../expr/ast.ts';
 import type { Loc } from './errors.ts';
 import type { Formula } from './formula.ts';
 
-export type { ArgType, CastRuleKind, FusionPattern, DType, Expr, Formula, Loc };
+export type { ArgType, CastRuleKind, FusionPattern, DType, Expr, Formula, Loc, OnnxConversion };
 
 export type Check =
   | { readonly kind: 'axis'; readonly of: string }
@@ -34,12 +34,16 @@ export type ShapeRule =
   | { readonly kind: 'reduce'; readonly x: string; readonly axis: string; readonly keepdims: string | null }
   /** `mode` says which operand is transposed, as in RAF's matmul_nt / matmul_tn. */
   | { readonly kind: 'matmul'; readonly a: string; readonly b: string; readonly mode: 'nn' | 'nt' | 'tn' | 'tt' }
+  /** The elements of a `Tensor[]` joined along an axis (concatenate). */
+  | { readonly kind: 'concat'; readonly xs: string; readonly axis: string }
   | { readonly kind: 'custom'; readonly fn: string }
   | { readonly kind: 'host' };
 
 export interface OutModel {
   readonly shape: ShapeRule;
   readonly dtype: DType | null;
+  /** `out: { tuple: custom(fn) }`: several outputs (split); the rule returns one type per output. */
+  readonly tuple: boolean;
 }
 
 export type GradModel =
@@ -71,19 +75,24 @@ export interface OnnxModel {
   readonly consts: Readonly<Record<string, number>>;
   /** An `int?` axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
   readonly flatten: string | null;
+  /** Args whose values ONNX spells differently, with the conversion that maps them (split's indices → sizes). */
+  readonly convert: Readonly<Record<string, OnnxConversion>>;
 }
+
+/** A test shape for one tensor arg: a shape, or for a `Tensor[]` arg one shape per element. */
+export type ArgShape = readonly number[] | readonly (readonly number[])[];
 
 export interface TestModel {
   /** One entry per case: a shape per tensor arg. */
-  readonly shapes: readonly (readonly (readonly number[])[])[];
+  readonly shapes: readonly (readonly ArgShape[])[];
   readonly grid: Readonly<Record<string, readonly unknown[]>>;
   readonly dtypes: readonly DType[];
   readonly domain: readonly [number, number];
-  readonly errors: readonly { shapes: readonly (readonly number[])[]; args: Readonly<Record<string, unknown>>; message: string }[];
+  readonly errors: readonly { shapes: readonly ArgShape[]; args: Readonly<Record<string, unknown>>; message: string }[];
   /** Tensor args with their own dtype (int32 indices, bool conditions) or domain. */
   readonly inputs: Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
   /** Explicit cases added to the shapes × grid product: a shape per tensor arg and some attrs. */
-  readonly cases: readonly { readonly shapes: readonly (readonly number[])[]; readonly args: Readonly<Record<string, unknown>> }[];
+  readonly cases: readonly { readonly shapes: readonly ArgShape[]; readonly args: Readonly<Record<string, unknown>> }[];
   /** A formula over other ops the result must equal, for ops ONNX lacks. */
   readonly oracle: string | null;
 }

@@ -51,6 +51,7 @@ import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
 import { castCpuOp } from './dialects/cpu/cast.ts';
+import { castWebgpuOp } from './dialects/webgpu/cast.ts';
 import { clipOp } from './api/clip.ts';
 import { clipGrad } from './grad/clip.ts';
 import { clipRelay } from './relay/clip.ts';
@@ -61,6 +62,10 @@ import { clipDxGrad } from './grad/clip_dx.ts';
 import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
+import { concatenateOp } from './api/concatenate.ts';
+import { concatenateGrad } from './grad/concatenate.ts';
+import { concatenateRelay } from './relay/concatenate.ts';
+import { concatenateCpuOp } from './dialects/cpu/concatenate.ts';
 import { conv2dOp } from './api/conv2d.ts';
 import { conv2dGrad } from './grad/conv2d.ts';
 import { conv2dRelay } from './relay/conv2d.ts';
@@ -90,10 +95,12 @@ import { crossEntropyOp } from './api/cross_entropy.ts';
 import { crossEntropyGrad } from './grad/cross_entropy.ts';
 import { crossEntropyRelay } from './relay/cross_entropy.ts';
 import { crossEntropyCpuOp } from './dialects/cpu/cross_entropy.ts';
+import { crossEntropyWebgpuOp } from './dialects/webgpu/cross_entropy.ts';
 import { crossEntropyDxOp } from './api/cross_entropy_dx.ts';
 import { crossEntropyDxGrad } from './grad/cross_entropy_dx.ts';
 import { crossEntropyDxRelay } from './relay/cross_entropy_dx.ts';
 import { crossEntropyDxCpuOp } from './dialects/cpu/cross_entropy_dx.ts';
+import { crossEntropyDxWebgpuOp } from './dialects/webgpu/cross_entropy_dx.ts';
 import { cumprodOp } from './api/cumprod.ts';
 import { cumprodGrad } from './grad/cumprod.ts';
 import { cumprodRelay } from './relay/cumprod.ts';
@@ -113,6 +120,7 @@ import { denseOp } from './api/dense.ts';
 import { denseGrad } from './grad/dense.ts';
 import { denseRelay } from './relay/dense.ts';
 import { denseCpuOp } from './dialects/cpu/dense.ts';
+import { denseWebgpuOp } from './dialects/webgpu/dense.ts';
 import { divideOp } from './api/divide.ts';
 import { divideGrad } from './grad/divide.ts';
 import { divideRelay } from './relay/divide.ts';
@@ -123,6 +131,7 @@ import { embeddingOp } from './api/embedding.ts';
 import { embeddingGrad } from './grad/embedding.ts';
 import { embeddingRelay } from './relay/embedding.ts';
 import { embeddingCpuOp } from './dialects/cpu/embedding.ts';
+import { embeddingWebgpuOp } from './dialects/webgpu/embedding.ts';
 import { equalOp } from './api/equal.ts';
 import { equalGrad } from './grad/equal.ts';
 import { equalRelay } from './relay/equal.ts';
@@ -295,18 +304,22 @@ import { nllLossOp } from './api/nll_loss.ts';
 import { nllLossGrad } from './grad/nll_loss.ts';
 import { nllLossRelay } from './relay/nll_loss.ts';
 import { nllLossCpuOp } from './dialects/cpu/nll_loss.ts';
+import { nllLossWebgpuOp } from './dialects/webgpu/nll_loss.ts';
 import { nllLossDxOp } from './api/nll_loss_dx.ts';
 import { nllLossDxGrad } from './grad/nll_loss_dx.ts';
 import { nllLossDxRelay } from './relay/nll_loss_dx.ts';
 import { nllLossDxCpuOp } from './dialects/cpu/nll_loss_dx.ts';
+import { nllLossDxWebgpuOp } from './dialects/webgpu/nll_loss_dx.ts';
 import { padOp } from './api/pad.ts';
 import { padGrad } from './grad/pad.ts';
 import { padRelay } from './relay/pad.ts';
 import { padCpuOp } from './dialects/cpu/pad.ts';
+import { padWebgpuOp } from './dialects/webgpu/pad.ts';
 import { padDxOp } from './api/pad_dx.ts';
 import { padDxGrad } from './grad/pad_dx.ts';
 import { padDxRelay } from './relay/pad_dx.ts';
 import { padDxCpuOp } from './dialects/cpu/pad_dx.ts';
+import { padDxWebgpuOp } from './dialects/webgpu/pad_dx.ts';
 import { powerOp } from './api/power.ts';
 import { powerGrad } from './grad/power.ts';
 import { powerRelay } from './relay/power.ts';
@@ -415,6 +428,10 @@ import { softplusDxGrad } from './grad/softplus_dx.ts';
 import { softplusDxRelay } from './relay/softplus_dx.ts';
 import { softplusDxCpuOp } from './dialects/cpu/softplus_dx.ts';
 import { softplusDxWebgpuOp } from './dialects/webgpu/softplus_dx.ts';
+import { splitOp } from './api/split.ts';
+import { splitGrad } from './grad/split.ts';
+import { splitRelay } from './relay/split.ts';
+import { splitCpuOp } from './dialects/cpu/split.ts';
 import { sqrtOp } from './api/sqrt.ts';
 import { sqrtGrad } from './grad/sqrt.ts';
 import { sqrtRelay } from './relay/sqrt.ts';
@@ -434,10 +451,12 @@ import { stridedSliceOp } from './api/strided_slice.ts';
 import { stridedSliceGrad } from './grad/strided_slice.ts';
 import { stridedSliceRelay } from './relay/strided_slice.ts';
 import { stridedSliceCpuOp } from './dialects/cpu/strided_slice.ts';
+import { stridedSliceWebgpuOp } from './dialects/webgpu/strided_slice.ts';
 import { stridedSliceDxOp } from './api/strided_slice_dx.ts';
 import { stridedSliceDxGrad } from './grad/strided_slice_dx.ts';
 import { stridedSliceDxRelay } from './relay/strided_slice_dx.ts';
 import { stridedSliceDxCpuOp } from './dialects/cpu/strided_slice_dx.ts';
+import { stridedSliceDxWebgpuOp } from './dialects/webgpu/strided_slice_dx.ts';
 import { subtractOp } from './api/subtract.ts';
 import { subtractGrad } from './grad/subtract.ts';
 import { subtractRelay } from './relay/subtract.ts';
@@ -459,10 +478,12 @@ import { takeOp } from './api/take.ts';
 import { takeGrad } from './grad/take.ts';
 import { takeRelay } from './relay/take.ts';
 import { takeCpuOp } from './dialects/cpu/take.ts';
+import { takeWebgpuOp } from './dialects/webgpu/take.ts';
 import { takeDxOp } from './api/take_dx.ts';
 import { takeDxGrad } from './grad/take_dx.ts';
 import { takeDxRelay } from './relay/take_dx.ts';
 import { takeDxCpuOp } from './dialects/cpu/take_dx.ts';
+import { takeDxWebgpuOp } from './dialects/webgpu/take_dx.ts';
 import { tanhOp } from './api/tanh.ts';
 import { tanhGrad } from './grad/tanh.ts';
 import { tanhRelay } from './relay/tanh.ts';
@@ -498,6 +519,7 @@ export const OPS = {
   cast: castOp,
   clip: clipOp,
   clip_dx: clipDxOp,
+  concatenate: concatenateOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
   conv2d_dx: conv2dDxOp,
@@ -568,6 +590,7 @@ export const OPS = {
   softmax_dx: softmaxDxOp,
   softplus: softplusOp,
   softplus_dx: softplusDxOp,
+  split: splitOp,
   sqrt: sqrtOp,
   sqrt_dx: sqrtDxOp,
   squeeze: squeezeOp,
@@ -596,6 +619,7 @@ batchMatmulOp.grad = batchMatmulGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
+concatenateOp.grad = concatenateGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
 conv2dDxOp.grad = conv2dDxGrad;
@@ -666,6 +690,7 @@ softmaxOp.grad = softmaxGrad;
 softmaxDxOp.grad = softmaxDxGrad;
 softplusOp.grad = softplusGrad;
 softplusDxOp.grad = softplusDxGrad;
+splitOp.grad = splitGrad;
 sqrtOp.grad = sqrtGrad;
 sqrtDxOp.grad = sqrtDxGrad;
 squeezeOp.grad = squeezeGrad;
@@ -700,10 +725,12 @@ registerDialectOps([
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
   castCpuOp,
+  castWebgpuOp,
   clipCpuOp,
   clipWebgpuOp,
   clipDxCpuOp,
   clipDxWebgpuOp,
+  concatenateCpuOp,
   conv2dCpuOp,
   conv2dWebgpuOp,
   conv2dDwCpuOp,
@@ -715,7 +742,9 @@ registerDialectOps([
   cosDxCpuOp,
   cosDxWebgpuOp,
   crossEntropyCpuOp,
+  crossEntropyWebgpuOp,
   crossEntropyDxCpuOp,
+  crossEntropyDxWebgpuOp,
   cumprodCpuOp,
   cumprodWebgpuOp,
   cumsumCpuOp,
@@ -723,10 +752,12 @@ registerDialectOps([
   cumsumDxCpuOp,
   cumsumDxWebgpuOp,
   denseCpuOp,
+  denseWebgpuOp,
   divideCpuOp,
   divideWasmOp,
   divideWebgpuOp,
   embeddingCpuOp,
+  embeddingWebgpuOp,
   equalCpuOp,
   equalWebgpuOp,
   erfCpuOp,
@@ -800,9 +831,13 @@ registerDialectOps([
   negativeWasmOp,
   negativeWebgpuOp,
   nllLossCpuOp,
+  nllLossWebgpuOp,
   nllLossDxCpuOp,
+  nllLossDxWebgpuOp,
   padCpuOp,
+  padWebgpuOp,
   padDxCpuOp,
+  padDxWebgpuOp,
   powerCpuOp,
   powerWebgpuOp,
   prodCpuOp,
@@ -848,6 +883,7 @@ registerDialectOps([
   softplusWebgpuOp,
   softplusDxCpuOp,
   softplusDxWebgpuOp,
+  splitCpuOp,
   sqrtCpuOp,
   sqrtWebgpuOp,
   sqrtDxCpuOp,
@@ -855,7 +891,9 @@ registerDialectOps([
   squeezeCpuOp,
   squeezeWebgpuOp,
   stridedSliceCpuOp,
+  stridedSliceWebgpuOp,
   stridedSliceDxCpuOp,
+  stridedSliceDxWebgpuOp,
   subtractCpuOp,
   subtractWasmOp,
   subtractWebgpuOp,
@@ -865,7 +903,9 @@ registerDialectOps([
   sumDxCpuOp,
   sumDxWebgpuOp,
   takeCpuOp,
+  takeWebgpuOp,
   takeDxCpuOp,
+  takeDxWebgpuOp,
   tanhCpuOp,
   tanhWasmOp,
   tanhWebgpuOp,
@@ -889,6 +929,7 @@ installRelayConverters([
   castRelay,
   clipRelay,
   clipDxRelay,
+  concatenateRelay,
   conv2dRelay,
   conv2dDwRelay,
   conv2dDxRelay,
@@ -959,6 +1000,7 @@ installRelayConverters([
   softmaxDxRelay,
   softplusRelay,
   softplusDxRelay,
+  splitRelay,
   sqrtRelay,
   sqrtDxRelay,
   squeezeRelay,

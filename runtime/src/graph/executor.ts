@@ -4,7 +4,7 @@ import type { DeviceKind } from '../device.ts';
 import { dispatchStats, invoke } from '../dispatch.ts';
 import { shapesEqual } from '../shape.ts';
 import type { Tensor } from '../tensor.ts';
-import { isAtom, type Atom, type FusedNode, type Graph, type Var } from './ir.ts';
+import { bindOut, isAtom, type Atom, type FusedNode, type Graph, type Var } from './ir.ts';
 import { formatType } from './printer.ts';
 
 /** One launch of a fused group: its inputs in `node.inputs` order, one output. */
@@ -50,7 +50,7 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   };
   const value = (a: unknown): unknown => (isAtom(a) ? atom(a) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a);
   for (const n of g.nodes) {
-    if (n.kind === 'call') env.set(n.out, invoke(n.op, n.args.map(value)) as Tensor);
+    if (n.kind === 'call') bindOut(env, n.out, invoke(n.op, n.args.map(value)) as Tensor | readonly Tensor[]);
     else env.set(n.out, runFused(n, n.inputs.map(atom)));
   }
   return g.outputs.map(atom);

@@ -5,7 +5,7 @@ import { dialectOpsFor, enabledDialects } from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
 import type { Tensor } from '../tensor.ts';
 import type { ComputeExpr } from './expr.ts';
-import { isAtom, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
+import { isAtom, singleOut, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
 import { inlinable } from './passes/fuse.ts';
 
 export interface FusedPlan {
@@ -45,7 +45,7 @@ export function planFused(node: FusedNode): FusedPlan | null {
         names[f.name] = s !== undefined ? { step: s } : { slot: slotOf(atom) };
       } else if (def.scalars.includes(f.name)) names[f.name] = { value: Number(a) };
     });
-    stepOf.set(c.out, k);
+    stepOf.set(singleOut(c), k);
     return { expr: def.expr, names };
   });
   if (anchor && !slots.some((s) => s === anchor.out)) return null;
@@ -57,14 +57,14 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
   return (values) => {
     const args = n.op.schema.parse(n.op.name, values);
     const decl = n.op.declare(args);
-    if (decl.kind === 'value') throw new Error(`fused: raf.op.${n.op.name} is a host op`);
+    if (decl.kind !== 'tensor') throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
     const pin = enabledDialects();
     for (const d of dialectOpsFor(n.op.name, kind)) {
       if (pin && !pin.includes(d.dialect)) continue;
       const inputs = d.bridge.inputs(decl.args);
       const attrs = d.bridge.attrs(decl.args);
       const kernel = d.build(attrs, decl.out, inputs);
-      if (kernel) return kernel(inputs, attrs, decl.out);
+      if (kernel) return kernel(inputs, attrs, decl.out) as Tensor;
     }
     throw new Error(`fused: no ${kind} kernel for raf.op.${n.op.name}`);
   };
@@ -76,7 +76,7 @@ export function slotTensors(node: FusedNode, plan: FusedPlan, inputs: readonly T
   node.fn.params.forEach((p, i) => env.set(p, inputs[i]!));
   if (plan.anchor && anchorRun) {
     const value = (a: unknown): unknown => (isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a);
-    env.set(plan.anchor.out, anchorRun(plan.anchor.args.map(value)));
+    env.set(singleOut(plan.anchor), anchorRun(plan.anchor.args.map(value)));
   }
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));
 }

@@ -2,7 +2,7 @@
 
 import { shapesEqual } from '../shape.ts';
 import { Recorder } from './trace.ts';
-import { isAtom, mkVar, type Atom, type Graph, type Node, type Var } from './ir.ts';
+import { definedVars, isAtom, mkVar, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 import { formatType } from './printer.ts';
 
 /**
@@ -24,8 +24,12 @@ export function inferTypes(g: Graph): Graph {
     if (n.kind === 'call') {
       const decl = n.op.declare(n.op.schema.parse(n.op.name, n.args.map(value)));
       if (decl.kind === 'value') throw new Error(`infer: raf.op.${n.op.name} is a host op and cannot be a graph node`);
-      const out = mkVar(decl.out, decl.device, n.out.hint);
-      map.set(n.out, out);
+      const before = definedVars(n);
+      const types = decl.kind === 'tuple' ? decl.outs : [decl.out];
+      if (types.length !== before.length) throw new Error(`infer: raf.op.${n.op.name} now gives ${types.length} outputs, the graph has ${before.length}`);
+      const vars = types.map((t, i) => mkVar(t, decl.device, before[i]!.hint));
+      vars.forEach((v, i) => map.set(before[i]!, v));
+      const out: Var | TupleOut = decl.kind === 'tuple' ? { kind: 'tuple', items: vars } : vars[0]!;
       return { ...n, args: n.args.map((a) => (isAtom(a) ? atom(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? atom(x) : x)) : a)), out };
     }
     const inputs = n.inputs.map(atom);
@@ -58,10 +62,13 @@ export function checkTypes(g: Graph): string[] {
   const inferred = inferTypes(g);
   const problems: string[] = [];
   g.nodes.forEach((n, i) => {
-    const m = inferred.nodes[i]!.out.type;
-    if (m.dtype !== n.out.type.dtype || !shapesEqual(m.shape, n.out.type.shape)) {
-      problems.push(`node ${i} (${n.kind === 'call' ? `raf.op.${n.op.name}` : 'fused'}): recorded ${formatType(n.out.type)}, inferred ${formatType(m)}`);
-    }
+    const got = definedVars(inferred.nodes[i]!);
+    definedVars(n).forEach((v, k) => {
+      const m = got[k]!.type;
+      if (m.dtype !== v.type.dtype || !shapesEqual(m.shape, v.type.shape)) {
+        problems.push(`node ${i}${n.out.kind === 'tuple' ? `.${k}` : ''} (${n.kind === 'call' ? `raf.op.${n.op.name}` : 'fused'}): recorded ${formatType(v.type)}, inferred ${formatType(m)}`);
+      }
+    });
   });
   return problems;
 }

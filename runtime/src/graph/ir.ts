@@ -20,6 +20,12 @@ export interface Const {
 
 export type Atom = Var | Const;
 
+/** A tuple op's result (split's): one var per element, printed as projections `%3.0`, `%3.1`, ... */
+export interface TupleOut {
+  readonly kind: 'tuple';
+  readonly items: readonly Var[];
+}
+
 /**
  * One call of a base op. `args` is positional in schema order: tensor fields hold atoms
  * (or lists of atoms), every other field its literal value as the call passed it.
@@ -28,7 +34,7 @@ export interface CallNode {
   readonly kind: 'call';
   readonly op: AnyOpDef;
   readonly args: readonly unknown[];
-  readonly out: Var;
+  readonly out: Var | TupleOut;
 }
 
 /** Who formed a fused group: the rule-based pass (FuseTVM) or a dialect pattern (FuseDialect). */
@@ -58,6 +64,26 @@ export interface Graph {
 
 export function mkVar(type: TensorType, device: Device, hint?: string): Var {
   return Object.freeze({ kind: 'var', type: { shape: [...type.shape], dtype: type.dtype }, device, hint });
+}
+
+/** The vars a node defines: its output, or every element of a tuple op's result. */
+export function definedVars(n: Node): readonly Var[] {
+  return n.out.kind === 'tuple' ? n.out.items : [n.out];
+}
+
+/**
+ * A node's single output. Tuple calls are opaque to fusion (a fused group has one output), so the passes that
+ * need one var per node never see them; reaching one here is a bug in the pass.
+ */
+export function singleOut(n: Node): Var {
+  if (n.out.kind === 'tuple') throw new Error(`raf.op.${n.kind === 'call' ? n.op.name : 'fused'} returns a tuple; this pass handles single-output calls only`);
+  return n.out;
+}
+
+/** Stores a call's result under the vars it defines: the value itself, or each element of a tuple's. */
+export function bindOut<T>(env: Map<Var, T>, out: Var | TupleOut, value: T | readonly T[]): void {
+  if (out.kind === 'var') env.set(out, value as T);
+  else out.items.forEach((v, i) => env.set(v, (value as readonly T[])[i]!));
 }
 
 export function mkConst(value: Tensor): Const {
@@ -113,7 +139,7 @@ export function eliminateDeadCode(g: Graph): Graph {
   const kept: Node[] = [];
   for (let i = g.nodes.length - 1; i >= 0; i--) {
     const n = g.nodes[i]!;
-    if (!live.has(n.out)) continue;
+    if (!definedVars(n).some((v) => live.has(v))) continue;
     kept.push(n);
     for (const a of nodeInputs(n)) if (a.kind === 'var') live.add(a);
   }

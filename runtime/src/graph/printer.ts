@@ -2,12 +2,16 @@
 
 import type { DType } from '../dtype.ts';
 import type { TensorType } from '../tensor.ts';
-import { isAtom, type Atom, type Graph, type Node, type Var } from './ir.ts';
+import { isAtom, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 
 const SUFFIX: { [D in DType]: string } = { float16: 'f16', float32: 'f', float64: 'f64', int32: 'i', bool: 'b' };
 
 export function formatType(t: TensorType): string {
   return `Tensor[(${t.shape.join(', ')}${t.shape.length === 1 ? ',' : ''}), ${t.dtype}]`;
+}
+
+export function formatTupleType(ts: readonly TensorType[]): string {
+  return `(${ts.map(formatType).join(', ')}${ts.length === 1 ? ',' : ''})`;
 }
 
 /** Text of a graph; `types: true` annotates every binding with its inferred type. */
@@ -38,7 +42,7 @@ class Printer {
   }
 
   private node(n: Node, indent: string, names: Map<Var, string>): string[] {
-    const ty = this.types ? ` /* ${formatType(n.out.type)} */` : '';
+    const ty = this.types ? ` /* ${n.out.kind === 'tuple' ? formatTupleType(n.out.items.map((v) => v.type)) : formatType(n.out.type)} */` : '';
     if (n.kind === 'call') {
       const args = n.args.map((a) => this.arg(a, names)).join(', ');
       return [`${indent}${this.bind(n.out, names)} = raf.op.${n.op.name}(${args});${ty}`];
@@ -52,9 +56,11 @@ class Printer {
     return [`${indent}${fnName} = ${text};`, `${indent}${this.bind(n.out, names)} = ${fnName}(${args});${ty}`];
   }
 
-  private bind(v: Var, names: Map<Var, string>): string {
+  /** Names a node's result; a tuple's elements are Relay's projections of it, `%3.0`, `%3.1`, ... */
+  private bind(out: Var | TupleOut, names: Map<Var, string>): string {
     const name = `%${this.next++}`;
-    names.set(v, name);
+    if (out.kind === 'var') names.set(out, name);
+    else out.items.forEach((v, i) => names.set(v, `${name}.${i}`));
     return name;
   }
 

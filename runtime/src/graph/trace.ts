@@ -5,7 +5,7 @@ import { setInvokeHook, type InvokeHook } from '../dispatch.ts';
 import type { Storage } from '../dtype.ts';
 import type { AnyOpDef } from '../registry.ts';
 import { Tensor, type TensorStorage, type TensorType } from '../tensor.ts';
-import { mkConst, mkVar, type Atom, type Graph, type Node, type Var } from './ir.ts';
+import { bindOut, mkConst, mkVar, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 
 /** Storage of a symbolic tensor: a device and no data. Reading it means a value was needed while tracing. */
 class SymbolicStorage implements TensorStorage {
@@ -59,12 +59,17 @@ export class Recorder {
     const decl = op.declare(args);
     // Host ops (shape) answer from types alone, so their values are static in the graph.
     if (decl.kind === 'value') return { value: decl.value };
+    if (decl.kind === 'tuple') {
+      const items = decl.outs.map((t) => mkVar(t, decl.device));
+      this.record(op, a, { kind: 'tuple', items });
+      return { value: items.map((v) => this.tensorOf(v)) };
+    }
     const out = mkVar(decl.out, decl.device);
     this.record(op, a, out);
     return { value: this.tensorOf(out) };
   };
 
-  private record(op: AnyOpDef, a: Record<string, unknown>, out: Var): void {
+  private record(op: AnyOpDef, a: Record<string, unknown>, out: Var | TupleOut): void {
     const args = op.schema.fields.map((f) => {
       const v = a[f.name];
       if (v instanceof Tensor) return this.atomOf(v);
@@ -130,7 +135,7 @@ export function replay(g: Graph, rec: Recorder, inputs: readonly Tensor[], invok
   rec.run(() => {
     for (const n of g.nodes) {
       if (n.kind !== 'call') throw new Error('replay: run passes that differentiate before fusion');
-      env.set(n.out, invoke(n.op, n.args.map(val)) as Tensor);
+      bindOut(env, n.out, invoke(n.op, n.args.map(val)) as Tensor | readonly Tensor[]);
     }
   });
   return env;

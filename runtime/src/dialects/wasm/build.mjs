@@ -1,28 +1,17 @@
 // Builds the wasm dialect's module: AssemblyScript (hand-tuned + generated kernels) → build/raf.wasm, with SIMD.
 // Run by `npm run build:wasm` and the root `prepare` script; the loader also runs it when the sources changed.
 
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SOURCE_DIR_URLS, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const SOURCE_DIRS = [join(here, 'as'), join(here, '../../generated/dialects/wasm/as')];
-export const OUT_DIR = join(here, 'build');
-export const WASM = join(OUT_DIR, 'raf.wasm');
-export const STAMP = join(OUT_DIR, 'raf.wasm.sources');
-
-/** Hash of every source file: the stamp the loader compares to decide whether the module is stale. */
-export function sourcesHash() {
-  const h = createHash('sha256');
-  for (const dir of SOURCE_DIRS) {
-    for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
-      h.update(f);
-      h.update(readFileSync(join(dir, f)));
-    }
-  }
-  return h.digest('hex');
-}
+export const SOURCE_DIRS = SOURCE_DIR_URLS.map((u) => fileURLToPath(u));
+export const WASM = fileURLToPath(WASM_URL);
+export const OUT_DIR = dirname(WASM);
+export const STAMP = fileURLToPath(STAMP_URL);
+export { sourcesHash };
 
 export async function buildWasm() {
   const { default: asc } = await import('assemblyscript/asc');

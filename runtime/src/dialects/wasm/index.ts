@@ -9,4 +9,4 @@ registerDialect({ name: WASM_DIALECT, devices: ['cpu'], unavailable: wasmUnavail
 
 export { elementwise } from './elementwise.ts';
 export { wasmServes } from './support.ts';
-export { wasmUnavailable } from './module.ts';
+export { initWasm, wasmUnavailable } from './module.ts';

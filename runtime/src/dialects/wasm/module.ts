@@ -1,9 +1,6 @@
-// The wasm dialect's module: loaded synchronously on first use (rebuilt when its sources changed), and its linear memory.
+// The wasm dialect's module: in Node loaded synchronously on first use (rebuilt when its sources changed); in browsers by `await initWasm()`.
 
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { STAMP, sourcesHash, WASM } from './build.mjs';
+import { nodeBuiltin, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
 
 type Ptr = number;
 
@@ -24,41 +21,86 @@ export interface WasmExports {
 let loaded: WasmExports | undefined;
 let failure: string | undefined;
 
+const IMPORTS = {
+  env: {
+    abort: () => {
+      throw new Error('wasm dialect: kernel aborted');
+    },
+  },
+};
+
+function adopt(instance: WebAssembly.Instance): WasmExports {
+  loaded = instance.exports as unknown as WasmExports;
+  arena = new Arena(loaded);
+  failure = undefined;
+  return loaded;
+}
+
+/**
+ * Node only: reads build/raf.wasm synchronously, since dispatch is synchronous. Built-ins come from
+ * process.getBuiltinModule rather than static imports, so bundling the runtime for a page pulls in no Node module.
+ */
+function loadInNode(): WasmExports | undefined {
+  const fs = nodeBuiltin<typeof import('node:fs')>('node:fs');
+  if (!fs) return undefined;
+  const fresh = fs.existsSync(WASM_URL) && fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash();
+  if (!fresh) {
+    // A spec edit regenerated an elementwise kernel (or this is a fresh clone without `npm install`): rebuild once.
+    const { spawnSync } = nodeBuiltin<typeof import('node:child_process')>('node:child_process')!;
+    const { fileURLToPath } = nodeBuiltin<typeof import('node:url')>('node:url')!;
+    const r = spawnSync(process.execPath, [fileURLToPath(new URL('./build.mjs', import.meta.url))], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
+  }
+  return adopt(new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(WASM_URL)), IMPORTS));
+}
+
 function load(): WasmExports | undefined {
   if (loaded || failure) return loaded;
   try {
-    const fresh = existsSync(WASM) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sourcesHash();
-    if (!fresh) {
-      // A spec edit regenerated an elementwise kernel (or this is a fresh clone without `npm install`): rebuild once.
-      const script = fileURLToPath(new URL('./build.mjs', import.meta.url));
-      const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
+    if (!loadInNode()) {
+      // Not a failure: initWasm() can still load it, so the reason is not remembered.
+      return undefined;
     }
-    const module = new WebAssembly.Module(readFileSync(WASM));
-    const instance = new WebAssembly.Instance(module, {
-      env: {
-        abort: () => {
-          throw new Error('wasm dialect: kernel aborted');
-        },
-      },
-    });
-    loaded = instance.exports as unknown as WasmExports;
-    arena = new Arena(loaded);
   } catch (e) {
     failure = (e as Error).message;
   }
   return loaded;
 }
 
-/** Why the dialect cannot run (its module failed to build or load), or undefined when it can. */
+const NOT_LOADED = 'the wasm module is not loaded here (no synchronous file access outside Node); call `await initWasm(url)` first';
+
+/**
+ * Loads the module asynchronously, for browsers (in Node the first kernel call does it synchronously). `source` is
+ * where build/raf.wasm is served (default: next to this module, which a bundle usually moves) or its bytes. Resolves
+ * to false, with the reason in wasmUnavailable(), when it cannot; until then wasm kernels decline and dispatch uses
+ * the CPU dialect.
+ */
+export async function initWasm(source?: string | URL | Response | BufferSource): Promise<boolean> {
+  if (loaded) return true;
+  if (source === undefined && load()) return true;
+  try {
+    const given = source ?? WASM_URL;
+    const bytes = given instanceof Response ? await given.arrayBuffer()
+      : typeof given === 'string' || given instanceof URL ? await (await fetch(given)).arrayBuffer()
+      : given;
+    const { instance } = await WebAssembly.instantiate(bytes, IMPORTS);
+    adopt(instance);
+    return true;
+  } catch (e) {
+    failure = `initWasm: ${(e as Error).message}`;
+    return false;
+  }
+}
+
+/** Why the dialect cannot run (its module failed to build or load, or is not loaded yet), or undefined when it can. */
 export function wasmUnavailable(): string | undefined {
-  load();
-  return failure;
+  if (load()) return undefined;
+  return failure ?? NOT_LOADED;
 }
 
 export function wasm(): WasmExports {
   const w = load();
-  if (!w) throw new Error(`wasm dialect unavailable: ${failure}`);
+  if (!w) throw new Error(`wasm dialect unavailable: ${failure ?? NOT_LOADED}`);
   return w;
 }
 

@@ -1,7 +1,8 @@
-// The tiled WebGPU matrix product behind matmul, matmul_nt and matmul_tn: transposes are strides, so all three share one pipeline.
+// The tiled WebGPU matrix product behind matmul, matmul_nt, matmul_tn and dense: transposes are strides, so all share one pipeline (dense adds a bias).
 
 import { broadcastStrides, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
+import type { GpuContext } from './device.ts';
 import { requireGpu } from './dialect.ts';
 import { allFloat32, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
 import { allocGpu, gpuBuffer } from './storage.ts';
@@ -10,10 +11,11 @@ const TILE = 16;
 const BATCH = 8; // words: M, N, K, batch rank, a row/col step, b row/col step; then batch shape and strides
 const WORDS = BATCH + 3 * MAX_RANK;
 
-const SOURCE = `@group(0) @binding(0) var<storage, read> a: array<f32>;
+// With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
+const source = (bias: boolean) => `@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
-${paramsWgsl(3, WORDS)}
+${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}@group(0) @binding(${bias ? 3 : 2}) var<storage, read_write> out: array<f32>;
+${paramsWgsl(bias ? 4 : 3, WORDS)}
 var<workgroup> tileA: array<array<f32, ${TILE}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${TILE}>, ${TILE}>;
 
@@ -50,48 +52,65 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     for (var k = 0u; k < ${TILE}u; k++) { acc += tileA[lid.y][k] * tileB[k][lid.x]; }
     workgroupBarrier();
   }
-  if (row < M && col < N) { out[wg.z * M * N + row * N + col] = acc; }
+  if (row < M && col < N) { out[wg.z * M * N + row * N + col] = acc${bias ? ' + bias[col]' : ''}; }
 }`;
+
+const pipelineFor = (gpu: GpuContext, bias: boolean) =>
+  gpu.pipelines.getPipelineSync(pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32'), () => source(bias));
 
 /** build() of a matrix product reading A and/or B transposed. */
 export function matrixProductBuilder(transposeA: boolean, transposeB: boolean) {
   return (_attrs: unknown, out: TensorType, inputs: { readonly a: Tensor; readonly b: Tensor }) => {
     const gpu = requireGpu();
     if (!allFloat32(out, inputs.a, inputs.b)) return null;
-    const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('matrix_product', 'f32'), () => SOURCE);
-    return ({ a, b }: { readonly a: Tensor; readonly b: Tensor }, _kattrs: unknown, kout: TensorType): Tensor => {
-      const ar = a.shape.length;
-      const br = b.shape.length;
-      const [m, k] = transposeA ? [a.shape[ar - 1]!, a.shape[ar - 2]!] : [a.shape[ar - 2]!, a.shape[ar - 1]!];
-      const n = transposeB ? b.shape[br - 2]! : b.shape[br - 1]!;
-      const [aRow, aCol] = transposeA ? [1, m] : [k, 1];
-      const [bRow, bCol] = transposeB ? [1, k] : [n, 1];
-      const batch = kout.shape.slice(0, -2);
-      const aStrides = broadcastStrides(a.shape.slice(0, -2), batch).map((s) => s * m * k);
-      const bStrides = broadcastStrides(b.shape.slice(0, -2), batch).map((s) => s * k * n);
-      const result = allocGpu(gpu, kout);
-      const count = sizeOf(batch);
-      if (m * n * count === 0) return result;
-      if (k === 0) {
-        // No products to sum: the pooled buffer holds stale data, so clear it.
-        const enc = gpu.device.createCommandEncoder();
-        enc.clearBuffer(gpuBuffer(result));
-        gpu.device.queue.submit([enc.finish()]);
-        return result;
-      }
-      const uniforms = new Params()
-        .u32(m).u32(n).u32(k).u32(batch.length)
-        .u32(aRow).u32(aCol).u32(bRow).u32(bCol)
-        .dims(batch).dims(aStrides).dims(bStrides)
-        .data(WORDS);
-      gpu.pipelines.dispatch({
-        pipeline,
-        buffers: [gpuBuffer(a), gpuBuffer(b), gpuBuffer(result)],
-        uniforms,
-        workgroups: [Math.ceil(n / TILE), Math.ceil(m / TILE), count],
-        label: 'matrix_product',
-      });
-      return result;
-    };
+    pipelineFor(gpu, false);
+    return ({ a, b }: { readonly a: Tensor; readonly b: Tensor }, _kattrs: unknown, kout: TensorType): Tensor =>
+      matrixProduct(gpu, a, b, kout, transposeA, transposeB);
   };
+}
+
+/** build() of dense: x · wᵀ + b, b one value per output column. */
+export function denseBuilder(_attrs: unknown, out: TensorType, inputs: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor }) {
+  const gpu = requireGpu();
+  if (!allFloat32(out, inputs.x, inputs.w, inputs.b)) return null;
+  pipelineFor(gpu, true);
+  return ({ x, w, b }: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor }, _kattrs: unknown, kout: TensorType): Tensor =>
+    matrixProduct(gpu, x, w, kout, false, true, b);
+}
+
+/** a · b (either read transposed), batch axes broadcast, plus bias[col] when given. */
+export function matrixProduct(gpu: GpuContext, a: Tensor, b: Tensor, kout: TensorType, transposeA: boolean, transposeB: boolean, bias?: Tensor): Tensor {
+  const ar = a.shape.length;
+  const br = b.shape.length;
+  const [m, k] = transposeA ? [a.shape[ar - 1]!, a.shape[ar - 2]!] : [a.shape[ar - 2]!, a.shape[ar - 1]!];
+  const n = transposeB ? b.shape[br - 2]! : b.shape[br - 1]!;
+  const [aRow, aCol] = transposeA ? [1, m] : [k, 1];
+  const [bRow, bCol] = transposeB ? [1, k] : [n, 1];
+  const batch = kout.shape.slice(0, -2);
+  const aStrides = broadcastStrides(a.shape.slice(0, -2), batch).map((s) => s * m * k);
+  const bStrides = broadcastStrides(b.shape.slice(0, -2), batch).map((s) => s * k * n);
+  const result = allocGpu(gpu, kout);
+  const count = sizeOf(batch);
+  if (m * n * count === 0) return result;
+  if (k === 0 && !bias) {
+    // No products to sum: the pooled buffer holds stale data, so clear it. (With a bias the shader's empty sum
+    // plus bias is already right.)
+    const enc = gpu.device.createCommandEncoder();
+    enc.clearBuffer(gpuBuffer(result));
+    gpu.device.queue.submit([enc.finish()]);
+    return result;
+  }
+  const uniforms = new Params()
+    .u32(m).u32(n).u32(k).u32(batch.length)
+    .u32(aRow).u32(aCol).u32(bRow).u32(bCol)
+    .dims(batch).dims(aStrides).dims(bStrides)
+    .data(WORDS);
+  gpu.pipelines.dispatch({
+    pipeline: pipelineFor(gpu, Boolean(bias)),
+    buffers: [gpuBuffer(a), gpuBuffer(b), ...(bias ? [gpuBuffer(bias)] : []), gpuBuffer(result)],
+    uniforms,
+    workgroups: [Math.ceil(n / TILE), Math.ceil(m / TILE), count],
+    label: bias ? 'dense' : 'matrix_product',
+  });
+  return result;
 }

@@ -12,6 +12,7 @@ import { batchMatmulOnnx } from './batch_matmul.ts';
 import { castOnnx } from './cast.ts';
 import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
+import { concatenateOnnx } from './concatenate.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
 import { conv2dDxOnnx } from './conv2d_dx.ts';
@@ -82,6 +83,7 @@ import { softmaxOnnx } from './softmax.ts';
 import { softmaxDxOnnx } from './softmax_dx.ts';
 import { softplusOnnx } from './softplus.ts';
 import { softplusDxOnnx } from './softplus_dx.ts';
+import { splitOnnx } from './split.ts';
 import { sqrtOnnx } from './sqrt.ts';
 import { sqrtDxOnnx } from './sqrt_dx.ts';
 import { squeezeOnnx } from './squeeze.ts';
@@ -109,6 +111,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   castOnnx,
   clipOnnx,
   clipDxOnnx,
+  concatenateOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
   conv2dDxOnnx,
@@ -179,6 +182,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   softmaxDxOnnx,
   softplusOnnx,
   softplusDxOnnx,
+  splitOnnx,
   sqrtOnnx,
   sqrtDxOnnx,
   squeezeOnnx,

@@ -12,6 +12,7 @@ import { batchMatmulCompute } from './batch_matmul.ts';
 import { castCompute } from './cast.ts';
 import { clipCompute } from './clip.ts';
 import { clipDxCompute } from './clip_dx.ts';
+import { concatenateCompute } from './concatenate.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
 import { conv2dDxCompute } from './conv2d_dx.ts';
@@ -82,6 +83,7 @@ import { softmaxCompute } from './softmax.ts';
 import { softmaxDxCompute } from './softmax_dx.ts';
 import { softplusCompute } from './softplus.ts';
 import { softplusDxCompute } from './softplus_dx.ts';
+import { splitCompute } from './split.ts';
 import { sqrtCompute } from './sqrt.ts';
 import { sqrtDxCompute } from './sqrt_dx.ts';
 import { squeezeCompute } from './squeeze.ts';
@@ -109,6 +111,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   cast: castCompute,
   clip: clipCompute,
   clip_dx: clipDxCompute,
+  concatenate: concatenateCompute,
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
   conv2d_dx: conv2dDxCompute,
@@ -179,6 +182,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   softmax_dx: softmaxDxCompute,
   softplus: softplusCompute,
   softplus_dx: softplusDxCompute,
+  split: splitCompute,
   sqrt: sqrtCompute,
   sqrt_dx: sqrtDxCompute,
   squeeze: squeezeCompute,

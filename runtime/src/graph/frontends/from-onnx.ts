@@ -6,6 +6,7 @@ import type { DType } from '../../dtype.ts';
 import { Tensor, tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
+import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import { decodeOnnx, type OnnxModel, type OnnxNode, type OnnxTensor } from '../onnx/proto.ts';
 import { Recorder } from '../trace.ts';
@@ -81,7 +82,11 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
       const errors: string[] = [];
       for (const map of mappingsFor(node, m.opset, where)) {
         try {
-          values.set(node.outputs[0]!, invoke(map.op, [], argsFor(node, map, values, consts, where)) as Tensor);
+          const result = invoke(map.op, [], argsFor(node, map, values, consts, where)) as Tensor | readonly Tensor[];
+          // A tuple op (Split) gives one tensor per node output.
+          const outs = result instanceof Tensor ? [result] : result;
+          if (outs.length < node.outputs.length) throw new Error(`raf.op.${map.op.name} gives ${outs.length} outputs, the node has ${node.outputs.length}`);
+          node.outputs.forEach((o, i) => o && values.set(o, outs[i]!));
           return;
         } catch (e) {
           errors.push((e as Error).message);
@@ -102,22 +107,35 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
 function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, Tensor>, consts: ReadonlyMap<string, OnnxTensor>, where: string): Record<string, unknown> {
   const fields = map.op.schema.fields;
   const kw: Record<string, unknown> = {};
+  // A Tensor[] arg takes every ONNX input beyond the other mapped ones (Concat's variadic inputs).
+  const listAt = map.inputs.findIndex((a) => fields.find((f) => f.name === a)?.type === 'Tensor[]');
+  const extra = Math.max(0, node.inputs.length - map.inputs.length);
+  const argAt = (i: number) => (listAt < 0 || i < listAt ? i : i <= listAt + extra ? listAt : i - extra);
   node.inputs.forEach((name, i) => {
     if (!name) return;
-    const arg = map.inputs[i];
+    const arg = map.inputs[argAt(i)];
     if (!arg) throw new Error(`${node.opType} has ${node.inputs.length} inputs, raf.op.${map.op.name} maps ${map.inputs.length}`);
     const field = fields.find((f) => f.name === arg)!;
     const c = consts.get(name);
+    const conversion = map.convert?.[arg];
     if (field.type.startsWith('Tensor')) {
       const t = values.get(name) ?? (c ? constTensor(c) : undefined);
       if (!t) throw new Error(`input '${name}' is not computed before it is read`);
-      kw[arg] = t;
+      if (field.type === 'Tensor[]') kw[arg] = [...((kw[arg] as Tensor[] | undefined) ?? []), t];
+      else kw[arg] = t;
+    } else if (conversion) {
+      if (!c) throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
+      kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(c.values as number[], node.outputs.length);
     } else {
       // ONNX passes some of our non-tensor args as constant inputs (ReduceSum's axes, Reshape's shape).
       if (!c) throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
-      kw[arg] = field.type.startsWith('int[]') ? c.values : c.values[0];
+      kw[arg] = field.type.startsWith('int[]') || field.type === 'int|int[]' ? c.values : c.values[0];
     }
   });
+  // An omitted input still has a value of ours (Split without sizes: as many equal sections as outputs).
+  for (const [arg, conversion] of Object.entries(map.convert ?? {})) {
+    if (!(arg in kw)) kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(null, node.outputs.length);
+  }
   for (const a of node.attrs) {
     if (a.name in map.consts) continue;
     const arg = map.attrs[a.name];

@@ -1,6 +1,7 @@
 // What a generated ONNX mapping says: which ONNX op (from which opset) becomes which base op, and how inputs and attributes line up.
 
 import type { AnyOpDef } from '../../registry.ts';
+import type { OnnxConversion } from '../../vocab.ts';
 
 export interface OnnxMapping {
   readonly onnxOp: string;
@@ -13,4 +14,6 @@ export interface OnnxMapping {
   readonly attrs: Readonly<Record<string, string>>;
   /** ONNX attributes the node must carry with exactly these values (Gemm with transB = 1 is dense). */
   readonly consts: Readonly<Record<string, number>>;
+  /** Our args whose ONNX input spells the value differently, with the conversion (runtime/src/graph/onnx/convert.ts). */
+  readonly convert?: Readonly<Record<string, OnnxConversion>>;
 }

@@ -5,7 +5,7 @@ import type { DType } from '../../dtype.ts';
 import type { AnyOpDef } from '../../registry.ts';
 import type { Tensor } from '../../tensor.ts';
 import type { CastRuleKind } from '../../vocab.ts';
-import { eliminateDeadCode, isAtom, mkVar, type Atom, type Graph, type Var } from '../ir.ts';
+import { bindOut, definedVars, eliminateDeadCode, isAtom, mkVar, type Atom, type Graph, type Var } from '../ir.ts';
 import { Recorder } from '../trace.ts';
 
 export type AmpDType = 'float16';
@@ -69,16 +69,19 @@ export function autoCast(g: Graph, opts: AutoCastOptions = {}): Graph {
       const rule = ruleOf(n.op);
       if (rule) {
         const idx = rule.dataArgs.map((name) => n.op.schema.fields.findIndex((f: { name: string }) => f.name === name));
-        const data = idx.map((i) => args[i]).filter((t): t is Tensor => !!t && typeof t === 'object' && 'dtype' in t && castable((t as Tensor).dtype));
+        // A Tensor[] data arg (concatenate's xs) counts, and is cast, element by element.
+        const isTensor = (t: unknown): t is Tensor => !!t && typeof t === 'object' && 'dtype' in t;
+        const data = idx.flatMap((i) => (Array.isArray(args[i]) ? (args[i] as unknown[]) : [args[i]])).filter((t): t is Tensor => isTensor(t) && castable(t.dtype));
         if (data.length) {
           const target = RULES[rule.rule](data.map((t) => t.dtype), amp);
           for (const i of idx) {
-            const t = args[i] as Tensor | null;
-            if (t && typeof t === 'object' && 'dtype' in t) args[i] = castTo(t, target);
+            const t = args[i];
+            if (Array.isArray(t)) args[i] = t.map((x) => (isTensor(x) ? castTo(x, target) : x));
+            else if (isTensor(t)) args[i] = castTo(t, target);
           }
         }
       }
-      env.set(n.out, invoke(n.op, args) as Tensor);
+      bindOut(env, n.out, invoke(n.op, args) as Tensor | readonly Tensor[]);
     }
     return g.outputs.map((a) => {
       const t = value(a) as Tensor;
@@ -96,7 +99,7 @@ export function precisionReport(g: Graph): { readonly casts: number; readonly op
   for (const n of g.nodes) {
     if (n.kind !== 'call') continue;
     if (n.op.name === 'cast') casts++;
-    else ops.push({ op: n.op.name, dtype: n.out.type.dtype });
+    else for (const v of definedVars(n)) ops.push({ op: n.op.name, dtype: v.type.dtype });
   }
   return { casts, ops };
 }

@@ -3,8 +3,8 @@
 import { call, invoke } from '../../dispatch.ts';
 import type { GradContext } from '../../registry.ts';
 import { broadcastAxes, formatShape, shapesEqual } from '../../shape.ts';
-import { full, Tensor, type TensorType } from '../../tensor.ts';
-import { eliminateDeadCode, mkVar, type Atom, type CallNode, type Graph, type Var } from '../ir.ts';
+import { full, placeOn, Tensor, type TensorType } from '../../tensor.ts';
+import { definedVars, eliminateDeadCode, mkVar, type Atom, type CallNode, type Graph, type Var } from '../ir.ts';
 import { Recorder, replay } from '../trace.ts';
 
 export interface AutodiffOptions {
@@ -36,25 +36,34 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
     grads.set(y, dyVar ? rec.tensorOf(dyVar) : full(yType.shape, 1, yType.dtype));
     for (let i = g.nodes.length - 1; i >= 0; i--) {
       const n = g.nodes[i] as CallNode;
-      const dy = grads.get(n.out);
+      const outs = definedVars(n);
+      const dys = outs.map((v) => grads.get(v));
       const gd = n.op.grad;
-      if (!dy || !gd) continue;
+      if (!gd || dys.every((d) => !d)) continue;
+      // As on the tape: a tuple op's backward gets one dy per output, zeros for outputs nothing differentiated read.
+      const dy = n.out.kind === 'tuple' ? outs.map((v, k) => dys[k] ?? placeOn(full(v.type.shape, 0, v.type.dtype), v.device)) : dys[0]!;
       const fields = n.op.schema.fields;
       const ctx: Record<string, unknown> = { dy };
       fields.forEach((f, k) => {
         if (!n.op.tensorArgs.includes(f.name)) ctx[f.name] = n.args[k];
       });
+      const valueOf = (a: unknown): unknown => (Array.isArray(a) ? a.map(valueOf) : a === null ? null : value(a as Atom));
       for (const s of gd.saves) {
-        ctx[s] = s === 'y' ? env.get(n.out) : value(n.args[fields.findIndex((f) => f.name === s)] as Atom);
+        ctx[s] = s === 'y' ? (n.out.kind === 'tuple' ? outs.map((v) => env.get(v)) : env.get(n.out)) : valueOf(n.args[fields.findIndex((f) => f.name === s)]);
       }
       const result = gd.fn(ctx as GradContext);
-      for (const name of gd.inputs) {
-        const a = n.args[fields.findIndex((f) => f.name === name)] as Atom | null;
-        const gi = result[name];
-        if (!a || a.kind !== 'var' || !gi) continue;
+      const send = (name: string, a: Atom | null, gi: Tensor | null | undefined) => {
+        if (!a || a.kind !== 'var' || !gi) return;
         const fitted = fitToShape(n.op.name, name, gi, a.type);
         const prev = grads.get(a);
         grads.set(a, prev ? (call('add', [prev, fitted]) as Tensor) : fitted);
+      };
+      for (const name of gd.inputs) {
+        const a = n.args[fields.findIndex((f) => f.name === name)] as Atom | readonly Atom[] | null;
+        const gi = result[name];
+        // A Tensor[] input gets a list of gradients, one per element.
+        if (Array.isArray(a)) (a as readonly Atom[]).forEach((x, k) => send(`${name}[${k}]`, x, (gi as readonly (Tensor | null)[] | null | undefined)?.[k]));
+        else send(name, a as Atom | null, gi as Tensor | null | undefined);
       }
     }
   });

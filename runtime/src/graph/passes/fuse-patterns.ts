@@ -64,14 +64,14 @@ function match(p: Pattern, a: unknown, producer: ReadonlyMap<Var, CallNode>, use
 export function fuseDialect(g: Graph, opts: { dialects?: readonly string[] } = {}): Graph {
   const uses = useCounts(g);
   const producer = new Map<Var, CallNode>();
-  for (const n of g.nodes) if (n.kind === 'call') producer.set(n.out, n);
+  for (const n of g.nodes) if (n.kind === 'call' && n.out.kind === 'var') producer.set(n.out, n);
   const taken = new Set<Node>();
   const groups: Group[] = [];
   const usable = patterns.filter((p) => !opts.dialects || opts.dialects.includes(p.dialect));
   // Later calls first, so a match reaches back over as much of a chain as its pattern allows.
   for (let i = g.nodes.length - 1; i >= 0; i--) {
     const n = g.nodes[i]!;
-    if (n.kind !== 'call' || taken.has(n)) continue;
+    if (n.kind !== 'call' || n.out.kind !== 'var' || taken.has(n)) continue;
     for (const dp of usable) {
       const m = match(dp.pattern, n.out, producer, uses, true, taken);
       if (!m || m.length < 2) continue;

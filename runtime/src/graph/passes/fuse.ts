@@ -2,7 +2,7 @@
 
 import { COMPUTE } from '../../generated/passes/index.ts';
 import type { FusionPattern } from '../../vocab.ts';
-import { useCounts, type CallNode, type Graph, type Var } from '../ir.ts';
+import { definedVars, useCounts, type CallNode, type Graph, type Var } from '../ir.ts';
 import { applyGroups, type Group } from './group.ts';
 
 /**
@@ -48,9 +48,10 @@ export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
     }
     if (joined) joined.push(n);
     else groups.push((joined = [n]));
-    groupOf.set(n.out, joined);
+    // A tuple call's elements never join a group: a fused group has one output.
+    if (n.out.kind === 'var') groupOf.set(n.out, joined);
   }
-  const dialect = opts.dialect ?? g.nodes[0]?.out.device.kind ?? 'cpu';
+  const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   return applyGroups(
     g,
     groups.map((nodes): Group => ({ nodes, origin: { by: 'rules', dialect } })),

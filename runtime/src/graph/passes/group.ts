@@ -1,6 +1,6 @@
 // Turns a set of grouped calls into fused nodes: each group becomes a primitive function over its outside inputs.
 
-import { eliminateDeadCode, isAtom, mkVar, nodeInputs, type Atom, type CallNode, type FusedNode, type FusionOrigin, type Graph, type Node, type Var } from '../ir.ts';
+import { eliminateDeadCode, isAtom, singleOut, mkVar, nodeInputs, type Atom, type CallNode, type FusedNode, type FusionOrigin, type Graph, type Node, type Var } from '../ir.ts';
 
 export interface Group {
   readonly nodes: readonly CallNode[];
@@ -21,7 +21,7 @@ export function applyGroups(g: Graph, groups: readonly Group[]): Graph {
 }
 
 function fuse(grp: Group): FusedNode {
-  const inside = new Set<Var>(grp.nodes.map((n) => n.out));
+  const inside = new Set<Var>(grp.nodes.map(singleOut));
   const outer: Var[] = [];
   const params = new Map<Var, Var>();
   const local = (a: Atom): Atom => {
@@ -42,10 +42,10 @@ function fuse(grp: Group): FusedNode {
   const sink = grp.nodes[grp.nodes.length - 1]!;
   return {
     kind: 'fused',
-    fn: { params: outer.map((v) => params.get(v)!), nodes: body, outputs: [sink.out] },
+    fn: { params: outer.map((v) => params.get(v)!), nodes: body, outputs: [singleOut(sink)] },
     inputs: outer,
     // The group's result keeps the sink's var, so later calls read it unchanged.
-    out: sink.out,
+    out: singleOut(sink),
     origin: grp.origin,
   };
 }

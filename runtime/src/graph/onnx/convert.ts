@@ -1,0 +1,36 @@
+// Value conversions between an arg of ours and the ONNX input it maps to, where the two spell a value differently (spec `onnx.convert`).
+
+import { normalizeAxis } from '../../shape.ts';
+import type { TensorType } from '../../tensor.ts';
+import type { OnnxConversion } from '../../vocab.ts';
+
+export interface OnnxConversionRule {
+  /**
+   * Ours → ONNX (the test oracle): the input's values, null to omit it, and how many outputs the node then has.
+   * `x` is the op's first tensor input; `args` every non-tensor arg, defaults filled in.
+   */
+  toOnnx(value: unknown, x: TensorType, args: Readonly<Record<string, unknown>>): { readonly input: readonly number[] | null; readonly outputs: number };
+  /** ONNX → ours (FromOnnx): from the node's constant input (null when it omits it) and its output count. */
+  fromOnnx(input: readonly number[] | null, outputs: number): unknown;
+}
+
+export const ONNX_CONVERSION_RULES: { [K in OnnxConversion]: OnnxConversionRule } = {
+  // NumPy's indices_or_sections: an int n is n equal sections (ONNX: no `split` input, n outputs); a list of
+  // ascending indices cuts before each (ONNX: the sizes between the cuts, the last running to the axis' end).
+  split_sizes: {
+    toOnnx(value, x, args) {
+      if (typeof value === 'number') return { input: null, outputs: value };
+      const dim = x.shape[normalizeAxis(args.axis as number, x.shape.length)]!;
+      const cuts = [0, ...(value as readonly number[]), dim];
+      const sizes = cuts.slice(1).map((c, i) => c - cuts[i]!);
+      return { input: sizes, outputs: sizes.length };
+    },
+    fromOnnx(input, outputs) {
+      if (input === null) return outputs;
+      const indices: number[] = [];
+      let at = 0;
+      for (const size of input.slice(0, -1)) indices.push((at += size));
+      return indices;
+    },
+  },
+};
