@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'concatenate',
   spec: 'specs/tensor/concatenate.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32'],
   tensors: ['xs'],
   domain: [-2, 2],

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'split',
   spec: 'specs/tensor/split.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32'],
   tensors: ['x'],
   domain: [-2, 2],

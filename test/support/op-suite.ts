@@ -16,6 +16,7 @@ import {
 import { assertAllClose, tolerance } from './assert.ts';
 import { execute, trace } from '../../runtime/src/graph/index.ts';
 import { webgpuCases } from './webgpu-cases.ts';
+import { flatTensors } from './tensor-args.ts';
 import { runOnnxOp, toFloat64, type OracleAttr, type OracleTensor } from './onnx-oracle.ts';
 import { evalExpr } from '../../generators/src/expr/eval.ts';
 import { parseExpr } from '../../generators/src/expr/parse.ts';
@@ -221,28 +222,6 @@ function identityExpected(source: string, inputs: Record<string, Tensor | Tensor
     return call(f.op, f.args.map(evaluate));
   };
   return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
-}
-
-/**
- * The tensors of `names` in `inputs` as one flat parameter list (a Tensor[] arg's elements each), and the way back
- * from such a list to keyword args: how graph mode and gradcheck, which take tensors only, see list inputs.
- */
-function flatTensors(inputs: Readonly<Record<string, unknown>>, names: readonly string[]): { params: Tensor[]; rebuild: (xs: readonly Tensor[]) => Record<string, unknown> } {
-  const slots: [string, number][] = names.flatMap((k): [string, number][] => {
-    const v = inputs[k];
-    if (v instanceof Tensor) return [[k, -1]];
-    return Array.isArray(v) && v.length > 0 && v.every((t) => t instanceof Tensor) ? v.map((_, j): [string, number] => [k, j]) : [];
-  });
-  const params = slots.map(([k, j]) => (j < 0 ? inputs[k] : (inputs[k] as Tensor[])[j]) as Tensor);
-  const rebuild = (xs: readonly Tensor[]) => {
-    const kw: Record<string, unknown> = {};
-    slots.forEach(([k, j], n) => {
-      if (j < 0) kw[k] = xs[n];
-      else ((kw[k] ??= []) as Tensor[])[j] = xs[n]!;
-    });
-    return kw;
-  };
-  return { params, rebuild };
 }
 
 function valuesOf(v: unknown): number[] {

@@ -6,6 +6,7 @@ import { call, initWebGpu, releaseGpu, tensor, Tensor, valueAndGrad, withDialect
 import { gpuElementType, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
 import { isFloat } from '../../runtime/src/dtype.ts';
 import { assertAllClose } from './assert.ts';
+import { flatTensors, outputsOf } from './tensor-args.ts';
 
 /** DESIGN.md: WebGPU results within abs 1e-3 of the CPU reference. */
 export const WEBGPU_TOLERANCE = { atol: 1e-3, rtol: 0 };
@@ -55,9 +56,9 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
 
   /** Skips a case whose result WebGPU cannot hold (cast to float64): such calls stay on the CPU by design. */
   const gpuHolds = (ctx: { skip: (note?: string) => void }, args: Record<string, unknown>): boolean => {
-    const { dtype } = withDialect(['cpu'], () => call(s.op, [], args)) as Tensor;
-    if (gpuElementType(dtype)) return true;
-    ctx.skip(`the result is ${dtype}, which WebGPU cannot hold; it runs on the CPU dialect`);
+    const held = outputsOf(withDialect(['cpu'], () => call(s.op, [], args))).find((t) => !gpuElementType(t.dtype));
+    if (!held) return true;
+    ctx.skip(`the result is ${held.dtype}, which WebGPU cannot hold; it runs on the CPU dialect`);
     return false;
   };
 
@@ -68,13 +69,18 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
       if (!need(ctx)) return;
       const args = s.callArgs(c, i, dtype);
       if (!gpuHolds(ctx, args)) return;
-      const reference = withDialect(['cpu'], () => call(s.op, [], widen(args))) as Tensor;
+      const reference = outputsOf(withDialect(['cpu'], () => call(s.op, [], widen(args))));
       const onGpu = await toGpu(args);
-      const got = withDialect(['webgpu'], () => call(s.op, [], onGpu)) as Tensor;
-      expect(got.device.kind).toBe('webgpu');
-      expect(got.shape).toEqual(reference.shape);
-      assertAllClose(Array.from(await got.data()), Array.from(reference.dataSync()), WEBGPU_TOLERANCE, `raf.op.webgpu.${s.op} vs raf.op.cpu.${s.op}`);
-      disposeAll([got, ...Object.values(onGpu)]);
+      // A tuple op (split) is compared output by output.
+      const got = outputsOf(withDialect(['webgpu'], () => call(s.op, [], onGpu)));
+      expect(got.length).toBe(reference.length);
+      for (const [k, t] of got.entries()) {
+        expect(t.device.kind).toBe('webgpu');
+        expect(t.shape).toEqual(reference[k]!.shape);
+        const which = got.length > 1 ? `[${k}]` : '';
+        assertAllClose(Array.from(await t.data()), Array.from(reference[k]!.dataSync()), WEBGPU_TOLERANCE, `raf.op.webgpu.${s.op}${which} vs raf.op.cpu.${s.op}${which}`);
+      }
+      disposeAll([got, Object.values(onGpu)]);
     });
 
     if (s.grad.length) {
@@ -82,21 +88,28 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
         if (!need(ctx)) return;
         const args = s.callArgs(c, i, dtype);
         if (!gpuHolds(ctx, args)) return;
-        const f = (base: Record<string, unknown>) => (...xs: Tensor[]) =>
-          call(s.op, [], { ...base, ...Object.fromEntries(s.grad.map((n, k) => [n, xs[k]])) }) as Tensor;
-        const cpuArgs = widen(args);
-        const y = withDialect(['cpu'], () => call(s.op, [], cpuArgs)) as Tensor;
-        // A random seed rather than ones, so a wrongly summed or transposed gradient cannot hide.
-        const dy = tensor(Array.from({ length: y.size }, (_, k) => Math.sin(k + i)), { dtype: 'float64', shape: y.shape });
-        const expected = withDialect(['cpu'], () => valueAndGrad(f(cpuArgs), undefined, dy)(...s.grad.map((n) => cpuArgs[n] as Tensor)).grads);
+        // A Tensor[] arg (concatenate's xs) is one differentiated parameter per element.
+        const f = (base: Record<string, unknown>) => {
+          const flat = flatTensors(base, s.grad);
+          return { params: flat.params, labels: flat.labels, fn: (...xs: Tensor[]) => call(s.op, [], { ...base, ...flat.rebuild(xs) }) as Tensor | Tensor[] };
+        };
+        const cpu = f(widen(args));
+        const ys = outputsOf(withDialect(['cpu'], () => cpu.fn(...cpu.params)));
+        // A random seed rather than ones, so a wrongly summed or transposed gradient cannot hide; a tuple op's
+        // outputs each get their own stretch of it.
+        let at = i;
+        const dys = ys.map((y) => tensor(Array.from({ length: y.size }, () => Math.sin(at++)), { dtype: 'float64', shape: y.shape }));
+        const expected = withDialect(['cpu'], () => valueAndGrad(cpu.fn, undefined, dys)(...cpu.params).grads);
         const onGpu = await toGpu(args);
-        const dyGpu = await tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu');
-        const { value, grads } = withDialect(['webgpu'], () => valueAndGrad(f(onGpu), undefined, dyGpu)(...s.grad.map((n) => onGpu[n] as Tensor)));
-        for (const [k, name] of s.grad.entries()) {
+        const gpuCall = f(onGpu);
+        const dysGpu = await Promise.all(dys.map((dy) => tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu')));
+        const { value, grads } = withDialect(['webgpu'], () => valueAndGrad(gpuCall.fn, undefined, dysGpu)(...gpuCall.params));
+        for (const [k, name] of gpuCall.labels.entries()) {
+          expect(grads[k]!.device.kind).toBe('webgpu');
           expect(grads[k]!.shape).toEqual(expected[k]!.shape);
           assertAllClose(Array.from(await grads[k]!.data()), Array.from(expected[k]!.dataSync()), WEBGPU_TOLERANCE, `d${s.op}/d${name} on webgpu vs cpu`);
         }
-        disposeAll([value, dyGpu, ...grads, ...Object.values(onGpu)]);
+        disposeAll([value, dysGpu, grads, Object.values(onGpu)]);
       });
     }
   });
@@ -105,20 +118,28 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
 /** The same values as float64 CPU tensors: the reference computes in float64 from exactly the GPU's inputs. */
 function widen(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && isFloat(v.dtype) ? tensor(v.dataSync(), { dtype: 'float64', shape: v.shape }) : v]),
+    Object.entries(args).map(([k, v]) => [k, Array.isArray(v) ? v.map(widenOne) : widenOne(v)]),
   );
 }
 
+const widenOne = (v: unknown) => (v instanceof Tensor && isFloat(v.dtype) ? tensor(v.dataSync(), { dtype: 'float64', shape: v.shape }) : v);
+
 async function toGpu(args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args)) {
-    if (!(v instanceof Tensor)) out[k] = v;
-    else if (!gpuElementType(v.dtype)) throw new Error(`argument '${k}' has dtype ${v.dtype}, which WebGPU cannot hold`);
-    else out[k] = await v.to('webgpu');
-  }
+  const move = async (k: string, v: unknown): Promise<unknown> => {
+    if (!(v instanceof Tensor)) return v;
+    if (!gpuElementType(v.dtype)) throw new Error(`argument '${k}' has dtype ${v.dtype}, which WebGPU cannot hold`);
+    return v.to('webgpu');
+  };
+  // A Tensor[] arg moves element by element.
+  for (const [k, v] of Object.entries(args)) out[k] = Array.isArray(v) ? await Promise.all(v.map((e) => move(k, e))) : await move(k, v);
   return out;
 }
 
+/** Disposes the GPU tensors among `values`, looking inside lists (tuple results, Tensor[] args). */
 function disposeAll(values: readonly unknown[]): void {
-  for (const v of values) if (v instanceof Tensor && v.device.kind === 'webgpu') v.dispose();
+  for (const v of values) {
+    if (Array.isArray(v)) disposeAll(v);
+    else if (v instanceof Tensor && v.device.kind === 'webgpu') v.dispose();
+  }
 }

@@ -66,6 +66,7 @@ import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
 import { concatenateCpuOp } from './dialects/cpu/concatenate.ts';
+import { concatenateWebgpuOp } from './dialects/webgpu/concatenate.ts';
 import { conv2dOp } from './api/conv2d.ts';
 import { conv2dGrad } from './grad/conv2d.ts';
 import { conv2dRelay } from './relay/conv2d.ts';
@@ -432,6 +433,7 @@ import { splitOp } from './api/split.ts';
 import { splitGrad } from './grad/split.ts';
 import { splitRelay } from './relay/split.ts';
 import { splitCpuOp } from './dialects/cpu/split.ts';
+import { splitWebgpuOp } from './dialects/webgpu/split.ts';
 import { sqrtOp } from './api/sqrt.ts';
 import { sqrtGrad } from './grad/sqrt.ts';
 import { sqrtRelay } from './relay/sqrt.ts';
@@ -731,6 +733,7 @@ registerDialectOps([
   clipDxCpuOp,
   clipDxWebgpuOp,
   concatenateCpuOp,
+  concatenateWebgpuOp,
   conv2dCpuOp,
   conv2dWebgpuOp,
   conv2dDwCpuOp,
@@ -884,6 +887,7 @@ registerDialectOps([
   softplusDxCpuOp,
   softplusDxWebgpuOp,
   splitCpuOp,
+  splitWebgpuOp,
   sqrtCpuOp,
   sqrtWebgpuOp,
   sqrtDxCpuOp,

@@ -1,4 +1,5 @@
-// A strided copy, out[i] = src[offset(i)]: broadcasts and transposes for any 4-byte dtype, with shapes and strides as uniforms.
+// Strided copies, out[i] = src[offset(i)] and its inverse out[offset(i)] = src[i]: broadcasts, transposes, slices and
+// concatenation for any 4-byte dtype, with shapes and strides as uniforms.
 
 import { sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
@@ -10,8 +11,9 @@ const SHAPE = 4; // words: count, rank, base offset, scale (f32 bits), then shap
 const STRIDES = SHAPE + MAX_RANK;
 const WORDS = STRIDES + MAX_RANK;
 
-const source = (scaled: boolean) => `@group(0) @binding(0) var<storage, read> src: array<${scaled ? 'f32' : 'u32'}>;
-@group(0) @binding(1) var<storage, read_write> out: array<${scaled ? 'f32' : 'u32'}>;
+// `off` walks the strided side, i the dense one; `store` says which side is read and which written.
+const source = (element: 'f32' | 'u32', store: string) => `@group(0) @binding(0) var<storage, read> src: array<${element}>;
+@group(0) @binding(1) var<storage, read_write> out: array<${element}>;
 ${paramsWgsl(2, WORDS)}
 ${MAIN_1D} {
   ${FLAT_INDEX}
@@ -23,11 +25,13 @@ ${MAIN_1D} {
     off += (rem % size) * pu(${STRIDES}u + d - 1u);
     rem = rem / size;
   }
-  out[i] = src[off]${scaled ? ' * pf(3u)' : ''};
+  ${store};
 }`;
 // u32 moves the bits untouched, so one pipeline serves f32, i32 and bool (stored as u32) alike.
-const COPY = source(false);
-const SCALED = source(true);
+const COPY = source('u32', 'out[i] = src[off]');
+const SCALED = source('f32', 'out[i] = src[off] * pf(3u)');
+// The inverse walk writes into an existing tensor, so several launches can each fill their own block of one output.
+const SCATTER = source('u32', 'out[off] = src[i]');
 
 /**
  * A new tensor of type `out` whose element at each coordinate is src's element at `offset + Σ coord·strides`
@@ -47,6 +51,23 @@ export function gather(gpu: GpuContext, src: Tensor, out: TensorType, strides: r
 /** Compiles a gather pipeline ahead of the first call, inside a kernel's build(). */
 export function warmGather(gpu: GpuContext, scaled = false): void {
   gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () => (scaled ? SCALED : COPY));
+}
+
+/** Compiles the scatter pipeline ahead of the first call, inside a kernel's build(). */
+export function warmScatter(gpu: GpuContext): void {
+  gpu.pipelines.getPipelineSync(pipelineKey('scatter', 'b32'), () => SCATTER);
+}
+
+/**
+ * Writes every element of src into `dst` (same dtype) at `offset + Σ coord·strides`, coord being the element's
+ * coordinate in src; the rest of dst is left as it was. The strides must not map two coordinates to one element.
+ */
+export function scatterInto(gpu: GpuContext, src: Tensor, dst: Tensor, strides: readonly number[], offset = 0): void {
+  const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('scatter', 'b32'), () => SCATTER);
+  const n = src.size;
+  const dims = coalesce(src.shape, [strides]);
+  const uniforms = new Params().u32(n).u32(dims.shape.length).u32(offset).u32(0).dims(dims.shape).dims(dims.strides[0]!).data(WORDS);
+  launch(gpu, pipeline, [src, dst], uniforms, n, 'scatter');
 }
 
 /**

@@ -8,12 +8,13 @@ import { gpuBuffer } from './storage.ts';
 
 /**
  * A WebGPU dialect op's build(): called once per bridge key, it compiles (or finds) its pipeline and returns the
- * kernel, or null when it cannot serve these dtypes so dispatch tries the next dialect.
+ * kernel, or null when it cannot serve these dtypes so dispatch tries the next dialect. A tuple op's kernel (split)
+ * gets one output type per element and returns that many tensors.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type WebGpuBuilder<K extends (inputs: any, attrs: any, out: TensorType) => Tensor> = (
+export type WebGpuBuilder<K extends (inputs: any, attrs: any, out: any) => Tensor | readonly Tensor[]> = (
   attrs: Parameters<K>[1],
-  out: TensorType,
+  out: Parameters<K>[2],
   inputs: Parameters<K>[0],
 ) => K | null;
 
