@@ -25,6 +25,7 @@ export default defineCase({
   group: 'kernels',
   impls: {
     'raf-op': raf('conv2d', build),
+    'raf-op cpu': raf('conv2d', build, ['cpu']),
     'tfjs-cpu': tfjs('cpu', tfBuild),
     'tfjs-wasm': tfjs('wasm', tfBuild),
     onnxruntime: onnx(
@@ -40,5 +41,4 @@ export default defineCase({
     ),
   },
   incomparable: { 'tfjs-cpu': 'tfjs returns NHWC', 'tfjs-wasm': 'tfjs returns NHWC' },
-  gaps: { 'raf-op cpu': 'same as raf-op: conv2d has only the cpu dialect' },
 });

@@ -29,6 +29,7 @@ export default defineCase({
   group: 'kernels',
   impls: {
     'raf-op': raf('layer_norm', build),
+    'raf-op cpu': raf('layer_norm', build, ['cpu']),
     'tfjs-cpu': tfjs('cpu', tfBuild),
     'tfjs-wasm': tfjs('wasm', tfBuild),
     onnxruntime: onnx(
@@ -45,5 +46,4 @@ export default defineCase({
       () => ({ x: { dims: [R, C], data: x }, scale: { dims: [C], data: scale }, bias: { dims: [C], data: bias } }),
     ),
   },
-  gaps: { 'raf-op cpu': 'same as raf-op: layer_norm has only the cpu dialect' },
 });

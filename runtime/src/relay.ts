@@ -30,6 +30,8 @@ export function relayArgs(
   attrs: Readonly<Record<string, unknown>>,
   argNames: readonly string[],
   attrNames: Readonly<Record<string, string>>,
+  /** What Relay assumes for an attr a call omits, where it differs from our arg's default. */
+  defaults: Readonly<Record<string, unknown>> = {},
 ): Record<string, unknown> {
   if (args.length !== argNames.length) {
     throw new Error(`FromRelay: ${relayOp} takes ${argNames.length} args (${argNames.join(', ')}), got ${args.length}`);
@@ -38,7 +40,7 @@ export function relayArgs(
   argNames.forEach((name, i) => {
     kw[name] = args[i];
   });
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const [k, v] of Object.entries({ ...defaults, ...attrs })) {
     const target = attrNames[k];
     if (!target) throw new Error(`FromRelay: ${relayOp} has no attr '${k}' that raf-op maps; known: ${Object.keys(attrNames).join(', ')}`);
     kw[target] = v;

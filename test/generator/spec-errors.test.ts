@@ -58,6 +58,13 @@ describe('spec errors', () => {
     ]);
   });
 
+  it('refuses a foreign default for an attr the mapping does not rename', () => {
+    const errs = errorsOf(
+      softmax('args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad: none\nonnx: { op: Softmax, attrs: { axis: axis }, defaults: { axes: 1 } }\nrelay: { op: nn.softmax, attrs: { axis: axis }, defaults: { axis: 1 } }\n'),
+    );
+    expect(errs).toEqual([expect.stringMatching(/^specs\/nn\/softmax\.yaml:7:\d+: error: ONNX default 'axes' is not a mapped attr\n  hint: did you mean 'axis'\?/)]);
+  });
+
   it('refuses a duplicate op, naming the first definition', () => {
     const errs = errorsOf({
       ...softmax('args:\n  x: { type: Tensor }\ngrad: none\n'),

@@ -63,6 +63,26 @@ describe('AutoDiff pass', () => {
     assertAllClose(Array.from(dx!.dataSync()), Array.from(eager[0]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, 'vjp');
   });
 
+  it('differentiates a graph with several outputs: one seed per output, gradients of the weighted sum', () => {
+    // x is also returned as is, so its gradient gets that output's seed directly.
+    const f = (x: Tensor, w: Tensor) => [ops.softmax(ops.matmul(x, w), -1), ops.sum(ops.multiply(x, x), [1]), x] as const;
+    const g = trace((x: Tensor, w: Tensor) => [...f(x, w)], [{ name: 'x', shape: [2, 3], dtype: 'float64' }, { name: 'w', shape: [3, 4], dtype: 'float64' }]);
+    const b = autodiff(g);
+    expect(b.params.map((p) => p.hint)).toEqual(['x', 'w', 'dy0', 'dy1', 'dy2']);
+    const [x, w] = [randomUniform([2, 3], { dtype: 'float64', seed: 3 }), randomUniform([3, 4], { dtype: 'float64', seed: 4 })];
+    const dys = [randomUniform([2, 4], { dtype: 'float64', seed: 5 }), randomUniform([2], { dtype: 'float64', seed: 6 }), randomUniform([2, 3], { dtype: 'float64', seed: 7 })];
+    const out = execute(b, [x, w, ...dys]);
+    expect(out).toHaveLength(5);
+    f(x, w).forEach((y, k) => expect(Array.from(out[k]!.dataSync())).toEqual(Array.from(y.dataSync())));
+    const weighted = (x: Tensor, w: Tensor) => f(x, w).map((y, k) => ops.sum(ops.multiply(y, dys[k]!))).reduce((a, c) => ops.add(a, c));
+    const eager = grad(weighted)(x, w);
+    [out[3]!, out[4]!].forEach((gk, k) => assertAllClose(Array.from(gk.dataSync()), Array.from(eager[k]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, `d/dx${k} vs eager`));
+    // Seeded with ones, the gradients are those of the plain sum of every output.
+    const ones = execute(autodiff(g, { seed: 'ones' }), [x, w]);
+    const summed = grad((x: Tensor, w: Tensor) => f(x, w).map((y) => ops.sum(y)).reduce((a, c) => ops.add(a, c)))(x, w);
+    [ones[3]!, ones[4]!].forEach((gk, k) => assertAllClose(Array.from(gk.dataSync()), Array.from(summed[k]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, `d/dx${k} (ones) vs eager`));
+  });
+
   it('sums the gradient of a broadcast input back to its shape', () => {
     const g = trace((x: Tensor, b: Tensor) => ops.add(x, b), [{ name: 'x', shape: [2, 3], dtype: 'float64' }, { name: 'b', shape: [3], dtype: 'float64' }]);
     const text = printGraph(autodiff(g, { wrt: [1] }));

@@ -45,6 +45,35 @@ describe('rule-based fusion (FuseTVM)', () => {
     expect(compare(g, fused, [randomUniform([8, 16], { seed: 1 })])).toEqual({ unfused: 5, fused: 3 });
   });
 
+  it('compiles the elementwise chain feeding a sum into the reduction loop (prologue): 4 launches become 1', () => {
+    const f = (x: Tensor, b: Tensor) => ops.sum(ops.exp(ops.multiply(ops.add(x, b), 0.5)), [0]);
+    const g = trace(f, [spec('x', [5, 7]), spec('b', [7])]);
+    const fused = fuseOps(g);
+    expect(fused.nodes.map((n) => (n.kind === 'call' ? n.op.name : `fused(${n.fn.nodes.map((c) => (c.kind === 'call' ? c.op.name : '?')).join(',')})`))).toEqual([
+      'fused(add,multiply,exp,sum)',
+    ]);
+    expect(compare(g, fused, [randomUniform([5, 7], { seed: 8 }), randomUniform([7], { seed: 9 })])).toEqual({ unfused: 4, fused: 1 });
+  });
+
+  it.each([
+    ['a mean over every axis', null, false],
+    ['a mean over two axes, kept', [0, -1], true],
+    ['a mean over the middle axis', [1], false],
+  ] as const)('prologue, %s and an epilogue in one kernel, in float64', (_name, axis, keepdims) => {
+    const f = (x: Tensor, y: Tensor) => ops.relu(ops.subtract(ops.mean(ops.multiply(ops.tanh(x), y), axis === null ? null : [...axis], keepdims), 0.1));
+    const g = trace(f, [{ name: 'x', shape: [3, 4, 5], dtype: 'float64' }, { name: 'y', shape: [4, 1], dtype: 'float64' }]);
+    const fused = fuseOps(g);
+    expect(fused.nodes).toHaveLength(1);
+    const xs = [randomUniform([3, 4, 5], { dtype: 'float64', seed: 10, low: -1, high: 1 }), randomUniform([4, 1], { dtype: 'float64', seed: 11 })];
+    expect(compare(g, fused, xs, { atol: 1e-12, rtol: 1e-12 })).toEqual({ unfused: 5, fused: 1 });
+  });
+
+  it('keeps a prologue value that something else reads outside the reduction', () => {
+    const g = trace((x: Tensor) => { const e = ops.exp(x); return ops.add(ops.sum(e, [1], true), e); }, [spec('x', [3, 4])]);
+    const fused = fuseOps(g);
+    expect(compare(g, fused, [randomUniform([3, 4], { seed: 12 })])).toEqual({ unfused: 3, fused: 2 });
+  });
+
   it('fuses a broadcast chain with several outside inputs and keeps values shared with later calls', () => {
     const f = (x: Tensor, b: Tensor) => {
       const h = ops.relu(ops.add(x, b));

@@ -127,6 +127,41 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     expect(text.match(/raf\.op\.layer_norm/g)).toHaveLength(2);
   });
 
+  it("reads an omitted attribute as ONNX's default, not ours (keepdims 1, ArgMax axis 0, LogSoftmax axis -1)", async () => {
+    const text = await agree(
+      {
+        nodes: [
+          { op: 'ReduceSum', inputs: ['x', 'axes'], outputs: ['s'] },
+          { op: 'ReduceMean', inputs: ['x'], outputs: ['m'] },
+          { op: 'ReduceMax', inputs: ['x', 'axes'], outputs: ['mx'], attrs: { keepdims: 0 } },
+          { op: 'ArgMax', inputs: ['x'], outputs: ['am'] },
+          { op: 'Cast', inputs: ['am'], outputs: ['amf'], attrs: { to: 1 } },
+          { op: 'LogSoftmax', inputs: ['x'], outputs: ['ls'] },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [4, 6] }],
+        outputs: [{ name: 's' }, { name: 'm' }, { name: 'mx' }, { name: 'amf' }, { name: 'ls' }],
+        initializers: [ints('axes', [1])],
+        opset: 18,
+      },
+      randomUniform([4, 6], { seed: 11 }),
+    );
+    expect(text).toContain('raf.op.sum(%x, [1], True)');
+    expect(text).toContain('raf.op.max(%x, [1], False)');
+    expect(text).toContain('raf.op.argmax(%x, 0, True)');
+  });
+
+  it("reads a Clip-6 without min or max as float32's whole range", async () => {
+    await agree(
+      {
+        nodes: [{ op: 'Clip', inputs: ['x'], outputs: ['y'], attrs: { max: 0.25 } }],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [3, 5] }],
+        outputs: [{ name: 'y' }],
+        opset: 10,
+      },
+      randomUniform([3, 5], { seed: 12, low: -1e30, high: 1 }),
+    );
+  });
+
   it('names the node and op it cannot import', () => {
     const bytes = buildModel({
       nodes: [{ op: 'Einsum', inputs: ['x'], outputs: ['y'], attrs: { equation: 'i->i' } }],

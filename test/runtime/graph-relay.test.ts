@@ -43,6 +43,16 @@ describe('FromRelay', () => {
     expect(Array.from(execute(g, [a])[0]!.dataSync())).toEqual(Array.from(ops.negative(ops.exp(a)).dataSync()));
   });
 
+  it("reads an omitted attr as Relay's default, not ours", () => {
+    // Relay's reductions drop the reduced axes unless told otherwise, and LeakyReluAttrs' alpha is 0.25.
+    const g = fromRelay('fn (%x: Tensor[(3, 4), float32]) {\n  (sum(%x, axis=[1]), argmax(%x), nn.leaky_relu(%x))\n}');
+    const x = randomUniform([3, 4], { seed: 5, low: -1, high: 1 });
+    const [s, a, l] = execute(g, [x]);
+    expect([...s!.shape]).toEqual([3]);
+    expect([...a!.shape]).toEqual([]);
+    expect(Array.from(l!.dataSync())).toEqual(Array.from(ops.leakyRelu(x, 0.25).dataSync()));
+  });
+
   it('names an unknown op and where it is', () => {
     expect(() => fromRelay('fn (%x: Tensor[(1, 2), float32]) {\n  %0 = nn.relu(%x);\n  nn.frobnicate(%0)\n}')).toThrow(
       "FromRelay 3:3: unknown op 'nn.frobnicate'",

@@ -40,7 +40,7 @@ function emitMapping(op: OpModel): EmittedFile {
             op: ${names(op).opDef},
             inputs: [${o.inputs.map((a) => `'${a}'`).join(', ')}],
             attrs: { ${attrs} },
-            consts: { ${Object.entries(o.consts ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ')} },${Object.keys(o.convert).length ? `\nconvert: { ${Object.entries(o.convert).map(([k, v]) => `${k}: '${v}'`).join(', ')} },` : ''}
+            consts: { ${Object.entries(o.consts ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ')} },${Object.keys(o.defaults).length ? `\ndefaults: ${JSON.stringify(o.defaults)},` : ''}${Object.keys(o.convert).length ? `\nconvert: { ${Object.entries(o.convert).map(([k, v]) => `${k}: '${v}'`).join(', ')} },` : ''}
           }`,
         },
       ],

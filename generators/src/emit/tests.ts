@@ -46,7 +46,7 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     oracle,
     grad: gradInputs(op),
     errors: errorCases(op, vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes, vjp ? ownArgs(op, cases[0]!.full, vjp.mapping) : cases[0]!.full),
-    relay: op.relay,
+    relay: op.relay && { op: op.relay.op, args: op.relay.args, attrs: op.relay.attrs },
   };
   return tsFile(path, 'tests', sourceOf(op), (sf) => {
     sf.addImportDeclaration({ moduleSpecifier: '../support/op-suite.ts', namedImports: ['opSuite'] });

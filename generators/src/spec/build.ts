@@ -191,6 +191,7 @@ function buildOp(
         op: data.relay.op,
         args: (data.relay.args ?? tensors).filter((n: string, i: number) => !data.relay.args || refArg(['relay', 'args', i], n, 'relay arg')),
         attrs: mapAttrs(data.relay.attrs, ['relay', 'attrs'], 'relay attr', refArg),
+        defaults: foreignDefaults(raw, data.relay, ['relay'], 'Relay', errors),
       }
     : null;
   const onnx = data.onnx
@@ -200,6 +201,7 @@ function buildOp(
         inputs: (data.onnx.inputs ?? tensors).filter((n: string, i: number) => !data.onnx.inputs || refArg(['onnx', 'inputs', i], n, 'onnx input')),
         attrs: mapAttrs(data.onnx.attrs, ['onnx', 'attrs'], 'onnx attr', refArg),
         consts: (data.onnx.consts ?? {}) as Record<string, number>,
+        defaults: foreignDefaults(raw, data.onnx, ['onnx'], 'ONNX', errors),
         flatten: data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr') ? (data.onnx.flatten as string) : null,
         convert: Object.fromEntries(Object.entries((data.onnx.convert ?? {}) as Record<string, OnnxConversion>).filter(([k]) => refArg(['onnx', 'convert', k], k, 'onnx convert', 'attr'))),
       }
@@ -231,6 +233,17 @@ function buildOp(
     derivedFrom: null,
     loc: raw.locate(['op']),
   };
+}
+
+/** A foreign default is only meaningful for an attribute the mapping renames onto one of our args. */
+function foreignDefaults(raw: RawSpec, spec: Raw, path: Path, what: string, errors: SpecError[]): Record<string, unknown> {
+  const mapped = Object.keys((spec.attrs ?? {}) as Record<string, string>);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((spec.defaults ?? {}) as Record<string, unknown>)) {
+    if (mapped.includes(k)) out[k] = v;
+    else errors.push(new SpecError(raw.locate([...path, 'defaults', k]), `${what} default '${k}' is not a mapped attr`, didYouMean(k, mapped) ?? `mapped attrs: ${mapped.join(', ') || 'none'}`));
+  }
+  return out;
 }
 
 function mapAttrs(

@@ -64,6 +64,8 @@ export interface RelayModel {
   readonly op: string;
   readonly args: readonly string[];
   readonly attrs: Readonly<Record<string, string>>;
+  /** Relay attr → the value Relay assumes when a call omits it, where that differs from our arg's default. */
+  readonly defaults: Readonly<Record<string, unknown>>;
 }
 
 export interface OnnxModel {
@@ -73,6 +75,8 @@ export interface OnnxModel {
   readonly attrs: Readonly<Record<string, string>>;
   /** ONNX attributes with a fixed value that no arg carries (Gemm's transB: 1 for x·Wᵀ). */
   readonly consts: Readonly<Record<string, number>>;
+  /** ONNX attribute → the value ONNX assumes when a node omits it (ReduceSum's keepdims: 1), where that differs from ours. */
+  readonly defaults: Readonly<Record<string, unknown>>;
   /** An `int?` axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
   readonly flatten: string | null;
   /** Args whose values ONNX spells differently, with the conversion that maps them (split's indices → sizes). */

@@ -71,6 +71,7 @@ import { conv2dOp } from './api/conv2d.ts';
 import { conv2dGrad } from './grad/conv2d.ts';
 import { conv2dRelay } from './relay/conv2d.ts';
 import { conv2dCpuOp } from './dialects/cpu/conv2d.ts';
+import { conv2dWasmOp } from './dialects/wasm/conv2d.ts';
 import { conv2dWebgpuOp } from './dialects/webgpu/conv2d.ts';
 import { conv2dDwOp } from './api/conv2d_dw.ts';
 import { conv2dDwGrad } from './grad/conv2d_dw.ts';
@@ -183,6 +184,7 @@ import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
 import { layerNormCpuOp } from './dialects/cpu/layer_norm.ts';
+import { layerNormWasmOp } from './dialects/wasm/layer_norm.ts';
 import { layerNormWebgpuOp } from './dialects/webgpu/layer_norm.ts';
 import { layerNormDxOp } from './api/layer_norm_dx.ts';
 import { layerNormDxGrad } from './grad/layer_norm_dx.ts';
@@ -735,6 +737,7 @@ registerDialectOps([
   concatenateCpuOp,
   concatenateWebgpuOp,
   conv2dCpuOp,
+  conv2dWasmOp,
   conv2dWebgpuOp,
   conv2dDwCpuOp,
   conv2dDwWebgpuOp,
@@ -781,6 +784,7 @@ registerDialectOps([
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
   layerNormCpuOp,
+  layerNormWasmOp,
   layerNormWebgpuOp,
   layerNormDxCpuOp,
   layerNormDxWebgpuOp,

@@ -11,7 +11,8 @@ let nextId = 0;
 
 export function compileWebGpuFused(node: FusedNode): FusedKernel | null {
   const plan = planFused(node);
-  if (!plan || node.out.type.dtype !== 'float32') return null;
+  // A reduction prologue is CPU-only for now: the group then runs call by call.
+  if (!plan || plan.prologue || node.out.type.dtype !== 'float32') return null;
   // One expression: each step is substituted into the next (WGSL's `let`s would need a statement list).
   const texts: string[] = [];
   for (const st of plan.steps) {

@@ -15,6 +15,10 @@ export interface WasmExports {
   softmax_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
   sum_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
   sum_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
+  conv2d_f32(x: Ptr, w: Ptr, y: Ptr, cg: number, h: number, wd: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number, pt: number, pl: number, oh: number, ow: number, o: number, scratch: Ptr): void;
+  im2col_f64(x: Ptr, col: Ptr, c: number, h: number, w: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number, pt: number, pl: number, oh: number, ow: number): void;
+  layer_norm_f32(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
+  layer_norm_f64(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
   readonly [kernel: string]: unknown;
 }
 

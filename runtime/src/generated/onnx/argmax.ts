@@ -10,4 +10,5 @@ export const argmaxOnnx: OnnxMapping | null = {
   inputs: ['x'],
   attrs: { axis: 'axis', keepdims: 'keepdims' },
   consts: {},
+  defaults: { axis: 0, keepdims: 1 },
 };

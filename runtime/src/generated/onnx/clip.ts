@@ -10,4 +10,5 @@ export const clipOnnx: OnnxMapping | null = {
   inputs: ['x'],
   attrs: { min: 'a_min', max: 'a_max' },
   consts: {},
+  defaults: { min: -3.4028234663852886e38, max: 3.4028234663852886e38 },
 };

@@ -10,4 +10,5 @@ export const meanOnnx: OnnxMapping | null = {
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },
   consts: {},
+  defaults: { keepdims: 1 },
 };

@@ -8,7 +8,7 @@ import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
-import { decodeOnnx, type OnnxModel, type OnnxNode, type OnnxTensor } from '../onnx/proto.ts';
+import { decodeOnnx, type OnnxAttr, type OnnxModel, type OnnxNode, type OnnxTensor } from '../onnx/proto.ts';
 import { Recorder } from '../trace.ts';
 
 export interface FromOnnxOptions {
@@ -136,7 +136,10 @@ function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, T
   for (const [arg, conversion] of Object.entries(map.convert ?? {})) {
     if (!(arg in kw)) kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(null, node.outputs.length);
   }
-  for (const a of node.attrs) {
+  // An omitted attribute means ONNX's default, not ours (ReduceSum keeps dims unless told otherwise).
+  const given = new Set(node.attrs.map((a) => a.name));
+  const omitted = Object.entries(map.defaults ?? {}).filter(([k]) => !given.has(k)).map(([name, value]) => ({ name, value }));
+  for (const a of [...node.attrs, ...omitted]) {
     if (a.name in map.consts) continue;
     const arg = map.attrs[a.name];
     if (!arg) throw new Error(`${node.opType} attribute '${a.name}' has no raf.op.${map.op.name} arg; mapped: ${Object.keys(map.attrs).join(', ') || 'none'}`);

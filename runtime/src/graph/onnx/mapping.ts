@@ -14,6 +14,8 @@ export interface OnnxMapping {
   readonly attrs: Readonly<Record<string, string>>;
   /** ONNX attributes the node must carry with exactly these values (Gemm with transB = 1 is dense). */
   readonly consts: Readonly<Record<string, number>>;
+  /** What ONNX assumes for an attribute a node omits, in ONNX's spelling, where it differs from our arg's default (ReduceSum's keepdims: 1). */
+  readonly defaults?: Readonly<Record<string, unknown>>;
   /** Our args whose ONNX input spells the value differently, with the conversion (runtime/src/graph/onnx/convert.ts). */
   readonly convert?: Readonly<Record<string, OnnxConversion>>;
 }

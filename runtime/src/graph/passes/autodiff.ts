@@ -10,30 +10,40 @@ import { Recorder, replay } from '../trace.ts';
 export interface AutodiffOptions {
   /** Parameters to differentiate (indices); default all float params. */
   readonly wrt?: readonly number[];
-  /** `'param'` (default) adds `%dy` as the last parameter, RAF-style; `'ones'` seeds with ones (the gradient of the sum). */
+  /**
+   * `'param'` (default) adds one seed parameter per output after the graph's own, RAF-style (`%dy`, or `%dy0`, `%dy1`...
+   * for several outputs); `'ones'` seeds every output with ones (the gradient of the sum of all outputs).
+   */
   readonly seed?: 'param' | 'ones';
 }
 
 /**
- * From `g` (one output y), a graph returning `(y, dy/dp...)`: the forward calls, then for each call in
- * reverse the calls its gradient registration makes, gradients of broadcast inputs summed back to
+ * From `g` (outputs y0..yk), a graph returning `(y0..yk, dL/dp...)` for L = Σ sum(dyi · yi): the forward calls, then
+ * for each call in reverse the calls its gradient registration makes, gradients of broadcast inputs summed back to
  * the input's shape and gradients of shared values added, exactly as in eager mode.
  */
 export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
-  if (g.outputs.length !== 1) throw new Error(`autodiff: the graph must have one output, it has ${g.outputs.length}`);
+  if (!g.outputs.length) throw new Error('autodiff: the graph has no outputs');
   const wrt = opts.wrt ?? g.params.map((_, i) => i).filter((i) => g.params[i]!.type.dtype.startsWith('float'));
   const rec = new Recorder();
   const params = g.params.map((p) => mkVar(p.type, p.device, p.hint));
-  const y = g.outputs[0]!;
-  const yType = y.kind === 'var' ? y.type : y.value;
-  const dyVar = opts.seed === 'ones' ? null : mkVar(yType, y.kind === 'var' ? y.device : y.value.device, 'dy');
+  const typeOf = (a: Atom): TensorType => (a.kind === 'var' ? a.type : a.value);
+  // One seed per output; a single output keeps the plain name %dy.
+  const dyVars = opts.seed === 'ones' ? null : g.outputs.map((y, k) => mkVar(typeOf(y), y.kind === 'var' ? y.device : y.value.device, g.outputs.length === 1 ? 'dy' : `dy${k}`));
   const env = replay(g, rec, params.map((p) => rec.tensorOf(p)), (op, args) => invoke(op, args));
   const value = (a: Atom): Tensor => (a.kind === 'var' ? env.get(a)! : a.value);
 
   const grads = new Map<Var, Tensor>();
+  const accumulate = (v: Var, gi: Tensor) => {
+    const prev = grads.get(v);
+    grads.set(v, prev ? (call('add', [prev, gi]) as Tensor) : gi);
+  };
   rec.run(() => {
-    if (y.kind !== 'var') return;
-    grads.set(y, dyVar ? rec.tensorOf(dyVar) : full(yType.shape, 1, yType.dtype));
+    // A constant output has no gradient to send; one var returned twice gets both seeds.
+    g.outputs.forEach((y, k) => {
+      if (y.kind !== 'var') return;
+      accumulate(y, dyVars ? rec.tensorOf(dyVars[k]!) : full(y.type.shape, 1, y.type.dtype));
+    });
     for (let i = g.nodes.length - 1; i >= 0; i--) {
       const n = g.nodes[i] as CallNode;
       const outs = definedVars(n);
@@ -54,9 +64,7 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
       const result = gd.fn(ctx as GradContext);
       const send = (name: string, a: Atom | null, gi: Tensor | null | undefined) => {
         if (!a || a.kind !== 'var' || !gi) return;
-        const fitted = fitToShape(n.op.name, name, gi, a.type);
-        const prev = grads.get(a);
-        grads.set(a, prev ? (call('add', [prev, fitted]) as Tensor) : fitted);
+        accumulate(a, fitToShape(n.op.name, name, gi, a.type));
       };
       for (const name of gd.inputs) {
         const a = n.args[fields.findIndex((f) => f.name === name)] as Atom | readonly Atom[] | null;
@@ -67,14 +75,14 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
       }
     }
   });
-  const outputs: Atom[] = [value(y) === undefined ? y : rec.atomOf(value(y))];
+  const outputs: Atom[] = g.outputs.map((y) => (value(y) === undefined ? y : rec.atomOf(value(y))));
   for (const i of wrt) {
     const p = g.params[i]!;
     const gp = grads.get(p);
     outputs.push(rec.atomOf(gp ?? full(p.type.shape, 0, p.type.dtype)));
   }
   // Outputs that are inputs of the new graph map back through the recorder's own vars.
-  return eliminateDeadCode({ params: dyVar ? [...params, dyVar] : params, nodes: rec.nodes, outputs });
+  return eliminateDeadCode({ params: dyVars ? [...params, ...dyVars] : params, nodes: rec.nodes, outputs });
 }
 
 /** Sums a gradient over the axes its input was broadcast along (TVM's collapse_sum_like). */

@@ -1,4 +1,4 @@
-// Rule-based fusion (RAF's FuseTVM): elementwise and broadcast calls fuse onto the call that feeds them, whatever its pattern except opaque.
+// Rule-based fusion (RAF's FuseTVM): elementwise and broadcast calls fuse onto the call that feeds them, whatever its pattern except opaque; on the CPU a sum or mean also takes the elementwise chain feeding it.
 
 import { COMPUTE } from '../../generated/passes/index.ts';
 import type { FusionPattern } from '../../vocab.ts';
@@ -20,6 +20,9 @@ const ACCEPTS_EPILOGUE: { readonly [P in FusionPattern]: boolean } = {
   opaque: false,
 };
 
+/** Reductions an elementwise prologue can feed inside one loop (each input element is computed, then accumulated). */
+export const PROLOGUE_REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'mean']);
+
 /** An elementwise call the fused kernel can inline: its pattern says so and it has a compute expression. */
 export function inlinable(n: CallNode): boolean {
   return (n.op.fusion === 'elemwise' || n.op.fusion === 'broadcast') && !!COMPUTE[n.op.name];
@@ -28,12 +31,20 @@ export function inlinable(n: CallNode): boolean {
 /** Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. */
 export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
   const uses = useCounts(g);
+  const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
+  // Only the CPU compiler inlines an elementwise prologue into a reduction's loop.
+  const takesPrologue = (n: CallNode) => dialect === 'cpu' && PROLOGUE_REDUCTIONS.has(n.op.name) && n.out.kind === 'var' && n.out.type.dtype.startsWith('float');
   const groupOf = new Map<Var, CallNode[]>();
   const groups: CallNode[][] = [];
   for (const n of g.nodes) {
     if (n.kind !== 'call') continue;
     let joined: CallNode[] | undefined;
-    if (inlinable(n)) {
+    if (takesPrologue(n)) {
+      const x = n.args[0] as Var;
+      const grp = x?.kind === 'var' ? groupOf.get(x) : undefined;
+      // The whole group must be elementwise and end in x, which nothing else reads.
+      if (grp && grp[grp.length - 1]!.out === x && uses.get(x) === 1 && grp.every(inlinable)) joined = grp;
+    } else if (inlinable(n)) {
       for (const a of n.args) {
         if (typeof a !== 'object' || a === null || (a as { kind?: string }).kind !== 'var') continue;
         const grp = groupOf.get(a as Var);
@@ -41,7 +52,9 @@ export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
         const sink = grp[grp.length - 1]!;
         // Only the group's last value may be read, and only by this call: intermediates never leave the kernel.
         if (sink.out !== a || uses.get(a as Var) !== 1) continue;
-        if (!ACCEPTS_EPILOGUE[grp[0]!.op.fusion] || !grp.slice(1).every(inlinable)) continue;
+        // One non-inlinable call at most (the anchor): first, or a reduction after its prologue.
+        const at = Math.max(0, grp.findIndex((c) => !inlinable(c)));
+        if (!ACCEPTS_EPILOGUE[grp[at]!.op.fusion] || !grp.slice(at + 1).every(inlinable)) continue;
         joined = grp;
         break;
       }
@@ -51,7 +64,6 @@ export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
     // A tuple call's elements never join a group: a fused group has one output.
     if (n.out.kind === 'var') groupOf.set(n.out, joined);
   }
-  const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   return applyGroups(
     g,
     groups.map((nodes): Group => ({ nodes, origin: { by: 'rules', dialect } })),

@@ -1,8 +1,10 @@
 // Matrix product for the wasm dialect (AssemblyScript): cache blocks of packed panels around a 4×8 f32x4 register tile.
 
+import { packImagePanels } from './conv';
+
 // Register tile: MR rows × NR columns = 8 v128 accumulators, leaving registers for two B vectors and an A splat.
 const MR = 4;
-const NR = 8;
+export const NR = 8;
 // Cache blocks: a KC×NR panel of B (8 KiB) stays in L1 while the MC×KC block of A (64 KiB) streams from L2.
 const KC = 256;
 const MC = 64;
@@ -22,6 +24,14 @@ export function matmul_scratch_bytes(): usize {
  * transposed operands are just other strides: packing reads them once into contiguous panels.
  */
 export function matmul_f32(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, c: usize, m: i32, n: i32, k: i32, scratch: usize): void {
+  blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch);
+}
+
+/**
+ * The blocked product behind matmul_f32 and conv2d_f32. With `image`, b is an NCHW image and B its im2col matrix
+ * (geometry set by conv.ts), packed straight from the image so the whole im2col matrix is never written out.
+ */
+export function blockedProduct(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, image: bool, c: usize, m: i32, n: i32, k: i32, scratch: usize): void {
   const packB = scratch;
   const packA = scratch + PACK_B_BYTES;
   const tile = packA + PACK_A_BYTES;
@@ -33,7 +43,8 @@ export function matmul_f32(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, 
     const nc = min(NC, n - jc);
     for (let pc = 0; pc < k; pc += KC) {
       const kc = min(KC, k - pc);
-      packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
+      if (image) packImagePanels(b, pc, jc, kc, nc, packB);
+      else packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
       for (let ic = 0; ic < m; ic += MC) {
         const mc = min(MC, m - ic);
         packPanelsA(a, aRow, aCol, ic, pc, mc, kc, packA);

@@ -1,0 +1,47 @@
+// Wasm kernel of raf.op.conv2d (specs/nn/conv2d.yaml): per image and group, the SIMD matrix product over the im2col matrix.
+
+import type { Conv2dKernel } from '../../../generated/bridge/conv2d.ts';
+import { window2d } from '../../../ops/window.ts';
+import { sizeOf } from '../../../shape.ts';
+import { callArena, wasm } from '../module.ts';
+import { allocFor, readTensor, widthOf, writeTensor } from '../support.ts';
+
+export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
+  const width = widthOf(out.dtype)!;
+  const bytes = width === 'f32' ? 4 : 8;
+  const g = window2d('conv2d', x.shape, w.shape.slice(2), stride, padding, dilation);
+  const [n, c, h, wd] = x.shape as [number, number, number, number];
+  const o = w.shape[0]!;
+  const cg = c / groups;
+  const og = o / groups;
+  // Per group: y[og, P] = w[og, K] · im2col(x)[K, P], K the taps of one output and P the output positions.
+  const k = cg * g.kh * g.kw;
+  const p = g.oh * g.ow;
+  // A 1×1 kernel with unit stride and no padding reads x as it lies: each group's channels already are im2col(x).
+  const pointwise = g.kh === 1 && g.kw === 1 && g.sh === 1 && g.sw === 1 && g.padTop === 0 && g.padLeft === 0 && g.oh === h && g.ow === wd;
+  const mod = wasm();
+  const arena = callArena();
+  const px = allocFor(arena, width, x.size);
+  const pw = allocFor(arena, width, w.size);
+  const py = allocFor(arena, width, sizeOf(out.shape));
+  // float32 packs im2col panels straight from x inside the product; float64 writes the matrix out first.
+  const col = width === 'f64' && !pointwise ? allocFor(arena, width, k * p) : 0;
+  const scratch = width === 'f32' ? arena.alloc(mod.matmul_scratch_bytes()) : 0;
+  writeTensor(arena, width, px, x);
+  writeTensor(arena, width, pw, w);
+  for (let i = 0; i < n; i++) {
+    for (let gi = 0; gi < groups; gi++) {
+      const xg = px + (i * c + gi * cg) * h * wd * bytes;
+      const wg = pw + gi * og * k * bytes;
+      const yg = py + (i * o + gi * og) * p * bytes;
+      if (width === 'f32') {
+        if (pointwise) mod.matmul_f32(wg, k, 1, xg, p, 1, yg, og, p, k, scratch);
+        else mod.conv2d_f32(xg, wg, yg, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow, og, scratch);
+      } else {
+        if (!pointwise) mod.im2col_f64(xg, col, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow);
+        mod.matmul_f64(wg, k, 1, pointwise ? xg : col, p, 1, yg, og, p, k);
+      }
+    }
+  }
+  return readTensor(arena, width, py, out);
+};
