@@ -1,6 +1,6 @@
 // Eager autodiff on a tape: nodes keep only what the gradient says it saves.
 
-import { getOp, type AnyOpDef, type GradContext } from './registry.ts';
+import type { AnyOpDef, GradContext } from './registry.ts';
 import { broadcastAxes, formatShape, shapesEqual } from './shape.ts';
 import { Tensor, full, placeOn, type TensorType } from './tensor.ts';
 import { isFloat } from './dtype.ts';
@@ -208,6 +208,3 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
   };
 }
 
-export function gradOp(name: string): AnyOpDef['grad'] {
-  return getOp(name).grad;
-}

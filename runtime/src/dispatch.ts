@@ -54,10 +54,6 @@ export function call(name: string, positional: readonly unknown[], keyword?: Key
   return invoke(getOp(name), positional, keyword);
 }
 
-export function invokeTensor(op: AnyOpDef, positional: readonly unknown[], keyword?: Keyword): Tensor {
-  return invoke(op, positional, keyword) as Tensor;
-}
-
 function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): Tensor | readonly Tensor[] {
   const pin = enabledDialects();
   const candidates = dialectOpsFor(op.name, device.kind);

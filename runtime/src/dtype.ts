@@ -74,6 +74,3 @@ export function castScalar(dtype: DType, v: number): number {
   }
 }
 
-export function dtypeBytes(dtype: DType): number {
-  return { float16: 2, float32: 4, float64: 8, int32: 4, bool: 1 }[dtype];
-}

@@ -71,10 +71,6 @@ export function getOp(name: string): AnyOpDef {
   return op;
 }
 
-export function hasOp(name: string): boolean {
-  return table.has(name);
-}
-
 export function listOps(): AnyOpDef[] {
   return [...table.values()];
 }

@@ -28,7 +28,7 @@ export class SpecErrors extends Error {
 }
 
 /** The closest candidate by edit distance, for "did you mean" hints. */
-export function closest(word: string, candidates: Iterable<string>): string | undefined {
+function closest(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const c of candidates) {

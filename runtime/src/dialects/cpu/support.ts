@@ -1,6 +1,6 @@
 // Building blocks for CPU kernels: output allocation, broadcast index maps, axis iteration.
 
-import { allocStorage, roundToFloat16, type Storage } from '../../dtype.ts';
+import { allocStorage, roundToFloat16 } from '../../dtype.ts';
 import { broadcastStrides, shapesEqual, sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 
@@ -16,10 +16,6 @@ export function finish(t: Tensor): Tensor {
     for (let i = 0; i < a.length; i++) a[i] = roundToFloat16(a[i]!);
   }
   return t;
-}
-
-export function read(t: Tensor): Storage {
-  return t.dataSync();
 }
 
 /**
