@@ -72,3 +72,25 @@ export function normalizeAxis(axis: number, ndim: number): number {
 export function formatShape(shape: Shape): string {
   return `[${shape.join(', ')}]`;
 }
+
+/**
+ * Merges adjacent dimensions that every operand walks contiguously and drops size-1 ones, so same-shape
+ * operands index as rank 1 and most broadcasts stay within rank 2 or 3.
+ */
+export function coalesce(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+  const dims: number[] = [];
+  const st: number[][] = strides.map(() => []);
+  for (let d = 0; d < shape.length; d++) {
+    const size = shape[d]!;
+    if (size === 1) continue;
+    const last = dims.length - 1;
+    if (last >= 0 && strides.every((s, k) => st[k]![last] === s[d]! * size)) {
+      dims[last]! *= size;
+      strides.forEach((s, k) => (st[k]![last] = s[d]!));
+    } else {
+      dims.push(size);
+      strides.forEach((s, k) => st[k]!.push(s[d]!));
+    }
+  }
+  return { shape: dims, strides: st };
+}

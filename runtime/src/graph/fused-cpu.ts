@@ -1,4 +1,4 @@
-// The CPU dialect's fused kernels: a group's anchor runs its own kernel (a sum or mean with its elementwise prologue inlined into its loop), then every inlinable call after it is one loop over the output built from their compute expressions.
+// The CPU dialect's fused kernels: a group anchored on a reduction is one loop nest over the reduction's cells (prologue, combine, epilogue); any other anchor runs its own kernel, then every inlinable call after it is one loop over the output built from their compute expressions.
 
 import { allocStorage, roundToFloat16 } from '../dtype.ts';
 import { broadcastIndex } from '../dialects/cpu/support.ts';
@@ -6,90 +6,118 @@ import { sizeOf } from '../shape.ts';
 import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
 import { exprToJs, JS_HELPERS } from './expr.ts';
 import { registerFusedCompiler, type FusedKernel } from './executor.ts';
-import { singleOut, type FusedNode } from './ir.ts';
-import { directKernel, planFused, slotTensors, type FusedPlan, type FusedPrologue } from './fused-plan.ts';
+import { singleOut, type Atom, type FusedNode } from './ir.ts';
+import {
+  broadcastOffset,
+  directKernel,
+  planFused,
+  reductionLayout,
+  shapeOf,
+  slotTensors,
+  walkOffset,
+  type FusedPlan,
+  type FusedStep,
+  type ReductionLayout,
+  type RowReduction,
+} from './fused-plan.ts';
 
 export function compileCpuFused(node: FusedNode): FusedKernel | null {
   const plan = planFused(node);
   if (!plan) return null;
-  const anchorRun = plan.prologue ? reductionLoop(plan.prologue, singleOut(plan.anchor!).type) : plan.anchor ? directKernel(plan.anchor, 'cpu') : null;
-  // A prologue reduction that is the group's result: its loop is the whole kernel.
-  if (!plan.steps.length) return (inputs) => anchorRun!(prologueInputs(node, plan, inputs));
+  const layout = reductionLayout(node, plan);
+  if (layout && layout.epilogue !== 'separate') return rowLoops(node, plan, layout, true);
+  // A prologue needs the reduction's own loop; with no layout (an empty reduction) the group runs call by call.
+  if (plan.prologue && !layout) return null;
+  const anchorRun = layout && plan.prologue ? rowLoops(node, plan, layout, false) : plan.anchor ? directKernel(plan.anchor, 'cpu') : null;
   const out = node.out.type;
   const n = sizeOf(out.shape);
   // Broadcast index maps are built once per group (shapes are static in the graph); null means "read at i".
-  const maps = plan.slots.map((s) => broadcastIndex(s.kind === 'var' ? s.type.shape : s.value.shape, out.shape));
+  const maps = plan.slots.map((s) => broadcastIndex(shapeOf(s), out.shape));
   const src = [
     ...plan.slots.map((_, s) => `const d${s} = D[${s}], m${s} = M[${s}];`),
     `for (let i = 0; i < ${n}; i++) {`,
     ...maps.map((m, s) => `  const v${s} = d${s}[${m ? `m${s}[i]` : 'i'}];`),
-    ...stepLines(plan.steps),
+    ...stepConsts(plan.steps, (k) => `v${k}`, 't').map((l) => `  ${l}`),
     // float16 rounds once, at the store: the fused chain keeps full precision in between.
     `  r[i] = ${out.dtype === 'float16' ? 'R' : ''}(t${plan.steps.length - 1});`,
     '}',
   ].join('\n');
   const loop = new Function('D', 'M', 'r', 'H', 'R', src) as (d: unknown[], m: unknown[], r: unknown, h: unknown, rnd: unknown) => void;
   return (inputs) => {
-    const data = slotTensors(node, plan, inputs, anchorRun).map((t) => t.dataSync());
+    const data = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null).map((t) => t.dataSync());
     const result = allocStorage(out.dtype, n);
     loop(data, maps, result, JS_HELPERS, roundToFloat16);
     return fromStorage(out.shape, out.dtype, result);
   };
 }
 
-function stepLines(steps: FusedPlan['steps']): string[] {
+/** `const` lines computing each step (`<prefix><k>`) from the slots, named by `slot(k)`, and earlier steps. */
+function stepConsts(steps: readonly FusedStep[], slot: (k: number) => string, prefix: string): string[] {
   return steps.map((st, k) => {
     const names: Record<string, string> = {};
-    for (const [v, ref] of Object.entries(st.names)) names[v] = 'slot' in ref ? `v${ref.slot}` : 'step' in ref ? `t${ref.step}` : `(${ref.value})`;
-    return `  const t${k} = ${exprToJs(st.expr, names)};`;
+    for (const [v, ref] of Object.entries(st.names)) names[v] = 'slot' in ref ? slot(ref.slot) : 'step' in ref ? `${prefix}${ref.step}` : `(${ref.value})`;
+    return `const ${prefix}${k} = ${exprToJs(st.expr, names)};`;
   });
 }
 
-/** The prologue's slot tensors, for a group whose result is the reduction itself. */
-function prologueInputs(node: FusedNode, plan: FusedPlan, inputs: readonly Tensor[]): Tensor[] {
-  return plan.prologue!.slots.map((s) => (s.kind === 'var' ? inputs[node.fn.params.indexOf(s)]! : s.value));
-}
+const COMBINE: { readonly [R in RowReduction]: (a: string, b: string) => string } = {
+  sum: (a, b) => `${a} + ${b}`,
+  mean: (a, b) => `${a} + ${b}`,
+  prod: (a, b) => `${a} * ${b}`,
+  max: (a, b) => `Math.max(${a}, ${b})`,
+  min: (a, b) => `Math.min(${a}, ${b})`,
+};
 
 /**
- * One loop over the reduction's input: each element is computed from the prologue's expressions and added into its
- * output cell (float64 accumulators, as the reduction kernels keep), so the prologue's values never reach memory.
+ * One loop nest for `prologue* reduce epilogue*`: for each output cell, walk its row computing the prologue per
+ * element and combining (in float64, as the reduction kernels accumulate), then run the epilogue once for the cell or
+ * over the row again (see ReductionLayout). Without `withEpilogue` it returns the reduction's result, for a group
+ * whose epilogue needs a loop of its own. The kernel takes the group's inputs.
  */
-function reductionLoop(p: FusedPrologue, out: TensorType): (values: readonly unknown[]) => Tensor {
-  const shape = p.reduce.input.shape;
-  const n = sizeOf(shape);
-  const reduced = (d: number) => p.reduce.axes === null || p.reduce.axes.includes(d);
-  // Each input element's output cell: the row-major index over the kept dims (size-1 kept dims change nothing).
-  const cell = new Int32Array(n);
-  const counter = new Array<number>(shape.length).fill(0);
-  for (let i = 0; i < n; i++) {
-    let o = 0;
-    shape.forEach((size, d) => {
-      if (!reduced(d)) o = o * size + counter[d]!;
-    });
-    cell[i] = o;
-    for (let d = shape.length - 1; d >= 0; d--) {
-      if (++counter[d]! < shape[d]!) break;
-      counter[d] = 0;
-    }
-  }
-  const cells = sizeOf(out.shape);
-  const count = n / Math.max(cells, 1);
-  const maps = p.slots.map((s) => broadcastIndex(s.kind === 'var' ? s.type.shape : s.value.shape, shape));
+function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, withEpilogue: boolean): FusedKernel {
+  const anchorOut = singleOut(plan.anchor!);
+  const out: TensorType = withEpilogue ? node.out.type : anchorOut.type;
+  const bound: Atom[] = [];
+  const data = (a: Atom) => {
+    let i = bound.findIndex((b) => b === a || (a.kind === 'const' && b.kind === 'const' && a.value === b.value));
+    if (i < 0) i = bound.push(a) - 1;
+    return `d${i}`;
+  };
+  const { shape, count } = layout;
+  const j = `${walkOffset('js', 'cell', layout.kept.sizes, layout.kept.strides)} + ${walkOffset('js', 'r', layout.reduced.sizes, layout.reduced.strides)}`;
+  const p = plan.prologue;
+  const element = p
+    ? [...p.slots.map((s, k) => `const p_s${k} = ${data(s)}[${broadcastOffset('js', shapeOf(s), shape, 'j')}];`), ...stepConsts(p.steps, (k) => `p_s${k}`, 'p'), `const v = p${p.steps.length - 1};`]
+    : [`const v = ${data(layout.x)}[j];`];
+  const steps = withEpilogue ? plan.steps : [];
+  const epilogue = steps.length
+    ? [
+        ...plan.slots.map((s, k) => `const e_s${k} = ${s === anchorOut ? 'red' : `${data(s)}[${broadcastOffset('js', shapeOf(s), out.shape, 'o')}]`};`),
+        ...stepConsts(steps, (k) => `e_s${k}`, 'e'),
+        `const res = e${steps.length - 1};`,
+      ]
+    : ['const res = red;'];
+  const store = [...epilogue, `out[o] = ${out.dtype === 'float16' ? 'R(res)' : 'res'};`];
+  const indent = (lines: string[], by = '  ') => lines.map((l) => by + l);
+  const rows = (from: number, body: string[]) => [`for (let r = ${from}; r < ${count}; r++) {`, `  const j = ${j};`, ...indent(body), '}'];
   const src = [
-    ...p.slots.map((_, s) => `const d${s} = D[${s}], m${s} = M[${s}];`),
-    `for (let i = 0; i < ${n}; i++) {`,
-    ...maps.map((m, s) => `  const v${s} = d${s}[${m ? `m${s}[i]` : 'i'}];`),
-    ...stepLines(p.steps),
-    `  acc[C[i]] += t${p.steps.length - 1};`,
+    ...bound.map((_, k) => `const d${k} = D[${k}];`),
+    `for (let cell = 0; cell < ${layout.cells}; cell++) {`,
+    ...indent([
+      'let acc;',
+      '{', '  const r = 0;', `  const j = ${j};`, ...indent(element), '  acc = v;', '}',
+      ...rows(1, [...element, `acc = ${COMBINE[layout.op]('acc', 'v')};`]),
+      `const red = acc${layout.op === 'mean' ? ` / ${count}` : ''};`,
+      ...(withEpilogue && layout.epilogue === 'row' ? rows(0, ['const o = j;', ...store]) : ['const o = cell;', ...store]),
+    ]),
     '}',
   ].join('\n');
-  const loop = new Function('D', 'M', 'C', 'acc', 'H', src) as (d: unknown[], m: unknown[], c: Int32Array, acc: Float64Array, h: unknown) => void;
-  return (values) => {
-    const acc = new Float64Array(cells);
-    loop((values as Tensor[]).map((t) => t.dataSync()), maps, cell, acc, JS_HELPERS);
-    const result = allocStorage(out.dtype, cells);
-    const scale = p.reduce.op === 'mean' ? 1 / count : 1;
-    for (let j = 0; j < cells; j++) result[j] = out.dtype === 'float16' ? roundToFloat16(acc[j]! * scale) : acc[j]! * scale;
+  const loop = new Function('D', 'out', 'H', 'R', src) as (d: unknown[], out: unknown, h: unknown, rnd: unknown) => void;
+  const n = sizeOf(out.shape);
+  return (inputs) => {
+    const tensors = bound.map((a) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!));
+    const result = allocStorage(out.dtype, n);
+    loop(tensors.map((t) => t.dataSync()), result, JS_HELPERS, roundToFloat16);
     return fromStorage(out.shape, out.dtype, result);
   };
 }

@@ -3,6 +3,7 @@
 import type { DeviceKind } from '../device.ts';
 import { dialectOpsFor, enabledDialects } from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
+import { broadcastStrides, coalesce, shapesEqual, sizeOf, stridesOf } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
 import type { ComputeExpr } from './expr.ts';
 import { isAtom, singleOut, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
@@ -14,18 +15,17 @@ export interface FusedStep {
   readonly names: Readonly<Record<string, { slot: number } | { step: number } | { value: number }>>;
 }
 
-/** `prologue* reduce`: the elementwise calls feeding a sum or mean, evaluated per input element in the reduction's loop. */
+/** `prologue* reduce`: the elementwise calls feeding a reduction, evaluated per input element in the reduction's loop. */
 export interface FusedPrologue {
   /** Read at the reduction input's index through a broadcast. */
   readonly slots: readonly Atom[];
   readonly steps: readonly FusedStep[];
-  readonly reduce: { readonly op: 'sum' | 'mean'; readonly input: TensorType; readonly axes: readonly number[] | null };
 }
 
 export interface FusedPlan {
   /** The call that runs its own kernel (a reduction, matmul, reshape...), or null for a pure chain. */
   readonly anchor: CallNode | null;
-  /** Elementwise calls before the anchor, compiled into its loop; only for a sum or mean anchor. */
+  /** Elementwise calls before the anchor, compiled into its loop; only for a reduction anchor. */
   readonly prologue: FusedPrologue | null;
   /** Loop inputs, each read at the output index through a broadcast: group params, constants, the anchor's result. */
   readonly slots: readonly Atom[];
@@ -83,14 +83,10 @@ export function planFused(node: FusedNode): FusedPlan | null {
 
 function planPrologue(chain: readonly CallNode[], reduce: CallNode): FusedPrologue | null {
   if (!PROLOGUE_REDUCTIONS.has(reduce.op.name) || !singleOut(reduce).type.dtype.startsWith('float')) return null;
-  const fields = reduce.op.schema.fields as readonly { name: string }[];
-  const arg = (name: string) => reduce.args[fields.findIndex((f) => f.name === name)];
-  const x = arg('x') as Atom;
+  const x = argOf(reduce, 'x') as Atom;
   if (x.kind !== 'var' || x !== singleOut(chain[chain.length - 1]!)) return null;
   const slots: Atom[] = [];
-  const steps = chainSteps(chain, slotAllocator(slots));
-  const axes = arg('axis') as readonly number[] | null;
-  return { slots, steps, reduce: { op: reduce.op.name as 'sum' | 'mean', input: x.type, axes: axes && axes.map((a) => (a < 0 ? a + x.type.shape.length : a)) } };
+  return { slots, steps: chainSteps(chain, slotAllocator(slots)) };
 }
 
 /** Runs one call through its highest enabled dialect op for `kind` directly: inside a fused launch it is not a separate dispatch. */
@@ -113,16 +109,107 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
 
 /**
  * The tensors of a plan's slots for one launch: params from `inputs`, the anchor's result computed first. With a
- * prologue, `anchorRun` is the prologue's reduction loop and takes the prologue's slot tensors instead of the anchor's args.
+ * prologue, `anchorRun` is the prologue's reduction loop and takes the group's inputs instead of the anchor's args.
  */
 export function slotTensors(node: FusedNode, plan: FusedPlan, inputs: readonly Tensor[], anchorRun: ((values: readonly unknown[]) => Tensor) | null): Tensor[] {
   const env = new Map<Var, Tensor>();
   node.fn.params.forEach((p, i) => env.set(p, inputs[i]!));
   if (plan.prologue && anchorRun) {
-    env.set(singleOut(plan.anchor!), anchorRun(plan.prologue.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value))));
+    env.set(singleOut(plan.anchor!), anchorRun(inputs));
   } else if (plan.anchor && anchorRun) {
     const value = (a: unknown): unknown => (isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a);
     env.set(singleOut(plan.anchor), anchorRun(plan.anchor.args.map(value)));
   }
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));
+}
+
+/** The reductions of PROLOGUE_REDUCTIONS; each combine is associative, so partial results merge in any order. */
+export type RowReduction = 'sum' | 'mean' | 'prod' | 'max' | 'min';
+
+/**
+ * A group anchored on a reduction, read as loops: every output cell of the reduction walks its row of input elements.
+ * Shapes are static in a graph, so compilers bake these numbers into their source.
+ */
+export interface ReductionLayout {
+  readonly op: RowReduction;
+  /** The reduction's input; with a prologue it is computed per element, not read. */
+  readonly x: Atom;
+  readonly shape: readonly number[];
+  /** Sizes and input strides of the kept axes (a cell's position) and the reduced ones (a row's elements). */
+  readonly kept: { readonly sizes: readonly number[]; readonly strides: readonly number[] };
+  readonly reduced: { readonly sizes: readonly number[]; readonly strides: readonly number[] };
+  readonly cells: number;
+  readonly count: number;
+  /**
+   * Where the epilogue runs: `cell`, once per cell (the group's result has the reduction's size, or there is no
+   * epilogue); `row`, over each cell's row (the result has the input's shape and reads the reduction broadcast back,
+   * as `x - sum(x, 1, true)` does); `separate`, in a pass of its own (it broadcasts the reduction some other way).
+   */
+  readonly epilogue: 'cell' | 'row' | 'separate';
+}
+
+export const argOf = (n: CallNode, name: string): unknown => n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
+export const shapeOf = (a: Atom): readonly number[] => (a.kind === 'var' ? a.type.shape : a.value.shape);
+
+/** The layout of a group anchored on sum, mean, prod, max or min over a non-empty input; null otherwise. */
+export function reductionLayout(node: FusedNode, plan: FusedPlan): ReductionLayout | null {
+  const anchor = plan.anchor;
+  if (!anchor || !PROLOGUE_REDUCTIONS.has(anchor.op.name)) return null;
+  const x = argOf(anchor, 'x') as Atom;
+  const shape = shapeOf(x);
+  const axis = argOf(anchor, 'axis') as readonly number[] | number | null;
+  // No axes (null or []) reduce everything, as the reduction kernels read them.
+  const axes = axis === null ? [] : (typeof axis === 'number' ? [axis] : axis).map((a) => (a < 0 ? a + shape.length : a));
+  const isReduced = (d: number) => axes.length === 0 || axes.includes(d);
+  const strides = stridesOf(shape);
+  const pick = (keep: boolean) => {
+    const dims = shape.map((_, d) => d).filter((d) => isReduced(d) !== keep);
+    return { sizes: dims.map((d) => shape[d]!), strides: dims.map((d) => strides[d]!) };
+  };
+  const kept = pick(true);
+  const reduced = pick(false);
+  const cells = sizeOf(kept.sizes);
+  const count = sizeOf(reduced.sizes);
+  if (cells === 0 || count === 0) return null;
+  const out = node.out.type.shape;
+  const cellRead = () => {
+    // Broadcast back, the reduction must be read at stride 0 along reduced axes and row-major over the kept ones.
+    const got = broadcastStrides(singleOut(anchor).type.shape, shape);
+    let inner = 1;
+    const want = new Array<number>(shape.length).fill(0);
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (isReduced(d)) continue;
+      want[d] = inner;
+      inner *= shape[d]!;
+    }
+    return shape.every((size, d) => size === 1 || got[d] === want[d]);
+  };
+  const epilogue = !plan.steps.length || sizeOf(out) === cells ? 'cell' : shapesEqual(out, shape) && singleOut(anchor).type.shape.length <= shape.length && cellRead() ? 'row' : 'separate';
+  return { op: anchor.op.name as RowReduction, x, shape, kept, reduced, cells, count, epilogue };
+}
+
+/** The languages fused kernels are written in; they differ here only in integer division and number suffixes. */
+export type KernelLang = 'js' | 'wgsl';
+
+/** Index expression of the `flat`-th element of a row-major walk over `sizes`, each dim advancing by its stride. */
+export function walkOffset(lang: KernelLang, flat: string, sizes: readonly number[], strides: readonly number[]): string {
+  const { shape, strides: st } = coalesce(sizes, [strides]);
+  const n = (v: number) => (lang === 'wgsl' ? `${v}u` : `${v}`);
+  const terms: string[] = [];
+  let inner = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    const stride = st[0]![d]!;
+    if (stride) {
+      let c = inner === 1 ? flat : lang === 'wgsl' ? `(${flat} / ${n(inner)})` : `Math.floor(${flat} / ${inner})`;
+      if (d > 0) c = `(${c} % ${n(shape[d]!)})`;
+      terms.push(stride === 1 ? c : `${c} * ${n(stride)}`);
+    }
+    inner *= shape[d]!;
+  }
+  return terms.length ? terms.join(' + ') : n(0);
+}
+
+/** Index of the element a tensor of shape `from`, broadcast to `to`, holds at flat index `j` of `to`. */
+export function broadcastOffset(lang: KernelLang, from: readonly number[], to: readonly number[], j: string): string {
+  return walkOffset(lang, j, to, broadcastStrides(from, to));
 }

@@ -72,27 +72,8 @@ export const FLAT_INDEX = `let i = gid.x + gid.y * nwg.x * ${WORKGROUP}u;`;
 export const MAIN_1D = `@compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>)`;
 
-/**
- * Merges adjacent dimensions that every operand walks contiguously and drops size-1 ones, so same-shape
- * operands index as rank 1 and most broadcasts stay within rank 2 or 3.
- */
-export function coalesce(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
-  const dims: number[] = [];
-  const st: number[][] = strides.map(() => []);
-  for (let d = 0; d < shape.length; d++) {
-    const size = shape[d]!;
-    if (size === 1) continue;
-    const last = dims.length - 1;
-    if (last >= 0 && strides.every((s, k) => st[k]![last] === s[d]! * size)) {
-      dims[last]! *= size;
-      strides.forEach((s, k) => (st[k]![last] = s[d]!));
-    } else {
-      dims.push(size);
-      strides.forEach((s, k) => st[k]!.push(s[d]!));
-    }
-  }
-  return { shape: dims, strides: st };
-}
+// Dim coalescing is shared with graph mode's fused kernels on every device, so it lives with the shape helpers.
+export { coalesce } from '../../shape.ts';
 
 export function allFloat32(out: TensorType, ...inputs: (Tensor | null | undefined)[]): boolean {
   return out.dtype === 'float32' && inputs.every((t) => !t || t.dtype === 'float32');

@@ -11,11 +11,26 @@ const TILE = 16;
 const BATCH = 8; // words: M, N, K, batch rank, a row/col step, b row/col step; then batch shape and strides
 const WORDS = BATCH + 3 * MAX_RANK;
 
+/**
+ * A fused group's elementwise epilogue (graph mode): WGSL statements that read the product as `prod` and the flat
+ * output index as `o`, read extra inputs bound as `e0`, `e1`, ..., and set `res`. Its pipeline is its own.
+ */
+export interface MatrixEpilogue {
+  /** Names the pipeline; unique per epilogue source. */
+  readonly key: string;
+  readonly inputs: number;
+  readonly body: string;
+}
+
 // With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
-const source = (bias: boolean) => `@group(0) @binding(0) var<storage, read> a: array<f32>;
+const source = (bias: boolean, epi?: MatrixEpilogue) => {
+  const extra = epi?.inputs ?? 0;
+  const outBinding = (bias ? 3 : 2) + extra;
+  const product = `acc${bias ? ' + bias[col]' : ''}`;
+  return `@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
-${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}@group(0) @binding(${bias ? 3 : 2}) var<storage, read_write> out: array<f32>;
-${paramsWgsl(bias ? 4 : 3, WORDS)}
+${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}${Array.from({ length: extra }, (_, k) => `@group(0) @binding(${(bias ? 3 : 2) + k}) var<storage, read> e${k}: array<f32>;\n`).join('')}@group(0) @binding(${outBinding}) var<storage, read_write> out: array<f32>;
+${paramsWgsl(outBinding + 1, WORDS)}
 var<workgroup> tileA: array<array<f32, ${TILE}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${TILE}>, ${TILE}>;
 
@@ -52,11 +67,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     for (var k = 0u; k < ${TILE}u; k++) { acc += tileA[lid.y][k] * tileB[k][lid.x]; }
     workgroupBarrier();
   }
-  if (row < M && col < N) { out[wg.z * M * N + row * N + col] = acc${bias ? ' + bias[col]' : ''}; }
+  if (row < M && col < N) {
+    let o = wg.z * M * N + row * N + col;
+${epi ? `    let prod = ${product};\n${epi.body}\n    out[o] = res;` : `    out[o] = ${product};`}
+  }
 }`;
+};
 
-const pipelineFor = (gpu: GpuContext, bias: boolean) =>
-  gpu.pipelines.getPipelineSync(pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32'), () => source(bias));
+const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue) =>
+  gpu.pipelines.getPipelineSync(pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32', ...(epi ? [epi.key] : [])), () => source(bias, epi));
 
 /** build() of a matrix product reading A and/or B transposed. */
 export function matrixProductBuilder(transposeA: boolean, transposeB: boolean) {
@@ -78,8 +97,17 @@ export function denseBuilder(_attrs: unknown, out: TensorType, inputs: { readonl
     matrixProduct(gpu, x, w, kout, false, true, b);
 }
 
-/** a · b (either read transposed), batch axes broadcast, plus bias[col] when given. */
-export function matrixProduct(gpu: GpuContext, a: Tensor, b: Tensor, kout: TensorType, transposeA: boolean, transposeB: boolean, bias?: Tensor): Tensor {
+/** a · b (either read transposed), batch axes broadcast, plus bias[col] when given, then a fused epilogue when given. */
+export function matrixProduct(
+  gpu: GpuContext,
+  a: Tensor,
+  b: Tensor,
+  kout: TensorType,
+  transposeA: boolean,
+  transposeB: boolean,
+  bias?: Tensor,
+  epilogue?: { readonly def: MatrixEpilogue; readonly inputs: readonly Tensor[] },
+): Tensor {
   const ar = a.shape.length;
   const br = b.shape.length;
   const [m, k] = transposeA ? [a.shape[ar - 1]!, a.shape[ar - 2]!] : [a.shape[ar - 2]!, a.shape[ar - 1]!];
@@ -92,9 +120,9 @@ export function matrixProduct(gpu: GpuContext, a: Tensor, b: Tensor, kout: Tenso
   const result = allocGpu(gpu, kout);
   const count = sizeOf(batch);
   if (m * n * count === 0) return result;
-  if (k === 0 && !bias) {
-    // No products to sum: the pooled buffer holds stale data, so clear it. (With a bias the shader's empty sum
-    // plus bias is already right.)
+  if (k === 0 && !bias && !epilogue) {
+    // No products to sum: the pooled buffer holds stale data, so clear it. (With a bias or an epilogue the shader
+    // runs on its empty sum, which is already right.)
     const enc = gpu.device.createCommandEncoder();
     enc.clearBuffer(gpuBuffer(result));
     gpu.device.queue.submit([enc.finish()]);
@@ -106,8 +134,8 @@ export function matrixProduct(gpu: GpuContext, a: Tensor, b: Tensor, kout: Tenso
     .dims(batch).dims(aStrides).dims(bStrides)
     .data(WORDS);
   gpu.pipelines.dispatch({
-    pipeline: pipelineFor(gpu, Boolean(bias)),
-    buffers: [gpuBuffer(a), gpuBuffer(b), ...(bias ? [gpuBuffer(bias)] : []), gpuBuffer(result)],
+    pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def),
+    buffers: [gpuBuffer(a), gpuBuffer(b), ...(bias ? [gpuBuffer(bias)] : []), ...(epilogue?.inputs ?? []).map(gpuBuffer), gpuBuffer(result)],
     uniforms,
     workgroups: [Math.ceil(n / TILE), Math.ceil(m / TILE), count],
     label: bias ? 'dense' : 'matrix_product',

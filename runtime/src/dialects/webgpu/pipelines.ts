@@ -33,6 +33,8 @@ export class PipelineCache {
   private readonly cache = new Map<string, Promise<GPUComputePipeline>>();
   private readonly ready = new Map<string, GPUComputePipeline>();
   private compiled = 0;
+  /** Compute dispatches submitted so far: what fusion tests count, since one graph call may launch several. */
+  dispatches = 0;
   /** Every key compiled since creation or clear(), for reporting how many distinct pipelines a run needed. */
   private readonly compiledKeySet = new Set<string>();
 
@@ -138,6 +140,7 @@ export class PipelineCache {
       }
     }
     if (x * y * z === 0) return;
+    this.dispatches++;
 
     const entries: GPUBindGroupEntry[] = opts.buffers.map((b, i) => ({
       binding: i,

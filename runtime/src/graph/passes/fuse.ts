@@ -1,4 +1,4 @@
-// Rule-based fusion (RAF's FuseTVM): elementwise and broadcast calls fuse onto the call that feeds them, whatever its pattern except opaque; on the CPU a sum or mean also takes the elementwise chain feeding it.
+// Rule-based fusion (RAF's FuseTVM): elementwise and broadcast calls fuse onto the call that feeds them, whatever its pattern except opaque; a sum or mean also takes the elementwise chain feeding it.
 
 import { COMPUTE } from '../../generated/passes/index.ts';
 import type { FusionPattern } from '../../vocab.ts';
@@ -20,8 +20,11 @@ const ACCEPTS_EPILOGUE: { readonly [P in FusionPattern]: boolean } = {
   opaque: false,
 };
 
-/** Reductions an elementwise prologue can feed inside one loop (each input element is computed, then accumulated). */
-export const PROLOGUE_REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'mean']);
+/**
+ * Reductions an elementwise prologue can feed inside one loop (each input element is computed, then combined); the
+ * fused compilers walk each output cell's row with these.
+ */
+export const PROLOGUE_REDUCTIONS: ReadonlySet<string> = new Set(['sum', 'mean', 'prod', 'max', 'min']);
 
 /** An elementwise call the fused kernel can inline: its pattern says so and it has a compute expression. */
 export function inlinable(n: CallNode): boolean {
@@ -32,8 +35,8 @@ export function inlinable(n: CallNode): boolean {
 export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
   const uses = useCounts(g);
   const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
-  // Only the CPU compiler inlines an elementwise prologue into a reduction's loop.
-  const takesPrologue = (n: CallNode) => dialect === 'cpu' && PROLOGUE_REDUCTIONS.has(n.op.name) && n.out.kind === 'var' && n.out.type.dtype.startsWith('float');
+  // Both devices' compilers inline an elementwise prologue into a reduction's loop.
+  const takesPrologue = (n: CallNode) => PROLOGUE_REDUCTIONS.has(n.op.name) && n.out.kind === 'var' && n.out.type.dtype.startsWith('float');
   const groupOf = new Map<Var, CallNode[]>();
   const groups: CallNode[][] = [];
   for (const n of g.nodes) {
