@@ -1,7 +1,7 @@
-// Cases: a two-layer MLP as an ONNX model, imported by FromOnnx and run by the graph executor (cpu, webgpu) against onnxruntime.
+// Cases: a two-layer MLP as an ONNX model, imported by FromOnnx, fused and run by the graph executor (cpu, webgpu) against onnxruntime.
 
 import { gpuSync, type DeviceKind } from '../../runtime/src/index.ts';
-import { execute, fromOnnx, moveGraph } from '../../runtime/src/graph/index.ts';
+import { execute, fromOnnx, fuseOps, moveGraph } from '../../runtime/src/graph/index.ts';
 import { buildModel, type ModelSpec } from '../../test/support/onnx-proto.ts';
 import { defineCase, type BenchCase } from '../case.ts';
 import { noWebGpu } from '../gpu.ts';
@@ -36,13 +36,14 @@ export function onnxMlpCase(device: DeviceKind, batch = 128, inDim = 784, hidden
   const shape = [batch, inDim];
   return defineCase({
     name: `onnx mlp · ${device}`,
-    what: `FromOnnx of softmax(relu(x·W1 + b1)·W2 + b2), x ${batch}×${inDim}, W1 ${inDim}×${hidden}, W2 ${hidden}×${outDim}; raf-op on ${device}, onnxruntime on the CPU`,
+    what: `FromOnnx + fuseOps of softmax(relu(x·W1 + b1)·W2 + b2), x ${batch}×${inDim}, W1 ${inDim}×${hidden}, W2 ${hidden}×${outDim}; raf-op on ${device}, onnxruntime on the CPU`,
     group: 'graph',
     ...(device === 'webgpu' ? { unavailable: noWebGpu } : {}),
     impls: {
       'raf-op': {
         async setup() {
-          const cpuGraph = fromOnnx(buildModel(spec));
+          // Fused as a compiler would run it: each matmul takes its bias (and relu) into its store; softmax stays alone.
+          const cpuGraph = fuseOps(fromOnnx(buildModel(spec)));
           const g = device === 'cpu' ? cpuGraph : await moveGraph(cpuGraph, device);
           const tx = await input(shape, x).to(device);
           const f = () => execute(g, [tx])[0]!;
@@ -52,7 +53,7 @@ export function onnxMlpCase(device: DeviceKind, batch = 128, inDim = 784, hidden
               await gpuSync();
               y.dispose();
             },
-            note: `graph, matmul: ${servedBy('matmul', device)}`,
+            note: `graph, fused to ${g.nodes.length} kernels, matmul: ${servedBy('matmul', device)}`,
             result: () => readAll(f()),
           };
         },
