@@ -8,6 +8,11 @@ export interface DialectInfo {
   readonly devices: readonly DeviceKind[];
   /** Why the dialect cannot run right now (no WebGPU adapter, not initialized), or undefined when it can. */
   readonly unavailable?: () => string | undefined;
+  /**
+   * Builds a kernel for a call one of its dialect ops' build() declined, or null: the WebGPU dialect runs float16 calls
+   * that have no float16 kernel in float32 between casts. Reached through buildDialectKernel.
+   */
+  readonly fallback?: (d: AnyDialectOp, attrs: unknown, out: OutType, inputs: KernelInputs) => Kernel<KernelInputs, unknown, OutType> | null;
 }
 
 export type KernelInputs = Readonly<Record<string, Tensor | readonly Tensor[] | null>>;
@@ -69,6 +74,16 @@ export function dialectOpsFor(op: string, kind: DeviceKind): AnyDialectOp[] {
 
 export function allDialectOps(op: string): readonly AnyDialectOp[] {
   return dialectOps.get(op) ?? [];
+}
+
+/**
+ * A dialect op's kernel for these attrs and types: its own build(), else its dialect's fallback, else null. Eager
+ * dispatch and graph mode both build kernels through this, so both get the fallback.
+ */
+export function buildDialectKernel(d: AnyDialectOp, attrs: unknown, out: OutType, inputs: unknown): Kernel<unknown, unknown, OutType> | null {
+  const kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown, OutType> | null;
+  if (kernel) return kernel;
+  return (dialects.get(d.dialect)?.fallback?.(d, attrs, out, inputs as KernelInputs) as Kernel<unknown, unknown, OutType> | null | undefined) ?? null;
 }
 
 let pinned: readonly string[] | null = null;

@@ -2,7 +2,7 @@
 
 import { recordOnTape } from './autodiff.ts';
 import { deviceName, type Device } from './device.ts';
-import { dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel, type OutType } from './dialect.ts';
+import { buildDialectKernel, dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel, type OutType } from './dialect.ts';
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
@@ -101,7 +101,7 @@ function buildCached(
   let kernel = kernelCache.get(key);
   if (kernel === undefined) {
     try {
-      kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown, OutType> | null;
+      kernel = buildDialectKernel(d, attrs, out, inputs);
     } catch (e) {
       tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): ${(e as Error).message}`);
       return null;

@@ -50,7 +50,8 @@ export function roundToFloat16(v: number): number {
   if (!Number.isFinite(v)) return v;
   const a = Math.abs(v);
   if (a >= 65520) return v > 0 ? Infinity : -Infinity;
-  if (a < 2 ** -25) return v >= 0 ? 0 : -0;
+  // Underflow keeps the sign: -0 stays -0, as IEEE rounding gives.
+  if (a < 2 ** -25) return v < 0 || Object.is(v, -0) ? -0 : 0;
   // Pick the quantum of v's binade (subnormals share 2^-24) and round to it.
   f16Scratch[0] = a;
   const exp = Math.max(((f16Bits[0]! >>> 23) & 0xff) - 127, -14);
@@ -59,6 +60,30 @@ export function roundToFloat16(v: number): number {
   let r = Math.round(q);
   if (Math.abs(q - Math.trunc(q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1;
   return Math.sign(v) * r * quantum;
+}
+
+/** The IEEE binary16 bits of `v` rounded to float16 (round-half-to-even, as roundToFloat16); NaN is 0x7e00. */
+export function float16Bits(v: number): number {
+  if (Number.isNaN(v)) return 0x7e00;
+  const r = roundToFloat16(v);
+  const sign = r < 0 || Object.is(r, -0) ? 0x8000 : 0;
+  const a = Math.abs(r);
+  if (a === Infinity) return sign | 0x7c00;
+  // Subnormals (and zero) count in units of 2^-24; r is a float16 value, so the scaling is exact.
+  if (a < 2 ** -14) return sign | (a * 2 ** 24);
+  f16Scratch[0] = a;
+  const exp = ((f16Bits[0]! >>> 23) & 0xff) - 127;
+  return sign | ((exp + 15) << 10) | (a * 2 ** (10 - exp) - 1024);
+}
+
+/** The number an IEEE binary16 bit pattern holds. */
+export function float16FromBits(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >>> 10) & 0x1f;
+  const mantissa = h & 0x3ff;
+  if (exp === 0) return sign * mantissa * 2 ** -24;
+  if (exp === 0x1f) return mantissa ? NaN : sign * Infinity;
+  return sign * (1024 + mantissa) * 2 ** (exp - 25);
 }
 
 export function castScalar(dtype: DType, v: number): number {

@@ -3,7 +3,7 @@
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, initWebGpu, releaseGpu, tensor, Tensor, valueAndGrad, withDialect, type DType } from '../../runtime/src/index.ts';
-import { gpuElementType, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import { gpuHolds, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
 import { isFloat } from '../../runtime/src/dtype.ts';
 import { assertAllClose } from './assert.ts';
 import { flatTensors, outputsOf } from './tensor-args.ts';
@@ -55,20 +55,20 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
   };
 
   /** Skips a case whose result WebGPU cannot hold (cast to float64): such calls stay on the CPU by design. */
-  const gpuHolds = (ctx: { skip: (note?: string) => void }, args: Record<string, unknown>): boolean => {
-    const held = outputsOf(withDialect(['cpu'], () => call(s.op, [], args))).find((t) => !gpuElementType(t.dtype));
+  const resultHeld = (ctx: { skip: (note?: string) => void }, args: Record<string, unknown>): boolean => {
+    const held = outputsOf(withDialect(['cpu'], () => call(s.op, [], args))).find((t) => !gpuHolds(t.dtype));
     if (!held) return true;
     ctx.skip(`the result is ${held.dtype}, which WebGPU cannot hold; it runs on the CPU dialect`);
     return false;
   };
 
-  // WGSL has no f64 and f16 needs the shader-f16 feature, so only float32 cases exist on WebGPU; other
-  // dtypes run on the CPU dialect by design rather than appearing here as skipped tests.
+  // WGSL has no f64, so float64 cases run on the CPU dialect by design rather than appearing here as skipped tests.
+  // No spec lists float16 among its test dtypes; float16 on WebGPU is tested by test/runtime/webgpu-float16.test.ts.
   describe.each(s.dtypes.filter((d) => d === 'float32'))('%s', (dtype) => {
     it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('forward %s (vs CPU)', async ([, c, i], ctx) => {
       if (!need(ctx)) return;
       const args = s.callArgs(c, i, dtype);
-      if (!gpuHolds(ctx, args)) return;
+      if (!resultHeld(ctx, args)) return;
       const reference = outputsOf(withDialect(['cpu'], () => call(s.op, [], widen(args))));
       const onGpu = await toGpu(args);
       // A tuple op (split) is compared output by output.
@@ -87,7 +87,7 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
       it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('gradient %s (vs CPU)', async ([, c, i], ctx) => {
         if (!need(ctx)) return;
         const args = s.callArgs(c, i, dtype);
-        if (!gpuHolds(ctx, args)) return;
+        if (!resultHeld(ctx, args)) return;
         // A Tensor[] arg (concatenate's xs) is one differentiated parameter per element.
         const f = (base: Record<string, unknown>) => {
           const flat = flatTensors(base, s.grad);
@@ -128,7 +128,7 @@ async function toGpu(args: Record<string, unknown>): Promise<Record<string, unkn
   const out: Record<string, unknown> = {};
   const move = async (k: string, v: unknown): Promise<unknown> => {
     if (!(v instanceof Tensor)) return v;
-    if (!gpuElementType(v.dtype)) throw new Error(`argument '${k}' has dtype ${v.dtype}, which WebGPU cannot hold`);
+    if (!gpuHolds(v.dtype)) throw new Error(`argument '${k}' has dtype ${v.dtype}, which WebGPU cannot hold`);
     return v.to('webgpu');
   };
   // A Tensor[] arg moves element by element.

@@ -1,7 +1,7 @@
 // What every dialect's fused-kernel compiler shares: a group read as `[anchor] inlinable*`, its loop inputs, and the anchor's own kernel.
 
 import type { DeviceKind } from '../device.ts';
-import { dialectOpsFor, enabledDialects } from '../dialect.ts';
+import { buildDialectKernel, dialectOpsFor, enabledDialects } from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
 import { broadcastStrides, coalesce, shapesEqual, sizeOf, stridesOf } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
@@ -100,7 +100,7 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
       if (pin && !pin.includes(d.dialect)) continue;
       const inputs = d.bridge.inputs(decl.args);
       const attrs = d.bridge.attrs(decl.args);
-      const kernel = d.build(attrs, decl.out, inputs);
+      const kernel = buildDialectKernel(d, attrs, decl.out, inputs);
       if (kernel) return kernel(inputs, attrs, decl.out) as Tensor;
     }
     throw new Error(`fused: no ${kind} kernel for raf.op.${n.op.name}`);

@@ -1,6 +1,5 @@
-// The WebGPU dialect: its registration, asynchronous initialization, and why it cannot run when there is no adapter.
+// The WebGPU dialect's asynchronous initialization, and why it cannot run when there is no adapter (index.ts registers it).
 
-import { registerDialect } from '../../dialect.ts';
 import { acquireGpu, currentGpu, gpuUnavailableReason, type GpuContext } from './device.ts';
 
 export const WEBGPU_DIALECT = 'webgpu';
@@ -36,5 +35,3 @@ export function requireGpu(): GpuContext {
   if (!gpu) throw new Error(`WebGPU unavailable: ${webgpuUnavailable()}`);
   return gpu;
 }
-
-registerDialect({ name: WEBGPU_DIALECT, devices: ['webgpu'], unavailable: webgpuUnavailable });

@@ -3,6 +3,7 @@
 import { broadcastStrides, sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
+import { F16_PACK, loadHalf } from './f16.ts';
 import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
 import { allocGpu } from './storage.ts';
 
@@ -53,29 +54,33 @@ export function indexMode(shape: readonly number[], strides: readonly number[]):
   return { mode: 'strided', period: 0 };
 }
 
-/** WGSL storage type per input dtype; bool tensors are stored as u32 (see storage.ts). */
-const STORED = { float32: 'f32', int32: 'i32', bool: 'u32' } as const;
+/** WGSL storage type per input dtype; bool tensors are stored as u32, float16 as u32 words of two halves (see storage.ts). */
+const STORED = { float32: 'f32', float16: 'u32', int32: 'i32', bool: 'u32' } as const;
 type StoredDType = keyof typeof STORED;
 
+/**
+ * WGSL of one pipeline. `value(i)` computes output element i in f32 (or bool); main stores one element per invocation,
+ * or, for a float16 output (`half`), the word of elements 2w and 2w + 1, so no two invocations write one word.
+ */
 export function elementwiseSource(
   def: ElementwiseDef,
   dtypes: readonly StoredDType[] = def.inputs.map(() => 'float32'),
   modes: readonly IndexMode[] = def.inputs.map(() => 'strided'),
+  half = false,
 ): string {
   const { shape, strides, period, words } = layout(def);
-  const outType = def.out === 'bool' ? 'u32' : 'f32';
+  const outType = def.out === 'bool' || half ? 'u32' : 'f32';
   const n = def.inputs.length;
   const strided = def.inputs.filter((_, k) => modes[k] === 'strided');
   const offset = (name: string, k: number) =>
     ({ flat: 'i', tail: `i % pu(${period(k)}u)`, head: `i / pu(${period(k)}u)`, strided: `off_${name}` })[modes[k]!];
   return [
     def.helpers,
+    half ? F16_PACK : '',
     ...def.inputs.map((name, k) => `@group(0) @binding(${k}) var<storage, read> in_${name}: array<${STORED[dtypes[k]!]}>;`),
     `@group(0) @binding(${n}) var<storage, read_write> out: array<${outType}>;`,
     paramsWgsl(n + 1, words),
-    `${MAIN_1D} {`,
-    `  ${FLAT_INDEX}`,
-    '  if (i >= pu(0u)) { return; }',
+    `fn value(i: u32) -> ${def.out === 'bool' ? 'bool' : 'f32'} {`,
     ...(strided.length
       ? [
           ...strided.map((name) => `  var off_${name} = 0u;`),
@@ -89,13 +94,27 @@ export function elementwiseSource(
           '  }',
         ]
       : []),
-    // The expression computes in f32: integer and bool inputs are converted on load (bool reads as 0 or 1).
+    // The expression computes in f32: float16, integer and bool inputs are converted on load (bool reads as 0 or 1).
     ...def.inputs.map((name, k) => {
-      const at = `in_${name}[${offset(name, k)}]`;
-      return `  let v_${name} = ${dtypes[k] === 'float32' ? at : `f32(${at})`};`;
+      const at = offset(name, k);
+      const load = dtypes[k] === 'float32' ? `in_${name}[${at}]` : dtypes[k] === 'float16' ? loadHalf(`in_${name}`, at) : `f32(in_${name}[${at}])`;
+      return `  let v_${name} = ${load};`;
     }),
     ...def.attrs.map((name, k) => `  let a_${name} = pf(${2 + k}u);`),
-    def.out === 'bool' ? `  out[i] = select(0u, 1u, ${def.expr});` : `  out[i] = ${def.expr};`,
+    `  return ${def.expr};`,
+    '}',
+    `${MAIN_1D} {`,
+    `  ${FLAT_INDEX}`,
+    ...(half
+      ? [
+          // Rounded to float16 once, at the store, as the CPU does.
+          '  let j = 2u * i;',
+          '  if (j >= pu(0u)) { return; }',
+          '  var b = 0.0;',
+          '  if (j + 1u < pu(0u)) { b = value(j + 1u); }',
+          '  out[i] = pack_f16(value(j), b);',
+        ]
+      : ['  if (i >= pu(0u)) { return; }', def.out === 'bool' ? '  out[i] = select(0u, 1u, value(i));' : '  out[i] = value(i);']),
     '}',
   ]
     .filter(Boolean)
@@ -109,15 +128,16 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
     const tensors = def.inputs.map((name) => (inputs as Record<string, Tensor>)[name]!);
-    // The renderer has f32 and f16; f16 needs shader-f16, which software adapters lack, so results are f32 (or bool).
-    // Integer results would need an i32 rendering of the expression, so int32 ops stay on the CPU dialect.
-    if (out.dtype !== (def.out === 'bool' ? 'bool' : 'float32')) return null;
-    if (def.out === 'bool' ? tensors.some((t) => t.dtype !== 'float32') : !tensors.every((t) => t.dtype in STORED)) return null;
+    // The expression is rendered in f32 and computes in f32 whatever the storage: float16 is loaded and stored packed
+    // (f16.ts), so it needs no shader-f16. Integer results would need an i32 rendering, so int32 ops stay on the CPU dialect.
+    if (def.out === 'bool' ? out.dtype !== 'bool' : out.dtype !== 'float32' && out.dtype !== 'float16') return null;
+    if (def.out === 'bool' ? tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16') : !tensors.every((t) => t.dtype in STORED)) return null;
     const dtypes = tensors.map((t) => t.dtype as StoredDType);
-    // One pipeline per op, input dtypes and index-mode mix; shapes, broadcasts and number args are uniforms.
-    const dtypeKey = dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',');
+    const half = out.dtype === 'float16';
+    // One pipeline per op, input and output dtypes and index-mode mix; shapes, broadcasts and number args are uniforms.
+    const dtypeKey = (dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',')) + (half ? '>f16' : '');
     const pipelineFor = (modes: readonly IndexMode[]) =>
-      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () => elementwiseSource(def, dtypes, modes));
+      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () => elementwiseSource(def, dtypes, modes, half));
     // The general pipeline serves every shape, so it is compiled here; the fast ones on first use.
     pipelineFor(def.inputs.map(() => 'strided'));
     const kernel = (kin: Record<string, Tensor>, attrs: Record<string, number>, kout: TensorType): Tensor => {
@@ -131,7 +151,7 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
       p.dims(dims.shape);
       for (const s of dims.strides) p.dims(s);
       for (const m of modes) p.u32(m.period);
-      launch(gpu, pipelineFor(modes.map((m) => m.mode)), [...ts, result], p.data(words), n, def.op);
+      launch(gpu, pipelineFor(modes.map((m) => m.mode)), [...ts, result], p.data(words), half ? Math.ceil(n / 2) : n, def.op);
       return result;
     };
     return kernel as unknown as K;

@@ -5,7 +5,7 @@ import { sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
-import { allocGpu, gpuBuffer } from './storage.ts';
+import { allocGpu, gpuBuffer, gpuByteSize } from './storage.ts';
 
 const SHAPE = 4; // words: count, rank, base offset, scale (f32 bits), then shape and strides
 const STRIDES = SHAPE + MAX_RANK;
@@ -76,7 +76,7 @@ export function scatterInto(gpu: GpuContext, src: Tensor, dst: Tensor, strides: 
  */
 export function copyTensor(gpu: GpuContext, x: Tensor, out: TensorType): Tensor {
   const result = allocGpu(gpu, out);
-  const bytes = sizeOf(out.shape) * 4;
+  const bytes = gpuByteSize(out.dtype, sizeOf(out.shape));
   if (bytes > 0) {
     const enc = gpu.device.createCommandEncoder({ label: 'copy' });
     enc.copyBufferToBuffer(gpuBuffer(x), 0, gpuBuffer(result), 0, bytes);

@@ -2,7 +2,7 @@
 /// <reference types="@webgpu/types" />
 
 import { device as toDevice, deviceName } from '../../device.ts';
-import type { DType, Storage } from '../../dtype.ts';
+import { float16Bits, float16FromBits, type DType, type Storage } from '../../dtype.ts';
 import { sizeOf } from '../../shape.ts';
 import { CpuStorage, registerMover, registerPlacer, Tensor, type TensorStorage, type TensorType } from '../../tensor.ts';
 import { currentGpu, type GpuContext } from './device.ts';
@@ -10,11 +10,25 @@ import { initWebGpu, webgpuUnavailable } from './dialect.ts';
 
 export const WEBGPU = toDevice('webgpu');
 
-/** WGSL element type per dtype. WGSL has no 64-bit floats and no 8-bit storage, so bool is widened to u32. */
+/**
+ * WGSL element type of the dtypes stored one per 32-bit word. WGSL has no 64-bit floats and no 8-bit storage, so bool is
+ * widened to u32. float16 is not among them: it is packed two per word (see f16.ts), so kernels that move whole words
+ * per element (gather, scatter, place) cannot serve it and must check this.
+ */
 const ELEMENT: Partial<Record<DType, 'f32' | 'i32' | 'u32'>> = { float32: 'f32', int32: 'i32', bool: 'u32' };
 
 export function gpuElementType(dtype: DType): 'f32' | 'i32' | 'u32' | undefined {
   return ELEMENT[dtype];
+}
+
+/** Whether a GPU tensor can hold `dtype`: the 32-bit ones, and float16 packed two per word. */
+export function gpuHolds(dtype: DType): boolean {
+  return dtype === 'float16' || ELEMENT[dtype] !== undefined;
+}
+
+/** Bytes a GPU tensor of `n` elements takes: 4 per element, or 4 per pair of float16 elements (the layout of array<f16>). */
+export function gpuByteSize(dtype: DType, n: number): number {
+  return dtype === 'float16' ? Math.ceil(n / 2) * 4 : n * 4;
 }
 
 interface Lease {
@@ -55,6 +69,8 @@ export class GpuStorage implements TensorStorage {
     const { pool } = this.gpu;
     if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
     if (this.dtype === 'bool') return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
+    // Little-endian halves, as WebGPU buffers are; widened into the Float32Array the CPU keeps float16 in.
+    if (this.dtype === 'float16') return Float32Array.from(await pool.readback(this.buffer, Uint16Array, this.length), float16FromBits);
     return pool.readback(this.buffer, Float32Array, this.length);
   }
 
@@ -67,7 +83,7 @@ export class GpuStorage implements TensorStorage {
 /** A GPU tensor of the declared type, its buffer taken from the pool (contents stale until a kernel writes it). */
 export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
   const n = sizeOf(out.shape);
-  const buffer = gpu.pool.acquire(n * 4, undefined, `raf-op ${out.dtype}[${out.shape.join(',')}]`);
+  const buffer = gpu.pool.acquire(gpuByteSize(out.dtype, n), undefined, `raf-op ${out.dtype}[${out.shape.join(',')}]`);
   return new Tensor(out.shape, out.dtype, new GpuStorage(gpu, buffer, out.dtype, n));
 }
 
@@ -78,15 +94,23 @@ export function gpuBuffer(t: Tensor): GPUBuffer {
 
 /** Copies a CPU tensor into a new GPU tensor. */
 export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
-  const element = gpuElementType(t.dtype);
-  if (!element) {
+  if (!gpuHolds(t.dtype)) {
     throw new Error(`cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to float32 first`);
   }
   const data = t.dataSync();
-  const typed = element === 'f32' ? Float32Array.from(data) : element === 'i32' ? Int32Array.from(data) : Uint32Array.from(data);
-  const buffer = gpu.pool.acquire(Math.max(typed.byteLength, 4), undefined, `raf-op ${t.dtype}[${t.shape.join(',')}]`);
+  const element = gpuElementType(t.dtype);
+  // write() pads an odd count of halves with a zero half, filling the last word.
+  const typed =
+    t.dtype === 'float16'
+      ? Uint16Array.from(data, float16Bits)
+      : element === 'f32'
+        ? Float32Array.from(data)
+        : element === 'i32'
+          ? Int32Array.from(data)
+          : Uint32Array.from(data);
+  const buffer = gpu.pool.acquire(Math.max(gpuByteSize(t.dtype, data.length), 4), undefined, `raf-op ${t.dtype}[${t.shape.join(',')}]`);
   gpu.pool.write(buffer, typed);
-  return new Tensor(t.shape, t.dtype, new GpuStorage(gpu, buffer, t.dtype, typed.length));
+  return new Tensor(t.shape, t.dtype, new GpuStorage(gpu, buffer, t.dtype, data.length));
 }
 
 // One mover serves both directions: Tensor.to looks up the non-CPU side's kind.

@@ -4,10 +4,10 @@ import type { ReshapeKernel } from '../../../generated/bridge/reshape.ts';
 import { requireGpu } from '../dialect.ts';
 import { copyTensor } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuElementType } from '../storage.ts';
+import { gpuHolds } from '../storage.ts';
 
 export const reshapeWebgpu: WebGpuBuilder<ReshapeKernel> = (_attrs, out) => {
   const gpu = requireGpu();
-  if (!gpuElementType(out.dtype)) return null;
+  if (!gpuHolds(out.dtype)) return null;
   return ({ x }, _kattrs, kout) => copyTensor(gpu, x, kout);
 };

@@ -4,10 +4,10 @@ import type { SqueezeKernel } from '../../../generated/bridge/squeeze.ts';
 import { requireGpu } from '../dialect.ts';
 import { copyTensor } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuElementType } from '../storage.ts';
+import { gpuHolds } from '../storage.ts';
 
 export const squeezeWebgpu: WebGpuBuilder<SqueezeKernel> = (_attrs, out) => {
   const gpu = requireGpu();
-  if (!gpuElementType(out.dtype)) return null;
+  if (!gpuHolds(out.dtype)) return null;
   return ({ x }, _kattrs, kout) => copyTensor(gpu, x, kout);
 };
