@@ -60,24 +60,31 @@ type StoredDType = keyof typeof STORED;
 
 /**
  * WGSL of one pipeline. `value(i)` computes output element i in f32 (or bool); main stores one element per invocation,
- * or, for a float16 output (`half`), the word of elements 2w and 2w + 1, so no two invocations write one word.
+ * or, for a float16 output (`half`), the word of elements 2w and 2w + 1, so no two invocations write one word. With
+ * `native` (the device has shader-f16) float16 tensors are bound as `array<f16>` over the same bytes instead: loads
+ * convert exactly and each invocation stores its own element, still rounded by f16_bits so results match the CPU.
  */
 export function elementwiseSource(
   def: ElementwiseDef,
   dtypes: readonly StoredDType[] = def.inputs.map(() => 'float32'),
   modes: readonly IndexMode[] = def.inputs.map(() => 'strided'),
   half = false,
+  native = false,
 ): string {
   const { shape, strides, period, words } = layout(def);
-  const outType = def.out === 'bool' || half ? 'u32' : 'f32';
+  const outType = def.out === 'bool' ? 'u32' : half ? (native ? 'f16' : 'u32') : 'f32';
+  const stored = (d: StoredDType) => (native && d === 'float16' ? 'f16' : STORED[d]);
   const n = def.inputs.length;
   const strided = def.inputs.filter((_, k) => modes[k] === 'strided');
   const offset = (name: string, k: number) =>
     ({ flat: 'i', tail: `i % pu(${period(k)}u)`, head: `i / pu(${period(k)}u)`, strided: `off_${name}` })[modes[k]!];
   return [
+    // Directives come before every declaration.
+    native ? 'enable f16;' : '',
     def.helpers,
     half ? F16_PACK : '',
-    ...def.inputs.map((name, k) => `@group(0) @binding(${k}) var<storage, read> in_${name}: array<${STORED[dtypes[k]!]}>;`),
+    half && native ? 'fn to_half(v: f32) -> f16 { return bitcast<vec2<f16>>(f16_bits(v)).x; }' : '',
+    ...def.inputs.map((name, k) => `@group(0) @binding(${k}) var<storage, read> in_${name}: array<${stored(dtypes[k]!)}>;`),
     `@group(0) @binding(${n}) var<storage, read_write> out: array<${outType}>;`,
     paramsWgsl(n + 1, words),
     `fn value(i: u32) -> ${def.out === 'bool' ? 'bool' : 'f32'} {`,
@@ -97,7 +104,7 @@ export function elementwiseSource(
     // The expression computes in f32: float16, integer and bool inputs are converted on load (bool reads as 0 or 1).
     ...def.inputs.map((name, k) => {
       const at = offset(name, k);
-      const load = dtypes[k] === 'float32' ? `in_${name}[${at}]` : dtypes[k] === 'float16' ? loadHalf(`in_${name}`, at) : `f32(in_${name}[${at}])`;
+      const load = dtypes[k] === 'float32' ? `in_${name}[${at}]` : dtypes[k] === 'float16' && !native ? loadHalf(`in_${name}`, at) : `f32(in_${name}[${at}])`;
       return `  let v_${name} = ${load};`;
     }),
     ...def.attrs.map((name, k) => `  let a_${name} = pf(${2 + k}u);`),
@@ -105,7 +112,9 @@ export function elementwiseSource(
     '}',
     `${MAIN_1D} {`,
     `  ${FLAT_INDEX}`,
-    ...(half
+    ...(half && native
+      ? ['  if (i >= pu(0u)) { return; }', '  out[i] = to_half(value(i));']
+      : half
       ? [
           // Rounded to float16 once, at the store, as the CPU does.
           '  let j = 2u * i;',
@@ -129,15 +138,17 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
     const gpu = requireGpu();
     const tensors = def.inputs.map((name) => (inputs as Record<string, Tensor>)[name]!);
     // The expression is rendered in f32 and computes in f32 whatever the storage: float16 is loaded and stored packed
-    // (f16.ts), so it needs no shader-f16. Integer results would need an i32 rendering, so int32 ops stay on the CPU dialect.
+    // (f16.ts) on every adapter, or as f16 where the device has shader-f16. Integer results would need an i32
+    // rendering, so int32 ops stay on the CPU dialect.
     if (def.out === 'bool' ? out.dtype !== 'bool' : out.dtype !== 'float32' && out.dtype !== 'float16') return null;
     if (def.out === 'bool' ? tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16') : !tensors.every((t) => t.dtype in STORED)) return null;
     const dtypes = tensors.map((t) => t.dtype as StoredDType);
     const half = out.dtype === 'float16';
+    const native = gpu.hasF16 && (half || dtypes.includes('float16'));
     // One pipeline per op, input and output dtypes and index-mode mix; shapes, broadcasts and number args are uniforms.
-    const dtypeKey = (dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',')) + (half ? '>f16' : '');
+    const dtypeKey = (dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',')) + (half ? '>f16' : '') + (native ? ' shader-f16' : '');
     const pipelineFor = (modes: readonly IndexMode[]) =>
-      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () => elementwiseSource(def, dtypes, modes, half));
+      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () => elementwiseSource(def, dtypes, modes, half, native));
     // The general pipeline serves every shape, so it is compiled here; the fast ones on first use.
     pipelineFor(def.inputs.map(() => 'strided'));
     const kernel = (kin: Record<string, Tensor>, attrs: Record<string, number>, kout: TensorType): Tensor => {
@@ -151,7 +162,7 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
       p.dims(dims.shape);
       for (const s of dims.strides) p.dims(s);
       for (const m of modes) p.u32(m.period);
-      launch(gpu, pipelineFor(modes.map((m) => m.mode)), [...ts, result], p.data(words), half ? Math.ceil(n / 2) : n, def.op);
+      launch(gpu, pipelineFor(modes.map((m) => m.mode)), [...ts, result], p.data(words), half && !native ? Math.ceil(n / 2) : n, def.op);
       return result;
     };
     return kernel as unknown as K;

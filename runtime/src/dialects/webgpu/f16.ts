@@ -1,12 +1,11 @@
-// float16 on WebGPU without shader-f16: IEEE binary16 values packed two per u32 word, converted to and from f32 in WGSL.
+// float16 on WebGPU: IEEE binary16 values packed two per u32 word (the byte layout of array<f16>), converted to and from f32 in WGSL.
 
 /**
  * Element j of a packed float16 array bound as `array<u32>`: the low half of a word is the even element (little-endian,
  * the byte layout of `array<f16>`). f16 → f32 is exact, so the builtin serves.
  *
- * Where `gpu.hasF16` (the adapter offers shader-f16), a kernel could instead declare `enable f16;` and bind the same
- * buffers as `array<f16>` to compute in half precision; that path would plug in here and in {@link F16_PACK}, but no
- * adapter here offers the feature to test it on, so every adapter takes this one.
+ * Where the device has shader-f16 (`gpu.hasF16`), the elementwise kernels bind the same buffers as `array<f16>`
+ * instead (elementwise.ts); arithmetic stays f32 there too, so both paths round once, at the store, like the CPU.
  */
 export function loadHalf(array: string, index: string): string {
   return `unpack2x16float(${array}[(${index}) >> 1u])[(${index}) & 1u]`;
