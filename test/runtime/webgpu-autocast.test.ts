@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import { autoCast, execute, precisionReport, printGraph, trace } from '../../runtime/src/graph/index.ts';
+import { autoCast, execute, fuseOps, precisionReport, printGraph, trace } from '../../runtime/src/graph/index.ts';
 import { gpuUnavailableReason, initWebGpu, releaseGpu, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
 import { assertAllClose } from '../support/assert.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
@@ -68,6 +68,25 @@ describe('AutoCast on webgpu', () => {
     const [h16Cpu] = execute(autoCast(trace(first, params('cpu').slice(0, 3)), { restoreOutputs: false }), xs.slice(0, 3));
     assertAllClose(values, Array.from(h16Cpu!.dataSync()), { atol: 1e-2, rtol: 1e-2 }, 'float16 layer on webgpu vs cpu');
     for (const t of [...xg, half!, h16!]) t.dispose();
+    expect(g.uncapturedErrors).toEqual([]);
+  });
+
+  it('fuses the float16 graph: each add and relu joins its matmul, in fewer GPU passes and the same halves', async (ctx) => {
+    const g = needGpu(ctx);
+    if (!g) return;
+    const xg = await Promise.all(inputs().map((t) => t.to('webgpu')));
+    const amp = autoCast(trace(net, params('webgpu')));
+    const fused = fuseOps(amp);
+    expect(fused.nodes.filter((n) => n.kind === 'fused')).toHaveLength(2);
+    const run = (graph: typeof amp) => {
+      const before = g.pipelines.dispatches;
+      const [y] = withDialect(['webgpu'], () => execute(graph, xg));
+      return { y: y!, passes: g.pipelines.dispatches - before };
+    };
+    const [a, b] = [run(amp), run(fused)];
+    expect(b.passes).toBeLessThan(a.passes);
+    expect(Array.from(await b.y.data())).toEqual(Array.from(await a.y.data()));
+    for (const t of [...xg, a.y, b.y]) t.dispose();
     expect(g.uncapturedErrors).toEqual([]);
   });
 });

@@ -30,7 +30,9 @@ let nextId = 0;
 
 export function compileWebGpuFused(node: FusedNode): FusedKernel | null {
   const plan = planFused(node);
-  if (!plan || node.out.type.dtype !== 'float32') return null;
+  // float16 groups (AutoCast's) take the elementwise route, whose builder reads and writes halves; the one-pass
+  // reduction and matrix kernels are float32 only.
+  if (!plan || (node.out.type.dtype !== 'float32' && node.out.type.dtype !== 'float16')) return null;
   const layout = reductionLayout(node, plan);
   const whole = layout && layout.epilogue !== 'separate' ? reductionKernel(node, plan, layout, true) : matrixGroup(node, plan);
   if (whole) return whole;
@@ -95,7 +97,7 @@ const SHARED_FROM = WORKGROUP;
  */
 function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, withEpilogue: boolean): FusedKernel | null {
   const anchorOut = singleOut(plan.anchor!);
-  if (anchorOut.type.dtype !== 'float32') return null;
+  if (anchorOut.type.dtype !== 'float32' || (withEpilogue && node.out.type.dtype !== 'float32')) return null;
   const { x, shape, cells, count } = layout;
   const out = withEpilogue ? node.out.type : anchorOut.type;
   const perRow = withEpilogue && layout.epilogue === 'row';
@@ -183,7 +185,7 @@ const MATRIX: Readonly<Record<string, { ta: boolean; tb: boolean; a: string; b: 
 function matrixGroup(node: FusedNode, plan: FusedPlan): FusedKernel | null {
   const anchor = plan.anchor;
   const m = anchor && MATRIX[anchor.op.name];
-  if (!m || plan.prologue || !plan.steps.length || !shapesEqual(node.out.type.shape, singleOut(anchor).type.shape)) return null;
+  if (!m || plan.prologue || !plan.steps.length || node.out.type.dtype !== 'float32' || !shapesEqual(node.out.type.shape, singleOut(anchor).type.shape)) return null;
   const operands = [m.a, m.b, ...(m.bias ? [m.bias] : [])].map((name) => argOf(anchor, name) as Atom);
   if (operands.some((a) => dtypeOf(a) !== 'float32')) return null;
   const bind = new Bindings('e');
