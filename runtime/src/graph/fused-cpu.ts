@@ -8,7 +8,9 @@ import { exprToJs, JS_HELPERS } from './expr.ts';
 import { registerFusedCompiler, type FusedKernel } from './executor.ts';
 import { singleOut, type Atom, type FusedNode } from './ir.ts';
 import {
+  Bindings,
   broadcastOffset,
+  combineText,
   directKernel,
   planFused,
   reductionLayout,
@@ -18,7 +20,6 @@ import {
   type FusedPlan,
   type FusedStep,
   type ReductionLayout,
-  type RowReduction,
 } from './fused-plan.ts';
 
 export function compileCpuFused(node: FusedNode): FusedKernel | null {
@@ -60,14 +61,6 @@ function stepConsts(steps: readonly FusedStep[], slot: (k: number) => string, pr
   });
 }
 
-const COMBINE: { readonly [R in RowReduction]: (a: string, b: string) => string } = {
-  sum: (a, b) => `${a} + ${b}`,
-  mean: (a, b) => `${a} + ${b}`,
-  prod: (a, b) => `${a} * ${b}`,
-  max: (a, b) => `Math.max(${a}, ${b})`,
-  min: (a, b) => `Math.min(${a}, ${b})`,
-};
-
 /**
  * One loop nest for `prologue* reduce epilogue*`: for each output cell, walk its row computing the prologue per
  * element and combining (in float64, as the reduction kernels accumulate), then run the epilogue once for the cell or
@@ -77,22 +70,17 @@ const COMBINE: { readonly [R in RowReduction]: (a: string, b: string) => string 
 function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, withEpilogue: boolean): FusedKernel {
   const anchorOut = singleOut(plan.anchor!);
   const out: TensorType = withEpilogue ? node.out.type : anchorOut.type;
-  const bound: Atom[] = [];
-  const data = (a: Atom) => {
-    let i = bound.findIndex((b) => b === a || (a.kind === 'const' && b.kind === 'const' && a.value === b.value));
-    if (i < 0) i = bound.push(a) - 1;
-    return `d${i}`;
-  };
+  const bind = new Bindings('d');
   const { shape, count } = layout;
   const j = `${walkOffset('js', 'cell', layout.kept.sizes, layout.kept.strides)} + ${walkOffset('js', 'r', layout.reduced.sizes, layout.reduced.strides)}`;
   const p = plan.prologue;
   const element = p
-    ? [...p.slots.map((s, k) => `const p_s${k} = ${data(s)}[${broadcastOffset('js', shapeOf(s), shape, 'j')}];`), ...stepConsts(p.steps, (k) => `p_s${k}`, 'p'), `const v = p${p.steps.length - 1};`]
-    : [`const v = ${data(layout.x)}[j];`];
+    ? [...p.slots.map((s, k) => `const p_s${k} = ${bind.of(s)}[${broadcastOffset('js', shapeOf(s), shape, 'j')}];`), ...stepConsts(p.steps, (k) => `p_s${k}`, 'p'), `const v = p${p.steps.length - 1};`]
+    : [`const v = ${bind.of(layout.x)}[j];`];
   const steps = withEpilogue ? plan.steps : [];
   const epilogue = steps.length
     ? [
-        ...plan.slots.map((s, k) => `const e_s${k} = ${s === anchorOut ? 'red' : `${data(s)}[${broadcastOffset('js', shapeOf(s), out.shape, 'o')}]`};`),
+        ...plan.slots.map((s, k) => `const e_s${k} = ${s === anchorOut ? 'red' : `${bind.of(s)}[${broadcastOffset('js', shapeOf(s), out.shape, 'o')}]`};`),
         ...stepConsts(steps, (k) => `e_s${k}`, 'e'),
         `const res = e${steps.length - 1};`,
       ]
@@ -101,12 +89,12 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
   const indent = (lines: string[], by = '  ') => lines.map((l) => by + l);
   const rows = (from: number, body: string[]) => [`for (let r = ${from}; r < ${count}; r++) {`, `  const j = ${j};`, ...indent(body), '}'];
   const src = [
-    ...bound.map((_, k) => `const d${k} = D[${k}];`),
+    ...bind.atoms.map((_, k) => `const d${k} = D[${k}];`),
     `for (let cell = 0; cell < ${layout.cells}; cell++) {`,
     ...indent([
       'let acc;',
       '{', '  const r = 0;', `  const j = ${j};`, ...indent(element), '  acc = v;', '}',
-      ...rows(1, [...element, `acc = ${COMBINE[layout.op]('acc', 'v')};`]),
+      ...rows(1, [...element, `acc = ${combineText('js', layout.op, 'acc', 'v')};`]),
       `const red = acc${layout.op === 'mean' ? ` / ${count}` : ''};`,
       ...(withEpilogue && layout.epilogue === 'row' ? rows(0, ['const o = j;', ...store]) : ['const o = cell;', ...store]),
     ]),
@@ -115,9 +103,8 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
   const loop = new Function('D', 'out', 'H', 'R', src) as (d: unknown[], out: unknown, h: unknown, rnd: unknown) => void;
   const n = sizeOf(out.shape);
   return (inputs) => {
-    const tensors = bound.map((a) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!));
     const result = allocStorage(out.dtype, n);
-    loop(tensors.map((t) => t.dataSync()), result, JS_HELPERS, roundToFloat16);
+    loop(bind.tensors(node, inputs).map((t) => t.dataSync()), result, JS_HELPERS, roundToFloat16);
     return fromStorage(out.shape, out.dtype, result);
   };
 }

@@ -150,6 +150,28 @@ export interface ReductionLayout {
 
 export const argOf = (n: CallNode, name: string): unknown => n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
 export const shapeOf = (a: Atom): readonly number[] => (a.kind === 'var' ? a.type.shape : a.value.shape);
+export const dtypeOf = (a: Atom): string => (a.kind === 'var' ? a.type.dtype : a.value.dtype);
+
+/** The group's outside tensors a generated kernel reads, each once, in first-use order, named `<prefix><k>` in its source. */
+export class Bindings {
+  readonly atoms: Atom[] = [];
+  constructor(private readonly prefix: string) {}
+  of(a: Atom): string {
+    let i = this.atoms.findIndex((b) => b === a || (a.kind === 'const' && b.kind === 'const' && a.value === b.value));
+    if (i < 0) i = this.atoms.push(a) - 1;
+    return `${this.prefix}${i}`;
+  }
+  /** The bound tensors for one launch of the group on `inputs`. */
+  tensors(node: FusedNode, inputs: readonly Tensor[]): Tensor[] {
+    return this.atoms.map((a) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!));
+  }
+}
+
+/** How a row reduction combines two partial results, in either kernel language. */
+export function combineText(lang: KernelLang, op: RowReduction, a: string, b: string): string {
+  if (op === 'max' || op === 'min') return `${lang === 'js' ? 'Math.' : ''}${op}(${a}, ${b})`;
+  return `${a} ${op === 'prod' ? '*' : '+'} ${b}`;
+}
 
 /** The layout of a group anchored on sum, mean, prod, max or min over a non-empty input; null otherwise. */
 export function reductionLayout(node: FusedNode, plan: FusedPlan): ReductionLayout | null {

@@ -13,8 +13,11 @@ import { execute, registerFusedCompiler, type FusedKernel } from './executor.ts'
 import { singleOut, type Atom, type FusedNode } from './ir.ts';
 import {
   argOf,
+  Bindings,
   broadcastOffset,
+  combineText,
   directKernel,
+  dtypeOf,
   planFused,
   reductionLayout,
   shapeOf,
@@ -23,7 +26,6 @@ import {
   type FusedPlan,
   type FusedStep,
   type ReductionLayout,
-  type RowReduction,
 } from './fused-plan.ts';
 
 let nextId = 0;
@@ -44,8 +46,6 @@ export function compileWebGpuFused(node: FusedNode): FusedKernel | null {
 
 // Shapes are static in a graph, so fused pipelines bake them in as constants: one pipeline per group, no uniforms.
 
-const dtypeOf = (a: Atom): string => (a.kind === 'var' ? a.type.dtype : a.value.dtype);
-
 /** WGSL `let` statements computing each step (`<prefix><k>`), or null when an expression has no WGSL spelling. */
 function stepLets(steps: readonly FusedStep[], slot: (k: number) => string, prefix: string): string[] | null {
   const lines: string[] = [];
@@ -62,30 +62,6 @@ function stepLets(steps: readonly FusedStep[], slot: (k: number) => string, pref
   return lines;
 }
 
-/** The group's outside tensors a pipeline binds, each once, in first-use order. */
-class Bindings {
-  readonly atoms: Atom[] = [];
-  /** `prefix` names the WGSL bindings: `b0`, `b1`, ... by default. */
-  constructor(private readonly prefix = 'b') {}
-  of(a: Atom): string {
-    let i = this.atoms.findIndex((b) => b === a || (a.kind === 'const' && b.kind === 'const' && a.value === b.value));
-    if (i < 0) i = this.atoms.push(a) - 1;
-    return `${this.prefix}${i}`;
-  }
-  tensors(node: FusedNode, inputs: readonly Tensor[]): Tensor[] {
-    return this.atoms.map((a) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!));
-  }
-}
-
-/** How partial results combine, in WGSL. */
-const COMBINE: { readonly [R in RowReduction]: (a: string, b: string) => string } = {
-  sum: (a, b) => `${a} + ${b}`,
-  mean: (a, b) => `${a} + ${b}`,
-  prod: (a, b) => `${a} * ${b}`,
-  max: (a, b) => `max(${a}, ${b})`,
-  min: (a, b) => `min(${a}, ${b})`,
-};
-
 /** Below this many elements per output cell, one invocation reduces a cell alone; from it on a workgroup shares it. */
 const SHARED_FROM = WORKGROUP;
 
@@ -101,7 +77,7 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
   const { x, shape, cells, count } = layout;
   const out = withEpilogue ? node.out.type : anchorOut.type;
   const perRow = withEpilogue && layout.epilogue === 'row';
-  const bind = new Bindings();
+  const bind = new Bindings('b');
   const j = `${walkOffset('wgsl', 'cell', layout.kept.sizes, layout.kept.strides)} + ${walkOffset('wgsl', 'r', layout.reduced.sizes, layout.reduced.strides)}`;
   // The value each input element contributes: x itself, or the prologue computed from its slots at that element.
   let element: string[];
@@ -116,7 +92,7 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
   const epilogue = withEpilogue ? epilogueLets(plan, anchorOut, 'red', bind, out.shape) : ['let res = red;'];
   if (!epilogue || bind.atoms.some((a) => dtypeOf(a) !== 'float32')) return null;
 
-  const combine = COMBINE[layout.op];
+  const combine = (a: string, b: string) => combineText('wgsl', layout.op, a, b);
   const lanes = count >= SHARED_FROM ? WORKGROUP : 1;
   const first = lanes === 1 ? '0u' : 'lane';
   const indent = (lines: string[]) => lines.map((l) => `  ${l}`);
