@@ -6,7 +6,7 @@ import { sizeOf } from '../shape.ts';
 import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
 import { exprToJs, JS_HELPERS } from './expr.ts';
 import { registerFusedCompiler, type FusedKernel } from './executor.ts';
-import { singleOut, type Atom, type FusedNode } from './ir.ts';
+import { singleOut, type FusedNode } from './ir.ts';
 import {
   Bindings,
   broadcastOffset,
