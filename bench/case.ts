@@ -1,7 +1,15 @@
 // What a benchmark case is: a name, a group, and per implementation a setup that returns the timed function.
 
 /** Every column any group shows; a case fills the ones it can. */
-export const IMPLS = ['raf-op', 'raf-op cpu', 'raf-op unfused', 'tfjs-cpu', 'tfjs-wasm', 'tfjs-webgpu', 'onnxruntime'] as const;
+export const IMPLS = [
+  'raf-op',
+  'raf-op cpu',
+  'raf-op unfused',
+  'tfjs-cpu',
+  'tfjs-wasm',
+  'tfjs-webgpu',
+  'onnxruntime',
+] as const;
 export type ImplName = (typeof IMPLS)[number];
 
 /** Groups print as separate tables, in this order: CPU kernels, WebGPU kernels, graph mode, the generator. */

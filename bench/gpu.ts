@@ -74,7 +74,12 @@ async function setUp(): Promise<GpuSetup | string> {
   const i = adapterInfo;
   return {
     raf,
-    tfjs: { vendor: i?.vendor ?? '', architecture: i?.architecture ?? '', device: i?.device ?? '', description: i?.description ?? '' },
+    tfjs: {
+      vendor: i?.vendor ?? '',
+      architecture: i?.architecture ?? '',
+      device: i?.device ?? '',
+      description: i?.description ?? '',
+    },
     dawnOptions,
   };
 }
@@ -83,7 +88,9 @@ async function setUp(): Promise<GpuSetup | string> {
 export function describeGpu(s: GpuSetup): string {
   const r = `${s.raf.device || s.raf.vendor} (${s.raf.description}; ${s.raf.backend}, ${s.raf.featureLevel})`;
   const t = `${s.tfjs.device || s.tfjs.vendor} (${s.tfjs.description})`;
-  return s.raf.device === s.tfjs.device && s.raf.description === s.tfjs.description ? `${r}, both libraries` : `raf-op: ${r}; tfjs: ${t}`;
+  return s.raf.device === s.tfjs.device && s.raf.description === s.tfjs.description
+    ? `${r}, both libraries`
+    : `raf-op: ${r}; tfjs: ${t}`;
 }
 
 /** raf-op on the GPU: `build` gets its inputs already moved there; a run is one call, then a wait for the queue. */
@@ -120,10 +127,14 @@ interface TfjsWebGpuBackend {
 }
 
 /** tfjs-backend-webgpu: a run is one call, a flush of tfjs's pending command encoder, then a wait for the queue. */
-export function tfjsGpu(inputs: readonly { shape: readonly number[]; data: Float32Array }[], body: (...xs: tf.Tensor[]) => tf.Tensor): Impl {
+export function tfjsGpu(
+  inputs: readonly { shape: readonly number[]; data: Float32Array }[],
+  body: (...xs: tf.Tensor[]) => tf.Tensor,
+): Impl {
   return {
     async setup() {
-      if (tf.getBackend() !== 'webgpu' && !(await tf.setBackend('webgpu'))) throw new Error('tfjs-backend-webgpu is not available');
+      if (tf.getBackend() !== 'webgpu' && !(await tf.setBackend('webgpu')))
+        throw new Error('tfjs-backend-webgpu is not available');
       const xs = inputs.map((i) => tf.tensor(i.data, [...i.shape]));
       const backend = tf.backend() as unknown as TfjsWebGpuBackend;
       return {

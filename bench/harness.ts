@@ -47,11 +47,18 @@ const median = (xs: number[]) => {
 };
 /** The message's first line, and the next one when the first only introduces it ("yo raf-op failed:"). */
 const firstLine = (e: unknown) => {
-  const lines = (e instanceof Error ? e.message : String(e)).split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = (e instanceof Error ? e.message : String(e))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines[0]?.endsWith(':') && lines[1] ? `${lines[0]} ${lines[1]}` : (lines[0] ?? '');
 };
 
-async function measure(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise<{ m: Measured; out?: Float32Array[] | string }> {
+async function measure(
+  c: BenchCase,
+  impl: ImplName,
+  o: HarnessOptions,
+): Promise<{ m: Measured; out?: Float32Array[] | string }> {
   let runner;
   try {
     runner = await c.impls[impl]!.setup();
@@ -74,7 +81,12 @@ async function measure(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise
     const med = median(times);
     let out: Float32Array[] | string | undefined;
     if (runner.result) out = await runner.result().catch((e: unknown) => `result: ${firstLine(e)}`);
-    const m = { median_ms: med, runs, ...(runner.note ? { note: runner.note } : {}), ...(runner.perUnit ? { per_unit: runner.perUnit(med) } : {}) };
+    const m = {
+      median_ms: med,
+      runs,
+      ...(runner.note ? { note: runner.note } : {}),
+      ...(runner.perUnit ? { per_unit: runner.perUnit(med) } : {}),
+    };
     return { m, out };
   } catch (e) {
     return { m: { median_ms: null, runs: 0, error: firstLine(e) } };
@@ -83,7 +95,10 @@ async function measure(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise
   }
 }
 
-function agreement(ours: Float32Array[] | string | undefined, theirs: Float32Array[] | string | undefined): Agreement | string {
+function agreement(
+  ours: Float32Array[] | string | undefined,
+  theirs: Float32Array[] | string | undefined,
+): Agreement | string {
   if (typeof ours === 'string') return `raf-op ${ours}`;
   if (typeof theirs === 'string') return theirs;
   if (!ours || !theirs) return 'no outputs to compare';
@@ -129,26 +144,48 @@ export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): 
       agree[impl] = c.incomparable?.[impl] ?? agreement(outs['raf-op'], outs[impl]);
     }
     const raf = res['raf-op']?.median_ms;
-    const ratios = Object.fromEntries(IMPLS.filter((p) => p !== 'raf-op' && raf && res[p]?.median_ms).map((p) => [p, raf! / res[p]!.median_ms!]));
+    const ratios = Object.fromEntries(
+      IMPLS.filter((p) => p !== 'raf-op' && raf && res[p]?.median_ms).map((p) => [p, raf! / res[p]!.median_ms!]),
+    );
     const target = checkTarget(c.name, res);
-    results.push({ name: c.name, what: c.what, group: c.group, results: res, agreement: agree, ...(c.gaps ? { gaps: c.gaps } : {}), ratios, ...(target ? { target } : {}) });
+    results.push({
+      name: c.name,
+      what: c.what,
+      group: c.group,
+      results: res,
+      agreement: agree,
+      ...(c.gaps ? { gaps: c.gaps } : {}),
+      ratios,
+      ...(target ? { target } : {}),
+    });
   }
   return results;
 }
 
 export const fmt = (ms: number | null | undefined): string =>
-  ms === null || ms === undefined ? '—' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3);
+  ms === null || ms === undefined
+    ? '—'
+    : ms >= 100
+      ? ms.toFixed(0)
+      : ms >= 10
+        ? ms.toFixed(1)
+        : ms >= 1
+          ? ms.toFixed(2)
+          : ms.toFixed(3);
 const ratio = (a: number | null | undefined, b: number | null | undefined) => (a && b ? `${(a / b).toFixed(2)}×` : '—');
 
 /** The largest disagreement of any peer with raf-op, relative to the peer's scale (at least 1). */
 function worst(r: CaseResult): string {
   const xs = Object.values(r.agreement);
   if (!xs.length) return '';
-  if (xs.some((a) => typeof a !== 'object')) return xs.every((a) => typeof a !== 'object') ? 'n/a' : `${worstOf(xs)} (some n/a)`;
+  if (xs.some((a) => typeof a !== 'object'))
+    return xs.every((a) => typeof a !== 'object') ? 'n/a' : `${worstOf(xs)} (some n/a)`;
   return worstOf(xs);
 }
 function worstOf(xs: readonly (Agreement | string)[]): string {
-  const w = Math.max(...xs.filter((a): a is Agreement => typeof a === 'object').map((a) => a.max_abs_diff / Math.max(1, a.scale)));
+  const w = Math.max(
+    ...xs.filter((a): a is Agreement => typeof a === 'object').map((a) => a.max_abs_diff / Math.max(1, a.scale)),
+  );
   return w === 0 ? '0' : w.toExponential(1);
 }
 
@@ -158,13 +195,18 @@ interface Column {
 }
 
 function columnsFor(group: Group, fullRuns: number): Column[] {
-  const time = (i: ImplName, withNote = false) => (r: CaseResult) => {
-    const m = r.results[i];
-    if (!m) return '';
-    if (m.error) return 'error';
-    return `${fmt(m.median_ms)}${m.note && withNote ? ` (${m.note})` : ''}${m.runs < fullRuns ? '*' : ''}`;
-  };
-  const vs = (head: string, a: ImplName, b: ImplName): Column => ({ head, cell: (r) => ratio(r.results[a]?.median_ms, r.results[b]?.median_ms) });
+  const time =
+    (i: ImplName, withNote = false) =>
+    (r: CaseResult) => {
+      const m = r.results[i];
+      if (!m) return '';
+      if (m.error) return 'error';
+      return `${fmt(m.median_ms)}${m.note && withNote ? ` (${m.note})` : ''}${m.runs < fullRuns ? '*' : ''}`;
+    };
+  const vs = (head: string, a: ImplName, b: ImplName): Column => ({
+    head,
+    cell: (r) => ratio(r.results[a]?.median_ms, r.results[b]?.median_ms),
+  });
   const agree: Column = { head: 'max |Δ| (rel)', cell: worst };
   switch (group) {
     case 'kernels':
@@ -196,7 +238,13 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
         agree,
       ];
     case 'generator':
-      return [{ head: 'raf-op', cell: (r) => `${time('raf-op')(r)}${r.results['raf-op']?.per_unit ? ` = ${r.results['raf-op'].per_unit}` : ''}` }];
+      return [
+        {
+          head: 'raf-op',
+          cell: (r) =>
+            `${time('raf-op')(r)}${r.results['raf-op']?.per_unit ? ` = ${r.results['raf-op'].per_unit}` : ''}`,
+        },
+      ];
   }
 }
 
@@ -220,13 +268,17 @@ export function render(results: readonly CaseResult[], fullRuns: number): string
     const rs = results.filter((r) => r.group === g);
     if (!rs.length) continue;
     const cols = columnsFor(g, fullRuns);
-    const rows = [['case', ...cols.map((c) => c.head)], ...rs.map((r) => [r.name, ...cols.map((c) => (r.skipped ? (c === cols[0] ? 'skipped' : '') : c.cell(r)))])];
+    const rows = [
+      ['case', ...cols.map((c) => c.head)],
+      ...rs.map((r) => [r.name, ...cols.map((c) => (r.skipped ? (c === cols[0] ? 'skipped' : '') : c.cell(r)))]),
+    ];
     out.push(`\n${TITLES[g]}\n\n${table(rows)}`);
     for (const r of rs) {
       if (r.skipped) out.push(`  ${r.name}: skipped: ${r.skipped}`);
       for (const [impl, m] of Object.entries(r.results)) if (m?.error) out.push(`  ${r.name} · ${impl}: ${m.error}`);
       for (const [impl, why] of Object.entries(r.gaps ?? {})) out.push(`  ${r.name} · ${impl}: ${why}`);
-      for (const [impl, a] of Object.entries(r.agreement)) if (typeof a === 'string') out.push(`  ${r.name} · ${impl}: not compared: ${a}`);
+      for (const [impl, a] of Object.entries(r.agreement))
+        if (typeof a === 'string') out.push(`  ${r.name} · ${impl}: not compared: ${a}`);
     }
   }
   return out.join('\n');

@@ -65,7 +65,9 @@ export function onnx(model: ModelSpec, feeds: () => Record<string, { dims: numbe
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',
       });
-      const f = Object.fromEntries(Object.entries(feeds()).map(([k, v]) => [k, new ort.Tensor('float32', v.data, v.dims)]));
+      const f = Object.fromEntries(
+        Object.entries(feeds()).map(([k, v]) => [k, new ort.Tensor('float32', v.data, v.dims)]),
+      );
       return {
         run: async () => {
           const out = await session.run(f);

@@ -6,7 +6,9 @@ import { asFloat32, type Impl } from './case.ts';
 
 /** The dialect that serves `op` on `device` by default: the highest level whose dialect is up. */
 export function servedBy(op: string, device: DeviceKind = 'cpu'): string {
-  const d = allDialectOps(op).find((d) => getDialect(d.dialect)?.devices.includes(device) && !getDialect(d.dialect)?.unavailable?.());
+  const d = allDialectOps(op).find(
+    (d) => getDialect(d.dialect)?.devices.includes(device) && !getDialect(d.dialect)?.unavailable?.(),
+  );
   return d?.dialect ?? '?';
 }
 

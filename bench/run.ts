@@ -20,20 +20,38 @@ const SLOW_MS = 1000;
 const SLOW_RUNS = quick ? 1 : 5;
 /** Within a group: kernel cases in the issue's order; cases other files add come after, by name. */
 const ORDER = [
-  'softmax', 'matmul 256³', 'matmul 1024³', 'add 2^20', 'conv2d 3×3', 'layer_norm', 'ewise chain', 'mlp backward',
-  'softmax 256×1024 · webgpu', 'matmul 256³ · webgpu', 'matmul 1024³ · webgpu', 'add 2^20 · webgpu',
-  'fusion sum+5 ewise · cpu', 'fusion sum+5 ewise · webgpu', 'onnx mlp · cpu', 'onnx mlp · webgpu',
-  'gen full', 'gen no-op', 'yo raf-op',
+  'softmax',
+  'matmul 256³',
+  'matmul 1024³',
+  'add 2^20',
+  'conv2d 3×3',
+  'layer_norm',
+  'ewise chain',
+  'mlp backward',
+  'softmax 256×1024 · webgpu',
+  'matmul 256³ · webgpu',
+  'matmul 1024³ · webgpu',
+  'add 2^20 · webgpu',
+  'fusion sum+5 ewise · cpu',
+  'fusion sum+5 ewise · webgpu',
+  'onnx mlp · cpu',
+  'onnx mlp · webgpu',
+  'gen full',
+  'gen no-op',
+  'yo raf-op',
 ];
 
 async function loadCases(): Promise<BenchCase[]> {
   const dir = join(HERE, 'cases');
   const cases: BenchCase[] = [];
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default: BenchCase | BenchCase[] };
     cases.push(...(Array.isArray(mod.default) ? mod.default : [mod.default]));
   }
-  const rank = (c: BenchCase) => GROUPS.indexOf(c.group) * 100 + (ORDER.includes(c.name) ? ORDER.indexOf(c.name) : ORDER.length);
+  const rank = (c: BenchCase) =>
+    GROUPS.indexOf(c.group) * 100 + (ORDER.includes(c.name) ? ORDER.indexOf(c.name) : ORDER.length);
   return cases.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1));
 }
 
@@ -41,23 +59,40 @@ async function loadCases(): Promise<BenchCase[]> {
 const SOFTWARE = /llvmpipe|lavapipe|swiftshader|softpipe|software/i;
 
 async function main(): Promise<void> {
-  const cases = (await loadCases()).filter((c) => (!filter || c.name.includes(filter) || c.group === filter) && !(quick && c.slow));
-  const results = await runCases(cases, { runs: RUNS, warmup: WARMUP, slowMs: SLOW_MS, slowRuns: SLOW_RUNS, progress: (l) => process.stderr.write(l) });
+  const cases = (await loadCases()).filter(
+    (c) => (!filter || c.name.includes(filter) || c.group === filter) && !(quick && c.slow),
+  );
+  const results = await runCases(cases, {
+    runs: RUNS,
+    warmup: WARMUP,
+    slowMs: SLOW_MS,
+    slowRuns: SLOW_RUNS,
+    progress: (l) => process.stderr.write(l),
+  });
 
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} ×${cpus().length}, Node ${process.version}`;
   const gpu = await gpuSetup();
   const gpuLine = gpu === undefined ? undefined : typeof gpu === 'string' ? `no WebGPU: ${gpu}` : describeGpu(gpu);
-  const software = typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
-  console.log(`\nraf-op benchmarks: median ms of ${RUNS} runs after ${WARMUP} warm-up (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`);
+  const software =
+    typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
+  console.log(
+    `\nraf-op benchmarks: median ms of ${RUNS} runs after ${WARMUP} warm-up (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
+  );
   if (gpuLine) console.log(`WebGPU adapter: ${gpuLine}`);
-  if (software) console.log('  a software adapter: WebGPU times measure the CPU it emulates on, so only ratios between columns mean anything');
+  if (software)
+    console.log(
+      '  a software adapter: WebGPU times measure the CPU it emulates on, so only ratios between columns mean anything',
+    );
   console.log(render(results, RUNS));
   console.log(`\nTargets (issue 7): ${TARGETS}`);
   const out = join(HERE, 'results');
   mkdirSync(out, { recursive: true });
   const file = join(out, 'latest.json');
   const webgpu = typeof gpu === 'object' ? { ...gpu, software } : gpu === undefined ? null : { unavailable: gpu };
-  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), machine, webgpu, quick, filter, runs: RUNS, warmup: WARMUP, cases: results }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, webgpu, quick, filter, runs: RUNS, warmup: WARMUP, cases: results }, null, 2)}\n`,
+  );
   console.log(`results: ${file}`);
 }
 

@@ -18,7 +18,10 @@ const ORT_FACTOR: Readonly<Record<string, number>> = {
   'conv2d 3×3': 3,
 };
 
-export function checkTarget(name: string, res: Partial<Record<ImplName, Measured>>): { met: boolean; rule: string } | undefined {
+export function checkTarget(
+  name: string,
+  res: Partial<Record<ImplName, Measured>>,
+): { met: boolean; rule: string } | undefined {
   const raf = res['raf-op']?.median_ms;
   if (raf === null || raf === undefined) return undefined;
   if (name === 'gen full') {

@@ -30,7 +30,9 @@ export default defineCase({
     'tfjs-wasm': tfjs('wasm', tfBuild),
     onnxruntime: onnx(
       {
-        nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attrs: { pads: [1, 1, 1, 1], kernel_shape: [K, K] } }],
+        nodes: [
+          { op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attrs: { pads: [1, 1, 1, 1], kernel_shape: [K, K] } },
+        ],
         inputs: [
           { name: 'x', dtype: 'float32', shape: [N, C, H, W] },
           { name: 'w', dtype: 'float32', shape: [O, C, K, K] },

@@ -9,21 +9,25 @@ import { readAll } from '../raf.ts';
 export function fusionCase(device: DeviceKind, rows = 1024, cols = 1024): BenchCase {
   // Built once per case on first setup, so both columns run the same graphs on the same input.
   let made: Promise<FusionBenchCase> | undefined;
-  const get = () => (made ??= (async () => {
-    const c = reduceThenElementwiseCase(rows, cols);
-    return device === 'cpu' ? c : onDevice(c, device);
-  })());
+  const get = () =>
+    (made ??= (async () => {
+      const c = reduceThenElementwiseCase(rows, cols);
+      return device === 'cpu' ? c : onDevice(c, device);
+    })());
   const variant = (v: 'fused' | 'unfused'): Impl => ({
     async setup() {
       const c = await get();
       const l = c.launches();
       return {
         // CPU results are computed by the time the call returns; a GPU run waits for the queue, as the webgpu cases do.
-        run: device === 'cpu' ? () => c.run(v) : async () => {
-          const y = c.run(v);
-          await gpuSync();
-          y.dispose();
-        },
+        run:
+          device === 'cpu'
+            ? () => c.run(v)
+            : async () => {
+                const y = c.run(v);
+                await gpuSync();
+                y.dispose();
+              },
         note: `${l[v]} launch${l[v] === 1 ? '' : 'es'}`,
         result: () => readAll(c.run(v)),
       };

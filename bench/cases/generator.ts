@@ -57,7 +57,8 @@ const noop = defineCase({
         return {
           run: async () => {
             // What the CLI does: the pipeline runs only when specs, generator or outputs changed since the last run.
-            if (upToDate(dir) === undefined) throw new Error('gen no-op: the fingerprint check missed an unchanged tree');
+            if (upToDate(dir) === undefined)
+              throw new Error('gen no-op: the fingerprint check missed an unchanged tree');
           },
           dispose: () => rmSync(dir, { recursive: true, force: true }),
         };

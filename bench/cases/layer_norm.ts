@@ -34,7 +34,14 @@ export default defineCase({
     'tfjs-wasm': tfjs('wasm', tfBuild),
     onnxruntime: onnx(
       {
-        nodes: [{ op: 'LayerNormalization', inputs: ['x', 'scale', 'bias'], outputs: ['y'], attrs: { axis: -1, epsilon: { float: EPS } } }],
+        nodes: [
+          {
+            op: 'LayerNormalization',
+            inputs: ['x', 'scale', 'bias'],
+            outputs: ['y'],
+            attrs: { axis: -1, epsilon: { float: EPS } },
+          },
+        ],
         inputs: [
           { name: 'x', dtype: 'float32', shape: [R, C] },
           { name: 'scale', dtype: 'float32', shape: [C] },

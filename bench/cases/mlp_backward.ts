@@ -62,7 +62,8 @@ export default defineCase({
   },
   incomparable: { onnxruntime: 'the hand-written backward graph also returns y' },
   gaps: {
-    'tfjs-cpu': 'open: tf.grads fails with "gradient function not found for Sum" (tfjs-core\'s ES entry registers no gradients here)',
+    'tfjs-cpu':
+      'open: tf.grads fails with "gradient function not found for Sum" (tfjs-core\'s ES entry registers no gradients here)',
     'tfjs-wasm': 'same as tfjs-cpu',
   },
 });

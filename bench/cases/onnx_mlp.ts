@@ -9,9 +9,22 @@ import { data, onnx } from '../peers.ts';
 import { input, readAll, servedBy } from '../raf.ts';
 
 /** softmax(relu(x·W1 + b1)·W2 + b2), the model of test/runtime/graph-onnx.test.ts at a size worth timing. */
-export function mlpModel(batch: number, inDim: number, hidden: number, outDim: number): { spec: ModelSpec; x: Float32Array } {
+export function mlpModel(
+  batch: number,
+  inDim: number,
+  hidden: number,
+  outDim: number,
+): { spec: ModelSpec; x: Float32Array } {
   // Small weights keep the softmax away from saturation, so outputs compare meaningfully.
-  const w = (name: string, shape: number[], seed: number) => ({ name, dtype: 'float32' as const, shape, data: data(shape.reduce((a, b) => a * b, 1), seed).map((v) => v * 0.1) });
+  const w = (name: string, shape: number[], seed: number) => ({
+    name,
+    dtype: 'float32' as const,
+    shape,
+    data: data(
+      shape.reduce((a, b) => a * b, 1),
+      seed,
+    ).map((v) => v * 0.1),
+  });
   return {
     spec: {
       nodes: [
@@ -24,7 +37,12 @@ export function mlpModel(batch: number, inDim: number, hidden: number, outDim: n
       ],
       inputs: [{ name: 'x', dtype: 'float32', shape: [batch, inDim] }],
       outputs: [{ name: 'y' }],
-      initializers: [w('w1', [inDim, hidden], 2), w('b1', [hidden], 3), w('w2', [hidden, outDim], 4), w('b2', [outDim], 5)],
+      initializers: [
+        w('w1', [inDim, hidden], 2),
+        w('b1', [hidden], 3),
+        w('w2', [hidden, outDim], 4),
+        w('b2', [outDim], 5),
+      ],
       opset: 17,
     },
     x: data(batch * inDim, 1),
@@ -48,11 +66,14 @@ export function onnxMlpCase(device: DeviceKind, batch = 128, inDim = 784, hidden
           const tx = await input(shape, x).to(device);
           const f = () => execute(g, [tx])[0]!;
           return {
-            run: device === 'cpu' ? () => f().dataSync() : async () => {
-              const y = f();
-              await gpuSync();
-              y.dispose();
-            },
+            run:
+              device === 'cpu'
+                ? () => f().dataSync()
+                : async () => {
+                    const y = f();
+                    await gpuSync();
+                    y.dispose();
+                  },
             note: `graph, fused to ${g.nodes.length} kernels, matmul: ${servedBy('matmul', device)}`,
             result: () => readAll(f()),
           };

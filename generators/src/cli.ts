@@ -62,14 +62,22 @@ async function main(argv: string[]): Promise<number> {
   ]);
   const result = await generate(root, { check: readOnly });
   const ms = (performance.now() - started).toFixed(0);
-  const verb = { create: readOnly ? 'missing' : 'created', update: readOnly ? 'stale' : 'updated', delete: readOnly ? 'extra' : 'deleted' };
-  for (const c of result.changes) console.log(`  ${verb[c.action].padEnd(8)} ${c.path}${c.kind === 'stub' ? '  (hand-written stub)' : ''}`);
+  const verb = {
+    create: readOnly ? 'missing' : 'created',
+    update: readOnly ? 'stale' : 'updated',
+    delete: readOnly ? 'extra' : 'deleted',
+  };
+  for (const c of result.changes)
+    console.log(`  ${verb[c.action].padEnd(8)} ${c.path}${c.kind === 'stub' ? '  (hand-written stub)' : ''}`);
   const summary = `${result.model.ops.length} ops, ${result.files} files, ${result.changes.length} changed, ${ms} ms`;
   // A dialect level with no kernel would only fail at dispatch; docs/coverage.md marks it, --check fails on it.
-  const problems = coverageProblems(result.model) ?? coverage(result.model, Object.values(emitAll(result.model)).flat()).problems;
+  const problems =
+    coverageProblems(result.model) ?? coverage(result.model, Object.values(emitAll(result.model)).flat()).problems;
   for (const p of problems) console.error(`${String(p).replace(': error:', values.check ? ': error:' : ': warning:')}`);
   if (values.check && problems.length) {
-    console.error(`raf-op gen --check: ${problems.length} dialect level${problems.length === 1 ? '' : 's'} without a kernel (see docs/coverage.md).`);
+    console.error(
+      `raf-op gen --check: ${problems.length} dialect level${problems.length === 1 ? '' : 's'} without a kernel (see docs/coverage.md).`,
+    );
     return 1;
   }
   if (values.check && result.changes.length) {

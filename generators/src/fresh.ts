@@ -33,9 +33,11 @@ function inputsFingerprint(root: string): string {
   const h = createHash('sha256');
   for (const f of specFiles(root)) h.update(f).update(readFileSync(join(root, f)));
   for (const dir of ['src', 'schema']) {
-    for (const f of listFiles(join(GENERATOR_ROOT, dir), GENERATOR_ROOT)) h.update(f).update(readFileSync(join(GENERATOR_ROOT, f)));
+    for (const f of listFiles(join(GENERATOR_ROOT, dir), GENERATOR_ROOT))
+      h.update(f).update(readFileSync(join(GENERATOR_ROOT, f)));
   }
-  for (const f of listFiles(join(GENERATOR_ROOT, '../templates'), GENERATOR_ROOT)) h.update(f).update(readFileSync(join(GENERATOR_ROOT, f)));
+  for (const f of listFiles(join(GENERATOR_ROOT, '../templates'), GENERATOR_ROOT))
+    h.update(f).update(readFileSync(join(GENERATOR_ROOT, f)));
   for (const f of ['.prettierrc.json', 'package-lock.json']) {
     if (existsSync(join(root, f))) h.update(f).update(readFileSync(join(root, f)));
   }
@@ -49,7 +51,8 @@ function manifestPath(root: string): string {
 /** Output files the manifest covers: everything in the generated folders plus the given extra paths. */
 function currentOutputs(root: string, extra: readonly string[]): Record<string, string> {
   const outputs: Record<string, string> = {};
-  for (const dir of GENERATED_DIRS) for (const f of listFiles(join(root, dir), root)) outputs[f] = sha(readFileSync(join(root, f)));
+  for (const dir of GENERATED_DIRS)
+    for (const f of listFiles(join(root, dir), root)) outputs[f] = sha(readFileSync(join(root, f)));
   for (const f of extra) if (existsSync(join(root, f))) outputs[f] = sha(readFileSync(join(root, f)));
   return outputs;
 }
@@ -66,7 +69,8 @@ export function upToDate(root: string): string | undefined {
   const extra = Object.keys(manifest.outputs).filter((p) => !GENERATED_DIRS.some((d) => p.startsWith(`${d}/`)));
   const now = currentOutputs(root, extra);
   const before = manifest.outputs;
-  const same = Object.keys(now).length === Object.keys(before).length && Object.entries(now).every(([p, h]) => before[p] === h);
+  const same =
+    Object.keys(now).length === Object.keys(before).length && Object.entries(now).every(([p, h]) => before[p] === h);
   return same ? manifest.summary : undefined;
 }
 

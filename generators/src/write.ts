@@ -70,15 +70,21 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
 }
 
 /** Compares the virtual tree with the disk; reads the disk, writes nothing. */
-export async function plan(root: string, generated: readonly EmittedFile[], stubs: readonly StubFile[]): Promise<Change[]> {
+export async function plan(
+  root: string,
+  generated: readonly EmittedFile[],
+  stubs: readonly StubFile[],
+): Promise<Change[]> {
   const changes: Change[] = [];
   const wanted = new Set<string>();
   const formatted = await Promise.all(generated.map((f) => format(root, f)));
   generated.forEach((f, i) => {
     wanted.add(f.path);
     const onDisk = readIfExists(join(root, f.path));
-    if (onDisk === undefined) changes.push({ path: f.path, action: 'create', kind: 'generated', content: formatted[i] });
-    else if (onDisk !== formatted[i]) changes.push({ path: f.path, action: 'update', kind: 'generated', content: formatted[i] });
+    if (onDisk === undefined)
+      changes.push({ path: f.path, action: 'create', kind: 'generated', content: formatted[i] });
+    else if (onDisk !== formatted[i])
+      changes.push({ path: f.path, action: 'update', kind: 'generated', content: formatted[i] });
   });
   for (const dir of GENERATED_DIRS) {
     for (const path of listFiles(root, dir)) {

@@ -12,10 +12,17 @@ const x = tensor(
 
 const y = ops.softmax(x, -1);
 // A weighted sum makes the gradient non-trivial: d/dx sum(softmax(x) * w).
-const w = tensor([[1, 0, -1], [0.5, 0.25, 0]], { dtype: 'float64' });
+const w = tensor(
+  [
+    [1, 0, -1],
+    [0.5, 0.25, 0],
+  ],
+  { dtype: 'float64' },
+);
 backward(ops.sum(ops.multiply(y, w)));
 
-const fmt = (rows: unknown) => (rows as number[][]).map((r) => r.map((v) => v.toFixed(6).padStart(10)).join(' ')).join('\n');
+const fmt = (rows: unknown) =>
+  (rows as number[][]).map((r) => r.map((v) => v.toFixed(6).padStart(10)).join(' ')).join('\n');
 console.log(`x:\n${fmt(await x.toArray())}`);
 console.log(`softmax(x, axis=-1):\n${fmt(await y.toArray())}`);
 console.log(`d/dx sum(softmax(x) * w):\n${fmt(await x.grad!.toArray())}`);

@@ -86,7 +86,8 @@ type OutputGrads = (Tensor | undefined)[];
 export function backward(y: Tensor | readonly Tensor[], dy?: Tensor | readonly Tensor[]): void {
   const roots = y instanceof Tensor ? [y] : [...y];
   const seeds = dy === undefined ? [] : dy instanceof Tensor ? [dy] : [...dy];
-  if (seeds.length && seeds.length !== roots.length) throw new Error(`backward: ${roots.length} outputs but ${seeds.length} seeds`);
+  if (seeds.length && seeds.length !== roots.length)
+    throw new Error(`backward: ${roots.length} outputs but ${seeds.length} seeds`);
   const grads = new Map<TapeNode, OutputGrads>();
   noGrad(() => {
     roots.forEach((r, i) => {
@@ -106,7 +107,8 @@ export function backward(y: Tensor | readonly Tensor[], dy?: Tensor | readonly T
         const gi = result[name];
         if (!gi) continue;
         if (Array.isArray(parent)) {
-          if (!Array.isArray(gi) || gi.length !== parent.length) throw new Error(`gradient of raf.op.${node.op.name} for '${name}' must be a list of ${parent.length}`);
+          if (!Array.isArray(gi) || gi.length !== parent.length)
+            throw new Error(`gradient of raf.op.${node.op.name} for '${name}' must be a list of ${parent.length}`);
           parent.forEach((p, k) => p && gi[k] && send(grads, node.op.name, `${name}[${k}]`, p, gi[k]));
         } else send(grads, node.op.name, name, parent as Parent, gi as Tensor);
       }
@@ -142,7 +144,9 @@ function fitToShape(op: string, arg: string, g: Tensor, to: TensorType): Tensor 
   if (shapesEqual(g.shape, to.shape)) return g;
   const axes = broadcastAxes(to.shape, g.shape);
   if (g.shape.length < to.shape.length || axes.length === 0) {
-    throw new Error(`gradient of raf.op.${op} for '${arg}' has shape ${formatShape(g.shape)}, input has ${formatShape(to.shape)}`);
+    throw new Error(
+      `gradient of raf.op.${op} for '${arg}' has shape ${formatShape(g.shape)}, input has ${formatShape(to.shape)}`,
+    );
   }
   const summed = call('sum', [g, axes, true]) as Tensor;
   return call('reshape', [summed, [...to.shape]]) as Tensor;
@@ -180,7 +184,10 @@ function topoOrder(roots: readonly TapeNode[]): TapeNode[] {
  * `argnums`). A non-scalar output is seeded with ones, i.e. the gradient of its sum; several
  * outputs (a list) are each seeded, i.e. the gradient of the sum of their sums.
  */
-export function grad(f: (...xs: Tensor[]) => Tensor | readonly Tensor[], argnums?: readonly number[]): (...xs: Tensor[]) => Tensor[] {
+export function grad(
+  f: (...xs: Tensor[]) => Tensor | readonly Tensor[],
+  argnums?: readonly number[],
+): (...xs: Tensor[]) => Tensor[] {
   return (...xs) => valueAndGrad(f, argnums)(...xs).grads;
 }
 
@@ -194,7 +201,8 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
     // Fresh leaves, so the caller's tensors keep their own grad state.
     const leaves = xs.map((x, i) => {
       if (!which.includes(i)) return x;
-      if (!isFloat(x.dtype)) throw new Error(`grad: argument ${i} has dtype ${x.dtype}; only float tensors have gradients`);
+      if (!isFloat(x.dtype))
+        throw new Error(`grad: argument ${i} has dtype ${x.dtype}; only float tensors have gradients`);
       return new Tensor(x.shape, x.dtype, x.storage).requireGrad();
     });
     const value = f(...leaves);
@@ -202,9 +210,12 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
     const seeds = seed === undefined ? undefined : seed instanceof Tensor ? [seed] : [...seed];
     // Outputs that do not depend on a differentiated input contribute nothing (and have no tape to walk).
     const live = outs.map((o, i) => i).filter((i) => outs[i]!.node || outs[i]!.requiresGrad);
-    if (live.length) backward(live.map((i) => outs[i]!), seeds && live.map((i) => seeds[i]!));
+    if (live.length)
+      backward(
+        live.map((i) => outs[i]!),
+        seeds && live.map((i) => seeds[i]!),
+      );
     const grads = which.map((i) => leaves[i]!.grad ?? placeOn(full(xs[i]!.shape, 0, xs[i]!.dtype), xs[i]!.device));
     return { value, grads };
   };
 }
-

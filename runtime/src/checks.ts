@@ -20,7 +20,12 @@ function elementOf(op: string, x: TensorType | readonly TensorType[]): TensorTyp
 }
 
 /** `check: axes(x)` — a list of distinct axes of x, normalized and sorted. */
-export function checkAxes(op: string, arg: string, axes: readonly number[], x: TensorType | readonly TensorType[]): number[] {
+export function checkAxes(
+  op: string,
+  arg: string,
+  axes: readonly number[],
+  x: TensorType | readonly TensorType[],
+): number[] {
   const seen = new Set<number>();
   for (const a of axes) {
     const n = checkAxis(op, arg, a, x);
@@ -44,7 +49,11 @@ export function checkPositive(op: string, arg: string, v: number | readonly numb
 
 export function checkOneOf<T>(op: string, arg: string, v: T, allowed: readonly T[]): void {
   if (!allowed.includes(v)) {
-    throw new OpError(op, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`, arg);
+    throw new OpError(
+      op,
+      `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, got ${JSON.stringify(v)}`,
+      arg,
+    );
   }
 }
 
@@ -108,9 +117,14 @@ export function concatOf(op: string, arg: string, xs: readonly TensorType[], axi
   xs.forEach((t, i) => {
     if (i === 0) return;
     const name = `${arg}[${i}]`;
-    if (t.dtype !== first.dtype) throw new OpError(op, `dtype mismatch: ${arg}[0] is ${first.dtype}, ${name} is ${t.dtype}`, arg);
+    if (t.dtype !== first.dtype)
+      throw new OpError(op, `dtype mismatch: ${arg}[0] is ${first.dtype}, ${name} is ${t.dtype}`, arg);
     if (t.shape.length !== first.shape.length || t.shape.some((d, k) => k !== axis && d !== first.shape[k])) {
-      throw new OpError(op, `${name} has shape ${formatShape(t.shape)}, which does not fit ${arg}[0] ${formatShape(first.shape)} outside axis ${axis}`, arg);
+      throw new OpError(
+        op,
+        `${name} has shape ${formatShape(t.shape)}, which does not fit ${arg}[0] ${formatShape(first.shape)} outside axis ${axis}`,
+        arg,
+      );
     }
     shape[axis]! += t.shape[axis]!;
   });
@@ -125,11 +139,17 @@ export function matmulOf(op: string, a: TensorType, b: TensorType, transposeA = 
   const [m, ka] = lastTwo(a.shape, transposeA);
   const [kb, n] = lastTwo(b.shape, transposeB);
   if (ka !== kb) {
-    throw new OpError(op, `inner dimensions differ: a ${formatShape(a.shape)} and b ${formatShape(b.shape)} (${ka} != ${kb})`);
+    throw new OpError(
+      op,
+      `inner dimensions differ: a ${formatShape(a.shape)} and b ${formatShape(b.shape)} (${ka} != ${kb})`,
+    );
   }
   const batch = broadcastShapes(a.shape.slice(0, -2), b.shape.slice(0, -2));
   if (!batch) {
-    throw new OpError(op, `cannot broadcast batch dimensions of a ${formatShape(a.shape)} and b ${formatShape(b.shape)}`);
+    throw new OpError(
+      op,
+      `cannot broadcast batch dimensions of a ${formatShape(a.shape)} and b ${formatShape(b.shape)}`,
+    );
   }
   return { shape: [...batch, m, n], dtype };
 }

@@ -12,7 +12,12 @@ export interface DialectInfo {
    * Builds a kernel for a call one of its dialect ops' build() declined, or null: the WebGPU dialect runs float16 calls
    * that have no float16 kernel in float32 between casts. Reached through buildDialectKernel.
    */
-  readonly fallback?: (d: AnyDialectOp, attrs: unknown, out: OutType, inputs: KernelInputs) => Kernel<KernelInputs, unknown, OutType> | null;
+  readonly fallback?: (
+    d: AnyDialectOp,
+    attrs: unknown,
+    out: OutType,
+    inputs: KernelInputs,
+  ) => Kernel<KernelInputs, unknown, OutType> | null;
 }
 
 export type KernelInputs = Readonly<Record<string, Tensor | readonly Tensor[] | null>>;
@@ -24,7 +29,11 @@ export type OutType = TensorType | readonly TensorType[];
 export type KernelResult<O extends OutType> = O extends readonly TensorType[] ? readonly Tensor[] : Tensor;
 
 /** A built kernel: inputs and static attrs in, output tensor (or tuple op's tensors) out. */
-export type Kernel<I = KernelInputs, T = unknown, O extends OutType = TensorType> = (inputs: I, attrs: T, out: O) => KernelResult<O>;
+export type Kernel<I = KernelInputs, T = unknown, O extends OutType = TensorType> = (
+  inputs: I,
+  attrs: T,
+  out: O,
+) => KernelResult<O>;
 
 /** Generated per op and dialect: schema args → kernel inputs, static attrs, and the compile-cache key. */
 export interface Bridge<A, I = KernelInputs, T = unknown, O extends OutType = TensorType> {
@@ -80,10 +89,18 @@ export function allDialectOps(op: string): readonly AnyDialectOp[] {
  * A dialect op's kernel for these attrs and types: its own build(), else its dialect's fallback, else null. Eager
  * dispatch and graph mode both build kernels through this, so both get the fallback.
  */
-export function buildDialectKernel(d: AnyDialectOp, attrs: unknown, out: OutType, inputs: unknown): Kernel<unknown, unknown, OutType> | null {
+export function buildDialectKernel(
+  d: AnyDialectOp,
+  attrs: unknown,
+  out: OutType,
+  inputs: unknown,
+): Kernel<unknown, unknown, OutType> | null {
   const kernel = d.build(attrs, out, inputs) as Kernel<unknown, unknown, OutType> | null;
   if (kernel) return kernel;
-  return (dialects.get(d.dialect)?.fallback?.(d, attrs, out, inputs as KernelInputs) as Kernel<unknown, unknown, OutType> | null | undefined) ?? null;
+  return (
+    (dialects.get(d.dialect)?.fallback?.(d, attrs, out, inputs as KernelInputs) as
+      Kernel<unknown, unknown, OutType> | null | undefined) ?? null
+  );
 }
 
 let pinned: readonly string[] | null = null;

@@ -2,7 +2,14 @@
 
 import { recordOnTape } from './autodiff.ts';
 import { deviceName, type Device } from './device.ts';
-import { buildDialectKernel, dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel, type OutType } from './dialect.ts';
+import {
+  buildDialectKernel,
+  dialectOpsFor,
+  enabledDialects,
+  type AnyDialectOp,
+  type Kernel,
+  type OutType,
+} from './dialect.ts';
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
@@ -79,10 +86,16 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
 function checkResult(op: AnyOpDef, d: AnyDialectOp, result: Tensor | readonly Tensor[], out: OutType): void {
   const outs = isTuple(out) ? out : [out];
   const got = result instanceof Tensor ? [result] : result;
-  const fits = isTuple(out) === !(result instanceof Tensor) && got.length === outs.length && got.every((t, i) => t.dtype === outs[i]!.dtype && t.shape.length === outs[i]!.shape.length);
+  const fits =
+    isTuple(out) === !(result instanceof Tensor) &&
+    got.length === outs.length &&
+    got.every((t, i) => t.dtype === outs[i]!.dtype && t.shape.length === outs[i]!.shape.length);
   if (!fits) {
     const said = outs.map((o) => `${o.dtype} ${JSON.stringify(o.shape)}`).join(', ');
-    throw new OpError(op.name, `dialect ${d.dialect} returned ${got.map((t) => t.toString()).join(', ')}, declared ${isTuple(out) ? `(${said})` : said}`);
+    throw new OpError(
+      op.name,
+      `dialect ${d.dialect} returned ${got.map((t) => t.toString()).join(', ')}, declared ${isTuple(out) ? `(${said})` : said}`,
+    );
   }
 }
 
@@ -108,7 +121,10 @@ function buildCached(
     }
     kernelCache.set(key, kernel);
   }
-  if (!kernel) tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): cannot build for ${isTuple(out) ? out.map((o) => o.dtype).join(', ') : out.dtype}`);
+  if (!kernel)
+    tried.push(
+      `raf.op.${d.dialect}.${op.name} (level ${d.level}): cannot build for ${isTuple(out) ? out.map((o) => o.dtype).join(', ') : out.dtype}`,
+    );
   return kernel;
 }
 

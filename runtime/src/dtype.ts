@@ -98,4 +98,3 @@ export function castScalar(dtype: DType, v: number): number {
       return v;
   }
 }
-

@@ -24,13 +24,18 @@ export interface GradcheckFailure {
  * outputs (a tuple op's), of the sum over outputs with one w each. Inputs must be float64 CPU tensors.
  * Returns the mismatches (empty when the check passes).
  */
-export function gradcheck(f: (...xs: Tensor[]) => Tensor | readonly Tensor[], inputs: Tensor[], opts: GradcheckOptions = {}): GradcheckFailure[] {
+export function gradcheck(
+  f: (...xs: Tensor[]) => Tensor | readonly Tensor[],
+  inputs: Tensor[],
+  opts: GradcheckOptions = {},
+): GradcheckFailure[] {
   const eps = opts.eps ?? 1e-6;
   const atol = opts.atol ?? 1e-5;
   const rtol = opts.rtol ?? 1e-3;
   const argnums = opts.argnums ?? inputs.map((_, i) => i);
   for (const i of argnums) {
-    if (inputs[i]!.dtype !== 'float64') throw new Error(`gradcheck: input ${i} must be float64, got ${inputs[i]!.dtype}`);
+    if (inputs[i]!.dtype !== 'float64')
+      throw new Error(`gradcheck: input ${i} must be float64, got ${inputs[i]!.dtype}`);
   }
   const listOf = (y: Tensor | readonly Tensor[]): readonly Tensor[] => (y instanceof Tensor ? [y] : y);
   const probe = f(...inputs);

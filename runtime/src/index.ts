@@ -7,7 +7,18 @@ export * as ops from './generated/ops.ts';
 export { OPS, type OpName } from './generated/index.ts';
 export { DTYPES, isFloat, type DType } from './dtype.ts';
 export { device, deviceName, CPU, type Device, type DeviceKind } from './device.ts';
-export { Tensor, tensor, scalar, full, zeros, ones, fromStorage, randomUniform, rng, type TensorType } from './tensor.ts';
+export {
+  Tensor,
+  tensor,
+  scalar,
+  full,
+  zeros,
+  ones,
+  fromStorage,
+  randomUniform,
+  rng,
+  type TensorType,
+} from './tensor.ts';
 export { OpError, DispatchError } from './errors.ts';
 export { call, invoke, dispatchStats } from './dispatch.ts';
 export { withDialect, registerDialect, allDialectOps } from './dialect.ts';
@@ -16,7 +27,25 @@ export { gradcheck, type GradcheckFailure } from './gradcheck.ts';
 export { getOp, listOps, type OpDef } from './registry.ts';
 export { fromRelayCall } from './relay.ts';
 export type { CastRule, FusionPattern, ArgType } from './vocab.ts';
-export { initWebGpu, releaseGpu, webgpuUnavailable, benchWebGpu, gpuSync, type WebGpuTiming } from './dialects/webgpu/index.ts';
+export {
+  initWebGpu,
+  releaseGpu,
+  webgpuUnavailable,
+  benchWebGpu,
+  gpuSync,
+  type WebGpuTiming,
+} from './dialects/webgpu/index.ts';
 export { initWasm, wasmUnavailable } from './dialects/wasm/index.ts';
 export * as graph from './graph/index.ts';
-export { trace, execute, Model, printGraph, fromRelay, fromOnnx, autodiff, autoCast, fuseOps, fuseDialect } from './graph/index.ts';
+export {
+  trace,
+  execute,
+  Model,
+  printGraph,
+  fromRelay,
+  fromOnnx,
+  autodiff,
+  autoCast,
+  fuseOps,
+  fuseDialect,
+} from './graph/index.ts';

@@ -17,9 +17,16 @@ export function relayConverter(relayOp: string): RelayConverter | undefined {
 }
 
 /** Calls the raf-op op a Relay op maps to, e.g. `fromRelayCall('nn.softmax', [x], { axis: 1 })`. */
-export function fromRelayCall(relayOp: string, args: readonly unknown[], attrs: Readonly<Record<string, unknown>> = {}): unknown {
+export function fromRelayCall(
+  relayOp: string,
+  args: readonly unknown[],
+  attrs: Readonly<Record<string, unknown>> = {},
+): unknown {
   const c = converters.get(relayOp);
-  if (!c) throw new Error(`FromRelay: no raf-op op maps Relay op '${relayOp}'; known: ${[...converters.keys()].sort().join(', ')}`);
+  if (!c)
+    throw new Error(
+      `FromRelay: no raf-op op maps Relay op '${relayOp}'; known: ${[...converters.keys()].sort().join(', ')}`,
+    );
   return c.convert(args, attrs);
 }
 
@@ -42,7 +49,10 @@ export function relayArgs(
   });
   for (const [k, v] of Object.entries({ ...defaults, ...attrs })) {
     const target = attrNames[k];
-    if (!target) throw new Error(`FromRelay: ${relayOp} has no attr '${k}' that raf-op maps; known: ${Object.keys(attrNames).join(', ')}`);
+    if (!target)
+      throw new Error(
+        `FromRelay: ${relayOp} has no attr '${k}' that raf-op maps; known: ${Object.keys(attrNames).join(', ')}`,
+      );
     kw[target] = v;
   }
   return kw;

@@ -92,7 +92,8 @@ function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalar
     case 'Tensor':
       if (v instanceof Tensor) return v;
       // Plain numbers and arrays become CPU tensors of the call's dtype (like `add(x, 1)`).
-      if (typeof v === 'number' || Array.isArray(v)) return placeOn(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
+      if (typeof v === 'number' || Array.isArray(v))
+        return placeOn(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
       return fail();
     case 'Tensor[]':
       if (Array.isArray(v) && v.every((t) => t instanceof Tensor)) return v;

@@ -77,7 +77,10 @@ export function formatShape(shape: Shape): string {
  * Merges adjacent dimensions that every operand walks contiguously and drops size-1 ones, so same-shape
  * operands index as rank 1 and most broadcasts stay within rank 2 or 3.
  */
-export function coalesce(shape: readonly number[], strides: readonly (readonly number[])[]): { shape: number[]; strides: number[][] } {
+export function coalesce(
+  shape: readonly number[],
+  strides: readonly (readonly number[])[],
+): { shape: number[]; strides: number[][] } {
   const dims: number[] = [];
   const st: number[][] = strides.map(() => []);
   for (let d = 0; d < shape.length; d++) {

@@ -238,7 +238,10 @@ export function rng(seed: number): () => number {
   };
 }
 
-export function randomUniform(shape: Shape, opts: { dtype?: DType; seed?: number; low?: number; high?: number } = {}): Tensor {
+export function randomUniform(
+  shape: Shape,
+  opts: { dtype?: DType; seed?: number; low?: number; high?: number } = {},
+): Tensor {
   const next = rng(opts.seed ?? 0);
   const lo = opts.low ?? -1;
   const hi = opts.high ?? 1;

@@ -25,7 +25,14 @@ export const ARG_TYPES = [
 export type ArgType = (typeof ARG_TYPES)[number];
 
 /** TVM's operator pattern kinds, in fusion order: a lower kind may fuse into a higher one. */
-export const FUSION_PATTERNS = ['elemwise', 'broadcast', 'injective', 'comm_reduce', 'out_ewise_fusable', 'opaque'] as const;
+export const FUSION_PATTERNS = [
+  'elemwise',
+  'broadcast',
+  'injective',
+  'comm_reduce',
+  'out_ewise_fusable',
+  'opaque',
+] as const;
 export type FusionPattern = (typeof FUSION_PATTERNS)[number];
 
 /**

@@ -56,12 +56,21 @@ describe('bench harness', () => {
     expect(rs[0]!.results['raf-op']!.note).toBe('1 launch');
   });
 
-  it.skipIf(!hasGpu)('WebGPU cases: raf-op and tfjs-webgpu on one adapter agree; graph mode on the GPU too', async () => {
-    const cases = [softmaxGpuCase(4, 32), matmulGpuCase(16), addGpuCase(1000), fusionCase('webgpu', 8, 16), onnxMlpCase('webgpu', 4, 8, 16, 3)];
-    const rs = await runCases(cases, OPTIONS);
-    rs.forEach((r, i) => expectSound(r, cases[i]!, 1e-4));
-    expect(rs[0]!.results['raf-op']!.note).toBe('webgpu');
-  });
+  it.skipIf(!hasGpu)(
+    'WebGPU cases: raf-op and tfjs-webgpu on one adapter agree; graph mode on the GPU too',
+    async () => {
+      const cases = [
+        softmaxGpuCase(4, 32),
+        matmulGpuCase(16),
+        addGpuCase(1000),
+        fusionCase('webgpu', 8, 16),
+        onnxMlpCase('webgpu', 4, 8, 16, 3),
+      ];
+      const rs = await runCases(cases, OPTIONS);
+      rs.forEach((r, i) => expectSound(r, cases[i]!, 1e-4));
+      expect(rs[0]!.results['raf-op']!.note).toBe('webgpu');
+    },
+  );
 
   it.skipIf(hasGpu)('without an adapter, WebGPU cases are skipped with the reason', async () => {
     const [r] = await runCases([addGpuCase(1000)], OPTIONS);

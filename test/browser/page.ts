@@ -1,6 +1,15 @@
 // Browser side of the WebGPU browser test: bundled with the runtime, it runs op cases on navigator.gpu and hands back the values.
 
-import { call, initWasm, initWebGpu, tensor, valueAndGrad, wasmUnavailable, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import {
+  call,
+  initWasm,
+  initWebGpu,
+  tensor,
+  valueAndGrad,
+  wasmUnavailable,
+  withDialect,
+  type Tensor,
+} from '../../runtime/src/index.ts';
 import { currentGpu, gpuUnavailableReason } from '../../runtime/src/dialects/webgpu/index.ts';
 
 export interface BrowserCase {
@@ -45,19 +54,32 @@ async function runCases(cases: readonly BrowserCase[], wasmInput: readonly numbe
   const results: BrowserResult[] = [];
   for (const c of cases) {
     const onGpu: Record<string, Tensor> = {};
-    for (const [name, v] of Object.entries(c.inputs)) onGpu[name] = await tensor(v.data, { dtype: 'float32', shape: v.shape }).to('webgpu');
+    for (const [name, v] of Object.entries(c.inputs))
+      onGpu[name] = await tensor(v.data, { dtype: 'float32', shape: v.shape }).to('webgpu');
     const y = withDialect(['webgpu'], () => call(c.op, [], { ...onGpu, ...c.args })) as Tensor;
     const grads: number[][] = [];
     if (c.grad?.length) {
       const dy = await tensor(c.dy!, { dtype: 'float32', shape: y.shape }).to('webgpu');
-      const f = (...xs: Tensor[]) => call(c.op, [], { ...onGpu, ...c.args, ...Object.fromEntries(c.grad!.map((n, k) => [n, xs[k]])) }) as Tensor;
+      const f = (...xs: Tensor[]) =>
+        call(c.op, [], { ...onGpu, ...c.args, ...Object.fromEntries(c.grad!.map((n, k) => [n, xs[k]])) }) as Tensor;
       const g = withDialect(['webgpu'], () => valueAndGrad(f, undefined, dy)(...c.grad!.map((n) => onGpu[n]!)).grads);
       for (const t of g) grads.push(Array.from(await t.data()));
     }
-    results.push({ title: c.title, device: y.device.kind, shape: [...y.shape], value: Array.from(await y.data()), grads });
+    results.push({
+      title: c.title,
+      device: y.device.kind,
+      shape: [...y.shape],
+      value: Array.from(await y.data()),
+      grads,
+    });
   }
   const info = currentGpu()!.info;
-  return { adapter: `${info.vendor} ${info.architecture} ${info.device} (${info.backend}, fallback=${info.isFallbackAdapter})`, pipelines: gpu.pipelines.compiledPipelineCount(), results, wasm: await runWasm(wasmInput) };
+  return {
+    adapter: `${info.vendor} ${info.architecture} ${info.device} (${info.backend}, fallback=${info.isFallbackAdapter})`,
+    pipelines: gpu.pipelines.compiledPipelineCount(),
+    results,
+    wasm: await runWasm(wasmInput),
+  };
 }
 
 (globalThis as { rafRunCases?: typeof runCases }).rafRunCases = runCases;

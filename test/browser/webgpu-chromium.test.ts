@@ -15,7 +15,12 @@ const CHROMIUM = process.env.RAF_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-webgpu-adapter=swiftshader'];
 
 /** One case per op family: broadcasting, every hand kernel, a batched matmul, and gradients through them. */
-const CASES: readonly { op: string; shapes: Record<string, number[]>; args?: Record<string, unknown>; grad?: string[] }[] = [
+const CASES: readonly {
+  op: string;
+  shapes: Record<string, number[]>;
+  args?: Record<string, unknown>;
+  grad?: string[];
+}[] = [
   { op: 'add', shapes: { a: [3, 4], b: [4] }, grad: ['a', 'b'] },
   { op: 'multiply', shapes: { a: [2, 3, 4], b: [3, 1] }, grad: ['a', 'b'] },
   { op: 'divide', shapes: { a: [5], b: [5] } },
@@ -41,19 +46,39 @@ interface Prepared {
 /** Inputs in float32 (what the page uploads) and the CPU reference computed in float64 from the same values. */
 function prepare(): Prepared[] {
   return CASES.map((c, i) => {
-    const inputs = Object.fromEntries(Object.entries(c.shapes).map(([name, shape], k) => [name, randomUniform(shape, { seed: 100 * i + k, low: 0.5, high: 2 })]));
-    const wide = Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, tensor(t.dataSync(), { dtype: 'float64', shape: t.shape })]));
+    const inputs = Object.fromEntries(
+      Object.entries(c.shapes).map(([name, shape], k) => [
+        name,
+        randomUniform(shape, { seed: 100 * i + k, low: 0.5, high: 2 }),
+      ]),
+    );
+    const wide = Object.fromEntries(
+      Object.entries(inputs).map(([k, t]) => [k, tensor(t.dataSync(), { dtype: 'float64', shape: t.shape })]),
+    );
     const args = c.args ?? {};
     const value = withDialect(['cpu'], () => call(c.op, [], { ...wide, ...args })) as Tensor;
     const dy = Array.from({ length: value.size }, (_, k) => Math.cos(k + i));
-    const f = (...xs: Tensor[]) => call(c.op, [], { ...wide, ...args, ...Object.fromEntries((c.grad ?? []).map((n, k) => [n, xs[k]])) }) as Tensor;
+    const f = (...xs: Tensor[]) =>
+      call(c.op, [], { ...wide, ...args, ...Object.fromEntries((c.grad ?? []).map((n, k) => [n, xs[k]])) }) as Tensor;
     const grads = c.grad
-      ? withDialect(['cpu'], () => valueAndGrad(f, undefined, tensor(dy, { dtype: 'float64', shape: value.shape }))(...c.grad!.map((n) => wide[n]!)).grads)
+      ? withDialect(
+          ['cpu'],
+          () =>
+            valueAndGrad(
+              f,
+              undefined,
+              tensor(dy, { dtype: 'float64', shape: value.shape }),
+            )(...c.grad!.map((n) => wide[n]!)).grads,
+        )
       : [];
     const browser: BrowserCase = {
-      title: `${c.op} ${Object.entries(c.shapes).map(([k, s]) => `${k}[${s}]`).join(' ')} ${JSON.stringify(args)}`,
+      title: `${c.op} ${Object.entries(c.shapes)
+        .map(([k, s]) => `${k}[${s}]`)
+        .join(' ')} ${JSON.stringify(args)}`,
       op: c.op,
-      inputs: Object.fromEntries(Object.entries(inputs).map(([k, t]) => [k, { shape: [...t.shape], data: Array.from(t.dataSync()) }])),
+      inputs: Object.fromEntries(
+        Object.entries(inputs).map(([k, t]) => [k, { shape: [...t.shape], data: Array.from(t.dataSync()) }]),
+      ),
       args,
       ...(c.grad ? { grad: c.grad, dy } : {}),
     };
@@ -82,10 +107,12 @@ const WASM_MODULE = fileURLToPath(new URL('../../runtime/src/dialects/wasm/build
  * http://localhost is. The bundle has no stubs: the runtime must load in a page as it is.
  */
 function serve(js: string): Promise<http.Server> {
-  const html = '<!doctype html><meta charset="utf-8"><title>raf-op webgpu</title><script type="module" src="/bundle.js"></script>';
+  const html =
+    '<!doctype html><meta charset="utf-8"><title>raf-op webgpu</title><script type="module" src="/bundle.js"></script>';
   const server = http.createServer((req, res) => {
     if (req.url === '/bundle.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    else if (req.url === '/raf.wasm') res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(WASM_MODULE));
+    else if (req.url === '/raf.wasm')
+      res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(WASM_MODULE));
     else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     else res.writeHead(404).end();
   });
@@ -113,12 +140,19 @@ beforeAll(async () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`http://localhost:${(server.address() as AddressInfo).port}/`);
-    await page.waitForFunction(() => 'rafRunCases' in globalThis, undefined, { timeout: 20_000 }).catch((e: Error) => {
-      throw new Error(`the page never loaded its bundle (${e.message})${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`);
-    });
+    await page
+      .waitForFunction(() => 'rafRunCases' in globalThis, undefined, { timeout: 20_000 })
+      .catch((e: Error) => {
+        throw new Error(
+          `the page never loaded its bundle (${e.message})${errors.length ? `; page errors: ${errors.join('; ')}` : ''}`,
+        );
+      });
     run = await page.evaluate(
       ([cases, wasmInput]) =>
-        (globalThis as unknown as { rafRunCases: (c: BrowserCase[], w: number[]) => Promise<BrowserRun> }).rafRunCases(cases, wasmInput),
+        (globalThis as unknown as { rafRunCases: (c: BrowserCase[], w: number[]) => Promise<BrowserRun> }).rafRunCases(
+          cases,
+          wasmInput,
+        ),
       [prepared.map((p) => p.browser), WASM_INPUT] as const,
     );
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
@@ -152,7 +186,12 @@ describe('webgpu in headless Chromium', () => {
     expect(before).toMatch(/initWasm/);
     expect(loaded).toBe(true);
     const x = tensor(WASM_INPUT, { dtype: 'float32', shape: [2, 3] });
-    assertAllClose(softmax, Array.from((withDialect(['cpu'], () => call('softmax', [x, -1])) as Tensor).dataSync()), { atol: 1e-6, rtol: 0 }, 'softmax on wasm in Chromium vs CPU');
+    assertAllClose(
+      softmax,
+      Array.from((withDialect(['cpu'], () => call('softmax', [x, -1])) as Tensor).dataSync()),
+      { atol: 1e-6, rtol: 0 },
+      'softmax on wasm in Chromium vs CPU',
+    );
   });
 
   it.for(CASES.map((c, i) => [c.op, i] as const))('%s matches the CPU', ([, i], ctx) => {
@@ -166,6 +205,13 @@ describe('webgpu in headless Chromium', () => {
     expect(got.shape).toEqual([...want.value.shape]);
     assertAllClose(got.value, Array.from(want.value.dataSync()), WEBGPU_TOLERANCE, `${got.title} in Chromium vs CPU`);
     expect(got.grads).toHaveLength(want.grads.length);
-    want.grads.forEach((g, k) => assertAllClose(got.grads[k]!, Array.from(g.dataSync()), WEBGPU_TOLERANCE, `${got.title}: gradient ${k} in Chromium vs CPU`));
+    want.grads.forEach((g, k) =>
+      assertAllClose(
+        got.grads[k]!,
+        Array.from(g.dataSync()),
+        WEBGPU_TOLERANCE,
+        `${got.title}: gradient ${k} in Chromium vs CPU`,
+      ),
+    );
   });
 });

@@ -13,7 +13,10 @@ let root: string;
 
 function gen(...args: string[]): { code: number; out: string } {
   try {
-    const out = execFileSync(TSX, [CLI, 'gen', '--root', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(TSX, [CLI, 'gen', '--root', root, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { code: 0, out };
   } catch (e) {
     const err = e as { status: number; stdout: string; stderr: string };
@@ -62,7 +65,9 @@ describe('raf-op gen', () => {
     const before = readFileSync(join(root, 'runtime/src/generated/passes/exp.ts'), 'utf8');
     const r = gen();
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/specs\/math\/exp\.yaml:\d+:9: error: 'fusion' is 'elementwise', which is not allowed\n  hint: did you mean 'elemwise'\?/);
+    expect(r.out).toMatch(
+      /specs\/math\/exp\.yaml:\d+:9: error: 'fusion' is 'elementwise', which is not allowed\n  hint: did you mean 'elemwise'\?/,
+    );
     expect(r.out).toContain('nothing was written');
     expect(readFileSync(join(root, 'runtime/src/generated/passes/exp.ts'), 'utf8')).toBe(before);
   });

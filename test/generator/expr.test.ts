@@ -1,9 +1,32 @@
 // Tests for the `compute:` expression toolkit: parse/print, errors, simplification, derivatives, evaluator and renderers.
 import { describe, expect, it } from 'vitest';
 import {
-  ExprError, FUNCTIONS, FUNCTION_NAMES, WGSL_HELPERS, binary, call, children, constant, diff, evalExpr, freeVars, jsHelpersUsed,
-  parseExpr, printExpr, renderJs, renderWgsl, resultKind, select, simplify, unary, variable, wgslHelperSource,
-  wgslHelpersUsed, type BinaryOp, type CallFn, type Expr,
+  ExprError,
+  FUNCTIONS,
+  FUNCTION_NAMES,
+  WGSL_HELPERS,
+  binary,
+  call,
+  children,
+  constant,
+  diff,
+  evalExpr,
+  freeVars,
+  jsHelpersUsed,
+  parseExpr,
+  printExpr,
+  renderJs,
+  renderWgsl,
+  resultKind,
+  select,
+  simplify,
+  unary,
+  variable,
+  wgslHelperSource,
+  wgslHelpersUsed,
+  type BinaryOp,
+  type CallFn,
+  type Expr,
 } from '../../generators/src/expr/index.ts';
 import * as cpuMath from '../../runtime/src/dialects/cpu/math.ts';
 
@@ -73,9 +96,13 @@ describe('parseExpr / printExpr', () => {
     expect(parseExpr('a + b * c')).toEqual(binary('+', variable('a'), binary('*', variable('b'), variable('c'))));
     expect(parseExpr('-x ** 2')).toEqual(unary('neg', binary('**', variable('x'), constant(2))));
     expect(parseExpr('a ** b ** c')).toEqual(binary('**', variable('a'), binary('**', variable('b'), variable('c'))));
-    expect(parseExpr('a < b + 1 && !c || d')).toEqual(binary('||',
-      binary('&&', binary('<', variable('a'), binary('+', variable('b'), constant(1))), unary('not', variable('c'))),
-      variable('d')));
+    expect(parseExpr('a < b + 1 && !c || d')).toEqual(
+      binary(
+        '||',
+        binary('&&', binary('<', variable('a'), binary('+', variable('b'), constant(1))), unary('not', variable('c'))),
+        variable('d'),
+      ),
+    );
     expect(parseExpr('where(c, a, b)')).toEqual(select(variable('c'), variable('a'), variable('b')));
   });
 
@@ -144,19 +171,43 @@ describe('ExprError', () => {
 
   it('points at the culprit in an excerpt', () => {
     expect(failure('1 + clamp(x, 0)').excerpt()).toBe(
-      'clamp takes 3 arguments, got 2\n  1 + clamp(x, 0)\n      ^^^^^^^^^^^');
+      'clamp takes 3 arguments, got 2\n  1 + clamp(x, 0)\n      ^^^^^^^^^^^',
+    );
   });
 });
 
 describe('simplify', () => {
   it.each([
-    ['x * 1', 'x'], ['1 * x', 'x'], ['x * 0', '0'], ['0 * x', '0'], ['x + 0', 'x'], ['0 + x', 'x'],
-    ['x - 0', 'x'], ['0 - x', '-x'], ['--x', 'x'], ['x / 1', 'x'], ['0 / x', '0'], ['x ** 1', 'x'],
-    ['x ** 0', '1'], ['pow(x, 1)', 'x'], ['2 * 3 + x', '6 + x'], ['exp(0) + sqrt(4)', '3'], ['x * 2', '2 * x'],
-    ['2 * (3 * x)', '6 * x'], ['-(2 * x)', '-2 * x'], ['x - -y', 'x + y'], ['x + -y', 'x - y'],
-    ['-x * -y', 'x * y'], ['-(-a / b)', 'a / b'], ['where(2 > 1, a, b)', 'a'], ['where(c, a, a)', 'a'],
-    ['where(!c, a, b)', 'where(c, b, a)'], ['x * where(c, 1, 0)', 'where(c, x, 0)'], ['1 > 0 || x > 0', '1'],
-    ['1 && x > 0', 'x > 0'], ['1 / 0', '1 / 0'],
+    ['x * 1', 'x'],
+    ['1 * x', 'x'],
+    ['x * 0', '0'],
+    ['0 * x', '0'],
+    ['x + 0', 'x'],
+    ['0 + x', 'x'],
+    ['x - 0', 'x'],
+    ['0 - x', '-x'],
+    ['--x', 'x'],
+    ['x / 1', 'x'],
+    ['0 / x', '0'],
+    ['x ** 1', 'x'],
+    ['x ** 0', '1'],
+    ['pow(x, 1)', 'x'],
+    ['2 * 3 + x', '6 + x'],
+    ['exp(0) + sqrt(4)', '3'],
+    ['x * 2', '2 * x'],
+    ['2 * (3 * x)', '6 * x'],
+    ['-(2 * x)', '-2 * x'],
+    ['x - -y', 'x + y'],
+    ['x + -y', 'x - y'],
+    ['-x * -y', 'x * y'],
+    ['-(-a / b)', 'a / b'],
+    ['where(2 > 1, a, b)', 'a'],
+    ['where(c, a, a)', 'a'],
+    ['where(!c, a, b)', 'where(c, b, a)'],
+    ['x * where(c, 1, 0)', 'where(c, x, 0)'],
+    ['1 > 0 || x > 0', '1'],
+    ['1 && x > 0', 'x > 0'],
+    ['1 / 0', '1 / 0'],
   ])('%s -> %s', (src, expected) => {
     expect(printExpr(simplify(parseExpr(src)))).toBe(expected);
   });
@@ -181,19 +232,40 @@ describe('simplify', () => {
 describe('diff', () => {
   // [expression, sampling range per variable]; ranges keep log/sqrt/pow inside their domains.
   const cases: [string, Record<string, [number, number]>][] = [
-    ['exp(x)', { x: [-3, 3] }], ['log(x)', { x: [0.1, 5] }], ['sqrt(x)', { x: [0.1, 5] }],
-    ['rsqrt(x)', { x: [0.1, 5] }], ['sin(x)', { x: [-4, 4] }], ['cos(x)', { x: [-4, 4] }], ['tan(x)', { x: [-1.2, 1.2] }],
-    ['tanh(x)', { x: [-4, 4] }], ['sigmoid(x)', { x: [-6, 6] }], ['erf(x)', { x: [-3, 3] }], ['abs(x)', { x: [-3, 3] }],
-    ['log1p(x)', { x: [-0.9, 4] }], ['expm1(x)', { x: [-3, 3] }], ['softplus(x)', { x: [-6, 6] }],
-    ['reciprocal(x)', { x: [0.2, 4] }], ['-x / (1 + x * x)', { x: [-3, 3] }], ['x ** 3', { x: [-2, 2] }],
-    ['x ** y', { x: [0.2, 3], y: [-2, 2] }], ['pow(2, x)', { x: [-2, 2] }], ['x ** -1.5', { x: [0.2, 3] }],
-    ['x * clamp(x + 3, 0, 6) / 6', { x: [-5, 5] }], ['max(x, 0)', { x: [-3, 3] }], ['min(x, y)', { x: [-3, 3], y: [-3, 3] }],
-    ['1 / (1 + exp(-x))', { x: [-5, 5] }], ['where(x > y, x * y, x - y)', { x: [-3, 3], y: [-3, 3] }],
-    ['clamp(x, y, y + 1)', { x: [-3, 3], y: [-3, 3] }], ['clamp(y, x, 2 * x)', { x: [0.5, 2], y: [-1, 5] }],
+    ['exp(x)', { x: [-3, 3] }],
+    ['log(x)', { x: [0.1, 5] }],
+    ['sqrt(x)', { x: [0.1, 5] }],
+    ['rsqrt(x)', { x: [0.1, 5] }],
+    ['sin(x)', { x: [-4, 4] }],
+    ['cos(x)', { x: [-4, 4] }],
+    ['tan(x)', { x: [-1.2, 1.2] }],
+    ['tanh(x)', { x: [-4, 4] }],
+    ['sigmoid(x)', { x: [-6, 6] }],
+    ['erf(x)', { x: [-3, 3] }],
+    ['abs(x)', { x: [-3, 3] }],
+    ['log1p(x)', { x: [-0.9, 4] }],
+    ['expm1(x)', { x: [-3, 3] }],
+    ['softplus(x)', { x: [-6, 6] }],
+    ['reciprocal(x)', { x: [0.2, 4] }],
+    ['-x / (1 + x * x)', { x: [-3, 3] }],
+    ['x ** 3', { x: [-2, 2] }],
+    ['x ** y', { x: [0.2, 3], y: [-2, 2] }],
+    ['pow(2, x)', { x: [-2, 2] }],
+    ['x ** -1.5', { x: [0.2, 3] }],
+    ['x * clamp(x + 3, 0, 6) / 6', { x: [-5, 5] }],
+    ['max(x, 0)', { x: [-3, 3] }],
+    ['min(x, y)', { x: [-3, 3], y: [-3, 3] }],
+    ['1 / (1 + exp(-x))', { x: [-5, 5] }],
+    ['where(x > y, x * y, x - y)', { x: [-3, 3], y: [-3, 3] }],
+    ['clamp(x, y, y + 1)', { x: [-3, 3], y: [-3, 3] }],
+    ['clamp(y, x, 2 * x)', { x: [0.5, 2], y: [-1, 5] }],
     ['0.5 * x * (1 + erf(x / sqrt(2)))', { x: [-4, 4] }],
     ['0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x ** 3)))', { x: [-4, 4] }],
-    ['x * sigmoid(x)', { x: [-5, 5] }], ['x * tanh(softplus(x))', { x: [-5, 5] }], ['x / y', { x: [-3, 3], y: [0.5, 3] }],
-    ['floor(x) * x + round(x) + ceil(x) * sign(x)', { x: [-3, 3] }], ['x * (x > 0) + (x < y)', { x: [-3, 3], y: [-3, 3] }],
+    ['x * sigmoid(x)', { x: [-5, 5] }],
+    ['x * tanh(softplus(x))', { x: [-5, 5] }],
+    ['x / y', { x: [-3, 3], y: [0.5, 3] }],
+    ['floor(x) * x + round(x) + ceil(x) * sign(x)', { x: [-3, 3] }],
+    ['x * (x > 0) + (x < y)', { x: [-3, 3], y: [-3, 3] }],
     ['where(x > 0 && y > 0, exp(x * y), log1p(y * y))', { x: [-2, 2], y: [-2, 2] }],
   ];
 
@@ -203,13 +275,17 @@ describe('diff', () => {
     for (const wrt of Object.keys(ranges)) {
       const derivative = diff(expr, wrt);
       for (let n = 0; n < 25; n++) {
-        const env = Object.fromEntries(Object.entries(ranges).map(([name, [lo, hi]]) => [name, lo + (hi - lo) * random()]));
+        const env = Object.fromEntries(
+          Object.entries(ranges).map(([name, [lo, hi]]) => [name, lo + (hi - lo) * random()]),
+        );
         const step = 1e-6 * Math.max(1, Math.abs(env[wrt]!));
         const at = (offset: number) => evalExpr(expr, { ...env, [wrt]: env[wrt]! + offset });
         const numeric = (at(step) - at(-step)) / (2 * step);
         const symbolic = evalExpr(derivative, env);
-        expect(Math.abs(symbolic - numeric), `d/d${wrt} at ${JSON.stringify(env)}: ${printExpr(derivative)}`)
-          .toBeLessThan(1e-5 * Math.max(1, Math.abs(numeric)));
+        expect(
+          Math.abs(symbolic - numeric),
+          `d/d${wrt} at ${JSON.stringify(env)}: ${printExpr(derivative)}`,
+        ).toBeLessThan(1e-5 * Math.max(1, Math.abs(numeric)));
       }
     }
   });
@@ -253,15 +329,26 @@ describe('cpu math helpers', () => {
 
   it.each([
     // 40-digit mpmath values, spanning both branches and the switch-over at 2.5.
-    [-0.3, -0.3286267594591274], [1e-8, 1.1283791670955126e-8], [0.1, 0.1124629160182849], [2.4, 0.999311486103355],
-    [2.6, 0.9997639655834707], [3.5, 0.9999992569016276], [-4, -0.9999999845827421], [6, 1], [0, 0],
+    [-0.3, -0.3286267594591274],
+    [1e-8, 1.1283791670955126e-8],
+    [0.1, 0.1124629160182849],
+    [2.4, 0.999311486103355],
+    [2.6, 0.9997639655834707],
+    [3.5, 0.9999992569016276],
+    [-4, -0.9999999845827421],
+    [6, 1],
+    [0, 0],
   ])('erf(%f) is accurate to a few float64 ulps', (x, expected) => {
     expect(Math.abs(cpuMath.erf(x) - expected)).toBeLessThanOrEqual(1e-15 * Math.abs(expected));
   });
 
   it('erfc keeps relative accuracy in the tail', () => {
-    for (const [x, expected] of [[3, 2.209049699858544e-5], [5, 1.537459794428035e-12], [10, 2.088487583762545e-45],
-      [-3, 1.9999779095030015]] as const) {
+    for (const [x, expected] of [
+      [3, 2.209049699858544e-5],
+      [5, 1.537459794428035e-12],
+      [10, 2.088487583762545e-45],
+      [-3, 1.9999779095030015],
+    ] as const) {
       expect(Math.abs(cpuMath.erfc(x) - expected) / expected).toBeLessThan(1e-14);
     }
     expect(cpuMath.erf(Infinity)).toBe(1);
@@ -306,14 +393,19 @@ describe('renderJs', () => {
     expect(renderJs(parseExpr('x + y'), { x: 'x[i]', y: 'yv' })).toBe('x[i] + yv');
     expect(renderJs(parseExpr('x > 0'), { x: 'x[i]' })).toBe('(x[i] > 0 ? 1 : 0)');
     expect(renderJs(parseExpr('x > 0'), { x: 'x[i]' }, { as: 'bool' })).toBe('x[i] > 0');
-    expect(renderJs(parseExpr('where(x, 1, 2) + (x == y)'), { x: 'a', y: 'b' }))
-      .toBe('((a !== 0) ? 1 : 2) + (a === b ? 1 : 0)');
+    expect(renderJs(parseExpr('where(x, 1, 2) + (x == y)'), { x: 'a', y: 'b' })).toBe(
+      '((a !== 0) ? 1 : 2) + (a === b ? 1 : 0)',
+    );
     expect(renderJs(parseExpr('-x ** 2 - -y'), { x: 'a', y: 'b' })).toBe('-Math.pow(a, 2) - -b');
     expect(() => renderJs(parseExpr('x + y'), { x: 'a' })).toThrow(/no name given for variable 'y'/);
   });
 
   it('names the helpers a kernel must import', () => {
-    expect(jsHelpersUsed(parseExpr('erf(x) + sigmoid(x) * round(x) + exp(x)'))).toEqual(['erf', 'roundHalfEven', 'sigmoid']);
+    expect(jsHelpersUsed(parseExpr('erf(x) + sigmoid(x) * round(x) + exp(x)'))).toEqual([
+      'erf',
+      'roundHalfEven',
+      'sigmoid',
+    ]);
     expect(jsHelpersUsed(parseExpr('exp(x)'))).toEqual([]);
   });
 });
@@ -325,17 +417,23 @@ describe('renderWgsl', () => {
   it('renders hard-swish and its derivative', () => {
     expect(renderWgsl(hardSwish, names, 'f32')).toBe('x[i] * clamp(x[i] + 3.0, 0.0, 6.0) / 6.0');
     expect(renderWgsl(diff(hardSwish, 'x'), names, 'f32')).toBe(
-      '(clamp(x[i] + 3.0, 0.0, 6.0) + select(0.0, x[i], x[i] + 3.0 > 0.0 && x[i] + 3.0 < 6.0)) / 6.0');
+      '(clamp(x[i] + 3.0, 0.0, 6.0) + select(0.0, x[i], x[i] + 3.0 > 0.0 && x[i] + 3.0 < 6.0)) / 6.0',
+    );
   });
 
   it('converts between bool and float and keeps select argument order', () => {
     expect(renderWgsl(parseExpr('x > 0'), names, 'f16')).toBe('f16(x[i] > 0.0h)');
     // Unsuffixed literals would make this select f32 and the sum an f32 + f16 type error.
-    expect(renderWgsl(parseExpr('x + where(x > 0, 1, 0)'), names, 'f16')).toBe('x[i] + select(0.0h, 1.0h, x[i] > 0.0h)');
+    expect(renderWgsl(parseExpr('x + where(x > 0, 1, 0)'), names, 'f16')).toBe(
+      'x[i] + select(0.0h, 1.0h, x[i] > 0.0h)',
+    );
     expect(renderWgsl(parseExpr('!x'), names, 'f16', { as: 'bool' })).toBe('!(x[i] != 0.0h)');
     expect(renderWgsl(parseExpr('where(x, 1, 2)'), names, 'f32')).toBe('select(2.0, 1.0, (x[i] != 0.0))');
-    expect(renderWgsl(parseExpr('(a < b) == (c < d) || a > 0 && b > 0'), { a: 'a', b: 'b', c: 'c', d: 'd' }, 'f32',
-      { as: 'bool' })).toBe('(a < b) == (c < d) || (a > 0.0 && b > 0.0)');
+    expect(
+      renderWgsl(parseExpr('(a < b) == (c < d) || a > 0 && b > 0'), { a: 'a', b: 'b', c: 'c', d: 'd' }, 'f32', {
+        as: 'bool',
+      }),
+    ).toBe('(a < b) == (c < d) || (a > 0.0 && b > 0.0)');
     expect(() => renderWgsl(constant(Infinity), {}, 'f32')).toThrow(/no literal/);
     expect(() => renderWgsl(constant(1e5), {}, 'f16')).toThrow(/overflows f16/);
     // Tint would reject these at shader creation; the renderer names the subexpression instead.
@@ -347,9 +445,17 @@ describe('renderWgsl', () => {
     const gelu = parseExpr('0.5 * x * (1 + erf(x / sqrt(2)))');
     expect(renderWgsl(gelu, names, 'f32')).toBe('0.5 * x[i] * (1.0 + raf_erf(x[i] / sqrt(2.0)))');
     expect(renderWgsl(gelu, names, 'f16')).toBe('0.5h * x[i] * (1.0h + f16(raf_erf(f32(x[i] / sqrt(2.0h)))))');
-    expect(renderWgsl(parseExpr('x ** 2 + x ** 3 + x ** 0.5'), names, 'f32'))
-      .toBe('x[i] * x[i] + raf_pow(x[i], 3.0) + pow(x[i], 0.5)');
-    expect(wgslHelpersUsed(parseExpr('softplus(x) + erf(x) ** y'))).toEqual(['raf_erf', 'raf_log1p', 'raf_softplus', 'raf_pow']);
-    expect(wgslHelperSource(parseExpr('softplus(x)'))).toBe(`${WGSL_HELPERS.raf_log1p}\n\n${WGSL_HELPERS.raf_softplus}`);
+    expect(renderWgsl(parseExpr('x ** 2 + x ** 3 + x ** 0.5'), names, 'f32')).toBe(
+      'x[i] * x[i] + raf_pow(x[i], 3.0) + pow(x[i], 0.5)',
+    );
+    expect(wgslHelpersUsed(parseExpr('softplus(x) + erf(x) ** y'))).toEqual([
+      'raf_erf',
+      'raf_log1p',
+      'raf_softplus',
+      'raf_pow',
+    ]);
+    expect(wgslHelperSource(parseExpr('softplus(x)'))).toBe(
+      `${WGSL_HELPERS.raf_log1p}\n\n${WGSL_HELPERS.raf_softplus}`,
+    );
   });
 });

@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 export type Files = Record<string, string>;
 
 /** The repository's prettier config, so generated texts in a temporary repository format as in this one. */
-const PRETTIER: Files = { '.prettierrc.json': readFileSync(join(import.meta.dirname, '../../.prettierrc.json'), 'utf8') };
+const PRETTIER: Files = {
+  '.prettierrc.json': readFileSync(join(import.meta.dirname, '../../.prettierrc.json'), 'utf8'),
+};
 
 export const SPECS: Files = {
   'specs/nn/softmax.yaml': `op: softmax
@@ -85,11 +87,15 @@ dialects: { cpu: 10 }
 
 /** `git` in a folder, with an identity so commits work on any machine. */
 export function git(root: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=review@raf-op.test', '-c', 'user.name=review', '-c', 'commit.gpgsign=false', ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return execFileSync(
+    'git',
+    ['-c', 'user.email=review@raf-op.test', '-c', 'user.name=review', '-c', 'commit.gpgsign=false', ...args],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** Writes files (null deletes one). */

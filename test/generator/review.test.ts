@@ -55,7 +55,12 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'arg renamed',
-    edit: { [SOFTMAX]: SPECS[SOFTMAX]!.replace('axis: { type', 'dim: { type').replace('axis: [-1, 0]', 'dim: [-1, 0]').replace(/attrs: \{ axis: axis \}/g, 'attrs: { axis: dim }').replace('softmax_dx(y, dy, axis)', 'softmax_dx(y, dy, dim)') },
+    edit: {
+      [SOFTMAX]: SPECS[SOFTMAX]!.replace('axis: { type', 'dim: { type')
+        .replace('axis: [-1, 0]', 'dim: [-1, 0]')
+        .replace(/attrs: \{ axis: axis \}/g, 'attrs: { axis: dim }')
+        .replace('softmax_dx(y, dy, axis)', 'softmax_dx(y, dy, dim)'),
+    },
     op: 'softmax',
     change: '**arg renamed** `axis` → `dim`',
     rules: ['ARG_RENAMED'],
@@ -83,7 +88,11 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'optional arg appended',
-    edit: edited(AFFINE, '  beta: { type: float, default: 0.0 }\n', '  beta: { type: float, default: 0.0 }\n  gamma: { type: float, default: 2.0 }\n'),
+    edit: edited(
+      AFFINE,
+      '  beta: { type: float, default: 0.0 }\n',
+      '  beta: { type: float, default: 0.0 }\n  gamma: { type: float, default: 2.0 }\n',
+    ),
     op: 'affine',
     change: '**arg added** `gamma: float = 2`, last',
     rules: [],
@@ -97,7 +106,11 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'check added',
-    edit: edited(AFFINE, 'alpha: { type: float, default: 1.0 }', 'alpha: { type: float, default: 1.0, check: positive }'),
+    edit: edited(
+      AFFINE,
+      'alpha: { type: float, default: 1.0 }',
+      'alpha: { type: float, default: 1.0, check: positive }',
+    ),
     op: 'affine',
     change: '**checks** `alpha`: `none` → `positive`',
     rules: ['CHECK_ADDED', 'CHECK_ADDED'],
@@ -174,7 +187,10 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'op added',
-    edit: { 'specs/math/negative.yaml': 'op: negative\ndoc: -x.\nargs:\n  x: { type: Tensor }\ncompute: -x\ngrad:\n  saves: []\n  x: negative(dy)\ndialects: { cpu: 10 }\n' },
+    edit: {
+      'specs/math/negative.yaml':
+        'op: negative\ndoc: -x.\nargs:\n  x: { type: Tensor }\ncompute: -x\ngrad:\n  saves: []\n  x: negative(dy)\ndialects: { cpu: 10 }\n',
+    },
     op: 'negative',
     change: '**op added** `negative(x: Tensor) -> Tensor`, id 0xc08a6a84',
     rules: [],
@@ -204,7 +220,9 @@ describe('raf-op diff', () => {
     const schema = files.find((f) => f.path === 'runtime/src/generated/schema/softmax.ts')!;
     expect(schema).toMatchObject({ op: 'softmax', status: 'updated', added: 1, removed: 1 });
     // Formatted with the repository's prettier config, as `npm run gen` writes them.
-    expect(schema.hunks).toContain("-    { name: 'axis', type: 'int', default: -1 },\n+    { name: 'axis', type: 'int', default: 1 },");
+    expect(schema.hunks).toContain(
+      "-    { name: 'axis', type: 'int', default: -1 },\n+    { name: 'axis', type: 'int', default: 1 },",
+    );
     // The test that relies on the default is dropped: axis 1 is out of range for the [3] case. softmax_dx's
     // tests follow softmax's cases, since it is checked as softmax's VJP.
     expect(files.map((f) => `${f.op ?? '*'} ${f.path} +${f.added} -${f.removed}`)).toEqual([
@@ -220,22 +238,37 @@ describe('raf-op diff', () => {
   });
 
   it('lists new ops with their stubs and the registry entries they add', async () => {
-    const root = repo({ 'specs/math/square.yaml': 'op: square\ndoc: x * x.\nargs:\n  x: { type: Tensor }\nout: same(x)\ngrad: custom\ndialects: { cpu: 10 }\n' });
+    const root = repo({
+      'specs/math/square.yaml':
+        'op: square\ndoc: x * x.\nargs:\n  x: { type: Tensor }\nout: same(x)\ngrad: custom\ndialects: { cpu: 10 }\n',
+    });
     const { markdown, files } = await diffReport(root, { against: 'HEAD~1', summary: true });
     expect(markdown).toContain('**op added** `square(x: Tensor) -> Tensor`');
     const square = files.filter((f) => f.op === 'square');
     expect(square.every((f) => f.status === 'created')).toBe(true);
-    expect(square.filter((f) => f.kind === 'stub').map((f) => f.path)).toEqual(['runtime/src/dialects/cpu/kernels/square.ts', 'runtime/src/ops/square.grad.ts']);
+    expect(square.filter((f) => f.kind === 'stub').map((f) => f.path)).toEqual([
+      'runtime/src/dialects/cpu/kernels/square.ts',
+      'runtime/src/ops/square.grad.ts',
+    ]);
     expect(square.map((f) => f.path)).toEqual(
-      expect.arrayContaining(['runtime/src/generated/schema/square.ts', 'runtime/src/generated/grad/square.ts', 'runtime/src/generated/dialects/cpu/square.ts', 'test/generated/square.test.ts']),
+      expect.arrayContaining([
+        'runtime/src/generated/schema/square.ts',
+        'runtime/src/generated/grad/square.ts',
+        'runtime/src/generated/dialects/cpu/square.ts',
+        'test/generated/square.test.ts',
+      ]),
     );
     expect(files.find((f) => f.path === 'runtime/src/generated/op-ids.ts')!.hunks).toContain(`+  square: 0x`);
     expect(markdown).not.toContain('```diff');
   });
 
   it('says so when an edit changes only formatting and comments', async () => {
-    const root = repo({ [SOFTMAX]: `# a comment\n${SPECS[SOFTMAX]!.replace('axis: { type: int, default: -1, check: axis(x) }', 'axis: {type: int, check: axis(x), default: -1}')}` });
-    expect((await diffReport(root, { against: 'HEAD~1' })).markdown).toBe('## raf-op diff: `HEAD~1` → working tree\n\nNo spec changes.\n');
+    const root = repo({
+      [SOFTMAX]: `# a comment\n${SPECS[SOFTMAX]!.replace('axis: { type: int, default: -1, check: axis(x) }', 'axis: {type: int, check: axis(x), default: -1}')}`,
+    });
+    expect((await diffReport(root, { against: 'HEAD~1' })).markdown).toBe(
+      '## raf-op diff: `HEAD~1` → working tree\n\nNo spec changes.\n',
+    );
   });
 
   it('names the side whose specs do not build', () => {
@@ -244,7 +277,9 @@ describe('raf-op diff', () => {
     try {
       review(root, 'HEAD~1');
     } catch (e) {
-      expect(String((e as SpecErrors).errors[0])).toMatch(/^specs\/nn\/softmax\.yaml:6:6: error: \[working tree\] output rule names 'z'/);
+      expect(String((e as SpecErrors).errors[0])).toMatch(
+        /^specs\/nn\/softmax\.yaml:6:6: error: \[working tree\] output rule names 'z'/,
+      );
     }
   });
 
@@ -257,11 +292,19 @@ describe('raf-op diff', () => {
 describe('allow-list', () => {
   it('excuses an intended break, with its reason, and fails one without a reason', () => {
     const root = repo(edited(SOFTMAX, 'default: -1', 'default: 1'));
-    writeFiles(root, { 'specs/breaking-allow.json': JSON.stringify({ allow: [{ rule: 'DEFAULT_CHANGED', op: 'softmax', arg: 'axis', reason: 'match torch.softmax dim=1' }] }) });
+    writeFiles(root, {
+      'specs/breaking-allow.json': JSON.stringify({
+        allow: [{ rule: 'DEFAULT_CHANGED', op: 'softmax', arg: 'axis', reason: 'match torch.softmax dim=1' }],
+      }),
+    });
     const ok = breakingReport(root, 'HEAD~1');
     expect(ok.failed).toBe(false);
-    expect(ok.markdown).toContain('| `DEFAULT_CHANGED` | softmax | default of \'axis\' changed from -1 to 1 | allowed: match torch.softmax dim=1 |');
-    writeFiles(root, { 'specs/breaking-allow.json': JSON.stringify({ allow: [{ rule: 'DEFAULT_CHANGED', op: 'softmax' }] }) });
+    expect(ok.markdown).toContain(
+      "| `DEFAULT_CHANGED` | softmax | default of 'axis' changed from -1 to 1 | allowed: match torch.softmax dim=1 |",
+    );
+    writeFiles(root, {
+      'specs/breaking-allow.json': JSON.stringify({ allow: [{ rule: 'DEFAULT_CHANGED', op: 'softmax' }] }),
+    });
     const bad = breakingReport(root, 'HEAD~1');
     expect(bad.failed).toBe(true);
     expect(bad.markdown).toContain('✗ specs/breaking-allow.json: allow[0]: DEFAULT_CHANGED on softmax gives no reason');
@@ -269,19 +312,32 @@ describe('allow-list', () => {
 
   it('reports entries that excuse nothing, and unknown rule ids', () => {
     const root = repo(edited(EXP, 'rule: never', 'rule: always'));
-    writeFiles(root, { 'specs/breaking-allow.json': JSON.stringify({ allow: [{ rule: 'OP_REMOVED', op: 'sum', reason: 'old' }, { rule: 'NOPE', op: 'x', reason: 'r' }] }) });
+    writeFiles(root, {
+      'specs/breaking-allow.json': JSON.stringify({
+        allow: [
+          { rule: 'OP_REMOVED', op: 'sum', reason: 'old' },
+          { rule: 'NOPE', op: 'x', reason: 'r' },
+        ],
+      }),
+    });
     const r = breakingReport(root, 'HEAD~1');
-    expect(r.markdown).toContain('Allow-list entries that excuse nothing against `HEAD~1` (remove once merged): OP_REMOVED sum');
+    expect(r.markdown).toContain(
+      'Allow-list entries that excuse nothing against `HEAD~1` (remove once merged): OP_REMOVED sum',
+    );
     expect(r.markdown).toContain('allow[1]: rule "NOPE" is not one of OP_REMOVED, ARG_DELETED');
     expect(r.failed).toBe(true);
   });
 });
 
 describe('op id lock', () => {
-  const lock = (ops: Record<string, string>) => `${JSON.stringify({ hash: 'fnv1a32("raf.op." + name)', ops }, null, 2)}\n`;
+  const lock = (ops: Record<string, string>) =>
+    `${JSON.stringify({ hash: 'fnv1a32("raf.op." + name)', ops }, null, 2)}\n`;
 
   it('fails when a locked id is dropped or changed by hand', () => {
-    const root = twoCommits({ 'specs/op-ids.lock.json': lock({ exp: '0x95f50fe2' }) }, { ...SPECS, 'specs/op-ids.lock.json': lock({ exp: '0x95f50fe2', gone: '0x12345678' }) });
+    const root = twoCommits(
+      { 'specs/op-ids.lock.json': lock({ exp: '0x95f50fe2' }) },
+      { ...SPECS, 'specs/op-ids.lock.json': lock({ exp: '0x95f50fe2', gone: '0x12345678' }) },
+    );
     roots.push(root);
     expect(review(root, 'HEAD~1').breaks.map((b) => `${b.rule} ${b.op}`)).toEqual(['OP_ID_LOCK_EDITED gone']);
     writeFiles(root, { 'specs/op-ids.lock.json': lock({ exp: '0x00000001', gone: '0x12345678' }) });
@@ -299,7 +355,13 @@ describe('the CLI', () => {
     const tsx = join(import.meta.dirname, '../../node_modules/.bin/tsx');
     const run = (...args: string[]) => {
       try {
-        return { code: 0, out: execFileSync(tsx, [cli, ...args, '--root', root], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+        return {
+          code: 0,
+          out: execFileSync(tsx, [cli, ...args, '--root', root], {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+        };
       } catch (e) {
         return { code: (e as { status: number }).status, out: String((e as { stdout: string }).stdout) };
       }

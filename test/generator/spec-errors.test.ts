@@ -34,7 +34,11 @@ const softmax = (body: string) => ({
 describe('spec errors', () => {
   it('accepts a valid spec', () => {
     expect(
-      errorsOf(softmax('args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1, check: axis(x) }\ngrad:\n  saves: [y]\n  x: softmax_dx(y, dy, axis)\n')),
+      errorsOf(
+        softmax(
+          'args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1, check: axis(x) }\ngrad:\n  saves: [y]\n  x: softmax_dx(y, dy, axis)\n',
+        ),
+      ),
     ).toEqual([]);
   });
 
@@ -47,8 +51,14 @@ describe('spec errors', () => {
 
   it('reports a wrong type and an unknown enum value with their positions', () => {
     const errs = errorsOf(softmax('args:\n  x: { type: Tensor }\n  axis: { type: integer }\ngrad: none\nfusion: 3\n'));
-    expect(errs.some((e) => e.startsWith("specs/nn/softmax.yaml:5:17: error: 'args.axis.type' is 'integer', which is not allowed"))).toBe(true);
-    expect(errs.some((e) => e.startsWith("specs/nn/softmax.yaml:7:9: error: 'fusion' is '3', which is not allowed"))).toBe(true);
+    expect(
+      errs.some((e) =>
+        e.startsWith("specs/nn/softmax.yaml:5:17: error: 'args.axis.type' is 'integer', which is not allowed"),
+      ),
+    ).toBe(true);
+    expect(
+      errs.some((e) => e.startsWith("specs/nn/softmax.yaml:7:9: error: 'fusion' is '3', which is not allowed")),
+    ).toBe(true);
   });
 
   it('refuses a required arg after an optional one', () => {
@@ -60,9 +70,15 @@ describe('spec errors', () => {
 
   it('refuses a foreign default for an attr the mapping does not rename', () => {
     const errs = errorsOf(
-      softmax('args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad: none\nonnx: { op: Softmax, attrs: { axis: axis }, defaults: { axes: 1 } }\nrelay: { op: nn.softmax, attrs: { axis: axis }, defaults: { axis: 1 } }\n'),
+      softmax(
+        'args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad: none\nonnx: { op: Softmax, attrs: { axis: axis }, defaults: { axes: 1 } }\nrelay: { op: nn.softmax, attrs: { axis: axis }, defaults: { axis: 1 } }\n',
+      ),
     );
-    expect(errs).toEqual([expect.stringMatching(/^specs\/nn\/softmax\.yaml:7:\d+: error: ONNX default 'axes' is not a mapped attr\n  hint: did you mean 'axis'\?/)]);
+    expect(errs).toEqual([
+      expect.stringMatching(
+        /^specs\/nn\/softmax\.yaml:7:\d+: error: ONNX default 'axes' is not a mapped attr\n  hint: did you mean 'axis'\?/,
+      ),
+    ]);
   });
 
   it('refuses a duplicate op, naming the first definition', () => {
@@ -70,16 +86,27 @@ describe('spec errors', () => {
       ...softmax('args:\n  x: { type: Tensor }\ngrad: none\n'),
       'specs/math/softmax.yaml': 'op: softmax\ndoc: again\nargs:\n  x: { type: Tensor }\ngrad: none\n',
     });
-    expect(errs).toContain("specs/nn/softmax.yaml:1:5: error: duplicate op 'softmax'\n  hint: already defined in specs/math/softmax.yaml; rename one of them");
+    expect(errs).toContain(
+      "specs/nn/softmax.yaml:1:5: error: duplicate op 'softmax'\n  hint: already defined in specs/math/softmax.yaml; rename one of them",
+    );
   });
 
   it('refuses reuse of a schema no spec defines', () => {
-    const errs = errorsOf({ ...softmax('args:\n  x: { type: Tensor }\ngrad: none\n'), 'specs/nn/log_softmax.yaml': 'op: log_softmax\ndoc: d\nschema: softmaxx\ngrad: none\n' });
-    expect(errs).toEqual(["specs/nn/log_softmax.yaml:3:9: error: schema 'softmaxx' is not defined by any spec\n  hint: did you mean 'softmax'?"]);
+    const errs = errorsOf({
+      ...softmax('args:\n  x: { type: Tensor }\ngrad: none\n'),
+      'specs/nn/log_softmax.yaml': 'op: log_softmax\ndoc: d\nschema: softmaxx\ngrad: none\n',
+    });
+    expect(errs).toEqual([
+      "specs/nn/log_softmax.yaml:3:9: error: schema 'softmaxx' is not defined by any spec\n  hint: did you mean 'softmax'?",
+    ]);
   });
 
   it('refuses a gradient that reads what it does not save, and a backward op no spec defines', () => {
-    const errs = errorsOf(softmax('args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad:\n  saves: [y]\n  x: softmax_dxx(x, dy, axis)\n'));
+    const errs = errorsOf(
+      softmax(
+        'args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad:\n  saves: [y]\n  x: softmax_dxx(x, dy, axis)\n',
+      ),
+    );
     expect(errs).toEqual([
       "specs/nn/softmax.yaml:8:18: error: formula for 'x' reads 'x', which the backward does not keep\n  hint: add 'x' to grad.saves",
       "specs/nn/softmax.yaml:8:6: error: backward op 'softmax_dxx' is defined by no spec\n  hint: did you mean 'softmax_dx'?",
@@ -88,7 +115,9 @@ describe('spec errors', () => {
 
   it('refuses a cast rule or a relay attr naming an arg that does not exist', () => {
     const errs = errorsOf(
-      softmax('args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad: none\ncast: { rule: never, data_args: [z] }\nrelay: { op: nn.softmax, attrs: { axis: axs } }\n'),
+      softmax(
+        'args:\n  x: { type: Tensor }\n  axis: { type: int, default: -1 }\ngrad: none\ncast: { rule: never, data_args: [z] }\nrelay: { op: nn.softmax, attrs: { axis: axs } }\n',
+      ),
     );
     expect(errs).toEqual([
       "specs/nn/softmax.yaml:7:34: error: cast rule names 'z', which is not a tensor arg of softmax\n  hint: did you mean 'x'?",
@@ -97,7 +126,9 @@ describe('spec errors', () => {
   });
 
   it('refuses a compute expression that does not parse, pointing at the column', () => {
-    const errs = errorsOf({ 'specs/math/act.yaml': 'op: act\ndoc: d\nargs:\n  x: { type: Tensor }\ncompute: x * clamp(x + 3, 0) / 6\n' });
+    const errs = errorsOf({
+      'specs/math/act.yaml': 'op: act\ndoc: d\nargs:\n  x: { type: Tensor }\ncompute: x * clamp(x + 3, 0) / 6\n',
+    });
     expect(errs).toHaveLength(1);
     expect(errs[0]).toMatch(/^specs\/math\/act\.yaml:5:\d+: error: compute: clamp takes 3 arguments, got 2/);
   });

@@ -55,7 +55,7 @@ describe('generation', () => {
       ]),
     );
     expect(check.written).toBe(false);
-    expect(read('runtime/src/generated/schema/softmax.ts')).toContain("default: -1");
+    expect(read('runtime/src/generated/schema/softmax.ts')).toContain('default: -1');
     await generate(root);
     expect(read('runtime/src/generated/schema/softmax.ts')).toContain("{ name: 'axis', type: 'int', default: 0 }");
     expect(read('runtime/src/generated/api/softmax.ts')).toContain('axis: number = 0');
@@ -67,7 +67,9 @@ describe('generation', () => {
   it('reports extra generated files and deletes them', async () => {
     writeFileSync(join(root, 'runtime/src/generated/api/stray.ts'), '// stray\n');
     const check = await generate(root, { check: true });
-    expect(check.changes).toEqual([{ path: 'runtime/src/generated/api/stray.ts', action: 'delete', kind: 'generated' }]);
+    expect(check.changes).toEqual([
+      { path: 'runtime/src/generated/api/stray.ts', action: 'delete', kind: 'generated' },
+    ]);
     await generate(root);
     expect(existsSync(join(root, 'runtime/src/generated/api/stray.ts'))).toBe(false);
   });
@@ -75,10 +77,15 @@ describe('generation', () => {
   it('writes nothing when a spec is broken', async () => {
     const before = read('runtime/src/generated/schema/softmax.ts');
     edit('specs/nn/softmax.yaml', 'axis: { type: int, default: 0,', 'axis: { type: int, default: 1,');
-    writeFileSync(join(root, 'specs/math/broken.yaml'), 'op: broken\ndoc: d\nargs:\n  x: { type: Tensor }\nfusion: sideways\n');
+    writeFileSync(
+      join(root, 'specs/math/broken.yaml'),
+      'op: broken\ndoc: d\nargs:\n  x: { type: Tensor }\nfusion: sideways\n',
+    );
     const error = await generate(root).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SpecErrors);
-    expect(String((error as SpecErrors).errors[0])).toMatch(/^specs\/math\/broken\.yaml:5:9: error: 'fusion' is 'sideways'/);
+    expect(String((error as SpecErrors).errors[0])).toMatch(
+      /^specs\/math\/broken\.yaml:5:9: error: 'fusion' is 'sideways'/,
+    );
     expect(read('runtime/src/generated/schema/softmax.ts')).toBe(before);
     rmSync(join(root, 'specs/math/broken.yaml'));
   });
@@ -101,7 +108,9 @@ describe('hand-written stubs', () => {
     edit('specs/math/scale.yaml', 'k: { type: float', 'factor: { type: float');
     const { changes } = await generate(root);
     expect(changes.find((c) => c.path === stub)?.action).toBe('update');
-    expect(read(stub)).toContain('export function scaleGradImpl({ x, dy, factor }: ScaleGradContext): ScaleGradResult {');
+    expect(read(stub)).toContain(
+      'export function scaleGradImpl({ x, dy, factor }: ScaleGradContext): ScaleGradResult {',
+    );
     expect(read(stub)).toContain('return { x: dy }; // hand-written');
     // The kernel stub is never rewritten.
     expect(read('runtime/src/dialects/cpu/kernels/scale.ts')).toContain('({ x }, { k }, out)');

@@ -66,11 +66,17 @@ afterAll(() => {
 describe('yo raf-op', () => {
   it('refuses names that are not identifiers, escape specs/, or shadow an op, and writes nothing', async () => {
     const before = treeHashes(root, TRACKED);
-    await expect(scaffold(['../evil'], { yes: true })).rejects.toThrow(/op name '\.\.\/evil' is a path; it would write outside specs\//);
+    await expect(scaffold(['../evil'], { yes: true })).rejects.toThrow(
+      /op name '\.\.\/evil' is a path; it would write outside specs\//,
+    );
     await expect(scaffold(['Hard-Swish'], { yes: true })).rejects.toThrow(/not a lower_snake_case identifier/);
     await expect(scaffold(['delete'], { yes: true })).rejects.toThrow(/'delete' is a reserved word/);
-    await expect(scaffold(['softmax'], { yes: true })).rejects.toThrow(/op 'softmax' already exists \(specs\/nn\/softmax\.yaml\)[\s\S]*--force/);
-    await expect(scaffold(['ok_name'], { yes: true, category: '../..' })).rejects.toThrow(/category name '\.\.\/\.\.' is a path/);
+    await expect(scaffold(['softmax'], { yes: true })).rejects.toThrow(
+      /op 'softmax' already exists \(specs\/nn\/softmax\.yaml\)[\s\S]*--force/,
+    );
+    await expect(scaffold(['ok_name'], { yes: true, category: '../..' })).rejects.toThrow(
+      /category name '\.\.\/\.\.' is a path/,
+    );
     expect(changedFiles(before, treeHashes(root, TRACKED))).toEqual([]);
   });
 
@@ -78,7 +84,9 @@ describe('yo raf-op', () => {
     'refuses an answer the spec validator rejects, with file:line:col, and writes nothing',
     async () => {
       const before = treeHashes(root, ['specs', 'runtime/src/ops']);
-      await expect(scaffold(['scan_bad'], { yes: true, category: 'tensor', args: 'x: Tensor, axis: int = 0 check axis(y)' })).rejects.toThrow(
+      await expect(
+        scaffold(['scan_bad'], { yes: true, category: 'tensor', args: 'x: Tensor, axis: int = 0 check axis(y)' }),
+      ).rejects.toThrow(
         /specs\/tensor\/scan_bad\.yaml:\d+:\d+: error: check axis\(y\) names 'y', which is not a tensor arg/,
       );
       expect(changedFiles(before, treeHashes(root, ['specs', 'runtime/src/ops']))).toEqual([]);
@@ -94,7 +102,9 @@ describe('yo raf-op', () => {
       const changed = changedFiles(before, treeHashes(root, TRACKED));
       // Only the new op's files (shared indexes aside; a stale copy may refresh others too).
       expect(changed.filter((p) => p.includes('hardswish'))).toMatchSnapshot();
-      expect(changed).toEqual(expect.arrayContaining(['runtime/src/generated/index.ts', 'runtime/src/generated/ops.ts']));
+      expect(changed).toEqual(
+        expect.arrayContaining(['runtime/src/generated/index.ts', 'runtime/src/generated/ops.ts']),
+      );
       expect(changed.filter((p) => p.startsWith('runtime/src/ops/') || p.includes('/kernels/'))).toEqual([]);
       expect(readFileSync(join(root, 'specs/math/hardswish.yaml'), 'utf8')).toMatchSnapshot();
     },
@@ -104,26 +114,48 @@ describe('yo raf-op', () => {
   it(
     'scaffolds a cumulative product from prompts: the spec plus kernel and gradient stubs with the exact signatures',
     async () => {
-      const result = await scaffold(['cumulative_product'], {}, {
-        compute: '',
-        schema: '',
-        category: 'tensor',
-        doc: 'Cumulative product along an axis; exclusive leaves each element out of its own product.',
-        args: 'x: Tensor, axis: int = 0 check axis(x), exclusive: bool = false',
-        gradKind: 'custom',
-        onnx: 'CumProd opset=26 inputs=x,axis',
-        relay: 'cumprod',
-      });
+      const result = await scaffold(
+        ['cumulative_product'],
+        {},
+        {
+          compute: '',
+          schema: '',
+          category: 'tensor',
+          doc: 'Cumulative product along an axis; exclusive leaves each element out of its own product.',
+          args: 'x: Tensor, axis: int = 0 check axis(x), exclusive: bool = false',
+          gradKind: 'custom',
+          onnx: 'CumProd opset=26 inputs=x,axis',
+          relay: 'cumprod',
+        },
+      );
       // Every question was asked (nothing came from flags), in order.
       expect(result.askedQuestions.map((q) => q.name)).toEqual([
-        'compute', 'schema', 'category', 'doc', 'args', 'out', 'gradKind', 'fusion', 'cast', 'relay', 'onnx', 'dialects', 'shapes', 'grid', 'domain',
+        'compute',
+        'schema',
+        'category',
+        'doc',
+        'args',
+        'out',
+        'gradKind',
+        'fusion',
+        'cast',
+        'relay',
+        'onnx',
+        'dialects',
+        'shapes',
+        'grid',
+        'domain',
       ]);
       expect(readFileSync(join(root, 'specs/tensor/cumulative_product.yaml'), 'utf8')).toMatchSnapshot();
       const kernel = readFileSync(join(root, 'runtime/src/dialects/cpu/kernels/cumulative_product.ts'), 'utf8');
-      expect(kernel).toContain('export const cumulativeProductCpu: CumulativeProductKernel = ({ x }, { axis, exclusive }, out) => {');
+      expect(kernel).toContain(
+        'export const cumulativeProductCpu: CumulativeProductKernel = ({ x }, { axis, exclusive }, out) => {',
+      );
       expect(kernel).toContain('not implemented: raf.op.cpu.cumulative_product');
       const grad = readFileSync(join(root, 'runtime/src/ops/cumulative_product.grad.ts'), 'utf8');
-      expect(grad).toMatch(/export function cumulativeProductGradImpl\(\{\s*x,\s*dy,\s*axis,\s*exclusive,?\s*\}: CumulativeProductGradContext\): CumulativeProductGradResult/);
+      expect(grad).toMatch(
+        /export function cumulativeProductGradImpl\(\{\s*x,\s*dy,\s*axis,\s*exclusive,?\s*\}: CumulativeProductGradContext\): CumulativeProductGradResult/,
+      );
     },
     SLOW,
   );
@@ -133,11 +165,24 @@ describe('yo raf-op', () => {
     () => {
       const run = spawnSync(
         'npx',
-        ['vitest', 'run', '--root', root, '--reporter', 'json', 'test/generated/hardswish.test.ts', 'test/generated/hardswish_dx.test.ts', 'test/generated/cumulative_product.test.ts'],
+        [
+          'vitest',
+          'run',
+          '--root',
+          root,
+          '--reporter',
+          'json',
+          'test/generated/hardswish.test.ts',
+          'test/generated/hardswish_dx.test.ts',
+          'test/generated/cumulative_product.test.ts',
+        ],
         { cwd: root, encoding: 'utf8', timeout: SLOW },
       );
       const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as {
-        testResults: { name: string; assertionResults: { title: string; status: string; failureMessages: string[] }[] }[];
+        testResults: {
+          name: string;
+          assertionResults: { title: string; status: string; failureMessages: string[] }[];
+        }[];
       };
       const byFile = (name: string) => report.testResults.find((r) => r.name.endsWith(`/${name}`))!.assertionResults;
       const hardswish = byFile('hardswish.test.ts');

@@ -56,15 +56,25 @@ describe('AutoCast', () => {
     const [half] = execute(amp, xs);
     expect(half!.dtype).toBe('float32');
     assertAllClose(Array.from(half!.dataSync()), Array.from(full!.dataSync()), F16_TOL, 'AMP vs float32');
-    const h = execute(trace((x: Tensor, w: Tensor) => ops.matmul(x, w), [params[0]!, params[1]!]), [xs[0]!, xs[1]!])[0]!;
-    const h16 = execute(autoCast(trace((x: Tensor, w: Tensor) => ops.matmul(x, w), [params[0]!, params[1]!]), { restoreOutputs: false }), [xs[0]!, xs[1]!])[0]!;
+    const h = execute(
+      trace((x: Tensor, w: Tensor) => ops.matmul(x, w), [params[0]!, params[1]!]),
+      [xs[0]!, xs[1]!],
+    )[0]!;
+    const h16 = execute(
+      autoCast(
+        trace((x: Tensor, w: Tensor) => ops.matmul(x, w), [params[0]!, params[1]!]),
+        { restoreOutputs: false },
+      ),
+      [xs[0]!, xs[1]!],
+    )[0]!;
     expect(h16.dtype).toBe('float16');
     for (const v of h16.dataSync()) expect(Math.fround(v)).toBe(v);
     assertAllClose(Array.from(h16.dataSync()), Array.from(h.dataSync()), F16_TOL, 'float16 matmul');
   });
 
   it('casts each value once per dtype and reads the float32 original instead of casting back', () => {
-    const f = (x: Tensor, w: Tensor, w2: Tensor) => ops.add(ops.add(ops.softmax(ops.matmul(x, w), -1), ops.exp(ops.matmul(x, w2))), ops.softmax(x, -1));
+    const f = (x: Tensor, w: Tensor, w2: Tensor) =>
+      ops.add(ops.add(ops.softmax(ops.matmul(x, w), -1), ops.exp(ops.matmul(x, w2))), ops.softmax(x, -1));
     const g = autoCast(trace(f, [spec('x', [3, 3]), spec('w', [3, 3]), spec('w2', [3, 3])]));
     const text = printGraph(g);
     // x, w, w2 to float16; the two matmul results back to float32; softmax(x) reads %x itself.
@@ -72,7 +82,12 @@ describe('AutoCast', () => {
     expect(text.match(/raf\.op\.cast\(%x, "float16"\)/g)).toHaveLength(1);
     expect(text).toContain('raf.op.softmax(%x, -1)');
     const xs = [0, 1, 2].map((i) => randomUniform([3, 3], { seed: 60 + i }));
-    assertAllClose(Array.from(execute(g, xs)[0]!.dataSync()), Array.from(f(xs[0]!, xs[1]!, xs[2]!).dataSync()), F16_TOL, 'AMP vs float32');
+    assertAllClose(
+      Array.from(execute(g, xs)[0]!.dataSync()),
+      Array.from(f(xs[0]!, xs[1]!, xs[2]!).dataSync()),
+      F16_TOL,
+      'AMP vs float32',
+    );
   });
 
   it('folds casts of constants into float16 constants', () => {

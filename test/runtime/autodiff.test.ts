@@ -11,7 +11,7 @@ describe('the tape keeps only what the spec saves', () => {
     expect(y.node!.saved.y).toBe(y);
     expect(Object.values(y.node!.saved)).not.toContain(x);
   });
-  it("exp keeps its output, log keeps its input, add keeps nothing", () => {
+  it('exp keeps its output, log keeps its input, add keeps nothing', () => {
     const x = tensor([1, 2], { dtype: 'float64' }).requireGrad();
     expect(Object.keys(ops.exp(x).node!.saved)).toEqual(['y']);
     expect(Object.keys(ops.log(x).node!.saved)).toEqual(['x']);
@@ -38,7 +38,13 @@ describe('gradients', () => {
   });
 
   it('broadcast inputs get gradients summed back to their own shape', () => {
-    const a = tensor([[1, 2, 3], [4, 5, 6]], { dtype: 'float64' });
+    const a = tensor(
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      { dtype: 'float64' },
+    );
     const b = tensor([10, 20, 30], { dtype: 'float64' });
     const [ga, gb] = grad((a, b) => ops.multiply(a, b))(a, b);
     expect(ga!.shape).toEqual([2, 3]);

@@ -32,7 +32,8 @@ describe('dialect choice', () => {
       dialect: name,
       level,
       bridge: expBridge,
-      build: (_attrs, out) => (accept && out.dtype === 'float64' ? (i, a, o) => (calls.push(name), expCpu(i, a, o)) : null),
+      build: (_attrs, out) =>
+        accept && out.dtype === 'float64' ? (i, a, o) => (calls.push(name), expCpu(i, a, o)) : null,
     });
     registerDialectOps([counting('fast', 20, true), counting('picky', 30, false)]);
     const y = exp(x);
@@ -73,16 +74,24 @@ describe('errors name the op and the argument', () => {
   it('wrong arg type, count, unknown keyword, missing arg', () => {
     expect(() => call('softmax', [x, 1.5])).toThrow("raf.op.softmax (argument 'axis'): expects int, got 1.5");
     expect(() => call('softmax', [x, 1, 2])).toThrow('raf.op.softmax: takes at most 2 arguments (x, axis), got 3');
-    expect(() => call('softmax', [x], { axes: 1 })).toThrow("raf.op.softmax: unknown argument 'axes'; arguments are x, axis");
+    expect(() => call('softmax', [x], { axes: 1 })).toThrow(
+      "raf.op.softmax: unknown argument 'axes'; arguments are x, axis",
+    );
     expect(() => call('softmax', [])).toThrow("raf.op.softmax (argument 'x'): missing required argument");
   });
   it('dtype mismatch and shapes that do not broadcast', () => {
-    expect(() => ops.add(x, tensor([1, 2, 3], { dtype: 'float32' }))).toThrow("raf.op.add (argument 'b'): dtype mismatch: a is float64, b is float32");
-    expect(() => ops.add(x, tensor([1, 2], { dtype: 'float64' }))).toThrow('raf.op.add: cannot broadcast a [1, 3] with b [2]');
+    expect(() => ops.add(x, tensor([1, 2, 3], { dtype: 'float32' }))).toThrow(
+      "raf.op.add (argument 'b'): dtype mismatch: a is float64, b is float32",
+    );
+    expect(() => ops.add(x, tensor([1, 2], { dtype: 'float64' }))).toThrow(
+      'raf.op.add: cannot broadcast a [1, 3] with b [2]',
+    );
   });
   it('matmul inner dimensions and a gradient shaped unlike its value', () => {
     expect(() => ops.matmul(x, x)).toThrow('raf.op.matmul: inner dimensions differ: a [1, 3] and b [1, 3] (3 != 1)');
-    expect(() => ops.softmaxDx(x, tensor([1, 2], { dtype: 'float64' }))).toThrow("raf.op.softmax_dx (argument 'dy'): must match y");
+    expect(() => ops.softmaxDx(x, tensor([1, 2], { dtype: 'float64' }))).toThrow(
+      "raf.op.softmax_dx (argument 'dy'): must match y",
+    );
   });
   it('numbers stand in for scalar tensors of the call dtype', () => {
     const y = ops.add(x, 1) as Tensor;
@@ -94,7 +103,14 @@ describe('errors name the op and the argument', () => {
 describe('host ops', () => {
   it('shape is computed by declare, without a kernel', () => {
     const before = dispatchStats().dispatches;
-    expect(ops.shape(tensor([[1, 2, 3], [4, 5, 6]]))).toEqual([2, 3]);
+    expect(
+      ops.shape(
+        tensor([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ),
+    ).toEqual([2, 3]);
     expect(dispatchStats().dispatches).toBe(before);
   });
 });

@@ -24,9 +24,30 @@ function numericGrad(run: (xs: Tensor[]) => Tensor, xs: Tensor[], k: number, eps
 }
 
 const cases: readonly [string, Fn, number[][]][] = [
-  ['broadcast add, multiply, log_softmax, sum', (x, b) => ops.sum(ops.logSoftmax(ops.multiply(ops.add(x, b), x), -1)), [[2, 3], [3]]],
-  ['matmul, relu, softmax (a shared value used twice)', (x, w) => { const h = ops.relu(ops.matmul(x, w)); return ops.multiply(ops.softmax(h, 0), h); }, [[3, 4], [4, 2]]],
-  ['divide, exp, negative, reshape, sum over an axis', (a, b) => ops.sum(ops.reshape(ops.divide(ops.exp(ops.negative(a)), ops.add(ops.multiply(b, b), 1)), [6]), [0]), [[2, 3], [2, 1]]],
+  [
+    'broadcast add, multiply, log_softmax, sum',
+    (x, b) => ops.sum(ops.logSoftmax(ops.multiply(ops.add(x, b), x), -1)),
+    [[2, 3], [3]],
+  ],
+  [
+    'matmul, relu, softmax (a shared value used twice)',
+    (x, w) => {
+      const h = ops.relu(ops.matmul(x, w));
+      return ops.multiply(ops.softmax(h, 0), h);
+    },
+    [
+      [3, 4],
+      [4, 2],
+    ],
+  ],
+  [
+    'divide, exp, negative, reshape, sum over an axis',
+    (a, b) => ops.sum(ops.reshape(ops.divide(ops.exp(ops.negative(a)), ops.add(ops.multiply(b, b), 1)), [6]), [0]),
+    [
+      [2, 3],
+      [2, 1],
+    ],
+  ],
 ];
 
 describe('AutoDiff pass', () => {
@@ -38,7 +59,12 @@ describe('AutoDiff pass', () => {
     expect(Array.from(y!.dataSync())).toEqual(Array.from(f(...xs).dataSync()));
     const eager = grad(f)(...xs);
     gs.forEach((g, k) => {
-      assertAllClose(Array.from(g.dataSync()), Array.from(eager[k]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, `d/dx${k} vs eager`);
+      assertAllClose(
+        Array.from(g.dataSync()),
+        Array.from(eager[k]!.dataSync()),
+        { atol: 1e-12, rtol: 1e-12 },
+        `d/dx${k} vs eager`,
+      );
       const numeric = numericGrad((ys) => execute(forward, ys)[0]!, xs, k);
       assertAllClose(Array.from(g.dataSync()), numeric, { atol: 1e-5, rtol: 1e-3 }, `d/dx${k} vs central differences`);
     });
@@ -65,26 +91,67 @@ describe('AutoDiff pass', () => {
 
   it('differentiates a graph with several outputs: one seed per output, gradients of the weighted sum', () => {
     // x is also returned as is, so its gradient gets that output's seed directly.
-    const f = (x: Tensor, w: Tensor) => [ops.softmax(ops.matmul(x, w), -1), ops.sum(ops.multiply(x, x), [1]), x] as const;
-    const g = trace((x: Tensor, w: Tensor) => [...f(x, w)], [{ name: 'x', shape: [2, 3], dtype: 'float64' }, { name: 'w', shape: [3, 4], dtype: 'float64' }]);
+    const f = (x: Tensor, w: Tensor) =>
+      [ops.softmax(ops.matmul(x, w), -1), ops.sum(ops.multiply(x, x), [1]), x] as const;
+    const g = trace(
+      (x: Tensor, w: Tensor) => [...f(x, w)],
+      [
+        { name: 'x', shape: [2, 3], dtype: 'float64' },
+        { name: 'w', shape: [3, 4], dtype: 'float64' },
+      ],
+    );
     const b = autodiff(g);
     expect(b.params.map((p) => p.hint)).toEqual(['x', 'w', 'dy0', 'dy1', 'dy2']);
-    const [x, w] = [randomUniform([2, 3], { dtype: 'float64', seed: 3 }), randomUniform([3, 4], { dtype: 'float64', seed: 4 })];
-    const dys = [randomUniform([2, 4], { dtype: 'float64', seed: 5 }), randomUniform([2], { dtype: 'float64', seed: 6 }), randomUniform([2, 3], { dtype: 'float64', seed: 7 })];
+    const [x, w] = [
+      randomUniform([2, 3], { dtype: 'float64', seed: 3 }),
+      randomUniform([3, 4], { dtype: 'float64', seed: 4 }),
+    ];
+    const dys = [
+      randomUniform([2, 4], { dtype: 'float64', seed: 5 }),
+      randomUniform([2], { dtype: 'float64', seed: 6 }),
+      randomUniform([2, 3], { dtype: 'float64', seed: 7 }),
+    ];
     const out = execute(b, [x, w, ...dys]);
     expect(out).toHaveLength(5);
     f(x, w).forEach((y, k) => expect(Array.from(out[k]!.dataSync())).toEqual(Array.from(y.dataSync())));
-    const weighted = (x: Tensor, w: Tensor) => f(x, w).map((y, k) => ops.sum(ops.multiply(y, dys[k]!))).reduce((a, c) => ops.add(a, c));
+    const weighted = (x: Tensor, w: Tensor) =>
+      f(x, w)
+        .map((y, k) => ops.sum(ops.multiply(y, dys[k]!)))
+        .reduce((a, c) => ops.add(a, c));
     const eager = grad(weighted)(x, w);
-    [out[3]!, out[4]!].forEach((gk, k) => assertAllClose(Array.from(gk.dataSync()), Array.from(eager[k]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, `d/dx${k} vs eager`));
+    [out[3]!, out[4]!].forEach((gk, k) =>
+      assertAllClose(
+        Array.from(gk.dataSync()),
+        Array.from(eager[k]!.dataSync()),
+        { atol: 1e-12, rtol: 1e-12 },
+        `d/dx${k} vs eager`,
+      ),
+    );
     // Seeded with ones, the gradients are those of the plain sum of every output.
     const ones = execute(autodiff(g, { seed: 'ones' }), [x, w]);
-    const summed = grad((x: Tensor, w: Tensor) => f(x, w).map((y) => ops.sum(y)).reduce((a, c) => ops.add(a, c)))(x, w);
-    [ones[3]!, ones[4]!].forEach((gk, k) => assertAllClose(Array.from(gk.dataSync()), Array.from(summed[k]!.dataSync()), { atol: 1e-12, rtol: 1e-12 }, `d/dx${k} (ones) vs eager`));
+    const summed = grad((x: Tensor, w: Tensor) =>
+      f(x, w)
+        .map((y) => ops.sum(y))
+        .reduce((a, c) => ops.add(a, c)),
+    )(x, w);
+    [ones[3]!, ones[4]!].forEach((gk, k) =>
+      assertAllClose(
+        Array.from(gk.dataSync()),
+        Array.from(summed[k]!.dataSync()),
+        { atol: 1e-12, rtol: 1e-12 },
+        `d/dx${k} (ones) vs eager`,
+      ),
+    );
   });
 
   it('sums the gradient of a broadcast input back to its shape', () => {
-    const g = trace((x: Tensor, b: Tensor) => ops.add(x, b), [{ name: 'x', shape: [2, 3], dtype: 'float64' }, { name: 'b', shape: [3], dtype: 'float64' }]);
+    const g = trace(
+      (x: Tensor, b: Tensor) => ops.add(x, b),
+      [
+        { name: 'x', shape: [2, 3], dtype: 'float64' },
+        { name: 'b', shape: [3], dtype: 'float64' },
+      ],
+    );
     const text = printGraph(autodiff(g, { wrt: [1] }));
     expect(text).toContain('raf.op.sum(%dy, [0], True)');
     expect(text).toContain('raf.op.reshape(%1, [3])');

@@ -15,7 +15,12 @@ const weight = (name: string, shape: number[], seed: number, scale = 0.5): Initi
   shape,
   data: Array.from(randomUniform(shape, { seed, low: -scale, high: scale }).dataSync()),
 });
-const ints = (name: string, values: number[]): InitializerSpec => ({ name, dtype: 'int64', shape: [values.length], data: values });
+const ints = (name: string, values: number[]): InitializerSpec => ({
+  name,
+  dtype: 'int64',
+  shape: [values.length],
+  data: values,
+});
 
 // CI and RAF_REQUIRE_WEBGPU=1 turn a missing adapter into a failure; elsewhere the WebGPU runs are skipped.
 const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
@@ -26,12 +31,19 @@ if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter
 async function agree(spec: ModelSpec, x: Tensor): Promise<string> {
   const bytes = buildModel(spec);
   const g = fromOnnx(bytes);
-  const theirs = await runOnnxModel(bytes, { x: { dtype: 'float32', shape: [...x.shape], data: x.dataSync() as Float32Array } });
+  const theirs = await runOnnxModel(bytes, {
+    x: { dtype: 'float32', shape: [...x.shape], data: x.dataSync() as Float32Array },
+  });
   const check = async (ours: Tensor[], where: string, tol: number) => {
     expect(ours.length).toBe(theirs.length);
     for (const [i, t] of ours.entries()) {
       expect([...t.shape]).toEqual(theirs[i]!.shape);
-      assertAllClose(Array.from(await t.data()), Array.from(toFloat64(theirs[i]!)), { atol: tol, rtol: tol }, `output ${i} (${where}) vs onnxruntime`);
+      assertAllClose(
+        Array.from(await t.data()),
+        Array.from(toFloat64(theirs[i]!)),
+        { atol: tol, rtol: tol },
+        `output ${i} (${where}) vs onnxruntime`,
+      );
     }
   };
   await check(execute(g, [x]), 'cpu', 1e-4);
@@ -78,7 +90,12 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
         nodes,
         inputs: [{ name: 'x', dtype: 'float32', shape: [2, 2, 8, 8] }],
         outputs: [{ name: 'y' }],
-        initializers: [weight('wc', [4, 2, 3, 3], 31), ints('flat', [2, -1]), weight('wd', [64, 5], 32, 0.2), weight('bd', [5], 33)],
+        initializers: [
+          weight('wc', [4, 2, 3, 3], 31),
+          ints('flat', [2, -1]),
+          weight('wd', [64, 5], 32, 0.2),
+          weight('bd', [5], 33),
+        ],
         opset: 17,
       },
       randomUniform([2, 2, 8, 8], { seed: 34 }),
@@ -100,13 +117,23 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
       { op: 'MatMul', inputs: ['p', 'v'], outputs: ['a0'] },
       { op: 'MatMul', inputs: ['a0', 'wo'], outputs: ['a'] },
       { op: 'Add', inputs: ['x', 'a'], outputs: ['h0'] },
-      { op: 'LayerNormalization', inputs: ['h0', 'g1', 'be1'], outputs: ['h'], attrs: { axis: -1, epsilon: { float: 1e-5 } } },
+      {
+        op: 'LayerNormalization',
+        inputs: ['h0', 'g1', 'be1'],
+        outputs: ['h'],
+        attrs: { axis: -1, epsilon: { float: 1e-5 } },
+      },
       { op: 'MatMul', inputs: ['h', 'w1'], outputs: ['f0'] },
       { op: 'Add', inputs: ['f0', 'b1'], outputs: ['f1'] },
       { op: 'Relu', inputs: ['f1'], outputs: ['f2'] },
       { op: 'MatMul', inputs: ['f2', 'w2'], outputs: ['f3'] },
       { op: 'Add', inputs: ['h', 'f3'], outputs: ['y0'] },
-      { op: 'LayerNormalization', inputs: ['y0', 'g2', 'be2'], outputs: ['y'], attrs: { axis: -1, epsilon: { float: 1e-5 } } },
+      {
+        op: 'LayerNormalization',
+        inputs: ['y0', 'g2', 'be2'],
+        outputs: ['y'],
+        attrs: { axis: -1, epsilon: { float: 1e-5 } },
+      },
     ];
     const text = await agree(
       {
@@ -114,9 +141,17 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
         inputs: [{ name: 'x', dtype: 'float32', shape: [t, d] }],
         outputs: [{ name: 'y' }],
         initializers: [
-          weight('wq', [d, d], 11), weight('wk', [d, d], 12), weight('wv', [d, d], 13), weight('wo', [d, d], 14),
-          weight('w1', [d, f], 15), weight('b1', [f], 16), weight('w2', [f, d], 17),
-          weight('g1', [d], 18), weight('be1', [d], 19), weight('g2', [d], 20), weight('be2', [d], 21),
+          weight('wq', [d, d], 11),
+          weight('wk', [d, d], 12),
+          weight('wv', [d, d], 13),
+          weight('wo', [d, d], 14),
+          weight('w1', [d, f], 15),
+          weight('b1', [f], 16),
+          weight('w2', [f, d], 17),
+          weight('g1', [d], 18),
+          weight('be1', [d], 19),
+          weight('g2', [d], 20),
+          weight('be2', [d], 21),
           { name: 'scale', dtype: 'float32', shape: [], data: [Math.sqrt(d)] },
         ],
         opset: 17,

@@ -30,7 +30,11 @@ describe('FromRelay', () => {
         '}',
       ].join('\n'),
     );
-    const [x, w, b] = [randomUniform([2, 3], { seed: 1 }), randomUniform([3, 4], { seed: 2 }), randomUniform([4], { seed: 3 })];
+    const [x, w, b] = [
+      randomUniform([2, 3], { seed: 1 }),
+      randomUniform([3, 4], { seed: 2 }),
+      randomUniform([4], { seed: 3 }),
+    ];
     const [p, s] = execute(g, [x, w, b]);
     const h = ops.multiply(ops.relu(ops.add(ops.matmul(x, w), b)), 2);
     expect(Array.from(p!.dataSync())).toEqual(Array.from(ops.softmax(h, -1).dataSync()));
@@ -60,7 +64,11 @@ describe('FromRelay', () => {
   });
 
   it('names the position of a syntax error and of a bad attr', () => {
-    expect(() => parseRelay('fn (%x: Tensor[(2), float32]) {\n  nn.relu(%x;\n}')).toThrow("2:13: expected ',', found ';'");
-    expect(() => fromRelay('fn (%x: Tensor[(2, 2), float32]) {\n  nn.softmax(%x, axis=5)\n}')).toThrow('FromRelay 2:3: nn.softmax: raf.op.softmax (argument \'axis\'): invalid axis = 5 on ndim = 2');
+    expect(() => parseRelay('fn (%x: Tensor[(2), float32]) {\n  nn.relu(%x;\n}')).toThrow(
+      "2:13: expected ',', found ';'",
+    );
+    expect(() => fromRelay('fn (%x: Tensor[(2, 2), float32]) {\n  nn.softmax(%x, axis=5)\n}')).toThrow(
+      "FromRelay 2:3: nn.softmax: raf.op.softmax (argument 'axis'): invalid axis = 5 on ndim = 2",
+    );
   });
 });

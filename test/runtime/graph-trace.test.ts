@@ -43,19 +43,29 @@ describe('trace and print', () => {
   });
 
   it('rejects reading a traced value', () => {
-    expect(() => trace((x: Tensor) => ops.exp(x).dataSync() as unknown as Tensor, [spec('x', [2])])).toThrow('has no data yet');
+    expect(() => trace((x: Tensor) => ops.exp(x).dataSync() as unknown as Tensor, [spec('x', [2])])).toThrow(
+      'has no data yet',
+    );
   });
 });
 
 describe('type inference', () => {
   it('agrees with the types recorded while tracing', () => {
-    const g = trace((a: Tensor, b: Tensor) => ops.sum(ops.matmul(ops.relu(a), b), [0]), [spec('a', [3, 4]), spec('b', [4, 5])]);
+    const g = trace(
+      (a: Tensor, b: Tensor) => ops.sum(ops.matmul(ops.relu(a), b), [0]),
+      [spec('a', [3, 4]), spec('b', [4, 5])],
+    );
     expect(checkTypes(g)).toEqual([]);
-    expect(printGraph(inferTypes(g), { types: true })).toContain('%1 = raf.op.matmul(%0, %b); /* Tensor[(3, 5), float32] */');
+    expect(printGraph(inferTypes(g), { types: true })).toContain(
+      '%1 = raf.op.matmul(%0, %b); /* Tensor[(3, 5), float32] */',
+    );
   });
 
   it('re-types everything downstream when a pass changes a dtype', () => {
-    const g = autoCast(trace((a: Tensor, b: Tensor) => ops.relu(ops.matmul(a, b)), [spec('a', [3, 4]), spec('b', [4, 5])]), { restoreOutputs: false });
+    const g = autoCast(
+      trace((a: Tensor, b: Tensor) => ops.relu(ops.matmul(a, b)), [spec('a', [3, 4]), spec('b', [4, 5])]),
+      { restoreOutputs: false },
+    );
     const typed = printGraph(inferTypes(g), { types: true });
     expect(typed).toContain('raf.op.matmul(%0, %1); /* Tensor[(3, 5), float16] */');
     expect(typed).toContain('raf.op.relu(%2); /* Tensor[(3, 5), float16] */');
@@ -64,7 +74,10 @@ describe('type inference', () => {
   it('reports a type error with the op and argument', () => {
     const g = trace((a: Tensor, b: Tensor) => ops.add(a, b), [spec('a', [3]), spec('b', [3])]);
     const bad = { ...g, params: [g.params[0]!, { ...g.params[1]!, type: { shape: [4], dtype: 'float32' as const } }] };
-    const rebound = { ...bad, nodes: g.nodes.map((n) => (n.kind === 'call' ? { ...n, args: [bad.params[0], bad.params[1]] } : n)) };
+    const rebound = {
+      ...bad,
+      nodes: g.nodes.map((n) => (n.kind === 'call' ? { ...n, args: [bad.params[0], bad.params[1]] } : n)),
+    };
     expect(() => inferTypes(rebound)).toThrow('raf.op.add');
   });
 });

@@ -22,7 +22,11 @@ describe('tuple outputs on the tape', () => {
 
   it('back-propagates from several roots with one seed each', () => {
     const x = f64([4], 2);
-    const { grads } = valueAndGrad((t) => ops.split(t, [1, 3]), undefined, [tensor([5], { dtype: 'float64' }), tensor([6, 7], { dtype: 'float64' }), tensor([8], { dtype: 'float64' })])(x);
+    const { grads } = valueAndGrad((t) => ops.split(t, [1, 3]), undefined, [
+      tensor([5], { dtype: 'float64' }),
+      tensor([6, 7], { dtype: 'float64' }),
+      tensor([8], { dtype: 'float64' }),
+    ])(x);
     expect(values(grads[0]!)).toEqual([5, 6, 7, 8]);
   });
 
@@ -45,7 +49,9 @@ describe('tuple outputs on the tape', () => {
   });
 
   it('rejects mismatched and empty lists with the op and argument named', () => {
-    expect(() => ops.concatenate([f64([2, 3], 1), f64([3, 3], 2)], 1)).toThrow("raf.op.concatenate (argument 'xs'): xs[1] has shape [3, 3], which does not fit xs[0] [2, 3] outside axis 1");
+    expect(() => ops.concatenate([f64([2, 3], 1), f64([3, 3], 2)], 1)).toThrow(
+      "raf.op.concatenate (argument 'xs'): xs[1] has shape [3, 3], which does not fit xs[0] [2, 3] outside axis 1",
+    );
     expect(() => ops.concatenate([])).toThrow('needs at least one tensor');
     expect(() => ops.split(f64([5], 1), 2)).toThrow('cannot cut an axis of length 5 into 2 equal sections');
   });
@@ -118,10 +124,22 @@ def @main(%a: Tensor[(2, 3), float32], %b: Tensor[(2, 1), float32]) {
         { op: 'Split', inputs: ['c'], outputs: ['h0', 'h1'], attrs: { axis: 0 } },
       ],
     });
-    const feeds = [randomUniform([2, 3], { seed: 3 }), randomUniform([2, 1], { seed: 4 }), randomUniform([2, 2], { seed: 5 })];
+    const feeds = [
+      randomUniform([2, 3], { seed: 3 }),
+      randomUniform([2, 1], { seed: 4 }),
+      randomUniform([2, 2], { seed: 5 }),
+    ];
     const g = fromOnnx(bytes);
     const ours = execute(g, feeds);
-    const theirs = await runOnnxModel(bytes, Object.fromEntries(['x', 'y', 'z'].map((k, i) => [k, { dtype: 'float32', shape: [...feeds[i]!.shape], data: feeds[i]!.dataSync() as Float32Array }])));
+    const theirs = await runOnnxModel(
+      bytes,
+      Object.fromEntries(
+        ['x', 'y', 'z'].map((k, i) => [
+          k,
+          { dtype: 'float32', shape: [...feeds[i]!.shape], data: feeds[i]!.dataSync() as Float32Array },
+        ]),
+      ),
+    );
     expect(ours.length).toBe(5);
     ours.forEach((t, i) => {
       expect([...t.shape]).toEqual(theirs[i]!.shape);

@@ -1,8 +1,22 @@
 // Autodiff on WebGPU results without an explicit seed: the default ones seed and the zero-fills land on the result's device.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { backward, grad, ops, randomUniform, tensor, Tensor, valueAndGrad, withDialect } from '../../runtime/src/index.ts';
-import { gpuUnavailableReason, initWebGpu, releaseGpu, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import {
+  backward,
+  grad,
+  ops,
+  randomUniform,
+  tensor,
+  Tensor,
+  valueAndGrad,
+  withDialect,
+} from '../../runtime/src/index.ts';
+import {
+  gpuUnavailableReason,
+  initWebGpu,
+  releaseGpu,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
 import { assertAllClose } from '../support/assert.ts';
 import { REQUIRE_WEBGPU, WEBGPU_TOLERANCE } from '../support/webgpu-cases.ts';
 
@@ -25,7 +39,7 @@ const needGpu = (ctx: { skip: (note?: string) => void }): boolean => {
 const f = (x: Tensor, b: Tensor) => ops.softmax(ops.multiply(ops.tanh(x), b), -1);
 
 describe('webgpu autodiff without dy', () => {
-  it('backward(y) seeds with ones on y\'s device and matches the CPU', async (ctx) => {
+  it("backward(y) seeds with ones on y's device and matches the CPU", async (ctx) => {
     if (!needGpu(ctx)) return;
     const x = randomUniform([3, 4], { seed: 1 });
     const b = randomUniform([4], { seed: 2, low: 0.5, high: 2 });
@@ -38,16 +52,29 @@ describe('webgpu autodiff without dy', () => {
     const y = withDialect(['webgpu'], () => ops.multiply(f(xg, bg), f(xg, bg)));
     expect(y.device.kind).toBe('webgpu');
     withDialect(['webgpu'], () => backward(ops.sum(y)));
-    for (const [got, want, name] of [[xg.grad!, xc.grad!, 'x'], [bg.grad!, bc.grad!, 'b']] as const) {
+    for (const [got, want, name] of [
+      [xg.grad!, xc.grad!, 'x'],
+      [bg.grad!, bc.grad!, 'b'],
+    ] as const) {
       expect(got.device.kind).toBe('webgpu');
-      assertAllClose(Array.from(await got.data()), Array.from(want.dataSync()), WEBGPU_TOLERANCE, `d/d${name} on webgpu vs cpu`);
+      assertAllClose(
+        Array.from(await got.data()),
+        Array.from(want.dataSync()),
+        WEBGPU_TOLERANCE,
+        `d/d${name} on webgpu vs cpu`,
+      );
     }
     // A non-scalar root: its implicit seed is ones of its shape, made on the GPU.
     const xh = (await x.to('webgpu')).requireGrad();
     withDialect(['webgpu'], () => backward(f(xh, bg)));
     const xd = new Tensor(x.shape, x.dtype, x.storage).requireGrad();
     withDialect(['cpu'], () => backward(f(xd, b)));
-    assertAllClose(Array.from(await xh.grad!.data()), Array.from(xd.grad!.dataSync()), WEBGPU_TOLERANCE, 'd softmax/dx, implicit seed');
+    assertAllClose(
+      Array.from(await xh.grad!.data()),
+      Array.from(xd.grad!.dataSync()),
+      WEBGPU_TOLERANCE,
+      'd softmax/dx, implicit seed',
+    );
   });
 
   it('grad and valueAndGrad zero-fill an unused input on its device', async (ctx) => {

@@ -137,11 +137,21 @@ describe('webgpu device', () => {
     const bb = pool.upload(new Float32Array(n).fill(2));
     for (let i = 0; i < 1000; i++) {
       const bo = pool.acquire(n * 4);
-      pipelines.dispatch({ pipeline, buffers: [ba, bb, bo], uniforms: new Uint32Array([n]), workgroups: workgroupGrid(n, WG) });
+      pipelines.dispatch({
+        pipeline,
+        buffers: [ba, bb, bo],
+        uniforms: new Uint32Array([n]),
+        workgroups: workgroupGrid(n, WG),
+      });
       pool.release(bo);
     }
     const bo = pool.acquire(n * 4);
-    pipelines.dispatch({ pipeline, buffers: [ba, bb, bo], uniforms: new Uint32Array([n]), workgroups: workgroupGrid(n, WG) });
+    pipelines.dispatch({
+      pipeline,
+      buffers: [ba, bb, bo],
+      uniforms: new Uint32Array([n]),
+      workgroups: workgroupGrid(n, WG),
+    });
     expect(await pool.readback(bo, Float32Array, n)).toEqual(new Float32Array(n).fill(3));
     for (const buf of [ba, bb, bo]) pool.release(buf);
     expect(pool.liveBufferCount()).toBe(live0);

@@ -2,7 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, tensor, withDialect } from '../../runtime/src/index.ts';
-import { benchWebGpu, gpuUnavailableReason, initWebGpu, releaseGpu, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import {
+  benchWebGpu,
+  gpuUnavailableReason,
+  initWebGpu,
+  releaseGpu,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
 let gpu: GpuContext | null = null;
@@ -42,7 +48,14 @@ describe('webgpu dialect', () => {
     for (const shape of [[5], [3, 4], [2, 3, 4], [2, 1, 4, 3]]) {
       const x = await randomUniform(shape, { seed: shape.length }).to('webgpu');
       const b = await randomUniform(shape.slice(-1), { seed: 9 }).to('webgpu');
-      for (const y of [ops.add(x, b), ops.softmax(x, 0), ops.softmax(x, -1), ops.sum(x, [shape.length - 1]), ops.sum(x)]) y.dispose();
+      for (const y of [
+        ops.add(x, b),
+        ops.softmax(x, 0),
+        ops.softmax(x, -1),
+        ops.sum(x, [shape.length - 1]),
+        ops.sum(x),
+      ])
+        y.dispose();
       x.dispose();
       b.dispose();
     }
@@ -54,7 +67,30 @@ describe('webgpu dialect', () => {
   it('indexes every broadcast pattern right, whichever index mode it picks', async (ctx) => {
     if (!needGpu(ctx)) return;
     // same shape (flat), bias row (tail), column (head), scalar, middle axis (strided), and both operands broadcast.
-    const pairs = [[[4, 5], [4, 5]], [[4, 5], [5]], [[4, 5], [4, 1]], [[4, 5], []], [[2, 3, 4], [3, 1]], [[3, 1], [1, 4]], [[2, 1, 3], [2, 4, 1]]];
+    const pairs = [
+      [
+        [4, 5],
+        [4, 5],
+      ],
+      [[4, 5], [5]],
+      [
+        [4, 5],
+        [4, 1],
+      ],
+      [[4, 5], []],
+      [
+        [2, 3, 4],
+        [3, 1],
+      ],
+      [
+        [3, 1],
+        [1, 4],
+      ],
+      [
+        [2, 1, 3],
+        [2, 4, 1],
+      ],
+    ];
     for (const [sa, sb] of pairs) {
       const a = randomUniform(sa!, { seed: 1 });
       const b = randomUniform(sb!, { seed: 2 });
@@ -77,7 +113,10 @@ describe('webgpu dialect', () => {
     if (!needGpu(ctx)) return;
     const a = await randomUniform([64, 64], { seed: 1 }).to('webgpu');
     const live = gpu!.pool.liveBufferCount();
-    const timing = await benchWebGpu(() => withDialect(['webgpu'], () => ops.matmul(a, a)), { iterations: 20, warmup: 2 });
+    const timing = await benchWebGpu(() => withDialect(['webgpu'], () => ops.matmul(a, a)), {
+      iterations: 20,
+      warmup: 2,
+    });
     expect(timing.iterations).toBe(20);
     expect(timing.msPerCall).toBeGreaterThan(0);
     // Each result was disposed after its call, so the run leaves no buffer behind.

@@ -7,7 +7,9 @@ import { initWebGpu, releaseGpu, webgpuUnavailable } from '../../runtime/src/dia
 describe('webgpu without an adapter', () => {
   it('says it is not initialized before initWebGpu()', () => {
     expect(webgpuUnavailable()).toMatch(/not initialized/);
-    expect(() => withDialect(['webgpu'], () => 0)).toThrow(/dialect 'webgpu' is unavailable: WebGPU is not initialized/);
+    expect(() => withDialect(['webgpu'], () => 0)).toThrow(
+      /dialect 'webgpu' is unavailable: WebGPU is not initialized/,
+    );
   });
 
   it('falls back to the CPU, says why once, and fails explicit requests with that reason', async () => {
@@ -19,12 +21,18 @@ describe('webgpu without an adapter', () => {
       expect(await initWebGpu()).toBeNull();
       expect(await initWebGpu()).toBeNull();
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(String(warn.mock.calls[0]![0])).toMatch(/stay on the CPU dialect: WebGPU disabled by RAF_WEBGPU_BACKEND=none/);
+      expect(String(warn.mock.calls[0]![0])).toMatch(
+        /stay on the CPU dialect: WebGPU disabled by RAF_WEBGPU_BACKEND=none/,
+      );
 
       const x = tensor([1, 2, 3]);
       expect(Array.from(ops.exp(x).dataSync())).toEqual(Array.from(Float32Array.from([1, 2, 3].map(Math.exp))));
-      await expect(x.to('webgpu')).rejects.toThrow(/cannot move Tensor\(\[3\], float32, cpu\(0\)\) to webgpu\(0\): WebGPU disabled/);
-      expect(() => withDialect(['webgpu'], () => ops.exp(x))).toThrow(/dialect 'webgpu' is unavailable: WebGPU disabled by RAF_WEBGPU_BACKEND=none/);
+      await expect(x.to('webgpu')).rejects.toThrow(
+        /cannot move Tensor\(\[3\], float32, cpu\(0\)\) to webgpu\(0\): WebGPU disabled/,
+      );
+      expect(() => withDialect(['webgpu'], () => ops.exp(x))).toThrow(
+        /dialect 'webgpu' is unavailable: WebGPU disabled by RAF_WEBGPU_BACKEND=none/,
+      );
       // A preference list that includes the CPU still runs.
       expect(withDialect(['webgpu', 'cpu'], () => ops.exp(x)).device.kind).toBe('cpu');
     } finally {

@@ -1,10 +1,26 @@
 // float16 on WebGPU without shader-f16: packed storage, GPU casts, native elementwise kernels and widened ops, against the CPU's float16.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { call, ops, randomUniform, tensor, Tensor, valueAndGrad, withDialect, type DType } from '../../runtime/src/index.ts';
+import {
+  call,
+  ops,
+  randomUniform,
+  tensor,
+  Tensor,
+  valueAndGrad,
+  withDialect,
+  type DType,
+} from '../../runtime/src/index.ts';
 import { buildDialectKernel, type AnyDialectOp, type KernelInputs } from '../../runtime/src/dialect.ts';
 import { float16Bits, float16FromBits } from '../../runtime/src/dtype.ts';
-import { gpuBuffer, gpuByteSize, gpuUnavailableReason, initWebGpu, releaseGpu, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import {
+  gpuBuffer,
+  gpuByteSize,
+  gpuUnavailableReason,
+  initWebGpu,
+  releaseGpu,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
 import { assertAllClose } from '../support/assert.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
@@ -103,16 +119,24 @@ function tiesAndNeighbours(): number[] {
 /** Hosts the GPU result's values in a plain array (NaN, -0 and inf compare exactly with toEqual). */
 const host = async (t: Tensor) => Array.from(await t.data());
 const cpuValues = (t: Tensor) => Array.from(t.dataSync());
-const half = (shape: number[], seed: number, low = -2, high = 2) => randomUniform(shape, { dtype: 'float16', seed, low, high });
+const half = (shape: number[], seed: number, low = -2, high = 2) =>
+  randomUniform(shape, { dtype: 'float16', seed, low, high });
 const onGpu = (...ts: Tensor[]) => Promise.all(ts.map((t) => t.to('webgpu')));
 
 describe('float16 on webgpu', () => {
   it('encodes IEEE binary16 bits, rounding half to even', () => {
     expect(ENCODED.map(([v]) => float16Bits(v))).toEqual(ENCODED.map(([, bits]) => bits));
     // Every non-NaN pattern decodes to a value that encodes back to it.
-    const patterns = Array.from({ length: 0x10000 }, (_, h) => h).filter((h) => (h & 0x7c00) !== 0x7c00 || (h & 0x3ff) === 0);
+    const patterns = Array.from({ length: 0x10000 }, (_, h) => h).filter(
+      (h) => (h & 0x7c00) !== 0x7c00 || (h & 0x3ff) === 0,
+    );
     expect(patterns.filter((h) => float16Bits(float16FromBits(h)) !== h)).toEqual([]);
-    expect([gpuByteSize('float16', 1), gpuByteSize('float16', 4), gpuByteSize('float16', 5), gpuByteSize('float32', 5)]).toEqual([4, 8, 12, 20]);
+    expect([
+      gpuByteSize('float16', 1),
+      gpuByteSize('float16', 4),
+      gpuByteSize('float16', 5),
+      gpuByteSize('float32', 5),
+    ]).toEqual([4, 8, 12, 20]);
   });
 
   it('round-trips float16 tensors bit for bit, packed two per word, odd lengths included', async (ctx) => {
@@ -125,7 +149,10 @@ describe('float16 on webgpu', () => {
       expect(await host(t)).toEqual(cpuValues(cpu));
       // The buffer holds the IEEE bits, the even element in each word's low half (the byte layout of array<f16>).
       const bits = ENCODED.slice(0, n).map(([, b]) => b);
-      const words = Array.from({ length: Math.ceil(n / 2) }, (_, w) => (bits[2 * w]! | ((bits[2 * w + 1] ?? 0) << 16)) >>> 0);
+      const words = Array.from(
+        { length: Math.ceil(n / 2) },
+        (_, w) => (bits[2 * w]! | ((bits[2 * w + 1] ?? 0) << 16)) >>> 0,
+      );
       expect(Array.from(await g.pool.readback(gpuBuffer(t), Uint16Array, n))).toEqual(bits);
       expect(Array.from(await g.pool.readback(gpuBuffer(t), Uint32Array, words.length))).toEqual(words);
       const back = await t.to('cpu');
@@ -142,7 +169,10 @@ describe('float16 on webgpu', () => {
   const finite = VALUES.filter((v) => Math.abs(v) < 65520);
   const sources: readonly (readonly [string, Tensor])[] = [
     ['float32 (ties, overflow, subnormals, specials)', tensor(VALUES, { dtype: 'float32' })],
-    ['float32 (every tie between finite halves and its float32 neighbours)', tensor(tiesAndNeighbours(), { dtype: 'float32' })],
+    [
+      'float32 (every tie between finite halves and its float32 neighbours)',
+      tensor(tiesAndNeighbours(), { dtype: 'float32' }),
+    ],
     ['float32 (random)', randomUniform([7, 9], { seed: 3, low: -300, high: 300 })],
     ['int32', tensor([-70000, -65520, -2049, -3, 0, 1, 2049, 4097, 65519, 65520, 100000], { dtype: 'int32' })],
     ['bool', tensor([0, 1, 1, 0, 1], { dtype: 'bool' })],
@@ -151,7 +181,9 @@ describe('float16 on webgpu', () => {
   ];
   const pairs = sources.flatMap(([what, x]): (readonly [string, Tensor, DType])[] =>
     x.dtype === 'float16'
-      ? (what.includes('finite') ? (['int32', 'bool'] as const) : (['float32', 'float16'] as const)).map((to) => [`${what} → ${to}`, x, to] as const)
+      ? (what.includes('finite') ? (['int32', 'bool'] as const) : (['float32', 'float16'] as const)).map(
+          (to) => [`${what} → ${to}`, x, to] as const,
+        )
       : [[`${what} → float16`, x, 'float16'] as const],
   );
   it.for(pairs)('casts %s as the CPU does, exactly', async ([, x, to], ctx) => {
@@ -171,7 +203,14 @@ describe('float16 on webgpu', () => {
     const g = needGpu(ctx);
     if (!g) return;
     // 5×7 = 35 elements, so the last output word holds one element.
-    const [x, y, row, col, a, b] = [half([5, 7], 1), half([5, 7], 2), half([7], 3), half([5, 1], 4), half([3, 1], 5), half([1, 4], 6)];
+    const [x, y, row, col, a, b] = [
+      half([5, 7], 1),
+      half([5, 7], 2),
+      half([7], 3),
+      half([5, 1], 4),
+      half([3, 1], 5),
+      half([1, 4], 6),
+    ];
     const gs = await onGpu(x!, y!, row!, col!, a!, b!);
     const [xg, yg, rowg, colg, ag, bg] = gs;
     const cases: readonly (readonly [string, (...ts: Tensor[]) => Tensor, Tensor[], Tensor[], boolean])[] = [
@@ -196,14 +235,22 @@ describe('float16 on webgpu', () => {
       expect(got.dtype, what).toBe(want.dtype);
       expect(got.shape, what).toEqual(want.shape);
       if (exact) expect(await host(got), what).toEqual(cpuValues(want));
-      else assertAllClose(await host(got), cpuValues(want), { atol: 1e-3, rtol: 2e-3 }, `${what} in float16 on webgpu vs cpu`);
+      else
+        assertAllClose(
+          await host(got),
+          cpuValues(want),
+          { atol: 1e-3, rtol: 2e-3 },
+          `${what} in float16 on webgpu vs cpu`,
+        );
       got.dispose();
     }
     // Native, not widened: no casts around the kernel.
     for (const f of [() => ops.add(xg!, rowg!), () => ops.exp(xg!), () => ops.greater(xg!, yg!)]) {
       expect(launches(g, () => withDialect(['webgpu'], f).dispose())).toBe(1);
     }
-    expect(g.pipelines.compiledPipelineKeys().filter((k) => k.startsWith('webgpu:add|float16,float16>f16'))).not.toHaveLength(0);
+    expect(
+      g.pipelines.compiledPipelineKeys().filter((k) => k.startsWith('webgpu:add|float16,float16>f16')),
+    ).not.toHaveLength(0);
     for (const t of gs) t!.dispose();
     expect(g.uncapturedErrors).toEqual([]);
   });
@@ -235,12 +282,20 @@ describe('float16 on webgpu', () => {
     for (const [what, f] of cases) {
       const want = [withDialect(['cpu'], () => f(...cpu))].flat();
       const got = [withDialect(['webgpu'], () => f(...gs))].flat();
-      expect(got.map((t) => t.dtype), what).toEqual(want.map((t) => t.dtype));
+      expect(
+        got.map((t) => t.dtype),
+        what,
+      ).toEqual(want.map((t) => t.dtype));
       for (const [k, t] of got.entries()) {
         expect(t.device.kind).toBe('webgpu');
         expect(t.shape).toEqual(want[k]!.shape);
         // Both compute in float32 and round once to float16, in a different order of summation.
-        assertAllClose(await host(t), cpuValues(want[k]!), { atol: 1e-2, rtol: 1e-2 }, `${what}[${k}] in float16 on webgpu vs cpu`);
+        assertAllClose(
+          await host(t),
+          cpuValues(want[k]!),
+          { atol: 1e-2, rtol: 1e-2 },
+          `${what}[${k}] in float16 on webgpu vs cpu`,
+        );
         t.dispose();
       }
     }
@@ -274,7 +329,10 @@ describe('float16 on webgpu', () => {
     };
     const [x, p, q] = await onGpu(half([3], 21), half([3], 22), half([3], 23));
     const inputs = { x: x!, xs: [p!, q!], none: null };
-    const out = [{ shape: [3], dtype: 'float16' as const }, { shape: [3], dtype: 'float32' as const }];
+    const out = [
+      { shape: [3], dtype: 'float16' as const },
+      { shape: [3], dtype: 'float32' as const },
+    ];
     const kernel = buildDialectKernel(probe, {}, out, inputs)!;
     expect(kernel).not.toBeNull();
     const { result, kept } = keptBy(g, () => withDialect(['webgpu'], () => kernel(inputs, {}, out) as Tensor[]));
@@ -283,7 +341,9 @@ describe('float16 on webgpu', () => {
     expect(kept).toEqual(new Set([gpuBuffer(sum!), gpuBuffer(neg!)]));
     expect([sum!.dtype, neg!.dtype]).toEqual(['float16', 'float32']);
     const want = await Promise.all([x!, q!, p!].map(host));
-    expect(await host(sum!)).toEqual(cpuValues(ops.add(tensor(want[0]!, { dtype: 'float16' }), tensor(want[1]!, { dtype: 'float16' }))));
+    expect(await host(sum!)).toEqual(
+      cpuValues(ops.add(tensor(want[0]!, { dtype: 'float16' }), tensor(want[1]!, { dtype: 'float16' }))),
+    );
     expect(await host(neg!)).toEqual(want[2]!.map((v) => -v));
     for (const t of [x!, p!, q!, sum!, neg!]) t.dispose();
     expect(g.uncapturedErrors).toEqual([]);
@@ -300,7 +360,12 @@ describe('float16 on webgpu', () => {
     for (const [k, t] of grads.entries()) {
       expect(t.dtype).toBe('float16');
       expect(t.device.kind).toBe('webgpu');
-      assertAllClose(await host(t), cpuValues(want[k]!), { atol: 1e-2, rtol: 1e-2 }, `gradient ${k} in float16 on webgpu vs cpu`);
+      assertAllClose(
+        await host(t),
+        cpuValues(want[k]!),
+        { atol: 1e-2, rtol: 1e-2 },
+        `gradient ${k} in float16 on webgpu vs cpu`,
+      );
     }
     for (const t of [value, ...grads, xg!, wg!]) t.dispose();
   });
@@ -341,7 +406,9 @@ describe('float16 on webgpu', () => {
     const [xg] = await onGpu(x);
     const y = withDialect(['webgpu'], () => call('where', [ops.greater(xg!, 0), xg!, 0]) as Tensor);
     expect(y.dtype).toBe('float16');
-    expect(await host(y)).toEqual(cpuValues(withDialect(['cpu'], () => call('where', [ops.greater(x, 0), x, 0]) as Tensor)));
+    expect(await host(y)).toEqual(
+      cpuValues(withDialect(['cpu'], () => call('where', [ops.greater(x, 0), x, 0]) as Tensor)),
+    );
     for (const t of [xg!, y]) t.dispose();
   });
 });

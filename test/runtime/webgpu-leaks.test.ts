@@ -2,7 +2,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import { initWebGpu, releaseGpu, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import {
+  initWebGpu,
+  releaseGpu,
+  gpuUnavailableReason,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
 let gpu: GpuContext | null = null;

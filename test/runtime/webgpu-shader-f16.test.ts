@@ -5,7 +5,8 @@ import { LAVAPIPE_ICD, useLavapipe } from '../support/lavapipe.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
 const lavapipe = useLavapipe();
-if (!lavapipe && REQUIRE_WEBGPU) throw new Error(`no shader-f16 adapter: ${LAVAPIPE_ICD} is missing; run scripts/install-lavapipe.sh`);
+if (!lavapipe && REQUIRE_WEBGPU)
+  throw new Error(`no shader-f16 adapter: ${LAVAPIPE_ICD} is missing; run scripts/install-lavapipe.sh`);
 
 describe.skipIf(!lavapipe)('shader-f16 on lavapipe', async () => {
   const { call, initWebGpu, tensor } = await import('../../runtime/src/index.ts');
@@ -29,7 +30,9 @@ describe.skipIf(!lavapipe)('shader-f16 on lavapipe', async () => {
     expect(gpu.pipelines.dispatches - before).toBe(1);
     expect(sum.dtype).toBe('float16');
     expect(Array.from(await sum.data())).toEqual(Array.from(cpu.dataSync()));
-    expect(gpu.pipelines.compiledPipelineKeys().some((k) => k.startsWith('webgpu:add|float16,float16>f16 shader-f16'))).toBe(true);
+    expect(
+      gpu.pipelines.compiledPipelineKeys().some((k) => k.startsWith('webgpu:add|float16,float16>f16 shader-f16')),
+    ).toBe(true);
     expect(gpu.uncapturedErrors).toEqual([]);
   });
 });

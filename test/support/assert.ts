@@ -6,11 +6,20 @@ export interface Tolerance {
 }
 
 export function tolerance(dtype: string): Tolerance {
-  return dtype === 'float64' ? { atol: 1e-9, rtol: 1e-7 } : dtype === 'float16' ? { atol: 1e-2, rtol: 1e-2 } : { atol: 1e-4, rtol: 1e-4 };
+  return dtype === 'float64'
+    ? { atol: 1e-9, rtol: 1e-7 }
+    : dtype === 'float16'
+      ? { atol: 1e-2, rtol: 1e-2 }
+      : { atol: 1e-4, rtol: 1e-4 };
 }
 
 /** Throws when any element differs beyond atol + rtol * |expected|; NaN must match NaN. */
-export function assertAllClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tol: Tolerance, what = 'values'): void {
+export function assertAllClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  tol: Tolerance,
+  what = 'values',
+): void {
   if (actual.length !== expected.length) {
     throw new Error(`${what}: ${actual.length} elements, expected ${expected.length}`);
   }

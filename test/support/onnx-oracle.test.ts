@@ -29,7 +29,15 @@ function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tol
 }
 
 // Row-major [.., m, k] x [k, n] reference, with the batch on the left operand only.
-function matmulRef(a: number[], b: number[], batch: number, m: number, k: number, n: number, bBatched: boolean): number[] {
+function matmulRef(
+  a: number[],
+  b: number[],
+  batch: number,
+  m: number,
+  k: number,
+  n: number,
+  bBatched: boolean,
+): number[] {
   const out: number[] = [];
   for (let p = 0; p < batch; p++) {
     const bOff = bBatched ? p * k * n : 0;
@@ -153,7 +161,11 @@ describe('runOnnxOp', () => {
     expect(Array.from(y!.data as Float32Array)).toEqual(ref);
 
     const [e] = await runOnnxOp({ op: 'Exp', inputs: [{ dtype: 'float32', shape: [6], data: a }] });
-    expectClose(e!.data as Float32Array, a.map((v) => Math.exp(Math.fround(v))), 1e-6);
+    expectClose(
+      e!.data as Float32Array,
+      a.map((v) => Math.exp(Math.fround(v))),
+      1e-6,
+    );
   });
 
   it('float attributes need the wrapper when integral; null skips a middle input', async () => {
@@ -184,7 +196,12 @@ describe('runOnnxOp', () => {
     const [a] = await runOnnxOp({ op: 'Slice', inputs: [x, i64(1), i64(9223372036854775807)] });
     expect(Array.from(a!.data as Float64Array)).toEqual([2, 3, 4]);
     // Opset 9 Slice takes ends as an INTS attribute, exercising the attribute path.
-    const [b] = await runOnnxOp({ op: 'Slice', opset: 9, attrs: { starts: [1], ends: [9223372036854775807] }, inputs: [x] });
+    const [b] = await runOnnxOp({
+      op: 'Slice',
+      opset: 9,
+      attrs: { starts: [1], ends: [9223372036854775807] },
+      inputs: [x],
+    });
     expect(Array.from(b!.data as Float64Array)).toEqual([2, 3, 4]);
   });
 
@@ -239,7 +256,9 @@ describe('buildModel', () => {
   it('round-trips through decodeModel, keeping int64 exact via raw_data', () => {
     const big = BigInt64Array.from([9223372036854775807n, -9223372036854775808n, 5n]);
     const bytes = buildModel({
-      nodes: [{ op: 'Identity', inputs: ['c'], outputs: ['y'], attrs: { s: 'hi', fs: { floats: [0.5, 1] }, is: [1, 2] } }],
+      nodes: [
+        { op: 'Identity', inputs: ['c'], outputs: ['y'], attrs: { s: 'hi', fs: { floats: [0.5, 1] }, is: [1, 2] } },
+      ],
       inputs: [],
       outputs: [{ name: 'y' }],
       initializers: [{ name: 'c', dtype: 'int64', shape: [3], data: big }],

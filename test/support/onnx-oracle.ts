@@ -72,11 +72,16 @@ function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | 
   const d = t.data;
   if (!Array.isArray(d)) return d;
   switch (t.dtype) {
-    case 'float32': return Float32Array.from(d);
-    case 'float64': return Float64Array.from(d);
-    case 'int32': return Int32Array.from(d);
-    case 'int64': return BigInt64Array.from(d, int64FromNumber);
-    case 'bool': return Uint8Array.from(d, (x) => (x ? 1 : 0));
+    case 'float32':
+      return Float32Array.from(d);
+    case 'float64':
+      return Float64Array.from(d);
+    case 'int32':
+      return Int32Array.from(d);
+    case 'int64':
+      return BigInt64Array.from(d, int64FromNumber);
+    case 'bool':
+      return Uint8Array.from(d, (x) => (x ? 1 : 0));
   }
 }
 
@@ -91,12 +96,18 @@ function fromOrtTensor(t: ort.Tensor): OracleTensor {
   const shape = [...t.dims];
   // Copy: ORT may hand back views over native buffers that are reused or freed later.
   switch (t.type) {
-    case 'float32': return { dtype: 'float32', shape, data: Float32Array.from(t.data as Float32Array) };
-    case 'float64': return { dtype: 'float64', shape, data: Float64Array.from(t.data as Float64Array) };
-    case 'int32': return { dtype: 'int32', shape, data: Int32Array.from(t.data as Int32Array) };
-    case 'int64': return { dtype: 'int64', shape, data: BigInt64Array.from(t.data as BigInt64Array) };
-    case 'bool': return { dtype: 'bool', shape, data: Uint8Array.from(t.data as Uint8Array) };
-    default: throw new Error(`oracle: unsupported output dtype ${t.type}`);
+    case 'float32':
+      return { dtype: 'float32', shape, data: Float32Array.from(t.data as Float32Array) };
+    case 'float64':
+      return { dtype: 'float64', shape, data: Float64Array.from(t.data as Float64Array) };
+    case 'int32':
+      return { dtype: 'int32', shape, data: Int32Array.from(t.data as Int32Array) };
+    case 'int64':
+      return { dtype: 'int64', shape, data: BigInt64Array.from(t.data as BigInt64Array) };
+    case 'bool':
+      return { dtype: 'bool', shape, data: Uint8Array.from(t.data as Uint8Array) };
+    default:
+      throw new Error(`oracle: unsupported output dtype ${t.type}`);
   }
 }
 

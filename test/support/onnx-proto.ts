@@ -13,14 +13,35 @@ const onnxJson = {
       nested: {
         AttributeType: {
           values: {
-            UNDEFINED: 0, FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, GRAPH: 5,
-            FLOATS: 6, INTS: 7, STRINGS: 8, TENSORS: 9, GRAPHS: 10,
+            UNDEFINED: 0,
+            FLOAT: 1,
+            INT: 2,
+            STRING: 3,
+            TENSOR: 4,
+            GRAPH: 5,
+            FLOATS: 6,
+            INTS: 7,
+            STRINGS: 8,
+            TENSORS: 9,
+            GRAPHS: 10,
           },
         },
         DataType: {
           values: {
-            UNDEFINED: 0, FLOAT: 1, UINT8: 2, INT8: 3, UINT16: 4, INT16: 5, INT32: 6, INT64: 7,
-            STRING: 8, BOOL: 9, FLOAT16: 10, DOUBLE: 11, UINT32: 12, UINT64: 13,
+            UNDEFINED: 0,
+            FLOAT: 1,
+            UINT8: 2,
+            INT8: 3,
+            UINT16: 4,
+            INT16: 5,
+            INT32: 6,
+            INT64: 7,
+            STRING: 8,
+            BOOL: 9,
+            FLOAT16: 10,
+            DOUBLE: 11,
+            UINT32: 12,
+            UINT64: 13,
           },
         },
         AttributeProto: {
@@ -153,14 +174,19 @@ export const TensorProto: protobuf.Type = onnxRoot.lookupType('onnx.TensorProto'
 
 /** TensorProto.DataType numbers. */
 export const DataType = {
-  float32: 1, uint8: 2, int8: 3, int16: 5, int32: 6, int64: 7, bool: 9, float64: 11,
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float64: 11,
 } as const;
 
 export type DType = keyof typeof DataType;
 
-const dtypeByCode = new Map<number, DType>(
-  Object.entries(DataType).map(([k, v]) => [v, k as DType]),
-);
+const dtypeByCode = new Map<number, DType>(Object.entries(DataType).map(([k, v]) => [v, k as DType]));
 
 export function dtypeFromOnnx(code: number): DType {
   const d = dtypeByCode.get(code);
@@ -168,8 +194,7 @@ export function dtypeFromOnnx(code: number): DType {
   return d;
 }
 
-export type TypedData =
-  | Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
+export type TypedData = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
 
 export interface TensorData {
   dtype: DType;
@@ -275,14 +300,22 @@ function toTypedData(t: TensorData): TypedData {
   const { dtype, data } = t;
   if (!Array.isArray(data)) return data;
   switch (dtype) {
-    case 'float32': return Float32Array.from(data);
-    case 'float64': return Float64Array.from(data);
-    case 'int32': return Int32Array.from(data);
-    case 'int64': return BigInt64Array.from(data, int64FromNumber);
-    case 'bool': return Uint8Array.from(data, (x) => (x ? 1 : 0));
-    case 'uint8': return Uint8Array.from(data);
-    case 'int8': return Int8Array.from(data);
-    case 'int16': return Int16Array.from(data);
+    case 'float32':
+      return Float32Array.from(data);
+    case 'float64':
+      return Float64Array.from(data);
+    case 'int32':
+      return Int32Array.from(data);
+    case 'int64':
+      return BigInt64Array.from(data, int64FromNumber);
+    case 'bool':
+      return Uint8Array.from(data, (x) => (x ? 1 : 0));
+    case 'uint8':
+      return Uint8Array.from(data);
+    case 'int8':
+      return Int8Array.from(data);
+    case 'int16':
+      return Int16Array.from(data);
   }
 }
 
@@ -313,9 +346,7 @@ function attributeProto(name: string, v: AttrValue): Record<string, unknown> {
   if (typeof v === 'boolean') return { name, type: AttrType.INT, i: v ? 1 : 0 };
   if (typeof v === 'bigint') return { name, type: AttrType.INT, i: int64(v) };
   if (typeof v === 'number') {
-    return Number.isInteger(v)
-      ? { name, type: AttrType.INT, i: int64(v) }
-      : { name, type: AttrType.FLOAT, f: v };
+    return Number.isInteger(v) ? { name, type: AttrType.INT, i: int64(v) } : { name, type: AttrType.FLOAT, f: v };
   }
   if (typeof v === 'string') {
     return { name, type: AttrType.STRING, s: new TextEncoder().encode(v) };
@@ -353,9 +384,7 @@ function valueInfoProto(v: ValueInfoSpec): Record<string, unknown> {
 /** Serialized ModelProto for an arbitrary graph. */
 export function buildModel(spec: ModelSpec): Uint8Array {
   const opsets: OpsetImport[] =
-    typeof spec.opset === 'object'
-      ? spec.opset
-      : [{ domain: '', version: spec.opset ?? DEFAULT_OPSET }];
+    typeof spec.opset === 'object' ? spec.opset : [{ domain: '', version: spec.opset ?? DEFAULT_OPSET }];
   // Nodes in other domains (e.g. com.microsoft) still need their domain imported.
   for (const n of spec.nodes) {
     const d = n.domain ?? '';
@@ -449,20 +478,30 @@ export function tensorFromProto(t: Record<string, any>): TensorData {
     const buf = new Uint8Array(raw).buffer;
     const data: TypedData = (() => {
       switch (dtype) {
-        case 'float32': return new Float32Array(buf);
-        case 'float64': return new Float64Array(buf);
-        case 'int32': return new Int32Array(buf);
-        case 'int64': return new BigInt64Array(buf);
-        case 'bool': case 'uint8': return new Uint8Array(buf);
-        case 'int8': return new Int8Array(buf);
-        case 'int16': return new Int16Array(buf);
+        case 'float32':
+          return new Float32Array(buf);
+        case 'float64':
+          return new Float64Array(buf);
+        case 'int32':
+          return new Int32Array(buf);
+        case 'int64':
+          return new BigInt64Array(buf);
+        case 'bool':
+        case 'uint8':
+          return new Uint8Array(buf);
+        case 'int8':
+          return new Int8Array(buf);
+        case 'int16':
+          return new Int16Array(buf);
       }
     })();
     return { dtype, shape, data };
   }
   switch (dtype) {
-    case 'float32': return { dtype, shape, data: Float32Array.from(t.floatData ?? []) };
-    case 'float64': return { dtype, shape, data: Float64Array.from(t.doubleData ?? []) };
+    case 'float32':
+      return { dtype, shape, data: Float32Array.from(t.floatData ?? []) };
+    case 'float64':
+      return { dtype, shape, data: Float64Array.from(t.doubleData ?? []) };
     case 'int64':
       return { dtype, shape, data: BigInt64Array.from((t.int64Data ?? []) as number[], (x) => BigInt(x)) };
     default: {

@@ -87,12 +87,23 @@ export interface OpSuite {
   readonly oracle: Oracle;
   /** Tensor args that get a gradient; empty when the op is not differentiable. */
   readonly grad: readonly string[];
-  readonly errors: readonly { readonly title: string; readonly shapes: Shapes; readonly args: Args; readonly message: string }[];
-  readonly relay: { readonly op: string; readonly args: readonly string[]; readonly attrs: Readonly<Record<string, string>> } | null;
+  readonly errors: readonly {
+    readonly title: string;
+    readonly shapes: Shapes;
+    readonly args: Args;
+    readonly message: string;
+  }[];
+  readonly relay: {
+    readonly op: string;
+    readonly args: readonly string[];
+    readonly attrs: Readonly<Record<string, string>>;
+  } | null;
 }
 
 const title = (c: OpCase) =>
-  `${Object.entries(c.shapes).map(([k, s]) => (isShapeList(s) ? `${k}(${s.map((e) => `[${e.join(',')}]`).join(' ')})` : `${k}[${s.join(',')}]`)).join(' ')} ${JSON.stringify(c.args)}`;
+  `${Object.entries(c.shapes)
+    .map(([k, s]) => (isShapeList(s) ? `${k}(${s.map((e) => `[${e.join(',')}]`).join(' ')})` : `${k}[${s.join(',')}]`))
+    .join(' ')} ${JSON.stringify(c.args)}`;
 
 type InputSpecs = Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
 
@@ -100,7 +111,13 @@ type InputSpecs = Readonly<Record<string, { readonly dtype?: DType; readonly dom
  * Inputs drawn from the spec's domain, seeded per case so failures reproduce. Integers are uniform
  * over [lo, hi) (truncating a uniform float would make lo rare); bools are fair coin flips.
  */
-export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, number], seed: number, specs: InputSpecs = {}): Record<string, Tensor | Tensor[]> {
+export function makeInputs(
+  s: Shapes,
+  dtype: DType,
+  domain: readonly [number, number],
+  seed: number,
+  specs: InputSpecs = {},
+): Record<string, Tensor | Tensor[]> {
   const out: Record<string, Tensor | Tensor[]> = {};
   Object.entries(s).forEach(([name, shape], i) => {
     const d = specs[name]?.dtype ?? dtype;
@@ -108,12 +125,22 @@ export function makeInputs(s: Shapes, dtype: DType, domain: readonly [number, nu
     const make = (sh: readonly number[], k: number): Tensor => {
       const next = rng(k);
       const n = sizeOf(sh);
-      if (d === 'int32') return tensor(Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())), { dtype: d, shape: sh });
-      if (d === 'bool') return tensor(Array.from({ length: n }, () => (next() < 0.5 ? 0 : 1)), { dtype: d, shape: sh });
+      if (d === 'int32')
+        return tensor(
+          Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())),
+          { dtype: d, shape: sh },
+        );
+      if (d === 'bool')
+        return tensor(
+          Array.from({ length: n }, () => (next() < 0.5 ? 0 : 1)),
+          { dtype: d, shape: sh },
+        );
       return randomUniform(sh, { dtype: d, seed: k, low: lo, high: hi });
     };
     // A Tensor[] arg's elements get seeds of their own, past every single arg's.
-    out[name] = isShapeList(shape) ? shape.map((sh, j) => make(sh, seed * 31 + i + 1000 * (j + 1))) : make(shape, seed * 31 + i);
+    out[name] = isShapeList(shape)
+      ? shape.map((sh, j) => make(sh, seed * 31 + i + 1000 * (j + 1)))
+      : make(shape, seed * 31 + i);
   });
   return out;
 }
@@ -134,12 +161,22 @@ function onnxAttr(v: unknown): OracleAttr {
  * Expected values, one list per output (a tuple op's ONNX node has several), and whether onnxruntime had to
  * compute them in float32 (then only float32 accuracy can be asked).
  */
-async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<string, Tensor | Tensor[]>, args: Args, floats: readonly string[] = []): Promise<{ values: number[][]; shapes: number[][]; narrowed: boolean }> {
+async function onnxExpected(
+  o: Extract<Oracle, { kind: 'onnx' }>,
+  given: Record<string, Tensor | Tensor[]>,
+  args: Args,
+  floats: readonly string[] = [],
+): Promise<{ values: number[][]; shapes: number[][]; narrowed: boolean }> {
   let inputs = given;
   let full = args;
   if (o.flatten && args[o.flatten] === null) {
     // TVM's axis=None ("over the flattened input") has no ONNX spelling: flatten, then use axis 0.
-    inputs = Object.fromEntries(Object.entries(given).map(([k, t]) => [k, k === o.inputs[0] && t instanceof Tensor ? tensor(t.dataSync(), { dtype: t.dtype, shape: [t.size] }) : t]));
+    inputs = Object.fromEntries(
+      Object.entries(given).map(([k, t]) => [
+        k,
+        k === o.inputs[0] && t instanceof Tensor ? tensor(t.dataSync(), { dtype: t.dtype, shape: [t.size] }) : t,
+      ]),
+    );
     full = { ...args, [o.flatten]: 0 };
   }
   let outputs = 1;
@@ -155,7 +192,11 @@ async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<
       const first = inputs[o.inputs[0]!] as Tensor;
       const c = ONNX_CONVERSION_RULES[conversion].toOnnx(v, first, full);
       outputs = c.outputs;
-      return [c.input === null ? null : { dtype: 'int64', shape: [c.input.length], data: BigInt64Array.from(c.input.map(BigInt)) }];
+      return [
+        c.input === null
+          ? null
+          : { dtype: 'int64', shape: [c.input.length], data: BigInt64Array.from(c.input.map(BigInt)) },
+      ];
     }
     return [feedOf(name, v)];
   });
@@ -173,15 +214,34 @@ async function onnxExpected(o: Extract<Oracle, { kind: 'onnx' }>, given: Record<
   for (const [onnxName, arg] of Object.entries(o.attrs)) {
     const v = full[arg];
     if (v === null || v === undefined) continue;
-    attrs[onnxName] = typeof v === 'boolean' ? (v ? 1 : 0) : isDType(v) ? ONNX_DTYPE[v] : floats.includes(arg) && typeof v === 'number' ? { float: v } : onnxAttr(v);
+    attrs[onnxName] =
+      typeof v === 'boolean'
+        ? v
+          ? 1
+          : 0
+        : isDType(v)
+          ? ONNX_DTYPE[v]
+          : floats.includes(arg) && typeof v === 'number'
+            ? { float: v }
+            : onnxAttr(v);
   }
-  const answer = (results: OracleTensor[], narrowed: boolean) => ({ values: results.map((r) => Array.from(toFloat64(r))), shapes: results.map((r) => r.shape), narrowed });
+  const answer = (results: OracleTensor[], narrowed: boolean) => ({
+    values: results.map((r) => Array.from(toFloat64(r))),
+    shapes: results.map((r) => r.shape),
+    narrowed,
+  });
   try {
     return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs, outputs }), false);
   } catch (e) {
     // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv...): ask it in float32.
-    if (!feeds.some((f) => f?.dtype === 'float64') || !/NOT_IMPLEMENTED|Could not find an implementation/i.test(String(e))) throw e;
-    const narrowed = feeds.map((f) => (f?.dtype === 'float64' ? { ...f, dtype: 'float32' as const, data: Float32Array.from(f.data as Float64Array) } : f));
+    if (
+      !feeds.some((f) => f?.dtype === 'float64') ||
+      !/NOT_IMPLEMENTED|Could not find an implementation/i.test(String(e))
+    )
+      throw e;
+    const narrowed = feeds.map((f) =>
+      f?.dtype === 'float64' ? { ...f, dtype: 'float32' as const, data: Float32Array.from(f.data as Float64Array) } : f,
+    );
     return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: narrowed, attrs, outputs }), true);
   }
 }
@@ -239,7 +299,11 @@ function numericVjp(forward: string, inputs: Record<string, Tensor>, attrs: Args
   const dyv = dy.dataSync();
   const eps = 1e-6;
   const f = (v: Float64Array) => {
-    const y = call(forward, [], { ...inputs, ...attrs, [wrt]: tensor(v, { dtype: 'float64', shape: x.shape }) }) as Tensor;
+    const y = call(forward, [], {
+      ...inputs,
+      ...attrs,
+      [wrt]: tensor(v, { dtype: 'float64', shape: x.shape }),
+    }) as Tensor;
     const yv = y.dataSync();
     let s = 0;
     for (let i = 0; i < yv.length; i++) s += yv[i]! * dyv[i]!;
@@ -264,7 +328,12 @@ function caseInputs(s: OpSuite, c: OpCase, i: number, dtype: DType): Record<stri
   const source = vjpSource(o, s, c, i);
   const args = Object.fromEntries(Object.entries(o.mapping).map(([k, v]) => [k, source[v]]));
   return Object.fromEntries(
-    Object.entries(args).map(([k, v]) => [k, v instanceof Tensor && dtype !== 'float64' && isFloatDType(v.dtype) ? tensor(v.dataSync(), { dtype, shape: v.shape }) : v]),
+    Object.entries(args).map(([k, v]) => [
+      k,
+      v instanceof Tensor && dtype !== 'float64' && isFloatDType(v.dtype)
+        ? tensor(v.dataSync(), { dtype, shape: v.shape })
+        : v,
+    ]),
   );
 }
 
@@ -288,7 +357,10 @@ export function opSuite(s: OpSuite): void {
     describe.each(s.dialects)('dialect %s', (dialect) => {
       // WebGPU is checked against the CPU dialect on the same cases (float32, gradients included).
       if (dialect === 'webgpu') {
-        const callArgs = (c: OpCase, i: number, dtype: DType) => ({ ...caseInputs(s, c, i, dtype), ...(s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args) });
+        const callArgs = (c: OpCase, i: number, dtype: DType) => ({
+          ...caseInputs(s, c, i, dtype),
+          ...(s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args),
+        });
         return webgpuCases({ op: s.op, dtypes: s.dtypes, cases: s.cases, grad: s.grad, callArgs, title });
       }
       describe.each(s.dtypes)('%s', (dtype) => {
@@ -303,33 +375,68 @@ export function opSuite(s: OpSuite): void {
             expect(outs.length).toBe(expected.values.length);
             outs.forEach((t, k) => {
               if (t instanceof Tensor && outs.length > 1) expect([...t.shape]).toEqual(expected.shapes[k]);
-              assertAllClose(valuesOf(t), expected.values[k]!, tolerance(expected.narrowed ? 'float32' : dtype), `raf.op.${s.op}${outs.length > 1 ? `[${k}]` : ''} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`);
+              assertAllClose(
+                valuesOf(t),
+                expected.values[k]!,
+                tolerance(expected.narrowed ? 'float32' : dtype),
+                `raf.op.${s.op}${outs.length > 1 ? `[${k}]` : ''} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`,
+              );
             });
           } else if (o.kind === 'identity') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
-            assertAllClose(valuesOf(got), identityExpected(o.formula, inputs, c.full), tolerance(dtype), `raf.op.${s.op} vs ${o.formula}`);
+            assertAllClose(
+              valuesOf(got),
+              identityExpected(o.formula, inputs, c.full),
+              tolerance(dtype),
+              `raf.op.${s.op} vs ${o.formula}`,
+            );
           } else if (o.kind === 'compute') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
             // Elementwise ops (the only ones with a compute expression) take single tensors.
             const expected = computeExpected(o.source, inputs as Record<string, Tensor>, c.full);
-            assertAllClose(valuesOf(got), dtype === 'float64' ? expected : Array.from(Float32Array.from(expected)), tolerance(dtype), `raf.op.${s.op} vs its compute expression (${o.source})`);
+            assertAllClose(
+              valuesOf(got),
+              dtype === 'float64' ? expected : Array.from(Float32Array.from(expected)),
+              tolerance(dtype),
+              `raf.op.${s.op} vs its compute expression (${o.source})`,
+            );
           } else if (o.kind === 'vjp') {
             // The float64 result must match central differences; other dtypes must match the float64 result.
             const source = vjpSource(o, s, c, i);
             const bwArgs = caseInputs(s, c, i, 'float64');
-            const reference = withDialect(['cpu'], () => call(s.op, [], { ...bwArgs, ...pickArgs(c.full, o.mapping) })) as Tensor;
+            const reference = withDialect(['cpu'], () =>
+              call(s.op, [], { ...bwArgs, ...pickArgs(c.full, o.mapping) }),
+            ) as Tensor;
             if (dtype === 'float64') {
               const fwdInputs = pick(c.shapes, o.forwardTensors);
               const x = source[o.wrt] as Tensor;
-              const numeric = numericVjp(o.forward, Object.fromEntries(Object.keys(fwdInputs).map((k) => [k, source[k] as Tensor])), c.full, o.wrt, source.dy);
-              assertAllClose(valuesOf(fitTo(reference, x.shape)), numeric, { atol: 1e-5, rtol: 1e-3 }, `raf.op.${s.op} vs numeric VJP of ${o.forward}`);
+              const numeric = numericVjp(
+                o.forward,
+                Object.fromEntries(Object.keys(fwdInputs).map((k) => [k, source[k] as Tensor])),
+                c.full,
+                o.wrt,
+                source.dy,
+              );
+              assertAllClose(
+                valuesOf(fitTo(reference, x.shape)),
+                numeric,
+                { atol: 1e-5, rtol: 1e-3 },
+                `raf.op.${s.op} vs numeric VJP of ${o.forward}`,
+              );
             }
             // The inputs come from running the forward op, which need not exist in the dialect under test: build them unpinned.
             const given = caseInputs(s, c, i, dtype);
-            const got = withDialect([dialect], () => call(s.op, [], { ...given, ...pickArgs(c.full, o.mapping) })) as Tensor;
-            assertAllClose(valuesOf(got), valuesOf(reference), tolerance(dtype), `raf.op.${s.op} (${dtype}) vs its float64 CPU result`);
+            const got = withDialect([dialect], () =>
+              call(s.op, [], { ...given, ...pickArgs(c.full, o.mapping) }),
+            ) as Tensor;
+            assertAllClose(
+              valuesOf(got),
+              valuesOf(reference),
+              tolerance(dtype),
+              `raf.op.${s.op} (${dtype}) vs its float64 CPU result`,
+            );
           } else {
             throw new Error(`raf.op.${s.op} has no oracle: ${o.reason}`);
           }
@@ -353,7 +460,9 @@ export function opSuite(s: OpSuite): void {
           const graph = trace(f, flat.params);
           expect(graph.nodes.map((n) => (n.kind === 'call' ? n.op.name : 'fused'))).toContain(s.op);
           // A tuple op's graph returns each element.
-          expect(execute(graph, flat.params).map(valuesOf)).toEqual((eager instanceof Tensor ? [eager] : eager).map(valuesOf));
+          expect(execute(graph, flat.params).map(valuesOf)).toEqual(
+            (eager instanceof Tensor ? [eager] : eager).map(valuesOf),
+          );
         });
       });
     }
@@ -363,7 +472,8 @@ export function opSuite(s: OpSuite): void {
         const inputs = caseInputs(s, c, i, 'float64');
         // A Tensor[] input is checked element by element, each one an input of its own.
         const flat = flatTensors(inputs, s.grad);
-        const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...c.args, ...flat.rebuild(xs) }) as Tensor | Tensor[];
+        const f = (...xs: Tensor[]) =>
+          call(s.op, [], { ...inputs, ...c.args, ...flat.rebuild(xs) }) as Tensor | Tensor[];
         // Central differences need float64 outputs; an op cast to float32 (cast's dtype grid) is checked by its forward tests.
         const probe = f(...flat.params);
         const first = probe instanceof Tensor ? probe : probe[0]!;
@@ -390,7 +500,11 @@ export function opSuite(s: OpSuite): void {
       it.each(s.cases.map((c, i) => [title(c), c, i] as const))('FromRelay %s', (_t, c, i) => {
         const inputs = makeInputs(c.shapes, 'float32', s.domain, i + 1, s.inputs);
         const relayAttrs = Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]]));
-        const viaRelay = fromRelayCall(r.op, r.args.map((a) => inputs[a] ?? c.full[a]), relayAttrs);
+        const viaRelay = fromRelayCall(
+          r.op,
+          r.args.map((a) => inputs[a] ?? c.full[a]),
+          relayAttrs,
+        );
         const direct = call(s.op, [], { ...inputs, ...c.full });
         expect(valuesOf(viaRelay)).toEqual(valuesOf(direct));
       });
@@ -400,7 +514,11 @@ export function opSuite(s: OpSuite): void {
 
 /** The attrs a backward op takes, by the names its mapping gives them. */
 function pickArgs(full: Args, mapping: Readonly<Record<string, string>>): Args {
-  return Object.fromEntries(Object.entries(mapping).filter(([, v]) => v in full).map(([k, v]) => [k, full[v]]));
+  return Object.fromEntries(
+    Object.entries(mapping)
+      .filter(([, v]) => v in full)
+      .map(([k, v]) => [k, full[v]]),
+  );
 }
 
 function pick(shapes: Shapes, names: readonly string[]): Shapes {

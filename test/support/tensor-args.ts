@@ -14,7 +14,9 @@ export function flatTensors(
   const slots: [string, number][] = names.flatMap((k): [string, number][] => {
     const v = inputs[k];
     if (v instanceof Tensor) return [[k, -1]];
-    return Array.isArray(v) && v.length > 0 && v.every((t) => t instanceof Tensor) ? v.map((_, j): [string, number] => [k, j]) : [];
+    return Array.isArray(v) && v.length > 0 && v.every((t) => t instanceof Tensor)
+      ? v.map((_, j): [string, number] => [k, j])
+      : [];
   });
   const params = slots.map(([k, j]) => (j < 0 ? inputs[k] : (inputs[k] as Tensor[])[j]) as Tensor);
   const labels = slots.map(([k, j]) => (j < 0 ? k : `${k}[${j}]`));

@@ -2,7 +2,16 @@
 
 import { appendFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, initWebGpu, releaseGpu, tensor, Tensor, valueAndGrad, withDialect, type DType } from '../../runtime/src/index.ts';
+import {
+  call,
+  initWebGpu,
+  releaseGpu,
+  tensor,
+  Tensor,
+  valueAndGrad,
+  withDialect,
+  type DType,
+} from '../../runtime/src/index.ts';
 import { gpuHolds, gpuUnavailableReason, type GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
 import { isFloat } from '../../runtime/src/dtype.ts';
 import { assertAllClose } from './assert.ts';
@@ -40,7 +49,14 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
   afterAll(async () => {
     // Lets `RAF_WEBGPU_PIPELINE_LOG=file npm test` count the distinct pipelines the whole suite compiled.
     const log = process.env.RAF_WEBGPU_PIPELINE_LOG;
-    if (gpu && log) appendFileSync(log, gpu.pipelines.compiledPipelineKeys().map((k) => `${k}\n`).join(''));
+    if (gpu && log)
+      appendFileSync(
+        log,
+        gpu.pipelines
+          .compiledPipelineKeys()
+          .map((k) => `${k}\n`)
+          .join(''),
+      );
     await releaseGpu();
   });
 
@@ -78,7 +94,12 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
         expect(t.device.kind).toBe('webgpu');
         expect(t.shape).toEqual(reference[k]!.shape);
         const which = got.length > 1 ? `[${k}]` : '';
-        assertAllClose(Array.from(await t.data()), Array.from(reference[k]!.dataSync()), WEBGPU_TOLERANCE, `raf.op.webgpu.${s.op}${which} vs raf.op.cpu.${s.op}${which}`);
+        assertAllClose(
+          Array.from(await t.data()),
+          Array.from(reference[k]!.dataSync()),
+          WEBGPU_TOLERANCE,
+          `raf.op.webgpu.${s.op}${which} vs raf.op.cpu.${s.op}${which}`,
+        );
       }
       disposeAll([got, Object.values(onGpu)]);
     });
@@ -91,23 +112,41 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
         // A Tensor[] arg (concatenate's xs) is one differentiated parameter per element.
         const f = (base: Record<string, unknown>) => {
           const flat = flatTensors(base, s.grad);
-          return { params: flat.params, labels: flat.labels, fn: (...xs: Tensor[]) => call(s.op, [], { ...base, ...flat.rebuild(xs) }) as Tensor | Tensor[] };
+          return {
+            params: flat.params,
+            labels: flat.labels,
+            fn: (...xs: Tensor[]) => call(s.op, [], { ...base, ...flat.rebuild(xs) }) as Tensor | Tensor[],
+          };
         };
         const cpu = f(widen(args));
         const ys = outputsOf(withDialect(['cpu'], () => cpu.fn(...cpu.params)));
         // A random seed rather than ones, so a wrongly summed or transposed gradient cannot hide; a tuple op's
         // outputs each get their own stretch of it.
         let at = i;
-        const dys = ys.map((y) => tensor(Array.from({ length: y.size }, () => Math.sin(at++)), { dtype: 'float64', shape: y.shape }));
+        const dys = ys.map((y) =>
+          tensor(
+            Array.from({ length: y.size }, () => Math.sin(at++)),
+            { dtype: 'float64', shape: y.shape },
+          ),
+        );
         const expected = withDialect(['cpu'], () => valueAndGrad(cpu.fn, undefined, dys)(...cpu.params).grads);
         const onGpu = await toGpu(args);
         const gpuCall = f(onGpu);
-        const dysGpu = await Promise.all(dys.map((dy) => tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu')));
-        const { value, grads } = withDialect(['webgpu'], () => valueAndGrad(gpuCall.fn, undefined, dysGpu)(...gpuCall.params));
+        const dysGpu = await Promise.all(
+          dys.map((dy) => tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu')),
+        );
+        const { value, grads } = withDialect(['webgpu'], () =>
+          valueAndGrad(gpuCall.fn, undefined, dysGpu)(...gpuCall.params),
+        );
         for (const [k, name] of gpuCall.labels.entries()) {
           expect(grads[k]!.device.kind).toBe('webgpu');
           expect(grads[k]!.shape).toEqual(expected[k]!.shape);
-          assertAllClose(Array.from(await grads[k]!.data()), Array.from(expected[k]!.dataSync()), WEBGPU_TOLERANCE, `d${s.op}/d${name} on webgpu vs cpu`);
+          assertAllClose(
+            Array.from(await grads[k]!.data()),
+            Array.from(expected[k]!.dataSync()),
+            WEBGPU_TOLERANCE,
+            `d${s.op}/d${name} on webgpu vs cpu`,
+          );
         }
         disposeAll([value, dysGpu, grads, Object.values(onGpu)]);
       });
@@ -122,7 +161,8 @@ function widen(args: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-const widenOne = (v: unknown) => (v instanceof Tensor && isFloat(v.dtype) ? tensor(v.dataSync(), { dtype: 'float64', shape: v.shape }) : v);
+const widenOne = (v: unknown) =>
+  v instanceof Tensor && isFloat(v.dtype) ? tensor(v.dataSync(), { dtype: 'float64', shape: v.shape }) : v;
 
 async function toGpu(args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -132,7 +172,8 @@ async function toGpu(args: Record<string, unknown>): Promise<Record<string, unkn
     return v.to('webgpu');
   };
   // A Tensor[] arg moves element by element.
-  for (const [k, v] of Object.entries(args)) out[k] = Array.isArray(v) ? await Promise.all(v.map((e) => move(k, e))) : await move(k, v);
+  for (const [k, v] of Object.entries(args))
+    out[k] = Array.isArray(v) ? await Promise.all(v.map((e) => move(k, e))) : await move(k, v);
   return out;
 }
 

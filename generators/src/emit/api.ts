@@ -34,7 +34,10 @@ function emitApi(op: OpModel): EmittedFile {
             doc: ${literal(op.doc)},
             source: '${op.file}',
             schema: ${n.args},
-            tensorArgs: [${op.args.filter(isTensor).map((a) => `'${a.name}'`).join(', ')}],
+            tensorArgs: [${op.args
+              .filter(isTensor)
+              .map((a) => `'${a.name}'`)
+              .join(', ')}],
             type: ${n.type},
             declare: ${n.declare},
             fusion: ${n.fusion},

@@ -35,12 +35,22 @@ function emitBridge(op: OpModel): EmittedFile {
       isExported: true,
       docs: [`The signature every dialect's raf.op.${op.name} kernel has.`],
       // A tuple op's kernel gets one output type per element and returns its tensors in that order.
-      type: op.out.tuple ? `(inputs: ${n.inputs}, attrs: ${n.attrs}, outs: readonly TensorType[]) => readonly Tensor[]` : `(inputs: ${n.inputs}, attrs: ${n.attrs}, out: TensorType) => Tensor`,
+      type: op.out.tuple
+        ? `(inputs: ${n.inputs}, attrs: ${n.attrs}, outs: readonly TensorType[]) => readonly Tensor[]`
+        : `(inputs: ${n.inputs}, attrs: ${n.attrs}, out: TensorType) => Tensor`,
     });
     // A Tensor[] input keys on its elements' dtypes (so on their count too, which kernels may unroll on).
     const inputKey = (a: (typeof inputs)[number]) =>
-      a.type === 'Tensor' ? `\${a.${a.name}.dtype}` : a.type === 'Tensor[]' ? `\${a.${a.name}.map((t) => t.dtype).join(',')}` : `\${a.${a.name} === null ? 'none' : 'some'}`;
-    const key = [op.out.tuple ? "\${out.map((o) => o.dtype).join(',')}" : '${out.dtype}', ...inputs.map(inputKey), ...attrs.map((a) => `${a.name}=\${JSON.stringify(a.${a.name})}`)];
+      a.type === 'Tensor'
+        ? `\${a.${a.name}.dtype}`
+        : a.type === 'Tensor[]'
+          ? `\${a.${a.name}.map((t) => t.dtype).join(',')}`
+          : `\${a.${a.name} === null ? 'none' : 'some'}`;
+    const key = [
+      op.out.tuple ? "\${out.map((o) => o.dtype).join(',')}" : '${out.dtype}',
+      ...inputs.map(inputKey),
+      ...attrs.map((a) => `${a.name}=\${JSON.stringify(a.${a.name})}`),
+    ];
     sf.addVariableStatement({
       isExported: true,
       docs: ['Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape.'],

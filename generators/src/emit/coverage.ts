@@ -28,22 +28,31 @@ function dialectColumns(model: Model): string[] {
   return [...names].sort((a, b) => (a === 'cpu' ? -1 : b === 'cpu' ? 1 : a < b ? -1 : 1));
 }
 
-export function coverage(model: Model, emitted: readonly EmittedFile[]): { columns: string[]; rows: Row[]; problems: SpecError[] } {
+export function coverage(
+  model: Model,
+  emitted: readonly EmittedFile[],
+): { columns: string[]; rows: Row[]; problems: SpecError[] } {
   const generated = new Set(emitted.filter((f) => f.kind === 'generated').map((f) => f.path));
   const hand = new Set(emitted.filter((f) => f.kind === 'stub').map((f) => f.path));
   const dialects = dialectColumns(model);
   const problems: SpecError[] = [];
   const rows = model.ops.map((op): Row => {
     const c = (mark: Mark, text: string): Cell => ({ mark, text });
-    const file = (path: string, what = '') => (generated.has(path) ? c('generated', what) : c('missing', `${path} not generated`));
+    const file = (path: string, what = '') =>
+      generated.has(path) ? c('generated', what) : c('missing', `${path} not generated`);
     const rule = op.out.shape.kind === 'custom' || op.out.shape.kind === 'host';
     const cells: Record<string, Cell> = {
-      declare: rule && hand.has(paths.ruleStub(op.name)) ? c('hand', op.out.shape.kind === 'host' ? 'host value' : 'custom rule') : file(paths.type(op.name)),
+      declare:
+        rule && hand.has(paths.ruleStub(op.name))
+          ? c('hand', op.out.shape.kind === 'host' ? 'host value' : 'custom rule')
+          : file(paths.type(op.name)),
       type: file(paths.type(op.name)),
       gradient:
-        op.grad.kind === 'none' ? c('none', 'none')
-        : op.grad.kind === 'custom' ? c(hand.has(paths.gradStub(op.name)) ? 'hand' : 'missing', 'custom')
-        : file(paths.grad(op.name), op.grad.kind),
+        op.grad.kind === 'none'
+          ? c('none', 'none')
+          : op.grad.kind === 'custom'
+            ? c(hand.has(paths.gradStub(op.name)) ? 'hand' : 'missing', 'custom')
+            : file(paths.grad(op.name), op.grad.kind),
       'cast rule': op.cast ? c('generated', op.cast.rule) : c('none', 'none'),
       relay: op.relay ? file(paths.relay(op.name), op.relay.op) : c('none', 'none'),
       onnx: op.onnx ? c('generated', op.onnx.op) : c('none', 'none'),
@@ -56,18 +65,24 @@ export function coverage(model: Model, emitted: readonly EmittedFile[]): { colum
       }
       const registered = generated.has(paths.dialect(d, op.name)) || (op.out.shape.kind === 'host' && d === 'cpu');
       const kernel =
-        op.out.shape.kind === 'host' ? 'host'
-        : level.kernel === 'generated' ? 'generated'
-        : hand.has(paths.kernelStub(d, op.name)) ? 'hand'
-        : null;
-      if (registered && kernel) cells[d] = c(kernel === 'hand' ? 'hand' : 'generated', `${level.level}${kernel === 'host' ? ' host' : ''}`);
+        op.out.shape.kind === 'host'
+          ? 'host'
+          : level.kernel === 'generated'
+            ? 'generated'
+            : hand.has(paths.kernelStub(d, op.name))
+              ? 'hand'
+              : null;
+      if (registered && kernel)
+        cells[d] = c(kernel === 'hand' ? 'hand' : 'generated', `${level.level}${kernel === 'host' ? ' host' : ''}`);
       else {
         cells[d] = c('missing', `${level.level}, no kernel`);
         problems.push(
           new SpecError(
             op.loc,
             `${op.name} asks for dialect ${d} at level ${level.level}, but no ${d} kernel is ${registered ? 'written' : 'generated or registered'} for it`,
-            op.compute ? `the ${d} emitter does not generate kernels yet; drop ${d} from dialects` : `write ${paths.kernelStub(d, op.name)}, or drop ${d} from dialects`,
+            op.compute
+              ? `the ${d} emitter does not generate kernels yet; drop ${d} from dialects`
+              : `write ${paths.kernelStub(d, op.name)}, or drop ${d} from dialects`,
           ),
         );
       }
@@ -93,8 +108,15 @@ export function emitCoverage(model: Model, emitted: readonly EmittedFile[]): Emi
   const { columns, rows, problems } = coverage(model, emitted);
   found.set(model, problems);
   const head = ['op', ...columns];
-  const body = rows.map((r) => `| [${r.op.name}](ops/${r.op.category}.md#${r.op.name}) | ${columns.map((k) => cell(`${SYMBOL[r.cells[k]!.mark]} ${r.cells[k]!.text}`.trim())).join(' | ')} |`);
-  const missing = rows.flatMap((r) => columns.filter((k) => r.cells[k]!.mark === 'missing' && k !== 'oracle').map((k) => `${r.op.name}, ${k}: ${r.cells[k]!.text}`));
+  const body = rows.map(
+    (r) =>
+      `| [${r.op.name}](ops/${r.op.category}.md#${r.op.name}) | ${columns.map((k) => cell(`${SYMBOL[r.cells[k]!.mark]} ${r.cells[k]!.text}`.trim())).join(' | ')} |`,
+  );
+  const missing = rows.flatMap((r) =>
+    columns
+      .filter((k) => r.cells[k]!.mark === 'missing' && k !== 'oracle')
+      .map((k) => `${r.op.name}, ${k}: ${r.cells[k]!.text}`),
+  );
   const noOracle = rows.filter((r) => r.cells.oracle!.mark === 'missing').map((r) => r.op.name);
   const text = [
     '# Coverage',

@@ -8,7 +8,9 @@ import { isTensor } from './types.ts';
 export const CPU = 'cpu';
 
 export function emitCpuDialect(model: Model): EmittedFile[] {
-  return model.ops.filter((op) => op.dialects.some((d) => d.name === CPU) && op.out.shape.kind !== 'host').map(emitCpuOp);
+  return model.ops
+    .filter((op) => op.dialects.some((d) => d.name === CPU) && op.out.shape.kind !== 'host')
+    .map(emitCpuOp);
 }
 
 function emitCpuOp(op: OpModel): EmittedFile {
@@ -61,7 +63,10 @@ function computeKernel(op: OpModel): string {
     `(${tensors.length ? `{ ${tensors.join(', ')} }` : '_inputs'}, ${attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs'}, out) => {`,
     'const result = allocOut(out);',
     'const r = result.dataSync();',
-    ...tensors.flatMap((t) => [`const ${t}s = ${t}.dataSync();`, `const ${t}i = broadcastIndex(${t}.shape, out.shape);`]),
+    ...tensors.flatMap((t) => [
+      `const ${t}s = ${t}.dataSync();`,
+      `const ${t}i = broadcastIndex(${t}.shape, out.shape);`,
+    ]),
     'for (let i = 0; i < r.length; i++) {',
     ...tensors.map((t) => `const ${t}v = ${t}s[${t}i === null ? i : ${t}i[i]!]!;`),
     `r[i] = ${renderJs(op.compute!.expr, valueNames)};`,

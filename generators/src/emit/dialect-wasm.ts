@@ -45,7 +45,9 @@ function emitWasmOp(op: OpModel): EmittedFile {
     }
     sf.addVariableStatement({
       isExported: true,
-      docs: [`raf.op.${WASM}.${op.name} at level ${level}; float32 and float64 (other dtypes fall back to a lower level).`],
+      docs: [
+        `raf.op.${WASM}.${op.name} at level ${level}; float32 and float64 (other dtypes fall back to a lower level).`,
+      ],
       declarations: [
         {
           name: n.dialectOp(WASM),
@@ -59,7 +61,13 @@ function emitWasmOp(op: OpModel): EmittedFile {
 
 /** Plain text, not ts-morph: AssemblyScript is TypeScript syntax but not TypeScript types (v128, usize). */
 function asFile(path: string, source: string, body: string): EmittedFile {
-  return { path, content: `${generatedHeader('dialect-wasm', source)}\n\n${body}`, emitter: 'dialect-wasm', source, kind: 'generated' };
+  return {
+    path,
+    content: `${generatedHeader('dialect-wasm', source)}\n\n${body}`,
+    emitter: 'dialect-wasm',
+    source,
+    kind: 'generated',
+  };
 }
 
 function emitAsKernel(op: OpModel): EmittedFile {
@@ -83,7 +91,9 @@ function emitAsKernel(op: OpModel): EmittedFile {
       '}',
     ].join('\n');
   });
-  const imports = helpers.size ? `import { ${[...helpers].sort().join(', ')} } from '../../../../dialects/wasm/as/vmath';\n\n` : '';
+  const imports = helpers.size
+    ? `import { ${[...helpers].sort().join(', ')} } from '../../../../dialects/wasm/as/vmath';\n\n`
+    : '';
   return asFile(asPath(op.name), sourceOf(op), `${imports}${fns.join('\n\n')}\n`);
 }
 
@@ -105,12 +115,17 @@ interface Code {
 
 type VectorFn = (args: readonly string[], source: readonly Expr[], w: Width, helpers: Set<string>) => string;
 
-const builtin = (name: string): VectorFn => (args, _s, w) => `${vec(w)}.${name}(${args.join(', ')})`;
+const builtin =
+  (name: string): VectorFn =>
+  (args, _s, w) =>
+    `${vec(w)}.${name}(${args.join(', ')})`;
 /** A function of runtime/src/dialects/wasm/as/vmath.ts, one per width. */
-const helper = (name: string): VectorFn => (args, _s, w, helpers) => {
-  helpers.add(`${name}_${w}`);
-  return `${name}_${w}(${args.join(', ')})`;
-};
+const helper =
+  (name: string): VectorFn =>
+  (args, _s, w, helpers) => {
+    helpers.add(`${name}_${w}`);
+    return `${name}_${w}(${args.join(', ')})`;
+  };
 const splat = (w: Width, value: number | string) => `${vec(w)}.splat(<${w}>${value})`;
 
 // Typed over CallFn so a function added to the expression IR is a compile error here until it has a rendering.
@@ -136,7 +151,9 @@ const FUNCTIONS: { readonly [F in CallFn]: VectorFn } = {
   max: builtin('max'),
   clamp: ([x, lo, hi], _s, w) => `${vec(w)}.min(${vec(w)}.max(${x}, ${lo}), ${hi})`,
   pow: (args, [, exponent], w, helpers) =>
-    exponent!.kind === 'const' && exponent!.value === 2 ? `${vec(w)}.mul(${args[0]}, ${args[0]})` : helper('vpow')(args, [], w, helpers),
+    exponent!.kind === 'const' && exponent!.value === 2
+      ? `${vec(w)}.mul(${args[0]}, ${args[0]})`
+      : helper('vpow')(args, [], w, helpers),
   log1p: helper('vlog1p'),
   expm1: helper('vexpm1'),
   softplus: helper('vsoftplus'),
@@ -173,23 +190,37 @@ export function renderAs(expr: Expr, names: Readonly<Record<string, string>>, w:
       case 'binary': {
         const { op } = node;
         const [lhs, rhs] = [visit(node.lhs), visit(node.rhs)];
-        if (op === '**') return { text: FUNCTIONS.pow([asNum(lhs), asNum(rhs)], [node.lhs, node.rhs], w, helpers), kind: 'num' };
-        if (op === '&&' || op === '||') return { text: `v128.${op === '&&' ? 'and' : 'or'}(${asBool(lhs)}, ${asBool(rhs)})`, kind: 'bool' };
+        if (op === '**')
+          return { text: FUNCTIONS.pow([asNum(lhs), asNum(rhs)], [node.lhs, node.rhs], w, helpers), kind: 'num' };
+        if (op === '&&' || op === '||')
+          return { text: `v128.${op === '&&' ? 'and' : 'or'}(${asBool(lhs)}, ${asBool(rhs)})`, kind: 'bool' };
         if ((op === '==' || op === '!=') && lhs.kind === 'bool' && rhs.kind === 'bool') {
           // Masks are equal where their bits agree: xor is "differ".
           const differ = `v128.xor(${lhs.text}, ${rhs.text})`;
           return { text: op === '!=' ? differ : `v128.not(${differ})`, kind: 'bool' };
         }
-        if (op in COMPARE) return { text: `${V}.${COMPARE[op as keyof typeof COMPARE]}(${asNum(lhs)}, ${asNum(rhs)})`, kind: 'bool' };
+        if (op in COMPARE)
+          return { text: `${V}.${COMPARE[op as keyof typeof COMPARE]}(${asNum(lhs)}, ${asNum(rhs)})`, kind: 'bool' };
         return { text: `${V}.${ARITHMETIC[op as keyof typeof ARITHMETIC]}(${asNum(lhs)}, ${asNum(rhs)})`, kind: 'num' };
       }
       case 'call':
-        return { text: FUNCTIONS[node.fn](node.args.map((a) => asNum(visit(a))), node.args, w, helpers), kind: 'num' };
+        return {
+          text: FUNCTIONS[node.fn](
+            node.args.map((a) => asNum(visit(a))),
+            node.args,
+            w,
+            helpers,
+          ),
+          kind: 'num',
+        };
       case 'select': {
         const cond = asBool(visit(node.cond));
         const [t, f] = [visit(node.ifTrue), visit(node.ifFalse)];
         const both = t.kind === 'bool' && f.kind === 'bool';
-        return { text: `v128.bitselect(${both ? t.text : asNum(t)}, ${both ? f.text : asNum(f)}, ${cond})`, kind: both ? 'bool' : 'num' };
+        return {
+          text: `v128.bitselect(${both ? t.text : asNum(t)}, ${both ? f.text : asNum(f)}, ${cond})`,
+          kind: both ? 'bool' : 'num',
+        };
       }
     }
   };

@@ -9,7 +9,9 @@ import { isTensor } from './types.ts';
 export const WEBGPU = 'webgpu';
 
 export function emitWebgpuDialect(model: Model): EmittedFile[] {
-  return model.ops.filter((op) => op.dialects.some((d) => d.name === WEBGPU) && op.out.shape.kind !== 'host').map(emitWebgpuOp);
+  return model.ops
+    .filter((op) => op.dialects.some((d) => d.name === WEBGPU) && op.out.shape.kind !== 'host')
+    .map(emitWebgpuOp);
 }
 
 function emitWebgpuOp(op: OpModel): EmittedFile {
@@ -28,7 +30,9 @@ function emitWebgpuOp(op: OpModel): EmittedFile {
       addImport(sf, path, paths.runtime('dialects/webgpu/elementwise'), ['elementwise']);
       sf.addVariableStatement({
         isExported: true,
-        docs: [`WebGPU kernel of raf.op.${op.name}, its WGSL generated from the compute expression: ${op.compute.source}`],
+        docs: [
+          `WebGPU kernel of raf.op.${op.name}, its WGSL generated from the compute expression: ${op.compute.source}`,
+        ],
         declarations: [{ name: kernel, initializer: `elementwise<${n.kernelType}>(${elementwiseDef(op)})` }],
       });
     } else {

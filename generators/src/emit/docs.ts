@@ -39,20 +39,33 @@ export const defaultText = (a: ArgModel) => (a.default ? JSON.stringify(a.defaul
 
 export function signature(op: OpModel): string {
   const params = op.args.map((a) => `${a.name}: ${a.type}${a.default ? ` = ${JSON.stringify(a.default.value)}` : ''}`);
-  const result = op.out.shape.kind === 'host' ? 'host value' : op.out.tuple ? 'Tensor[]' : op.out.dtype ? `Tensor(${op.out.dtype})` : 'Tensor';
+  const result =
+    op.out.shape.kind === 'host'
+      ? 'host value'
+      : op.out.tuple
+        ? 'Tensor[]'
+        : op.out.dtype
+          ? `Tensor(${op.out.dtype})`
+          : 'Tensor';
   return `${op.name}(${params.join(', ')}) -> ${result}`;
 }
 
 export function outText(out: OutModel): string {
   const s = out.shape;
   const shape =
-    s.kind === 'same' ? `same(${s.of})`
-    : s.kind === 'broadcast' ? `broadcast(${s.of.join(', ')})`
-    : s.kind === 'reduce' ? `reduce(${[s.x, s.axis, ...(s.keepdims ? [s.keepdims] : [])].join(', ')})`
-    : s.kind === 'matmul' ? `matmul(${s.a}, ${s.b}${s.mode === 'nn' ? '' : `, ${s.mode}`})`
-    : s.kind === 'concat' ? `concat(${s.xs}, ${s.axis})`
-    : s.kind === 'custom' ? `custom(${s.fn})`
-    : 'host';
+    s.kind === 'same'
+      ? `same(${s.of})`
+      : s.kind === 'broadcast'
+        ? `broadcast(${s.of.join(', ')})`
+        : s.kind === 'reduce'
+          ? `reduce(${[s.x, s.axis, ...(s.keepdims ? [s.keepdims] : [])].join(', ')})`
+          : s.kind === 'matmul'
+            ? `matmul(${s.a}, ${s.b}${s.mode === 'nn' ? '' : `, ${s.mode}`})`
+            : s.kind === 'concat'
+              ? `concat(${s.xs}, ${s.axis})`
+              : s.kind === 'custom'
+                ? `custom(${s.fn})`
+                : 'host';
   if (out.tuple) return `tuple: ${shape}`;
   return out.dtype ? `${shape}, dtype ${out.dtype}` : shape;
 }
@@ -71,7 +84,8 @@ export function gradText(op: OpModel): string {
   }
 }
 
-export const castText = (op: OpModel) => (op.cast ? `${op.cast.rule} (data args: ${listText(op.cast.dataArgs)})` : 'none');
+export const castText = (op: OpModel) =>
+  op.cast ? `${op.cast.rule} (data args: ${listText(op.cast.dataArgs)})` : 'none';
 
 export function relayText(op: OpModel): string {
   const r = op.relay;
@@ -89,14 +103,18 @@ export const dialectsText = (op: OpModel) =>
   op.dialects.length ? op.dialects.map((d) => `${d.name} ${d.level} (${d.kernel} kernel)`).join(', ') : 'none';
 
 /** How the generated tests check the forward values; mirrors the choice the tests emitter makes. */
-export function oracleOf(model: Model, op: OpModel): { kind: 'onnx' | 'vjp' | 'formula' | 'compute' | 'none'; text: string } {
+export function oracleOf(
+  model: Model,
+  op: OpModel,
+): { kind: 'onnx' | 'vjp' | 'formula' | 'compute' | 'none'; text: string } {
   if (op.onnx) return { kind: 'onnx', text: `onnx ${op.onnx.op}` };
   if (op.derivedFrom) return { kind: 'vjp', text: `VJP of ${op.derivedFrom}` };
   for (const forward of model.ops) {
     if (forward.grad.kind !== 'formulas') continue;
     for (const input of forward.grad.inputs) {
       const f = input.formula;
-      if (f.kind === 'call' && f.op === op.name && f.args.every((a) => a.kind === 'ref')) return { kind: 'vjp', text: `VJP of ${forward.name}` };
+      if (f.kind === 'call' && f.op === op.name && f.args.every((a) => a.kind === 'ref'))
+        return { kind: 'vjp', text: `VJP of ${forward.name}` };
     }
   }
   const formula = (op.tests as { oracle?: string | null }).oracle;
@@ -107,7 +125,11 @@ export function oracleOf(model: Model, op: OpModel): { kind: 'onnx' | 'vjp' | 'f
 
 export function testsText(op: OpModel): string {
   const grid = Object.entries(op.tests.grid).map(([k, v]) => `${k} ∈ ${JSON.stringify(v)}`);
-  return [`${op.tests.shapes.length} shape case${op.tests.shapes.length === 1 ? '' : 's'}`, ...grid, `dtypes ${op.tests.dtypes.join(', ')}`].join('; ');
+  return [
+    `${op.tests.shapes.length} shape case${op.tests.shapes.length === 1 ? '' : 's'}`,
+    ...grid,
+    `dtypes ${op.tests.dtypes.join(', ')}`,
+  ].join('; ');
 }
 
 const listText = (xs: readonly string[]) => (xs.length ? xs.join(', ') : 'nothing');
@@ -165,11 +187,27 @@ function gradShort(op: OpModel): string {
 function categoryPage(model: Model, category: string): string {
   const ops = model.ops.filter((op) => op.category === category);
   const sections = ops.map((op) => opSection(model, op));
-  return [`# ${category} ops`, '', `[All ops](README.md) · ${ops.map((op) => `[${op.name}](#${op.name})`).join(' · ')}`, '', ...sections].join('\n');
+  return [
+    `# ${category} ops`,
+    '',
+    `[All ops](README.md) · ${ops.map((op) => `[${op.name}](#${op.name})`).join(' · ')}`,
+    '',
+    ...sections,
+  ].join('\n');
 }
 
 function opSection(model: Model, op: OpModel): string {
-  const args = op.args.map((a) => [code(a.name), code(a.type), a.default ? code(defaultText(a)) : 'required', a.checks.length ? code(checksText(a)) : '—', a.doc ?? ''].map(cell).join(' | '));
+  const args = op.args.map((a) =>
+    [
+      code(a.name),
+      code(a.type),
+      a.default ? code(defaultText(a)) : 'required',
+      a.checks.length ? code(checksText(a)) : '—',
+      a.doc ?? '',
+    ]
+      .map(cell)
+      .join(' | '),
+  );
   const facts: [string, string][] = [
     ['output', code(outText(op.out))],
     ...(op.compute ? [['compute', code(op.compute.source)] as [string, string]] : []),
@@ -178,12 +216,22 @@ function opSection(model: Model, op: OpModel): string {
     ['fusion pattern', code(op.fusion)],
     ['relay', op.relay ? code(relayText(op)) : 'none'],
     ['onnx', op.onnx ? code(onnxText(op)) : 'none'],
-    ['dialects', op.dialects.map((d) => `${d.name} level ${d.level}, ${d.kernel === 'generated' ? 'generated kernel' : `hand-written kernel \`${paths.kernelStub(d.name, op.name)}\``}`).join('; ') || 'none'],
+    [
+      'dialects',
+      op.dialects
+        .map(
+          (d) =>
+            `${d.name} level ${d.level}, ${d.kernel === 'generated' ? 'generated kernel' : `hand-written kernel \`${paths.kernelStub(d.name, op.name)}\``}`,
+        )
+        .join('; ') || 'none',
+    ],
     ['oracle', oracleOf(model, op).text],
     ['tests', testsText(op)],
     ['op id', code(hexId(opId(op.name)))],
   ];
-  const source = op.derivedFrom ? `derived from [${op.derivedFrom}](#${op.derivedFrom})'s compute (${op.file})` : `[${op.file}](../../${op.file})`;
+  const source = op.derivedFrom
+    ? `derived from [${op.derivedFrom}](#${op.derivedFrom})'s compute (${op.file})`
+    : `[${op.file}](../../${op.file})`;
   return [
     `## ${op.name}`,
     '',
@@ -195,7 +243,14 @@ function opSection(model: Model, op: OpModel): string {
     '',
     `Spec: ${source}`,
     '',
-    ...(args.length ? ['| arg | type | default | checks | doc |', '| --- | --- | --- | --- | --- |', ...args.map((r) => `| ${r} |`), ''] : []),
+    ...(args.length
+      ? [
+          '| arg | type | default | checks | doc |',
+          '| --- | --- | --- | --- | --- |',
+          ...args.map((r) => `| ${r} |`),
+          '',
+        ]
+      : []),
     '| | |',
     '| --- | --- |',
     ...facts.map(([k, v]) => `| ${k} | ${cell(v)} |`),

@@ -97,7 +97,11 @@ export class FileBuilder {
   }
   /** Generated bindings are never reassigned, so variables are `const` unless stated otherwise. */
   addVariableStatement(s: OptionalKind<VariableStatementStructure>): void {
-    this.statements.push({ declarationKind: VariableDeclarationKind.Const, ...s, kind: StructureKind.VariableStatement });
+    this.statements.push({
+      declarationKind: VariableDeclarationKind.Const,
+      ...s,
+      kind: StructureKind.VariableStatement,
+    });
   }
   addExportDeclaration(s: OptionalKind<ExportDeclarationStructure>): void {
     this.statements.push({ ...s, kind: StructureKind.ExportDeclaration });
@@ -117,7 +121,11 @@ export class FileBuilder {
         namedImports: sorted.map(([name, t]) => ({ name, isTypeOnly: t && !allTypes })),
       };
     });
-    const sf = project.createSourceFile(`/${path}`, { statements: imports.length ? [...imports, '', ...this.statements] : this.statements }, { overwrite: true });
+    const sf = project.createSourceFile(
+      `/${path}`,
+      { statements: imports.length ? [...imports, '', ...this.statements] : this.statements },
+      { overwrite: true },
+    );
     const text = sf.getFullText();
     project.removeSourceFile(sf);
     return text;

@@ -13,7 +13,10 @@ export function gradContextFields(op: OpModel): { name: string; type: string }[]
   if (op.grad.kind === 'none') return [];
   // A tuple op's y and dy are lists, one per output (dy zeros where an output got no gradient).
   const outType = op.out.tuple ? 'readonly Tensor[]' : 'Tensor';
-  const fields = op.grad.saves.map((s) => ({ name: s, type: s === 'y' ? outType : tsType(op.args.find((a) => a.name === s)!.type) }));
+  const fields = op.grad.saves.map((s) => ({
+    name: s,
+    type: s === 'y' ? outType : tsType(op.args.find((a) => a.name === s)!.type),
+  }));
   fields.push({ name: 'dy', type: outType });
   for (const a of op.args) if (!isTensor(a)) fields.push({ name: a.name, type: tsType(a.type) });
   return fields;
@@ -39,14 +42,21 @@ function emitGrad(op: OpModel): EmittedFile {
     sf.addInterface({
       name: n.gradContext,
       isExported: true,
-      docs: [`What the backward of raf.op.${op.name} receives; it keeps only ${g.saves.length ? g.saves.join(', ') : 'the non-tensor args'} alive.`],
+      docs: [
+        `What the backward of raf.op.${op.name} receives; it keeps only ${g.saves.length ? g.saves.join(', ') : 'the non-tensor args'} alive.`,
+      ],
       properties: fields.map((f) => ({ name: f.name, type: f.type, isReadonly: true })),
     });
     sf.addTypeAlias({
       name: n.gradResult,
       isExported: true,
       // A Tensor[] input's gradient is a list, null where an element gets none.
-      type: `{ ${gradInputs(op).map((i) => `readonly ${i}?: ${op.args.find((a) => a.name === i)!.type === 'Tensor[]' ? 'readonly (Tensor | null)[]' : 'Tensor'} | null`).join('; ')} }`,
+      type: `{ ${gradInputs(op)
+        .map(
+          (i) =>
+            `readonly ${i}?: ${op.args.find((a) => a.name === i)!.type === 'Tensor[]' ? 'readonly (Tensor | null)[]' : 'Tensor'} | null`,
+        )
+        .join('; ')} }`,
     });
     let fn: string;
     if (g.kind === 'custom') {
@@ -65,12 +75,16 @@ function emitGrad(op: OpModel): EmittedFile {
     }
     sf.addVariableStatement({
       isExported: true,
-      docs: [`Gradient of raf.op.${op.name}${g.kind === 'custom' ? ` (hand-written in ${paths.gradStub(op.name)})` : g.kind === 'derived' ? ` (derived from compute: ${op.compute?.source})` : ''}.`],
+      docs: [
+        `Gradient of raf.op.${op.name}${g.kind === 'custom' ? ` (hand-written in ${paths.gradStub(op.name)})` : g.kind === 'derived' ? ` (derived from compute: ${op.compute?.source})` : ''}.`,
+      ],
       declarations: [
         {
           name: n.grad,
           type: 'GradDef | null',
-          initializer: `{\nsaves: [${g.saves.map((s) => `'${s}'`).join(', ')}],\ninputs: [${gradInputs(op).map((i) => `'${i}'`).join(', ')}],\nfn: ${fn},\n}`,
+          initializer: `{\nsaves: [${g.saves.map((s) => `'${s}'`).join(', ')}],\ninputs: [${gradInputs(op)
+            .map((i) => `'${i}'`)
+            .join(', ')}],\nfn: ${fn},\n}`,
         },
       ],
     });

@@ -26,7 +26,9 @@ function emitMapping(op: OpModel): EmittedFile {
       return;
     }
     addImport(sf, path, paths.api(op.name), [names(op).opDef]);
-    const attrs = Object.entries(o.attrs).map(([k, v]) => `${k}: '${v}'`).join(', ');
+    const attrs = Object.entries(o.attrs)
+      .map(([k, v]) => `${k}: '${v}'`)
+      .join(', ');
     sf.addVariableStatement({
       isExported: true,
       docs: [`Imports an ONNX ${o.op} node (opset ${o.opset}) as raf.op.${op.name}.`],
@@ -40,7 +42,15 @@ function emitMapping(op: OpModel): EmittedFile {
             op: ${names(op).opDef},
             inputs: [${o.inputs.map((a) => `'${a}'`).join(', ')}],
             attrs: { ${attrs} },
-            consts: { ${Object.entries(o.consts ?? {}).map(([k, v]) => `${k}: ${v}`).join(', ')} },${Object.keys(o.defaults).length ? `\ndefaults: ${JSON.stringify(o.defaults)},` : ''}${Object.keys(o.convert).length ? `\nconvert: { ${Object.entries(o.convert).map(([k, v]) => `${k}: '${v}'`).join(', ')} },` : ''}
+            consts: { ${Object.entries(o.consts ?? {})
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(', ')} },${Object.keys(o.defaults).length ? `\ndefaults: ${JSON.stringify(o.defaults)},` : ''}${
+              Object.keys(o.convert).length
+                ? `\nconvert: { ${Object.entries(o.convert)
+                    .map(([k, v]) => `${k}: '${v}'`)
+                    .join(', ')} },`
+                : ''
+            }
           }`,
         },
       ],
@@ -54,7 +64,7 @@ function emitIndex(model: Model): EmittedFile {
     for (const op of model.ops) addImport(sf, ONNX_INDEX, onnxPath(op.name), [mappingName(op)]);
     sf.addVariableStatement({
       isExported: true,
-      docs: ['Every op\'s ONNX mapping (null where the op has none), in op order.'],
+      docs: ["Every op's ONNX mapping (null where the op has none), in op order."],
       declarations: [
         {
           name: 'ONNX_MAPPINGS',

@@ -58,8 +58,15 @@ export function emitOpIds(model: Model): EmittedFile[] {
     tsFile(OP_IDS_PATH, 'op-ids', 'specs/**/*.yaml', (sf) => {
       sf.addVariableStatement({
         isExported: true,
-        docs: [`Stable id of every base op, ${OP_ID_HASH}; graphs and exported models store these. Baseline: ${OP_IDS_LOCK}.`],
-        declarations: [{ name: 'OP_IDS', initializer: `{\n${model.ops.map((op) => `${op.name}: ${hexId(ids.get(op.name)!)}`).join(',\n')}\n} as const` }],
+        docs: [
+          `Stable id of every base op, ${OP_ID_HASH}; graphs and exported models store these. Baseline: ${OP_IDS_LOCK}.`,
+        ],
+        declarations: [
+          {
+            name: 'OP_IDS',
+            initializer: `{\n${model.ops.map((op) => `${op.name}: ${hexId(ids.get(op.name)!)}`).join(',\n')}\n} as const`,
+          },
+        ],
       });
       sf.addTypeAlias({ name: 'OpIdName', isExported: true, type: 'keyof typeof OP_IDS' });
       sf.addVariableStatement({

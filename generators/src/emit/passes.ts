@@ -32,13 +32,21 @@ function emitPass(op: OpModel): EmittedFile {
             : 'null',
         },
       ],
-      docs: [op.cast ? `AMP cast rule of raf.op.${op.name}: ${op.cast.rule} on its data args.` : `raf.op.${op.name} states no AMP cast rule.`],
+      docs: [
+        op.cast
+          ? `AMP cast rule of raf.op.${op.name}: ${op.cast.rule} on its data args.`
+          : `raf.op.${op.name} states no AMP cast rule.`,
+      ],
     });
     addImport(sf, path, paths.runtime('graph/expr'), ['ComputeDef'], true);
     sf.addVariableStatement({
       isExported: true,
       declarations: [{ name: computeName(op), type: 'ComputeDef | null', initializer: computeLiteral(op) }],
-      docs: [op.compute ? `Compute expression of raf.op.${op.name} (${op.compute.source}), inlined by fused kernels.` : `raf.op.${op.name} has no compute expression; fusion runs its own kernel.`],
+      docs: [
+        op.compute
+          ? `Compute expression of raf.op.${op.name} (${op.compute.source}), inlined by fused kernels.`
+          : `raf.op.${op.name} has no compute expression; fusion runs its own kernel.`,
+      ],
     });
   });
 }
@@ -58,7 +66,7 @@ function emitComputeIndex(model: Model): EmittedFile {
     for (const op of model.ops) addImport(sf, COMPUTE_INDEX, paths.passes(op.name), [computeName(op)]);
     sf.addVariableStatement({
       isExported: true,
-      docs: ['Every op\'s compute expression (null where the op has none), by op name.'],
+      docs: ["Every op's compute expression (null where the op has none), by op name."],
       declarations: [
         {
           name: 'COMPUTE',

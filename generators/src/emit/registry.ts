@@ -29,7 +29,12 @@ export function emitRegistry(model: Model): EmittedFile[] {
     sf.addVariableStatement({
       isExported: true,
       docs: ['Every base op, by name.'],
-      declarations: [{ name: 'OPS', initializer: `{\n${model.ops.map((op) => `${op.name}: ${names(op).opDef}`).join(',\n')}\n} as const` }],
+      declarations: [
+        {
+          name: 'OPS',
+          initializer: `{\n${model.ops.map((op) => `${op.name}: ${names(op).opDef}`).join(',\n')}\n} as const`,
+        },
+      ],
     });
     sf.addTypeAlias({ name: 'OpName', isExported: true, type: 'keyof typeof OPS' });
     sf.addStatements([
@@ -47,7 +52,11 @@ export function emitRegistry(model: Model): EmittedFile[] {
     }
     const schemas = model.ops.filter((op) => op.schema === op.name);
     for (const op of schemas) {
-      sf.addExportDeclaration({ moduleSpecifier: `./schema/${op.name}.ts`, namedExports: [names(op).args], isTypeOnly: true });
+      sf.addExportDeclaration({
+        moduleSpecifier: `./schema/${op.name}.ts`,
+        namedExports: [names(op).args],
+        isTypeOnly: true,
+      });
     }
   });
   return [registry, api];

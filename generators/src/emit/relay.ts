@@ -35,7 +35,11 @@ function emitRelay(op: OpModel): EmittedFile {
             relayOp: '${r.op}',
             op: '${op.name}',
             convert: (args, attrs) =>
-              invoke(${n.opDef}, [], relayArgs('${r.op}', args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(r.attrs).map(([k, v]) => `${k}: '${v}'`).join(', ')} }${Object.keys(r.defaults).length ? `, ${JSON.stringify(r.defaults)}` : ''})),
+              invoke(${n.opDef}, [], relayArgs('${r.op}', args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(
+                r.attrs,
+              )
+                .map(([k, v]) => `${k}: '${v}'`)
+                .join(', ')} }${Object.keys(r.defaults).length ? `, ${JSON.stringify(r.defaults)}` : ''})),
           }`,
         },
       ],

@@ -8,7 +8,12 @@ import { literal, tsType, usesDType } from './types.ts';
 export function emitSchemas(model: Model): EmittedFile[] {
   // One file per schema; ops that reuse a schema (log_softmax → softmax) share it.
   const owners = model.ops.filter((op) => op.schema === op.name);
-  return owners.map((op) => emitSchema(op, model.ops.filter((o) => o.schema === op.name).map((o) => o.name)));
+  return owners.map((op) =>
+    emitSchema(
+      op,
+      model.ops.filter((o) => o.schema === op.name).map((o) => o.name),
+    ),
+  );
 }
 
 function emitSchema(op: OpModel, users: string[]): EmittedFile {
@@ -19,14 +24,22 @@ function emitSchema(op: OpModel, users: string[]): EmittedFile {
     addImport(sf, path, paths.runtime('schema'), ['FieldSpec', 'Keyword'], true);
     addImport(sf, path, paths.runtime('tensor'), ['Tensor', 'TensorType'], true);
     if (usesDType(op.args)) addImport(sf, path, paths.runtime('dtype'), ['DType'], true);
-    const fields = op.args.map((a) => `{ name: '${a.name}', type: '${a.type}'${a.default ? `, default: ${literal(a.default.value)}` : ''} }`);
+    const fields = op.args.map(
+      (a) => `{ name: '${a.name}', type: '${a.type}'${a.default ? `, default: ${literal(a.default.value)}` : ''} }`,
+    );
     sf.addClass({
       name: n.args,
       isExported: true,
       typeParameters: [{ name: 'T', constraint: 'TensorType', default: 'Tensor' }],
       docs: [`Arguments of ${users.map((u) => `raf.op.${u}`).join(', ')}, in positional order.`],
       properties: [
-        { name: 'fields', isStatic: true, isReadonly: true, type: 'readonly FieldSpec[]', initializer: `[\n${fields.join(',\n')}\n]` },
+        {
+          name: 'fields',
+          isStatic: true,
+          isReadonly: true,
+          type: 'readonly FieldSpec[]',
+          initializer: `[\n${fields.join(',\n')}\n]`,
+        },
         {
           name: 'index',
           isStatic: true,
@@ -37,7 +50,12 @@ function emitSchema(op: OpModel, users: string[]): EmittedFile {
       ],
       ctors: [
         {
-          parameters: op.args.map((a) => ({ name: a.name, type: tsType(a.type, 'T'), isReadonly: true, scope: Scope.Public })),
+          parameters: op.args.map((a) => ({
+            name: a.name,
+            type: tsType(a.type, 'T'),
+            isReadonly: true,
+            scope: Scope.Public,
+          })),
         },
       ],
       methods: [
@@ -61,7 +79,10 @@ function emitSchema(op: OpModel, users: string[]): EmittedFile {
           docs: ['A copy with some fields replaced (type functions use it to normalize).'],
           parameters: [{ name: 'changes', type: `Partial<${n.args}<T>>` }],
           returnType: `${n.args}<T>`,
-          statements: [`const v = { ...this, ...changes };`, `return new ${n.args}(${op.args.map((a) => `v.${a.name}`).join(', ')});`],
+          statements: [
+            `const v = { ...this, ...changes };`,
+            `return new ${n.args}(${op.args.map((a) => `v.${a.name}`).join(', ')});`,
+          ],
         },
       ],
     });

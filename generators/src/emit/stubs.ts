@@ -71,7 +71,14 @@ function gradStub(op: OpModel): StubFile {
 }
 
 /** Rewrites one function's parameter and return type with ts-morph; statements stay as written. */
-function updateSignature(text: string, path: string, fn: string, pattern: string, paramType: string, returnType: string): string {
+function updateSignature(
+  text: string,
+  path: string,
+  fn: string,
+  pattern: string,
+  paramType: string,
+  returnType: string,
+): string {
   const project = new Project({ useInMemoryFileSystem: true });
   const sf = project.createSourceFile(`/${path}`, text);
   const f = sf.getFunction(fn);

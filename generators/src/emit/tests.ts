@@ -8,7 +8,8 @@ import { isTensor, literal } from './types.ts';
 type Shapes = Record<string, ArgShape>;
 
 /** The rank a check sees: a Tensor[] arg's shapes are its elements', which share one rank. */
-const rankOf = (s: ArgShape | undefined): number => (s === undefined ? 0 : Array.isArray(s[0]) ? (s[0] as readonly number[]).length : s.length);
+const rankOf = (s: ArgShape | undefined): number =>
+  s === undefined ? 0 : Array.isArray(s[0]) ? (s[0] as readonly number[]).length : s.length;
 interface Case {
   shapes: Shapes;
   args: Record<string, unknown>;
@@ -25,14 +26,29 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
   const casesOf = vjp ? vjp.forward : op;
   const cases = buildCases(casesOf);
   const oracle = op.onnx
-    ? { kind: 'onnx', op: op.onnx.op, opset: op.onnx.opset, inputs: op.onnx.inputs, attrs: op.onnx.attrs, ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}), ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}), ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}) }
+    ? {
+        kind: 'onnx',
+        op: op.onnx.op,
+        opset: op.onnx.opset,
+        inputs: op.onnx.inputs,
+        attrs: op.onnx.attrs,
+        ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}),
+        ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}),
+        ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}),
+      }
     : op.tests.oracle
       ? { kind: 'identity', formula: op.tests.oracle }
       : vjp
-      ? { kind: 'vjp', forward: vjp.forward.name, wrt: vjp.wrt, forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name), mapping: vjp.mapping }
-      : op.compute
-        ? { kind: 'compute', source: op.compute.source }
-        : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
+        ? {
+            kind: 'vjp',
+            forward: vjp.forward.name,
+            wrt: vjp.wrt,
+            forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name),
+            mapping: vjp.mapping,
+          }
+        : op.compute
+          ? { kind: 'compute', source: op.compute.source }
+          : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
   const suite = {
     op: op.name,
     spec: sourceOf(op),
@@ -41,11 +57,17 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     tensors: op.args.filter(isTensor).map((a) => a.name),
     domain: casesOf.tests.domain,
     ...(Object.keys(casesOf.tests.inputs).length ? { inputs: casesOf.tests.inputs } : {}),
-    ...(op.args.some((a) => a.type.startsWith('float')) ? { floats: op.args.filter((a) => a.type.startsWith('float')).map((a) => a.name) } : {}),
+    ...(op.args.some((a) => a.type.startsWith('float'))
+      ? { floats: op.args.filter((a) => a.type.startsWith('float')).map((a) => a.name) }
+      : {}),
     cases,
     oracle,
     grad: gradInputs(op),
-    errors: errorCases(op, vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes, vjp ? ownArgs(op, cases[0]!.full, vjp.mapping) : cases[0]!.full),
+    errors: errorCases(
+      op,
+      vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes,
+      vjp ? ownArgs(op, cases[0]!.full, vjp.mapping) : cases[0]!.full,
+    ),
     relay: op.relay && { op: op.relay.op, args: op.relay.args, attrs: op.relay.attrs },
   };
   return tsFile(path, 'tests', sourceOf(op), (sf) => {
@@ -129,37 +151,85 @@ function errorCases(op: OpModel, shapes: Shapes, full: Record<string, unknown>) 
         case 'axis':
         case 'axes': {
           const rank = rankOf(shapes[c.of]);
-          errors.push({ ...base, title: `${a.name} = ${rank} (out of range)`, args: { ...full, [a.name]: c.kind === 'axis' ? rank : [rank] }, message: `invalid axis = ${rank} on ndim = ${rank}` });
+          errors.push({
+            ...base,
+            title: `${a.name} = ${rank} (out of range)`,
+            args: { ...full, [a.name]: c.kind === 'axis' ? rank : [rank] },
+            message: `invalid axis = ${rank} on ndim = ${rank}`,
+          });
           break;
         }
         case 'like':
-          errors.push({ ...base, title: `${a.name} shaped unlike ${c.of}`, shapes: { ...shapes, [a.name]: [...(shapes[c.of] as readonly number[]), 2] }, message: `must match ${c.of}` });
+          errors.push({
+            ...base,
+            title: `${a.name} shaped unlike ${c.of}`,
+            shapes: { ...shapes, [a.name]: [...(shapes[c.of] as readonly number[]), 2] },
+            message: `must match ${c.of}`,
+          });
           break;
         case 'nonneg':
-          errors.push({ ...base, title: `${a.name} < 0`, args: { ...full, [a.name]: a.type.includes('[]') ? [-1] : -1 }, message: 'must be non-negative' });
+          errors.push({
+            ...base,
+            title: `${a.name} < 0`,
+            args: { ...full, [a.name]: a.type.includes('[]') ? [-1] : -1 },
+            message: 'must be non-negative',
+          });
           break;
         case 'positive':
-          errors.push({ ...base, title: `${a.name} = 0`, args: { ...full, [a.name]: a.type.includes('[]') ? [0] : 0 }, message: 'must be positive' });
+          errors.push({
+            ...base,
+            title: `${a.name} = 0`,
+            args: { ...full, [a.name]: a.type.includes('[]') ? [0] : 0 },
+            message: 'must be positive',
+          });
           break;
         case 'one_of':
-          errors.push({ ...base, title: `${a.name} not one of ${c.values.join(', ')}`, args: { ...full, [a.name]: typeof c.values[0] === 'number' ? Math.max(...(c.values as number[])) + 1 : 'not_an_option' }, message: 'must be one of' });
+          errors.push({
+            ...base,
+            title: `${a.name} not one of ${c.values.join(', ')}`,
+            args: {
+              ...full,
+              [a.name]: typeof c.values[0] === 'number' ? Math.max(...(c.values as number[])) + 1 : 'not_an_option',
+            },
+            message: 'must be one of',
+          });
           break;
         case 'range':
-          errors.push({ ...base, title: `${a.name} above ${c.hi}`, args: { ...full, [a.name]: c.hi + 1 }, message: `must be in [${c.lo}, ${c.hi}]` });
+          errors.push({
+            ...base,
+            title: `${a.name} above ${c.hi}`,
+            args: { ...full, [a.name]: c.hi + 1 },
+            message: `must be in [${c.lo}, ${c.hi}]`,
+          });
           break;
       }
     }
   }
   const rule = op.out.shape;
   if (rule.kind === 'broadcast' && rule.of.length >= 2) {
-    errors.push({ title: 'shapes that do not broadcast', shapes: { ...shapes, [rule.of[0]!]: [2, 3], [rule.of[1]!]: [4] }, args: full, message: 'cannot broadcast' });
+    errors.push({
+      title: 'shapes that do not broadcast',
+      shapes: { ...shapes, [rule.of[0]!]: [2, 3], [rule.of[1]!]: [4] },
+      args: full,
+      message: 'cannot broadcast',
+    });
   }
   if (rule.kind === 'matmul') {
-    errors.push({ title: 'mismatched inner dimensions', shapes: { ...shapes, [rule.a]: [2, 3], [rule.b]: rule.mode === 'nn' || rule.mode === 'tn' ? [4, 5] : [5, 4] }, args: full, message: 'inner dimensions differ' });
+    errors.push({
+      title: 'mismatched inner dimensions',
+      shapes: { ...shapes, [rule.a]: [2, 3], [rule.b]: rule.mode === 'nn' || rule.mode === 'tn' ? [4, 5] : [5, 4] },
+      args: full,
+      message: 'inner dimensions differ',
+    });
   }
   for (const e of op.tests.errors) {
     const tensors = op.args.filter(isTensor);
-    errors.push({ title: e.message, shapes: Object.fromEntries(tensors.map((t, i) => [t.name, e.shapes[i]!])), args: { ...full, ...e.args }, message: e.message });
+    errors.push({
+      title: e.message,
+      shapes: Object.fromEntries(tensors.map((t, i) => [t.name, e.shapes[i]!])),
+      args: { ...full, ...e.args },
+      message: e.message,
+    });
   }
   return errors;
 }
@@ -168,7 +238,10 @@ function errorCases(op: OpModel, shapes: Shapes, full: Record<string, unknown>) 
  * A backward op is checked as the VJP of the forward op whose gradient calls it with plain
  * names (`softmax_dx(y, dy, axis)`), or of the op it was derived from.
  */
-function vjpSource(model: Model, op: OpModel): { forward: OpModel; wrt: string; mapping: Record<string, string> } | null {
+function vjpSource(
+  model: Model,
+  op: OpModel,
+): { forward: OpModel; wrt: string; mapping: Record<string, string> } | null {
   if (op.derivedFrom) {
     const forward = model.ops.find((o) => o.name === op.derivedFrom)!;
     return { forward, wrt: op.args[0]!.name, mapping: Object.fromEntries(op.args.map((a) => [a.name, a.name])) };
@@ -188,7 +261,9 @@ function vjpSource(model: Model, op: OpModel): { forward: OpModel; wrt: string; 
 
 /** A backward op's own attrs, from the forward case's values by the names its gradient formula passes. */
 function ownArgs(op: OpModel, full: Record<string, unknown>, mapping: Record<string, string>): Record<string, unknown> {
-  return Object.fromEntries(op.args.filter((a) => !isTensor(a) && mapping[a.name]! in full).map((a) => [a.name, full[mapping[a.name]!]]));
+  return Object.fromEntries(
+    op.args.filter((a) => !isTensor(a) && mapping[a.name]! in full).map((a) => [a.name, full[mapping[a.name]!]]),
+  );
 }
 
 /** Shapes for a backward op's own tensor args: each like the forward case's first tensor. */

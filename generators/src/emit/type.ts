@@ -117,9 +117,12 @@ function outExpression(op: OpModel, normalized: string[], used: Set<string>, bod
         used.add('checkAxes');
         const list = axisArg.type.startsWith('int[]') ? `args.${rule.axis}` : `[args.${rule.axis}]`;
         const check = `checkAxes('${op.name}', '${rule.axis}', ${list}, args.${rule.x})`;
-        body.push(`const reduceAxes = ${axisArg.type.endsWith('?') ? `args.${rule.axis} === null ? null : ${check}` : check};`);
+        body.push(
+          `const reduceAxes = ${axisArg.type.endsWith('?') ? `args.${rule.axis} === null ? null : ${check}` : check};`,
+        );
         axes = 'reduceAxes';
-      } else if (!axisArg.type.startsWith('int[]')) axes = axisArg.type.endsWith('?') ? `a.${rule.axis} === null ? null : [a.${rule.axis}]` : `[a.${rule.axis}]`;
+      } else if (!axisArg.type.startsWith('int[]'))
+        axes = axisArg.type.endsWith('?') ? `a.${rule.axis} === null ? null : [a.${rule.axis}]` : `[a.${rule.axis}]`;
       return `reduceOf(a.${rule.x}, ${axes}, ${rule.keepdims ? `a.${rule.keepdims}` : 'false'}${dtype})`;
     }
     case 'matmul':

@@ -36,7 +36,10 @@ export function apiParamType(type: ArgType): string {
 export function literal(v: unknown): string {
   const json = JSON.stringify(v);
   if (json === undefined) return 'undefined';
-  return json.replace(/"((?:[^"\\]|\\.)*)"/g, (_, body: string) => `'${body.replace(/\\"/g, '"').replace(/'/g, "\\'")}'`);
+  return json.replace(
+    /"((?:[^"\\]|\\.)*)"/g,
+    (_, body: string) => `'${body.replace(/\\"/g, '"').replace(/'/g, "\\'")}'`,
+  );
 }
 
 export const isTensor = (a: ArgModel) => a.type.startsWith('Tensor');

@@ -7,9 +7,30 @@ export type LogicalOp = '&&' | '||';
 export type BinaryOp = ArithmeticOp | ComparisonOp | LogicalOp;
 
 export type FnName =
-  | 'exp' | 'log' | 'sqrt' | 'rsqrt' | 'sin' | 'cos' | 'tan' | 'tanh' | 'sigmoid' | 'erf'
-  | 'abs' | 'sign' | 'floor' | 'ceil' | 'round' | 'min' | 'max' | 'clamp' | 'pow' | 'where'
-  | 'log1p' | 'expm1' | 'softplus' | 'reciprocal';
+  | 'exp'
+  | 'log'
+  | 'sqrt'
+  | 'rsqrt'
+  | 'sin'
+  | 'cos'
+  | 'tan'
+  | 'tanh'
+  | 'sigmoid'
+  | 'erf'
+  | 'abs'
+  | 'sign'
+  | 'floor'
+  | 'ceil'
+  | 'round'
+  | 'min'
+  | 'max'
+  | 'clamp'
+  | 'pow'
+  | 'where'
+  | 'log1p'
+  | 'expm1'
+  | 'softplus'
+  | 'reciprocal';
 
 /** `where(c, a, b)` is surface syntax for a select node, so call nodes never carry it. */
 export type CallFn = Exclude<FnName, 'where'>;
@@ -127,11 +148,19 @@ export function exprEquals(a: Expr, b: Expr): boolean {
     case 'binary':
       return b.kind === 'binary' && a.op === b.op && exprEquals(a.lhs, b.lhs) && exprEquals(a.rhs, b.rhs);
     case 'call':
-      return b.kind === 'call' && a.fn === b.fn && a.args.length === b.args.length &&
-        a.args.every((arg, i) => exprEquals(arg, b.args[i]!));
+      return (
+        b.kind === 'call' &&
+        a.fn === b.fn &&
+        a.args.length === b.args.length &&
+        a.args.every((arg, i) => exprEquals(arg, b.args[i]!))
+      );
     case 'select':
-      return b.kind === 'select' && exprEquals(a.cond, b.cond) &&
-        exprEquals(a.ifTrue, b.ifTrue) && exprEquals(a.ifFalse, b.ifFalse);
+      return (
+        b.kind === 'select' &&
+        exprEquals(a.cond, b.cond) &&
+        exprEquals(a.ifTrue, b.ifTrue) &&
+        exprEquals(a.ifFalse, b.ifFalse)
+      );
   }
 }
 

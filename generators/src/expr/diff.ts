@@ -1,7 +1,19 @@
 // Symbolic differentiation of the expression IR, used to derive gradient kernels from a `compute:` string.
 import {
-  add, binary, call, constant, div, freeVars, isConst, mul, neg, select, sub,
-  type CallFn, type Expr, type ExprOf,
+  add,
+  binary,
+  call,
+  constant,
+  div,
+  freeVars,
+  isConst,
+  mul,
+  neg,
+  select,
+  sub,
+  type CallFn,
+  type Expr,
+  type ExprOf,
 } from './ast.ts';
 import { simplify } from './simplify.ts';
 

@@ -5,6 +5,12 @@ export { simplify } from './simplify.ts';
 export { diff } from './diff.ts';
 export { evalExpr } from './eval.ts';
 export {
-  WGSL_HELPERS, jsHelpersUsed, renderJs, renderWgsl, wgslHelperSource, wgslHelpersUsed,
-  type RenderOptions, type WgslFloat,
+  WGSL_HELPERS,
+  jsHelpersUsed,
+  renderJs,
+  renderWgsl,
+  wgslHelperSource,
+  wgslHelpersUsed,
+  type RenderOptions,
+  type WgslFloat,
 } from './render.ts';

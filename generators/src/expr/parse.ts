@@ -1,7 +1,17 @@
 // Parser and canonical printer for `compute:` expression strings (precedence climbing, errors carry source offsets).
 import {
-  FUNCTIONS, FUNCTION_NAMES, binary, call, constant, isComparisonOp, isFunctionName, select, unary, variable,
-  type BinaryOp, type Expr,
+  FUNCTIONS,
+  FUNCTION_NAMES,
+  binary,
+  call,
+  constant,
+  isComparisonOp,
+  isFunctionName,
+  select,
+  unary,
+  variable,
+  type BinaryOp,
+  type Expr,
 } from './ast.ts';
 
 export { freeVars } from './ast.ts';
@@ -28,9 +38,18 @@ export class ExprError extends Error {
 
 // Binding strength, shared by parser and printer so that printing can never disagree with parsing.
 const BINARY_PRECEDENCE: Readonly<Record<string, number>> = {
-  '||': 1, '&&': 2,
-  '<': 3, '<=': 3, '>': 3, '>=': 3, '==': 3, '!=': 3,
-  '+': 4, '-': 4, '*': 5, '/': 5,
+  '||': 1,
+  '&&': 2,
+  '<': 3,
+  '<=': 3,
+  '>': 3,
+  '>=': 3,
+  '==': 3,
+  '!=': 3,
+  '+': 4,
+  '-': 4,
+  '*': 5,
+  '/': 5,
 };
 const COMPARISON_PRECEDENCE = 3;
 const UNARY_PRECEDENCE = 6;
@@ -66,7 +85,8 @@ function tokenize(src: string): Token[] {
       numberTail.lastIndex = pos + num.length;
       const tail = numberTail.exec(src)?.[0];
       // `1e`, `1.2.3` and `2x` would otherwise split into confusing token pairs.
-      if (tail !== undefined) throw new ExprError(`malformed number '${num + tail}'`, pos, num.length + tail.length, src);
+      if (tail !== undefined)
+        throw new ExprError(`malformed number '${num + tail}'`, pos, num.length + tail.length, src);
       tokens.push({ type: 'number', text: num, offset: pos });
       pos += num.length;
       continue;
@@ -92,7 +112,10 @@ function tokenize(src: string): Token[] {
 
 class Parser {
   private pos = 0;
-  constructor(private readonly tokens: Token[], private readonly src: string) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly src: string,
+  ) {}
 
   parseAll(): Expr {
     const expr = this.parseBinary(0);
@@ -139,7 +162,11 @@ class Parser {
       // Chained comparisons mean different things in Python and C; refusing them avoids silent surprises.
       if (isComparisonOp(op) && previousWasComparison) {
         throw new ExprError(
-          `comparisons cannot be chained; write e.g. (a < b) && (b < c)`, tok.offset, tok.text.length, this.src);
+          `comparisons cannot be chained; write e.g. (a < b) && (b < c)`,
+          tok.offset,
+          tok.text.length,
+          this.src,
+        );
       }
       previousWasComparison = isComparisonOp(op);
       this.next();
@@ -173,7 +200,12 @@ class Parser {
     const callOpen = this.peek();
     if (callOpen.type === 'op' && callOpen.text === '(') return this.parseCall(tok);
     if (isFunctionName(tok.text)) {
-      throw new ExprError(`'${tok.text}' is a function; call it as ${tok.text}(...)`, tok.offset, tok.text.length, this.src);
+      throw new ExprError(
+        `'${tok.text}' is a function; call it as ${tok.text}(...)`,
+        tok.offset,
+        tok.text.length,
+        this.src,
+      );
     }
     if (tok.text === 'pi') return constant(Math.PI);
     return variable(tok.text);
@@ -183,7 +215,11 @@ class Parser {
     const name = nameTok.text;
     if (!isFunctionName(name)) {
       throw new ExprError(
-        `unknown function '${name}'; known: ${FUNCTION_NAMES.join(', ')}`, nameTok.offset, name.length, this.src);
+        `unknown function '${name}'; known: ${FUNCTION_NAMES.join(', ')}`,
+        nameTok.offset,
+        name.length,
+        this.src,
+      );
     }
     const open = this.next();
     const args: Expr[] = [];
@@ -197,7 +233,10 @@ class Parser {
       const end = this.tokens[this.pos - 1]!.offset + 1;
       throw new ExprError(
         `${name} takes ${arity} argument${arity === 1 ? '' : 's'}, got ${args.length}`,
-        nameTok.offset, end - nameTok.offset, this.src);
+        nameTok.offset,
+        end - nameTok.offset,
+        this.src,
+      );
     }
     if (name === 'where') return select(args[0]!, args[1]!, args[2]!);
     return call(name, args);

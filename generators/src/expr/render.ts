@@ -12,7 +12,13 @@ interface Code {
 
 // One precedence ladder serves both dialects. It is coarser than JavaScript's on purpose: WGSL rejects
 // `a < b == c` and `a || b && c` without parentheses, so comparisons never nest bare and && / || never mix bare.
-const OR = 2, AND = 3, COMPARE = 4, ADD = 5, MUL = 6, UNARY = 7, ATOM = 9;
+const OR = 2,
+  AND = 3,
+  COMPARE = 4,
+  ADD = 5,
+  MUL = 6,
+  UNARY = 7,
+  ATOM = 9;
 const BINARY_PRECEDENCE = { '||': OR, '&&': AND, '+': ADD, '-': ADD, '*': MUL, '/': MUL } as const;
 
 const atom = (text: string, kind: ResultKind = 'num'): Code => ({ text, precedence: ATOM, kind });
@@ -53,20 +59,26 @@ function renderWith(dialect: Dialect, expr: Expr, names: Readonly<Record<string,
       case 'const':
         return dialect.literal(node.value);
       case 'unary': {
-        if (node.op === 'not') return { text: `!${wrap(asBool(visit(node.arg)), UNARY)}`, precedence: UNARY, kind: 'bool' };
+        if (node.op === 'not')
+          return { text: `!${wrap(asBool(visit(node.arg)), UNARY)}`, precedence: UNARY, kind: 'bool' };
         const arg = wrap(asNum(visit(node.arg)), UNARY);
         // `--x` is a decrement token in both languages.
         return num(arg.startsWith('-') ? `-(${arg})` : `-${arg}`, UNARY);
       }
       case 'binary': {
         const { op } = node;
-        if (op === '**') return dialect.functions.pow([visit(node.lhs), visit(node.rhs)].map(asNum), [node.lhs, node.rhs], helpers);
+        if (op === '**')
+          return dialect.functions.pow([visit(node.lhs), visit(node.rhs)].map(asNum), [node.lhs, node.rhs], helpers);
         if (isComparisonOp(op)) {
           let [lhs, rhs] = [visit(node.lhs), visit(node.rhs)];
           const compareBools = (op === '==' || op === '!=') && lhs.kind === 'bool' && rhs.kind === 'bool';
           if (!compareBools) [lhs, rhs] = [asNum(lhs), asNum(rhs)];
           const symbol = op === '==' ? dialect.equal : op === '!=' ? dialect.notEqual : op;
-          return { text: `${wrap(lhs, COMPARE + 1)} ${symbol} ${wrap(rhs, COMPARE + 1)}`, precedence: COMPARE, kind: 'bool' };
+          return {
+            text: `${wrap(lhs, COMPARE + 1)} ${symbol} ${wrap(rhs, COMPARE + 1)}`,
+            precedence: COMPARE,
+            kind: 'bool',
+          };
         }
         const precedence = BINARY_PRECEDENCE[op];
         if (isLogicalOp(op)) {
@@ -79,7 +91,11 @@ function renderWith(dialect: Dialect, expr: Expr, names: Readonly<Record<string,
         return num(`${wrap(lhs, precedence)} ${op} ${wrap(rhs, precedence + 1)}`, precedence);
       }
       case 'call':
-        return dialect.functions[node.fn](node.args.map((arg) => asNum(visit(arg))), node.args, helpers);
+        return dialect.functions[node.fn](
+          node.args.map((arg) => asNum(visit(arg))),
+          node.args,
+          helpers,
+        );
       case 'select': {
         const cond = asBool(visit(node.cond));
         let [ifTrue, ifFalse] = [visit(node.ifTrue), visit(node.ifFalse)];
@@ -97,16 +113,22 @@ function finish(dialect: Dialect, code: Code, options: RenderOptions): string {
 }
 
 /** Identity names, for the helper queries that render only to learn which helpers the text would call. */
-const selfNames = (expr: Expr): Record<string, string> => Object.fromEntries(freeVars(expr).map((name) => [name, name]));
+const selfNames = (expr: Expr): Record<string, string> =>
+  Object.fromEntries(freeVars(expr).map((name) => [name, name]));
 
 // ---------------------------------------------------------------- JavaScript
 
-const jsCall = (callee: string): FnEmitter => (args) => atom(`${callee}(${argList(args)})`);
+const jsCall =
+  (callee: string): FnEmitter =>
+  (args) =>
+    atom(`${callee}(${argList(args)})`);
 /** A function from runtime/src/dialects/cpu/math.ts that the generated kernel must import. */
-const jsHelper = (name: string): FnEmitter => (args, _source, helpers) => {
-  helpers.add(name);
-  return atom(`${name}(${argList(args)})`);
-};
+const jsHelper =
+  (name: string): FnEmitter =>
+  (args, _source, helpers) => {
+    helpers.add(name);
+    return atom(`${name}(${argList(args)})`);
+  };
 
 const JS: Dialect = {
   literal(value) {
@@ -229,11 +251,13 @@ const WGSL_HELPER_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = { 
 
 function wgslDialect(ty: WgslFloat): Dialect {
   const builtin = jsCall;
-  const helper = (name: string): FnEmitter => (args, _source, helpers) => {
-    helpers.add(name);
-    if (ty === 'f32') return atom(`${name}(${argList(args)})`);
-    return atom(`f16(${name}(${args.map((arg) => `f32(${arg.text})`).join(', ')}))`);
-  };
+  const helper =
+    (name: string): FnEmitter =>
+    (args, _source, helpers) => {
+      helpers.add(name);
+      if (ty === 'f32') return atom(`${name}(${argList(args)})`);
+      return atom(`f16(${name}(${args.map((arg) => `f32(${arg.text})`).join(', ')}))`);
+    };
   const isAtomic = (expr: Expr): boolean => expr.kind === 'var' || expr.kind === 'call' || expr.kind === 'const';
   return {
     literal(value) {
@@ -292,7 +316,10 @@ function wgslDialect(ty: WgslFloat): Dialect {
 
 /** A WGSL expression of type `ty` (or bool with `as: 'bool'`); prepend the helpers from wgslHelpersUsed(expr). */
 export function renderWgsl(
-  expr: Expr, names: Readonly<Record<string, string>>, ty: WgslFloat, options: RenderOptions = {},
+  expr: Expr,
+  names: Readonly<Record<string, string>>,
+  ty: WgslFloat,
+  options: RenderOptions = {},
 ): string {
   assertConstantsRepresentable(expr, ty);
   const dialect = wgslDialect(ty);
@@ -327,5 +354,7 @@ export function wgslHelpersUsed(expr: Expr, ty: WgslFloat = 'f32'): string[] {
 
 /** The WGSL source of every helper renderWgsl(expr) needs, ready to paste above the kernel. */
 export function wgslHelperSource(expr: Expr, ty: WgslFloat = 'f32'): string {
-  return wgslHelpersUsed(expr, ty).map((name) => WGSL_HELPERS[name]).join('\n\n');
+  return wgslHelpersUsed(expr, ty)
+    .map((name) => WGSL_HELPERS[name])
+    .join('\n\n');
 }

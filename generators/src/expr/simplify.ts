@@ -1,7 +1,19 @@
 // Algebraic simplifier: constant folding and identities that keep symbolic derivatives small and readable.
 import {
-  binary, call, children, constant, exprEquals, isConst, mul, neg, resultKind, select, sub, unary,
-  type Expr, type ExprOf,
+  binary,
+  call,
+  children,
+  constant,
+  exprEquals,
+  isConst,
+  mul,
+  neg,
+  resultKind,
+  select,
+  sub,
+  unary,
+  type Expr,
+  type ExprOf,
 } from './ast.ts';
 import { evalExpr } from './eval.ts';
 
@@ -135,7 +147,10 @@ function rewriteProduct(lhs: Expr, rhs: Expr): Expr | undefined {
   if (isNeg(lhs) && isNeg(rhs)) return mul(lhs.arg, rhs.arg);
   if (isConst(lhs) && isNeg(rhs)) return mul(constant(-lhs.value), rhs.arg);
   // x * where(c, 1, 0) is where(c, x, 0): a vanishing branch is how gated (sub)gradients read best.
-  for (const [factor, gate] of [[lhs, rhs], [rhs, lhs]] as const) {
+  for (const [factor, gate] of [
+    [lhs, rhs],
+    [rhs, lhs],
+  ] as const) {
     if (gate.kind === 'select' && (isConst(gate.ifTrue, 0) || isConst(gate.ifFalse, 0))) {
       return select(gate.cond, mul(factor, gate.ifTrue), mul(factor, gate.ifFalse));
     }

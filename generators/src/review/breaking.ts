@@ -48,7 +48,8 @@ export const ALLOW_LIST = 'specs/breaking-allow.json';
 /** The break rules for one diff; `locks` are the op-id lock texts at both sides (absent where a side has none). */
 export function findBreaks(diff: SpecDiff, head: Model, locks: { base?: string; head?: string } = {}): Break[] {
   const out: Break[] = [];
-  const add = (rule: RuleId, op: string, message: string, arg?: string) => out.push({ rule, op, message, ...(arg ? { arg } : {}) });
+  const add = (rule: RuleId, op: string, message: string, arg?: string) =>
+    out.push({ rule, op, message, ...(arg ? { arg } : {}) });
   for (const d of diff.ops) {
     const op = d.op;
     if (d.status === 'removed') add('OP_REMOVED', op, `raf.op.${op} was removed`);
@@ -69,18 +70,26 @@ export function findBreaks(diff: SpecDiff, head: Model, locks: { base?: string; 
         case 'arg-added': {
           const a = h.args.find((x) => x.name === c.arg)!;
           if (!a.default) add('ARG_REQUIRED_ADDED', op, `required arg '${a.name}' was added`, a.name);
-          else if (h.args.indexOf(a) < h.args.length - 1) add('ARG_INSERTED', op, `arg '${a.name}' was inserted before '${h.args[h.args.indexOf(a) + 1]!.name}'`, a.name);
+          else if (h.args.indexOf(a) < h.args.length - 1)
+            add(
+              'ARG_INSERTED',
+              op,
+              `arg '${a.name}' was inserted before '${h.args[h.args.indexOf(a) + 1]!.name}'`,
+              a.name,
+            );
           break;
         }
         case 'arg-retyped': {
           const t = typeChange(c.before as never, c.after as never);
-          if (t === 'narrowed') add('TYPE_NARROWED', op, `arg '${c.arg}' narrowed from ${c.before} to ${c.after}`, c.arg);
+          if (t === 'narrowed')
+            add('TYPE_NARROWED', op, `arg '${c.arg}' narrowed from ${c.before} to ${c.after}`, c.arg);
           if (t === 'changed') add('TYPE_CHANGED', op, `arg '${c.arg}' changed from ${c.before} to ${c.after}`, c.arg);
           break;
         }
         case 'default-changed':
           if (c.after === 'required') add('DEFAULT_REMOVED', op, `arg '${c.arg}' lost its default ${c.before}`, c.arg);
-          else if (c.before !== 'required') add('DEFAULT_CHANGED', op, `default of '${c.arg}' changed from ${c.before} to ${c.after}`, c.arg);
+          else if (c.before !== 'required')
+            add('DEFAULT_CHANGED', op, `default of '${c.arg}' changed from ${c.before} to ${c.after}`, c.arg);
           break;
         case 'checks-changed': {
           const before = new Set(c.before!.split(' and '));
@@ -106,16 +115,30 @@ export function findBreaks(diff: SpecDiff, head: Model, locks: { base?: string; 
       }
     }
     const lost = gradInputsOf(b).filter((i) => !gradInputsOf(h).includes(i));
-    for (const i of lost) add('GRAD_REMOVED', op, h.grad.kind === 'none' ? `the gradient was removed (grad: none)` : `input '${i}' lost its gradient`, i);
+    for (const i of lost)
+      add(
+        'GRAD_REMOVED',
+        op,
+        h.grad.kind === 'none' ? `the gradient was removed (grad: none)` : `input '${i}' lost its gradient`,
+        i,
+      );
   }
   if (locks.head !== undefined) {
     const headLock = parseLock(locks.head);
-    for (const m of lockMismatches(head.ops, headLock)) add('OP_ID_CHANGED', m.op, `op id ${m.locked} in ${OP_IDS_LOCK} is now ${m.now}`);
+    for (const m of lockMismatches(head.ops, headLock))
+      add('OP_ID_CHANGED', m.op, `op id ${m.locked} in ${OP_IDS_LOCK} is now ${m.now}`);
     if (locks.base !== undefined) {
       const baseLock = parseLock(locks.base);
       for (const [name, id] of Object.entries(baseLock.ops)) {
         const now = headLock.ops[name];
-        if (now !== id) add('OP_ID_LOCK_EDITED', name, now === undefined ? `locked id ${id} was removed from ${OP_IDS_LOCK}` : `locked id ${id} was changed to ${now}`);
+        if (now !== id)
+          add(
+            'OP_ID_LOCK_EDITED',
+            name,
+            now === undefined
+              ? `locked id ${id} was removed from ${OP_IDS_LOCK}`
+              : `locked id ${id} was changed to ${now}`,
+          );
       }
     }
   }
@@ -133,14 +156,23 @@ export function parseAllowList(text: string | undefined): { entries: AllowEntry[
     return { entries: [], errors: [`${ALLOW_LIST}: not JSON: ${(e as Error).message}`] };
   }
   const list = (data as { allow?: unknown }).allow;
-  if (!Array.isArray(list)) return { entries: [], errors: [`${ALLOW_LIST}: expected { "allow": [ { "rule", "op", "arg"?, "reason" } ] }`] };
+  if (!Array.isArray(list))
+    return { entries: [], errors: [`${ALLOW_LIST}: expected { "allow": [ { "rule", "op", "arg"?, "reason" } ] }`] };
   const entries: AllowEntry[] = [];
   list.forEach((e: Record<string, unknown>, i) => {
     const at = `${ALLOW_LIST}: allow[${i}]`;
-    if (typeof e?.rule !== 'string' || !(e.rule in RULES)) errors.push(`${at}: rule ${JSON.stringify(e?.rule)} is not one of ${Object.keys(RULES).join(', ')}`);
+    if (typeof e?.rule !== 'string' || !(e.rule in RULES))
+      errors.push(`${at}: rule ${JSON.stringify(e?.rule)} is not one of ${Object.keys(RULES).join(', ')}`);
     else if (typeof e.op !== 'string' || !e.op) errors.push(`${at}: names no op`);
-    else if (typeof e.reason !== 'string' || !e.reason.trim()) errors.push(`${at}: ${e.rule} on ${e.op} gives no reason; say why the break is intended`);
-    else entries.push({ rule: e.rule as RuleId, op: e.op, ...(typeof e.arg === 'string' ? { arg: e.arg } : {}), reason: e.reason });
+    else if (typeof e.reason !== 'string' || !e.reason.trim())
+      errors.push(`${at}: ${e.rule} on ${e.op} gives no reason; say why the break is intended`);
+    else
+      entries.push({
+        rule: e.rule as RuleId,
+        op: e.op,
+        ...(typeof e.arg === 'string' ? { arg: e.arg } : {}),
+        reason: e.reason,
+      });
   });
   return { entries, errors };
 }

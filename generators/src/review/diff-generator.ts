@@ -9,8 +9,15 @@ type Options = BaseOptions & { against?: string; breaking?: boolean; summary?: b
 export default class DiffGenerator extends Generator<Record<string, unknown>, Options> {
   constructor(args: string[], options: Options) {
     super(args, options);
-    this.option('against', { type: String, default: 'HEAD', description: 'Git ref whose specs the working tree is compared with' });
-    this.option('breaking', { type: Boolean, description: 'Only the breaking-change check; fails on a break not in specs/breaking-allow.json' });
+    this.option('against', {
+      type: String,
+      default: 'HEAD',
+      description: 'Git ref whose specs the working tree is compared with',
+    });
+    this.option('breaking', {
+      type: Boolean,
+      description: 'Only the breaking-change check; fails on a break not in specs/breaking-allow.json',
+    });
     this.option('summary', { type: Boolean, description: 'List generated files without their hunks' });
   }
 
@@ -21,7 +28,8 @@ export default class DiffGenerator extends Generator<Record<string, unknown>, Op
       if (o.breaking) {
         const { markdown, failed } = breakingReport(this.destinationRoot(), against);
         this.log(markdown);
-        if (failed) throw new Error(`breaking changes against ${against} that ${'specs/breaking-allow.json'} does not allow`);
+        if (failed)
+          throw new Error(`breaking changes against ${against} that ${'specs/breaking-allow.json'} does not allow`);
         return;
       }
       this.log((await diffReport(this.destinationRoot(), { against, summary: o.summary === true })).markdown);

@@ -47,7 +47,9 @@ export async function generatedDiff(root: string, base: Model, head: Model): Pro
       op,
       added: lines.filter((l) => l.startsWith('+')).length,
       removed: lines.filter((l) => l.startsWith('-')).length,
-      hunks: patch.hunks.map((hk) => [`@@ -${hk.oldStart},${hk.oldLines} +${hk.newStart},${hk.newLines} @@`, ...hk.lines].join('\n')).join('\n'),
+      hunks: patch.hunks
+        .map((hk) => [`@@ -${hk.oldStart},${hk.oldLines} +${hk.newStart},${hk.newLines} @@`, ...hk.lines].join('\n'))
+        .join('\n'),
     });
   }
   return out;

@@ -14,7 +14,12 @@ import type { Model } from '../spec/model.ts';
 export type SpecTexts = ReadonlyMap<string, string>;
 
 function git(root: string, args: string[]): string {
-  return execFileSync('git', args, { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('git', args, {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Fails with git's own message (an unknown ref says so) rather than a stack trace. */
@@ -31,7 +36,10 @@ export function specsAtRef(root: string, ref: string): Map<string, string> {
   const commit = resolveRef(root, ref);
   const listing = git(root, ['ls-tree', '-r', '--name-only', '-z', commit, '--', `${SPECS_DIR}/`]);
   const texts = new Map<string, string>();
-  for (const path of listing.split('\0').filter((p) => p.endsWith('.yaml')).sort()) {
+  for (const path of listing
+    .split('\0')
+    .filter((p) => p.endsWith('.yaml'))
+    .sort()) {
     texts.set(path, git(root, ['show', `${commit}:${path}`]));
   }
   return texts;
@@ -76,7 +84,12 @@ export function modelOrExplain(texts: SpecTexts, side: string): Model {
   try {
     return modelFromTexts(texts);
   } catch (e) {
-    if (e instanceof SpecErrors) throw new SpecErrors(e.errors.map((err) => Object.assign(Object.create(Object.getPrototypeOf(err)), err, { message: `[${side}] ${err.message}` })));
+    if (e instanceof SpecErrors)
+      throw new SpecErrors(
+        e.errors.map((err) =>
+          Object.assign(Object.create(Object.getPrototypeOf(err)), err, { message: `[${side}] ${err.message}` }),
+        ),
+      );
     throw e;
   }
 }

@@ -31,7 +31,10 @@ export function review(root: string, against: string): Review {
   const base = modelOrExplain(specsAtRef(root, against), against);
   const head = modelOrExplain(specsInWorkingTree(root), 'working tree');
   const diff = diffModels(base, head);
-  const found = findBreaks(diff, head, { base: fileAtRef(root, against, OP_IDS_LOCK), head: fileInWorkingTree(root, OP_IDS_LOCK) });
+  const found = findBreaks(diff, head, {
+    base: fileAtRef(root, against, OP_IDS_LOCK),
+    head: fileInWorkingTree(root, OP_IDS_LOCK),
+  });
   const { entries, errors } = parseAllowList(fileInWorkingTree(root, ALLOW_LIST));
   const breaks = found.map((b): Break & { allowed?: AllowEntry } => {
     const allowed = allowedBy(b, entries);
@@ -41,9 +44,13 @@ export function review(root: string, against: string): Review {
   return { base, head, diff, breaks, allowErrors: errors, unusedAllows };
 }
 
-const tag = (b: Break & { allowed?: AllowEntry }) => (b.allowed ? `✓ \`${b.rule}\` (allowed: ${b.allowed.reason})` : `⚠️ \`${b.rule}\``);
+const tag = (b: Break & { allowed?: AllowEntry }) =>
+  b.allowed ? `✓ \`${b.rule}\` (allowed: ${b.allowed.reason})` : `⚠️ \`${b.rule}\``;
 
-export async function diffReport(root: string, opts: ReviewOptions): Promise<{ markdown: string; review: Review; files: FileDiff[] }> {
+export async function diffReport(
+  root: string,
+  opts: ReviewOptions,
+): Promise<{ markdown: string; review: Review; files: FileDiff[] }> {
   const r = review(root, opts.against);
   const files = await generatedDiff(root, r.base, r.head);
   const lines: string[] = [`## raf-op diff: \`${opts.against}\` → working tree`, ''];
@@ -59,20 +66,33 @@ export async function diffReport(root: string, opts: ReviewOptions): Promise<{ m
     '',
   );
   for (const d of r.diff.ops) {
-    lines.push(`### \`${d.op}\` (${d.status}) — ${d.derivedFrom ? `derived from ${d.derivedFrom}, ` : ''}${d.file}`, '');
+    lines.push(
+      `### \`${d.op}\` (${d.status}) — ${d.derivedFrom ? `derived from ${d.derivedFrom}, ` : ''}${d.file}`,
+      '',
+    );
     const opBreaks = r.breaks.filter((b) => b.op === d.op);
     for (const c of d.changes) {
       const mine = opBreaks.filter((b) => ruleFits(b, c.kind, c.arg));
       lines.push(`- ${c.text}${mine.length ? ` ${mine.map(tag).join(' ')}` : ''}`);
     }
-    for (const b of opBreaks.filter((b) => !d.changes.some((c) => ruleFits(b, c.kind, c.arg)))) lines.push(`- ${b.message} ${tag(b)}`);
-    lines.push('', ...filesSection(files.filter((f) => f.op === d.op), opts), '');
+    for (const b of opBreaks.filter((b) => !d.changes.some((c) => ruleFits(b, c.kind, c.arg))))
+      lines.push(`- ${b.message} ${tag(b)}`);
+    lines.push(
+      '',
+      ...filesSection(
+        files.filter((f) => f.op === d.op),
+        opts,
+      ),
+      '',
+    );
   }
   // An unchanged op's files can still change: a backward op's tests follow its forward op's args.
   const others = files.filter((f) => f.op !== null && !r.diff.ops.some((d) => d.op === f.op));
-  if (others.length) lines.push('### Generated files of ops whose spec did not change', '', ...filesSection(others, opts, true), '');
+  if (others.length)
+    lines.push('### Generated files of ops whose spec did not change', '', ...filesSection(others, opts, true), '');
   const shared = files.filter((f) => f.op === null);
-  if (shared.length) lines.push('### Shared generated files (registry, indexes, docs)', '', ...filesSection(shared, opts), '');
+  if (shared.length)
+    lines.push('### Shared generated files (registry, indexes, docs)', '', ...filesSection(shared, opts), '');
   const other = r.breaks.filter((b) => !r.diff.ops.some((d) => d.op === b.op));
   if (other.length) lines.push('### Op ids', '', ...other.map((b) => `- ${b.op}: ${b.message} ${tag(b)}`), '');
   return { markdown: `${lines.join('\n').trimEnd()}\n`, review: r, files };
@@ -97,20 +117,40 @@ function ruleFits(b: Break, kind: string, arg?: string): boolean {
     dialects: ['DIALECT_REMOVED'],
   };
   if (!byKind[kind]?.includes(b.rule)) return false;
-  return kind === 'gradient' || kind === 'args-reordered' || kind === 'output' || kind === 'compute' || kind === 'relay' || kind === 'onnx' || b.arg === arg;
+  return (
+    kind === 'gradient' ||
+    kind === 'args-reordered' ||
+    kind === 'output' ||
+    kind === 'compute' ||
+    kind === 'relay' ||
+    kind === 'onnx' ||
+    b.arg === arg
+  );
 }
 
 function filesSection(files: readonly FileDiff[], opts: ReviewOptions, named = false): string[] {
   if (!files.length) return [];
-  const out = [`<details><summary>${files.length} generated file${files.length === 1 ? '' : 's'} (+${sum(files, 'added')} −${sum(files, 'removed')})</summary>`, ''];
+  const out = [
+    `<details><summary>${files.length} generated file${files.length === 1 ? '' : 's'} (+${sum(files, 'added')} −${sum(files, 'removed')})</summary>`,
+    '',
+  ];
   for (const f of files) {
-    out.push(`- \`${f.path}\`${named ? ` (${f.op})` : ''} ${f.status}${f.kind === 'stub' ? ' (hand-written stub, created once)' : ''} (+${f.added} −${f.removed})`);
+    out.push(
+      `- \`${f.path}\`${named ? ` (${f.op})` : ''} ${f.status}${f.kind === 'stub' ? ' (hand-written stub, created once)' : ''} (+${f.added} −${f.removed})`,
+    );
     if (opts.summary || f.status !== 'updated') continue;
     const max = opts.maxLines ?? 80;
     const lines = f.hunks.split('\n');
     // A fence longer than any backtick run inside, so generated Markdown with its own fences stays quoted.
     const fence = '`'.repeat(Math.max(3, ...(f.hunks.match(/`+/g) ?? []).map((m) => m.length + 1)));
-    out.push('', `  ${fence}diff`, ...lines.slice(0, max).map((l) => `  ${l}`), ...(lines.length > max ? [`  … ${lines.length - max} more lines`] : []), `  ${fence}`, '');
+    out.push(
+      '',
+      `  ${fence}diff`,
+      ...lines.slice(0, max).map((l) => `  ${l}`),
+      ...(lines.length > max ? [`  … ${lines.length - max} more lines`] : []),
+      `  ${fence}`,
+      '',
+    );
   }
   out.push('</details>');
   return out;
@@ -124,14 +164,38 @@ export function breakingReport(root: string, against: string): { markdown: strin
   const lines = [`## raf-op breaking: \`${against}\` → working tree`, ''];
   if (!r.breaks.length) lines.push('No breaking changes.');
   else {
-    lines.push(`${r.breaks.length} breaking change${r.breaks.length === 1 ? '' : 's'}, ${open.length} not allowed.`, '', '| rule | op | change | status |', '| --- | --- | --- | --- |');
-    for (const b of r.breaks) lines.push(`| \`${b.rule}\` | ${b.op} | ${b.message.replace(/\|/g, '\\|')} | ${b.allowed ? `allowed: ${b.allowed.reason}` : '✗ breaks'} |`);
+    lines.push(
+      `${r.breaks.length} breaking change${r.breaks.length === 1 ? '' : 's'}, ${open.length} not allowed.`,
+      '',
+      '| rule | op | change | status |',
+      '| --- | --- | --- | --- |',
+    );
+    for (const b of r.breaks)
+      lines.push(
+        `| \`${b.rule}\` | ${b.op} | ${b.message.replace(/\|/g, '\\|')} | ${b.allowed ? `allowed: ${b.allowed.reason}` : '✗ breaks'} |`,
+      );
   }
   if (open.length) {
-    const entries = open.map((b) => ({ rule: b.rule, op: b.op, ...(b.arg ? { arg: b.arg } : {}), reason: `why ${RULES[b.rule]} is acceptable` }));
-    lines.push('', `If a break is intended, add it to \`${ALLOW_LIST}\` with the reason:`, '', '```json', JSON.stringify({ allow: entries }, null, 2), '```');
+    const entries = open.map((b) => ({
+      rule: b.rule,
+      op: b.op,
+      ...(b.arg ? { arg: b.arg } : {}),
+      reason: `why ${RULES[b.rule]} is acceptable`,
+    }));
+    lines.push(
+      '',
+      `If a break is intended, add it to \`${ALLOW_LIST}\` with the reason:`,
+      '',
+      '```json',
+      JSON.stringify({ allow: entries }, null, 2),
+      '```',
+    );
   }
   for (const e of r.allowErrors) lines.push('', `✗ ${e}`);
-  if (r.unusedAllows.length) lines.push('', `Allow-list entries that excuse nothing against \`${against}\` (remove once merged): ${r.unusedAllows.map((e) => `${e.rule} ${e.op}${e.arg ? `.${e.arg}` : ''}`).join(', ')}`);
+  if (r.unusedAllows.length)
+    lines.push(
+      '',
+      `Allow-list entries that excuse nothing against \`${against}\` (remove once merged): ${r.unusedAllows.map((e) => `${e.rule} ${e.op}${e.arg ? `.${e.arg}` : ''}`).join(', ')}`,
+    );
   return { markdown: `${lines.join('\n')}\n`, failed: open.length > 0 || r.allowErrors.length > 0, review: r };
 }

@@ -1,7 +1,14 @@
 // A scaffold's answers as data, and the one-line syntax each answer has as a flag or a typed prompt.
 
 import { parse as parseYaml } from 'yaml';
-import { ARG_TYPES, CAST_RULES, FUSION_PATTERNS, type ArgType, type CastRuleKind, type FusionPattern } from '../../../runtime/src/vocab.ts';
+import {
+  ARG_TYPES,
+  CAST_RULES,
+  FUSION_PATTERNS,
+  type ArgType,
+  type CastRuleKind,
+  type FusionPattern,
+} from '../../../runtime/src/vocab.ts';
 import { nameProblem, ScaffoldError } from './names.ts';
 
 export interface ArgAnswer {
@@ -15,7 +22,11 @@ export interface ArgAnswer {
 export type GradAnswer =
   | { readonly kind: 'derived' | 'custom' | 'none' }
   /** Per tensor input: a formula, or a call of a backward op (`softmax_dx(y, dy, axis)`). */
-  | { readonly kind: 'formulas'; readonly saves: readonly string[]; readonly formulas: Readonly<Record<string, string>> };
+  | {
+      readonly kind: 'formulas';
+      readonly saves: readonly string[];
+      readonly formulas: Readonly<Record<string, string>>;
+    };
 
 export interface MappingAnswer {
   readonly op: string;
@@ -75,11 +86,22 @@ export function parseArgs(src: string): ArgAnswer[] {
   const args: ArgAnswer[] = [];
   for (const item of splitTop(src)) {
     const m = ARG_ITEM.exec(item);
-    if (!m) throw new ScaffoldError(`argument '${item}' is not 'name: type [= default] [check ...]'`, 'for example: axis: int = -1 check axis(x)');
-    const [, name, type, dflt, check] = m as unknown as [string, string, string, string | undefined, string | undefined];
+    if (!m)
+      throw new ScaffoldError(
+        `argument '${item}' is not 'name: type [= default] [check ...]'`,
+        'for example: axis: int = -1 check axis(x)',
+      );
+    const [, name, type, dflt, check] = m as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     const problem = nameProblem(name, 'arg');
     if (problem) throw new ScaffoldError(problem);
-    if (!(ARG_TYPES as readonly string[]).includes(type)) throw new ScaffoldError(`argument '${name}' has type '${type}'`, `types: ${ARG_TYPES.join(', ')}`);
+    if (!(ARG_TYPES as readonly string[]).includes(type))
+      throw new ScaffoldError(`argument '${name}' has type '${type}'`, `types: ${ARG_TYPES.join(', ')}`);
     if (args.some((a) => a.name === name)) throw new ScaffoldError(`argument '${name}' is given twice`);
     args.push({
       name,
@@ -93,7 +115,10 @@ export function parseArgs(src: string): ArgAnswer[] {
 
 export function formatArgs(args: readonly ArgAnswer[]): string {
   return args
-    .map((a) => `${a.name}: ${a.type}${a.default ? ` = ${JSON.stringify(a.default.value)}` : ''}${a.check ? ` check ${a.check}` : ''}`)
+    .map(
+      (a) =>
+        `${a.name}: ${a.type}${a.default ? ` = ${JSON.stringify(a.default.value)}` : ''}${a.check ? ` check ${a.check}` : ''}`,
+    )
     .join(', ');
 }
 
@@ -113,14 +138,22 @@ export function parseGrad(src: string, saves: readonly string[] | undefined): Gr
   const formulas: Record<string, string> = {};
   for (const item of splitTop(s)) {
     const m = /^([a-z]\w*)\s*:\s*(.+)$/.exec(item);
-    if (!m) throw new ScaffoldError(`gradient '${item}' is not 'input: formula'`, 'for example: x: dy * y, or x: softmax_dx(y, dy, axis); or derived, custom, none');
+    if (!m)
+      throw new ScaffoldError(
+        `gradient '${item}' is not 'input: formula'`,
+        'for example: x: dy * y, or x: softmax_dx(y, dy, axis); or derived, custom, none',
+      );
     formulas[m[1]!] = m[2]!.trim();
   }
   return { kind: 'formulas', saves: saves ?? [], formulas };
 }
 
 export function formatGrad(g: GradAnswer): string {
-  return g.kind === 'formulas' ? Object.entries(g.formulas).map(([k, v]) => `${k}: ${v}`).join(', ') : g.kind;
+  return g.kind === 'formulas'
+    ? Object.entries(g.formulas)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')
+    : g.kind;
 }
 
 /** `CumProd opset=26 inputs=x,axis exclusive=exclusive`: the op, then key=value words. `none` or empty: no mapping. */
@@ -128,7 +161,11 @@ export function parseMapping(src: string, inputsKey: 'inputs' | 'args'): Mapping
   const words = src.trim().split(/\s+/).filter(Boolean);
   if (!words.length || words[0] === 'none') return null;
   const [op, ...rest] = words as [string, ...string[]];
-  if (op.includes('=')) throw new ScaffoldError(`mapping '${src}' must start with the op name`, `for example: CumProd opset=26 ${inputsKey}=x,axis exclusive=exclusive`);
+  if (op.includes('='))
+    throw new ScaffoldError(
+      `mapping '${src}' must start with the op name`,
+      `for example: CumProd opset=26 ${inputsKey}=x,axis exclusive=exclusive`,
+    );
   let opset: number | undefined;
   let inputs: string[] | undefined;
   const attrs: Record<string, string> = {};
@@ -160,7 +197,8 @@ export function parseDialects(src: string): Record<string, number> {
   for (const item of splitTop(src)) {
     const m = /^(\w+)\s*[=:]\s*(-?\d+)$/.exec(item);
     if (!m) throw new ScaffoldError(`dialect '${item}' is not dialect=level`, 'for example: cpu=10');
-    if (!(DIALECTS as readonly string[]).includes(m[1]!)) throw new ScaffoldError(`unknown dialect '${m[1]}'`, `dialects: ${DIALECTS.join(', ')}`);
+    if (!(DIALECTS as readonly string[]).includes(m[1]!))
+      throw new ScaffoldError(`unknown dialect '${m[1]}'`, `dialects: ${DIALECTS.join(', ')}`);
     out[m[1]!] = Number(m[2]);
   }
   if (!Object.keys(out).length) throw new ScaffoldError('no dialect given', 'for example: cpu=10');
@@ -168,16 +206,20 @@ export function parseDialects(src: string): Record<string, number> {
 }
 
 export function formatDialects(d: Readonly<Record<string, number>>): string {
-  return Object.entries(d).map(([k, v]) => `${k}=${v}`).join(', ');
+  return Object.entries(d)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
 }
 
 export function parseChoice<T extends string>(src: string, choices: readonly T[], what: string): T {
-  if (!(choices as readonly string[]).includes(src)) throw new ScaffoldError(`${what} '${src}' is not one of: ${choices.join(', ')}`);
+  if (!(choices as readonly string[]).includes(src))
+    throw new ScaffoldError(`${what} '${src}' is not one of: ${choices.join(', ')}`);
   return src as T;
 }
 
 export const parseFusion = (s: string): FusionPattern => parseChoice(s.trim(), FUSION_PATTERNS, 'fusion pattern');
-export const parseCast = (s: string): CastRuleKind | null => (s.trim() === 'none' ? null : parseChoice(s.trim(), CAST_RULES, 'cast rule'));
+export const parseCast = (s: string): CastRuleKind | null =>
+  s.trim() === 'none' ? null : parseChoice(s.trim(), CAST_RULES, 'cast rule');
 
 /** A YAML flow value of the expected shape (`[[3], [3, 2]]`, `{ axis: [0, -1] }`, `[0.1, 3]`); empty is "not given". */
 export function parseFlow<T>(src: string, what: string, ok: (v: unknown) => v is T): T | undefined {
@@ -195,4 +237,5 @@ export function parseFlow<T>(src: string, what: string, ok: (v: unknown) => v is
 export const isList = (v: unknown): v is unknown[] => Array.isArray(v);
 export const isGrid = (v: unknown): v is Record<string, unknown[]> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Array.isArray);
-export const isRange = (v: unknown): v is [number, number] => Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number');
+export const isRange = (v: unknown): v is [number, number] =>
+  Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'number');

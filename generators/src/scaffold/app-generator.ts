@@ -29,11 +29,22 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
 
   constructor(args: string[], options: Options) {
     super(args, options);
-    this.argument('name', { type: String, required: false, description: 'Op name (raf.op.<name>); asked when missing' });
+    this.argument('name', {
+      type: String,
+      required: false,
+      description: 'Op name (raf.op.<name>); asked when missing',
+    });
     for (const [flag, message] of FLAGS) this.option(flag, { type: String, description: message });
     this.option('saves', { type: String, description: 'With formula gradients: what the backward keeps' });
-    this.option('yes', { type: Boolean, alias: 'y', description: 'Take the default of every question no flag answers (scripts, CI)' });
-    this.option('force', { type: Boolean, description: 'Replace an existing op\'s spec, and overwrite changed files without asking' });
+    this.option('yes', {
+      type: Boolean,
+      alias: 'y',
+      description: 'Take the default of every question no flag answers (scripts, CI)',
+    });
+    this.option('force', {
+      type: Boolean,
+      description: "Replace an existing op's spec, and overwrite changed files without asking",
+    });
   }
 
   initializing(): void {
@@ -49,7 +60,11 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
     for (const q of QUESTIONS) if (q.flag !== 'NAME') flags[q.flag] = this._stringOption(q.flag);
     const force = this.options.force === true;
     try {
-      this.answers = await askAll(this.ctx, { flags, yes: this.options.yes === true, checkOp: (op) => checkTarget(this.ctx, op, force) }, this._asker());
+      this.answers = await askAll(
+        this.ctx,
+        { flags, yes: this.options.yes === true, checkOp: (op) => checkTarget(this.ctx, op, force) },
+        this._asker(),
+      );
       this.plan = await planScaffold(this.destinationRoot(), this.ctx, this.answers, { force });
     } catch (e) {
       throw refusal(e);
@@ -62,7 +77,8 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
       // Everything but the spec is raf-op's own output: generated files, new stubs (never over an existing
       // file) and the by-design edits `npm run gen` makes (a gradient stub's signature, the op-id lock).
       // The spec exists already only when --force asked to replace it.
-      if (c.action !== 'create' && (c.path !== this.plan.specPath || this.options.force === true)) this.preResolved.add(abs);
+      if (c.action !== 'create' && (c.path !== this.plan.specPath || this.options.force === true))
+        this.preResolved.add(abs);
       if (c.action === 'delete') this.fs.delete(abs);
       else this.fs.write(abs, c.content!);
     }
@@ -93,7 +109,9 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
     this.log(formatChecklist(op, this.plan.checklist));
     this.log('');
     this.log(`Spec: ${this.plan.specPath}. Run its tests: npx vitest run test/generated/${op}`);
-    this.log(`raf-op scaffold: ${this.plan.changes.length} files, ${((performance.now() - this.started) / 1000).toFixed(1)} s`);
+    this.log(
+      `raf-op scaffold: ${this.plan.changes.length} files, ${((performance.now() - this.started) / 1000).toFixed(1)} s`,
+    );
   }
 
   _asker(): Asker {
@@ -117,7 +135,9 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
 /** Refusals print their message (and every spec error with file:line:col); nothing has been written yet. */
 function refusal(e: unknown): unknown {
   if (e instanceof SpecErrors) {
-    return new ScaffoldError(`the spec for this op does not validate; nothing was written:\n${e.errors.map(String).join('\n')}`);
+    return new ScaffoldError(
+      `the spec for this op does not validate; nothing was written:\n${e.errors.map(String).join('\n')}`,
+    );
   }
   if (e instanceof ScaffoldError) return new ScaffoldError(`raf-op: ${e.message}\nnothing was written.`);
   return e;

@@ -5,7 +5,13 @@ import type { ScaffoldAnswers } from './answers.ts';
 import { ScaffoldError } from './names.ts';
 
 /** Prompts for one question; `validate` returns an error message, or true when the answer parses. */
-export type Asker = (q: Question, defaultText: string, choices: readonly string[] | undefined, validate: (text: string) => true | string, suggestions?: readonly string[]) => Promise<string>;
+export type Asker = (
+  q: Question,
+  defaultText: string,
+  choices: readonly string[] | undefined,
+  validate: (text: string) => true | string,
+  suggestions?: readonly string[],
+) => Promise<string>;
 
 export interface AskOptions {
   /** Answers given on the command line, by flag name (`compute`, `args`, ...; `NAME` for the op). */
@@ -66,7 +72,7 @@ function whyNot(q: Question): string {
     case 'schema':
       return 'a compute op declares its own args';
     case 'args':
-      return 'the op reuses another op\'s schema (--schema); drop --args or --schema';
+      return "the op reuses another op's schema (--schema); drop --args or --schema";
     case 'grid':
       return 'the op has no non-tensor args';
     default:

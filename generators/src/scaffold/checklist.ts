@@ -15,7 +15,12 @@ export interface ChecklistItem {
   readonly detail: string;
 }
 
-export function checklist(model: Model, opName: string, generated: readonly EmittedFile[], stubs: readonly StubFile[]): ChecklistItem[] {
+export function checklist(
+  model: Model,
+  opName: string,
+  generated: readonly EmittedFile[],
+  stubs: readonly StubFile[],
+): ChecklistItem[] {
   const op = model.ops.find((o) => o.name === opName)!;
   const made = new Set(generated.map((f) => f.path));
   const stubbed = new Set(stubs.map((f) => f.path));
@@ -23,23 +28,45 @@ export function checklist(model: Model, opName: string, generated: readonly Emit
   const items: ChecklistItem[] = [];
   const add = (step: string, status: ItemStatus, detail: string) => items.push({ step, status, detail });
 
-  add('schema', 'generated', file(paths.schema(op.schema), op.schema !== op.name ? ` (reuses ${op.schema}'s schema)` : ''));
+  add(
+    'schema',
+    'generated',
+    file(paths.schema(op.schema), op.schema !== op.name ? ` (reuses ${op.schema}'s schema)` : ''),
+  );
   add('symbol', 'generated', file(paths.api(op.name)));
   const rule = op.out.shape.kind === 'custom' || op.out.shape.kind === 'host';
   if (op.out.shape.kind === 'host') add('declare', 'stub', file(paths.ruleStub(op.name), ' (host value)'));
   else add('declare', 'generated', file(paths.type(op.name)));
-  add('type', rule ? 'stub' : 'generated', rule ? file(paths.ruleStub(op.name), ' (output rule)') : file(paths.type(op.name)));
+  add(
+    'type',
+    rule ? 'stub' : 'generated',
+    rule ? file(paths.ruleStub(op.name), ' (output rule)') : file(paths.type(op.name)),
+  );
   add('gradient', ...gradient(op, model));
-  add('relay conversion', op.relay ? 'generated' : 'n/a', op.relay ? file(paths.relay(op.name), ` (${op.relay.op})`) : 'no relay mapping in the spec');
-  add('cast rule', op.cast ? 'generated' : 'n/a', op.cast ? file(paths.passes(op.name), ` (${op.cast.rule})`) : 'no cast rule in the spec');
+  add(
+    'relay conversion',
+    op.relay ? 'generated' : 'n/a',
+    op.relay ? file(paths.relay(op.name), ` (${op.relay.op})`) : 'no relay mapping in the spec',
+  );
+  add(
+    'cast rule',
+    op.cast ? 'generated' : 'n/a',
+    op.cast ? file(paths.passes(op.name), ` (${op.cast.rule})`) : 'no cast rule in the spec',
+  );
   add('fusion pattern', 'generated', file(paths.passes(op.name), ` (${op.fusion})`));
   for (const d of op.dialects) {
     const step = `dialect ${d.name}`;
     const kernel = paths.kernelStub(d.name, op.name);
     if (op.out.shape.kind === 'host') add(step, 'n/a', 'a host op has no kernel');
-    else if (d.kernel === 'generated' && made.has(paths.dialect(d.name, op.name))) add(step, 'generated', file(paths.dialect(d.name, op.name), ' (kernel from compute)'));
+    else if (d.kernel === 'generated' && made.has(paths.dialect(d.name, op.name)))
+      add(step, 'generated', file(paths.dialect(d.name, op.name), ' (kernel from compute)'));
     else if (stubbed.has(kernel)) add(step, 'stub', file(kernel));
-    else add(step, 'stub', `raf-op emits nothing for the ${d.name} dialect yet: write raf.op.${d.name}.${op.name} by hand`);
+    else
+      add(
+        step,
+        'stub',
+        `raf-op emits nothing for the ${d.name} dialect yet: write raf.op.${d.name}.${op.name} by hand`,
+      );
   }
   add('tests', 'generated', file(paths.test(op.name), ` (${oracle(op)})`));
   return items;
@@ -56,7 +83,10 @@ function gradient(op: OpModel, model: Model): [ItemStatus, string] {
       return ['generated', `${paths.grad(op.name)} (derived: backward op ${dx?.name}, d/dx = ${dx?.compute?.source})`];
     }
     case 'formulas':
-      return ['generated', `${paths.grad(op.name)} (${op.grad.inputs.map((i) => `${i.name}: ${i.source}`).join('; ')})`];
+      return [
+        'generated',
+        `${paths.grad(op.name)} (${op.grad.inputs.map((i) => `${i.name}: ${i.source}`).join('; ')})`,
+      ];
   }
 }
 
@@ -70,7 +100,10 @@ const MARK: Record<ItemStatus, string> = { generated: 'generated', stub: 'TO WRI
 
 export function formatChecklist(op: string, items: readonly ChecklistItem[]): string {
   const width = Math.max(...items.map((i) => i.step.length));
-  const lines = items.map((i) => `  [${i.status === 'generated' ? 'x' : i.status === 'stub' ? ' ' : '-'}] ${i.step.padEnd(width)}  ${MARK[i.status]}  ${i.detail}`);
+  const lines = items.map(
+    (i) =>
+      `  [${i.status === 'generated' ? 'x' : i.status === 'stub' ? ' ' : '-'}] ${i.step.padEnd(width)}  ${MARK[i.status]}  ${i.detail}`,
+  );
   const todo = items.filter((i) => i.status === 'stub').length;
   const tail = todo
     ? `${todo} hand-written piece${todo === 1 ? '' : 's'} left: each stub throws "not implemented: ..." until you fill it in.`

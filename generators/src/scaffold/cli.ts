@@ -13,7 +13,8 @@ const namespace = argv[0] === 'regen' ? 'raf-op:regen' : 'raf-op:app';
 const args = argv[0] === 'regen' ? argv.slice(1) : argv;
 
 const env = createEnv();
-for (const [ns, path] of Object.entries(GENERATORS)) env.register(fileURLToPath(new URL(path, import.meta.url)), { namespace: ns });
+for (const [ns, path] of Object.entries(GENERATORS))
+  env.register(fileURLToPath(new URL(path, import.meta.url)), { namespace: ns });
 env.execute(namespace, args).then(
   () => process.exit(0),
   (e: unknown) => {

@@ -33,8 +33,10 @@ export class ScaffoldError extends Error {
 /** Returns why `name` cannot name an op (or category, or arg), or undefined when it can. */
 export function nameProblem(name: string, what: 'op' | 'category' | 'arg'): string | undefined {
   if (!name) return `the ${what} name is empty`;
-  if (/[/\\]|\.\./.test(name)) return `${what} name '${name}' is a path; it would write outside ${what === 'category' ? 'specs/' : 'specs/ and the runtime'}`;
-  if (!IDENTIFIER.test(name)) return `${what} name '${name}' is not a lower_snake_case identifier (a-z, 0-9, _; starting with a letter)`;
+  if (/[/\\]|\.\./.test(name))
+    return `${what} name '${name}' is a path; it would write outside ${what === 'category' ? 'specs/' : 'specs/ and the runtime'}`;
+  if (!IDENTIFIER.test(name))
+    return `${what} name '${name}' is not a lower_snake_case identifier (a-z, 0-9, _; starting with a letter)`;
   if (RESERVED.has(name) || RESERVED.has(camel(name))) return `${what} name '${name}' is a reserved word in TypeScript`;
   if (OBJECT_KEYS.has(camel(name))) return `${what} name '${name}' would shadow Object.prototype.${camel(name)}`;
   return undefined;

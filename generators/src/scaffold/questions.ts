@@ -5,8 +5,22 @@ import { ExprError, freeVars, parseExpr } from '../expr/parse.ts';
 import { formulaRefs, parseFormula } from '../spec/formula.ts';
 import type { Model, OpModel } from '../spec/model.ts';
 import {
-  isGrid, isList, isRange, parseArgs, parseCast, parseDialects, parseFlow, parseFusion, parseGrad, parseMapping, splitTop,
-  type ArgAnswer, type GradAnswer, type MappingAnswer, type ScaffoldAnswers, type TestsAnswer,
+  isGrid,
+  isList,
+  isRange,
+  parseArgs,
+  parseCast,
+  parseDialects,
+  parseFlow,
+  parseFusion,
+  parseGrad,
+  parseMapping,
+  splitTop,
+  type ArgAnswer,
+  type GradAnswer,
+  type MappingAnswer,
+  type ScaffoldAnswers,
+  type TestsAnswer,
 } from './answers.ts';
 import { checkName, ScaffoldError } from './names.ts';
 
@@ -62,9 +76,19 @@ export function argsOf(d: Draft, ctx: ScaffoldContext): readonly ArgAnswer[] {
   return d.args ?? [];
 }
 
-const toArgAnswer = (a: OpModel['args'][number]): ArgAnswer => ({ name: a.name, type: a.type as ArgType, ...(a.default ? { default: a.default } : {}) });
-const tensorsOf = (d: Draft, ctx: ScaffoldContext) => argsOf(d, ctx).filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
-const attrsOf = (d: Draft, ctx: ScaffoldContext) => argsOf(d, ctx).filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+const toArgAnswer = (a: OpModel['args'][number]): ArgAnswer => ({
+  name: a.name,
+  type: a.type as ArgType,
+  ...(a.default ? { default: a.default } : {}),
+});
+const tensorsOf = (d: Draft, ctx: ScaffoldContext) =>
+  argsOf(d, ctx)
+    .filter((a) => a.type.startsWith('Tensor'))
+    .map((a) => a.name);
+const attrsOf = (d: Draft, ctx: ScaffoldContext) =>
+  argsOf(d, ctx)
+    .filter((a) => !a.type.startsWith('Tensor'))
+    .map((a) => a.name);
 const existingOp = (d: Draft, ctx: ScaffoldContext) => ctx.model.ops.find((o) => o.name === d.op && !o.derivedFrom);
 const canDerive = (d: Draft, ctx: ScaffoldContext) => Boolean(d.compute) && tensorsOf(d, ctx).length === 1;
 
@@ -105,8 +129,19 @@ export const QUESTIONS: readonly Question[] = [
       const name = t.trim();
       if (!name) return void (d.schema = null);
       const reused = ctx.model.ops.find((o) => o.name === name);
-      if (!reused) throw new ScaffoldError(`no op '${name}' to reuse the schema of`, `ops: ${ctx.model.ops.filter((o) => !o.derivedFrom).map((o) => o.name).join(', ')}`);
-      if (reused.schema !== reused.name) throw new ScaffoldError(`'${name}' itself reuses the schema of '${reused.schema}'`, `write --schema ${reused.schema}`);
+      if (!reused)
+        throw new ScaffoldError(
+          `no op '${name}' to reuse the schema of`,
+          `ops: ${ctx.model.ops
+            .filter((o) => !o.derivedFrom)
+            .map((o) => o.name)
+            .join(', ')}`,
+        );
+      if (reused.schema !== reused.name)
+        throw new ScaffoldError(
+          `'${name}' itself reuses the schema of '${reused.schema}'`,
+          `write --schema ${reused.schema}`,
+        );
       d.schema = name;
     },
   },
@@ -116,7 +151,8 @@ export const QUESTIONS: readonly Question[] = [
     message: 'Category (the folder under specs/; a new name makes a new folder)',
     suggestions: (_d, ctx) => [...new Set(ctx.model.ops.map((o) => o.category))].sort(),
     default: (d, ctx) =>
-      existingOp(d, ctx)?.category ?? (d.schema ? ctx.model.ops.find((o) => o.name === d.schema)!.category : d.compute ? 'math' : 'nn'),
+      existingOp(d, ctx)?.category ??
+      (d.schema ? ctx.model.ops.find((o) => o.name === d.schema)!.category : d.compute ? 'math' : 'nn'),
     parse: (t, d) => {
       checkName(t.trim(), 'category');
       d.category = t.trim();
@@ -137,7 +173,12 @@ export const QUESTIONS: readonly Question[] = [
     flag: 'args',
     message: 'Args in positional order: name: type [= default] [check ...], comma-separated',
     when: (d) => !d.schema,
-    default: (d) => (d.compute ? freeVars(parseExpr(d.compute)).map((v) => `${v}: Tensor`).join(', ') : 'x: Tensor'),
+    default: (d) =>
+      d.compute
+        ? freeVars(parseExpr(d.compute))
+            .map((v) => `${v}: Tensor`)
+            .join(', ')
+        : 'x: Tensor',
     parse: (t, d) => {
       d.args = parseArgs(t);
     },
@@ -148,7 +189,13 @@ export const QUESTIONS: readonly Question[] = [
     message: 'Output rule: same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b), custom(fn) or host',
     default: (d, ctx) => {
       const t = tensorsOf(d, ctx);
-      return t.length === 0 ? 'host' : t.length === 1 ? `same(${t[0]})` : d.compute ? `broadcast(${t.join(', ')})` : `same(${t[0]})`;
+      return t.length === 0
+        ? 'host'
+        : t.length === 1
+          ? `same(${t[0]})`
+          : d.compute
+            ? `broadcast(${t.join(', ')})`
+            : `same(${t[0]})`;
     },
     parse: (t, d) => {
       if (!t.trim()) throw new ScaffoldError('the output rule is empty');
@@ -165,7 +212,10 @@ export const QUESTIONS: readonly Question[] = [
     parse: (t, d, ctx) => {
       const s = t.trim();
       if (s === 'derived' && !canDerive(d, ctx)) {
-        throw new ScaffoldError('a derived gradient needs a compute expression over exactly one tensor arg', 'write --grad custom, none, or formulas such as "x: dy * y"');
+        throw new ScaffoldError(
+          'a derived gradient needs a compute expression over exactly one tensor arg',
+          'write --grad custom, none, or formulas such as "x: dy * y"',
+        );
       }
       if (s === 'formula') return void (d.gradKind = 'formula');
       // `--grad "x: dy * y"` gives the formulas directly; the formula question is then answered.
@@ -177,7 +227,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     name: 'grad',
     flag: 'grad',
-    message: 'Formula per tensor input (dy, saved values, non-tensor args; a backward op call such as softmax_dx(y, dy, axis))',
+    message:
+      'Formula per tensor input (dy, saved values, non-tensor args; a backward op call such as softmax_dx(y, dy, axis))',
     when: (d) => d.gradKind === 'formula' && d.grad === undefined,
     default: (d, ctx) => {
       const tensors = tensorsOf(d, ctx);
@@ -202,7 +253,8 @@ export const QUESTIONS: readonly Question[] = [
       const read = new Set<string>();
       for (const src of Object.values(g.formulas)) {
         try {
-          for (const r of formulaRefs(parseFormula(src)).refs) if (r.kind === 'ref' && keepable.has(r.name)) read.add(r.name);
+          for (const r of formulaRefs(parseFormula(src)).refs)
+            if (r.kind === 'ref' && keepable.has(r.name)) read.add(r.name);
         } catch {
           // A malformed formula is reported with its file:line:col when the spec is validated.
         }
@@ -306,23 +358,31 @@ export function defaultGrid(args: readonly ArgAnswer[]): Record<string, unknown[
     const oneOf = /one_of\(([^)]*)\)/.exec(check);
     if (a.type === 'bool') grid[a.name] = [false, true];
     else if (/^axis\(/.test(check) && a.type.startsWith('int')) grid[a.name] = [0, -1];
-    else if (oneOf) grid[a.name] = oneOf[1]!.split(',').map((s) => s.trim()).map((s) => (/^-?\d+(\.\d+)?$/.test(s) ? Number(s) : s));
+    else if (oneOf)
+      grid[a.name] = oneOf[1]!
+        .split(',')
+        .map((s) => s.trim())
+        .map((s) => (/^-?\d+(\.\d+)?$/.test(s) ? Number(s) : s));
   }
   return grid;
 }
 
 function formatGrid(grid: Record<string, unknown[]>): string {
   const entries = Object.entries(grid);
-  return entries.length ? `{ ${entries.map(([k, v]) => `${k}: ${JSON.stringify(v).replace(/,/g, ', ')}`).join(', ')} }` : '';
+  return entries.length
+    ? `{ ${entries.map(([k, v]) => `${k}: ${JSON.stringify(v).replace(/,/g, ', ')}`).join(', ')} }`
+    : '';
 }
 
 /** The draft, complete, as answers (questions that were not asked get their implied value). */
 export function finish(d: Draft, ctx: ScaffoldContext): ScaffoldAnswers {
   const tensors = tensorsOf(d, ctx);
   const grad: GradAnswer =
-    tensors.length === 0 ? { kind: 'none' }
-    : d.grad?.kind === 'formulas' ? { ...d.grad, saves: d.saves ?? d.grad.saves }
-    : (d.grad ?? { kind: 'custom' });
+    tensors.length === 0
+      ? { kind: 'none' }
+      : d.grad?.kind === 'formulas'
+        ? { ...d.grad, saves: d.saves ?? d.grad.saves }
+        : (d.grad ?? { kind: 'custom' });
   return {
     op: d.op!,
     category: d.category!,

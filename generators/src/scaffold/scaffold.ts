@@ -34,7 +34,12 @@ export interface ScaffoldOptions {
  * formatted and compared: formatting every generated file is most of `npm run gen`'s time. Other files
  * are left as they are (`npm run gen -- --check` reports a tree that was stale before the scaffold).
  */
-async function planNewOp(root: string, specPath: string, generated: readonly EmittedFile[], stubs: readonly StubFile[]): Promise<Change[]> {
+async function planNewOp(
+  root: string,
+  specPath: string,
+  generated: readonly EmittedFile[],
+  stubs: readonly StubFile[],
+): Promise<Change[]> {
   // One op's spec (`specs/nn/softmax.yaml`), not an aggregate (`specs/**/*.yaml`, `specs/nn/*.yaml`).
   const ownSpec = (source: string) => /^specs\/[a-z0-9_]+\/[a-z0-9_]+\.yaml$/.test(source.split(' ')[0]!);
   const mine = (f: EmittedFile) => !ownSpec(f.source) || f.source.startsWith(`${specPath} `) || f.source === specPath;
@@ -45,7 +50,10 @@ async function planNewOp(root: string, specPath: string, generated: readonly Emi
 /** The repository's model before the scaffold; a broken tree is refused before any question is asked. */
 export function scaffoldContext(root: string): ScaffoldContext {
   if (!existsSync(join(root, SPECS_DIR)) || !existsSync(join(root, 'generators/schema/op-spec.schema.json'))) {
-    throw new ScaffoldError(`${root} is not a raf-op repository (no specs/ or generators/schema/)`, 'run yo raf-op from the repository root');
+    throw new ScaffoldError(
+      `${root} is not a raf-op repository (no specs/ or generators/schema/)`,
+      'run yo raf-op from the repository root',
+    );
   }
   return { model: loadModel(root) };
 }
@@ -55,19 +63,33 @@ export function checkTarget(ctx: ScaffoldContext, op: string, force: boolean): v
   checkName(op, 'op');
   const existing = ctx.model.ops.find((o) => o.name === op);
   if (existing?.derivedFrom) {
-    throw new ScaffoldError(`op '${op}' is the derived gradient of '${existing.derivedFrom}' (${existing.file})`, `choose another name, or give ${existing.derivedFrom} a grad: section`);
+    throw new ScaffoldError(
+      `op '${op}' is the derived gradient of '${existing.derivedFrom}' (${existing.file})`,
+      `choose another name, or give ${existing.derivedFrom} a grad: section`,
+    );
   }
   if (existing && !force) {
-    throw new ScaffoldError(`op '${op}' already exists (${existing.file})`, 'choose another name, or pass --force to replace its spec (hand-written kernels and gradients are kept)');
+    throw new ScaffoldError(
+      `op '${op}' already exists (${existing.file})`,
+      'choose another name, or pass --force to replace its spec (hand-written kernels and gradients are kept)',
+    );
   }
 }
 
-export async function planScaffold(root: string, ctx: ScaffoldContext, answers: ScaffoldAnswers, opts: ScaffoldOptions = {}): Promise<ScaffoldPlan> {
+export async function planScaffold(
+  root: string,
+  ctx: ScaffoldContext,
+  answers: ScaffoldAnswers,
+  opts: ScaffoldOptions = {},
+): Promise<ScaffoldPlan> {
   checkTarget(ctx, answers.op, opts.force ?? false);
   checkName(answers.category, 'category');
   const existing = ctx.model.ops.find((o) => o.name === answers.op);
   if (existing && existing.category !== answers.category) {
-    throw new ScaffoldError(`op '${answers.op}' lives in ${existing.file}, not under specs/${answers.category}/`, `pass --category ${existing.category}, or move the spec by hand`);
+    throw new ScaffoldError(
+      `op '${answers.op}' lives in ${existing.file}, not under specs/${answers.category}/`,
+      `pass --category ${existing.category}, or move the spec by hand`,
+    );
   }
   const specPath = specPathOf(answers);
   // Belt and braces: whatever the names, the spec lands inside specs/.
@@ -85,7 +107,10 @@ export async function planScaffold(root: string, ctx: ScaffoldContext, answers: 
   const { generated, stubs } = emitAll(model);
   const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, specPath, generated, stubs);
   const onDisk = existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
-  const specChanges: Change[] = onDisk === specText ? [] : [{ path: specPath, action: onDisk === undefined ? 'create' : 'update', kind: 'stub', content: specText }];
+  const specChanges: Change[] =
+    onDisk === specText
+      ? []
+      : [{ path: specPath, action: onDisk === undefined ? 'create' : 'update', kind: 'stub', content: specText }];
   return {
     specPath: relative(root, abs).split(sep).join('/'),
     specText,

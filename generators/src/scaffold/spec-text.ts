@@ -14,12 +14,23 @@ export function specPathOf(a: Pick<ScaffoldAnswers, 'op' | 'category'>): string 
 }
 
 /** The spec as plain data, keys in the order the README documents them. */
-export function specData(a: ScaffoldAnswers, tensors: readonly string[], attrs: readonly string[]): Record<string, unknown> {
+export function specData(
+  a: ScaffoldAnswers,
+  tensors: readonly string[],
+  attrs: readonly string[],
+): Record<string, unknown> {
   const spec: Record<string, unknown> = { op: a.op, doc: a.doc };
   if (a.schema) spec.schema = a.schema;
   else {
     spec.args = Object.fromEntries(
-      a.args.map((arg) => [arg.name, { type: arg.type, ...(arg.default ? { default: arg.default.value } : {}), ...(arg.check ? { check: arg.check } : {}) }]),
+      a.args.map((arg) => [
+        arg.name,
+        {
+          type: arg.type,
+          ...(arg.default ? { default: arg.default.value } : {}),
+          ...(arg.check ? { check: arg.check } : {}),
+        },
+      ]),
     );
   }
   if (a.compute) spec.compute = a.compute;
@@ -53,10 +64,24 @@ function mapping(m: MappingAnswer, inputsKey: 'args' | 'inputs', attrs: readonly
 }
 
 /** Collections written on one line, as the hand-written specs do (`x: { type: Tensor }`). */
-const FLOW_PATHS: readonly (readonly string[])[] = [['grad', 'saves'], ['cast'], ['relay'], ['onnx'], ['dialects'], ['tests', 'shapes'], ['tests', 'grid'], ['tests', 'domain']];
+const FLOW_PATHS: readonly (readonly string[])[] = [
+  ['grad', 'saves'],
+  ['cast'],
+  ['relay'],
+  ['onnx'],
+  ['dialects'],
+  ['tests', 'shapes'],
+  ['tests', 'grid'],
+  ['tests', 'domain'],
+];
 
 /** The spec text, formatted by prettier like every other file raf-op writes. */
-export async function renderSpec(root: string, a: ScaffoldAnswers, tensors: readonly string[], attrs: readonly string[]): Promise<string> {
+export async function renderSpec(
+  root: string,
+  a: ScaffoldAnswers,
+  tensors: readonly string[],
+  attrs: readonly string[],
+): Promise<string> {
   const data = specData(a, tensors, attrs);
   const doc = new Document(data);
   const flow = (node: unknown) => {
@@ -66,6 +91,10 @@ export async function renderSpec(root: string, a: ScaffoldAnswers, tensors: read
   for (const path of FLOW_PATHS) flow(doc.getIn(path, true));
   const body = doc.toString({ lineWidth: 0 }).trimEnd();
   const path = specPathOf(a);
-  const content = renderTemplate('spec.yaml.hbs', { op: a.op, body, schemaPath: posix.relative(posix.dirname(path), SCHEMA) });
+  const content = renderTemplate('spec.yaml.hbs', {
+    op: a.op,
+    body,
+    schemaPath: posix.relative(posix.dirname(path), SCHEMA),
+  });
   return format(root, { path, content, emitter: 'scaffold', source: path, kind: 'stub' });
 }

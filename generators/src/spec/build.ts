@@ -8,7 +8,17 @@ import { parseExpr, ExprError, freeVars, printExpr } from '../expr/parse.ts';
 import { didYouMean, SpecError, type Loc } from './errors.ts';
 import { FORMULA_NEGATE, FORMULA_OPERATORS, FormulaError, formulaRefs, parseFormula } from './formula.ts';
 import type { Path, RawSpec } from './load.ts';
-import type { ArgModel, Check, DialectModel, GradModel, Model, OpModel, OutModel, ShapeRule, TestModel } from './model.ts';
+import type {
+  ArgModel,
+  Check,
+  DialectModel,
+  GradModel,
+  Model,
+  OpModel,
+  OutModel,
+  ShapeRule,
+  TestModel,
+} from './model.ts';
 import { checkStructure } from './structure.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -29,11 +39,23 @@ export function buildModel(raws: readonly RawSpec[]): { model: Model; errors: Sp
     const data = raw.data as Raw;
     const prev = byName.get(data.op);
     if (prev) {
-      errors.push(new SpecError(raw.locate(['op']), `duplicate op '${data.op}'`, `already defined in ${prev.file}; rename one of them`));
+      errors.push(
+        new SpecError(
+          raw.locate(['op']),
+          `duplicate op '${data.op}'`,
+          `already defined in ${prev.file}; rename one of them`,
+        ),
+      );
       continue;
     }
     if (basename(raw.file, '.yaml') !== data.op) {
-      errors.push(new SpecError(raw.locate(['op']), `op '${data.op}' is in ${basename(raw.file)}`, `name the file ${data.op}.yaml`));
+      errors.push(
+        new SpecError(
+          raw.locate(['op']),
+          `op '${data.op}' is in ${basename(raw.file)}`,
+          `name the file ${data.op}.yaml`,
+        ),
+      );
     }
     byName.set(data.op, raw);
   }
@@ -73,7 +95,13 @@ function buildArgs(raw: RawSpec, errors: SpecError[]): ArgModel[] {
     const hasDefault = 'default' in a;
     if (hasDefault) firstOptional ??= name;
     else if (firstOptional) {
-      errors.push(new SpecError(raw.locate(path, true), `required arg '${name}' comes after optional arg '${firstOptional}'`, `move '${name}' before '${firstOptional}', or give it a default`));
+      errors.push(
+        new SpecError(
+          raw.locate(path, true),
+          `required arg '${name}' comes after optional arg '${firstOptional}'`,
+          `move '${name}' before '${firstOptional}', or give it a default`,
+        ),
+      );
     }
     if (hasDefault) checkDefault(raw, path, type, a.default, errors);
     out.push({
@@ -89,34 +117,55 @@ function buildArgs(raw: RawSpec, errors: SpecError[]): ArgModel[] {
   for (const a of out) {
     for (const c of a.checks) {
       if ((c.kind === 'axis' || c.kind === 'axes' || c.kind === 'like') && !isTensorArg(out, c.of)) {
-        errors.push(new SpecError(raw.locate(['args', a.name, 'check']), `check ${c.kind}(${c.of}) names '${c.of}', which is not a tensor arg`, didYouMean(c.of, names)));
+        errors.push(
+          new SpecError(
+            raw.locate(['args', a.name, 'check']),
+            `check ${c.kind}(${c.of}) names '${c.of}', which is not a tensor arg`,
+            didYouMean(c.of, names),
+          ),
+        );
       }
-      if (c.kind === 'axis' && !a.type.startsWith('int') ) errors.push(new SpecError(raw.locate(['args', a.name, 'check']), `axis(...) checks an int arg, '${a.name}' is ${a.type}`));
-      if (c.kind === 'axis' && a.type.includes('[]')) errors.push(new SpecError(raw.locate(['args', a.name, 'check']), `'${a.name}' is a list`, `write axes(${c.of})`));
+      if (c.kind === 'axis' && !a.type.startsWith('int'))
+        errors.push(
+          new SpecError(raw.locate(['args', a.name, 'check']), `axis(...) checks an int arg, '${a.name}' is ${a.type}`),
+        );
+      if (c.kind === 'axis' && a.type.includes('[]'))
+        errors.push(
+          new SpecError(raw.locate(['args', a.name, 'check']), `'${a.name}' is a list`, `write axes(${c.of})`),
+        );
     }
   }
   return out;
 }
 
-const isTensorArg = (args: readonly ArgModel[], name: string) => args.some((a) => a.name === name && a.type.startsWith('Tensor'));
+const isTensorArg = (args: readonly ArgModel[], name: string) =>
+  args.some((a) => a.name === name && a.type.startsWith('Tensor'));
 
 function checkDefault(raw: RawSpec, path: Path, type: ArgType, v: unknown, errors: SpecError[]): void {
   const at = raw.locate([...path, 'default']);
   const optional = type.endsWith('?');
   if (v === null) {
-    if (!optional) errors.push(new SpecError(at, `default is null but type ${type} is not optional`, `write type: ${type}?`));
+    if (!optional)
+      errors.push(new SpecError(at, `default is null but type ${type} is not optional`, `write type: ${type}?`));
     return;
   }
   const base = type.replace('?', '');
   const ok =
-    base === 'int' ? Number.isInteger(v)
-    : base === 'float' ? typeof v === 'number'
-    : base === 'bool' ? typeof v === 'boolean'
-    : base === 'int[]' ? Array.isArray(v) && v.every(Number.isInteger)
-    : base === 'int|int[]' ? Number.isInteger(v) || (Array.isArray(v) && v.every(Number.isInteger))
-    : base === 'float[]' ? Array.isArray(v) && v.every((x) => typeof x === 'number')
-    : base === 'string' || base === 'dtype' ? typeof v === 'string'
-    : false;
+    base === 'int'
+      ? Number.isInteger(v)
+      : base === 'float'
+        ? typeof v === 'number'
+        : base === 'bool'
+          ? typeof v === 'boolean'
+          : base === 'int[]'
+            ? Array.isArray(v) && v.every(Number.isInteger)
+            : base === 'int|int[]'
+              ? Number.isInteger(v) || (Array.isArray(v) && v.every(Number.isInteger))
+              : base === 'float[]'
+                ? Array.isArray(v) && v.every((x) => typeof x === 'number')
+                : base === 'string' || base === 'dtype'
+                  ? typeof v === 'string'
+                  : false;
   if (!ok) errors.push(new SpecError(at, `default ${JSON.stringify(v)} does not fit type ${type}`));
 }
 
@@ -124,15 +173,34 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
   const checks: Check[] = [];
   for (const part of src.split(/\s+and\s+/)) {
     const m = /^(\w+)(?:\((.*)\))?$/.exec(part.trim());
-    const args = m?.[2]?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+    const args =
+      m?.[2]
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [];
     const kind = m?.[1];
     if (kind === 'axis' || kind === 'axes' || kind === 'like') {
       if (args.length === 1) checks.push({ kind, of: args[0]! });
-      else errors.push(new SpecError(raw.locate(path), `${kind}(...) takes the tensor whose rank bounds it`, `write ${kind}(x)`));
+      else
+        errors.push(
+          new SpecError(raw.locate(path), `${kind}(...) takes the tensor whose rank bounds it`, `write ${kind}(x)`),
+        );
     } else if ((kind === 'nonneg' || kind === 'positive') && args.length === 0) checks.push({ kind });
-    else if (kind === 'one_of' && args.length) checks.push({ kind, values: args.map((s) => (/^-?\d+(\.\d+)?$/.test(s) ? Number(s) : s.replace(/^['"]|['"]$/g, ''))) });
-    else if (kind === 'range' && args.length === 2 && args.every((s) => !Number.isNaN(Number(s)))) checks.push({ kind, lo: Number(args[0]), hi: Number(args[1]) });
-    else errors.push(new SpecError(raw.locate(path), `unknown check '${part.trim()}'`, 'checks are axis(x), axes(x), like(x), nonneg, positive, one_of(a, b), range(lo, hi), joined with "and"'));
+    else if (kind === 'one_of' && args.length)
+      checks.push({
+        kind,
+        values: args.map((s) => (/^-?\d+(\.\d+)?$/.test(s) ? Number(s) : s.replace(/^['"]|['"]$/g, ''))),
+      });
+    else if (kind === 'range' && args.length === 2 && args.every((s) => !Number.isNaN(Number(s))))
+      checks.push({ kind, lo: Number(args[0]), hi: Number(args[1]) });
+    else
+      errors.push(
+        new SpecError(
+          raw.locate(path),
+          `unknown check '${part.trim()}'`,
+          'checks are axis(x), axes(x), like(x), nonneg, positive, one_of(a, b), range(lo, hi), joined with "and"',
+        ),
+      );
   }
   return checks;
 }
@@ -148,10 +216,19 @@ function buildOp(
   let args: ArgModel[];
   let schema = name;
   if (data.schema !== undefined) {
-    if (data.args !== undefined) errors.push(new SpecError(raw.locate(['args'], true), `'args' and 'schema' both given`, `remove 'args' to reuse ${data.schema}'s schema`));
+    if (data.args !== undefined)
+      errors.push(
+        new SpecError(
+          raw.locate(['args'], true),
+          `'args' and 'schema' both given`,
+          `remove 'args' to reuse ${data.schema}'s schema`,
+        ),
+      );
     const reused = schemaOf(data.schema);
     if (!reused) {
-      const hint = specs.has(data.schema) ? `'${data.schema}' itself reuses a schema; name that one` : didYouMean(data.schema, specs.keys());
+      const hint = specs.has(data.schema)
+        ? `'${data.schema}' itself reuses a schema; name that one`
+        : didYouMean(data.schema, specs.keys());
       errors.push(new SpecError(raw.locate(['schema']), `schema '${data.schema}' is not defined by any spec`, hint));
       return undefined;
     }
@@ -164,32 +241,70 @@ function buildOp(
   const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
   const attrs = args.filter((a) => !a.type.startsWith('Tensor'));
   const refArg = (path: Path, n: string, what: string, want?: 'tensor' | 'attr'): boolean => {
-    const ok = want === 'tensor' ? tensors.includes(n) : want === 'attr' ? attrs.some((a) => a.name === n) : argNames.includes(n);
-    if (!ok) errors.push(new SpecError(raw.locate(path), `${what} names '${n}', which is not ${want === 'tensor' ? 'a tensor arg' : want === 'attr' ? 'a non-tensor arg' : 'an arg'} of ${name}`, didYouMean(n, want === 'tensor' ? tensors : argNames) ?? `args: ${argNames.join(', ')}`));
+    const ok =
+      want === 'tensor'
+        ? tensors.includes(n)
+        : want === 'attr'
+          ? attrs.some((a) => a.name === n)
+          : argNames.includes(n);
+    if (!ok)
+      errors.push(
+        new SpecError(
+          raw.locate(path),
+          `${what} names '${n}', which is not ${want === 'tensor' ? 'a tensor arg' : want === 'attr' ? 'a non-tensor arg' : 'an arg'} of ${name}`,
+          didYouMean(n, want === 'tensor' ? tensors : argNames) ?? `args: ${argNames.join(', ')}`,
+        ),
+      );
     return ok;
   };
 
-  const out = buildOut(raw, data.out, refArg, tensors, args.filter((a) => a.type === 'Tensor[]').map((a) => a.name), errors);
+  const out = buildOut(
+    raw,
+    data.out,
+    refArg,
+    tensors,
+    args.filter((a) => a.type === 'Tensor[]').map((a) => a.name),
+    errors,
+  );
   const compute = buildCompute(raw, data.compute, tensors, attrs, errors);
   // A compute that failed to parse already has its error; don't add a 'no grad' one on top.
-  const grad = buildGrad(raw, data, name, tensors, attrs.map((a) => a.name), data.compute !== undefined, specs, schemaOf, errors);
+  const grad = buildGrad(
+    raw,
+    data,
+    name,
+    tensors,
+    attrs.map((a) => a.name),
+    data.compute !== undefined,
+    specs,
+    schemaOf,
+    errors,
+  );
   const dataArgs = data.cast?.data_args;
   const cast = data.cast
     ? {
         rule: data.cast.rule,
         dataArgs:
-          typeof dataArgs === 'number' ? tensors.slice(0, dataArgs)
-          : Array.isArray(dataArgs) ? dataArgs.filter((n: string, i: number) => refArg(['cast', 'data_args', i], n, 'cast rule', 'tensor'))
-          : tensors,
+          typeof dataArgs === 'number'
+            ? tensors.slice(0, dataArgs)
+            : Array.isArray(dataArgs)
+              ? dataArgs.filter((n: string, i: number) => refArg(['cast', 'data_args', i], n, 'cast rule', 'tensor'))
+              : tensors,
       }
     : null;
   if (typeof dataArgs === 'number' && dataArgs > tensors.length) {
-    errors.push(new SpecError(raw.locate(['cast', 'data_args']), `cast rule has ${dataArgs} data args but ${name} has ${tensors.length} tensor args`));
+    errors.push(
+      new SpecError(
+        raw.locate(['cast', 'data_args']),
+        `cast rule has ${dataArgs} data args but ${name} has ${tensors.length} tensor args`,
+      ),
+    );
   }
   const relay = data.relay
     ? {
         op: data.relay.op,
-        args: (data.relay.args ?? tensors).filter((n: string, i: number) => !data.relay.args || refArg(['relay', 'args', i], n, 'relay arg')),
+        args: (data.relay.args ?? tensors).filter(
+          (n: string, i: number) => !data.relay.args || refArg(['relay', 'args', i], n, 'relay arg'),
+        ),
         attrs: mapAttrs(data.relay.attrs, ['relay', 'attrs'], 'relay attr', refArg),
         defaults: foreignDefaults(raw, data.relay, ['relay'], 'Relay', errors),
       }
@@ -198,20 +313,38 @@ function buildOp(
     ? {
         op: data.onnx.op,
         opset: data.onnx.opset ?? 17,
-        inputs: (data.onnx.inputs ?? tensors).filter((n: string, i: number) => !data.onnx.inputs || refArg(['onnx', 'inputs', i], n, 'onnx input')),
+        inputs: (data.onnx.inputs ?? tensors).filter(
+          (n: string, i: number) => !data.onnx.inputs || refArg(['onnx', 'inputs', i], n, 'onnx input'),
+        ),
         attrs: mapAttrs(data.onnx.attrs, ['onnx', 'attrs'], 'onnx attr', refArg),
         consts: (data.onnx.consts ?? {}) as Record<string, number>,
         defaults: foreignDefaults(raw, data.onnx, ['onnx'], 'ONNX', errors),
-        flatten: data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr') ? (data.onnx.flatten as string) : null,
-        convert: Object.fromEntries(Object.entries((data.onnx.convert ?? {}) as Record<string, OnnxConversion>).filter(([k]) => refArg(['onnx', 'convert', k], k, 'onnx convert', 'attr'))),
+        flatten:
+          data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr')
+            ? (data.onnx.flatten as string)
+            : null,
+        convert: Object.fromEntries(
+          Object.entries((data.onnx.convert ?? {}) as Record<string, OnnxConversion>).filter(([k]) =>
+            refArg(['onnx', 'convert', k], k, 'onnx convert', 'attr'),
+          ),
+        ),
       }
     : null;
-  const dialects: DialectModel[] = Object.entries((data.dialects ?? { cpu: 10 }) as Record<string, number>).map(([d, level]) => ({
-    name: d as DialectModel['name'],
-    level,
-    kernel: compute ? 'generated' : 'hand',
-  }));
-  const tests = buildTests(raw, data.tests ?? {}, tensors, attrs, errors, args.filter((a) => a.type === 'Tensor[]').map((a) => a.name));
+  const dialects: DialectModel[] = Object.entries((data.dialects ?? { cpu: 10 }) as Record<string, number>).map(
+    ([d, level]) => ({
+      name: d as DialectModel['name'],
+      level,
+      kernel: compute ? 'generated' : 'hand',
+    }),
+  );
+  const tests = buildTests(
+    raw,
+    data.tests ?? {},
+    tensors,
+    attrs,
+    errors,
+    args.filter((a) => a.type === 'Tensor[]').map((a) => a.name),
+  );
   if (tests.oracle !== null) checkOracle(raw, tests.oracle, argNames, specs, errors);
   const category = basename(dirname(raw.file));
   return {
@@ -236,12 +369,25 @@ function buildOp(
 }
 
 /** A foreign default is only meaningful for an attribute the mapping renames onto one of our args. */
-function foreignDefaults(raw: RawSpec, spec: Raw, path: Path, what: string, errors: SpecError[]): Record<string, unknown> {
+function foreignDefaults(
+  raw: RawSpec,
+  spec: Raw,
+  path: Path,
+  what: string,
+  errors: SpecError[],
+): Record<string, unknown> {
   const mapped = Object.keys((spec.attrs ?? {}) as Record<string, string>);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((spec.defaults ?? {}) as Record<string, unknown>)) {
     if (mapped.includes(k)) out[k] = v;
-    else errors.push(new SpecError(raw.locate([...path, 'defaults', k]), `${what} default '${k}' is not a mapped attr`, didYouMean(k, mapped) ?? `mapped attrs: ${mapped.join(', ') || 'none'}`));
+    else
+      errors.push(
+        new SpecError(
+          raw.locate([...path, 'defaults', k]),
+          `${what} default '${k}' is not a mapped attr`,
+          didYouMean(k, mapped) ?? `mapped attrs: ${mapped.join(', ') || 'none'}`,
+        ),
+      );
   }
   return out;
 }
@@ -257,7 +403,8 @@ function mapAttrs(
   return out;
 }
 
-const SHAPE_RULES = 'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, nt|tn|tt]), concat(xs, axis), custom(fn_name) or host';
+const SHAPE_RULES =
+  'same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b[, nt|tn|tt]), concat(xs, axis), custom(fn_name) or host';
 
 function buildOut(
   raw: RawSpec,
@@ -270,16 +417,28 @@ function buildOut(
   // `{ tuple: custom(fn) }` declares several outputs; only a hand-written rule can say how many and of what type.
   const tuple = typeof spec === 'object' && spec !== null && 'tuple' in spec;
   const path: Path = typeof spec === 'object' && spec ? ['out', tuple ? 'tuple' : 'shape'] : ['out'];
-  const src = typeof spec === 'string' ? spec : typeof spec === 'object' && spec ? String((spec as Raw)[tuple ? 'tuple' : 'shape']) : `same(${tensors[0] ?? 'x'})`;
+  const src =
+    typeof spec === 'string'
+      ? spec
+      : typeof spec === 'object' && spec
+        ? String((spec as Raw)[tuple ? 'tuple' : 'shape'])
+        : `same(${tensors[0] ?? 'x'})`;
   const dtype = typeof spec === 'object' && spec ? ((spec as Raw).dtype ?? null) : null;
   const m = /^(\w+)(?:\((.*)\))?$/.exec(src.trim());
   const kind = m?.[1];
-  const params = m?.[2]?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+  const params =
+    m?.[2]
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean) ?? [];
   const bad = (hint = `write one of: ${SHAPE_RULES}`) => {
     errors.push(new SpecError(raw.locate(path), `output rule '${src}' is not understood`, hint));
     return { shape: { kind: 'host' }, dtype, tuple: false } as OutModel;
   };
-  if (tuple && kind !== 'custom') return bad('a tuple output needs a hand-written rule: write tuple: custom(fn_name), returning one TensorType per output');
+  if (tuple && kind !== 'custom')
+    return bad(
+      'a tuple output needs a hand-written rule: write tuple: custom(fn_name), returning one TensorType per output',
+    );
   let shape: ShapeRule;
   switch (kind) {
     case 'same':
@@ -301,19 +460,22 @@ function buildOut(
       break;
     case 'matmul': {
       const mode = params[2] ?? 'nn';
-      if (params.length < 2 || params.length > 3 || !['nn', 'nt', 'tn', 'tt'].includes(mode)) return bad('write matmul(a, b) or matmul(a, b, nt|tn|tt)');
+      if (params.length < 2 || params.length > 3 || !['nn', 'nt', 'tn', 'tt'].includes(mode))
+        return bad('write matmul(a, b) or matmul(a, b, nt|tn|tt)');
       params.slice(0, 2).forEach((p) => refArg(path, p, 'output rule', 'tensor'));
       shape = { kind: 'matmul', a: params[0]!, b: params[1]!, mode: mode as 'nn' | 'nt' | 'tn' | 'tt' };
       break;
     }
     case 'concat':
       if (params.length !== 2) return bad('write concat(xs, axis), xs a Tensor[] arg and axis an int arg');
-      if (refArg(path, params[0]!, 'output rule', 'tensor') && !listArgs.includes(params[0]!)) return bad(`concat(...) joins a Tensor[] arg; '${params[0]}' is a single tensor`);
+      if (refArg(path, params[0]!, 'output rule', 'tensor') && !listArgs.includes(params[0]!))
+        return bad(`concat(...) joins a Tensor[] arg; '${params[0]}' is a single tensor`);
       refArg(path, params[1]!, 'output rule', 'attr');
       shape = { kind: 'concat', xs: params[0]!, axis: params[1]! };
       break;
     case 'custom':
-      if (params.length !== 1 || !/^[a-z]\w*$/.test(params[0]!)) return bad('write custom(fn_name); the function is hand-written in runtime/src/ops/');
+      if (params.length !== 1 || !/^[a-z]\w*$/.test(params[0]!))
+        return bad('write custom(fn_name); the function is hand-written in runtime/src/ops/');
       shape = { kind: 'custom', fn: params[0]! };
       break;
     case 'host':
@@ -326,7 +488,13 @@ function buildOut(
   return { shape, dtype, tuple };
 }
 
-function buildCompute(raw: RawSpec, src: unknown, tensors: string[], attrs: ArgModel[], errors: SpecError[]): OpModel['compute'] {
+function buildCompute(
+  raw: RawSpec,
+  src: unknown,
+  tensors: string[],
+  attrs: ArgModel[],
+  errors: SpecError[],
+): OpModel['compute'] {
   if (src === undefined) return null;
   const text = String(src);
   try {
@@ -334,7 +502,13 @@ function buildCompute(raw: RawSpec, src: unknown, tensors: string[], attrs: ArgM
     const allowed = [...tensors, ...attrs.filter((a) => a.type === 'float' || a.type === 'int').map((a) => a.name)];
     for (const v of freeVars(expr)) {
       if (!allowed.includes(v)) {
-        errors.push(new SpecError(raw.locate(['compute']), `compute reads '${v}', which is not a tensor or number arg`, didYouMean(v, allowed) ?? `args usable here: ${allowed.join(', ')}`));
+        errors.push(
+          new SpecError(
+            raw.locate(['compute']),
+            `compute reads '${v}', which is not a tensor or number arg`,
+            didYouMean(v, allowed) ?? `args usable here: ${allowed.join(', ')}`,
+          ),
+        );
       }
     }
     return { source: text, expr };
@@ -362,19 +536,39 @@ function buildGrad(
   if (g === undefined || g === 'derived') {
     if (hasCompute) return { kind: 'derived', saves: tensors, dxOp: `${name}_dx`, inputs: tensors };
     if (g === 'derived') errors.push(new SpecError(raw.locate(['grad']), 'grad: derived needs a compute expression'));
-    else if (tensors.length) errors.push(new SpecError(raw.locate(['op']), `op '${name}' has tensor args but no grad`, "write grad: none, grad: custom, or per-input formulas such as 'x: dy * y'"));
+    else if (tensors.length)
+      errors.push(
+        new SpecError(
+          raw.locate(['op']),
+          `op '${name}' has tensor args but no grad`,
+          "write grad: none, grad: custom, or per-input formulas such as 'x: dy * y'",
+        ),
+      );
     return { kind: 'none' };
   }
   if (g === 'custom') return { kind: 'custom', saves: tensors, inputs: tensors };
   const saves: string[] = g.saves ?? [];
   saves.forEach((s, i) => {
     if (s !== 'y' && !tensors.includes(s)) {
-      errors.push(new SpecError(raw.locate(['grad', 'saves', i]), `grad saves '${s}', which is neither a tensor arg nor y (the output)`, didYouMean(s, [...tensors, 'y'])));
+      errors.push(
+        new SpecError(
+          raw.locate(['grad', 'saves', i]),
+          `grad saves '${s}', which is neither a tensor arg nor y (the output)`,
+          didYouMean(s, [...tensors, 'y']),
+        ),
+      );
     }
   });
   const entries = Object.entries(g as Raw).filter(([k]) => k !== 'saves' && k !== 'custom');
   if (g.custom) {
-    if (entries.length) errors.push(new SpecError(raw.locate(['grad', 'custom'], true), 'grad is custom but also gives formulas', 'keep one of them'));
+    if (entries.length)
+      errors.push(
+        new SpecError(
+          raw.locate(['grad', 'custom'], true),
+          'grad is custom but also gives formulas',
+          'keep one of them',
+        ),
+      );
     return { kind: 'custom', saves, inputs: tensors };
   }
   const readable = new Set([...saves, 'dy', ...attrNames]);
@@ -382,7 +576,13 @@ function buildGrad(
   for (const [input, src] of entries) {
     const path = ['grad', input];
     if (!tensors.includes(input)) {
-      errors.push(new SpecError(raw.locate(path, true), `grad gives a formula for '${input}', which is not a tensor arg of ${name}`, didYouMean(input, tensors) ?? `tensor args: ${tensors.join(', ')}`));
+      errors.push(
+        new SpecError(
+          raw.locate(path, true),
+          `grad gives a formula for '${input}', which is not a tensor arg of ${name}`,
+          didYouMean(input, tensors) ?? `tensor args: ${tensors.join(', ')}`,
+        ),
+      );
       continue;
     }
     const loc = raw.locate(path);
@@ -392,15 +592,30 @@ function buildGrad(
       const { refs, calls } = formulaRefs(formula);
       for (const r of refs) {
         if (r.kind === 'ref' && !readable.has(r.name)) {
-          const fix = tensors.includes(r.name) || r.name === 'y' ? `add '${r.name}' to grad.saves` : didYouMean(r.name, readable);
-          errors.push(new SpecError(at(r.offset), `formula for '${input}' reads '${r.name}', which the backward does not keep`, fix));
+          const fix =
+            tensors.includes(r.name) || r.name === 'y' ? `add '${r.name}' to grad.saves` : didYouMean(r.name, readable);
+          errors.push(
+            new SpecError(
+              at(r.offset),
+              `formula for '${input}' reads '${r.name}', which the backward does not keep`,
+              fix,
+            ),
+          );
         }
       }
       for (const c of calls) {
         if (c.kind !== 'call') continue;
         const builtin = (Object.values(FORMULA_OPERATORS) as string[]).includes(c.op) || c.op === FORMULA_NEGATE;
         if (!specs.has(c.op)) {
-          errors.push(new SpecError(at(c.offset), builtin ? `formula uses '${c.op}' (an operator), but no spec defines op '${c.op}'` : `backward op '${c.op}' is defined by no spec`, builtin ? undefined : (didYouMean(c.op, specs.keys()) ?? `add specs/<category>/${c.op}.yaml`)));
+          errors.push(
+            new SpecError(
+              at(c.offset),
+              builtin
+                ? `formula uses '${c.op}' (an operator), but no spec defines op '${c.op}'`
+                : `backward op '${c.op}' is defined by no spec`,
+              builtin ? undefined : (didYouMean(c.op, specs.keys()) ?? `add specs/<category>/${c.op}.yaml`),
+            ),
+          );
           continue;
         }
         const target = specs.get(c.op)!.data as Raw;
@@ -408,7 +623,12 @@ function buildGrad(
         if (targetArgs) {
           const required = targetArgs.filter((a) => !a.default).length;
           if (c.args.length < required || c.args.length > targetArgs.length) {
-            errors.push(new SpecError(at(c.offset), `${c.op} takes ${required === targetArgs.length ? required : `${required} to ${targetArgs.length}`} arguments (${targetArgs.map((a) => a.name).join(', ')}), got ${c.args.length}`));
+            errors.push(
+              new SpecError(
+                at(c.offset),
+                `${c.op} takes ${required === targetArgs.length ? required : `${required} to ${targetArgs.length}`} arguments (${targetArgs.map((a) => a.name).join(', ')}), got ${c.args.length}`,
+              ),
+            );
           }
         }
       }
@@ -421,15 +641,33 @@ function buildGrad(
   return { kind: 'formulas', saves, inputs };
 }
 
-function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], errors: SpecError[], listArgs: readonly string[] = []): TestModel {
+function buildTests(
+  raw: RawSpec,
+  t: Raw,
+  tensors: string[],
+  attrs: ArgModel[],
+  errors: SpecError[],
+  listArgs: readonly string[] = [],
+): TestModel {
   const isShape = (s: unknown) => Array.isArray(s) && s.every((d) => Number.isInteger(d) && d >= 0);
   // A Tensor[] arg takes a list of shapes, one per element.
-  const fits = (s: unknown, k: number) => (listArgs.includes(tensors[k]!) ? Array.isArray(s) && s.length > 0 && s.every(isShape) : isShape(s));
+  const fits = (s: unknown, k: number) =>
+    listArgs.includes(tensors[k]!) ? Array.isArray(s) && s.length > 0 && s.every(isShape) : isShape(s);
   const checkShapes = (perArg: unknown[], path: Path) => {
     if (perArg.length !== tensors.length) {
-      errors.push(new SpecError(raw.locate(path), `test case gives ${perArg.length} shapes for ${tensors.length} tensor args (${tensors.join(', ')})`));
+      errors.push(
+        new SpecError(
+          raw.locate(path),
+          `test case gives ${perArg.length} shapes for ${tensors.length} tensor args (${tensors.join(', ')})`,
+        ),
+      );
     } else if (!perArg.every(fits)) {
-      errors.push(new SpecError(raw.locate(path), `shapes are lists of non-negative integers${listArgs.length ? `; a Tensor[] arg (${listArgs.join(', ')}) takes a list of them` : ''}`));
+      errors.push(
+        new SpecError(
+          raw.locate(path),
+          `shapes are lists of non-negative integers${listArgs.length ? `; a Tensor[] arg (${listArgs.join(', ')}) takes a list of them` : ''}`,
+        ),
+      );
     }
   };
   const shapes = ((t.shapes as unknown[][] | undefined) ?? [[3, 4]]).map((entry, i) => {
@@ -441,7 +679,16 @@ function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], 
   const grid = (t.grid ?? {}) as Record<string, unknown[]>;
   for (const k of Object.keys(grid)) {
     if (!attrs.some((a) => a.name === k)) {
-      errors.push(new SpecError(raw.locate(['tests', 'grid', k], true), `test grid names '${k}', which is not a non-tensor arg`, didYouMean(k, attrs.map((a) => a.name))));
+      errors.push(
+        new SpecError(
+          raw.locate(['tests', 'grid', k], true),
+          `test grid names '${k}', which is not a non-tensor arg`,
+          didYouMean(
+            k,
+            attrs.map((a) => a.name),
+          ),
+        ),
+      );
     }
   }
   const model: TestModel = {
@@ -455,18 +702,47 @@ function buildTests(raw: RawSpec, t: Raw, tensors: string[], attrs: ArgModel[], 
     oracle: t.oracle === undefined ? null : String(t.oracle),
   };
   for (const k of Object.keys(t.inputs ?? {})) {
-    if (!tensors.includes(k)) errors.push(new SpecError(raw.locate(['tests', 'inputs', k], true), `tests.inputs names '${k}', which is not a tensor arg`, didYouMean(k, tensors)));
+    if (!tensors.includes(k))
+      errors.push(
+        new SpecError(
+          raw.locate(['tests', 'inputs', k], true),
+          `tests.inputs names '${k}', which is not a tensor arg`,
+          didYouMean(k, tensors),
+        ),
+      );
   }
   return model;
 }
 
 /** `tests.oracle` reads only the op's args and calls only ops that have specs. */
-function checkOracle(raw: RawSpec, src: string, argNames: readonly string[], specs: ReadonlyMap<string, RawSpec>, errors: SpecError[]): void {
+function checkOracle(
+  raw: RawSpec,
+  src: string,
+  argNames: readonly string[],
+  specs: ReadonlyMap<string, RawSpec>,
+  errors: SpecError[],
+): void {
   const loc = raw.locate(['tests', 'oracle']);
   try {
     const { refs, calls } = formulaRefs(parseFormula(src));
-    for (const r of refs) if (r.kind === 'ref' && !argNames.includes(r.name)) errors.push(new SpecError({ ...loc, col: loc.col + r.offset }, `oracle reads '${r.name}', which is not an arg`, didYouMean(r.name, argNames)));
-    for (const c of calls) if (c.kind === 'call' && !specs.has(c.op)) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle calls '${c.op}', which no spec defines`, didYouMean(c.op, specs.keys())));
+    for (const r of refs)
+      if (r.kind === 'ref' && !argNames.includes(r.name))
+        errors.push(
+          new SpecError(
+            { ...loc, col: loc.col + r.offset },
+            `oracle reads '${r.name}', which is not an arg`,
+            didYouMean(r.name, argNames),
+          ),
+        );
+    for (const c of calls)
+      if (c.kind === 'call' && !specs.has(c.op))
+        errors.push(
+          new SpecError(
+            { ...loc, col: loc.col + c.offset },
+            `oracle calls '${c.op}', which no spec defines`,
+            didYouMean(c.op, specs.keys()),
+          ),
+        );
   } catch (e) {
     if (!(e instanceof FormulaError)) throw e;
     errors.push(new SpecError({ ...loc, col: loc.col + e.offset }, `oracle: ${e.message}`));
@@ -478,12 +754,24 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
   if (op.grad.kind !== 'derived' || !op.compute) return [];
   const tensors = op.args.filter((a) => a.type.startsWith('Tensor'));
   if (tensors.length !== 1) {
-    errors.push(new SpecError(op.loc, `a derived gradient needs exactly one tensor arg, ${op.name} has ${tensors.length}`, 'give per-input formulas under grad:'));
+    errors.push(
+      new SpecError(
+        op.loc,
+        `a derived gradient needs exactly one tensor arg, ${op.name} has ${tensors.length}`,
+        'give per-input formulas under grad:',
+      ),
+    );
     return [];
   }
   const x = tensors[0]!.name;
   if (specs.has(op.grad.dxOp)) {
-    errors.push(new SpecError(op.loc, `${op.name}'s derived gradient would define '${op.grad.dxOp}', which a spec already defines`, `write grad: { saves: [${x}], ${x}: ${op.grad.dxOp}(${x}, dy) } to use it`));
+    errors.push(
+      new SpecError(
+        op.loc,
+        `${op.name}'s derived gradient would define '${op.grad.dxOp}', which a spec already defines`,
+        `write grad: { saves: [${x}], ${x}: ${op.grad.dxOp}(${x}, dy) } to use it`,
+      ),
+    );
     return [];
   }
   const derivative = diff(op.compute.expr, x);
@@ -505,7 +793,14 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       relay: null,
       onnx: null,
       // A backward op is checked against float64 central differences, so only float dtypes apply.
-      tests: { ...op.tests, shapes: op.tests.shapes.map((s) => [s[0]!, s[0]!]), dtypes: op.tests.dtypes.filter((d) => d.startsWith('float')), errors: [], cases: [], oracle: null },
+      tests: {
+        ...op.tests,
+        shapes: op.tests.shapes.map((s) => [s[0]!, s[0]!]),
+        dtypes: op.tests.dtypes.filter((d) => d.startsWith('float')),
+        errors: [],
+        cases: [],
+        oracle: null,
+      },
       derivedFrom: op.name,
     },
   ];

@@ -33,7 +33,8 @@ export function parseFormula(src: string): Formula {
   const peek = () => tokens[i];
   const expect = (s: string) => {
     const t = tokens[i];
-    if (!t || t.text !== s) throw new FormulaError(`expected '${s}'${t ? `, got '${t.text}'` : ' at the end'}`, t?.offset ?? src.length);
+    if (!t || t.text !== s)
+      throw new FormulaError(`expected '${s}'${t ? `, got '${t.text}'` : ' at the end'}`, t?.offset ?? src.length);
     i++;
   };
   const binary = (lhs: Formula, sym: '+' | '-' | '*' | '/', rhs: Formula): Formula => ({
@@ -89,7 +90,11 @@ export function parseFormula(src: string): Formula {
 }
 
 /** Every name a formula reads and every op it calls, with offsets. */
-export function formulaRefs(f: Formula, refs: Formula[] = [], calls: Formula[] = []): { refs: Formula[]; calls: Formula[] } {
+export function formulaRefs(
+  f: Formula,
+  refs: Formula[] = [],
+  calls: Formula[] = [],
+): { refs: Formula[]; calls: Formula[] } {
   if (f.kind === 'ref') refs.push(f);
   if (f.kind === 'call') {
     calls.push(f);

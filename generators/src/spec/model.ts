@@ -48,9 +48,18 @@ export interface OutModel {
 
 export type GradModel =
   | { readonly kind: 'none' }
-  | { readonly kind: 'formulas'; readonly saves: readonly string[]; readonly inputs: readonly { name: string; formula: Formula; source: string }[] }
+  | {
+      readonly kind: 'formulas';
+      readonly saves: readonly string[];
+      readonly inputs: readonly { name: string; formula: Formula; source: string }[];
+    }
   /** Derived from `compute`: the backward is the synthesized op `dxOp`, taking the op's inputs and dy. */
-  | { readonly kind: 'derived'; readonly saves: readonly string[]; readonly dxOp: string; readonly inputs: readonly string[] }
+  | {
+      readonly kind: 'derived';
+      readonly saves: readonly string[];
+      readonly dxOp: string;
+      readonly inputs: readonly string[];
+    }
   | { readonly kind: 'custom'; readonly saves: readonly string[]; readonly inputs: readonly string[] };
 
 export interface DialectModel {

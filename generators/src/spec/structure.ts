@@ -64,10 +64,17 @@ function translate(e: ErrorObject, path: Path, raw: RawSpec): SpecError {
     case 'enum': {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
       const got = String(valueAt(raw.data, path));
-      return new SpecError(raw.locate(path), `${where} is '${got}', which is not allowed`, [didYouMean(got, allowed), `one of: ${allowed.join(', ')}`].filter(Boolean).join('; '));
+      return new SpecError(
+        raw.locate(path),
+        `${where} is '${got}', which is not allowed`,
+        [didYouMean(got, allowed), `one of: ${allowed.join(', ')}`].filter(Boolean).join('; '),
+      );
     }
     case 'type':
-      return new SpecError(raw.locate(path), `${where} must be ${(e.params as { type: string }).type}, got ${typeName(valueAt(raw.data, path))}`);
+      return new SpecError(
+        raw.locate(path),
+        `${where} must be ${(e.params as { type: string }).type}, got ${typeName(valueAt(raw.data, path))}`,
+      );
     case 'pattern':
       return new SpecError(raw.locate(path), `${where} must be a lower_snake_case identifier`, `for example: my_op`);
     default:

@@ -64,7 +64,10 @@ export async function onDevice(c: FusionBenchCase, kind: DeviceKind): Promise<Fu
 }
 
 /** Like timeFusion, but waits for each result's data, so device work is inside the measured time. */
-export async function timeFusionAsync(c: FusionBenchCase, reps = 10): Promise<{ unfusedMs: number; fusedMs: number; speedup: number }> {
+export async function timeFusionAsync(
+  c: FusionBenchCase,
+  reps = 10,
+): Promise<{ unfusedMs: number; fusedMs: number; speedup: number }> {
   const time = async (variant: 'fused' | 'unfused') => {
     await c.run(variant).data();
     const ts: number[] = [];

@@ -11,7 +11,10 @@ export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<
   const collect = (h: Graph): void => {
     for (const n of h.nodes) {
       if (n.kind === 'fused') collect(n.fn);
-      const atoms = n.kind === 'fused' ? n.inputs : n.args.flatMap((a) => (isAtom(a) ? [a] : Array.isArray(a) ? a.filter(isAtom) : []));
+      const atoms =
+        n.kind === 'fused'
+          ? n.inputs
+          : n.args.flatMap((a) => (isAtom(a) ? [a] : Array.isArray(a) ? a.filter(isAtom) : []));
       for (const a of atoms) if (a.kind === 'const' && a.value.device !== d) moved.set(a.value, a);
     }
     for (const a of h.outputs) if (a.kind === 'const' && a.value.device !== d) moved.set(a.value, a);
@@ -24,8 +27,18 @@ export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<
     nodes: h.nodes.map((n): Node =>
       n.kind === 'fused'
         ? // Rule-formed groups belong to whichever dialect serves the device; pattern groups keep their dialect.
-          { ...n, fn: swap(n.fn), inputs: n.inputs.map(sub), origin: n.origin.by === 'rules' ? { ...n.origin, dialect: d.kind } : n.origin }
-        : { ...n, args: n.args.map((a) => (isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a)) },
+          {
+            ...n,
+            fn: swap(n.fn),
+            inputs: n.inputs.map(sub),
+            origin: n.origin.by === 'rules' ? { ...n.origin, dialect: d.kind } : n.origin,
+          }
+        : {
+            ...n,
+            args: n.args.map((a) =>
+              isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a,
+            ),
+          },
     ),
     outputs: h.outputs.map(sub),
   });

@@ -33,12 +33,15 @@ export function kernelLaunches(): number {
 
 /** Runs a graph on concrete tensors; returns its outputs in order. */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
-  if (inputs.length !== g.params.length) throw new Error(`execute: the graph takes ${g.params.length} inputs, got ${inputs.length}`);
+  if (inputs.length !== g.params.length)
+    throw new Error(`execute: the graph takes ${g.params.length} inputs, got ${inputs.length}`);
   const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => {
     const t = inputs[i]!;
     if (t.dtype !== p.type.dtype || !shapesEqual(t.shape, p.type.shape)) {
-      throw new Error(`execute: input ${i} (%${p.hint ?? i}) is ${t.toString()}, the graph was traced for ${formatType(p.type)}`);
+      throw new Error(
+        `execute: input ${i} (%${p.hint ?? i}) is ${t.toString()}, the graph was traced for ${formatType(p.type)}`,
+      );
     }
     env.set(p, t);
   });

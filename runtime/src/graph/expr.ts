@@ -3,9 +3,29 @@
 import { erf, roundHalfEven, sigmoid, softplus } from '../dialects/cpu/math.ts';
 
 export type ComputeFn =
-  | 'exp' | 'log' | 'sqrt' | 'rsqrt' | 'sin' | 'cos' | 'tan' | 'tanh' | 'sigmoid' | 'erf'
-  | 'abs' | 'sign' | 'floor' | 'ceil' | 'round' | 'min' | 'max' | 'clamp' | 'pow'
-  | 'log1p' | 'expm1' | 'softplus' | 'reciprocal';
+  | 'exp'
+  | 'log'
+  | 'sqrt'
+  | 'rsqrt'
+  | 'sin'
+  | 'cos'
+  | 'tan'
+  | 'tanh'
+  | 'sigmoid'
+  | 'erf'
+  | 'abs'
+  | 'sign'
+  | 'floor'
+  | 'ceil'
+  | 'round'
+  | 'min'
+  | 'max'
+  | 'clamp'
+  | 'pow'
+  | 'log1p'
+  | 'expm1'
+  | 'softplus'
+  | 'reciprocal';
 
 /** Structurally the generator's `Expr` (generators/src/expr/ast.ts), which emits literals of this type. */
 export type ComputeExpr =
@@ -19,7 +39,12 @@ export type ComputeExpr =
       readonly rhs: ComputeExpr;
     }
   | { readonly kind: 'call'; readonly fn: ComputeFn; readonly args: readonly ComputeExpr[] }
-  | { readonly kind: 'select'; readonly cond: ComputeExpr; readonly ifTrue: ComputeExpr; readonly ifFalse: ComputeExpr };
+  | {
+      readonly kind: 'select';
+      readonly cond: ComputeExpr;
+      readonly ifTrue: ComputeExpr;
+      readonly ifFalse: ComputeExpr;
+    };
 
 /** An elementwise op's body: its expression and which of the op's args it reads. */
 export interface ComputeDef {
@@ -139,7 +164,8 @@ export function exprToWgsl(e: ComputeExpr, names: Readonly<Record<string, string
         if (!l || !r) return null;
         if (x.op === '**') return { text: `pow(${num(l)}, ${num(r)})`, bool: false };
         if (x.op === '&&' || x.op === '||') return { text: `(${cond(l)} ${x.op} ${cond(r)})`, bool: true };
-        if (['<', '<=', '>', '>=', '==', '!='].includes(x.op)) return { text: `(${num(l)} ${x.op} ${num(r)})`, bool: true };
+        if (['<', '<=', '>', '>=', '==', '!='].includes(x.op))
+          return { text: `(${num(l)} ${x.op} ${num(r)})`, bool: true };
         return { text: `(${num(l)} ${x.op} ${num(r)})`, bool: false };
       }
       case 'call': {

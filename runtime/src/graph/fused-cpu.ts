@@ -29,7 +29,12 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
   if (layout && layout.epilogue !== 'separate') return rowLoops(node, plan, layout, true);
   // A prologue needs the reduction's own loop; with no layout (an empty reduction) the group runs call by call.
   if (plan.prologue && !layout) return null;
-  const anchorRun = layout && plan.prologue ? rowLoops(node, plan, layout, false) : plan.anchor ? directKernel(plan.anchor, 'cpu') : null;
+  const anchorRun =
+    layout && plan.prologue
+      ? rowLoops(node, plan, layout, false)
+      : plan.anchor
+        ? directKernel(plan.anchor, 'cpu')
+        : null;
   const out = node.out.type;
   const n = sizeOf(out.shape);
   // Broadcast index maps are built once per group (shapes are static in the graph); null means "read at i".
@@ -43,9 +48,17 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     `  r[i] = ${out.dtype === 'float16' ? 'R' : ''}(t${plan.steps.length - 1});`,
     '}',
   ].join('\n');
-  const loop = new Function('D', 'M', 'r', 'H', 'R', src) as (d: unknown[], m: unknown[], r: unknown, h: unknown, rnd: unknown) => void;
+  const loop = new Function('D', 'M', 'r', 'H', 'R', src) as (
+    d: unknown[],
+    m: unknown[],
+    r: unknown,
+    h: unknown,
+    rnd: unknown,
+  ) => void;
   return (inputs) => {
-    const data = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null).map((t) => t.dataSync());
+    const data = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null).map(
+      (t) => t.dataSync(),
+    );
     const result = allocStorage(out.dtype, n);
     loop(data, maps, result, JS_HELPERS, roundToFloat16);
     return fromStorage(out.shape, out.dtype, result);
@@ -56,7 +69,8 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
 function stepConsts(steps: readonly FusedStep[], slot: (k: number) => string, prefix: string): string[] {
   return steps.map((st, k) => {
     const names: Record<string, string> = {};
-    for (const [v, ref] of Object.entries(st.names)) names[v] = 'slot' in ref ? slot(ref.slot) : 'step' in ref ? `${prefix}${ref.step}` : `(${ref.value})`;
+    for (const [v, ref] of Object.entries(st.names))
+      names[v] = 'slot' in ref ? slot(ref.slot) : 'step' in ref ? `${prefix}${ref.step}` : `(${ref.value})`;
     return `const ${prefix}${k} = ${exprToJs(st.expr, names)};`;
   });
 }
@@ -75,36 +89,65 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
   const j = `${walkOffset('js', 'cell', layout.kept.sizes, layout.kept.strides)} + ${walkOffset('js', 'r', layout.reduced.sizes, layout.reduced.strides)}`;
   const p = plan.prologue;
   const element = p
-    ? [...p.slots.map((s, k) => `const p_s${k} = ${bind.of(s)}[${broadcastOffset('js', shapeOf(s), shape, 'j')}];`), ...stepConsts(p.steps, (k) => `p_s${k}`, 'p'), `const v = p${p.steps.length - 1};`]
+    ? [
+        ...p.slots.map((s, k) => `const p_s${k} = ${bind.of(s)}[${broadcastOffset('js', shapeOf(s), shape, 'j')}];`),
+        ...stepConsts(p.steps, (k) => `p_s${k}`, 'p'),
+        `const v = p${p.steps.length - 1};`,
+      ]
     : [`const v = ${bind.of(layout.x)}[j];`];
   const steps = withEpilogue ? plan.steps : [];
   const epilogue = steps.length
     ? [
-        ...plan.slots.map((s, k) => `const e_s${k} = ${s === anchorOut ? 'red' : `${bind.of(s)}[${broadcastOffset('js', shapeOf(s), out.shape, 'o')}]`};`),
+        ...plan.slots.map(
+          (s, k) =>
+            `const e_s${k} = ${s === anchorOut ? 'red' : `${bind.of(s)}[${broadcastOffset('js', shapeOf(s), out.shape, 'o')}]`};`,
+        ),
         ...stepConsts(steps, (k) => `e_s${k}`, 'e'),
         `const res = e${steps.length - 1};`,
       ]
     : ['const res = red;'];
   const store = [...epilogue, `out[o] = ${out.dtype === 'float16' ? 'R(res)' : 'res'};`];
   const indent = (lines: string[], by = '  ') => lines.map((l) => by + l);
-  const rows = (from: number, body: string[]) => [`for (let r = ${from}; r < ${count}; r++) {`, `  const j = ${j};`, ...indent(body), '}'];
+  const rows = (from: number, body: string[]) => [
+    `for (let r = ${from}; r < ${count}; r++) {`,
+    `  const j = ${j};`,
+    ...indent(body),
+    '}',
+  ];
   const src = [
     ...bind.atoms.map((_, k) => `const d${k} = D[${k}];`),
     `for (let cell = 0; cell < ${layout.cells}; cell++) {`,
     ...indent([
       'let acc;',
-      '{', '  const r = 0;', `  const j = ${j};`, ...indent(element), '  acc = v;', '}',
+      '{',
+      '  const r = 0;',
+      `  const j = ${j};`,
+      ...indent(element),
+      '  acc = v;',
+      '}',
       ...rows(1, [...element, `acc = ${combineText('js', layout.op, 'acc', 'v')};`]),
       `const red = acc${layout.op === 'mean' ? ` / ${count}` : ''};`,
-      ...(withEpilogue && layout.epilogue === 'row' ? rows(0, ['const o = j;', ...store]) : ['const o = cell;', ...store]),
+      ...(withEpilogue && layout.epilogue === 'row'
+        ? rows(0, ['const o = j;', ...store])
+        : ['const o = cell;', ...store]),
     ]),
     '}',
   ].join('\n');
-  const loop = new Function('D', 'out', 'H', 'R', src) as (d: unknown[], out: unknown, h: unknown, rnd: unknown) => void;
+  const loop = new Function('D', 'out', 'H', 'R', src) as (
+    d: unknown[],
+    out: unknown,
+    h: unknown,
+    rnd: unknown,
+  ) => void;
   const n = sizeOf(out.shape);
   return (inputs) => {
     const result = allocStorage(out.dtype, n);
-    loop(bind.tensors(node, inputs).map((t) => t.dataSync()), result, JS_HELPERS, roundToFloat16);
+    loop(
+      bind.tensors(node, inputs).map((t) => t.dataSync()),
+      result,
+      JS_HELPERS,
+      roundToFloat16,
+    );
     return fromStorage(out.shape, out.dtype, result);
   };
 }

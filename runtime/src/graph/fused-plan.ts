@@ -94,7 +94,8 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
   return (values) => {
     const args = n.op.schema.parse(n.op.name, values);
     const decl = n.op.declare(args);
-    if (decl.kind !== 'tensor') throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
+    if (decl.kind !== 'tensor')
+      throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
     const pin = enabledDialects();
     for (const d of dialectOpsFor(n.op.name, kind)) {
       if (pin && !pin.includes(d.dialect)) continue;
@@ -111,13 +112,19 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
  * The tensors of a plan's slots for one launch: params from `inputs`, the anchor's result computed first. With a
  * prologue, `anchorRun` is the prologue's reduction loop and takes the group's inputs instead of the anchor's args.
  */
-export function slotTensors(node: FusedNode, plan: FusedPlan, inputs: readonly Tensor[], anchorRun: ((values: readonly unknown[]) => Tensor) | null): Tensor[] {
+export function slotTensors(
+  node: FusedNode,
+  plan: FusedPlan,
+  inputs: readonly Tensor[],
+  anchorRun: ((values: readonly unknown[]) => Tensor) | null,
+): Tensor[] {
   const env = new Map<Var, Tensor>();
   node.fn.params.forEach((p, i) => env.set(p, inputs[i]!));
   if (plan.prologue && anchorRun) {
     env.set(singleOut(plan.anchor!), anchorRun(inputs));
   } else if (plan.anchor && anchorRun) {
-    const value = (a: unknown): unknown => (isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a);
+    const value = (a: unknown): unknown =>
+      isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a;
     env.set(singleOut(plan.anchor), anchorRun(plan.anchor.args.map(value)));
   }
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));
@@ -148,7 +155,8 @@ export interface ReductionLayout {
   readonly epilogue: 'cell' | 'row' | 'separate';
 }
 
-export const argOf = (n: CallNode, name: string): unknown => n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
+export const argOf = (n: CallNode, name: string): unknown =>
+  n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
 export const shapeOf = (a: Atom): readonly number[] => (a.kind === 'var' ? a.type.shape : a.value.shape);
 export const dtypeOf = (a: Atom): string => (a.kind === 'var' ? a.type.dtype : a.value.dtype);
 
@@ -181,7 +189,8 @@ export function reductionLayout(node: FusedNode, plan: FusedPlan): ReductionLayo
   const shape = shapeOf(x);
   const axis = argOf(anchor, 'axis') as readonly number[] | number | null;
   // No axes (null or []) reduce everything, as the reduction kernels read them.
-  const axes = axis === null ? [] : (typeof axis === 'number' ? [axis] : axis).map((a) => (a < 0 ? a + shape.length : a));
+  const axes =
+    axis === null ? [] : (typeof axis === 'number' ? [axis] : axis).map((a) => (a < 0 ? a + shape.length : a));
   const isReduced = (d: number) => axes.length === 0 || axes.includes(d);
   const strides = stridesOf(shape);
   const pick = (keep: boolean) => {
@@ -206,7 +215,12 @@ export function reductionLayout(node: FusedNode, plan: FusedPlan): ReductionLayo
     }
     return shape.every((size, d) => size === 1 || got[d] === want[d]);
   };
-  const epilogue = !plan.steps.length || sizeOf(out) === cells ? 'cell' : shapesEqual(out, shape) && singleOut(anchor).type.shape.length <= shape.length && cellRead() ? 'row' : 'separate';
+  const epilogue =
+    !plan.steps.length || sizeOf(out) === cells
+      ? 'cell'
+      : shapesEqual(out, shape) && singleOut(anchor).type.shape.length <= shape.length && cellRead()
+        ? 'row'
+        : 'separate';
   return { op: anchor.op.name as RowReduction, x, shape, kept, reduced, cells, count, epilogue };
 }
 
@@ -214,7 +228,12 @@ export function reductionLayout(node: FusedNode, plan: FusedPlan): ReductionLayo
 export type KernelLang = 'js' | 'wgsl';
 
 /** Index expression of the `flat`-th element of a row-major walk over `sizes`, each dim advancing by its stride. */
-export function walkOffset(lang: KernelLang, flat: string, sizes: readonly number[], strides: readonly number[]): string {
+export function walkOffset(
+  lang: KernelLang,
+  flat: string,
+  sizes: readonly number[],
+  strides: readonly number[],
+): string {
   const { shape, strides: st } = coalesce(sizes, [strides]);
   const n = (v: number) => (lang === 'wgsl' ? `${v}u` : `${v}`);
   const terms: string[] = [];

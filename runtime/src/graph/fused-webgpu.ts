@@ -36,10 +36,16 @@ export function compileWebGpuFused(node: FusedNode): FusedKernel | null {
   // reduction and matrix kernels are float32 only.
   if (!plan || (node.out.type.dtype !== 'float32' && node.out.type.dtype !== 'float16')) return null;
   const layout = reductionLayout(node, plan);
-  const whole = layout && layout.epilogue !== 'separate' ? reductionKernel(node, plan, layout, true) : matrixGroup(node, plan);
+  const whole =
+    layout && layout.epilogue !== 'separate' ? reductionKernel(node, plan, layout, true) : matrixGroup(node, plan);
   if (whole) return whole;
   // Otherwise the anchor runs alone (a reduction with its prologue, or the anchor's own kernel), then the chain.
-  const anchorRun = layout && plan.prologue ? reductionKernel(node, plan, layout, false) : plan.anchor ? directKernel(plan.anchor, 'webgpu') : null;
+  const anchorRun =
+    layout && plan.prologue
+      ? reductionKernel(node, plan, layout, false)
+      : plan.anchor
+        ? directKernel(plan.anchor, 'webgpu')
+        : null;
   if (plan.prologue && !anchorRun) return null;
   return chainGroup(node, plan, anchorRun as ((values: readonly unknown[]) => Tensor) | null);
 }
@@ -71,7 +77,12 @@ const SHARED_FROM = WORKGROUP;
  * or over the cell's row (see ReductionLayout). Without `withEpilogue` it returns the reduction's result, for a group
  * whose epilogue needs a pass of its own. The kernel takes the group's inputs.
  */
-function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, withEpilogue: boolean): FusedKernel | null {
+function reductionKernel(
+  node: FusedNode,
+  plan: FusedPlan,
+  layout: ReductionLayout,
+  withEpilogue: boolean,
+): FusedKernel | null {
   const anchorOut = singleOut(plan.anchor!);
   if (anchorOut.type.dtype !== 'float32' || (withEpilogue && node.out.type.dtype !== 'float32')) return null;
   const { x, shape, cells, count } = layout;
@@ -85,7 +96,11 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
     const p = plan.prologue;
     const steps = stepLets(p.steps, (k) => `p_s${k}`, 'p');
     if (!steps) return null;
-    element = [...p.slots.map((s, k) => `let p_s${k} = ${bind.of(s)}[${broadcastOffset('wgsl', shapeOf(s), shape, 'j')}];`), ...steps, `let v = p${p.steps.length - 1};`];
+    element = [
+      ...p.slots.map((s, k) => `let p_s${k} = ${bind.of(s)}[${broadcastOffset('wgsl', shapeOf(s), shape, 'j')}];`),
+      ...steps,
+      `let v = p${p.steps.length - 1};`,
+    ];
   } else {
     element = [`let v = ${bind.of(x)}[j];`];
   }
@@ -96,16 +111,35 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
   const lanes = count >= SHARED_FROM ? WORKGROUP : 1;
   const first = lanes === 1 ? '0u' : 'lane';
   const indent = (lines: string[]) => lines.map((l) => `  ${l}`);
-  const visit = (from: string, body: string[]) => [`for (var r = ${from}; r < ${count}u; r += ${lanes}u) {`, `  let j = ${j};`, ...indent(body), '}'];
-  const store = perRow ? visit(first, ['let o = j;', ...epilogue, 'out[o] = res;']) : ['let o = cell;', ...epilogue, 'out[o] = res;'];
+  const visit = (from: string, body: string[]) => [
+    `for (var r = ${from}; r < ${count}u; r += ${lanes}u) {`,
+    `  let j = ${j};`,
+    ...indent(body),
+    '}',
+  ];
+  const store = perRow
+    ? visit(first, ['let o = j;', ...epilogue, 'out[o] = res;'])
+    : ['let o = cell;', ...epilogue, 'out[o] = res;'];
   const reduceLines = [
     // Each lane folds a strided share of the row (every lane has a first element: count >= lanes).
     'var acc = 0.0;',
-    '{', `  let r = ${first};`, `  let j = ${j};`, ...indent(element), '  acc = v;', '}',
+    '{',
+    `  let r = ${first};`,
+    `  let j = ${j};`,
+    ...indent(element),
+    '  acc = v;',
+    '}',
     ...visit(`${first} + ${lanes}u`, [...element, `acc = ${combine('acc', 'v')};`]),
     // Then the lanes combine pairwise in workgroup memory.
     ...(lanes > 1
-      ? ['part[lane] = acc;', 'workgroupBarrier();', `for (var s = ${lanes / 2}u; s > 0u; s >>= 1u) {`, `  if (lane < s) { part[lane] = ${combine('part[lane]', 'part[lane + s]')}; }`, '  workgroupBarrier();', '}']
+      ? [
+          'part[lane] = acc;',
+          'workgroupBarrier();',
+          `for (var s = ${lanes / 2}u; s > 0u; s >>= 1u) {`,
+          `  if (lane < s) { part[lane] = ${combine('part[lane]', 'part[lane + s]')}; }`,
+          '  workgroupBarrier();',
+          '}',
+        ]
       : []),
     `let red = ${lanes > 1 ? 'part[0]' : 'acc'}${layout.op === 'mean' ? ` / f32(${count}u)` : ''};`,
     ...(perRow || lanes === 1 ? store : ['if (lane == 0u) {', ...indent(store), '}']),
@@ -130,7 +164,11 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
     gpu.pipelines.dispatch({
       pipeline,
       buffers: [...bind.tensors(node, inputs).map(gpuBuffer), gpuBuffer(result)],
-      workgroups: workgroupGrid(cells * lanes, lanes === 1 ? WORKGROUP : lanes, gpu.device.limits.maxComputeWorkgroupsPerDimension),
+      workgroups: workgroupGrid(
+        cells * lanes,
+        lanes === 1 ? WORKGROUP : lanes,
+        gpu.device.limits.maxComputeWorkgroupsPerDimension,
+      ),
       label: key,
     });
     return result;
@@ -141,9 +179,19 @@ function reductionKernel(node: FusedNode, plan: FusedPlan, layout: ReductionLayo
  * The epilogue's statements ending in `let res = ...`: the anchor's result reads as `anchorValue`, any other slot
  * from its binding broadcast to the output at flat index `o`. With no epilogue `res` is the anchor's value.
  */
-function epilogueLets(plan: FusedPlan, anchorOut: Atom, anchorValue: string, bind: Bindings, outShape: readonly number[]): string[] | null {
+function epilogueLets(
+  plan: FusedPlan,
+  anchorOut: Atom,
+  anchorValue: string,
+  bind: Bindings,
+  outShape: readonly number[],
+): string[] | null {
   if (!plan.steps.length) return [`let res = ${anchorValue};`];
-  const loads = plan.slots.map((s, k) => (s === anchorOut ? `let e_s${k} = ${anchorValue};` : `let e_s${k} = ${bind.of(s)}[${broadcastOffset('wgsl', shapeOf(s), outShape, 'o')}];`));
+  const loads = plan.slots.map((s, k) =>
+    s === anchorOut
+      ? `let e_s${k} = ${anchorValue};`
+      : `let e_s${k} = ${bind.of(s)}[${broadcastOffset('wgsl', shapeOf(s), outShape, 'o')}];`,
+  );
   const steps = stepLets(plan.steps, (k) => `e_s${k}`, 'e');
   return steps && [...loads, ...steps, `let res = e${plan.steps.length - 1};`];
 }
@@ -161,7 +209,14 @@ const MATRIX: Readonly<Record<string, { ta: boolean; tb: boolean; a: string; b: 
 function matrixGroup(node: FusedNode, plan: FusedPlan): FusedKernel | null {
   const anchor = plan.anchor;
   const m = anchor && MATRIX[anchor.op.name];
-  if (!m || plan.prologue || !plan.steps.length || node.out.type.dtype !== 'float32' || !shapesEqual(node.out.type.shape, singleOut(anchor).type.shape)) return null;
+  if (
+    !m ||
+    plan.prologue ||
+    !plan.steps.length ||
+    node.out.type.dtype !== 'float32' ||
+    !shapesEqual(node.out.type.shape, singleOut(anchor).type.shape)
+  )
+    return null;
   const operands = [m.a, m.b, ...(m.bias ? [m.bias] : [])].map((name) => argOf(anchor, name) as Atom);
   if (operands.some((a) => dtypeOf(a) !== 'float32')) return null;
   const bind = new Bindings('e');
@@ -176,17 +231,25 @@ function matrixGroup(node: FusedNode, plan: FusedPlan): FusedKernel | null {
   return (inputs) => {
     const param = (a: Atom) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!);
     const [a, b, bias] = operands.map(param);
-    return matrixProduct(requireGpu(), a!, b!, node.out.type, m.ta, m.tb, bias, { def, inputs: bind.tensors(node, inputs) });
+    return matrixProduct(requireGpu(), a!, b!, node.out.type, m.ta, m.tb, bias, {
+      def,
+      inputs: bind.tensors(node, inputs),
+    });
   };
 }
 
 /** The chain after an anchor that ran on its own (or a whole anchor-free chain) as one elementwise pipeline. */
-function chainGroup(node: FusedNode, plan: FusedPlan, anchorRun: ((values: readonly unknown[]) => Tensor) | null): FusedKernel | null {
+function chainGroup(
+  node: FusedNode,
+  plan: FusedPlan,
+  anchorRun: ((values: readonly unknown[]) => Tensor) | null,
+): FusedKernel | null {
   // One expression: each step is substituted into the next (the elementwise builder takes an expression).
   const texts: string[] = [];
   for (const st of plan.steps) {
     const names: Record<string, string> = {};
-    for (const [v, ref] of Object.entries(st.names)) names[v] = 'slot' in ref ? `v_s${ref.slot}` : 'step' in ref ? `(${texts[ref.step]})` : `f32(${ref.value})`;
+    for (const [v, ref] of Object.entries(st.names))
+      names[v] = 'slot' in ref ? `v_s${ref.slot}` : 'step' in ref ? `(${texts[ref.step]})` : `f32(${ref.value})`;
     const t = exprToWgsl(st.expr, names);
     if (t === null) return null;
     texts.push(t);

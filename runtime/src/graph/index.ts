@@ -1,6 +1,5 @@
 // Graph mode: trace → IR → passes (type inference, autodiff, AutoCast, fusion) → executor; Relay and ONNX frontends.
 
-
 // Ops, gradients and dialect ops register on import of the generated registry; graph code needs them installed.
 import '../generated/index.ts';
 export type { Atom, CallNode, Const, FusedNode, FusionOrigin, Graph, Node, Var } from './ir.ts';
@@ -8,11 +7,27 @@ export { countKernels } from './ir.ts';
 export { trace, isSymbolic, type ParamSpec } from './trace.ts';
 export { printGraph, formatType } from './printer.ts';
 export { inferTypes, checkTypes } from './infer.ts';
-export { execute, executeCounted, kernelLaunches, fusedStats, registerFusedCompiler, type FusedKernel } from './executor.ts';
+export {
+  execute,
+  executeCounted,
+  kernelLaunches,
+  fusedStats,
+  registerFusedCompiler,
+  type FusedKernel,
+} from './executor.ts';
 export { autodiff, type AutodiffOptions } from './passes/autodiff.ts';
 export { autoCast, precisionReport, type AutoCastOptions } from './passes/autocast.ts';
 export { fuseOps } from './passes/fuse.ts';
-export { fuseDialect, registerPattern, listPatterns, isOp, wildcard, alt, type Pattern, type DialectPattern } from './passes/fuse-patterns.ts';
+export {
+  fuseDialect,
+  registerPattern,
+  listPatterns,
+  isOp,
+  wildcard,
+  alt,
+  type Pattern,
+  type DialectPattern,
+} from './passes/fuse-patterns.ts';
 export { fromRelay, FromRelayError } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';

@@ -26,11 +26,18 @@ export function inferTypes(g: Graph): Graph {
       if (decl.kind === 'value') throw new Error(`infer: raf.op.${n.op.name} is a host op and cannot be a graph node`);
       const before = definedVars(n);
       const types = decl.kind === 'tuple' ? decl.outs : [decl.out];
-      if (types.length !== before.length) throw new Error(`infer: raf.op.${n.op.name} now gives ${types.length} outputs, the graph has ${before.length}`);
+      if (types.length !== before.length)
+        throw new Error(`infer: raf.op.${n.op.name} now gives ${types.length} outputs, the graph has ${before.length}`);
       const vars = types.map((t, i) => mkVar(t, decl.device, before[i]!.hint));
       vars.forEach((v, i) => map.set(before[i]!, v));
       const out: Var | TupleOut = decl.kind === 'tuple' ? { kind: 'tuple', items: vars } : vars[0]!;
-      return { ...n, args: n.args.map((a) => (isAtom(a) ? atom(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? atom(x) : x)) : a)), out };
+      return {
+        ...n,
+        args: n.args.map((a) =>
+          isAtom(a) ? atom(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? atom(x) : x)) : a,
+        ),
+        out,
+      };
     }
     const inputs = n.inputs.map(atom);
     const params = n.fn.params.map((p, i) => {
@@ -39,7 +46,11 @@ export function inferTypes(g: Graph): Graph {
     });
     const inner = inferTypes(rebind(n.fn, params));
     const res = inner.outputs[0]!;
-    const out = mkVar(res.kind === 'var' ? res.type : res.value, res.kind === 'var' ? res.device : res.value.device, n.out.hint);
+    const out = mkVar(
+      res.kind === 'var' ? res.type : res.value,
+      res.kind === 'var' ? res.device : res.value.device,
+      n.out.hint,
+    );
     map.set(n.out, out);
     return { ...n, fn: inner, inputs, out };
   });
@@ -52,7 +63,12 @@ export function rebind(g: Graph, params: readonly Var[]): Graph {
   const sub = (a: Atom): Atom => (a.kind === 'var' ? (map.get(a) ?? a) : a);
   const nodes = g.nodes.map((n): Node => {
     if (n.kind === 'fused') return { ...n, inputs: n.inputs.map(sub) };
-    return { ...n, args: n.args.map((a) => (isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a)) };
+    return {
+      ...n,
+      args: n.args.map((a) =>
+        isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a,
+      ),
+    };
   });
   return { params, nodes, outputs: g.outputs.map(sub) };
 }
@@ -66,7 +82,9 @@ export function checkTypes(g: Graph): string[] {
     definedVars(n).forEach((v, k) => {
       const m = got[k]!.type;
       if (m.dtype !== v.type.dtype || !shapesEqual(m.shape, v.type.shape)) {
-        problems.push(`node ${i}${n.out.kind === 'tuple' ? `.${k}` : ''} (${n.kind === 'call' ? `raf.op.${n.op.name}` : 'fused'}): recorded ${formatType(v.type)}, inferred ${formatType(m)}`);
+        problems.push(
+          `node ${i}${n.out.kind === 'tuple' ? `.${k}` : ''} (${n.kind === 'call' ? `raf.op.${n.op.name}` : 'fused'}): recorded ${formatType(v.type)}, inferred ${formatType(m)}`,
+        );
       }
     });
   });

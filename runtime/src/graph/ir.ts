@@ -76,7 +76,10 @@ export function definedVars(n: Node): readonly Var[] {
  * need one var per node never see them; reaching one here is a bug in the pass.
  */
 export function singleOut(n: Node): Var {
-  if (n.out.kind === 'tuple') throw new Error(`raf.op.${n.kind === 'call' ? n.op.name : 'fused'} returns a tuple; this pass handles single-output calls only`);
+  if (n.out.kind === 'tuple')
+    throw new Error(
+      `raf.op.${n.kind === 'call' ? n.op.name : 'fused'} returns a tuple; this pass handles single-output calls only`,
+    );
   return n.out;
 }
 
@@ -91,7 +94,12 @@ export function mkConst(value: Tensor): Const {
 }
 
 export function isAtom(v: unknown): v is Atom {
-  return typeof v === 'object' && v !== null && ((v as Atom).kind === 'var' || (v as Atom).kind === 'const') && !Array.isArray(v);
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    ((v as Atom).kind === 'var' || (v as Atom).kind === 'const') &&
+    !Array.isArray(v)
+  );
 }
 
 /** Every atom a node reads, in argument order. */
@@ -124,7 +132,12 @@ export function useCounts(g: Graph): Map<Var, number> {
 export function substitute(n: Node, map: ReadonlyMap<Var, Atom>): Node {
   const sub = (a: Atom): Atom => (a.kind === 'var' ? (map.get(a) ?? a) : a);
   if (n.kind === 'fused') return { ...n, inputs: n.inputs.map(sub) };
-  return { ...n, args: n.args.map((a) => (isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a)) };
+  return {
+    ...n,
+    args: n.args.map((a) =>
+      isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a,
+    ),
+  };
 }
 
 /** Number of calls a graph makes, counting a fused group once (what the executor dispatches). */

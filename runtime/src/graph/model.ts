@@ -16,7 +16,11 @@ export abstract class Model {
 
   /** The graph for inputs like `xs` (traced and passed on first use, then reused for equal shapes, dtypes and devices). */
   graph(...xs: Tensor[]): Graph {
-    const hit = this.graphs.find((e) => e.key.every((k, i) => k.dtype === xs[i]!.dtype && k.device === xs[i]!.device && shapesEqual(k.shape, xs[i]!.shape)));
+    const hit = this.graphs.find((e) =>
+      e.key.every(
+        (k, i) => k.dtype === xs[i]!.dtype && k.device === xs[i]!.device && shapesEqual(k.shape, xs[i]!.shape),
+      ),
+    );
     if (hit && hit.key.length === xs.length) return hit.graph;
     let g = trace((...ys) => this.forward(...ys), xs, { names: paramNames(this.forward, xs.length) });
     for (const p of this.passes) g = p(g);

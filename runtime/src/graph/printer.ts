@@ -42,7 +42,9 @@ class Printer {
   }
 
   private node(n: Node, indent: string, names: Map<Var, string>): string[] {
-    const ty = this.types ? ` /* ${n.out.kind === 'tuple' ? formatTupleType(n.out.items.map((v) => v.type)) : formatType(n.out.type)} */` : '';
+    const ty = this.types
+      ? ` /* ${n.out.kind === 'tuple' ? formatTupleType(n.out.items.map((v) => v.type)) : formatType(n.out.type)} */`
+      : '';
     if (n.kind === 'call') {
       const args = n.args.map((a) => this.arg(a, names)).join(', ');
       return [`${indent}${this.bind(n.out, names)} = raf.op.${n.op.name}(${args});${ty}`];

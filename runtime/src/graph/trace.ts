@@ -117,12 +117,25 @@ export function trace(fn: Traceable, params: readonly ParamSpec[], opts: { names
 export function paramNames(fn: Function, n: number): string[] {
   const src = fn.toString();
   const m = /^\s*(?:async\s*)?([\w$]+)\s*=>/.exec(src) ?? /^[^(]*\(([^)]*)\)/.exec(src);
-  const listed = (m?.[1] ?? '').split(',').map((s) => s.trim().replace(/[=:].*$/, '').trim()).filter((s) => /^[\w$]+$/.test(s));
+  const listed = (m?.[1] ?? '')
+    .split(',')
+    .map((s) =>
+      s
+        .trim()
+        .replace(/[=:].*$/, '')
+        .trim(),
+    )
+    .filter((s) => /^[\w$]+$/.test(s));
   return Array.from({ length: n }, (_, i) => listed[i] ?? `p${i}`);
 }
 
 /** Re-runs a graph's calls inside `rec` on the given tensors (used by passes that build a bigger graph around one). */
-export function replay(g: Graph, rec: Recorder, inputs: readonly Tensor[], invoke: (op: AnyOpDef, args: unknown[]) => unknown): Map<Var, Tensor> {
+export function replay(
+  g: Graph,
+  rec: Recorder,
+  inputs: readonly Tensor[],
+  invoke: (op: AnyOpDef, args: unknown[]) => unknown,
+): Map<Var, Tensor> {
   const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => env.set(p, inputs[i]!));
   const val = (a: unknown): unknown => {

@@ -12,6 +12,7 @@ export function denseRule<T extends TensorType>(args: DenseArgs<T>): TensorType 
   if (args.b.shape.length !== 1 || args.b.shape[0] !== units) {
     throw new OpError('dense', `must have shape [${units}], got ${formatShape(args.b.shape)}`, 'b');
   }
-  if (args.b.dtype !== out.dtype) throw new OpError('dense', `dtype mismatch: x is ${out.dtype}, b is ${args.b.dtype}`, 'b');
+  if (args.b.dtype !== out.dtype)
+    throw new OpError('dense', `dtype mismatch: x is ${out.dtype}, b is ${args.b.dtype}`, 'b');
   return out;
 }

@@ -6,6 +6,7 @@ import type { PadArgs } from '../generated/schema/pad.ts';
 
 export function padRule<T extends TensorType>(args: PadArgs<T>): TensorType {
   const n = args.x.shape.length;
-  if (args.pads.length !== 2 * n) throw new OpError('pad', `needs ${2 * n} values (leading then trailing per axis), got ${args.pads.length}`, 'pads');
+  if (args.pads.length !== 2 * n)
+    throw new OpError('pad', `needs ${2 * n} values (leading then trailing per axis), got ${args.pads.length}`, 'pads');
   return { shape: args.x.shape.map((d, i) => d + args.pads[i]! + args.pads[i + n]!), dtype: args.x.dtype };
 }

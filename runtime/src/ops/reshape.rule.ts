@@ -9,7 +9,8 @@ export function reshapeRule<T extends TensorType>(args: ReshapeArgs<T>): TensorT
   const target = [...args.shape];
   const unknown = target.filter((d) => d === -1).length;
   if (unknown > 1) throw new OpError('reshape', `at most one dimension may be -1, got ${formatShape(target)}`, 'shape');
-  if (target.some((d) => d < -1)) throw new OpError('reshape', `dimensions must be >= -1, got ${formatShape(target)}`, 'shape');
+  if (target.some((d) => d < -1))
+    throw new OpError('reshape', `dimensions must be >= -1, got ${formatShape(target)}`, 'shape');
   const size = sizeOf(args.x.shape);
   if (unknown) {
     const known = sizeOf(target.filter((d) => d !== -1));
@@ -18,7 +19,11 @@ export function reshapeRule<T extends TensorType>(args: ReshapeArgs<T>): TensorT
     }
     target[target.indexOf(-1)] = size / known;
   } else if (sizeOf(target) !== size) {
-    throw new OpError('reshape', `cannot reshape ${formatShape(args.x.shape)} (${size} elements) to ${formatShape(target)}`, 'shape');
+    throw new OpError(
+      'reshape',
+      `cannot reshape ${formatShape(args.x.shape)} (${size} elements) to ${formatShape(target)}`,
+      'shape',
+    );
   }
   return { shape: target, dtype: args.x.dtype };
 }

@@ -24,9 +24,13 @@ export function resolveSlice(
 ): AxisSlice[] {
   const on = axes ?? begin.map((_, i) => i);
   if (begin.length !== on.length || end.length !== on.length || (strides && strides.length !== on.length)) {
-    throw new OpError(op, `begin ${formatShape(begin)}, end ${formatShape(end)}${strides ? `, strides ${formatShape(strides)}` : ''} and axes must have one entry per sliced axis`);
+    throw new OpError(
+      op,
+      `begin ${formatShape(begin)}, end ${formatShape(end)}${strides ? `, strides ${formatShape(strides)}` : ''} and axes must have one entry per sliced axis`,
+    );
   }
-  if (on.length > shape.length) throw new OpError(op, `slices ${on.length} axes of a rank-${shape.length} tensor`, 'begin');
+  if (on.length > shape.length)
+    throw new OpError(op, `slices ${on.length} axes of a rank-${shape.length} tensor`, 'begin');
   const out: AxisSlice[] = shape.map((d) => ({ start: 0, step: 1, count: d }));
   on.forEach((a, i) => {
     const axis = normalizeAxis(a, shape.length);

@@ -11,13 +11,18 @@ import type { SplitArgs } from '../generated/schema/split.ts';
 export function splitBounds(indicesOrSections: number | readonly number[], dim: number): [number, number][] {
   if (typeof indicesOrSections === 'number') {
     const n = indicesOrSections;
-    if (n <= 0 || dim % n !== 0) throw new OpError('split', `cannot cut an axis of length ${dim} into ${n} equal sections`, 'indices_or_sections');
+    if (n <= 0 || dim % n !== 0)
+      throw new OpError('split', `cannot cut an axis of length ${dim} into ${n} equal sections`, 'indices_or_sections');
     return Array.from({ length: n }, (_, i) => [(i * dim) / n, ((i + 1) * dim) / n]);
   }
   const cuts = [0, ...indicesOrSections, dim];
   for (let i = 1; i < cuts.length; i++) {
     if (cuts[i]! < cuts[i - 1]! || cuts[i]! > dim) {
-      throw new OpError('split', `indices [${indicesOrSections.join(', ')}] must be ascending in [0, ${dim}]`, 'indices_or_sections');
+      throw new OpError(
+        'split',
+        `indices [${indicesOrSections.join(', ')}] must be ascending in [0, ${dim}]`,
+        'indices_or_sections',
+      );
     }
   }
   return cuts.slice(1).map((end, i) => [cuts[i]!, end]);

@@ -5,7 +5,13 @@ import type { Tensor } from '../../tensor.ts';
 import { aroundAxis } from './support.ts';
 
 /** Visits (outIndex, inIndex) pairs of x[..., indices[j], ...] along axis; negative indices count from the end. */
-export function forEachGather(op: string, x: Tensor, indices: Tensor, axis: number, visit: (yi: number, xi: number) => void): void {
+export function forEachGather(
+  op: string,
+  x: Tensor,
+  indices: Tensor,
+  axis: number,
+  visit: (yi: number, xi: number) => void,
+): void {
   const { outer, len, inner } = aroundAxis(x.shape, axis);
   const idx = indices.dataSync();
   const m = idx.length;

@@ -6,7 +6,11 @@ import type { Window2d } from '../../ops/window.ts';
  * Calls visit(outIndex, taps, padded) per output element, where taps lists the flat input indices
  * inside the image and padded counts the window positions that fell on padding.
  */
-export function forEachWindow(shape: readonly number[], g: Window2d, visit: (yi: number, taps: readonly number[], padded: number) => void): void {
+export function forEachWindow(
+  shape: readonly number[],
+  g: Window2d,
+  visit: (yi: number, taps: readonly number[], padded: number) => void,
+): void {
   const [n, c, h, w] = shape as [number, number, number, number];
   const taps: number[] = [];
   for (let p = 0; p < n * c; p++) {
@@ -32,7 +36,13 @@ export function forEachWindow(shape: readonly number[], g: Window2d, visit: (yi:
  * Padding past the input's far edge only counts toward count_include_pad when it is real padding,
  * not the part of a window hanging beyond the bottom/right pads (ONNX and PyTorch agree on this).
  */
-export function windowArea(g: Window2d, shape: readonly number[], padBottom: number, padRight: number, yi: number): number {
+export function windowArea(
+  g: Window2d,
+  shape: readonly number[],
+  padBottom: number,
+  padRight: number,
+  yi: number,
+): number {
   const ox = yi % g.ow;
   const oy = Math.floor(yi / g.ow) % g.oh;
   const y0 = oy * g.sh - g.padTop;

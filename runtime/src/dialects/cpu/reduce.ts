@@ -25,7 +25,12 @@ export function foldReduce(
 }
 
 /** Index of the first element that `better` prefers, along one axis (or over the flattened input when axis is null). */
-export function argReduce(x: Tensor, axis: number | null, out: TensorType, better: (v: number, best: number) => boolean): Tensor {
+export function argReduce(
+  x: Tensor,
+  axis: number | null,
+  out: TensorType,
+  better: (v: number, best: number) => boolean,
+): Tensor {
   const y = allocOut(out);
   const xs = x.dataSync();
   const ys = y.dataSync();

@@ -22,12 +22,17 @@ export async function buildWasm() {
   const { error, stderr } = await asc.main(
     [
       join(here, 'as/index.ts'),
-      '--outFile', tmp,
-      '-O3', '--noAssert',
+      '--outFile',
+      tmp,
+      '-O3',
+      '--noAssert',
       // No managed objects are ever allocated: the stub runtime keeps the module small and the heap ours.
-      '--runtime', 'stub',
-      '--enable', 'simd',
-      '--initialMemory', '32',
+      '--runtime',
+      'stub',
+      '--enable',
+      'simd',
+      '--initialMemory',
+      '32',
     ],
     {},
   );

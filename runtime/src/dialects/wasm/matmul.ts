@@ -6,7 +6,13 @@ import { callArena, wasm } from './module.ts';
 import { allocFor, readTensor, widthOf, writeTensor } from './support.ts';
 
 /** out[..., m, n] = sum_k A[..., m, k] · B[..., k, n], reading A or B transposed through strides (no copy). */
-export function wasmMatrixProduct(a: Tensor, b: Tensor, out: TensorType, transposeA: boolean, transposeB: boolean): Tensor {
+export function wasmMatrixProduct(
+  a: Tensor,
+  b: Tensor,
+  out: TensorType,
+  transposeA: boolean,
+  transposeB: boolean,
+): Tensor {
   const width = widthOf(out.dtype)!;
   const w = wasm();
   const ar = a.shape.length;

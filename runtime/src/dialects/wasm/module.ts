@@ -9,14 +9,72 @@ export interface WasmExports {
   readonly memory: WebAssembly.Memory;
   heap_base(): Ptr;
   matmul_scratch_bytes(): number;
-  matmul_f32(a: Ptr, aRow: number, aCol: number, b: Ptr, bRow: number, bCol: number, c: Ptr, m: number, n: number, k: number, scratch: Ptr): void;
-  matmul_f64(a: Ptr, aRow: number, aCol: number, b: Ptr, bRow: number, bCol: number, c: Ptr, m: number, n: number, k: number): void;
+  matmul_f32(
+    a: Ptr,
+    aRow: number,
+    aCol: number,
+    b: Ptr,
+    bRow: number,
+    bCol: number,
+    c: Ptr,
+    m: number,
+    n: number,
+    k: number,
+    scratch: Ptr,
+  ): void;
+  matmul_f64(
+    a: Ptr,
+    aRow: number,
+    aCol: number,
+    b: Ptr,
+    bRow: number,
+    bCol: number,
+    c: Ptr,
+    m: number,
+    n: number,
+    k: number,
+  ): void;
   softmax_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
   softmax_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
   sum_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
   sum_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
-  conv2d_f32(x: Ptr, w: Ptr, y: Ptr, cg: number, h: number, wd: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number, pt: number, pl: number, oh: number, ow: number, o: number, scratch: Ptr): void;
-  im2col_f64(x: Ptr, col: Ptr, c: number, h: number, w: number, kh: number, kw: number, sh: number, sw: number, dh: number, dw: number, pt: number, pl: number, oh: number, ow: number): void;
+  conv2d_f32(
+    x: Ptr,
+    w: Ptr,
+    y: Ptr,
+    cg: number,
+    h: number,
+    wd: number,
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    dh: number,
+    dw: number,
+    pt: number,
+    pl: number,
+    oh: number,
+    ow: number,
+    o: number,
+    scratch: Ptr,
+  ): void;
+  im2col_f64(
+    x: Ptr,
+    col: Ptr,
+    c: number,
+    h: number,
+    w: number,
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    dh: number,
+    dw: number,
+    pt: number,
+    pl: number,
+    oh: number,
+    ow: number,
+  ): void;
   layer_norm_f32(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
   layer_norm_f64(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
   readonly [kernel: string]: unknown;
@@ -47,12 +105,15 @@ function adopt(instance: WebAssembly.Instance): WasmExports {
 function loadInNode(): WasmExports | undefined {
   const fs = nodeBuiltin<typeof import('node:fs')>('node:fs');
   if (!fs) return undefined;
-  const fresh = fs.existsSync(WASM_URL) && fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash();
+  const fresh =
+    fs.existsSync(WASM_URL) && fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash();
   if (!fresh) {
     // A spec edit regenerated an elementwise kernel (or this is a fresh clone without `npm install`): rebuild once.
     const { spawnSync } = nodeBuiltin<typeof import('node:child_process')>('node:child_process')!;
     const { fileURLToPath } = nodeBuiltin<typeof import('node:url')>('node:url')!;
-    const r = spawnSync(process.execPath, [fileURLToPath(new URL('./build.mjs', import.meta.url))], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [fileURLToPath(new URL('./build.mjs', import.meta.url))], {
+      encoding: 'utf8',
+    });
     if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
   }
   return adopt(new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(WASM_URL)), IMPORTS));
@@ -71,7 +132,8 @@ function load(): WasmExports | undefined {
   return loaded;
 }
 
-const NOT_LOADED = 'the wasm module is not loaded here (no synchronous file access outside Node); call `await initWasm(url)` first';
+const NOT_LOADED =
+  'the wasm module is not loaded here (no synchronous file access outside Node); call `await initWasm(url)` first';
 
 /**
  * Loads the module asynchronously, for browsers (in Node the first kernel call does it synchronously). `source` is
@@ -84,9 +146,12 @@ export async function initWasm(source?: string | URL | Response | BufferSource):
   if (source === undefined && load()) return true;
   try {
     const given = source ?? WASM_URL;
-    const bytes = given instanceof Response ? await given.arrayBuffer()
-      : typeof given === 'string' || given instanceof URL ? await (await fetch(given)).arrayBuffer()
-      : given;
+    const bytes =
+      given instanceof Response
+        ? await given.arrayBuffer()
+        : typeof given === 'string' || given instanceof URL
+          ? await (await fetch(given)).arrayBuffer()
+          : given;
     const { instance } = await WebAssembly.instantiate(bytes, IMPORTS);
     adopt(instance);
     return true;

@@ -8,14 +8,20 @@ export function nodeBuiltin(name) {
 
 export const WASM_URL = new URL('./build/raf.wasm', import.meta.url);
 export const STAMP_URL = new URL('./build/raf.wasm.sources', import.meta.url);
-export const SOURCE_DIR_URLS = [new URL('./as/', import.meta.url), new URL('../../generated/dialects/wasm/as/', import.meta.url)];
+export const SOURCE_DIR_URLS = [
+  new URL('./as/', import.meta.url),
+  new URL('../../generated/dialects/wasm/as/', import.meta.url),
+];
 
 /** Hash of every source file (Node only): the stamp the loader compares to decide whether the module is stale. */
 export function sourcesHash() {
   const fs = nodeBuiltin('node:fs');
   const h = nodeBuiltin('node:crypto').createHash('sha256');
   for (const dir of SOURCE_DIR_URLS) {
-    for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+    for (const f of fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .sort()) {
       h.update(f);
       h.update(fs.readFileSync(new URL(f, dir)));
     }

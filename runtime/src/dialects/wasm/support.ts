@@ -26,7 +26,9 @@ const BYTES = { f32: 4, f64: 8 } as const;
 export function wasmServes(out: TensorType, inputs: object): boolean {
   if (!widthOf(out.dtype)) return false;
   wasm();
-  return Object.values(inputs as KernelInputs).every((v) => v === null || (!Array.isArray(v) && (v as Tensor).dtype === out.dtype));
+  return Object.values(inputs as KernelInputs).every(
+    (v) => v === null || (!Array.isArray(v) && (v as Tensor).dtype === out.dtype),
+  );
 }
 
 /** Bytes of n elements, padded to whole 16-byte vectors. */

@@ -3,7 +3,16 @@
 import { normalizeAxis, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
-import { allFloat32, FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
+import {
+  allFloat32,
+  FLAT_INDEX,
+  launch,
+  MAIN_1D,
+  Params,
+  paramsWgsl,
+  pipelineKey,
+  type WebGpuBuilder,
+} from './kernel.ts';
 import { allocGpu } from './storage.ts';
 
 export interface AxisRowKernel {
@@ -36,12 +45,18 @@ function source(def: AxisRowKernel): string {
 
 /** build() for a row kernel: f32 only, one pipeline for every shape and axis. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function axisRowBuilder<K extends (inputs: any, attrs: { readonly axis: number }, out: TensorType) => Tensor>(def: AxisRowKernel): WebGpuBuilder<K> {
+export function axisRowBuilder<K extends (inputs: any, attrs: { readonly axis: number }, out: TensorType) => Tensor>(
+  def: AxisRowKernel,
+): WebGpuBuilder<K> {
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
     if (!allFloat32(out, ...def.inputs.map((name) => (inputs as Record<string, Tensor>)[name]))) return null;
     const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32'), () => source(def));
-    const kernel = (kin: Readonly<Record<string, Tensor>>, kattrs: { readonly axis: number }, kout: TensorType): Tensor => {
+    const kernel = (
+      kin: Readonly<Record<string, Tensor>>,
+      kattrs: { readonly axis: number },
+      kout: TensorType,
+    ): Tensor => {
       const shape = kout.shape;
       const axis = normalizeAxis(kattrs.axis, shape.length);
       const len = shape[axis] ?? 1;

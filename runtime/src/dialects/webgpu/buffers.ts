@@ -144,7 +144,8 @@ export class BufferPool {
 
   /** Removes a live buffer from the pool's books and destroys it (for one-off huge buffers not worth pooling). */
   destroy(buffer: GPUBuffer): void {
-    if (!this.live.delete(buffer)) throw new Error(`BufferPool.destroy: buffer "${buffer.label}" is not live in this pool`);
+    if (!this.live.delete(buffer))
+      throw new Error(`BufferPool.destroy: buffer "${buffer.label}" is not live in this pool`);
     this.liveBytesTotal -= buffer.size;
     buffer.destroy();
   }

@@ -390,7 +390,11 @@ async function diagnoseLinuxGl(attempts: Attempt[]): Promise<string[]> {
     '/lib64',
     '/lib',
   ];
-  const exists = async (p: string) => fs.access(p).then(() => true, () => false);
+  const exists = async (p: string) =>
+    fs.access(p).then(
+      () => true,
+      () => false,
+    );
   const anyExists = async (paths: string[]) => (await Promise.all(paths.map(exists))).some(Boolean);
   const hints: string[] = [];
   if (!(await anyExists(libDirs.map((d) => path.join(d, 'libEGL.so'))))) {

@@ -25,7 +25,8 @@ export async function initWebGpu(): Promise<GpuContext | null> {
 /** Why the dialect cannot run now; undefined once a device is acquired. */
 export function webgpuUnavailable(): string | undefined {
   if (currentGpu()) return undefined;
-  if (!initialized) return 'WebGPU is not initialized; call `await initWebGpu()` (or move a tensor with `await t.to(\'webgpu\')`) first';
+  if (!initialized)
+    return "WebGPU is not initialized; call `await initWebGpu()` (or move a tensor with `await t.to('webgpu')`) first";
   return gpuUnavailableReason() ?? 'the WebGPU device was released or lost; call `await initWebGpu()` again';
 }
 

@@ -4,7 +4,17 @@ import { broadcastStrides, sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
 import { F16_PACK, loadHalf } from './f16.ts';
-import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
+import {
+  coalesce,
+  FLAT_INDEX,
+  launch,
+  MAIN_1D,
+  MAX_RANK,
+  Params,
+  paramsWgsl,
+  pipelineKey,
+  type WebGpuBuilder,
+} from './kernel.ts';
 import { allocGpu } from './storage.ts';
 
 /** What the generator emits per compute op (runtime/src/generated/dialects/webgpu/<op>.ts). */
@@ -46,11 +56,13 @@ export function indexMode(shape: readonly number[], strides: readonly number[]):
   // Tail: the input walks the output's suffix [k, rank) contiguously and repeats it along [0, k) (stride 0).
   let k = rank;
   while (k > 0 && strides[k - 1] === dense[k - 1]) k--;
-  if (strides.slice(0, k).every((st) => st === 0)) return { mode: k === 0 ? 'flat' : 'tail', period: sizeOf(shape.slice(k)) };
+  if (strides.slice(0, k).every((st) => st === 0))
+    return { mode: k === 0 ? 'flat' : 'tail', period: sizeOf(shape.slice(k)) };
   // Head: it walks the prefix [0, k) contiguously and repeats each element along [k, rank).
   k = rank;
   while (k > 0 && strides[k - 1] === 0) k--;
-  if (strides.slice(0, k).every((st, d) => st === sizeOf(shape.slice(d + 1, k)))) return { mode: 'head', period: sizeOf(shape.slice(k)) };
+  if (strides.slice(0, k).every((st, d) => st === sizeOf(shape.slice(d + 1, k))))
+    return { mode: 'head', period: sizeOf(shape.slice(k)) };
   return { mode: 'strided', period: 0 };
 }
 
@@ -84,7 +96,9 @@ export function elementwiseSource(
     def.helpers,
     half ? F16_PACK : '',
     half && native ? 'fn to_half(v: f32) -> f16 { return bitcast<vec2<f16>>(f16_bits(v)).x; }' : '',
-    ...def.inputs.map((name, k) => `@group(0) @binding(${k}) var<storage, read> in_${name}: array<${stored(dtypes[k]!)}>;`),
+    ...def.inputs.map(
+      (name, k) => `@group(0) @binding(${k}) var<storage, read> in_${name}: array<${stored(dtypes[k]!)}>;`,
+    ),
     `@group(0) @binding(${n}) var<storage, read_write> out: array<${outType}>;`,
     paramsWgsl(n + 1, words),
     `fn value(i: u32) -> ${def.out === 'bool' ? 'bool' : 'f32'} {`,
@@ -92,19 +106,26 @@ export function elementwiseSource(
       ? [
           ...strided.map((name) => `  var off_${name} = 0u;`),
           '  var rem = i;',
-          '  // Innermost dimension first: peel one coordinate per step and add it times each input\'s (broadcast) stride.',
+          "  // Innermost dimension first: peel one coordinate per step and add it times each input's (broadcast) stride.",
           '  for (var d = pu(1u); d > 0u; d--) {',
           `    let size = pu(${shape}u + d - 1u);`,
           '    let c = rem % size;',
           '    rem = rem / size;',
-          ...def.inputs.map((name, k) => (modes[k] === 'strided' ? `    off_${name} += c * pu(${strides(k)}u + d - 1u);` : '')),
+          ...def.inputs.map((name, k) =>
+            modes[k] === 'strided' ? `    off_${name} += c * pu(${strides(k)}u + d - 1u);` : '',
+          ),
           '  }',
         ]
       : []),
     // The expression computes in f32: float16, integer and bool inputs are converted on load (bool reads as 0 or 1).
     ...def.inputs.map((name, k) => {
       const at = offset(name, k);
-      const load = dtypes[k] === 'float32' ? `in_${name}[${at}]` : dtypes[k] === 'float16' && !native ? loadHalf(`in_${name}`, at) : `f32(in_${name}[${at}])`;
+      const load =
+        dtypes[k] === 'float32'
+          ? `in_${name}[${at}]`
+          : dtypes[k] === 'float16' && !native
+            ? loadHalf(`in_${name}`, at)
+            : `f32(in_${name}[${at}])`;
       return `  let v_${name} = ${load};`;
     }),
     ...def.attrs.map((name, k) => `  let a_${name} = pf(${2 + k}u);`),
@@ -115,15 +136,18 @@ export function elementwiseSource(
     ...(half && native
       ? ['  if (i >= pu(0u)) { return; }', '  out[i] = to_half(value(i));']
       : half
-      ? [
-          // Rounded to float16 once, at the store, as the CPU does.
-          '  let j = 2u * i;',
-          '  if (j >= pu(0u)) { return; }',
-          '  var b = 0.0;',
-          '  if (j + 1u < pu(0u)) { b = value(j + 1u); }',
-          '  out[i] = pack_f16(value(j), b);',
-        ]
-      : ['  if (i >= pu(0u)) { return; }', def.out === 'bool' ? '  out[i] = select(0u, 1u, value(i));' : '  out[i] = value(i);']),
+        ? [
+            // Rounded to float16 once, at the store, as the CPU does.
+            '  let j = 2u * i;',
+            '  if (j >= pu(0u)) { return; }',
+            '  var b = 0.0;',
+            '  if (j + 1u < pu(0u)) { b = value(j + 1u); }',
+            '  out[i] = pack_f16(value(j), b);',
+          ]
+        : [
+            '  if (i >= pu(0u)) { return; }',
+            def.out === 'bool' ? '  out[i] = select(0u, 1u, value(i));' : '  out[i] = value(i);',
+          ]),
     '}',
   ]
     .filter(Boolean)
@@ -132,7 +156,9 @@ export function elementwiseSource(
 
 /** The build() of a generated elementwise dialect op. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function elementwise<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(def: ElementwiseDef): WebGpuBuilder<K> {
+export function elementwise<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(
+  def: ElementwiseDef,
+): WebGpuBuilder<K> {
   const { words } = layout(def);
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
@@ -141,28 +167,48 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
     // (f16.ts) on every adapter, or as f16 where the device has shader-f16. Integer results would need an i32
     // rendering, so int32 ops stay on the CPU dialect.
     if (def.out === 'bool' ? out.dtype !== 'bool' : out.dtype !== 'float32' && out.dtype !== 'float16') return null;
-    if (def.out === 'bool' ? tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16') : !tensors.every((t) => t.dtype in STORED)) return null;
+    if (
+      def.out === 'bool'
+        ? tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16')
+        : !tensors.every((t) => t.dtype in STORED)
+    )
+      return null;
     const dtypes = tensors.map((t) => t.dtype as StoredDType);
     const half = out.dtype === 'float16';
     const native = gpu.hasF16 && (half || dtypes.includes('float16'));
     // One pipeline per op, input and output dtypes and index-mode mix; shapes, broadcasts and number args are uniforms.
-    const dtypeKey = (dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',')) + (half ? '>f16' : '') + (native ? ' shader-f16' : '');
+    const dtypeKey =
+      (dtypes.every((d) => d === 'float32') ? 'f32' : dtypes.join(',')) +
+      (half ? '>f16' : '') +
+      (native ? ' shader-f16' : '');
     const pipelineFor = (modes: readonly IndexMode[]) =>
-      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () => elementwiseSource(def, dtypes, modes, half, native));
+      gpu.pipelines.getPipelineSync(pipelineKey(def.op, dtypeKey, modes.map((m) => MODE_LETTER[m]).join('')), () =>
+        elementwiseSource(def, dtypes, modes, half, native),
+      );
     // The general pipeline serves every shape, so it is compiled here; the fast ones on first use.
     pipelineFor(def.inputs.map(() => 'strided'));
     const kernel = (kin: Record<string, Tensor>, attrs: Record<string, number>, kout: TensorType): Tensor => {
       const ts = def.inputs.map((name) => kin[name]!);
       const result = allocGpu(gpu, kout);
       const n = sizeOf(kout.shape);
-      const dims = coalesce(kout.shape, ts.map((t) => broadcastStrides(t.shape, kout.shape)));
+      const dims = coalesce(
+        kout.shape,
+        ts.map((t) => broadcastStrides(t.shape, kout.shape)),
+      );
       const modes = dims.strides.map((st) => indexMode(dims.shape, st));
       const p = new Params().u32(n).u32(dims.shape.length);
       for (const a of def.attrs) p.f32(Number(attrs[a]));
       p.dims(dims.shape);
       for (const s of dims.strides) p.dims(s);
       for (const m of modes) p.u32(m.period);
-      launch(gpu, pipelineFor(modes.map((m) => m.mode)), [...ts, result], p.data(words), half && !native ? Math.ceil(n / 2) : n, def.op);
+      launch(
+        gpu,
+        pipelineFor(modes.map((m) => m.mode)),
+        [...ts, result],
+        p.data(words),
+        half && !native ? Math.ceil(n / 2) : n,
+        def.op,
+      );
       return result;
     };
     return kernel as unknown as K;

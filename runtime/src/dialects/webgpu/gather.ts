@@ -12,7 +12,10 @@ const STRIDES = SHAPE + MAX_RANK;
 const WORDS = STRIDES + MAX_RANK;
 
 // `off` walks the strided side, i the dense one; `store` says which side is read and which written.
-const source = (element: 'f32' | 'u32', store: string) => `@group(0) @binding(0) var<storage, read> src: array<${element}>;
+const source = (
+  element: 'f32' | 'u32',
+  store: string,
+) => `@group(0) @binding(0) var<storage, read> src: array<${element}>;
 @group(0) @binding(1) var<storage, read_write> out: array<${element}>;
 ${paramsWgsl(2, WORDS)}
 ${MAIN_1D} {
@@ -37,20 +40,39 @@ const SCATTER = source('u32', 'out[off] = src[i]');
  * A new tensor of type `out` whose element at each coordinate is src's element at `offset + Σ coord·strides`
  * (strides per output dimension, 0 for broadcast ones), times `scale` when given (float32 only).
  */
-export function gather(gpu: GpuContext, src: Tensor, out: TensorType, strides: readonly number[], offset = 0, scale?: number): Tensor {
+export function gather(
+  gpu: GpuContext,
+  src: Tensor,
+  out: TensorType,
+  strides: readonly number[],
+  offset = 0,
+  scale?: number,
+): Tensor {
   const scaled = scale !== undefined;
-  const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () => (scaled ? SCALED : COPY));
+  const pipeline = gpu.pipelines.getPipelineSync(
+    pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'),
+    () => (scaled ? SCALED : COPY),
+  );
   const result = allocGpu(gpu, out);
   const n = sizeOf(out.shape);
   const dims = coalesce(out.shape, [strides]);
-  const uniforms = new Params().u32(n).u32(dims.shape.length).u32(offset).f32(scale ?? 1).dims(dims.shape).dims(dims.strides[0]!).data(WORDS);
+  const uniforms = new Params()
+    .u32(n)
+    .u32(dims.shape.length)
+    .u32(offset)
+    .f32(scale ?? 1)
+    .dims(dims.shape)
+    .dims(dims.strides[0]!)
+    .data(WORDS);
   launch(gpu, pipeline, [src, result], uniforms, n, 'gather');
   return result;
 }
 
 /** Compiles a gather pipeline ahead of the first call, inside a kernel's build(). */
 export function warmGather(gpu: GpuContext, scaled = false): void {
-  gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () => (scaled ? SCALED : COPY));
+  gpu.pipelines.getPipelineSync(pipelineKey(scaled ? 'gather_scaled' : 'gather', scaled ? 'f32' : 'b32'), () =>
+    scaled ? SCALED : COPY,
+  );
 }
 
 /** Compiles the scatter pipeline ahead of the first call, inside a kernel's build(). */
@@ -66,7 +88,14 @@ export function scatterInto(gpu: GpuContext, src: Tensor, dst: Tensor, strides: 
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('scatter', 'b32'), () => SCATTER);
   const n = src.size;
   const dims = coalesce(src.shape, [strides]);
-  const uniforms = new Params().u32(n).u32(dims.shape.length).u32(offset).u32(0).dims(dims.shape).dims(dims.strides[0]!).data(WORDS);
+  const uniforms = new Params()
+    .u32(n)
+    .u32(dims.shape.length)
+    .u32(offset)
+    .u32(0)
+    .dims(dims.shape)
+    .dims(dims.strides[0]!)
+    .data(WORDS);
   launch(gpu, pipeline, [src, dst], uniforms, n, 'scatter');
 }
 

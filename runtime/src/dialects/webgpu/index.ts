@@ -28,14 +28,18 @@ export {
   type BytesLike,
   type TypedArrayConstructor,
 } from './buffers.ts';
-export {
-  PipelineCache,
-  workgroupGrid,
-  type DispatchOptions,
-  type StorageBinding,
-} from './pipelines.ts';
+export { PipelineCache, workgroupGrid, type DispatchOptions, type StorageBinding } from './pipelines.ts';
 export { initWebGpu, requireGpu, webgpuUnavailable, WEBGPU_DIALECT } from './dialect.ts';
-export { allocGpu, gpuBuffer, gpuByteSize, gpuElementType, gpuHolds, GpuStorage, uploadTensor, WEBGPU } from './storage.ts';
+export {
+  allocGpu,
+  gpuBuffer,
+  gpuByteSize,
+  gpuElementType,
+  gpuHolds,
+  GpuStorage,
+  uploadTensor,
+  WEBGPU,
+} from './storage.ts';
 export { elementwise, elementwiseSource, type ElementwiseDef } from './elementwise.ts';
 export { MAX_RANK, type WebGpuBuilder } from './kernel.ts';
 export { benchWebGpu, gpuSync, type WebGpuTiming } from './bench.ts';

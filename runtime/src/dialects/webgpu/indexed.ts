@@ -59,7 +59,12 @@ ${MAIN_1D} {
 
 function params(x: TensorType, axis: number, m: number, n: number): Uint32Array {
   const a = normalizeAxis(axis, x.shape.length);
-  return new Params().u32(n).u32(sizeOf(x.shape.slice(a + 1))).u32(m).u32(x.shape[a]!).data(WORDS);
+  return new Params()
+    .u32(n)
+    .u32(sizeOf(x.shape.slice(a + 1)))
+    .u32(m)
+    .u32(x.shape[a]!)
+    .data(WORDS);
 }
 
 /** build() half of take and embedding: null unless x has GPU storage and indices are int32. */
@@ -81,7 +86,8 @@ export function take(gpu: GpuContext, x: Tensor, indices: Tensor, axis: number, 
 
 export function takeDxBuilder(x: TensorType, indices: TensorType, dy: TensorType, out: TensorType): GpuContext | null {
   const gpu = requireGpu();
-  if (x.dtype !== 'float32' || dy.dtype !== 'float32' || out.dtype !== 'float32' || indices.dtype !== 'int32') return null;
+  if (x.dtype !== 'float32' || dy.dtype !== 'float32' || out.dtype !== 'float32' || indices.dtype !== 'int32')
+    return null;
   gpu.pipelines.getPipelineSync(pipelineKey('take_dx', 'f32,i32'), () => TAKE_DX);
   return gpu;
 }

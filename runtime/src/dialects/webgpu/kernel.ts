@@ -42,7 +42,8 @@ export class Params {
 
   /** A list padded to MAX_RANK words, so every later field keeps a fixed offset. */
   dims(values: readonly number[]): this {
-    if (values.length > MAX_RANK) throw new RangeError(`rank ${values.length} exceeds the WebGPU kernels' maximum of ${MAX_RANK}`);
+    if (values.length > MAX_RANK)
+      throw new RangeError(`rank ${values.length} exceeds the WebGPU kernels' maximum of ${MAX_RANK}`);
     for (let k = 0; k < MAX_RANK; k++) this.words.push((values[k] ?? 0) >>> 0);
     return this;
   }

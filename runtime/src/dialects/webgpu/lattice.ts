@@ -52,12 +52,24 @@ function fillBits(dtype: TensorType['dtype'], value: number): number {
 }
 
 /** A tensor of type `out` holding src's elements at the per-axis lattices and `fill` everywhere else. */
-export function place(gpu: GpuContext, src: Tensor, lattice: readonly AxisSlice[], fill: number, out: TensorType): Tensor {
+export function place(
+  gpu: GpuContext,
+  src: Tensor,
+  lattice: readonly AxisSlice[],
+  fill: number,
+  out: TensorType,
+): Tensor {
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('place', 'b32'), () => PLACE);
   const result = allocGpu(gpu, out);
   const n = sizeOf(out.shape);
-  const p = new Params().u32(n).u32(out.shape.length).u32(fillBits(out.dtype, fill))
-    .dims(out.shape).dims(lattice.map((l) => l.start)).dims(lattice.map((l) => l.step)).dims(lattice.map((l) => l.count))
+  const p = new Params()
+    .u32(n)
+    .u32(out.shape.length)
+    .u32(fillBits(out.dtype, fill))
+    .dims(out.shape)
+    .dims(lattice.map((l) => l.start))
+    .dims(lattice.map((l) => l.step))
+    .dims(lattice.map((l) => l.count))
     .dims(stridesOf(src.shape));
   launch(gpu, pipeline, [src, result], p.data(WORDS), n, 'place');
   return result;
@@ -74,5 +86,11 @@ export function pick(gpu: GpuContext, src: Tensor, lattice: readonly AxisSlice[]
   const offset = lattice.reduce((acc, l, d) => acc + l.start * strides[d]!, 0);
   // Negative steps give negative strides: Params stores them as two's complement and WGSL's u32 arithmetic wraps,
   // so the sum still lands on the right element.
-  return gather(gpu, src, out, lattice.map((l, d) => l.step * strides[d]!), offset);
+  return gather(
+    gpu,
+    src,
+    out,
+    lattice.map((l, d) => l.step * strides[d]!),
+    offset,
+  );
 }

@@ -80,12 +80,24 @@ ${MAIN_1D} {
 
 export type LossKind = 'nll_loss' | 'cross_entropy';
 
-const params = (x: Tensor, kind: LossKind) => new Params().u32(x.shape[0]!).u32(x.shape[1]!).u32(kind === 'cross_entropy' ? 1 : 0).data(WORDS);
+const params = (x: Tensor, kind: LossKind) =>
+  new Params()
+    .u32(x.shape[0]!)
+    .u32(x.shape[1]!)
+    .u32(kind === 'cross_entropy' ? 1 : 0)
+    .data(WORDS);
 
 /** build() half: null unless x (and dy) are float32 and the targets int32. */
-export function lossBuilder(kind: LossKind, out: TensorType, x: TensorType, target: TensorType, dy?: TensorType): GpuContext | null {
+export function lossBuilder(
+  kind: LossKind,
+  out: TensorType,
+  x: TensorType,
+  target: TensorType,
+  dy?: TensorType,
+): GpuContext | null {
   const gpu = requireGpu();
-  if (out.dtype !== 'float32' || x.dtype !== 'float32' || target.dtype !== 'int32' || (dy && dy.dtype !== 'float32')) return null;
+  if (out.dtype !== 'float32' || x.dtype !== 'float32' || target.dtype !== 'int32' || (dy && dy.dtype !== 'float32'))
+    return null;
   if (dy) gpu.pipelines.getPipelineSync(pipelineKey('loss_dx', 'f32,i32'), () => DX);
   else {
     gpu.pipelines.getPipelineSync(pipelineKey('loss_rows', 'f32,i32'), () => ROWS);
@@ -111,7 +123,14 @@ export function loss(gpu: GpuContext, kind: LossKind, x: Tensor, target: Tensor,
 }
 
 /** dx of the mean loss for seed dy (a scalar). */
-export function lossDx(gpu: GpuContext, kind: LossKind, x: Tensor, target: Tensor, dy: Tensor, out: TensorType): Tensor {
+export function lossDx(
+  gpu: GpuContext,
+  kind: LossKind,
+  x: Tensor,
+  target: Tensor,
+  dy: Tensor,
+  out: TensorType,
+): Tensor {
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('loss_dx', 'f32,i32'), () => DX);
   const result = allocGpu(gpu, out);
   launch(gpu, pipeline, [x, target, dy, result], params(x, kind), x.shape[0]!, `${kind}_dx`);

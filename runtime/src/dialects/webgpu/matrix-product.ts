@@ -75,7 +75,10 @@ ${epi ? `    let prod = ${product};\n${epi.body}\n    out[o] = res;` : `    out[
 };
 
 const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue) =>
-  gpu.pipelines.getPipelineSync(pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32', ...(epi ? [epi.key] : [])), () => source(bias, epi));
+  gpu.pipelines.getPipelineSync(
+    pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32', ...(epi ? [epi.key] : [])),
+    () => source(bias, epi),
+  );
 
 /** build() of a matrix product reading A and/or B transposed. */
 export function matrixProductBuilder(transposeA: boolean, transposeB: boolean) {
@@ -89,12 +92,19 @@ export function matrixProductBuilder(transposeA: boolean, transposeB: boolean) {
 }
 
 /** build() of dense: x · wᵀ + b, b one value per output column. */
-export function denseBuilder(_attrs: unknown, out: TensorType, inputs: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor }) {
+export function denseBuilder(
+  _attrs: unknown,
+  out: TensorType,
+  inputs: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor },
+) {
   const gpu = requireGpu();
   if (!allFloat32(out, inputs.x, inputs.w, inputs.b)) return null;
   pipelineFor(gpu, true);
-  return ({ x, w, b }: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor }, _kattrs: unknown, kout: TensorType): Tensor =>
-    matrixProduct(gpu, x, w, kout, false, true, b);
+  return (
+    { x, w, b }: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor },
+    _kattrs: unknown,
+    kout: TensorType,
+  ): Tensor => matrixProduct(gpu, x, w, kout, false, true, b);
 }
 
 /** a · b (either read transposed), batch axes broadcast, plus bias[col] when given, then a fused epilogue when given. */
@@ -129,13 +139,27 @@ export function matrixProduct(
     return result;
   }
   const uniforms = new Params()
-    .u32(m).u32(n).u32(k).u32(batch.length)
-    .u32(aRow).u32(aCol).u32(bRow).u32(bCol)
-    .dims(batch).dims(aStrides).dims(bStrides)
+    .u32(m)
+    .u32(n)
+    .u32(k)
+    .u32(batch.length)
+    .u32(aRow)
+    .u32(aCol)
+    .u32(bRow)
+    .u32(bCol)
+    .dims(batch)
+    .dims(aStrides)
+    .dims(bStrides)
     .data(WORDS);
   gpu.pipelines.dispatch({
     pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def),
-    buffers: [gpuBuffer(a), gpuBuffer(b), ...(bias ? [gpuBuffer(bias)] : []), ...(epilogue?.inputs ?? []).map(gpuBuffer), gpuBuffer(result)],
+    buffers: [
+      gpuBuffer(a),
+      gpuBuffer(b),
+      ...(bias ? [gpuBuffer(bias)] : []),
+      ...(epilogue?.inputs ?? []).map(gpuBuffer),
+      gpuBuffer(result),
+    ],
     uniforms,
     workgroups: [Math.ceil(n / TILE), Math.ceil(m / TILE), count],
     label: bias ? 'dense' : 'matrix_product',

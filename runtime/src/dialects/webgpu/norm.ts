@@ -29,7 +29,12 @@ export function normParams(x: Tensor, axis: number, epsilon: number, scale: Tens
   const operands = [scale, bias ?? scale].map((t) => broadcastStrides(t.shape, normalized));
   const dims = coalesce(normalized, operands);
   return new Params()
-    .u32(d === 0 ? 0 : x.size / d).u32(d).f32(epsilon).u32(dims.shape.length)
-    .dims(dims.shape).dims(dims.strides[0]!).dims(dims.strides[1]!)
+    .u32(d === 0 ? 0 : x.size / d)
+    .u32(d)
+    .f32(epsilon)
+    .u32(dims.shape.length)
+    .dims(dims.shape)
+    .dims(dims.strides[0]!)
+    .dims(dims.strides[1]!)
     .data(WORDS);
 }

@@ -136,7 +136,9 @@ export class PipelineCache {
     for (const n of [x, y, z]) {
       if (!Number.isInteger(n) || n < 0) throw new RangeError(`invalid workgroup count ${n}`);
       if (n > maxDim) {
-        throw new RangeError(`workgroup count ${n} exceeds maxComputeWorkgroupsPerDimension ${maxDim}; use workgroupGrid()`);
+        throw new RangeError(
+          `workgroup count ${n} exceeds maxComputeWorkgroupsPerDimension ${maxDim}; use workgroupGrid()`,
+        );
       }
     }
     if (x * y * z === 0) return;
@@ -181,7 +183,11 @@ export class PipelineCache {
     this.device.pushErrorScope('validation');
     const module = this.device.createShaderModule({ label: key, code });
     // The async variant surfaces pipeline errors as a rejection rather than a later uncaptured error.
-    const pipelineP = this.device.createComputePipelineAsync({ label: key, layout: 'auto', compute: { module, entryPoint } });
+    const pipelineP = this.device.createComputePipelineAsync({
+      label: key,
+      layout: 'auto',
+      compute: { module, entryPoint },
+    });
     const scopeP = this.device.popErrorScope();
     const [pipeline, scopeError] = await Promise.allSettled([pipelineP, scopeP]);
     if (pipeline.status === 'fulfilled') return pipeline.value;
@@ -207,11 +213,16 @@ export class PipelineCache {
  * Splits `invocations` threads of workgroupSize into a grid that respects the per-dimension limit.
  * Kernels then compute their flat index as gid.x + gid.y * (num_workgroups.x * workgroupSize) and bound-check it.
  */
-export function workgroupGrid(invocations: number, workgroupSize: number, maxPerDimension = 65535): [number, number, number] {
+export function workgroupGrid(
+  invocations: number,
+  workgroupSize: number,
+  maxPerDimension = 65535,
+): [number, number, number] {
   const groups = Math.ceil(invocations / workgroupSize);
   if (groups <= maxPerDimension) return [groups, 1, 1];
   const y = Math.ceil(groups / maxPerDimension);
-  if (y > maxPerDimension) throw new RangeError(`${invocations} invocations need more than ${maxPerDimension}^2 workgroups`);
+  if (y > maxPerDimension)
+    throw new RangeError(`${invocations} invocations need more than ${maxPerDimension}^2 workgroups`);
   return [Math.ceil(groups / y), y, 1];
 }
 

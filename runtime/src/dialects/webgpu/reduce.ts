@@ -3,7 +3,16 @@
 import { sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
-import { FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
+import {
+  FLAT_INDEX,
+  launch,
+  MAIN_1D,
+  MAX_RANK,
+  Params,
+  paramsWgsl,
+  pipelineKey,
+  type WebGpuBuilder,
+} from './kernel.ts';
 import { allocGpu } from './storage.ts';
 
 // Words: output count, kept rank, reduced rank, reduced count; then kept shape/strides and reduced shape/strides.
@@ -61,20 +70,32 @@ export function reduceParams(x: TensorType, axis: readonly number[] | number | n
   const kept = dims.filter((d) => !all && !axes.includes(d));
   const reduced = dims.filter((d) => all || axes.includes(d));
   return new Params()
-    .u32(n).u32(kept.length).u32(reduced.length).u32(sizeOf(reduced.map((d) => x.shape[d]!)))
-    .dims(kept.map((d) => x.shape[d]!)).dims(kept.map((d) => strides[d]!))
-    .dims(reduced.map((d) => x.shape[d]!)).dims(reduced.map((d) => strides[d]!))
+    .u32(n)
+    .u32(kept.length)
+    .u32(reduced.length)
+    .u32(sizeOf(reduced.map((d) => x.shape[d]!)))
+    .dims(kept.map((d) => x.shape[d]!))
+    .dims(kept.map((d) => strides[d]!))
+    .dims(reduced.map((d) => x.shape[d]!))
+    .dims(reduced.map((d) => strides[d]!))
     .data(WORDS);
 }
 
 /** build() of a reduction; keepdims changes only the output's shape, not its element order, so it is not in the key. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function reduction<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(def: Reduction): WebGpuBuilder<K> {
+export function reduction<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(
+  def: Reduction,
+): WebGpuBuilder<K> {
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
-    if ((inputs as { x: Tensor }).x.dtype !== 'float32' || out.dtype !== (def.out === 'i32' ? 'int32' : 'float32')) return null;
+    if ((inputs as { x: Tensor }).x.dtype !== 'float32' || out.dtype !== (def.out === 'i32' ? 'int32' : 'float32'))
+      return null;
     const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32'), () => source(def));
-    const kernel = ({ x }: { readonly x: Tensor }, { axis }: { readonly axis: readonly number[] | number | null }, kout: TensorType): Tensor => {
+    const kernel = (
+      { x }: { readonly x: Tensor },
+      { axis }: { readonly axis: readonly number[] | number | null },
+      kout: TensorType,
+    ): Tensor => {
       const n = sizeOf(kout.shape);
       const result = allocGpu(gpu, kout);
       launch(gpu, pipeline, [x, result], reduceParams(x, axis, n), n, def.op);
@@ -84,13 +105,23 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
   };
 }
 
-const loop = (from: string, stmt: string) => `  for (var r = ${from}; r < count; r++) { let v = x[at(base, r)]; ${stmt} }`;
+const loop = (from: string, stmt: string) =>
+  `  for (var r = ${from}; r < count; r++) { let v = x[at(base, r)]; ${stmt} }`;
 
 export const SUM: Reduction = { op: 'sum', body: `  var result = 0.0;\n${loop('0u', 'result += v;')}` };
-export const MEAN: Reduction = { op: 'mean', body: `  var acc = 0.0;\n${loop('0u', 'acc += v;')}\n  let result = acc / f32(count);` };
+export const MEAN: Reduction = {
+  op: 'mean',
+  body: `  var acc = 0.0;\n${loop('0u', 'acc += v;')}\n  let result = acc / f32(count);`,
+};
 export const PROD: Reduction = { op: 'prod', body: `  var result = 1.0;\n${loop('0u', 'result *= v;')}` };
-export const MAX: Reduction = { op: 'max', body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = max(result, v);')}` };
-export const MIN: Reduction = { op: 'min', body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = min(result, v);')}` };
+export const MAX: Reduction = {
+  op: 'max',
+  body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = max(result, v);')}`,
+};
+export const MIN: Reduction = {
+  op: 'min',
+  body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = min(result, v);')}`,
+};
 // Shifted by the maximum so exp cannot overflow; an all -inf slice would give NaN, as the CPU's does.
 export const LOGSUMEXP: Reduction = {
   op: 'logsumexp',

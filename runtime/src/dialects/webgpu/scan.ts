@@ -43,13 +43,20 @@ ${MAIN_1D} {
 
 /** build() of a scan; axis null scans the flattened input. Float32 only (an int32 `dtype` stays on the CPU). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function scan<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(def: Scan, input: 'x' | 'dy' = 'x'): WebGpuBuilder<K> {
+export function scan<K extends (inputs: any, attrs: any, out: TensorType) => Tensor>(
+  def: Scan,
+  input: 'x' | 'dy' = 'x',
+): WebGpuBuilder<K> {
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
     const src = (inputs as Record<string, Tensor>)[input]!;
     if (src.dtype !== 'float32' || out.dtype !== 'float32') return null;
     const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32'), () => source(def));
-    const kernel = (kin: Record<string, Tensor>, { axis, exclusive }: { axis: number | null; exclusive: boolean }, kout: TensorType): Tensor => {
+    const kernel = (
+      kin: Record<string, Tensor>,
+      { axis, exclusive }: { axis: number | null; exclusive: boolean },
+      kout: TensorType,
+    ): Tensor => {
       const x = kin[input]!;
       const n = x.size;
       const a = axis === null ? null : normalizeAxis(axis, x.shape.length);
@@ -57,7 +64,19 @@ export function scan<K extends (inputs: any, attrs: any, out: TensorType) => Ten
       const inner = a === null ? 1 : sizeOf(x.shape.slice(a + 1));
       const lines = len === 0 ? 0 : n / len;
       const result = allocGpu(gpu, kout);
-      launch(gpu, pipeline, [x, result], new Params().u32(lines).u32(len).u32(inner).u32(exclusive ? 1 : 0).data(WORDS), lines, def.op);
+      launch(
+        gpu,
+        pipeline,
+        [x, result],
+        new Params()
+          .u32(lines)
+          .u32(len)
+          .u32(inner)
+          .u32(exclusive ? 1 : 0)
+          .data(WORDS),
+        lines,
+        def.op,
+      );
       return result;
     };
     return kernel as unknown as K;

@@ -4,7 +4,14 @@
 import { device as toDevice, deviceName } from '../../device.ts';
 import { float16Bits, float16FromBits, type DType, type Storage } from '../../dtype.ts';
 import { sizeOf } from '../../shape.ts';
-import { CpuStorage, registerMover, registerPlacer, Tensor, type TensorStorage, type TensorType } from '../../tensor.ts';
+import {
+  CpuStorage,
+  registerMover,
+  registerPlacer,
+  Tensor,
+  type TensorStorage,
+  type TensorType,
+} from '../../tensor.ts';
 import { currentGpu, type GpuContext } from './device.ts';
 import { initWebGpu, webgpuUnavailable } from './dialect.ts';
 
@@ -68,9 +75,11 @@ export class GpuStorage implements TensorStorage {
   async read(): Promise<Storage> {
     const { pool } = this.gpu;
     if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
-    if (this.dtype === 'bool') return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
+    if (this.dtype === 'bool')
+      return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
     // Little-endian halves, as WebGPU buffers are; widened into the Float32Array the CPU keeps float16 in.
-    if (this.dtype === 'float16') return Float32Array.from(await pool.readback(this.buffer, Uint16Array, this.length), float16FromBits);
+    if (this.dtype === 'float16')
+      return Float32Array.from(await pool.readback(this.buffer, Uint16Array, this.length), float16FromBits);
     return pool.readback(this.buffer, Float32Array, this.length);
   }
 
@@ -88,14 +97,17 @@ export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
 }
 
 export function gpuBuffer(t: Tensor): GPUBuffer {
-  if (!(t.storage instanceof GpuStorage)) throw new Error(`${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``);
+  if (!(t.storage instanceof GpuStorage))
+    throw new Error(`${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``);
   return t.storage.buffer;
 }
 
 /** Copies a CPU tensor into a new GPU tensor. */
 export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
   if (!gpuHolds(t.dtype)) {
-    throw new Error(`cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to float32 first`);
+    throw new Error(
+      `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to float32 first`,
+    );
   }
   const data = t.dataSync();
   const element = gpuElementType(t.dtype);
@@ -108,7 +120,11 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
         : element === 'i32'
           ? Int32Array.from(data)
           : Uint32Array.from(data);
-  const buffer = gpu.pool.acquire(Math.max(gpuByteSize(t.dtype, data.length), 4), undefined, `raf-op ${t.dtype}[${t.shape.join(',')}]`);
+  const buffer = gpu.pool.acquire(
+    Math.max(gpuByteSize(t.dtype, data.length), 4),
+    undefined,
+    `raf-op ${t.dtype}[${t.shape.join(',')}]`,
+  );
   gpu.pool.write(buffer, typed);
   return new Tensor(t.shape, t.dtype, new GpuStorage(gpu, buffer, t.dtype, data.length));
 }
@@ -116,7 +132,8 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
 // One mover serves both directions: Tensor.to looks up the non-CPU side's kind.
 registerMover('webgpu', async (t, to) => {
   if (to.kind === 'cpu') return new Tensor(t.shape, t.dtype, new CpuStorage(await t.data()));
-  if (to.id !== 0 || t.device.kind !== 'cpu') throw new Error(`cannot move ${t.toString()} to ${deviceName(to)}: only webgpu(0) exists`);
+  if (to.id !== 0 || t.device.kind !== 'cpu')
+    throw new Error(`cannot move ${t.toString()} to ${deviceName(to)}: only webgpu(0) exists`);
   const gpu = await initWebGpu();
   if (!gpu) throw new Error(`cannot move ${t.toString()} to webgpu(0): ${webgpuUnavailable()}`);
   return uploadTensor(gpu, t);

@@ -11,7 +11,9 @@ const widenOut = (out: OutType): OutType => (Array.isArray(out) ? out.map(widenT
 /** The inputs with each float16 tensor (in a Tensor[] too) replaced by `f(tensor)`; null inputs stay null. */
 function mapHalves(inputs: KernelInputs, f: (t: Tensor) => Tensor): KernelInputs {
   const one = (t: Tensor) => (t.dtype === 'float16' ? f(t) : t);
-  return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v === null ? null : Array.isArray(v) ? v.map(one) : one(v as Tensor)]));
+  return Object.fromEntries(
+    Object.entries(inputs).map(([k, v]) => [k, v === null ? null : Array.isArray(v) ? v.map(one) : one(v as Tensor)]),
+  );
 }
 
 /**
@@ -19,13 +21,22 @@ function mapHalves(inputs: KernelInputs, f: (t: Tensor) => Tensor): KernelInputs
  * by float32, wrapped so float16 inputs are cast up before it and float16 outputs cast down after, each rounded once at
  * that store (the CPU dialect's semantics too). Null when there is no float16 involved or no float32 kernel either.
  */
-export function widenFloat16(d: AnyDialectOp, attrs: unknown, out: OutType, inputs: KernelInputs): Kernel<KernelInputs, unknown, OutType> | null {
+export function widenFloat16(
+  d: AnyDialectOp,
+  attrs: unknown,
+  out: OutType,
+  inputs: KernelInputs,
+): Kernel<KernelInputs, unknown, OutType> | null {
   const outs = Array.isArray(out) ? out : [out as TensorType];
   const ins = Object.values(inputs).flatMap((v) => (v === null ? [] : Array.isArray(v) ? v : [v as Tensor]));
   if (![...outs, ...ins].some((t) => t.dtype === 'float16')) return null;
   // build() reads only the inputs' dtypes (kernels are cached per dtype, not per tensor or shape): float32 stand-ins
   // over the same storage answer it without a conversion.
-  const kernel = d.build(attrs, widenOut(out), mapHalves(inputs, (t) => new Tensor(t.shape, 'float32', t.storage))) as Kernel<KernelInputs, unknown, OutType> | null;
+  const kernel = d.build(
+    attrs,
+    widenOut(out),
+    mapHalves(inputs, (t) => new Tensor(t.shape, 'float32', t.storage)),
+  ) as Kernel<KernelInputs, unknown, OutType> | null;
   if (!kernel) return null;
   const gpu = requireGpu();
   return (kin, kattrs, kout) => {

@@ -37,7 +37,9 @@ fn pool_count(g: Win, oy: i32, ox: i32) -> f32 {
 export function windowSource(buffers: readonly string[], body: string): string {
   const n = buffers.length;
   return [
-    ...buffers.map((name, k) => `@group(0) @binding(${k}) var<storage, ${k === n - 1 ? 'read_write' : 'read'}> ${name}: array<f32>;`),
+    ...buffers.map(
+      (name, k) => `@group(0) @binding(${k}) var<storage, ${k === n - 1 ? 'read_write' : 'read'}> ${name}: array<f32>;`,
+    ),
     paramsWgsl(n, WORDS),
     PRELUDE,
     `${MAIN_1D} {`,
@@ -76,7 +78,23 @@ export function runWindow(
   const [, , pb, pr] = padding4(op, attrs.padding);
   const p = new Params();
   for (const v of [...x.shape, weightShape?.[0] ?? x.shape[1]!, attrs.groups ?? 1]) p.u32(v);
-  for (const v of [g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow, pb, pr, attrs.count_include_pad ? 1 : 0, total]) p.u32(v);
+  for (const v of [
+    g.kh,
+    g.kw,
+    g.sh,
+    g.sw,
+    g.dh,
+    g.dw,
+    g.padTop,
+    g.padLeft,
+    g.oh,
+    g.ow,
+    pb,
+    pr,
+    attrs.count_include_pad ? 1 : 0,
+    total,
+  ])
+    p.u32(v);
   const result = allocGpu(gpu, out);
   launch(gpu, pipeline, [...inputs, result], p.data(WORDS), total, op);
   return result;

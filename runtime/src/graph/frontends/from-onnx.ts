@@ -23,21 +23,34 @@ export interface FromOnnxOptions {
  */
 function mappingsFor(node: OnnxNode, opset: number, where: string): OnnxMapping[] {
   const named = ONNX_MAPPINGS.filter((m): m is OnnxMapping => m !== null && m.onnxOp === node.opType);
-  if (!named.length) throw new Error(`FromOnnx ${where}: no raf-op spec maps ONNX op '${node.opType}' (add an onnx: mapping to the op's spec)`);
-  const all = named.filter((m) => Object.entries(m.consts).every(([k, v]) => node.attrs.find((a) => a.name === k)?.value === v));
+  if (!named.length)
+    throw new Error(
+      `FromOnnx ${where}: no raf-op spec maps ONNX op '${node.opType}' (add an onnx: mapping to the op's spec)`,
+    );
+  const all = named.filter((m) =>
+    Object.entries(m.consts).every(([k, v]) => node.attrs.find((a) => a.name === k)?.value === v),
+  );
   if (!all.length) {
     const wants = named.map((m) => `raf.op.${m.op.name} needs ${JSON.stringify(m.consts)}`).join('; ');
     throw new Error(`FromOnnx ${where}: this ${node.opType} has attributes no mapping takes (${wants})`);
   }
   const usable = all.filter((m) => m.opset <= opset).sort((a, b) => b.opset - a.opset);
   if (!usable.length) {
-    throw new Error(`FromOnnx ${where}: ${node.opType} is mapped for opset ${all.map((m) => m.opset).join('/')}, the model imports opset ${opset}`);
+    throw new Error(
+      `FromOnnx ${where}: ${node.opType} is mapped for opset ${all.map((m) => m.opset).join('/')}, the model imports opset ${opset}`,
+    );
   }
   return usable;
 }
 
 /** ONNX element type codes a `dtype` arg can take (Cast's `to`). */
-const ONNX_DTYPES: Readonly<Record<number, DType>> = { 1: 'float32', 6: 'int32', 9: 'bool', 10: 'float16', 11: 'float64' };
+const ONNX_DTYPES: Readonly<Record<number, DType>> = {
+  1: 'float32',
+  6: 'int32',
+  9: 'bool',
+  10: 'float16',
+  11: 'float64',
+};
 
 function onnxDType(code: number, where: string): DType {
   const d = ONNX_DTYPES[code];
@@ -62,9 +75,12 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     if (consts.has(input.name)) continue;
     const shape = opts.shapes?.[input.name] ?? input.shape;
     if (!shape || shape.some((d) => typeof d !== 'number')) {
-      throw new Error(`FromOnnx: input '${input.name}' has shape [${input.shape?.join(', ') ?? '?'}]; pass concrete sizes in opts.shapes`);
+      throw new Error(
+        `FromOnnx: input '${input.name}' has shape [${input.shape?.join(', ') ?? '?'}]; pass concrete sizes in opts.shapes`,
+      );
     }
-    if (!input.dtype || input.dtype === 'int64') throw new Error(`FromOnnx: input '${input.name}' has dtype ${input.dtype ?? 'unknown'}`);
+    if (!input.dtype || input.dtype === 'int64')
+      throw new Error(`FromOnnx: input '${input.name}' has dtype ${input.dtype ?? 'unknown'}`);
     const v = mkVar({ shape: shape as number[], dtype: input.dtype }, device, input.name.replace(/\W/g, '_'));
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
@@ -75,7 +91,8 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
       const where = `node ${k} (${node.name || node.opType})`;
       if (node.opType === 'Constant') {
         const v = node.attrs.find((a) => a.name === 'value');
-        if (!v || typeof v.value !== 'object' || Array.isArray(v.value)) throw new Error(`FromOnnx ${where}: Constant without a tensor 'value'`);
+        if (!v || typeof v.value !== 'object' || Array.isArray(v.value))
+          throw new Error(`FromOnnx ${where}: Constant without a tensor 'value'`);
         consts.set(node.outputs[0]!, v.value);
         return;
       }
@@ -85,7 +102,8 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
           const result = invoke(map.op, [], argsFor(node, map, values, consts, where)) as Tensor | readonly Tensor[];
           // A tuple op (Split) gives one tensor per node output.
           const outs = result instanceof Tensor ? [result] : result;
-          if (outs.length < node.outputs.length) throw new Error(`raf.op.${map.op.name} gives ${outs.length} outputs, the node has ${node.outputs.length}`);
+          if (outs.length < node.outputs.length)
+            throw new Error(`raf.op.${map.op.name} gives ${outs.length} outputs, the node has ${node.outputs.length}`);
           node.outputs.forEach((o, i) => o && values.set(o, outs[i]!));
           return;
         } catch (e) {
@@ -104,7 +122,13 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
 }
 
 /** Keyword args of the mapped op for one node: inputs by position, constant inputs as lists, attributes renamed. */
-function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, Tensor>, consts: ReadonlyMap<string, OnnxTensor>, where: string): Record<string, unknown> {
+function argsFor(
+  node: OnnxNode,
+  map: OnnxMapping,
+  values: ReadonlyMap<string, Tensor>,
+  consts: ReadonlyMap<string, OnnxTensor>,
+  where: string,
+): Record<string, unknown> {
   const fields = map.op.schema.fields;
   const kw: Record<string, unknown> = {};
   // A Tensor[] arg takes every ONNX input beyond the other mapped ones (Concat's variadic inputs).
@@ -114,7 +138,10 @@ function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, T
   node.inputs.forEach((name, i) => {
     if (!name) return;
     const arg = map.inputs[argAt(i)];
-    if (!arg) throw new Error(`${node.opType} has ${node.inputs.length} inputs, raf.op.${map.op.name} maps ${map.inputs.length}`);
+    if (!arg)
+      throw new Error(
+        `${node.opType} has ${node.inputs.length} inputs, raf.op.${map.op.name} maps ${map.inputs.length}`,
+      );
     const field = fields.find((f) => f.name === arg)!;
     const c = consts.get(name);
     const conversion = map.convert?.[arg];
@@ -124,11 +151,13 @@ function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, T
       if (field.type === 'Tensor[]') kw[arg] = [...((kw[arg] as Tensor[] | undefined) ?? []), t];
       else kw[arg] = t;
     } else if (conversion) {
-      if (!c) throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
+      if (!c)
+        throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
       kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(c.values as number[], node.outputs.length);
     } else {
       // ONNX passes some of our non-tensor args as constant inputs (ReduceSum's axes, Reshape's shape).
-      if (!c) throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
+      if (!c)
+        throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
       kw[arg] = field.type.startsWith('int[]') || field.type === 'int|int[]' ? c.values : c.values[0];
     }
   });
@@ -138,13 +167,23 @@ function argsFor(node: OnnxNode, map: OnnxMapping, values: ReadonlyMap<string, T
   }
   // An omitted attribute means ONNX's default, not ours (ReduceSum keeps dims unless told otherwise).
   const given = new Set(node.attrs.map((a) => a.name));
-  const omitted = Object.entries(map.defaults ?? {}).filter(([k]) => !given.has(k)).map(([name, value]) => ({ name, value }));
+  const omitted = Object.entries(map.defaults ?? {})
+    .filter(([k]) => !given.has(k))
+    .map(([name, value]) => ({ name, value }));
   for (const a of [...node.attrs, ...omitted]) {
     if (a.name in map.consts) continue;
     const arg = map.attrs[a.name];
-    if (!arg) throw new Error(`${node.opType} attribute '${a.name}' has no raf.op.${map.op.name} arg; mapped: ${Object.keys(map.attrs).join(', ') || 'none'}`);
+    if (!arg)
+      throw new Error(
+        `${node.opType} attribute '${a.name}' has no raf.op.${map.op.name} arg; mapped: ${Object.keys(map.attrs).join(', ') || 'none'}`,
+      );
     const field = fields.find((f) => f.name === arg)!;
-    kw[arg] = field.type === 'bool' ? Boolean(a.value) : field.type.startsWith('dtype') && typeof a.value === 'number' ? onnxDType(a.value, where) : a.value;
+    kw[arg] =
+      field.type === 'bool'
+        ? Boolean(a.value)
+        : field.type.startsWith('dtype') && typeof a.value === 'number'
+          ? onnxDType(a.value, where)
+          : a.value;
   }
   return kw;
 }

@@ -10,7 +10,10 @@ import { parseRelay, RelayParseError, type Pos, type RelayExpr } from './relay-p
 type Value = Tensor | number | readonly Value[];
 
 export class FromRelayError extends Error {
-  constructor(message: string, readonly pos: Pos) {
+  constructor(
+    message: string,
+    readonly pos: Pos,
+  ) {
     super(`FromRelay ${pos.line}:${pos.col}: ${message}`);
   }
 }
@@ -37,12 +40,17 @@ export function fromRelay(src: string, opts: { device?: Device } = {}): Graph {
         return e.items.map(evaluate);
       case 'item': {
         const t = evaluate(e.tuple);
-        if (!Array.isArray(t) || e.index >= t.length) throw new FromRelayError(`.${e.index} of a value that is not a tuple of more than ${e.index} items`, e.pos);
+        if (!Array.isArray(t) || e.index >= t.length)
+          throw new FromRelayError(`.${e.index} of a value that is not a tuple of more than ${e.index} items`, e.pos);
         return (t as readonly Value[])[e.index]!;
       }
       case 'call': {
         const conv = relayConverter(e.op);
-        if (!conv) throw new FromRelayError(`unknown op '${e.op}': no raf-op spec maps it (add a relay: mapping to the op's spec)`, e.pos);
+        if (!conv)
+          throw new FromRelayError(
+            `unknown op '${e.op}': no raf-op spec maps it (add a relay: mapping to the op's spec)`,
+            e.pos,
+          );
         const args = e.args.map(evaluate);
         try {
           return conv.convert(args, e.attrs) as Value;
@@ -62,7 +70,8 @@ export function fromRelay(src: string, opts: { device?: Device } = {}): Graph {
     params,
     nodes: rec.nodes,
     outputs: outputs.map((o) => {
-      if (typeof o === 'number' || Array.isArray(o)) throw new FromRelayError('the function must return tensors (or a tuple of tensors)', { line: 1, col: 1 });
+      if (typeof o === 'number' || Array.isArray(o))
+        throw new FromRelayError('the function must return tensors (or a tuple of tensors)', { line: 1, col: 1 });
       return rec.atomOf(o as Tensor);
     }),
   };

@@ -12,7 +12,13 @@ export type RelayAttr = number | boolean | string | null | readonly RelayAttr[];
 export type RelayExpr =
   | { readonly kind: 'var'; readonly name: string; readonly pos: Pos }
   | { readonly kind: 'const'; readonly value: number; readonly dtype: DType; readonly pos: Pos }
-  | { readonly kind: 'call'; readonly op: string; readonly args: readonly RelayExpr[]; readonly attrs: Readonly<Record<string, RelayAttr>>; readonly pos: Pos }
+  | {
+      readonly kind: 'call';
+      readonly op: string;
+      readonly args: readonly RelayExpr[];
+      readonly attrs: Readonly<Record<string, RelayAttr>>;
+      readonly pos: Pos;
+    }
   | { readonly kind: 'tuple'; readonly items: readonly RelayExpr[]; readonly pos: Pos }
   | { readonly kind: 'item'; readonly tuple: RelayExpr; readonly index: number; readonly pos: Pos };
 
@@ -30,7 +36,10 @@ export interface RelayFunction {
 }
 
 export class RelayParseError extends Error {
-  constructor(message: string, readonly pos: Pos) {
+  constructor(
+    message: string,
+    readonly pos: Pos,
+  ) {
     super(`${pos.line}:${pos.col}: ${message}`);
   }
 }
@@ -77,7 +86,16 @@ function tokenize(src: string): Tok[] {
       /^"(?:[^"\\]|\\.)*"/.exec(rest);
     if (m) {
       const text = m[0];
-      const kind: TokKind = text[0] === '%' ? 'var' : text[0] === '@' ? 'global' : text[0] === '"' ? 'str' : /^[-\d.]/.test(text) ? 'num' : 'ident';
+      const kind: TokKind =
+        text[0] === '%'
+          ? 'var'
+          : text[0] === '@'
+            ? 'global'
+            : text[0] === '"'
+              ? 'str'
+              : /^[-\d.]/.test(text)
+                ? 'num'
+                : 'ident';
       // `%t.0` is a tuple item: split the var from `.0`.
       const dot = kind === 'var' ? /\.\d+$/.exec(text) : null;
       if (dot) {
@@ -133,7 +151,8 @@ class Parser {
       this.expectKind('global', 'a function name like @main');
     } else this.eat('fn');
     const f = this.functionRest();
-    if (this.peek().kind !== 'eof') throw new RelayParseError(`unexpected '${this.peek().text}' after the function`, this.peek().pos);
+    if (this.peek().kind !== 'eof')
+      throw new RelayParseError(`unexpected '${this.peek().text}' after the function`, this.peek().pos);
     return f;
   }
 
@@ -177,7 +196,8 @@ class Parser {
 
   private tensorType(): { shape: number[]; dtype: DType } {
     const t = this.next();
-    if (t.text !== 'Tensor') throw new RelayParseError(`expected a type like Tensor[(1, 2), float32], found '${t.text}'`, t.pos);
+    if (t.text !== 'Tensor')
+      throw new RelayParseError(`expected a type like Tensor[(1, 2), float32], found '${t.text}'`, t.pos);
     this.eat('[');
     this.eat('(');
     const shape: number[] = [];
@@ -273,7 +293,16 @@ class Parser {
   }
 }
 
-const CONST_DTYPES: Readonly<Record<string, DType>> = { f16: 'float16', f32: 'float32', f64: 'float64', f: 'float32', i32: 'int32', i64: 'int32', i: 'int32', b: 'bool' };
+const CONST_DTYPES: Readonly<Record<string, DType>> = {
+  f16: 'float16',
+  f32: 'float32',
+  f64: 'float64',
+  f: 'float32',
+  i32: 'int32',
+  i64: 'int32',
+  i: 'int32',
+  b: 'bool',
+};
 
 function constant(t: Tok): RelayExpr {
   const m = /(f16|f32|f64|f|i32|i64|i|b)$/.exec(t.text);

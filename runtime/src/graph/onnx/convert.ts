@@ -9,7 +9,11 @@ export interface OnnxConversionRule {
    * Ours → ONNX (the test oracle): the input's values, null to omit it, and how many outputs the node then has.
    * `x` is the op's first tensor input; `args` every non-tensor arg, defaults filled in.
    */
-  toOnnx(value: unknown, x: TensorType, args: Readonly<Record<string, unknown>>): { readonly input: readonly number[] | null; readonly outputs: number };
+  toOnnx(
+    value: unknown,
+    x: TensorType,
+    args: Readonly<Record<string, unknown>>,
+  ): { readonly input: readonly number[] | null; readonly outputs: number };
   /** ONNX → ours (FromOnnx): from the node's constant input (null when it omits it) and its output count. */
   fromOnnx(input: readonly number[] | null, outputs: number): unknown;
 }

@@ -7,7 +7,12 @@ import type { DType } from '../../dtype.ts';
 const unpacked = { packed: false };
 const packed = { packed: true };
 const f = (type: string, id: number, extra: object = {}) => ({ type, id, ...extra });
-const r = (type: string, id: number, options?: object) => ({ rule: 'repeated', type, id, ...(options ? { options } : {}) });
+const r = (type: string, id: number, options?: object) => ({
+  rule: 'repeated',
+  type,
+  id,
+  ...(options ? { options } : {}),
+});
 
 const root = protobuf.Root.fromJSON({
   nested: {
@@ -15,33 +20,60 @@ const root = protobuf.Root.fromJSON({
       nested: {
         AttributeProto: {
           fields: {
-            name: f('string', 1), f: f('float', 2), i: f('int64', 3), s: f('bytes', 4), t: f('TensorProto', 5),
-            floats: r('float', 7, unpacked), ints: r('int64', 8, unpacked), strings: r('bytes', 9), type: f('int32', 20),
+            name: f('string', 1),
+            f: f('float', 2),
+            i: f('int64', 3),
+            s: f('bytes', 4),
+            t: f('TensorProto', 5),
+            floats: r('float', 7, unpacked),
+            ints: r('int64', 8, unpacked),
+            strings: r('bytes', 9),
+            type: f('int32', 20),
           },
         },
         ValueInfoProto: { fields: { name: f('string', 1), type: f('TypeProto', 2) } },
         NodeProto: {
           fields: {
-            input: r('string', 1), output: r('string', 2), name: f('string', 3), opType: f('string', 4),
-            attribute: r('AttributeProto', 5), domain: f('string', 7),
+            input: r('string', 1),
+            output: r('string', 2),
+            name: f('string', 3),
+            opType: f('string', 4),
+            attribute: r('AttributeProto', 5),
+            domain: f('string', 7),
           },
         },
-        ModelProto: { fields: { irVersion: f('int64', 1), graph: f('GraphProto', 7), opsetImport: r('OperatorSetIdProto', 8) } },
+        ModelProto: {
+          fields: { irVersion: f('int64', 1), graph: f('GraphProto', 7), opsetImport: r('OperatorSetIdProto', 8) },
+        },
         GraphProto: {
           fields: {
-            node: r('NodeProto', 1), name: f('string', 2), initializer: r('TensorProto', 5),
-            input: r('ValueInfoProto', 11), output: r('ValueInfoProto', 12),
+            node: r('NodeProto', 1),
+            name: f('string', 2),
+            initializer: r('TensorProto', 5),
+            input: r('ValueInfoProto', 11),
+            output: r('ValueInfoProto', 12),
           },
         },
         TensorProto: {
           fields: {
-            dims: r('int64', 1, unpacked), dataType: f('int32', 2), floatData: r('float', 4, packed), int32Data: r('int32', 5, packed),
-            int64Data: r('int64', 7, packed), name: f('string', 8), rawData: f('bytes', 9), doubleData: r('double', 10, packed),
+            dims: r('int64', 1, unpacked),
+            dataType: f('int32', 2),
+            floatData: r('float', 4, packed),
+            int32Data: r('int32', 5, packed),
+            int64Data: r('int64', 7, packed),
+            name: f('string', 8),
+            rawData: f('bytes', 9),
+            doubleData: r('double', 10, packed),
           },
         },
         TensorShapeProto: {
           fields: { dim: r('Dimension', 1) },
-          nested: { Dimension: { oneofs: { value: { oneof: ['dimValue', 'dimParam'] } }, fields: { dimValue: f('int64', 1), dimParam: f('string', 2) } } },
+          nested: {
+            Dimension: {
+              oneofs: { value: { oneof: ['dimValue', 'dimParam'] } },
+              fields: { dimValue: f('int64', 1), dimParam: f('string', 2) },
+            },
+          },
         },
         TypeProto: {
           fields: { tensorType: f('Tensor', 1) },
@@ -55,7 +87,14 @@ const root = protobuf.Root.fromJSON({
 const ModelProto = root.lookupType('onnx.ModelProto');
 
 /** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes). */
-const ELEM: Readonly<Record<number, DType | 'int64'>> = { 1: 'float32', 6: 'int32', 7: 'int64', 9: 'bool', 10: 'float16', 11: 'float64' };
+const ELEM: Readonly<Record<number, DType | 'int64'>> = {
+  1: 'float32',
+  6: 'int32',
+  7: 'int64',
+  9: 'bool',
+  10: 'float16',
+  11: 'float64',
+};
 
 export interface OnnxTensor {
   readonly name: string;
@@ -106,8 +145,17 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
   if (raw && raw.length) {
     const buf = new Uint8Array(raw).buffer;
     const view =
-      dtype === 'float32' ? new Float32Array(buf) : dtype === 'float64' ? new Float64Array(buf) : dtype === 'int32' ? new Int32Array(buf)
-      : dtype === 'int64' ? Array.from(new BigInt64Array(buf), Number) : dtype === 'bool' ? new Uint8Array(buf) : null;
+      dtype === 'float32'
+        ? new Float32Array(buf)
+        : dtype === 'float64'
+          ? new Float64Array(buf)
+          : dtype === 'int32'
+            ? new Int32Array(buf)
+            : dtype === 'int64'
+              ? Array.from(new BigInt64Array(buf), Number)
+              : dtype === 'bool'
+                ? new Uint8Array(buf)
+                : null;
     if (!view) throw new Error(`FromOnnx: raw ${dtype} data in tensor '${t.name}' is not supported`);
     values = Array.from(view as ArrayLike<number>);
   } else {
@@ -120,13 +168,20 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
 function attrOf(a: Record<string, any>): OnnxAttr {
   // AttributeType: FLOAT 1, INT 2, STRING 3, TENSOR 4, FLOATS 6, INTS 7.
   switch (a.type) {
-    case 1: return { name: a.name, value: a.f ?? 0 };
-    case 2: return { name: a.name, value: Number(a.i ?? 0) };
-    case 3: return { name: a.name, value: new TextDecoder().decode(a.s) };
-    case 4: return { name: a.name, value: tensorOf(a.t) };
-    case 6: return { name: a.name, value: (a.floats ?? []).map(Number) };
-    case 7: return { name: a.name, value: (a.ints ?? []).map(Number) };
-    default: throw new Error(`FromOnnx: attribute '${a.name}' has type ${a.type}, which raf-op does not read`);
+    case 1:
+      return { name: a.name, value: a.f ?? 0 };
+    case 2:
+      return { name: a.name, value: Number(a.i ?? 0) };
+    case 3:
+      return { name: a.name, value: new TextDecoder().decode(a.s) };
+    case 4:
+      return { name: a.name, value: tensorOf(a.t) };
+    case 6:
+      return { name: a.name, value: (a.floats ?? []).map(Number) };
+    case 7:
+      return { name: a.name, value: (a.ints ?? []).map(Number) };
+    default:
+      throw new Error(`FromOnnx: attribute '${a.name}' has type ${a.type}, which raf-op does not read`);
   }
 }
 
@@ -135,7 +190,9 @@ function valueInfo(v: Record<string, any>): OnnxValueInfo {
   return {
     name: v.name,
     dtype: tt?.elemType ? elemType(tt.elemType, `value '${v.name}'`) : null,
-    shape: tt?.shape ? (tt.shape.dim ?? []).map((d: any) => (d.dimValue !== undefined ? Number(d.dimValue) : (d.dimParam ?? '?'))) : null,
+    shape: tt?.shape
+      ? (tt.shape.dim ?? []).map((d: any) => (d.dimValue !== undefined ? Number(d.dimValue) : (d.dimParam ?? '?')))
+      : null,
   };
 }
 
@@ -147,7 +204,12 @@ export function decodeOnnx(bytes: Uint8Array): OnnxModel {
   return {
     opset: Number(opset),
     nodes: (g.node ?? []).map((n: any) => ({
-      opType: n.opType, domain: n.domain ?? '', name: n.name ?? '', inputs: n.input ?? [], outputs: n.output ?? [], attrs: (n.attribute ?? []).map(attrOf),
+      opType: n.opType,
+      domain: n.domain ?? '',
+      name: n.name ?? '',
+      inputs: n.input ?? [],
+      outputs: n.output ?? [],
+      attrs: (n.attribute ?? []).map(attrOf),
     })),
     initializers: (g.initializer ?? []).map(tensorOf),
     inputs: (g.input ?? []).map(valueInfo),

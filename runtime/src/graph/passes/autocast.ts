@@ -71,9 +71,14 @@ export function autoCast(g: Graph, opts: AutoCastOptions = {}): Graph {
         const idx = rule.dataArgs.map((name) => n.op.schema.fields.findIndex((f: { name: string }) => f.name === name));
         // A Tensor[] data arg (concatenate's xs) counts, and is cast, element by element.
         const isTensor = (t: unknown): t is Tensor => !!t && typeof t === 'object' && 'dtype' in t;
-        const data = idx.flatMap((i) => (Array.isArray(args[i]) ? (args[i] as unknown[]) : [args[i]])).filter((t): t is Tensor => isTensor(t) && castable(t.dtype));
+        const data = idx
+          .flatMap((i) => (Array.isArray(args[i]) ? (args[i] as unknown[]) : [args[i]]))
+          .filter((t): t is Tensor => isTensor(t) && castable(t.dtype));
         if (data.length) {
-          const target = RULES[rule.rule](data.map((t) => t.dtype), amp);
+          const target = RULES[rule.rule](
+            data.map((t) => t.dtype),
+            amp,
+          );
           for (const i of idx) {
             const t = args[i];
             if (Array.isArray(t)) args[i] = t.map((x) => (isTensor(x) ? castTo(x, target) : x));
@@ -93,7 +98,10 @@ export function autoCast(g: Graph, opts: AutoCastOptions = {}): Graph {
 }
 
 /** Which ops a graph runs in `dtype` (by op name, in order), and how many casts it holds: what AutoCast tests assert. */
-export function precisionReport(g: Graph): { readonly casts: number; readonly ops: readonly { op: string; dtype: DType }[] } {
+export function precisionReport(g: Graph): {
+  readonly casts: number;
+  readonly ops: readonly { op: string; dtype: DType }[];
+} {
   let casts = 0;
   const ops: { op: string; dtype: DType }[] = [];
   for (const n of g.nodes) {

@@ -29,8 +29,18 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
   const params = g.params.map((p) => mkVar(p.type, p.device, p.hint));
   const typeOf = (a: Atom): TensorType => (a.kind === 'var' ? a.type : a.value);
   // One seed per output; a single output keeps the plain name %dy.
-  const dyVars = opts.seed === 'ones' ? null : g.outputs.map((y, k) => mkVar(typeOf(y), y.kind === 'var' ? y.device : y.value.device, g.outputs.length === 1 ? 'dy' : `dy${k}`));
-  const env = replay(g, rec, params.map((p) => rec.tensorOf(p)), (op, args) => invoke(op, args));
+  const dyVars =
+    opts.seed === 'ones'
+      ? null
+      : g.outputs.map((y, k) =>
+          mkVar(typeOf(y), y.kind === 'var' ? y.device : y.value.device, g.outputs.length === 1 ? 'dy' : `dy${k}`),
+        );
+  const env = replay(
+    g,
+    rec,
+    params.map((p) => rec.tensorOf(p)),
+    (op, args) => invoke(op, args),
+  );
   const value = (a: Atom): Tensor => (a.kind === 'var' ? env.get(a)! : a.value);
 
   const grads = new Map<Var, Tensor>();
@@ -51,15 +61,24 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
       const gd = n.op.grad;
       if (!gd || dys.every((d) => !d)) continue;
       // As on the tape: a tuple op's backward gets one dy per output, zeros for outputs nothing differentiated read.
-      const dy = n.out.kind === 'tuple' ? outs.map((v, k) => dys[k] ?? placeOn(full(v.type.shape, 0, v.type.dtype), v.device)) : dys[0]!;
+      const dy =
+        n.out.kind === 'tuple'
+          ? outs.map((v, k) => dys[k] ?? placeOn(full(v.type.shape, 0, v.type.dtype), v.device))
+          : dys[0]!;
       const fields = n.op.schema.fields;
       const ctx: Record<string, unknown> = { dy };
       fields.forEach((f, k) => {
         if (!n.op.tensorArgs.includes(f.name)) ctx[f.name] = n.args[k];
       });
-      const valueOf = (a: unknown): unknown => (Array.isArray(a) ? a.map(valueOf) : a === null ? null : value(a as Atom));
+      const valueOf = (a: unknown): unknown =>
+        Array.isArray(a) ? a.map(valueOf) : a === null ? null : value(a as Atom);
       for (const s of gd.saves) {
-        ctx[s] = s === 'y' ? (n.out.kind === 'tuple' ? outs.map((v) => env.get(v)) : env.get(n.out)) : valueOf(n.args[fields.findIndex((f) => f.name === s)]);
+        ctx[s] =
+          s === 'y'
+            ? n.out.kind === 'tuple'
+              ? outs.map((v) => env.get(v))
+              : env.get(n.out)
+            : valueOf(n.args[fields.findIndex((f) => f.name === s)]);
       }
       const result = gd.fn(ctx as GradContext);
       const send = (name: string, a: Atom | null, gi: Tensor | null | undefined) => {
@@ -70,7 +89,10 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
         const a = n.args[fields.findIndex((f) => f.name === name)] as Atom | readonly Atom[] | null;
         const gi = result[name];
         // A Tensor[] input gets a list of gradients, one per element.
-        if (Array.isArray(a)) (a as readonly Atom[]).forEach((x, k) => send(`${name}[${k}]`, x, (gi as readonly (Tensor | null)[] | null | undefined)?.[k]));
+        if (Array.isArray(a))
+          (a as readonly Atom[]).forEach((x, k) =>
+            send(`${name}[${k}]`, x, (gi as readonly (Tensor | null)[] | null | undefined)?.[k]),
+          );
         else send(name, a as Atom | null, gi as Tensor | null | undefined);
       }
     }
@@ -90,7 +112,9 @@ function fitToShape(op: string, arg: string, g: Tensor, to: TensorType): Tensor 
   if (shapesEqual(g.shape, to.shape)) return g;
   const axes = broadcastAxes(to.shape, g.shape);
   if (g.shape.length < to.shape.length || axes.length === 0) {
-    throw new Error(`autodiff: gradient of raf.op.${op} for '${arg}' has shape ${formatShape(g.shape)}, input has ${formatShape(to.shape)}`);
+    throw new Error(
+      `autodiff: gradient of raf.op.${op} for '${arg}' has shape ${formatShape(g.shape)}, input has ${formatShape(to.shape)}`,
+    );
   }
   return call('reshape', [call('sum', [g, axes, true]), [...to.shape]]) as Tensor;
 }

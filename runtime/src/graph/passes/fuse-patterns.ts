@@ -9,7 +9,9 @@ export type Pattern =
   | { readonly kind: 'alt'; readonly options: readonly Pattern[] };
 
 /** `isOp('matmul', 'dense')(a, b)` matches a call of any listed op whose leading args match. */
-export const isOp = (...ops: string[]) => (...args: Pattern[]): Pattern => ({ kind: 'op', ops, args });
+export const isOp =
+  (...ops: string[]) =>
+  (...args: Pattern[]): Pattern => ({ kind: 'op', ops, args });
 export const wildcard = (): Pattern => ({ kind: 'wildcard' });
 export const alt = (...options: Pattern[]): Pattern => ({ kind: 'alt', options });
 
@@ -33,7 +35,14 @@ export function listPatterns(): readonly DialectPattern[] {
 }
 
 /** Calls matched by `p` rooted at `a` (empty for a wildcard), or null. Inner calls must feed only the match. */
-function match(p: Pattern, a: unknown, producer: ReadonlyMap<Var, CallNode>, uses: ReadonlyMap<Var, number>, root: boolean, taken: ReadonlySet<Node>): CallNode[] | null {
+function match(
+  p: Pattern,
+  a: unknown,
+  producer: ReadonlyMap<Var, CallNode>,
+  uses: ReadonlyMap<Var, number>,
+  root: boolean,
+  taken: ReadonlySet<Node>,
+): CallNode[] | null {
   switch (p.kind) {
     case 'wildcard':
       return typeof a === 'object' && a !== null ? [] : null;

@@ -36,7 +36,8 @@ export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
   const uses = useCounts(g);
   const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   // Both devices' compilers inline an elementwise prologue into a reduction's loop.
-  const takesPrologue = (n: CallNode) => PROLOGUE_REDUCTIONS.has(n.op.name) && n.out.kind === 'var' && n.out.type.dtype.startsWith('float');
+  const takesPrologue = (n: CallNode) =>
+    PROLOGUE_REDUCTIONS.has(n.op.name) && n.out.kind === 'var' && n.out.type.dtype.startsWith('float');
   const groupOf = new Map<Var, CallNode[]>();
   const groups: CallNode[][] = [];
   for (const n of g.nodes) {
@@ -56,7 +57,10 @@ export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
         // Only the group's last value may be read, and only by this call: intermediates never leave the kernel.
         if (sink.out !== a || uses.get(a as Var) !== 1) continue;
         // One non-inlinable call at most (the anchor): first, or a reduction after its prologue.
-        const at = Math.max(0, grp.findIndex((c) => !inlinable(c)));
+        const at = Math.max(
+          0,
+          grp.findIndex((c) => !inlinable(c)),
+        );
         if (!ACCEPTS_EPILOGUE[grp[at]!.op.fusion] || !grp.slice(at + 1).every(inlinable)) continue;
         joined = grp;
         break;

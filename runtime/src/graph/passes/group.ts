@@ -1,6 +1,19 @@
 // Turns a set of grouped calls into fused nodes: each group becomes a primitive function over its outside inputs.
 
-import { eliminateDeadCode, isAtom, singleOut, mkVar, nodeInputs, type Atom, type CallNode, type FusedNode, type FusionOrigin, type Graph, type Node, type Var } from '../ir.ts';
+import {
+  eliminateDeadCode,
+  isAtom,
+  singleOut,
+  mkVar,
+  nodeInputs,
+  type Atom,
+  type CallNode,
+  type FusedNode,
+  type FusionOrigin,
+  type Graph,
+  type Node,
+  type Var,
+} from '../ir.ts';
 
 export interface Group {
   readonly nodes: readonly CallNode[];
@@ -36,7 +49,9 @@ function fuse(grp: Group): FusedNode {
   };
   const body: CallNode[] = grp.nodes.map((n) => ({
     ...n,
-    args: n.args.map((a) => (isAtom(a) ? local(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? local(x) : x)) : a)),
+    args: n.args.map((a) =>
+      isAtom(a) ? local(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? local(x) : x)) : a,
+    ),
   }));
   for (const n of grp.nodes) nodeInputs(n).forEach(local);
   const sink = grp.nodes[grp.nodes.length - 1]!;

@@ -3,4 +3,12 @@
 import type { MeanKernel } from '../../../generated/bridge/mean.ts';
 import { foldReduce } from '../reduce.ts';
 
-export const meanCpu: MeanKernel = ({ x }, { axis }, out) => foldReduce(x, axis, out, 0, (a, v) => a + v, (a, n) => a / n);
+export const meanCpu: MeanKernel = ({ x }, { axis }, out) =>
+  foldReduce(
+    x,
+    axis,
+    out,
+    0,
+    (a, v) => a + v,
+    (a, n) => a / n,
+  );

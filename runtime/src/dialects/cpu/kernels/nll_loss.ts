@@ -7,7 +7,8 @@ import { allocOut, finish } from '../support.ts';
 /** target[n] as a checked class index (values are only known at run time, so the kernel checks them). */
 export function classIndex(op: string, target: ArrayLike<number>, n: number, classes: number): number {
   const t = target[n]!;
-  if (t < 0 || t >= classes) throw new OpError(op, `class index ${t} at position ${n} is outside [0, ${classes})`, 'target');
+  if (t < 0 || t >= classes)
+    throw new OpError(op, `class index ${t} at position ${n} is outside [0, ${classes})`, 'target');
   return t;
 }
 

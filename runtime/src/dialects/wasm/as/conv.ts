@@ -4,7 +4,17 @@ import { blockedProduct, NR } from './matmul';
 
 // The convolution conv2d_f32 is running. AssemblyScript has no closures and the blocked product asks for B panels by
 // position only, so the geometry waits in module globals; calls never overlap (one thread, no re-entry).
-let imgH = 0, imgW = 0, kerH = 0, kerW = 0, strH = 0, strW = 0, dilH = 0, dilW = 0, padT = 0, padL = 0, outW = 0;
+let imgH = 0,
+  imgW = 0,
+  kerH = 0,
+  kerW = 0,
+  strH = 0,
+  strW = 0,
+  dilH = 0,
+  dilW = 0,
+  padT = 0,
+  padL = 0,
+  outW = 0;
 
 // Top-left input pixel (row, column) read by each output position of the panel being packed. Sized by a literal, as
 // memory.data needs a constant before matmul.ts (which imports this file back) has declared NR = 8.
@@ -17,8 +27,37 @@ const NOWHERE: i32 = -0x20000000;
  * y[o, oh·ow] = w[o, K] · im2col(x)[K, oh·ow] for one image and group: x holds cg channels of h×wd, w has K = cg·kh·kw
  * taps per output channel, row (ci·kh + ky)·kw + kx of im2col(x) is that tap over every output position.
  */
-export function conv2d_f32(x: usize, w: usize, y: usize, cg: i32, h: i32, wd: i32, kh: i32, kw: i32, sh: i32, sw: i32, dh: i32, dw: i32, pt: i32, pl: i32, oh: i32, ow: i32, o: i32, scratch: usize): void {
-  imgH = h; imgW = wd; kerH = kh; kerW = kw; strH = sh; strW = sw; dilH = dh; dilW = dw; padT = pt; padL = pl; outW = ow;
+export function conv2d_f32(
+  x: usize,
+  w: usize,
+  y: usize,
+  cg: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+  o: i32,
+  scratch: usize,
+): void {
+  imgH = h;
+  imgW = wd;
+  kerH = kh;
+  kerW = kw;
+  strH = sh;
+  strW = sw;
+  dilH = dh;
+  dilW = dw;
+  padT = pt;
+  padL = pl;
+  outW = ow;
   const k = cg * kh * kw;
   blockedProduct(w, k, 1, x, 0, 0, true, y, o, oh * ow, k, scratch);
 }
@@ -44,7 +83,7 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
     let ky = (pc % taps) / kerW;
     let kx = (pc % taps) % kerW;
     // Rows pc.. walk (ci, ky, kx) in order; each run of kx shares one input row, tested and addressed once.
-    for (let p = 0; p < kc; ) {
+    for (let p = 0; p < kc;) {
       const kxEnd = min(kerW, kx + (kc - p));
       const run = kxEnd - kx;
       const dy = ky * dilH;
@@ -76,7 +115,10 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
             const iy = load<i32>(PANEL_Y + <usize>jj * 4) + dy;
             const ix = load<i32>(PANEL_X + <usize>jj * 4) + dx;
             // Unsigned compares fold the < 0 tests in.
-            const v: f32 = <u32>iy < <u32>imgH && <u32>ix < <u32>imgW ? load<f32>(src + (<usize>iy * <usize>imgW + <usize>ix) * 4) : 0;
+            const v: f32 =
+              <u32>iy < <u32>imgH && <u32>ix < <u32>imgW
+                ? load<f32>(src + (<usize>iy * <usize>imgW + <usize>ix) * 4)
+                : 0;
             store<f32>(out + <usize>jj * 4, v);
           }
           out += NR * 4;
@@ -96,7 +138,23 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
  * The float64 path writes im2col(x) out for matmul_f64 (tests and gradchecks; speed is the f32 path's job): col has
  * the layout above, oh·ow columns per tap row, 0 in the padding.
  */
-export function im2col_f64(x: usize, col: usize, c: i32, h: i32, w: i32, kh: i32, kw: i32, sh: i32, sw: i32, dh: i32, dw: i32, pt: i32, pl: i32, oh: i32, ow: i32): void {
+export function im2col_f64(
+  x: usize,
+  col: usize,
+  c: i32,
+  h: i32,
+  w: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+): void {
   let out = col;
   for (let ci = 0; ci < c; ci++) {
     const plane = x + <usize>ci * <usize>h * <usize>w * 8;
@@ -106,7 +164,10 @@ export function im2col_f64(x: usize, col: usize, c: i32, h: i32, w: i32, kh: i32
           const iy = oy * sh - pt + ky * dh;
           for (let ox = 0; ox < ow; ox++) {
             const ix = ox * sw - pl + kx * dw;
-            store<f64>(out, <u32>iy < <u32>h && <u32>ix < <u32>w ? load<f64>(plane + (<usize>iy * <usize>w + <usize>ix) * 8) : 0);
+            store<f64>(
+              out,
+              <u32>iy < <u32>h && <u32>ix < <u32>w ? load<f64>(plane + (<usize>iy * <usize>w + <usize>ix) * 8) : 0,
+            );
             out += 8;
           }
         }

@@ -6,8 +6,8 @@
  * against the spread, which is what makes the one-pass formula unsafe unshifted.
  */
 export function layer_norm_f32(x: usize, scale: usize, bias: usize, y: usize, rows: i32, d: i32, epsilon: f64): void {
-  const rowBytes = <usize>d << 2;
-  const vecEnd = <usize>(d & ~3) << 2;
+  const rowBytes = (<usize>d) << 2;
+  const vecEnd = (<usize>(d & ~3)) << 2;
   for (let r = 0; r < rows; r++) {
     const xr = x + <usize>r * rowBytes;
     const yr = y + <usize>r * rowBytes;
@@ -20,8 +20,16 @@ export function layer_norm_f32(x: usize, scale: usize, bias: usize, y: usize, ro
       s1 = f32x4.add(s1, v);
       s2 = f32x4.add(s2, f32x4.mul(v, v));
     }
-    let t1 = <f64>f32x4.extract_lane(s1, 0) + <f64>f32x4.extract_lane(s1, 1) + <f64>f32x4.extract_lane(s1, 2) + <f64>f32x4.extract_lane(s1, 3);
-    let t2 = <f64>f32x4.extract_lane(s2, 0) + <f64>f32x4.extract_lane(s2, 1) + <f64>f32x4.extract_lane(s2, 2) + <f64>f32x4.extract_lane(s2, 3);
+    let t1 =
+      <f64>f32x4.extract_lane(s1, 0) +
+      <f64>f32x4.extract_lane(s1, 1) +
+      <f64>f32x4.extract_lane(s1, 2) +
+      <f64>f32x4.extract_lane(s1, 3);
+    let t2 =
+      <f64>f32x4.extract_lane(s2, 0) +
+      <f64>f32x4.extract_lane(s2, 1) +
+      <f64>f32x4.extract_lane(s2, 2) +
+      <f64>f32x4.extract_lane(s2, 3);
     for (let i = vecEnd; i < rowBytes; i += 4) {
       const v = <f64>(load<f32>(xr + i) - shift);
       t1 += v;
@@ -48,7 +56,7 @@ export function layer_norm_f32(x: usize, scale: usize, bias: usize, y: usize, ro
 
 /** The float64 version: plain two-pass mean and centered variance (tests and gradchecks; speed is the f32 path's job). */
 export function layer_norm_f64(x: usize, scale: usize, bias: usize, y: usize, rows: i32, d: i32, epsilon: f64): void {
-  const rowBytes = <usize>d << 3;
+  const rowBytes = (<usize>d) << 3;
   for (let r = 0; r < rows; r++) {
     const xr = x + <usize>r * rowBytes;
     const yr = y + <usize>r * rowBytes;

@@ -23,7 +23,19 @@ export function matmul_scratch_bytes(): usize {
  * c[m×n] = a[m×k] · b[k×n], where element (i, p) of a sits at a + (i·aRow + p·aCol)·4 and likewise for b, so
  * transposed operands are just other strides: packing reads them once into contiguous panels.
  */
-export function matmul_f32(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, c: usize, m: i32, n: i32, k: i32, scratch: usize): void {
+export function matmul_f32(
+  a: usize,
+  aRow: i32,
+  aCol: i32,
+  b: usize,
+  bRow: i32,
+  bCol: i32,
+  c: usize,
+  m: i32,
+  n: i32,
+  k: i32,
+  scratch: usize,
+): void {
   blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch);
 }
 
@@ -31,7 +43,20 @@ export function matmul_f32(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, 
  * The blocked product behind matmul_f32 and conv2d_f32. With `image`, b is an NCHW image and B its im2col matrix
  * (geometry set by conv.ts), packed straight from the image so the whole im2col matrix is never written out.
  */
-export function blockedProduct(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, image: bool, c: usize, m: i32, n: i32, k: i32, scratch: usize): void {
+export function blockedProduct(
+  a: usize,
+  aRow: i32,
+  aCol: i32,
+  b: usize,
+  bRow: i32,
+  bCol: i32,
+  image: bool,
+  c: usize,
+  m: i32,
+  n: i32,
+  k: i32,
+  scratch: usize,
+): void {
   const packB = scratch;
   const packA = scratch + PACK_B_BYTES;
   const tile = packA + PACK_A_BYTES;
@@ -79,7 +104,8 @@ function packPanelsB(b: usize, bRow: i32, bCol: i32, pc: i32, jc: i32, kc: i32, 
     }
     for (let p = 0; p < kc; p++) {
       for (let jj = 0; jj < NR; jj++) {
-        const v: f32 = jj < width ? load<f32>(b + (<usize>(pc + p) * <usize>bRow + <usize>(jc + j0 + jj) * <usize>bCol) * 4) : 0;
+        const v: f32 =
+          jj < width ? load<f32>(b + (<usize>(pc + p) * <usize>bRow + <usize>(jc + j0 + jj) * <usize>bCol) * 4) : 0;
         store<f32>(out + <usize>jj * 4, v);
       }
       out += NR * 4;
@@ -94,7 +120,8 @@ function packPanelsA(a: usize, aRow: i32, aCol: i32, ic: i32, pc: i32, mc: i32, 
     let out = dst + <usize>i0 * <usize>kc * 4;
     for (let p = 0; p < kc; p++) {
       for (let r = 0; r < MR; r++) {
-        const v: f32 = r < height ? load<f32>(a + (<usize>(ic + i0 + r) * <usize>aRow + <usize>(pc + p) * <usize>aCol) * 4) : 0;
+        const v: f32 =
+          r < height ? load<f32>(a + (<usize>(ic + i0 + r) * <usize>aRow + <usize>(pc + p) * <usize>aCol) * 4) : 0;
         store<f32>(out + <usize>r * 4, v);
       }
       out += MR * 4;
@@ -103,11 +130,25 @@ function packPanelsA(a: usize, aRow: i32, aCol: i32, ic: i32, pc: i32, mc: i32, 
 }
 
 /** One MR×NR block of c (row stride ldc elements), overwritten or accumulated into; partial blocks go via `tile`. */
-function tileKernel(kc: i32, ap: usize, bp: usize, cp: usize, ldc: i32, accumulate: bool, rows: i32, cols: i32, tile: usize): void {
-  let c00 = f32x4.splat(0), c01 = f32x4.splat(0);
-  let c10 = f32x4.splat(0), c11 = f32x4.splat(0);
-  let c20 = f32x4.splat(0), c21 = f32x4.splat(0);
-  let c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+function tileKernel(
+  kc: i32,
+  ap: usize,
+  bp: usize,
+  cp: usize,
+  ldc: i32,
+  accumulate: bool,
+  rows: i32,
+  cols: i32,
+  tile: usize,
+): void {
+  let c00 = f32x4.splat(0),
+    c01 = f32x4.splat(0);
+  let c10 = f32x4.splat(0),
+    c11 = f32x4.splat(0);
+  let c20 = f32x4.splat(0),
+    c21 = f32x4.splat(0);
+  let c30 = f32x4.splat(0),
+    c31 = f32x4.splat(0);
   for (let p = 0; p < kc; p++) {
     const b0 = v128.load(bp);
     const b1 = v128.load(bp, 16);
@@ -130,15 +171,23 @@ function tileKernel(kc: i32, ap: usize, bp: usize, cp: usize, ldc: i32, accumula
   const ld: usize = full ? <usize>ldc * 4 : NR * 4;
   const dst = full ? cp : tile;
   if (full && accumulate) {
-    c00 = f32x4.add(c00, v128.load(dst)); c01 = f32x4.add(c01, v128.load(dst, 16));
-    c10 = f32x4.add(c10, v128.load(dst + ld)); c11 = f32x4.add(c11, v128.load(dst + ld, 16));
-    c20 = f32x4.add(c20, v128.load(dst + 2 * ld)); c21 = f32x4.add(c21, v128.load(dst + 2 * ld, 16));
-    c30 = f32x4.add(c30, v128.load(dst + 3 * ld)); c31 = f32x4.add(c31, v128.load(dst + 3 * ld, 16));
+    c00 = f32x4.add(c00, v128.load(dst));
+    c01 = f32x4.add(c01, v128.load(dst, 16));
+    c10 = f32x4.add(c10, v128.load(dst + ld));
+    c11 = f32x4.add(c11, v128.load(dst + ld, 16));
+    c20 = f32x4.add(c20, v128.load(dst + 2 * ld));
+    c21 = f32x4.add(c21, v128.load(dst + 2 * ld, 16));
+    c30 = f32x4.add(c30, v128.load(dst + 3 * ld));
+    c31 = f32x4.add(c31, v128.load(dst + 3 * ld, 16));
   }
-  v128.store(dst, c00); v128.store(dst, c01, 16);
-  v128.store(dst + ld, c10); v128.store(dst + ld, c11, 16);
-  v128.store(dst + 2 * ld, c20); v128.store(dst + 2 * ld, c21, 16);
-  v128.store(dst + 3 * ld, c30); v128.store(dst + 3 * ld, c31, 16);
+  v128.store(dst, c00);
+  v128.store(dst, c01, 16);
+  v128.store(dst + ld, c10);
+  v128.store(dst + ld, c11, 16);
+  v128.store(dst + 2 * ld, c20);
+  v128.store(dst + 2 * ld, c21, 16);
+  v128.store(dst + 3 * ld, c30);
+  v128.store(dst + 3 * ld, c31, 16);
   if (full) return;
   for (let r = 0; r < rows; r++) {
     for (let j = 0; j < cols; j++) {
@@ -150,7 +199,18 @@ function tileKernel(kc: i32, ap: usize, bp: usize, cp: usize, ldc: i32, accumula
 }
 
 /** The float64 product: a plain i-p-j loop (tests and gradchecks use it; speed is the f32 path's job). */
-export function matmul_f64(a: usize, aRow: i32, aCol: i32, b: usize, bRow: i32, bCol: i32, c: usize, m: i32, n: i32, k: i32): void {
+export function matmul_f64(
+  a: usize,
+  aRow: i32,
+  aCol: i32,
+  b: usize,
+  bRow: i32,
+  bCol: i32,
+  c: usize,
+  m: i32,
+  n: i32,
+  k: i32,
+): void {
   memory.fill(c, 0, <usize>m * <usize>n * 8);
   for (let i = 0; i < m; i++) {
     const row = c + <usize>i * <usize>n * 8;

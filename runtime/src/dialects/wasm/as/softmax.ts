@@ -11,7 +11,7 @@ export function softmax_f32(x: usize, y: usize, outer: i32, len: i32, inner: i32
     softmaxStrided<f32>(x, y, outer, len, inner, log);
     return;
   }
-  const row = <usize>len << 2;
+  const row = (<usize>len) << 2;
   for (let o = 0; o < outer; o++) softmaxRow_f32(x + <usize>o * row, y + <usize>o * row, len, log);
 }
 
@@ -20,11 +20,14 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
 }
 
 function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
-  const vecEnd = <usize>(len & ~3) << 2;
-  const end = <usize>len << 2;
+  const vecEnd = (<usize>(len & ~3)) << 2;
+  const end = (<usize>len) << 2;
   let mv = f32x4.splat(-Infinity);
   for (let i: usize = 0; i < vecEnd; i += 16) mv = f32x4.max(mv, v128.load(x + i));
-  let m = Mathf.max(Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)), Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)));
+  let m = Mathf.max(
+    Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
+    Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
+  );
   for (let i = vecEnd; i < end; i += 4) m = Mathf.max(m, load<f32>(x + i));
   const mvec = f32x4.splat(m);
   // Two accumulators halve the add latency chain the row would otherwise wait on.
@@ -53,7 +56,11 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
     }
   }
   const sv = f32x4.add(s0, s1);
-  let s = <f64>f32x4.extract_lane(sv, 0) + <f64>f32x4.extract_lane(sv, 1) + <f64>f32x4.extract_lane(sv, 2) + <f64>f32x4.extract_lane(sv, 3);
+  let s =
+    <f64>f32x4.extract_lane(sv, 0) +
+    <f64>f32x4.extract_lane(sv, 1) +
+    <f64>f32x4.extract_lane(sv, 2) +
+    <f64>f32x4.extract_lane(sv, 3);
   for (let j = vecEnd; j < end; j += 4) {
     const e = Math.exp(<f64>load<f32>(x + j) - <f64>m);
     if (!log) store<f32>(y + j, <f32>e);
@@ -89,9 +96,11 @@ function softmaxStrided<T>(x: usize, y: usize, outer: i32, len: i32, inner: i32,
       }
       if (log) {
         const shift = m + Math.log(s);
-        for (let k = 0; k < len; k++) store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(x + base + <usize>k * step) - shift));
+        for (let k = 0; k < len; k++)
+          store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(x + base + <usize>k * step) - shift));
       } else {
-        for (let k = 0; k < len; k++) store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(y + base + <usize>k * step) / s));
+        for (let k = 0; k < len; k++)
+          store<T>(y + base + <usize>k * step, <T>(<f64>load<T>(y + base + <usize>k * step) / s));
       }
     }
   }

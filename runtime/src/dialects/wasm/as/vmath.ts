@@ -4,7 +4,7 @@
 // is exact in f32 and the reduction loses no bits; the degree-6 Taylor polynomial then errs by < r^7/7! ≈ 1.2e-7.
 const LOG2E: f32 = 1.44269504;
 const LN2_HI: f32 = 0.693359375;
-const LN2_LO: f32 = -2.12194440e-4;
+const LN2_LO: f32 = -2.1219444e-4;
 // Past EXP_HI the result overflows f32; below EXP_LO it is under 2^-126 and flushes to 0 (no subnormal results).
 const EXP_HI: f32 = 88.7228;
 const EXP_LO: f32 = -87.3365;
@@ -102,15 +102,33 @@ export function softplus64(x: f64): f64 {
   return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
 }
 
-function exp64(x: f64): f64 { return Math.exp(x); }
-function log64(x: f64): f64 { return Math.log(x); }
-function sin64(x: f64): f64 { return Math.sin(x); }
-function cos64(x: f64): f64 { return Math.cos(x); }
-function tan64(x: f64): f64 { return Math.tan(x); }
-function tanh64(x: f64): f64 { return Math.tanh(x); }
-function log1p64(x: f64): f64 { return Math.log1p(x); }
-function expm164(x: f64): f64 { return Math.expm1(x); }
-function pow64(x: f64, y: f64): f64 { return Math.pow(x, y); }
+function exp64(x: f64): f64 {
+  return Math.exp(x);
+}
+function log64(x: f64): f64 {
+  return Math.log(x);
+}
+function sin64(x: f64): f64 {
+  return Math.sin(x);
+}
+function cos64(x: f64): f64 {
+  return Math.cos(x);
+}
+function tan64(x: f64): f64 {
+  return Math.tan(x);
+}
+function tanh64(x: f64): f64 {
+  return Math.tanh(x);
+}
+function log1p64(x: f64): f64 {
+  return Math.log1p(x);
+}
+function expm164(x: f64): f64 {
+  return Math.expm1(x);
+}
+function pow64(x: f64, y: f64): f64 {
+  return Math.pow(x, y);
+}
 
 // ---------------------------------------------------------------- lane-wise application
 
@@ -144,25 +162,67 @@ function lanes2_f64(a: v128, b: v128, f: (x: f64, y: f64) => f64): v128 {
   return f64x2.replace_lane(r, 1, f(f64x2.extract_lane(a, 1), f64x2.extract_lane(b, 1)));
 }
 
-export function vlog_f32(v: v128): v128 { return lanes1_f32(v, log64); }
-export function vsin_f32(v: v128): v128 { return lanes1_f32(v, sin64); }
-export function vcos_f32(v: v128): v128 { return lanes1_f32(v, cos64); }
-export function vtan_f32(v: v128): v128 { return lanes1_f32(v, tan64); }
-export function verf_f32(v: v128): v128 { return lanes1_f32(v, erf64); }
-export function vlog1p_f32(v: v128): v128 { return lanes1_f32(v, log1p64); }
-export function vexpm1_f32(v: v128): v128 { return lanes1_f32(v, expm164); }
-export function vsoftplus_f32(v: v128): v128 { return lanes1_f32(v, softplus64); }
-export function vpow_f32(a: v128, b: v128): v128 { return lanes2_f32(a, b, pow64); }
+export function vlog_f32(v: v128): v128 {
+  return lanes1_f32(v, log64);
+}
+export function vsin_f32(v: v128): v128 {
+  return lanes1_f32(v, sin64);
+}
+export function vcos_f32(v: v128): v128 {
+  return lanes1_f32(v, cos64);
+}
+export function vtan_f32(v: v128): v128 {
+  return lanes1_f32(v, tan64);
+}
+export function verf_f32(v: v128): v128 {
+  return lanes1_f32(v, erf64);
+}
+export function vlog1p_f32(v: v128): v128 {
+  return lanes1_f32(v, log1p64);
+}
+export function vexpm1_f32(v: v128): v128 {
+  return lanes1_f32(v, expm164);
+}
+export function vsoftplus_f32(v: v128): v128 {
+  return lanes1_f32(v, softplus64);
+}
+export function vpow_f32(a: v128, b: v128): v128 {
+  return lanes2_f32(a, b, pow64);
+}
 
-export function vexp_f64(v: v128): v128 { return lanes1_f64(v, exp64); }
-export function vlog_f64(v: v128): v128 { return lanes1_f64(v, log64); }
-export function vsin_f64(v: v128): v128 { return lanes1_f64(v, sin64); }
-export function vcos_f64(v: v128): v128 { return lanes1_f64(v, cos64); }
-export function vtan_f64(v: v128): v128 { return lanes1_f64(v, tan64); }
-export function vtanh_f64(v: v128): v128 { return lanes1_f64(v, tanh64); }
-export function vsigmoid_f64(v: v128): v128 { return lanes1_f64(v, sigmoid64); }
-export function verf_f64(v: v128): v128 { return lanes1_f64(v, erf64); }
-export function vlog1p_f64(v: v128): v128 { return lanes1_f64(v, log1p64); }
-export function vexpm1_f64(v: v128): v128 { return lanes1_f64(v, expm164); }
-export function vsoftplus_f64(v: v128): v128 { return lanes1_f64(v, softplus64); }
-export function vpow_f64(a: v128, b: v128): v128 { return lanes2_f64(a, b, pow64); }
+export function vexp_f64(v: v128): v128 {
+  return lanes1_f64(v, exp64);
+}
+export function vlog_f64(v: v128): v128 {
+  return lanes1_f64(v, log64);
+}
+export function vsin_f64(v: v128): v128 {
+  return lanes1_f64(v, sin64);
+}
+export function vcos_f64(v: v128): v128 {
+  return lanes1_f64(v, cos64);
+}
+export function vtan_f64(v: v128): v128 {
+  return lanes1_f64(v, tan64);
+}
+export function vtanh_f64(v: v128): v128 {
+  return lanes1_f64(v, tanh64);
+}
+export function vsigmoid_f64(v: v128): v128 {
+  return lanes1_f64(v, sigmoid64);
+}
+export function verf_f64(v: v128): v128 {
+  return lanes1_f64(v, erf64);
+}
+export function vlog1p_f64(v: v128): v128 {
+  return lanes1_f64(v, log1p64);
+}
+export function vexpm1_f64(v: v128): v128 {
+  return lanes1_f64(v, expm164);
+}
+export function vsoftplus_f64(v: v128): v128 {
+  return lanes1_f64(v, softplus64);
+}
+export function vpow_f64(a: v128, b: v128): v128 {
+  return lanes2_f64(a, b, pow64);
+}

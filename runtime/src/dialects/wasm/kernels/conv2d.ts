@@ -18,7 +18,15 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   const k = cg * g.kh * g.kw;
   const p = g.oh * g.ow;
   // A 1×1 kernel with unit stride and no padding reads x as it lies: each group's channels already are im2col(x).
-  const pointwise = g.kh === 1 && g.kw === 1 && g.sh === 1 && g.sw === 1 && g.padTop === 0 && g.padLeft === 0 && g.oh === h && g.ow === wd;
+  const pointwise =
+    g.kh === 1 &&
+    g.kw === 1 &&
+    g.sh === 1 &&
+    g.sw === 1 &&
+    g.padTop === 0 &&
+    g.padLeft === 0 &&
+    g.oh === h &&
+    g.ow === wd;
   const mod = wasm();
   const arena = callArena();
   const px = allocFor(arena, width, x.size);
@@ -36,9 +44,30 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       const yg = py + (i * o + gi * og) * p * bytes;
       if (width === 'f32') {
         if (pointwise) mod.matmul_f32(wg, k, 1, xg, p, 1, yg, og, p, k, scratch);
-        else mod.conv2d_f32(xg, wg, yg, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow, og, scratch);
+        else
+          mod.conv2d_f32(
+            xg,
+            wg,
+            yg,
+            cg,
+            h,
+            wd,
+            g.kh,
+            g.kw,
+            g.sh,
+            g.sw,
+            g.dh,
+            g.dw,
+            g.padTop,
+            g.padLeft,
+            g.oh,
+            g.ow,
+            og,
+            scratch,
+          );
       } else {
-        if (!pointwise) mod.im2col_f64(xg, col, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow);
+        if (!pointwise)
+          mod.im2col_f64(xg, col, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow);
         mod.matmul_f64(wg, k, 1, pointwise ? xg : col, p, 1, yg, og, p, k);
       }
     }

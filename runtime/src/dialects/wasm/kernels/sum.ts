@@ -14,7 +14,7 @@ export const sumWasm: SumKernel = ({ x }, { axis }, out) => {
   let p = allocFor(arena, width, x.size);
   writeTensor(arena, width, p, x);
   // Innermost run first, so the offsets of the runs before it stay valid.
-  for (let end = shape.length; end > 0; ) {
+  for (let end = shape.length; end > 0;) {
     if (!reduced[end - 1]) {
       end--;
       continue;

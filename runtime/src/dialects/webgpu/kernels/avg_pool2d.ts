@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['x', 'y'], `
+const SOURCE = windowSource(
+  ['x', 'y'],
+  `
   let ox = e % g.ow;
   let oy = (e / g.ow) % g.oh;
   let p = e / (g.ow * g.oh);
@@ -19,7 +21,8 @@ const SOURCE = windowSource(['x', 'y'], `
       acc += x[(p * g.h + iy) * g.w + ix];
     }
   }
-  y[i] = acc / pool_count(g, oy, ox);`);
+  y[i] = acc / pool_count(g, oy, ox);`,
+);
 
 export const avgPool2dWebgpu: WebGpuBuilder<AvgPool2dKernel> = (_attrs, out, { x }) => {
   const gpu = requireGpu();

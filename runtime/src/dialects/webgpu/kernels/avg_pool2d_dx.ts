@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['dy', 'dx'], `
+const SOURCE = windowSource(
+  ['dy', 'dx'],
+  `
   let ix = e % g.w;
   let iy = (e / g.w) % g.h;
   let p = e / (g.w * g.h);
@@ -19,11 +21,13 @@ const SOURCE = windowSource(['dy', 'dx'], `
       acc += dy[(p * g.oh + oy) * g.ow + ox] / pool_count(g, oy, ox);
     }
   }
-  dx[i] = acc;`);
+  dx[i] = acc;`,
+);
 
 export const avgPool2dDxWebgpu: WebGpuBuilder<AvgPool2dDxKernel> = (_attrs, out, { x, dy }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, dy)) return null;
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('avg_pool2d_dx', 'f32'), () => SOURCE);
-  return ({ x, dy }, attrs, kout) => runWindow(gpu, pipeline, 'avg_pool2d_dx', x, null, attrs, [dy], kout, sizeOfType(kout));
+  return ({ x, dy }, attrs, kout) =>
+    runWindow(gpu, pipeline, 'avg_pool2d_dx', x, null, attrs, [dy], kout, sizeOfType(kout));
 };

@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['x', 'wt', 'y'], `
+const SOURCE = windowSource(
+  ['x', 'wt', 'y'],
+  `
   let ox = e % g.ow;
   let oy = (e / g.ow) % g.oh;
   let o = (e / (g.ow * g.oh)) % g.o;
@@ -24,11 +26,13 @@ const SOURCE = windowSource(['x', 'wt', 'y'], `
       }
     }
   }
-  y[i] = acc;`);
+  y[i] = acc;`,
+);
 
 export const conv2dWebgpu: WebGpuBuilder<Conv2dKernel> = (_attrs, out, { x, w }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, w)) return null;
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('conv2d', 'f32'), () => SOURCE);
-  return ({ x, w }, attrs, kout) => runWindow(gpu, pipeline, 'conv2d', x, w.shape, attrs, [x, w], kout, sizeOfType(kout));
+  return ({ x, w }, attrs, kout) =>
+    runWindow(gpu, pipeline, 'conv2d', x, w.shape, attrs, [x, w], kout, sizeOfType(kout));
 };

@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['x', 'dy', 'dw'], `
+const SOURCE = windowSource(
+  ['x', 'dy', 'dw'],
+  `
   let kx = e % g.kw;
   let ky = (e / g.kw) % g.kh;
   let cg = g.c / g.groups;
@@ -24,11 +26,13 @@ const SOURCE = windowSource(['x', 'dy', 'dw'], `
       }
     }
   }
-  dw[i] = acc;`);
+  dw[i] = acc;`,
+);
 
 export const conv2dDwWebgpu: WebGpuBuilder<Conv2dDwKernel> = (_attrs, out, { x, w, dy }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, w, dy)) return null;
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('conv2d_dw', 'f32'), () => SOURCE);
-  return ({ x, w, dy }, attrs, kout) => runWindow(gpu, pipeline, 'conv2d_dw', x, w.shape, attrs, [x, dy], kout, sizeOfType(kout));
+  return ({ x, w, dy }, attrs, kout) =>
+    runWindow(gpu, pipeline, 'conv2d_dw', x, w.shape, attrs, [x, dy], kout, sizeOfType(kout));
 };

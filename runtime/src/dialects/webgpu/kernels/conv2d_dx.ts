@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['wt', 'dy', 'dx'], `
+const SOURCE = windowSource(
+  ['wt', 'dy', 'dx'],
+  `
   let ix = e % g.w;
   let iy = (e / g.w) % g.h;
   let c = (e / (g.w * g.h)) % g.c;
@@ -26,11 +28,13 @@ const SOURCE = windowSource(['wt', 'dy', 'dx'], `
       }
     }
   }
-  dx[i] = acc;`);
+  dx[i] = acc;`,
+);
 
 export const conv2dDxWebgpu: WebGpuBuilder<Conv2dDxKernel> = (_attrs, out, { x, w, dy }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, w, dy)) return null;
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('conv2d_dx', 'f32'), () => SOURCE);
-  return ({ x, w, dy }, attrs, kout) => runWindow(gpu, pipeline, 'conv2d_dx', x, w.shape, attrs, [w, dy], kout, sizeOfType(kout));
+  return ({ x, w, dy }, attrs, kout) =>
+    runWindow(gpu, pipeline, 'conv2d_dx', x, w.shape, attrs, [w, dy], kout, sizeOfType(kout));
 };

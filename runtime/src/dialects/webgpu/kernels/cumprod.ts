@@ -4,4 +4,8 @@ import type { CumprodKernel } from '../../../generated/bridge/cumprod.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
 import { scan } from '../scan.ts';
 
-export const cumprodWebgpu: WebGpuBuilder<CumprodKernel> = scan<CumprodKernel>({ op: 'cumprod', identity: '1.0', step: 'acc * v' });
+export const cumprodWebgpu: WebGpuBuilder<CumprodKernel> = scan<CumprodKernel>({
+  op: 'cumprod',
+  identity: '1.0',
+  step: 'acc * v',
+});

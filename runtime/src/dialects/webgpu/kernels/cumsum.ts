@@ -4,4 +4,8 @@ import type { CumsumKernel } from '../../../generated/bridge/cumsum.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
 import { scan } from '../scan.ts';
 
-export const cumsumWebgpu: WebGpuBuilder<CumsumKernel> = scan<CumsumKernel>({ op: 'cumsum', identity: '0.0', step: 'acc + v' });
+export const cumsumWebgpu: WebGpuBuilder<CumsumKernel> = scan<CumsumKernel>({
+  op: 'cumsum',
+  identity: '0.0',
+  step: 'acc + v',
+});

@@ -4,4 +4,7 @@ import type { CumsumDxKernel } from '../../../generated/bridge/cumsum_dx.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
 import { scan } from '../scan.ts';
 
-export const cumsumDxWebgpu: WebGpuBuilder<CumsumDxKernel> = scan<CumsumDxKernel>({ op: 'cumsum_dx', identity: '0.0', step: 'acc + v', reverse: true }, 'dy');
+export const cumsumDxWebgpu: WebGpuBuilder<CumsumDxKernel> = scan<CumsumDxKernel>(
+  { op: 'cumsum_dx', identity: '0.0', step: 'acc + v', reverse: true },
+  'dy',
+);

@@ -5,7 +5,9 @@ import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
-const SOURCE = windowSource(['x', 'y'], `
+const SOURCE = windowSource(
+  ['x', 'y'],
+  `
   let ox = e % g.ow;
   let oy = (e / g.ow) % g.oh;
   let p = e / (g.ow * g.oh);
@@ -24,7 +26,8 @@ const SOURCE = windowSource(['x', 'y'], `
   // A window wholly on padding gives -inf, like the CPU. WGSL rejects an infinite constant, even from bitcast,
   // so the bits are formed at run time (pu(0u) * 0u is zero but not a constant expression).
   if (!found) { best = bitcast<f32>(0xff800000u | (pu(0u) * 0u)); }
-  y[i] = best;`);
+  y[i] = best;`,
+);
 
 export const maxPool2dWebgpu: WebGpuBuilder<MaxPool2dKernel> = (_attrs, out, { x }) => {
   const gpu = requireGpu();

@@ -6,7 +6,9 @@ import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
 // Re-finding each window's argmax (row-major, strict >) instead of scattering keeps ties on the tap the CPU picks.
-const SOURCE = windowSource(['x', 'dy', 'dx'], `
+const SOURCE = windowSource(
+  ['x', 'dy', 'dx'],
+  `
   let ix = e % g.w;
   let iy = (e / g.w) % g.h;
   let p = e / (g.w * g.h);
@@ -32,11 +34,13 @@ const SOURCE = windowSource(['x', 'dy', 'dx'], `
       if (arg == e) { acc += dy[(p * g.oh + oy) * g.ow + ox]; }
     }
   }
-  dx[i] = acc;`);
+  dx[i] = acc;`,
+);
 
 export const maxPool2dDxWebgpu: WebGpuBuilder<MaxPool2dDxKernel> = (_attrs, out, { x, dy }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, dy)) return null;
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('max_pool2d_dx', 'f32'), () => SOURCE);
-  return ({ x, dy }, attrs, kout) => runWindow(gpu, pipeline, 'max_pool2d_dx', x, null, attrs, [x, dy], kout, sizeOfType(kout));
+  return ({ x, dy }, attrs, kout) =>
+    runWindow(gpu, pipeline, 'max_pool2d_dx', x, null, attrs, [x, dy], kout, sizeOfType(kout));
 };

@@ -14,6 +14,11 @@ export const splitWebgpu: WebGpuBuilder<SplitKernel> = (_attrs, outs) => {
   warmGather(gpu);
   return ({ x }, { indices_or_sections, axis }, kouts) =>
     splitBounds(indices_or_sections, x.shape[axis]!).map(([start, end], i) =>
-      pick(gpu, x, x.shape.map((count, d) => (d === axis ? { start, step: 1, count: end - start } : { start: 0, step: 1, count })), kouts[i]!),
+      pick(
+        gpu,
+        x,
+        x.shape.map((count, d) => (d === axis ? { start, step: 1, count: end - start } : { start: 0, step: 1, count })),
+        kouts[i]!,
+      ),
     );
 };

@@ -15,6 +15,11 @@ export const transposeWebgpu: WebGpuBuilder<TransposeKernel> = (_attrs, out) => 
     const rank = x.shape.length;
     const perm = axes === null ? x.shape.map((_, d) => rank - 1 - d) : axes.map((a) => (a < 0 ? a + rank : a));
     const strides = stridesOf(x.shape);
-    return gather(gpu, x, kout, perm.map((p) => strides[p]!));
+    return gather(
+      gpu,
+      x,
+      kout,
+      perm.map((p) => strides[p]!),
+    );
   };
 };
