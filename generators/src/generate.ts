@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { emitAll } from './emit/index.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
-import { loadSpecFile, type RawSpec } from './spec/load.ts';
+import { checkSpecLayout, loadSpecFile, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
 import { specFiles } from './layout.ts';
 import { apply, plan, type Change } from './write.ts';
@@ -27,7 +27,7 @@ export interface GenerateResult {
 
 /** Loads and validates every spec; throws SpecErrors with all problems found. */
 export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
-  const errors: SpecError[] = [];
+  const errors: SpecError[] = checkSpecLayout(root);
   const raws: RawSpec[] = [];
   const files = new Set([...specFiles(root), ...overrides.keys()]);
   for (const file of [...files].sort()) {
