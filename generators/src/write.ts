@@ -385,7 +385,8 @@ function restore(root: string, changes: readonly Change[]): void {
 }
 
 function readIfExists(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  // A folder where a file belongs is planned as a create; apply's preflight then refuses the whole plan.
+  return existsSync(path) && !statSync(path).isDirectory() ? readFileSync(path, 'utf8') : undefined;
 }
 
 function listFiles(root: string, dir: string): string[] {
