@@ -145,8 +145,7 @@ function unclosedTokens(text: string): { offset: number; message: string; hint: 
       }
     } else if (tok.type === 'double-quoted-scalar' || tok.type === 'single-quoted-scalar') {
       const q = tok.source[0]!;
-      const body = tok.source.slice(1);
-      const closed = q === "'" ? /^(?:[^']|'')*'/.test(body) : /^(?:[^"\\]|\\[\s\S])*"/.test(body);
+      const closed = q === "'" ? /^'(?:[^']|'')*'$/.test(tok.source) : /^"(?:[^"\\]|\\[\s\S])*"$/.test(tok.source);
       if (!closed)
         out.push({
           offset: tok.offset,
