@@ -101,6 +101,10 @@ main(process.argv.slice(2)).then(
       console.error(`raf-op gen: ${e.errors.length} error${e.errors.length === 1 ? '' : 's'}; nothing was written.`);
       process.exit(1);
     }
+    if (e instanceof Error && e.name === 'GenStateError') {
+      console.error(`raf-op gen: ${e.message}`);
+      process.exit(1);
+    }
     if (e instanceof Error && 'code' in e && String((e as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
       console.error(`${e.message}\n${USAGE}`);
       process.exit(2);

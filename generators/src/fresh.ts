@@ -1,10 +1,10 @@
 // The no-op fast path: when specs, generator and outputs are exactly as the last run left them, skip the pipeline.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GENERATED_DIRS, specFiles } from './layout.ts';
+import { GEN_STATE_DIR, GENERATED_DIRS, specFiles } from './layout.ts';
 
 const GENERATOR_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE_DIR = join(GENERATOR_ROOT, '../node_modules/.cache/raf-op');
@@ -59,6 +59,8 @@ function currentOutputs(root: string, extra: readonly string[]): Record<string, 
 
 /** The summary line of the last run, when nothing it covered has changed since; otherwise undefined. */
 export function upToDate(root: string): string | undefined {
+  // A run under way or interrupted (the writer's lock, staging or journal): take the full path.
+  if (existsSync(join(root, GEN_STATE_DIR))) return undefined;
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(manifestPath(root), 'utf8')) as Manifest;
@@ -79,7 +81,9 @@ export function recordUpToDate(root: string, extra: readonly string[], summary: 
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
     const manifest: Manifest = { inputs: inputsFingerprint(root), outputs: currentOutputs(root, extra), summary };
-    writeFileSync(manifestPath(root), JSON.stringify(manifest));
+    const tmp = `${manifestPath(root)}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(manifest));
+    renameSync(tmp, manifestPath(root));
   } catch {
     // Without a writable cache every run takes the full path; nothing else changes.
   }

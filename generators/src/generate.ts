@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { emitAll } from './emit/index.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
-import { loadSpecFile, type RawSpec } from './spec/load.ts';
+import { checkSpecLayout, loadSpecFile, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
 import { specFiles } from './layout.ts';
-import { apply, plan, type Change } from './write.ts';
+import { acquireLock, apply, GenStateError, lockHolder, pendingState, plan, recover, type Change } from './write.ts';
 
 export { SPECS_DIR, specFiles } from './layout.ts';
 
@@ -27,7 +27,7 @@ export interface GenerateResult {
 
 /** Loads and validates every spec; throws SpecErrors with all problems found. */
 export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
-  const errors: SpecError[] = [];
+  const errors: SpecError[] = checkSpecLayout(root);
   const raws: RawSpec[] = [];
   const files = new Set([...specFiles(root), ...overrides.keys()]);
   for (const file of [...files].sort()) {
@@ -42,6 +42,27 @@ export function loadModel(root: string, overrides: ReadonlyMap<string, string> =
 }
 
 export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {
+  // A read-only run reports a run under way or interrupted instead of comparing a tree in mid-change.
+  if (opts.check) {
+    const holder = lockHolder(root);
+    if (holder)
+      throw new GenStateError(`a raf-op gen is running in ${root} (pid ${holder.pid}); check again when it is done`);
+    const pending = pendingState(root);
+    if (pending)
+      throw new GenStateError(`${pending}.\nFix with: npm run gen (it completes or rolls back the interrupted run)`);
+    return run(root, opts);
+  }
+  const release = acquireLock(root);
+  try {
+    const recovered = recover(root);
+    if (recovered) console.error(`raf-op gen: ${recovered}`);
+    return await run(root, opts);
+  } finally {
+    release();
+  }
+}
+
+async function run(root: string, opts: GenerateOptions): Promise<GenerateResult> {
   const model = loadModel(root);
   const { generated, stubs } = emitAll(model);
   const changes = await plan(root, generated, stubs);

@@ -9,6 +9,9 @@ export const GENERATED = `${RUNTIME_SRC}/generated`;
 export const TEST_GENERATED = 'test/generated';
 export const DOCS_OPS = 'docs/ops';
 
+/** The writer's lock, staging and journal (see write.ts); present only while a run is under way or was interrupted. */
+export const GEN_STATE_DIR = '.raf-op-gen';
+
 /** Folders that hold nothing but generated files; anything else found there is "extra". */
 export const GENERATED_DIRS = [GENERATED, TEST_GENERATED, DOCS_OPS];
 

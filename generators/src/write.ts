@@ -1,12 +1,27 @@
 // The writer: virtual tree → prettier → a plan (create/update/delete) → disk all at once, or --check/--dry-run.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import type { EmittedFile } from './emit/files.ts';
-import { GENERATED_DIRS } from './layout.ts';
+import { GEN_STATE_DIR, GENERATED_DIRS } from './layout.ts';
 import type { StubFile } from './emit/stubs.ts';
 
 export { GENERATED_DIRS } from './layout.ts';
@@ -47,7 +62,10 @@ export function saveFormatCache(): void {
   const keep = cache.size > 20_000 ? [...cache].filter(([k]) => used.has(k)) : [...cache];
   try {
     mkdirSync(dirname(CACHE_FILE), { recursive: true });
-    writeFileSync(CACHE_FILE, JSON.stringify(Object.fromEntries(keep)));
+    // Runs in other roots share the cache: write aside and rename, so no reader sees half a file.
+    const tmp = `${CACHE_FILE}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(Object.fromEntries(keep)));
+    renameSync(tmp, CACHE_FILE);
     cacheDirty = false;
   } catch {
     // A read-only install still generates correctly, only slower.
@@ -108,30 +126,267 @@ export async function plan(
 }
 
 /**
- * Applies a plan: every new content is written to a temporary file first, and only when all
- * of them exist are they renamed into place, so a failure midway leaves the tree as it was.
+ * The writer's state folder in the root: `lock` (who is generating), `staging/` (new contents, written
+ * before anything in the tree changes), `backup/` (what the changed files held) and `journal.json`
+ * (the commit point: once it exists the run is rolled forward, before it the run never happened).
+ */
+export const STATE_DIR = GEN_STATE_DIR;
+const LOCK = `${STATE_DIR}/lock`;
+const STAGING = `${STATE_DIR}/staging`;
+const BACKUP = `${STATE_DIR}/backup`;
+const JOURNAL = `${STATE_DIR}/journal.json`;
+
+/** A run that cannot start or finish because of the writer's state (another run, an interrupted one). */
+export class GenStateError extends Error {
+  override name = 'GenStateError';
+}
+
+interface Holder {
+  readonly pid: number;
+  readonly host: string;
+  readonly started: string;
+  readonly argv: string;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+function readHolder(path: string): Holder | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Holder;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The live run holding the lock, if any (a lock left by a killed process on this host does not count). */
+export function lockHolder(root: string): Holder | undefined {
+  const h = readHolder(join(root, LOCK));
+  if (!h) return undefined;
+  return h.host !== hostname() || alive(h.pid) ? h : undefined;
+}
+
+const describeHolder = (h: Holder) => `pid ${h.pid} on ${h.host}, started ${h.started}: ${h.argv}`;
+
+/**
+ * Takes the generation lock for this root, or throws naming the run that holds it. A lock whose
+ * process is gone (killed) is taken over; the state it left is then recovered by `recover`.
+ */
+export function acquireLock(root: string): () => void {
+  const path = join(root, LOCK);
+  mkdirSync(dirname(path), { recursive: true });
+  const me: Holder = {
+    pid: process.pid,
+    host: hostname(),
+    started: new Date().toISOString(),
+    argv: process.argv.slice(1).join(' '),
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, JSON.stringify(me));
+      closeSync(fd);
+      return () => {
+        if (readHolder(path)?.pid === me.pid) rmSync(path, { force: true });
+        try {
+          rmdirSync(join(root, STATE_DIR));
+        } catch {
+          // Not empty (another run's lock, or state to recover) or already gone.
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        mkdirSync(dirname(path), { recursive: true });
+        continue;
+      }
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = readHolder(path);
+    if (holder && (holder.host !== hostname() || alive(holder.pid))) {
+      throw new GenStateError(
+        `another raf-op gen is running in ${root} (${describeHolder(holder)}); wait for it to finish. ` +
+          `If that process is gone, delete ${LOCK}.`,
+      );
+    }
+    // Stale (its process was killed) or still being written: move it aside atomically, so that of two
+    // runs taking it over only one succeeds, then check that what was moved is the stale lock.
+    const aside = `${path}.stale-${process.pid}`;
+    try {
+      renameSync(path, aside);
+    } catch {
+      continue;
+    }
+    const moved = readHolder(aside);
+    if (moved && holder && moved.pid !== holder.pid && alive(moved.pid)) {
+      // A live run took the lock between our read and the rename: give it back.
+      renameSync(aside, path);
+      continue;
+    }
+    if (!holder && !moved) {
+      // Half-written by a run that is starting right now, or by one killed while writing it.
+      rmSync(aside, { force: true });
+      continue;
+    }
+    rmSync(aside, { force: true });
+  }
+  throw new GenStateError(`could not take ${LOCK} in ${root}: other runs keep taking it; try again`);
+}
+
+interface Journal {
+  readonly changes: readonly { path: string; action: Change['action'] }[];
+}
+
+/** What an interrupted run left, described for `gen --check`, or undefined when there is nothing. */
+export function pendingState(root: string): string | undefined {
+  if (existsSync(join(root, JOURNAL))) {
+    const n = readJournal(root)?.changes.length ?? 0;
+    return `an interrupted raf-op gen committed ${n} change${n === 1 ? '' : 's'} that are not all applied (${JOURNAL})`;
+  }
+  if (existsSync(join(root, STAGING)) || existsSync(join(root, BACKUP)))
+    return `an interrupted raf-op gen left staged files in ${STAGING}/ that were never applied`;
+  return undefined;
+}
+
+function readJournal(root: string): Journal | undefined {
+  try {
+    return JSON.parse(readFileSync(join(root, JOURNAL), 'utf8')) as Journal;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Finishes what an interrupted run left (call with the lock held): a committed journal is rolled
+ * forward, staging without one is discarded. Returns what was done, for the log.
+ */
+export function recover(root: string): string | undefined {
+  const journal = existsSync(join(root, JOURNAL)) ? readJournal(root) : undefined;
+  if (journal) {
+    rollForward(root, journal);
+    finish(root);
+    return `completed an interrupted run (${journal.changes.length} changes from ${JOURNAL})`;
+  }
+  if (existsSync(join(root, STAGING)) || existsSync(join(root, BACKUP)) || existsSync(join(root, JOURNAL))) {
+    finish(root);
+    return `discarded what an interrupted run left uncommitted in ${STATE_DIR}/ (the tree holds the state before or after it, whole)`;
+  }
+  return undefined;
+}
+
+/** Fault injection for the kill tests: RAF_OP_GEN_CRASH_AT=N kills the process at the N-th step of apply. */
+let step = 0;
+function crashPoint(): void {
+  const at = Number(process.env.RAF_OP_GEN_CRASH_AT);
+  if (at > 0 && ++step === at) process.kill(process.pid, 'SIGKILL');
+}
+
+function rollForward(root: string, journal: Journal): void {
+  for (const c of journal.changes) {
+    const target = join(root, c.path);
+    if (c.action === 'delete') {
+      rmSync(target, { force: true });
+    } else {
+      const staged = join(root, STAGING, c.path);
+      if (!existsSync(staged)) continue; // moved already
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(staged, target);
+    }
+    crashPoint();
+  }
+}
+
+/** Drops the journal first (the run is then complete), then the staging and backup folders. */
+function finish(root: string): void {
+  rmSync(join(root, JOURNAL), { force: true });
+  crashPoint();
+  rmSync(join(root, STAGING), { recursive: true, force: true });
+  rmSync(join(root, BACKUP), { recursive: true, force: true });
+}
+
+/**
+ * Applies a plan, all or nothing (call with the lock held). Every new content is staged in the state
+ * folder and every file about to change is backed up; writing the journal commits the run. A failure
+ * before that point leaves the tree untouched; a failure after it restores the backups; a kill after
+ * it is rolled forward by the next run (`recover`), and `gen --check` reports it until then.
  */
 export function apply(root: string, changes: readonly Change[]): void {
-  const staged: [string, string][] = [];
+  step = 0;
+  rmSync(join(root, STAGING), { recursive: true, force: true });
+  rmSync(join(root, BACKUP), { recursive: true, force: true });
   try {
     for (const c of changes) {
-      if (c.action === 'delete') continue;
       const target = join(root, c.path);
-      mkdirSync(dirname(target), { recursive: true });
-      const tmp = `${target}.raf-op-tmp`;
-      writeFileSync(tmp, c.content!);
-      staged.push([tmp, target]);
+      preflight(root, c.path);
+      if (c.action !== 'create' && existsSync(target)) {
+        const backup = join(root, BACKUP, c.path);
+        mkdirSync(dirname(backup), { recursive: true });
+        copyFileSync(target, backup);
+      }
+      if (c.action !== 'delete') {
+        const staged = join(root, STAGING, c.path);
+        mkdirSync(dirname(staged), { recursive: true });
+        writeFileSync(staged, c.content!);
+      }
+      crashPoint();
     }
+    const journal: Journal = { changes: changes.map((c) => ({ path: c.path, action: c.action })) };
+    writeFileSync(join(root, `${JOURNAL}.tmp`), JSON.stringify(journal));
+    renameSync(join(root, `${JOURNAL}.tmp`), join(root, JOURNAL));
   } catch (e) {
-    for (const [tmp] of staged) rmSync(tmp, { force: true });
+    rmSync(join(root, `${JOURNAL}.tmp`), { force: true });
+    finish(root);
     throw e;
   }
-  for (const [tmp, target] of staged) renameSync(tmp, target);
-  for (const c of changes) if (c.action === 'delete') rmSync(join(root, c.path));
+  crashPoint();
+  try {
+    rollForward(root, { changes });
+  } catch (e) {
+    restore(root, changes);
+    finish(root);
+    throw e;
+  }
+  finish(root);
+}
+
+/** Refuses, before anything is written, a change the file system would refuse halfway (a folder in the way). */
+function preflight(root: string, path: string): void {
+  const parts = path.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const p = join(root, ...parts.slice(0, i));
+    if (existsSync(p) && !statSync(p).isDirectory())
+      throw new GenStateError(`cannot write ${path}: ${parts.slice(0, i).join('/')} is a file, not a folder`);
+  }
+  const target = join(root, path);
+  if (existsSync(target) && statSync(target).isDirectory())
+    throw new GenStateError(`cannot write ${path}: a folder of that name is in the way`);
+}
+
+/** Undoes a partly applied plan from its backups (a live failure after the commit point). */
+function restore(root: string, changes: readonly Change[]): void {
+  for (const c of changes) {
+    const target = join(root, c.path);
+    const backup = join(root, BACKUP, c.path);
+    try {
+      if (c.action === 'create') rmSync(target, { force: true });
+      else if (existsSync(backup)) {
+        mkdirSync(dirname(target), { recursive: true });
+        copyFileSync(backup, target);
+      }
+    } catch {
+      // Best effort: what could not be restored is still in the backup folder's copy until finish().
+    }
+  }
 }
 
 function readIfExists(path: string): string | undefined {
-  return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  // A folder where a file belongs is planned as a create; apply's preflight then refuses the whole plan.
+  return existsSync(path) && !statSync(path).isDirectory() ? readFileSync(path, 'utf8') : undefined;
 }
 
 function listFiles(root: string, dir: string): string[] {

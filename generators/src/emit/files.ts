@@ -16,6 +16,7 @@ import {
 } from 'ts-morph';
 import { dirname, relative } from 'node:path/posix';
 import type { OpModel } from '../spec/model.ts';
+import { docText } from './escape.ts';
 
 export interface EmittedFile {
   /** Repository-relative path. */
@@ -121,15 +122,30 @@ export class FileBuilder {
         namedImports: sorted.map(([name, t]) => ({ name, isTypeOnly: t && !allTypes })),
       };
     });
+    const statements = this.statements.map(escapeDocs);
     const sf = project.createSourceFile(
       `/${path}`,
-      { statements: imports.length ? [...imports, '', ...this.statements] : this.statements },
+      { statements: imports.length ? [...imports, '', ...statements] : statements },
       { overwrite: true },
     );
     const text = sf.getFullText();
     project.removeSourceFile(sf);
     return text;
   }
+}
+
+/** Every JSDoc text in a structure (and its members), escaped: a spec's doc may contain `*\/`. */
+function escapeDocs<T>(s: T): T {
+  if (typeof s !== 'object' || s === null) return s;
+  if (Array.isArray(s)) return s.map(escapeDocs) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'docs' && Array.isArray(v))
+      out[k] = v.map((d) => (typeof d === 'string' ? docText(d) : typeof d === 'object' && d ? escapeDocs(d) : d));
+    else if (k === 'description' && typeof v === 'string') out[k] = docText(v);
+    else out[k] = typeof v === 'object' ? escapeDocs(v) : v;
+  }
+  return out as T;
 }
 
 /**

@@ -2,6 +2,7 @@
 
 import type { Model, OpModel } from '../spec/model.ts';
 import { addImport, camel, GENERATED, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { key, literal, str } from './escape.ts';
 
 const onnxPath = (op: string) => `${GENERATED}/onnx/${op}.ts`;
 const ONNX_INDEX = `${GENERATED}/onnx/index.ts`;
@@ -27,7 +28,7 @@ function emitMapping(op: OpModel): EmittedFile {
     }
     addImport(sf, path, paths.api(op.name), [names(op).opDef]);
     const attrs = Object.entries(o.attrs)
-      .map(([k, v]) => `${k}: '${v}'`)
+      .map(([k, v]) => `${key(k)}: ${str(v)}`)
       .join(', ');
     sf.addVariableStatement({
       isExported: true,
@@ -37,17 +38,17 @@ function emitMapping(op: OpModel): EmittedFile {
           name: mappingName(op),
           type: 'OnnxMapping | null',
           initializer: `{
-            onnxOp: '${o.op}',
+            onnxOp: ${str(o.op)},
             opset: ${o.opset},
             op: ${names(op).opDef},
             inputs: [${o.inputs.map((a) => `'${a}'`).join(', ')}],
             attrs: { ${attrs} },
             consts: { ${Object.entries(o.consts ?? {})
-              .map(([k, v]) => `${k}: ${v}`)
-              .join(', ')} },${Object.keys(o.defaults).length ? `\ndefaults: ${JSON.stringify(o.defaults)},` : ''}${
+              .map(([k, v]) => `${key(k)}: ${literal(v)}`)
+              .join(', ')} },${Object.keys(o.defaults).length ? `\ndefaults: ${literal(o.defaults)},` : ''}${
               Object.keys(o.convert).length
                 ? `\nconvert: { ${Object.entries(o.convert)
-                    .map(([k, v]) => `${k}: '${v}'`)
+                    .map(([k, v]) => `${key(k)}: ${str(v)}`)
                     .join(', ')} },`
                 : ''
             }

@@ -111,8 +111,36 @@ export function emitOpIdLock(model: Model): StubFile[] {
 }
 
 export function parseLock(text: string): OpIdLock {
-  const data = JSON.parse(text) as Partial<OpIdLock>;
-  return { hash: String(data.hash ?? OP_ID_HASH), ops: { ...(data.ops ?? {}) } };
+  const fail = (offset: number, message: string, hint = `restore it from git (git checkout -- ${OP_IDS_LOCK})`) => {
+    const before = text.slice(0, Math.max(0, Math.min(offset, text.length))).split('\n');
+    throw new SpecErrors([
+      new SpecError({ file: OP_IDS_LOCK, line: before.length, col: before.at(-1)!.length + 1 }, message, hint),
+    ]);
+  };
+  let data: Partial<OpIdLock>;
+  try {
+    data = JSON.parse(text) as Partial<OpIdLock>;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    const pos = /position (\d+)/.exec(msg);
+    return fail(
+      pos ? Number(pos[1]) : text.length,
+      `not valid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '')}`,
+    );
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    return fail(0, 'the lock must be a JSON object { hash, ops }');
+  const ops = (data.ops ?? {}) as unknown;
+  if (typeof ops !== 'object' || ops === null || Array.isArray(ops))
+    return fail(Math.max(0, text.indexOf('"ops"')), "'ops' must map op names to ids");
+  for (const [name, id] of Object.entries(ops as Record<string, unknown>)) {
+    if (typeof id !== 'string' || !/^0x[0-9a-f]{8}$/.test(id))
+      return fail(
+        Math.max(0, text.indexOf(`"${name}"`)),
+        `id of '${name}' is ${JSON.stringify(id)}, not 0x followed by 8 hex digits`,
+      );
+  }
+  return { hash: String(data.hash ?? OP_ID_HASH), ops: { ...(ops as Record<string, string>) } };
 }
 
 /** Ops whose id in the lock differs from the hash today (only a change of hash scheme does that). */

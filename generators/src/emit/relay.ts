@@ -2,6 +2,7 @@
 
 import type { Model, OpModel } from '../spec/model.ts';
 import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { key, literal, str } from './escape.ts';
 
 export function emitRelays(model: Model): EmittedFile[] {
   return model.ops.map(emitRelay);
@@ -32,14 +33,14 @@ function emitRelay(op: OpModel): EmittedFile {
           name: n.relay,
           type: 'RelayConverter | null',
           initializer: `{
-            relayOp: '${r.op}',
+            relayOp: ${str(r.op)},
             op: '${op.name}',
             convert: (args, attrs) =>
-              invoke(${n.opDef}, [], relayArgs('${r.op}', args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(
+              invoke(${n.opDef}, [], relayArgs(${str(r.op)}, args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(
                 r.attrs,
               )
-                .map(([k, v]) => `${k}: '${v}'`)
-                .join(', ')} }${Object.keys(r.defaults).length ? `, ${JSON.stringify(r.defaults)}` : ''})),
+                .map(([k, v]) => `${key(k)}: ${str(v)}`)
+                .join(', ')} }${Object.keys(r.defaults).length ? `, ${literal(r.defaults)}` : ''})),
           }`,
         },
       ],

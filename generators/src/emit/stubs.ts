@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
-import { Project, SyntaxKind } from 'ts-morph';
+import { Node, Project } from 'ts-morph';
 import type { Model, OpModel } from '../spec/model.ts';
 import { CPU } from './dialect-cpu.ts';
 import { WASM } from './dialect-wasm.ts';
@@ -66,16 +66,21 @@ function gradStub(op: OpModel): StubFile {
     emitter: 'stubs',
     source: op.file,
     kind: 'stub',
-    update: (existing) => updateSignature(existing, path, fn, `{ ${fields.join(', ')} }`, n.gradContext, n.gradResult),
+    update: (existing) => updateSignature(existing, path, fn, fields, n.gradContext, n.gradResult),
   };
 }
 
-/** Rewrites one function's parameter and return type with ts-morph; statements stay as written. */
+/**
+ * Brings one function's parameter and return type in line with the generated types, with ts-morph,
+ * touching only what differs: binding elements the author wrote (`{ dy: grad_out }`, defaults) are
+ * kept as written, fields the context no longer has are dropped, new ones appended; statements and
+ * every line that needs no change stay byte for byte.
+ */
 function updateSignature(
   text: string,
   path: string,
   fn: string,
-  pattern: string,
+  fields: readonly string[],
   paramType: string,
   returnType: string,
 ): string {
@@ -84,14 +89,26 @@ function updateSignature(
   const f = sf.getFunction(fn);
   if (!f) return text;
   const params = f.getParameters();
-  if (params.length === 1 && params[0]!.getNameNode().getKind() === SyntaxKind.ObjectBindingPattern) {
-    params[0]!.getNameNode().replaceWithText(pattern);
-    params[0]!.setType(paramType);
+  const nameNode = params[0]?.getNameNode();
+  if (params.length === 1 && nameNode && Node.isObjectBindingPattern(nameNode)) {
+    const elements = nameNode.getElements();
+    const fieldOf = (e: (typeof elements)[number]) => e.getPropertyNameNode()?.getText() ?? e.getName();
+    const rest = elements.find((e) => e.getDotDotDotToken());
+    const kept = fields.map((field) => elements.find((e) => !e.getDotDotDotToken() && fieldOf(e) === field));
+    const same =
+      !rest && kept.every(Boolean) && kept.length === elements.length && kept.every((e, i) => e === elements[i]);
+    if (!same && !rest) {
+      const parts = fields.map((field, i) => kept[i]?.getText() ?? field);
+      nameNode.replaceWithText(`{ ${parts.join(', ')} }`);
+    }
+    const param = f.getParameters()[0]!;
+    if (param.getTypeNode()?.getText() !== paramType) param.setType(paramType);
   } else if (params.length === 0) {
-    f.addParameter({ name: pattern, type: paramType });
+    f.addParameter({ name: `{ ${fields.join(', ')} }`, type: paramType });
   }
-  f.setReturnType(returnType);
-  return sf.getFullText();
+  if (f.getReturnTypeNode()?.getText() !== returnType) f.setReturnType(returnType);
+  const out = sf.getFullText();
+  return out;
 }
 
 function kernelStub(op: OpModel, dialect: string): StubFile {

@@ -32,15 +32,7 @@ export function apiParamType(type: ArgType): string {
   return tsType(type);
 }
 
-/** A TypeScript literal with single-quoted strings; quotes inside strings (a doc's "op's") stay escaped. */
-export function literal(v: unknown): string {
-  const json = JSON.stringify(v);
-  if (json === undefined) return 'undefined';
-  return json.replace(
-    /"((?:[^"\\]|\\.)*)"/g,
-    (_, body: string) => `'${body.replace(/\\"/g, '"').replace(/'/g, "\\'")}'`,
-  );
-}
+export { literal } from './escape.ts';
 
 export const isTensor = (a: ArgModel) => a.type.startsWith('Tensor');
 export const usesDType = (args: readonly ArgModel[]) => args.some((a) => a.type.startsWith('dtype'));

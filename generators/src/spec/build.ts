@@ -20,6 +20,7 @@ import type {
   TestModel,
 } from './model.ts';
 import { checkStructure } from './structure.ts';
+import { checkSemantics } from './semantic.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Raw = Record<string, any>;
@@ -81,6 +82,7 @@ export function buildModel(raws: readonly RawSpec[]): { model: Model; errors: Sp
     }
   }
   ops.sort((a, b) => (a.name < b.name ? -1 : 1));
+  errors.push(...checkSemantics(ops, byName));
   return { model: { ops }, errors };
 }
 

@@ -1,0 +1,414 @@
+// Semantic checks on the built model: what the JSON Schema cannot say and the emitters would otherwise
+// turn into broken code or silence (a default outside its own check, a test shape the op cannot take,
+// a formula handing a tensor to an int arg, an input left without a gradient, ...).
+
+import { DTYPES } from '../../../runtime/src/dtype.ts';
+import { didYouMean, SpecError, type Loc } from './errors.ts';
+import { formulaRefs, parseFormula, FormulaError, type Formula } from './formula.ts';
+import type { Path, RawSpec } from './load.ts';
+import type { ArgModel, ArgShape, Check, OpModel } from './model.ts';
+
+/** Every check below, over the ops built from valid specs; `specs` gives each op's raw spec for locations. */
+export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<string, RawSpec>): SpecError[] {
+  const errors: SpecError[] = [];
+  const byName = new Map(ops.map((o) => [o.name, o]));
+  for (const op of ops) {
+    const raw = op.derivedFrom === null ? specs.get(op.name) : undefined;
+    if (!raw) continue;
+    const at = (path: Path, key = false) => raw.locate(path, key);
+    // Args are checked where they are declared; an op reusing a schema would repeat its owner's errors.
+    if (op.schema === op.name) checkArgs(op, at, errors);
+    checkGrad(op, at, byName, errors);
+    checkTests(op, at, byName, errors);
+    checkForeign(op, at, errors);
+  }
+  return errors;
+}
+
+type At = (path: Path, key?: boolean) => Loc;
+
+const isTensorType = (t: string) => t.startsWith('Tensor');
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Does a value fit an arg's type (null fits an optional one)? */
+export function fitsType(type: string, v: unknown): boolean {
+  if (v === null) return type.endsWith('?');
+  const base = type.replace('?', '');
+  switch (base) {
+    case 'int':
+      return Number.isInteger(v);
+    case 'float':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'int[]':
+      return Array.isArray(v) && v.every(Number.isInteger);
+    case 'int|int[]':
+      return Number.isInteger(v) || (Array.isArray(v) && v.every(Number.isInteger));
+    case 'float[]':
+      return Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+    case 'string':
+      return typeof v === 'string';
+    case 'dtype':
+      return typeof v === 'string' && (DTYPES as readonly string[]).includes(v);
+    default:
+      return false;
+  }
+}
+
+/** Why a value breaks one of an arg's value checks (positive, nonneg, one_of, range), or undefined. */
+function violates(c: Check, v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  const nums = typeof v === 'number' ? [v] : Array.isArray(v) && v.every((x) => typeof x === 'number') ? v : [];
+  switch (c.kind) {
+    case 'positive': {
+      const bad = nums.find((x) => !(x > 0));
+      return bad === undefined ? undefined : `${bad} is not positive`;
+    }
+    case 'nonneg': {
+      const bad = nums.find((x) => !(x >= 0));
+      return bad === undefined ? undefined : `${bad} is negative`;
+    }
+    case 'range': {
+      const bad = nums.find((x) => !(x >= c.lo && x <= c.hi));
+      return bad === undefined ? undefined : `${bad} is outside range(${c.lo}, ${c.hi})`;
+    }
+    case 'one_of':
+      return c.values.includes(v as string | number)
+        ? undefined
+        : `${JSON.stringify(v)} is not one of ${c.values.join(', ')}`;
+    default:
+      return undefined;
+  }
+}
+
+function checkArgs(op: OpModel, at: At, errors: SpecError[]): void {
+  for (const a of op.args) {
+    const path = ['args', a.name];
+    if (a.type.startsWith('dtype') && a.default && a.default.value !== null && !fitsType(a.type, a.default.value)) {
+      const got = String(a.default.value);
+      errors.push(
+        new SpecError(
+          at([...path, 'default']),
+          `default '${got}' of '${a.name}' is not a dtype`,
+          [didYouMean(got, DTYPES), `one of: ${DTYPES.join(', ')}`].filter(Boolean).join('; '),
+        ),
+      );
+    }
+    for (const c of a.checks) {
+      if (isTensorType(a.type) && c.kind !== 'like') {
+        errors.push(
+          new SpecError(
+            at([...path, 'check']),
+            `check '${c.kind}' tests a number, but '${a.name}' is a ${a.type}`,
+            c.kind === 'axis' || c.kind === 'axes'
+              ? `put ${c.kind}(${a.name}) on the int arg that indexes '${a.name}'`
+              : `a tensor's values are not checked at call time; remove the check, or put it on a number arg`,
+          ),
+        );
+        continue;
+      }
+      if (c.kind === 'like' && !isTensorType(a.type)) {
+        errors.push(
+          new SpecError(at([...path, 'check']), `check like(${c.of}) compares tensors, but '${a.name}' is ${a.type}`),
+        );
+        continue;
+      }
+      if (a.type.startsWith('string') || a.type.startsWith('bool') || a.type.startsWith('dtype')) {
+        if (c.kind === 'positive' || c.kind === 'nonneg' || c.kind === 'range')
+          errors.push(
+            new SpecError(at([...path, 'check']), `check '${c.kind}' tests a number, but '${a.name}' is ${a.type}`),
+          );
+      }
+      const why = a.default ? violates(c, a.default.value) : undefined;
+      if (why)
+        errors.push(
+          new SpecError(
+            at([...path, 'default']),
+            `default of '${a.name}' fails its own check: ${why}`,
+            'change the default or the check',
+          ),
+        );
+    }
+  }
+}
+
+function checkGrad(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
+  const g = op.grad;
+  if (g.kind !== 'formulas') return;
+  const tensors = op.args.filter((a) => isTensorType(a.type));
+  const given = new Set(g.inputs.map((i) => i.name));
+  for (const t of tensors) {
+    if (given.has(t.name)) continue;
+    // An input drawn as int32 or bool (indices, a condition) has no gradient; a float one does.
+    const dtype = op.tests.inputs[t.name]?.dtype;
+    if (dtype === 'int32' || dtype === 'bool') continue;
+    errors.push(
+      new SpecError(
+        at(['grad'], true),
+        `'${t.name}' is a differentiable input of ${op.name} but grad gives it no formula (it would silently get no gradient)`,
+        `add '${t.name}: <formula>' under grad, or, if it takes integer or bool values, say so with tests.inputs.${t.name}.dtype: int32 (or bool)`,
+      ),
+    );
+  }
+  const attrTypes = new Map(op.args.filter((a) => !isTensorType(a.type)).map((a) => [a.name, a.type]));
+  for (const input of g.inputs) {
+    const loc = at(['grad', input.name]);
+    checkCallArgs(input.formula, loc, ops, attrTypes, `formula for '${input.name}'`, errors);
+  }
+}
+
+/**
+ * A tensor (a saved value, dy, y or another call's result) passed where the called op takes a number,
+ * and a number arg passed where it takes a tensor of another kind, are refused at their position.
+ */
+function checkCallArgs(
+  f: Formula,
+  loc: Loc,
+  ops: ReadonlyMap<string, OpModel>,
+  attrTypes: ReadonlyMap<string, string>,
+  what: string,
+  errors: SpecError[],
+): void {
+  if (f.kind !== 'call') return;
+  const target = ops.get(f.op);
+  if (target) {
+    f.args.forEach((arg, i) => {
+      const param = target.args[i];
+      if (!param) return;
+      const isTensorValue =
+        (arg.kind === 'call' && ops.get(arg.op)?.out.shape.kind !== 'host') ||
+        (arg.kind === 'ref' && !attrTypes.has(arg.name));
+      if (!isTensorType(param.type) && isTensorValue) {
+        errors.push(
+          new SpecError(
+            { ...loc, col: loc.col + arg.offset },
+            `${what} passes a tensor as argument ${i + 1} of ${f.op}, whose '${param.name}' is ${param.type}`,
+            `pass a ${param.type} arg of the op (or a number) there`,
+          ),
+        );
+      } else if (!isTensorType(param.type) && arg.kind === 'ref' && attrTypes.has(arg.name)) {
+        const have = attrTypes.get(arg.name)!.replace('?', '');
+        const want = param.type.replace('?', '');
+        const numeric = (t: string) => t === 'int' || t === 'float';
+        const ok = have === want || (numeric(have) && want === 'float') || want.includes(have) || have.includes(want);
+        if (!ok)
+          errors.push(
+            new SpecError(
+              { ...loc, col: loc.col + arg.offset },
+              `${what} passes '${arg.name}' (${have}) as argument ${i + 1} of ${f.op}, whose '${param.name}' is ${param.type}`,
+            ),
+          );
+      }
+    });
+  }
+  for (const a of f.args) checkCallArgs(a, loc, ops, attrTypes, what, errors);
+}
+
+/** Argument count of a call to `op`: required ones up to all. */
+function arityError(op: OpModel, got: number): string | undefined {
+  const required = op.args.filter((a) => !a.default).length;
+  if (got >= required && got <= op.args.length) return undefined;
+  const n = required === op.args.length ? `${required}` : `${required} to ${op.args.length}`;
+  return `${op.name} takes ${n} arguments (${op.args.map((a) => a.name).join(', ')}), got ${got}`;
+}
+
+function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
+  const t = op.tests;
+  const attrs = op.args.filter((a) => !isTensorType(a.type));
+  const attrNames = attrs.map((a) => a.name);
+  // Grid values must fit their arg's type.
+  for (const [k, values] of Object.entries(t.grid)) {
+    const a = attrs.find((x) => x.name === k);
+    if (!a) continue;
+    values.forEach((v, i) => {
+      if (!fitsType(a.type, v))
+        errors.push(
+          new SpecError(
+            at(['tests', 'grid', k, i]),
+            `test grid value ${JSON.stringify(v)} does not fit '${k}', which is ${a.type}`,
+          ),
+        );
+      else
+        for (const c of a.checks) {
+          const why = violates(c, v);
+          if (why)
+            errors.push(
+              new SpecError(
+                at(['tests', 'grid', k, i]),
+                `test grid value of '${k}' fails its check: ${why}`,
+                'a call that must fail belongs under tests.errors',
+              ),
+            );
+        }
+    });
+  }
+  // Arg names in explicit cases and expected errors.
+  const named = (list: readonly { args?: Readonly<Record<string, unknown>> }[], field: 'cases' | 'errors') =>
+    list.forEach((c, i) => {
+      for (const [k, v] of Object.entries(c.args ?? {})) {
+        const a = attrs.find((x) => x.name === k);
+        if (!a) {
+          errors.push(
+            new SpecError(
+              at(['tests', field, i, 'args', k], true),
+              `tests.${field}[${i}] names '${k}', which is not a non-tensor arg of ${op.name}`,
+              didYouMean(k, attrNames) ?? `non-tensor args: ${attrNames.join(', ') || 'none'}`,
+            ),
+          );
+        } else if (field === 'cases' && !fitsType(a.type, v)) {
+          errors.push(
+            new SpecError(
+              at(['tests', field, i, 'args', k]),
+              `tests.cases[${i}] gives '${k}' ${JSON.stringify(v)}, which does not fit ${a.type}`,
+            ),
+          );
+        }
+      }
+    });
+  named(t.cases, 'cases');
+  named(t.errors, 'errors');
+  // Every generated case must be a call the op accepts: axes in range, like() shapes equal, operands that broadcast.
+  const defaults = Object.fromEntries(attrs.filter((a) => a.default).map((a) => [a.name, a.default!.value]));
+  const gridKeys = Object.keys(t.grid).filter((k) => attrNames.includes(k));
+  const combos: Record<string, unknown>[] = [{}];
+  for (const k of gridKeys) {
+    const next: Record<string, unknown>[] = [];
+    for (const c of combos) for (const v of t.grid[k]!) next.push({ ...c, [k]: v });
+    combos.splice(0, combos.length, ...next);
+  }
+  // The test emitter drops the grid combinations a shape cannot take; a shape no combination fits gives no case.
+  t.shapes.forEach((shapes, i) => {
+    const whys = combos.map((combo) => shapeProblem(op, shapes, { ...defaults, ...combo }));
+    if (whys.length && whys.every(Boolean))
+      errors.push(
+        new SpecError(
+          at(['tests', 'shapes', i]),
+          `test shapes ${JSON.stringify(shapes)} do not fit ${op.name}: ${whys[0]}`,
+          'give shapes of the rank the op takes; a call that must fail belongs under tests.errors',
+        ),
+      );
+  });
+  t.cases.forEach((c, i) => {
+    const why = shapeProblem(op, c.shapes, { ...defaults, ...c.args });
+    if (why)
+      errors.push(
+        new SpecError(
+          at(['tests', 'cases', i, 'shapes']),
+          `tests.cases[${i}] does not fit ${op.name}: ${why}`,
+          'a call that must fail belongs under tests.errors',
+        ),
+      );
+  });
+  if (t.oracle !== null) checkOracleCalls(op, at, ops, errors);
+}
+
+function shapeProblem(op: OpModel, shapes: readonly ArgShape[], attrs: Record<string, unknown>): string | undefined {
+  const tensors = op.args.filter((a) => isTensorType(a.type));
+  const shapeOf = new Map<string, readonly number[]>();
+  tensors.forEach((a, i) => {
+    const s = shapes[i];
+    if (a.type !== 'Tensor[]' && Array.isArray(s) && s.every((d) => typeof d === 'number'))
+      shapeOf.set(a.name, s as readonly number[]);
+  });
+  for (const a of op.args) {
+    for (const c of a.checks) {
+      if (c.kind === 'like') {
+        const mine = shapeOf.get(a.name);
+        const other = shapeOf.get(c.of);
+        if (mine && other && mine.join() !== other.join())
+          return `'${a.name}' must have the shape of '${c.of}' ([${other.join(', ')}]), got [${mine.join(', ')}]`;
+        continue;
+      }
+      if (c.kind !== 'axis' && c.kind !== 'axes') continue;
+      const x = shapeOf.get(c.of);
+      const v = attrs[a.name];
+      if (!x || v === null || v === undefined) continue;
+      const list = typeof v === 'number' ? [v] : Array.isArray(v) ? (v as number[]) : [];
+      const rank = x.length;
+      const bad = list.find((ax) => typeof ax === 'number' && !(ax >= -Math.max(rank, 1) && ax < Math.max(rank, 1)));
+      if (bad !== undefined) return `${a.name} ${bad} is out of range for '${c.of}' of rank ${rank}`;
+    }
+  }
+  const rule = op.out.shape;
+  if (rule.kind === 'broadcast') {
+    const dims: number[] = [];
+    for (const n of rule.of) {
+      const s = shapeOf.get(n);
+      if (!s) continue;
+      for (let k = 1; k <= s.length; k++) {
+        const d = s[s.length - k]!;
+        const have = dims[k - 1];
+        if (have === undefined || have === 1) dims[k - 1] = d;
+        else if (d !== 1 && d !== have) return `'${n}' [${s.join(', ')}] does not broadcast with the other operands`;
+      }
+    }
+  }
+  if (rule.kind === 'matmul') {
+    const a = shapeOf.get(rule.a);
+    const b = shapeOf.get(rule.b);
+    if (a && b) {
+      if (a.length < 2 || b.length < 2)
+        return `matmul operands need rank 2 or more, got [${a.join(', ')}] and [${b.join(', ')}]`;
+      const ka = rule.mode[0] === 't' ? a[a.length - 2] : a[a.length - 1];
+      const kb = rule.mode[1] === 't' ? b[b.length - 1] : b[b.length - 2];
+      if (ka !== kb) return `inner dimensions differ: ${ka} and ${kb}`;
+    }
+  }
+  return undefined;
+}
+
+function checkOracleCalls(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
+  const loc = at(['tests', 'oracle']);
+  let parsed: Formula;
+  try {
+    parsed = parseFormula(op.tests.oracle!);
+  } catch (e) {
+    if (e instanceof FormulaError) return; // reported by the builder
+    throw e;
+  }
+  for (const c of formulaRefs(parsed).calls) {
+    if (c.kind !== 'call') continue;
+    const target = ops.get(c.op);
+    const why = target && arityError(target, c.args.length);
+    if (why) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle: ${why}`));
+  }
+}
+
+/** Relay and ONNX names end up in generated code and in lookups by name: they must be plain names. */
+function checkForeign(op: OpModel, at: At, errors: SpecError[]): void {
+  if (op.relay && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(op.relay.op)) {
+    errors.push(
+      new SpecError(
+        at(['relay', 'op']),
+        op.relay.op.trim() === ''
+          ? 'relay op is empty'
+          : `relay op ${JSON.stringify(op.relay.op)} is not a Relay op name`,
+        'write the Relay op as Relay prints it, e.g. nn.softmax, or remove relay:',
+      ),
+    );
+  }
+  if (op.onnx && !IDENT.test(op.onnx.op)) {
+    errors.push(
+      new SpecError(
+        at(['onnx', 'op']),
+        op.onnx.op.trim() === '' ? 'onnx op is empty' : `onnx op ${JSON.stringify(op.onnx.op)} is not an ONNX op type`,
+        'write the ONNX op type, e.g. Softmax, or remove onnx:',
+      ),
+    );
+  }
+  const keys: [Path, Record<string, unknown>][] = [];
+  if (op.relay) keys.push([['relay', 'attrs'], op.relay.attrs], [['relay', 'defaults'], op.relay.defaults]);
+  if (op.onnx)
+    keys.push(
+      [['onnx', 'attrs'], op.onnx.attrs],
+      [['onnx', 'consts'], op.onnx.consts],
+      [['onnx', 'defaults'], op.onnx.defaults],
+    );
+  for (const [path, obj] of keys)
+    for (const k of Object.keys(obj))
+      if (!IDENT.test(k))
+        errors.push(new SpecError(at([...path, k], true), `attribute name ${JSON.stringify(k)} is not an identifier`));
+}
+
+export type { ArgModel };

@@ -1,0 +1,168 @@
+// The writer under failure, SIGKILL and concurrency, on a small throwaway root: a killed run is completed
+// or discarded by the next one and reported by --check until then; two runs never interleave; a failure
+// writes nothing; hand-written stubs keep what their author wrote.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generate } from '../../generators/src/generate.ts';
+import { acquireLock, GenStateError, STATE_DIR } from '../../generators/src/write.ts';
+import { rng, runCli, smallRepo, snapshot } from './robust-repo.ts';
+
+const roots: string[] = [];
+const fresh = async (prefix: string) => {
+  const root = smallRepo(prefix);
+  roots.push(root);
+  await generate(root);
+  return root;
+};
+afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+
+const generatedPart = (snap: Map<string, string>) =>
+  new Map([...snap].filter(([p]) => !p.startsWith('specs/') && !p.startsWith(`${STATE_DIR}/`)));
+const leftovers = (root: string) =>
+  [...snapshot(root).keys()].filter((p) => p.startsWith(`${STATE_DIR}/`) || /\.(tmp|raf-op-tmp)$/.test(p));
+
+/** A spec edit that changes several generated files of softmax (schema, api, type, tests, docs). */
+function editSoftmax(root: string, n: number): void {
+  const p = join(root, 'specs/nn/softmax.yaml');
+  const text = readFileSync(p, 'utf8')
+    .replace(/doc: .*/, `doc: Softmax along one axis (edit ${n}).`)
+    .replace(/axis: \{ type: int, default: -?\d+,/, `axis: { type: int, default: ${n % 2 ? 0 : -1},`);
+  writeFileSync(p, text);
+}
+
+/** After an interrupted run: --check reports it or the tree is whole (old or new); the next run makes it consistent. */
+async function expectRecovers(root: string, before: Map<string, string>): Promise<void> {
+  const killed = snapshot(root);
+  const pending = [...killed.keys()].some((p) => p.startsWith(`${STATE_DIR}/`) && !p.endsWith('/lock'));
+  if (pending) {
+    await expect(generate(root, { check: true })).rejects.toThrow(/interrupted raf-op gen/);
+  }
+  await generate(root);
+  const after = snapshot(root);
+  expect(leftovers(root)).toEqual([]);
+  expect((await generate(root, { check: true })).changes).toEqual([]);
+  if (!killed.has(`${STATE_DIR}/journal.json`)) {
+    // Nothing committed and unfinished: the generated files are exactly the old tree or exactly the new one.
+    const k = generatedPart(killed);
+    const whole = (m: Map<string, string>) => k.size === m.size && [...m].every(([p, t]) => k.get(p) === t);
+    expect(whole(generatedPart(before)) || whole(generatedPart(after))).toBe(true);
+  }
+}
+
+describe('writer: SIGKILL at seeded points', () => {
+  const seed = Number(process.env.RAF_OP_KILL_SEED ?? 18);
+  const runs = Number(process.env.RAF_OP_KILL_RUNS ?? 2);
+
+  it(`kills gen at ${runs} seeded steps of the write (seed ${seed}); the next run completes or discards it`, async () => {
+    const root = await fresh('kill');
+    const random = rng(seed);
+    for (let i = 1; i <= runs; i++) {
+      const before = snapshot(root);
+      editSoftmax(root, i);
+      const changed = (await generate(root, { check: true })).changes.length;
+      expect(changed).toBeGreaterThan(3);
+      // Steps: one per staged change, the commit, one per applied change, the cleanup.
+      const at = 1 + Math.floor(random() * (2 * changed + 2));
+      const run = await runCli(root, [], { env: { RAF_OP_GEN_CRASH_AT: String(at) } });
+      expect(run.signal).toBe('SIGKILL');
+      await expectRecovers(root, before);
+    }
+  }, 120_000);
+
+  it('kills the CLI after a seeded delay and recovers', async () => {
+    const root = await fresh('killtime');
+    const random = rng(seed + 1);
+    const before = snapshot(root);
+    editSoftmax(root, 1);
+    const run = await runCli(root, [], { killAfterMs: 1500 + Math.floor(random() * 4000) });
+    expect(run.signal === 'SIGKILL' || run.code === 0).toBe(true);
+    await expectRecovers(root, before);
+  }, 120_000);
+});
+
+describe('writer: concurrency', () => {
+  it('refuses a second run while the lock is held, naming the holder; --check says a run is under way', async () => {
+    const root = await fresh('lock');
+    editSoftmax(root, 1);
+    const release = acquireLock(root);
+    try {
+      const run = await runCli(root);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`another raf-op gen is running in ${root} (pid ${process.pid}`);
+      await expect(generate(root, { check: true })).rejects.toThrow(`(pid ${process.pid})`);
+    } finally {
+      release();
+    }
+    expect((await generate(root)).changes.length).toBeGreaterThan(0);
+    expect(leftovers(root)).toEqual([]);
+  }, 60_000);
+
+  it('takes over the lock of a process that is gone', async () => {
+    const root = await fresh('stale');
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    mkdirSync(join(root, STATE_DIR), { recursive: true });
+    writeFileSync(
+      join(root, STATE_DIR, 'lock'),
+      JSON.stringify({ pid: Number(dead), host: (await import('node:os')).hostname(), started: '', argv: 'gen' }),
+    );
+    editSoftmax(root, 1);
+    expect((await generate(root)).changes.length).toBeGreaterThan(0);
+    expect(leftovers(root)).toEqual([]);
+  });
+
+  it('two concurrent runs: one writes, the other waits its turn or is refused by name; the tree ends consistent', async () => {
+    const root = await fresh('pair');
+    editSoftmax(root, 1);
+    const [a, b] = await Promise.all([runCli(root), runCli(root)]);
+    for (const r of [a, b]) {
+      if (r.code !== 0) expect(r.stderr).toMatch(/another raf-op gen is running in .* \(pid \d+ on /);
+    }
+    expect([a.code, b.code]).toContain(0);
+    expect(leftovers(root)).toEqual([]);
+    expect((await generate(root, { check: true })).changes).toEqual([]);
+  }, 120_000);
+});
+
+describe('writer: failures write nothing', () => {
+  it('refuses a plan a folder is in the way of, before writing anything', async () => {
+    const root = await fresh('folder');
+    editSoftmax(root, 1);
+    rmSync(join(root, 'runtime/src/generated/api/softmax.ts'));
+    mkdirSync(join(root, 'runtime/src/generated/api/softmax.ts'));
+    const before = snapshot(root);
+    await expect(generate(root)).rejects.toThrow(GenStateError);
+    await expect(generate(root)).rejects.toThrow('a folder of that name is in the way');
+    expect(snapshot(root)).toEqual(before);
+  });
+});
+
+describe('hand-written stubs', () => {
+  it('keep a destructuring rename and every untouched line; a spec rename changes only the binding it must', async () => {
+    const root = await fresh('stub');
+    writeFileSync(
+      join(root, 'specs/math/scale.yaml'),
+      'op: scale\ndoc: x times k.\nargs:\n  x: { type: Tensor }\n  k: { type: float, default: 2 }\nout: same(x)\ngrad: custom\ndialects: { cpu: 10 }\n',
+    );
+    await generate(root);
+    const stub = join(root, 'runtime/src/ops/scale.grad.ts');
+    const created = readFileSync(stub, 'utf8');
+    expect(created).toContain('export function scaleGradImpl({ x, dy, k }: ScaleGradContext): ScaleGradResult {');
+    const mine = created
+      .replace('{ x, dy, k }', '{ x, dy: grad_out, k = 2 }')
+      .replace(/throw new Error\([\s\S]*?\);\n/, 'return { x: grad_out }; // hand-written, k unused\n');
+    writeFileSync(stub, mine);
+    const again = await generate(root);
+    expect(again.changes.map((c) => c.path)).not.toContain('runtime/src/ops/scale.grad.ts');
+    expect(readFileSync(stub, 'utf8')).toBe(mine);
+    writeFileSync(
+      join(root, 'specs/math/scale.yaml'),
+      readFileSync(join(root, 'specs/math/scale.yaml'), 'utf8').replace('k: {', 'factor: {'),
+    );
+    await generate(root);
+    const updated = readFileSync(stub, 'utf8');
+    expect(updated).toBe(mine.replace('{ x, dy: grad_out, k = 2 }', '{ x, dy: grad_out, factor }'));
+  });
+});
