@@ -131,8 +131,12 @@ export class Tensor implements TensorType {
   }
 
   data(): Promise<Storage> {
-    this.assertLive();
-    return this.storage.read();
+    try {
+      this.assertLive();
+      return this.storage.read();
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Nested JS arrays, for printing and tests. */
