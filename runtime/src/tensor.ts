@@ -8,6 +8,8 @@ import type { TapeNode } from './autodiff.ts';
 /** What a dialect keeps for a tensor's data; CPU storage is a typed array read synchronously. */
 export interface TensorStorage {
   readonly device: Device;
+  /** Set on a traced value's storage: it has a type and a device but no data (graph tracing, type inference). */
+  readonly symbolic?: boolean;
   read(): Promise<Storage>;
   readSync?(): Storage;
   dispose(): void;
