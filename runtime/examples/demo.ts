@@ -19,6 +19,8 @@ const w = tensor(
   ],
   { dtype: 'float64' },
 );
+// What the tape keeps for softmax's backward (it lets go of it once the backward has run).
+const kept = Object.keys(y.node!.saved);
 backward(ops.sum(ops.multiply(y, w)));
 
 const fmt = (rows: unknown) =>
@@ -26,4 +28,4 @@ const fmt = (rows: unknown) =>
 console.log(`x:\n${fmt(await x.toArray())}`);
 console.log(`softmax(x, axis=-1):\n${fmt(await y.toArray())}`);
 console.log(`d/dx sum(softmax(x) * w):\n${fmt(await x.grad!.toArray())}`);
-console.log(`the backward kept only: ${Object.keys(y.node!.saved).join(', ')} (softmax's spec saves y, not x)`);
+console.log(`the backward kept only: ${kept.join(', ')} (softmax's spec saves y, not x)`);

@@ -2,7 +2,7 @@
 
 import type { AnyOpDef, GradContext } from './registry.ts';
 import { broadcastAxes, formatShape, shapesEqual } from './shape.ts';
-import { Tensor, full, placeOn, type TensorType } from './tensor.ts';
+import { Tensor, disposeUnkept, full, placeOn, type TensorType } from './tensor.ts';
 import { isFloat } from './dtype.ts';
 import { call } from './dispatch.ts';
 
@@ -19,8 +19,12 @@ export interface TapeNode {
   readonly op: AnyOpDef;
   /** One parent per tensor input; a `Tensor[]` input has one per element (null where it needs no gradient). */
   readonly parents: Readonly<Record<string, Parent | readonly (Parent | null)[]>>;
-  /** Exactly the values the gradient declared in `saves`, plus the non-tensor args. */
-  readonly saved: Readonly<Record<string, unknown>>;
+  /**
+   * Exactly the values the gradient declared in `saves`, plus the non-tensor args; emptied once the node's backward
+   * has run (the tape lets go of them, so they can be freed), when `released` is set.
+   */
+  saved: Readonly<Record<string, unknown>>;
+  released: boolean;
   /** The output's type, or one type per output of a tuple op. */
   readonly out: TensorType | readonly TensorType[];
 }
@@ -64,7 +68,13 @@ export function recordOnTape(op: AnyOpDef, args: unknown, out: Tensor | readonly
   }
   for (const name of op.grad.saves) saved[name] = name === 'y' ? out : a[name];
   const outs = out instanceof Tensor ? [out] : out;
-  const node: TapeNode = { op, parents, saved, out: out instanceof Tensor ? typeOf(out) : out.map(typeOf) };
+  const node: TapeNode = {
+    op,
+    parents,
+    saved,
+    released: false,
+    out: out instanceof Tensor ? typeOf(out) : out.map(typeOf),
+  };
   outs.forEach((t, i) => {
     t.requiresGrad = true;
     t.node = node;
@@ -89,31 +99,47 @@ export function backward(y: Tensor | readonly Tensor[], dy?: Tensor | readonly T
   if (seeds.length && seeds.length !== roots.length)
     throw new Error(`backward: ${roots.length} outputs but ${seeds.length} seeds`);
   const grads = new Map<TapeNode, OutputGrads>();
-  noGrad(() => {
-    roots.forEach((r, i) => {
-      // Seeds and zero-fills are made on the CPU, then placed on the root's device (a GPU result needs a GPU seed).
-      const seed = seeds[i] ?? placeOn(full(r.shape, 1, r.dtype), r.device);
-      if (r.node) addGrad(grads, r.node, r.outputIndex, seed);
-      else if (r.requiresGrad) r.grad = accumulate(r.grad, seed);
-      else throw new Error('backward: the tensor was not computed from tensors that require grad');
-    });
-    for (const node of topoOrder([...grads.keys()])) {
-      const g = grads.get(node);
-      if (!g) continue;
-      grads.delete(node);
-      const ctx = { ...node.saved, dy: outputGrads(node, g) } as GradContext;
-      const result = node.op.grad!.fn(ctx);
-      for (const [name, parent] of Object.entries(node.parents)) {
-        const gi = result[name];
-        if (!gi) continue;
-        if (Array.isArray(parent)) {
-          if (!Array.isArray(gi) || gi.length !== parent.length)
-            throw new Error(`gradient of raf.op.${node.op.name} for '${name}' must be a list of ${parent.length}`);
-          parent.forEach((p, k) => p && gi[k] && send(grads, node.op.name, `${name}[${k}]`, p, gi[k]));
-        } else send(grads, node.op.name, name, parent as Parent, gi as Tensor);
-      }
-    }
-  });
+  const leaves = new Set<Tensor>();
+  // Every tensor backward makes (seeds, partial and summed gradients) is disposed once it is done, but the leaves' .grad.
+  disposeUnkept(
+    () =>
+      noGrad(() => {
+        roots.forEach((r, i) => {
+          // Seeds and zero-fills are made on the CPU, then placed on the root's device (a GPU result needs a GPU seed).
+          const seed = seeds[i] ?? placeOn(full(r.shape, 1, r.dtype), r.device);
+          if (r.node) addGrad(grads, r.node, r.outputIndex, seed);
+          else if (r.requiresGrad) {
+            r.grad = accumulate(r.grad, seed);
+            leaves.add(r);
+          } else throw new Error('backward: the tensor was not computed from tensors that require grad');
+        });
+        for (const node of topoOrder([...grads.keys()])) {
+          const g = grads.get(node);
+          if (!g) continue;
+          grads.delete(node);
+          if (node.released)
+            throw new Error(
+              `backward: raf.op.${node.op.name} was already differentiated and its saved values released; ` +
+                'run the forward again to take another gradient',
+            );
+          const ctx = { ...node.saved, dy: outputGrads(node, g) } as GradContext;
+          const result = node.op.grad!.fn(ctx);
+          // The tape lets go of what this node saved: nothing later in this backward reads it.
+          node.saved = {};
+          node.released = true;
+          for (const [name, parent] of Object.entries(node.parents)) {
+            const gi = result[name];
+            if (!gi) continue;
+            if (Array.isArray(parent)) {
+              if (!Array.isArray(gi) || gi.length !== parent.length)
+                throw new Error(`gradient of raf.op.${node.op.name} for '${name}' must be a list of ${parent.length}`);
+              parent.forEach((p, k) => p && gi[k] && send(grads, leaves, node.op.name, `${name}[${k}]`, p, gi[k]));
+            } else send(grads, leaves, node.op.name, name, parent as Parent, gi as Tensor);
+          }
+        }
+      }),
+    () => [...leaves].map((l) => l.grad),
+  );
 }
 
 /** The dy a node's gradient receives: its one gradient, or a tuple op's list with zeros where no gradient came. */
@@ -123,10 +149,20 @@ function outputGrads(node: TapeNode, g: OutputGrads): Tensor | readonly Tensor[]
   return (node.out as readonly TensorType[]).map((t, i) => g[i] ?? placeOn(full(t.shape, 0, t.dtype), some.device));
 }
 
-function send(grads: Map<TapeNode, OutputGrads>, op: string, arg: string, parent: Parent, g: Tensor): void {
+function send(
+  grads: Map<TapeNode, OutputGrads>,
+  leaves: Set<Tensor>,
+  op: string,
+  arg: string,
+  parent: Parent,
+  g: Tensor,
+): void {
   const fitted = fitToShape(op, arg, g, parent.type);
   if (parent.node) addGrad(grads, parent.node, parent.index, fitted);
-  else parent.leaf!.grad = accumulate(parent.leaf!.grad, fitted);
+  else {
+    parent.leaf!.grad = accumulate(parent.leaf!.grad, fitted);
+    leaves.add(parent.leaf!);
+  }
 }
 
 function addGrad(grads: Map<TapeNode, OutputGrads>, node: TapeNode, index: number, g: Tensor): void {
@@ -198,24 +234,37 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
 ): (...xs: Tensor[]) => { value: Y; grads: Tensor[] } {
   return (...xs) => {
     const which = argnums ?? xs.map((_, i) => i);
-    // Fresh leaves, so the caller's tensors keep their own grad state.
-    const leaves = xs.map((x, i) => {
-      if (!which.includes(i)) return x;
-      if (!isFloat(x.dtype))
-        throw new Error(`grad: argument ${i} has dtype ${x.dtype}; only float tensors have gradients`);
-      return new Tensor(x.shape, x.dtype, x.storage).requireGrad();
-    });
-    const value = f(...leaves);
-    const outs = value instanceof Tensor ? [value] : [...(value as readonly Tensor[])];
-    const seeds = seed === undefined ? undefined : seed instanceof Tensor ? [seed] : [...seed];
-    // Outputs that do not depend on a differentiated input contribute nothing (and have no tape to walk).
-    const live = outs.map((o, i) => i).filter((i) => outs[i]!.node || outs[i]!.requiresGrad);
-    if (live.length)
-      backward(
-        live.map((i) => outs[i]!),
-        seeds && live.map((i) => seeds[i]!),
-      );
-    const grads = which.map((i) => leaves[i]!.grad ?? placeOn(full(xs[i]!.shape, 0, xs[i]!.dtype), xs[i]!.device));
-    return { value, grads };
+    // Everything f and the backward make is disposed afterwards, but the value and the gradients.
+    const result = disposeUnkept(
+      () => {
+        // Fresh leaves, so the caller's tensors keep their own grad state.
+        const leaves = xs.map((x, i) => {
+          if (!which.includes(i)) return x;
+          if (!isFloat(x.dtype))
+            throw new Error(`grad: argument ${i} has dtype ${x.dtype}; only float tensors have gradients`);
+          return new Tensor(x.shape, x.dtype, x.storage).requireGrad();
+        });
+        const value = f(...leaves);
+        const outs = value instanceof Tensor ? [value] : [...(value as readonly Tensor[])];
+        const seeds = seed === undefined ? undefined : seed instanceof Tensor ? [seed] : [...seed];
+        // Outputs that do not depend on a differentiated input contribute nothing (and have no tape to walk).
+        const live = outs.map((o, i) => i).filter((i) => outs[i]!.node || outs[i]!.requiresGrad);
+        if (live.length)
+          backward(
+            live.map((i) => outs[i]!),
+            seeds && live.map((i) => seeds[i]!),
+          );
+        const grads = which.map((i) => leaves[i]!.grad ?? placeOn(full(xs[i]!.shape, 0, xs[i]!.dtype), xs[i]!.device));
+        // The value comes back detached: its tape has run and released what it saved.
+        for (const o of outs) {
+          if (!o.node) continue;
+          o.node = undefined;
+          o.requiresGrad = false;
+        }
+        return { value, grads, outs };
+      },
+      (r) => [...r.outs, ...r.grads],
+    );
+    return { value: result.value, grads: result.grads };
   };
 }

@@ -133,6 +133,7 @@ export function commonDevice(op: string, tensors: Readonly<Record<string, Tensor
   let first: [string, Device] | undefined;
   for (const [name, v] of Object.entries(tensors)) {
     for (const t of v === null ? [] : Array.isArray(v) ? v : [v as Tensor]) {
+      if (t.isDisposed) throw new OpError(op, `tensor #${t.id} was disposed and cannot be read`, name);
       if (!first) first = [name, t.device];
       else if (t.device !== first[1]) {
         throw new OpError(

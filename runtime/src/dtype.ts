@@ -44,21 +44,32 @@ export function toStorage<D extends DType>(dtype: D, values: ArrayLike<number>):
 
 const f16Scratch = new Float32Array(1);
 const f16Bits = new Uint32Array(f16Scratch.buffer);
+const f64Scratch = new DataView(new ArrayBuffer(8));
 
-/** Rounds a number to the nearest float16 value (round-half-to-even), kept as a JS number. */
+/** The unbiased binary exponent of a finite positive float64, read from its bits (exact, unlike Math.log2). */
+function exponentOf(a: number): number {
+  f64Scratch.setFloat64(0, a);
+  const biased = (f64Scratch.getUint32(0) >>> 20) & 0x7ff;
+  // float64 subnormals lie far below float16's range and are handled by the caller.
+  return biased - 1023;
+}
+
+/**
+ * Rounds a number to the nearest float16 value (round-half-to-even), kept as a JS number. One rounding, straight from
+ * float64: dividing by the binade's power-of-two quantum is exact, so ties are detected exactly.
+ */
 export function roundToFloat16(v: number): number {
   if (!Number.isFinite(v)) return v;
   const a = Math.abs(v);
   if (a >= 65520) return v > 0 ? Infinity : -Infinity;
-  // Underflow keeps the sign: -0 stays -0, as IEEE rounding gives.
-  if (a < 2 ** -25) return v < 0 || Object.is(v, -0) ? -0 : 0;
-  // Pick the quantum of v's binade (subnormals share 2^-24) and round to it.
-  f16Scratch[0] = a;
-  const exp = Math.max(((f16Bits[0]! >>> 23) & 0xff) - 127, -14);
-  const quantum = 2 ** (exp - 10);
+  // Underflow keeps the sign: -0 stays -0, as IEEE rounding gives. 2^-25 is the tie between 0 and 2^-24; even is 0.
+  if (a <= 2 ** -25) return v < 0 || Object.is(v, -0) ? -0 : 0;
+  // The quantum of a's float16 binade (subnormals share 2^-24); q = a / quantum is exact in float64.
+  const quantum = 2 ** (Math.max(exponentOf(a), -14) - 10);
   const q = a / quantum;
-  let r = Math.round(q);
-  if (Math.abs(q - Math.trunc(q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1;
+  const floor = Math.floor(q);
+  const rest = q - floor;
+  const r = rest > 0.5 || (rest === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
   return Math.sign(v) * r * quantum;
 }
 

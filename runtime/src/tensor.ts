@@ -8,6 +8,8 @@ import type { TapeNode } from './autodiff.ts';
 /** What a dialect keeps for a tensor's data; CPU storage is a typed array read synchronously. */
 export interface TensorStorage {
   readonly device: Device;
+  /** Set on a traced value's storage: it has a type and a device but no data (graph tracing, type inference). */
+  readonly symbolic?: boolean;
   read(): Promise<Storage>;
   readSync?(): Storage;
   dispose(): void;
@@ -56,6 +58,38 @@ export function placeOn(t: Tensor, to: Device): Tensor {
 
 let nextId = 0;
 
+/** Storage some tensor already wraps: a second tensor around it (a view, a fresh autodiff leaf) does not own it. */
+const wrapped = new WeakSet<TensorStorage>();
+/** Open `disposeUnkept` scopes, innermost last: the tensors made in each that own their storage. */
+const scopes: Tensor[][] = [];
+
+/**
+ * Runs `fn` and disposes every tensor made meanwhile that owns new storage, except those sharing storage with what
+ * `keep` picks from the result (those move to the enclosing scope). Tensors that existed before are never touched.
+ * How autodiff frees what its tape and backward made: intermediates must not outlive `fn` unless kept.
+ */
+export function disposeUnkept<R>(fn: () => R, keep: (result: R) => Iterable<Tensor | undefined>): R {
+  const made: Tensor[] = [];
+  scopes.push(made);
+  let result: R;
+  try {
+    result = fn();
+  } catch (e) {
+    scopes.pop();
+    for (const t of made) t.dispose();
+    throw e;
+  }
+  scopes.pop();
+  const kept = new Set<TensorStorage>();
+  for (const t of keep(result)) if (t) kept.add(t.storage);
+  const outer = scopes[scopes.length - 1];
+  for (const t of made) {
+    if (!kept.has(t.storage)) t.dispose();
+    else outer?.push(t);
+  }
+  return result;
+}
+
 export class Tensor implements TensorType {
   readonly id = nextId++;
   readonly shape: readonly number[];
@@ -73,6 +107,10 @@ export class Tensor implements TensorType {
     readonly storage: TensorStorage,
   ) {
     this.shape = Object.freeze([...shape]);
+    if (!wrapped.has(storage)) {
+      wrapped.add(storage);
+      scopes[scopes.length - 1]?.push(this);
+    }
   }
 
   get device(): Device {
@@ -95,8 +133,12 @@ export class Tensor implements TensorType {
   }
 
   data(): Promise<Storage> {
-    this.assertLive();
-    return this.storage.read();
+    try {
+      this.assertLive();
+      return this.storage.read();
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Nested JS arrays, for printing and tests. */

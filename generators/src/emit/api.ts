@@ -52,13 +52,19 @@ function emitApi(op: OpModel): EmittedFile {
       name: n.fn,
       isExported: true,
       docs: [jsDoc(op)],
-      parameters: op.args.map((a) => ({
-        name: a.name,
-        type: apiParamType(a.type),
-        ...(a.default ? { initializer: literal(a.default.value) } : {}),
-      })),
+      parameters: [
+        ...op.args.map((a) => ({
+          name: a.name,
+          type: apiParamType(a.type),
+          ...(a.default ? { initializer: literal(a.default.value) } : {}),
+        })),
+        // Passed on, so a plain-JS caller's extra arguments are refused by the schema exactly as `call` refuses them.
+        { name: 'unexpected', type: 'never[]', isRestParameter: true },
+      ],
       returnType,
-      statements: [`return invoke(${n.opDef}, [${op.args.map((a) => a.name).join(', ')}]) as ${returnType};`],
+      statements: [
+        `return invoke(${n.opDef}, [${[...op.args.map((a) => a.name), '...unexpected'].join(', ')}]) as ${returnType};`,
+      ],
     });
   });
 }

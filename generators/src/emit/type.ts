@@ -14,6 +14,16 @@ function emitType(op: OpModel): EmittedFile {
   const checkFns = new Set<string>();
   const normalized: string[] = [];
   const body: string[] = [];
+  const promoted = op.promote ? op.args.filter((a) => a.type === 'Tensor' || a.type === 'Tensor?') : [];
+  if (op.promote) {
+    // The spec's promote rule: int32/bool tensor args compute in a float dtype, or are refused (runtime/src/promote.ts).
+    body.push(`const promotedDtype = promotionTarget([${promoted.map((a) => `args.${a.name}`).join(', ')}]);`);
+    for (const a of promoted) {
+      body.push(
+        `const ${promotedName(a)} = promote('${op.name}', '${a.name}', args.${a.name}, '${op.promote}', promotedDtype);`,
+      );
+    }
+  }
   for (const a of op.args) {
     for (const c of a.checks) {
       const stmt = checkStatement(op, a, c, checkFns);
@@ -29,6 +39,7 @@ function emitType(op: OpModel): EmittedFile {
   if (op.out.shape.kind === 'host') hand.push(n.rule, n.hostValue);
   return tsFile(path, 'type', sourceOf(op), (sf) => {
     if (checkFns.size) addImport(sf, path, paths.runtime('checks'), [...checkFns]);
+    if (op.promote) addImport(sf, path, paths.runtime('promote'), ['promote', 'promotionTarget']);
     if (op.out.shape.kind !== 'host') addImport(sf, path, paths.runtime('dispatch'), ['commonDevice']);
     addImport(sf, path, paths.runtime('registry'), ['Declared', 'Typed'], true);
     addImport(sf, path, paths.runtime('tensor'), ['TensorType'], true);
@@ -43,7 +54,9 @@ function emitType(op: OpModel): EmittedFile {
       returnType: op.out.tuple ? `Typed<${n.args}<T>, readonly TensorType[]>` : `Typed<${n.args}<T>>`,
       statements: [
         ...body,
-        normalized.length ? `const a = args.with({ ${normalized.join(', ')} });` : 'const a = args;',
+        normalized.length || promoted.length
+          ? `const a = args.with({ ${[...normalized, ...promoted.map((p) => `${p.name}: ${promotedName(p)}`)].join(', ')} });`
+          : 'const a = args;',
         `return { args: a, out: ${out} };`,
       ],
     });
@@ -67,6 +80,11 @@ function emitType(op: OpModel): EmittedFile {
             ],
     });
   });
+}
+
+/** The local holding a promoted tensor arg (`promotedX`), apart from the arg names the type function also declares. */
+function promotedName(a: ArgModel): string {
+  return camel(`promoted_${a.name}`);
 }
 
 function checkStatement(op: OpModel, a: ArgModel, c: Check, used: Set<string>): string {

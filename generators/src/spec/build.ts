@@ -301,6 +301,16 @@ function buildOp(
       ),
     );
   }
+  const promote: OpModel['promote'] = data.promote ?? null;
+  if (promote && !args.some((a) => a.type === 'Tensor' || a.type === 'Tensor?')) {
+    errors.push(
+      new SpecError(
+        raw.locate(['promote']),
+        `promote: ${promote} applies to Tensor args, and ${name} has none`,
+        'remove the promote field',
+      ),
+    );
+  }
   const relay = data.relay
     ? {
         op: data.relay.op,
@@ -361,6 +371,7 @@ function buildOp(
     grad,
     fusion: data.fusion ?? (compute ? (tensors.length > 1 ? 'broadcast' : 'elemwise') : 'opaque'),
     cast,
+    promote,
     relay,
     onnx,
     dialects,
@@ -792,6 +803,7 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       grad: { kind: 'none' },
       fusion: 'broadcast',
       cast: op.cast ? { rule: op.cast.rule, dataArgs: [x, 'dy'] } : null,
+      promote: null,
       relay: null,
       onnx: null,
       // A backward op is checked against float64 central differences, so only float dtypes apply.

@@ -3,8 +3,18 @@
 import type { DeviceKind } from '../device.ts';
 import { dispatchStats, invoke } from '../dispatch.ts';
 import { shapesEqual } from '../shape.ts';
-import type { Tensor } from '../tensor.ts';
-import { bindOut, isAtom, type Atom, type FusedNode, type Graph, type Var } from './ir.ts';
+import type { Tensor, TensorStorage } from '../tensor.ts';
+import {
+  bindOut,
+  definedVars,
+  isAtom,
+  nodeInputs,
+  type Atom,
+  type Const,
+  type FusedNode,
+  type Graph,
+  type Var,
+} from './ir.ts';
 import { formatType } from './printer.ts';
 
 /** One launch of a fused group: its inputs in `node.inputs` order, one output. */
@@ -31,7 +41,12 @@ export function kernelLaunches(): number {
   return dispatchStats().dispatches + fusedLaunches;
 }
 
-/** Runs a graph on concrete tensors; returns its outputs in order. */
+/**
+ * Runs a graph on concrete tensors; returns its outputs in order. Every intermediate is disposed as soon as the last
+ * node reading it has run (a value no node reads, right after the node that made it), so a GPU run holds only the
+ * buffers still needed. Inputs, constants and outputs are never disposed, nor anything sharing their storage (a
+ * reshape view of an input), nor a tensor the autodiff tape recorded (its backward may still read it).
+ */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   if (inputs.length !== g.params.length)
     throw new Error(`execute: the graph takes ${g.params.length} inputs, got ${inputs.length}`);
@@ -52,11 +67,70 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
     return t;
   };
   const value = (a: unknown): unknown => (isAtom(a) ? atom(a) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a);
-  for (const n of g.nodes) {
-    if (n.kind === 'call') bindOut(env, n.out, invoke(n.op, n.args.map(value)) as Tensor | readonly Tensor[]);
-    else env.set(n.out, runFused(n, n.inputs.map(atom)));
+  const life = lifetimes(g);
+  // Storage the caller owns (inputs, constants), and how many live intermediates hold each other storage.
+  const owned = new Set<TensorStorage>(inputs.map((t) => t.storage));
+  for (const c of life.consts) owned.add(c.value.storage);
+  const holders = new Map<TensorStorage, number>();
+  const release = (v: Var): void => {
+    const t = env.get(v);
+    if (!t) return;
+    env.delete(v);
+    const left = holders.get(t.storage)! - 1;
+    if (left > 0) holders.set(t.storage, left);
+    else {
+      holders.delete(t.storage);
+      if (!owned.has(t.storage) && !t.requiresGrad) t.dispose();
+    }
+  };
+  try {
+    g.nodes.forEach((n, i) => {
+      if (n.kind === 'call') bindOut(env, n.out, invoke(n.op, n.args.map(value)) as Tensor | readonly Tensor[]);
+      else env.set(n.out, runFused(n, n.inputs.map(atom)));
+      for (const v of definedVars(n)) {
+        const t = env.get(v)!;
+        holders.set(t.storage, (holders.get(t.storage) ?? 0) + 1);
+      }
+      for (const v of life.dies[i]!) release(v);
+    });
+    return g.outputs.map(atom);
+  } catch (e) {
+    // A failed run leaves nothing behind either: every intermediate made so far goes.
+    for (const v of [...env.keys()]) if (!g.params.includes(v)) release(v);
+    throw e;
   }
-  return g.outputs.map(atom);
+}
+
+interface Lifetimes {
+  /** For each node, the vars whose last reader it is (or which it made and nobody reads); outputs never die. */
+  readonly dies: readonly (readonly Var[])[];
+  readonly consts: readonly Const[];
+}
+
+const lifetimeCache = new WeakMap<Graph, Lifetimes>();
+
+function lifetimes(g: Graph): Lifetimes {
+  let life = lifetimeCache.get(g);
+  if (life) return life;
+  const last = new Map<Var, number>();
+  const consts: Const[] = [];
+  g.nodes.forEach((n, i) => {
+    for (const v of definedVars(n)) last.set(v, i);
+    for (const a of nodeInputs(n)) {
+      if (a.kind === 'var') last.set(a, i);
+      else consts.push(a);
+    }
+  });
+  for (const a of g.outputs) {
+    if (a.kind === 'var') last.delete(a);
+    else consts.push(a);
+  }
+  for (const p of g.params) last.delete(p);
+  const dies: Var[][] = g.nodes.map(() => []);
+  for (const [v, i] of last) dies[i]!.push(v);
+  life = { dies, consts };
+  lifetimeCache.set(g, life);
+  return life;
 }
 
 function runFused(n: FusedNode, inputs: Tensor[]): Tensor {

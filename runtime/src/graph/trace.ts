@@ -9,6 +9,7 @@ import { bindOut, mkConst, mkVar, type Atom, type Graph, type Node, type TupleOu
 
 /** Storage of a symbolic tensor: a device and no data. Reading it means a value was needed while tracing. */
 class SymbolicStorage implements TensorStorage {
+  readonly symbolic = true;
   constructor(readonly device: Device) {}
   read(): Promise<Storage> {
     throw new Error('trace: a traced value has no data yet; graph functions must not read tensors (use ops)');

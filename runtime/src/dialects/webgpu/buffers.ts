@@ -77,6 +77,8 @@ export class BufferPool {
   readonly maxPooledBytes: number;
   private readonly free = new Map<string, GPUBuffer[]>();
   private readonly live = new Set<GPUBuffer>();
+  /** How many times each buffer went back to the pool (or was destroyed): a holder compares it with what it saw. */
+  private readonly generations = new WeakMap<GPUBuffer, number>();
   private liveBytesTotal = 0;
   private pooledBytesTotal = 0;
   private pooledCount = 0;
@@ -128,6 +130,7 @@ export class BufferPool {
       throw new Error(`BufferPool.release: buffer "${buffer.label}" is not live in this pool (double release?)`);
     }
     const size = buffer.size;
+    this.generations.set(buffer, this.generation(buffer) + 1);
     this.liveBytesTotal -= size;
     if (buffer.mapState !== 'unmapped') buffer.unmap();
     if (this.pooledBytesTotal + size > this.maxPooledBytes) {
@@ -146,8 +149,22 @@ export class BufferPool {
   destroy(buffer: GPUBuffer): void {
     if (!this.live.delete(buffer))
       throw new Error(`BufferPool.destroy: buffer "${buffer.label}" is not live in this pool`);
+    this.generations.set(buffer, this.generation(buffer) + 1);
     this.liveBytesTotal -= buffer.size;
     buffer.destroy();
+  }
+
+  /**
+   * The buffer's generation: bumped each time it is released or destroyed. A tensor records it when it takes the
+   * buffer and checks it before every bind or read, so a stale tensor can never see the buffer's next owner's data.
+   */
+  generation(buffer: GPUBuffer): number {
+    return this.generations.get(buffer) ?? 0;
+  }
+
+  /** Whether `buffer` is live in this pool and still in the generation a holder saw. */
+  holds(buffer: GPUBuffer, generation: number): boolean {
+    return this.live.has(buffer) && this.generation(buffer) === generation;
   }
 
   /** Creates a buffer holding a copy of data (size rounded to its class; bytes past data are unspecified). */

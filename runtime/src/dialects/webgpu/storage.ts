@@ -60,6 +60,8 @@ const collected = typeof FinalizationRegistry === 'function' ? new FinalizationR
 export class GpuStorage implements TensorStorage {
   readonly device = WEBGPU;
   private readonly lease: Lease;
+  /** The pooled buffer's generation when this storage took it (see BufferPool.generation). */
+  private readonly generation: number;
 
   constructor(
     readonly gpu: GpuContext,
@@ -69,10 +71,22 @@ export class GpuStorage implements TensorStorage {
     readonly length: number,
   ) {
     this.lease = { gpu, buffer, released: false };
+    this.generation = gpu.pool.generation(buffer);
     collected?.register(this, this.lease, this.lease);
   }
 
+  /** The buffer, after checking it is still this storage's: not released, and not handed to another tensor since. */
+  liveBuffer(): GPUBuffer {
+    if (this.lease.released || currentGpu() !== this.gpu || !this.gpu.pool.holds(this.buffer, this.generation))
+      throw new Error(
+        `a webgpu tensor's buffer was disposed (or its device released) and may now hold another tensor's data; ` +
+          'it cannot be read or bound',
+      );
+    return this.buffer;
+  }
+
   async read(): Promise<Storage> {
+    this.liveBuffer();
     const { pool } = this.gpu;
     if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
     if (this.dtype === 'bool')
@@ -99,7 +113,8 @@ export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
 export function gpuBuffer(t: Tensor): GPUBuffer {
   if (!(t.storage instanceof GpuStorage))
     throw new Error(`${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``);
-  return t.storage.buffer;
+  if (t.isDisposed) throw new Error(`tensor #${t.id} was disposed; its buffer cannot be bound`);
+  return t.storage.liveBuffer();
 }
 
 /** Copies a CPU tensor into a new GPU tensor. */

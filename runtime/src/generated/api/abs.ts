@@ -26,6 +26,6 @@ export const absOp: OpDef<AbsArgs> = {
  * @param x Tensor.
  * @see specs/math/abs.yaml
  */
-export function abs(x: Tensor | number): Tensor {
-  return invoke(absOp, [x]) as Tensor;
+export function abs(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(absOp, [x, ...unexpected]) as Tensor;
 }

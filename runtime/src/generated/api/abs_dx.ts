@@ -27,6 +27,6 @@ export const absDxOp: OpDef<AbsDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/abs.yaml
  */
-export function absDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(absDxOp, [x, dy]) as Tensor;
+export function absDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(absDxOp, [x, dy, ...unexpected]) as Tensor;
 }

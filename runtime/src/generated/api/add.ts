@@ -27,6 +27,6 @@ export const addOp: OpDef<AddArgs> = {
  * @param b Tensor.
  * @see specs/math/add.yaml
  */
-export function add(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(addOp, [a, b]) as Tensor;
+export function add(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(addOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const argmaxOp: OpDef<ArgmaxArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/argmax.yaml
  */
-export function argmax(x: Tensor | number, axis: number | null = null, keepdims: boolean = false): Tensor {
-  return invoke(argmaxOp, [x, axis, keepdims]) as Tensor;
+export function argmax(
+  x: Tensor | number,
+  axis: number | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(argmaxOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const argminOp: OpDef<ArgminArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/argmin.yaml
  */
-export function argmin(x: Tensor | number, axis: number | null = null, keepdims: boolean = false): Tensor {
-  return invoke(argminOp, [x, axis, keepdims]) as Tensor;
+export function argmin(
+  x: Tensor | number,
+  axis: number | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(argminOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

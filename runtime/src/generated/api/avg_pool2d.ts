@@ -36,6 +36,7 @@ export function avgPool2d(
   stride: readonly number[] = [1, 1],
   padding: readonly number[] = [0, 0, 0, 0],
   count_include_pad: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(avgPool2dOp, [x, kernel, stride, padding, count_include_pad]) as Tensor;
+  return invoke(avgPool2dOp, [x, kernel, stride, padding, count_include_pad, ...unexpected]) as Tensor;
 }

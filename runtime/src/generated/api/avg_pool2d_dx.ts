@@ -38,6 +38,7 @@ export function avgPool2dDx(
   stride: readonly number[] = [1, 1],
   padding: readonly number[] = [0, 0, 0, 0],
   count_include_pad: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(avgPool2dDxOp, [x, dy, kernel, stride, padding, count_include_pad]) as Tensor;
+  return invoke(avgPool2dDxOp, [x, dy, kernel, stride, padding, count_include_pad, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const batchMatmulOp: OpDef<MatmulArgs> = {
  * @param b Tensor.
  * @see specs/linalg/batch_matmul.yaml
  */
-export function batchMatmul(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(batchMatmulOp, [a, b]) as Tensor;
+export function batchMatmul(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(batchMatmulOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,6 @@ export const castOp: OpDef<CastArgs> = {
  * @param dtype dtype.
  * @see specs/tensor/cast.yaml
  */
-export function cast(x: Tensor | number, dtype: DType): Tensor {
-  return invoke(castOp, [x, dtype]) as Tensor;
+export function cast(x: Tensor | number, dtype: DType, ...unexpected: never[]): Tensor {
+  return invoke(castOp, [x, dtype, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,6 @@ export const clipOp: OpDef<ClipArgs> = {
  * @param a_max float.
  * @see specs/nn/clip.yaml
  */
-export function clip(x: Tensor | number, a_min: number, a_max: number): Tensor {
-  return invoke(clipOp, [x, a_min, a_max]) as Tensor;
+export function clip(x: Tensor | number, a_min: number, a_max: number, ...unexpected: never[]): Tensor {
+  return invoke(clipOp, [x, a_min, a_max, ...unexpected]) as Tensor;
 }

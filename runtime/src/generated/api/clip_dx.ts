@@ -29,6 +29,12 @@ export const clipDxOp: OpDef<ClipDxArgs> = {
  * @param a_max float.
  * @see specs/nn/clip.yaml
  */
-export function clipDx(x: Tensor | number, dy: Tensor | number, a_min: number, a_max: number): Tensor {
-  return invoke(clipDxOp, [x, dy, a_min, a_max]) as Tensor;
+export function clipDx(
+  x: Tensor | number,
+  dy: Tensor | number,
+  a_min: number,
+  a_max: number,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(clipDxOp, [x, dy, a_min, a_max, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const concatenateOp: OpDef<ConcatenateArgs> = {
  * @param axis int; default 0; checked: axis(xs).
  * @see specs/tensor/concatenate.yaml
  */
-export function concatenate(xs: readonly Tensor[], axis: number = 0): Tensor {
-  return invoke(concatenateOp, [xs, axis]) as Tensor;
+export function concatenate(xs: readonly Tensor[], axis: number = 0, ...unexpected: never[]): Tensor {
+  return invoke(concatenateOp, [xs, axis, ...unexpected]) as Tensor;
 }

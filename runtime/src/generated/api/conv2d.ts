@@ -38,6 +38,7 @@ export function conv2d(
   padding: readonly number[] = [0, 0, 0, 0],
   dilation: readonly number[] = [1, 1],
   groups: number = 1,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(conv2dOp, [x, w, stride, padding, dilation, groups]) as Tensor;
+  return invoke(conv2dOp, [x, w, stride, padding, dilation, groups, ...unexpected]) as Tensor;
 }

@@ -40,6 +40,7 @@ export function conv2dDw(
   padding: readonly number[] = [0, 0, 0, 0],
   dilation: readonly number[] = [1, 1],
   groups: number = 1,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(conv2dDwOp, [x, w, dy, stride, padding, dilation, groups]) as Tensor;
+  return invoke(conv2dDwOp, [x, w, dy, stride, padding, dilation, groups, ...unexpected]) as Tensor;
 }

@@ -40,6 +40,7 @@ export function conv2dDx(
   padding: readonly number[] = [0, 0, 0, 0],
   dilation: readonly number[] = [1, 1],
   groups: number = 1,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(conv2dDxOp, [x, w, dy, stride, padding, dilation, groups]) as Tensor;
+  return invoke(conv2dDxOp, [x, w, dy, stride, padding, dilation, groups, ...unexpected]) as Tensor;
 }

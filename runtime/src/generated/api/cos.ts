@@ -26,6 +26,6 @@ export const cosOp: OpDef<CosArgs> = {
  * @param x Tensor.
  * @see specs/math/cos.yaml
  */
-export function cos(x: Tensor | number): Tensor {
-  return invoke(cosOp, [x]) as Tensor;
+export function cos(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(cosOp, [x, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const cosDxOp: OpDef<CosDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/cos.yaml
  */
-export function cosDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(cosDxOp, [x, dy]) as Tensor;
+export function cosDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(cosDxOp, [x, dy, ...unexpected]) as Tensor;
 }

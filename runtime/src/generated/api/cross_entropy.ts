@@ -27,6 +27,6 @@ export const crossEntropyOp: OpDef<CrossEntropyArgs> = {
  * @param target Tensor.
  * @see specs/nn/cross_entropy.yaml
  */
-export function crossEntropy(x: Tensor | number, target: Tensor | number): Tensor {
-  return invoke(crossEntropyOp, [x, target]) as Tensor;
+export function crossEntropy(x: Tensor | number, target: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(crossEntropyOp, [x, target, ...unexpected]) as Tensor;
 }

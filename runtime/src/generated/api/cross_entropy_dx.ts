@@ -28,6 +28,11 @@ export const crossEntropyDxOp: OpDef<CrossEntropyDxArgs> = {
  * @param dy Tensor.
  * @see specs/nn/cross_entropy_dx.yaml
  */
-export function crossEntropyDx(x: Tensor | number, target: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(crossEntropyDxOp, [x, target, dy]) as Tensor;
+export function crossEntropyDx(
+  x: Tensor | number,
+  target: Tensor | number,
+  dy: Tensor | number,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(crossEntropyDxOp, [x, target, dy, ...unexpected]) as Tensor;
 }

@@ -35,6 +35,7 @@ export function cumprod(
   axis: number | null = null,
   dtype: DType | null = null,
   exclusive: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(cumprodOp, [x, axis, dtype, exclusive]) as Tensor;
+  return invoke(cumprodOp, [x, axis, dtype, exclusive, ...unexpected]) as Tensor;
 }

@@ -35,6 +35,7 @@ export function cumsum(
   axis: number | null = null,
   dtype: DType | null = null,
   exclusive: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(cumsumOp, [x, axis, dtype, exclusive]) as Tensor;
+  return invoke(cumsumOp, [x, axis, dtype, exclusive, ...unexpected]) as Tensor;
 }

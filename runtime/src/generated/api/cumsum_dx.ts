@@ -34,6 +34,7 @@ export function cumsumDx(
   dy: Tensor | number,
   axis: number | null = null,
   exclusive: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(cumsumDxOp, [x, dy, axis, exclusive]) as Tensor;
+  return invoke(cumsumDxOp, [x, dy, axis, exclusive, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,6 @@ export const denseOp: OpDef<DenseArgs> = {
  * @param b Tensor.
  * @see specs/linalg/dense.yaml
  */
-export function dense(x: Tensor | number, w: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(denseOp, [x, w, b]) as Tensor;
+export function dense(x: Tensor | number, w: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(denseOp, [x, w, b, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const divideOp: OpDef<DivideArgs> = {
  * @param b Tensor.
  * @see specs/math/divide.yaml
  */
-export function divide(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(divideOp, [a, b]) as Tensor;
+export function divide(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(divideOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const embeddingOp: OpDef<EmbeddingArgs> = {
  * @param indices Tensor.
  * @see specs/nn/embedding.yaml
  */
-export function embedding(weight: Tensor | number, indices: Tensor | number): Tensor {
-  return invoke(embeddingOp, [weight, indices]) as Tensor;
+export function embedding(weight: Tensor | number, indices: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(embeddingOp, [weight, indices, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const equalOp: OpDef<EqualArgs> = {
  * @param b Tensor.
  * @see specs/math/equal.yaml
  */
-export function equal(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(equalOp, [a, b]) as Tensor;
+export function equal(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(equalOp, [a, b, ...unexpected]) as Tensor;
 }

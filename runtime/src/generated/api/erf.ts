@@ -26,6 +26,6 @@ export const erfOp: OpDef<ErfArgs> = {
  * @param x Tensor.
  * @see specs/math/erf.yaml
  */
-export function erf(x: Tensor | number): Tensor {
-  return invoke(erfOp, [x]) as Tensor;
+export function erf(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(erfOp, [x, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const erfDxOp: OpDef<ErfDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/erf.yaml
  */
-export function erfDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(erfDxOp, [x, dy]) as Tensor;
+export function erfDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(erfDxOp, [x, dy, ...unexpected]) as Tensor;
 }

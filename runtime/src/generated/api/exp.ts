@@ -26,6 +26,6 @@ export const expOp: OpDef<ExpArgs> = {
  * @param x Tensor.
  * @see specs/math/exp.yaml
  */
-export function exp(x: Tensor | number): Tensor {
-  return invoke(expOp, [x]) as Tensor;
+export function exp(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(expOp, [x, ...unexpected]) as Tensor;
 }

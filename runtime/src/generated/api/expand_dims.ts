@@ -27,6 +27,6 @@ export const expandDimsOp: OpDef<ExpandDimsArgs> = {
  * @param axis int.
  * @see specs/tensor/expand_dims.yaml
  */
-export function expandDims(x: Tensor | number, axis: number): Tensor {
-  return invoke(expandDimsOp, [x, axis]) as Tensor;
+export function expandDims(x: Tensor | number, axis: number, ...unexpected: never[]): Tensor {
+  return invoke(expandDimsOp, [x, axis, ...unexpected]) as Tensor;
 }

@@ -26,6 +26,6 @@ export const geluOp: OpDef<GeluArgs> = {
  * @param x Tensor.
  * @see specs/nn/gelu.yaml
  */
-export function gelu(x: Tensor | number): Tensor {
-  return invoke(geluOp, [x]) as Tensor;
+export function gelu(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(geluOp, [x, ...unexpected]) as Tensor;
 }

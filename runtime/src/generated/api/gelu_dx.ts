@@ -27,6 +27,6 @@ export const geluDxOp: OpDef<GeluDxArgs> = {
  * @param dy Tensor.
  * @see specs/nn/gelu.yaml
  */
-export function geluDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(geluDxOp, [x, dy]) as Tensor;
+export function geluDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(geluDxOp, [x, dy, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const greaterOp: OpDef<GreaterArgs> = {
  * @param b Tensor.
  * @see specs/math/greater.yaml
  */
-export function greater(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(greaterOp, [a, b]) as Tensor;
+export function greater(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(greaterOp, [a, b, ...unexpected]) as Tensor;
 }

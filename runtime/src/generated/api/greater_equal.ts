@@ -27,6 +27,6 @@ export const greaterEqualOp: OpDef<GreaterEqualArgs> = {
  * @param b Tensor.
  * @see specs/math/greater_equal.yaml
  */
-export function greaterEqual(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(greaterEqualOp, [a, b]) as Tensor;
+export function greaterEqual(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(greaterEqualOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -36,6 +36,7 @@ export function layerNorm(
   bias: Tensor | number,
   axis: number = -1,
   epsilon: number = 0.00001,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(layerNormOp, [x, scale, bias, axis, epsilon]) as Tensor;
+  return invoke(layerNormOp, [x, scale, bias, axis, epsilon, ...unexpected]) as Tensor;
 }

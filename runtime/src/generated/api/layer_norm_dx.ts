@@ -36,6 +36,7 @@ export function layerNormDx(
   dy: Tensor | number,
   axis: number = -1,
   epsilon: number = 0.00001,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(layerNormDxOp, [x, scale, dy, axis, epsilon]) as Tensor;
+  return invoke(layerNormDxOp, [x, scale, dy, axis, epsilon, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const leakyReluOp: OpDef<LeakyReluArgs> = {
  * @param alpha float; default 0.01.
  * @see specs/nn/leaky_relu.yaml
  */
-export function leakyRelu(x: Tensor | number, alpha: number = 0.01): Tensor {
-  return invoke(leakyReluOp, [x, alpha]) as Tensor;
+export function leakyRelu(x: Tensor | number, alpha: number = 0.01, ...unexpected: never[]): Tensor {
+  return invoke(leakyReluOp, [x, alpha, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const leakyReluDxOp: OpDef<LeakyReluDxArgs> = {
  * @param alpha float; default 0.01.
  * @see specs/nn/leaky_relu.yaml
  */
-export function leakyReluDx(x: Tensor | number, dy: Tensor | number, alpha: number = 0.01): Tensor {
-  return invoke(leakyReluDxOp, [x, dy, alpha]) as Tensor;
+export function leakyReluDx(
+  x: Tensor | number,
+  dy: Tensor | number,
+  alpha: number = 0.01,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(leakyReluDxOp, [x, dy, alpha, ...unexpected]) as Tensor;
 }

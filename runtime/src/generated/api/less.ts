@@ -27,6 +27,6 @@ export const lessOp: OpDef<LessArgs> = {
  * @param b Tensor.
  * @see specs/math/less.yaml
  */
-export function less(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(lessOp, [a, b]) as Tensor;
+export function less(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(lessOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const lessEqualOp: OpDef<LessEqualArgs> = {
  * @param b Tensor.
  * @see specs/math/less_equal.yaml
  */
-export function lessEqual(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(lessEqualOp, [a, b]) as Tensor;
+export function lessEqual(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(lessEqualOp, [a, b, ...unexpected]) as Tensor;
 }

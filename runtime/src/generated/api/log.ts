@@ -26,6 +26,6 @@ export const logOp: OpDef<LogArgs> = {
  * @param x Tensor.
  * @see specs/math/log.yaml
  */
-export function log(x: Tensor | number): Tensor {
-  return invoke(logOp, [x]) as Tensor;
+export function log(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(logOp, [x, ...unexpected]) as Tensor;
 }

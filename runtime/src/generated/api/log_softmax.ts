@@ -27,6 +27,6 @@ export const logSoftmaxOp: OpDef<SoftmaxArgs> = {
  * @param axis int; default -1; checked: axis(x).
  * @see specs/nn/log_softmax.yaml
  */
-export function logSoftmax(x: Tensor | number, axis: number = -1): Tensor {
-  return invoke(logSoftmaxOp, [x, axis]) as Tensor;
+export function logSoftmax(x: Tensor | number, axis: number = -1, ...unexpected: never[]): Tensor {
+  return invoke(logSoftmaxOp, [x, axis, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const logSoftmaxDxOp: OpDef<LogSoftmaxDxArgs> = {
  * @param axis int; default -1; checked: axis(y).
  * @see specs/nn/log_softmax_dx.yaml
  */
-export function logSoftmaxDx(y: Tensor | number, dy: Tensor | number, axis: number = -1): Tensor {
-  return invoke(logSoftmaxDxOp, [y, dy, axis]) as Tensor;
+export function logSoftmaxDx(
+  y: Tensor | number,
+  dy: Tensor | number,
+  axis: number = -1,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(logSoftmaxDxOp, [y, dy, axis, ...unexpected]) as Tensor;
 }

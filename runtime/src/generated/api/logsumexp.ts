@@ -32,6 +32,7 @@ export function logsumexp(
   x: Tensor | number,
   axis: readonly number[] | null = null,
   keepdims: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(logsumexpOp, [x, axis, keepdims]) as Tensor;
+  return invoke(logsumexpOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const matmulOp: OpDef<MatmulArgs> = {
  * @param b Tensor.
  * @see specs/linalg/matmul.yaml
  */
-export function matmul(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(matmulOp, [a, b]) as Tensor;
+export function matmul(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(matmulOp, [a, b, ...unexpected]) as Tensor;
 }

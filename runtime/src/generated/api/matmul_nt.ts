@@ -27,6 +27,6 @@ export const matmulNtOp: OpDef<MatmulArgs> = {
  * @param b Tensor.
  * @see specs/linalg/matmul_nt.yaml
  */
-export function matmulNt(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(matmulNtOp, [a, b]) as Tensor;
+export function matmulNt(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(matmulNtOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const matmulTnOp: OpDef<MatmulArgs> = {
  * @param b Tensor.
  * @see specs/linalg/matmul_tn.yaml
  */
-export function matmulTn(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(matmulTnOp, [a, b]) as Tensor;
+export function matmulTn(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(matmulTnOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const maxOp: OpDef<MaxArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/max.yaml
  */
-export function max(x: Tensor | number, axis: readonly number[] | null = null, keepdims: boolean = false): Tensor {
-  return invoke(maxOp, [x, axis, keepdims]) as Tensor;
+export function max(
+  x: Tensor | number,
+  axis: readonly number[] | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(maxOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

@@ -34,6 +34,7 @@ export function maxPool2d(
   kernel: readonly number[],
   stride: readonly number[] = [1, 1],
   padding: readonly number[] = [0, 0, 0, 0],
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(maxPool2dOp, [x, kernel, stride, padding]) as Tensor;
+  return invoke(maxPool2dOp, [x, kernel, stride, padding, ...unexpected]) as Tensor;
 }

@@ -36,6 +36,7 @@ export function maxPool2dDx(
   kernel: readonly number[],
   stride: readonly number[] = [1, 1],
   padding: readonly number[] = [0, 0, 0, 0],
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(maxPool2dDxOp, [x, dy, kernel, stride, padding]) as Tensor;
+  return invoke(maxPool2dDxOp, [x, dy, kernel, stride, padding, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const maximumOp: OpDef<MaximumArgs> = {
  * @param b Tensor.
  * @see specs/math/maximum.yaml
  */
-export function maximum(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(maximumOp, [a, b]) as Tensor;
+export function maximum(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(maximumOp, [a, b, ...unexpected]) as Tensor;
 }

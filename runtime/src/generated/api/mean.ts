@@ -28,6 +28,11 @@ export const meanOp: OpDef<MeanArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/mean.yaml
  */
-export function mean(x: Tensor | number, axis: readonly number[] | null = null, keepdims: boolean = false): Tensor {
-  return invoke(meanOp, [x, axis, keepdims]) as Tensor;
+export function mean(
+  x: Tensor | number,
+  axis: readonly number[] | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(meanOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

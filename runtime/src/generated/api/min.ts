@@ -28,6 +28,11 @@ export const minOp: OpDef<MinArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/min.yaml
  */
-export function min(x: Tensor | number, axis: readonly number[] | null = null, keepdims: boolean = false): Tensor {
-  return invoke(minOp, [x, axis, keepdims]) as Tensor;
+export function min(
+  x: Tensor | number,
+  axis: readonly number[] | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(minOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const minimumOp: OpDef<MinimumArgs> = {
  * @param b Tensor.
  * @see specs/math/minimum.yaml
  */
-export function minimum(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(minimumOp, [a, b]) as Tensor;
+export function minimum(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(minimumOp, [a, b, ...unexpected]) as Tensor;
 }

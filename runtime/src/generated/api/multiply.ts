@@ -27,6 +27,6 @@ export const multiplyOp: OpDef<MultiplyArgs> = {
  * @param b Tensor.
  * @see specs/math/multiply.yaml
  */
-export function multiply(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(multiplyOp, [a, b]) as Tensor;
+export function multiply(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(multiplyOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -26,6 +26,6 @@ export const negativeOp: OpDef<NegativeArgs> = {
  * @param x Tensor.
  * @see specs/math/negative.yaml
  */
-export function negative(x: Tensor | number): Tensor {
-  return invoke(negativeOp, [x]) as Tensor;
+export function negative(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(negativeOp, [x, ...unexpected]) as Tensor;
 }

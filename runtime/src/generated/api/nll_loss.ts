@@ -27,6 +27,6 @@ export const nllLossOp: OpDef<NllLossArgs> = {
  * @param target Tensor.
  * @see specs/nn/nll_loss.yaml
  */
-export function nllLoss(x: Tensor | number, target: Tensor | number): Tensor {
-  return invoke(nllLossOp, [x, target]) as Tensor;
+export function nllLoss(x: Tensor | number, target: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(nllLossOp, [x, target, ...unexpected]) as Tensor;
 }

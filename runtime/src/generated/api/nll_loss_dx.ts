@@ -28,6 +28,11 @@ export const nllLossDxOp: OpDef<NllLossDxArgs> = {
  * @param dy Tensor.
  * @see specs/nn/nll_loss_dx.yaml
  */
-export function nllLossDx(x: Tensor | number, target: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(nllLossDxOp, [x, target, dy]) as Tensor;
+export function nllLossDx(
+  x: Tensor | number,
+  target: Tensor | number,
+  dy: Tensor | number,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(nllLossDxOp, [x, target, dy, ...unexpected]) as Tensor;
 }

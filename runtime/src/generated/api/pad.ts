@@ -28,6 +28,6 @@ export const padOp: OpDef<PadArgs> = {
  * @param value float; default 0.
  * @see specs/tensor/pad.yaml
  */
-export function pad(x: Tensor | number, pads: readonly number[], value: number = 0): Tensor {
-  return invoke(padOp, [x, pads, value]) as Tensor;
+export function pad(x: Tensor | number, pads: readonly number[], value: number = 0, ...unexpected: never[]): Tensor {
+  return invoke(padOp, [x, pads, value, ...unexpected]) as Tensor;
 }

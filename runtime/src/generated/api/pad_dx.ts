@@ -28,6 +28,11 @@ export const padDxOp: OpDef<PadDxArgs> = {
  * @param pads int[]; checked: nonneg.
  * @see specs/tensor/pad_dx.yaml
  */
-export function padDx(x: Tensor | number, dy: Tensor | number, pads: readonly number[]): Tensor {
-  return invoke(padDxOp, [x, dy, pads]) as Tensor;
+export function padDx(
+  x: Tensor | number,
+  dy: Tensor | number,
+  pads: readonly number[],
+  ...unexpected: never[]
+): Tensor {
+  return invoke(padDxOp, [x, dy, pads, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const powerOp: OpDef<PowerArgs> = {
  * @param b Tensor.
  * @see specs/math/power.yaml
  */
-export function power(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(powerOp, [a, b]) as Tensor;
+export function power(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(powerOp, [a, b, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const prodOp: OpDef<ProdArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/prod.yaml
  */
-export function prod(x: Tensor | number, axis: readonly number[] | null = null, keepdims: boolean = false): Tensor {
-  return invoke(prodOp, [x, axis, keepdims]) as Tensor;
+export function prod(
+  x: Tensor | number,
+  axis: readonly number[] | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(prodOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

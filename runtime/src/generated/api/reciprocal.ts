@@ -26,6 +26,6 @@ export const reciprocalOp: OpDef<ReciprocalArgs> = {
  * @param x Tensor.
  * @see specs/math/reciprocal.yaml
  */
-export function reciprocal(x: Tensor | number): Tensor {
-  return invoke(reciprocalOp, [x]) as Tensor;
+export function reciprocal(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(reciprocalOp, [x, ...unexpected]) as Tensor;
 }

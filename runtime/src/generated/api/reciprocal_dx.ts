@@ -27,6 +27,6 @@ export const reciprocalDxOp: OpDef<ReciprocalDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/reciprocal.yaml
  */
-export function reciprocalDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(reciprocalDxOp, [x, dy]) as Tensor;
+export function reciprocalDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(reciprocalDxOp, [x, dy, ...unexpected]) as Tensor;
 }

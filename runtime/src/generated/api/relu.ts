@@ -26,6 +26,6 @@ export const reluOp: OpDef<ReluArgs> = {
  * @param x Tensor.
  * @see specs/nn/relu.yaml
  */
-export function relu(x: Tensor | number): Tensor {
-  return invoke(reluOp, [x]) as Tensor;
+export function relu(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(reluOp, [x, ...unexpected]) as Tensor;
 }

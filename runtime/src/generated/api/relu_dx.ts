@@ -27,6 +27,6 @@ export const reluDxOp: OpDef<ReluDxArgs> = {
  * @param dy Tensor.
  * @see specs/nn/relu.yaml
  */
-export function reluDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(reluDxOp, [x, dy]) as Tensor;
+export function reluDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(reluDxOp, [x, dy, ...unexpected]) as Tensor;
 }

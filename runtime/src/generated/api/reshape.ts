@@ -27,6 +27,6 @@ export const reshapeOp: OpDef<ReshapeArgs> = {
  * @param shape int[].
  * @see specs/tensor/reshape.yaml
  */
-export function reshape(x: Tensor | number, shape: readonly number[]): Tensor {
-  return invoke(reshapeOp, [x, shape]) as Tensor;
+export function reshape(x: Tensor | number, shape: readonly number[], ...unexpected: never[]): Tensor {
+  return invoke(reshapeOp, [x, shape, ...unexpected]) as Tensor;
 }

@@ -26,6 +26,6 @@ export const rsqrtOp: OpDef<RsqrtArgs> = {
  * @param x Tensor.
  * @see specs/math/rsqrt.yaml
  */
-export function rsqrt(x: Tensor | number): Tensor {
-  return invoke(rsqrtOp, [x]) as Tensor;
+export function rsqrt(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(rsqrtOp, [x, ...unexpected]) as Tensor;
 }

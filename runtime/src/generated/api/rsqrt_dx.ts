@@ -27,6 +27,6 @@ export const rsqrtDxOp: OpDef<RsqrtDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/rsqrt.yaml
  */
-export function rsqrtDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(rsqrtDxOp, [x, dy]) as Tensor;
+export function rsqrtDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(rsqrtDxOp, [x, dy, ...unexpected]) as Tensor;
 }

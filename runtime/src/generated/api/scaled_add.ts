@@ -30,6 +30,13 @@ export const scaledAddOp: OpDef<ScaledAddArgs> = {
  * @param z int; default 0.
  * @see specs/math/scaled_add.yaml
  */
-export function scaledAdd(a: Tensor | number, b: Tensor | number, x: number = 1, y: number = 1, z: number = 0): Tensor {
-  return invoke(scaledAddOp, [a, b, x, y, z]) as Tensor;
+export function scaledAdd(
+  a: Tensor | number,
+  b: Tensor | number,
+  x: number = 1,
+  y: number = 1,
+  z: number = 0,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(scaledAddOp, [a, b, x, y, z, ...unexpected]) as Tensor;
 }

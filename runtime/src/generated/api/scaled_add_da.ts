@@ -27,6 +27,6 @@ export const scaledAddDaOp: OpDef<ScaledAddDaArgs> = {
  * @param x int; default 1.
  * @see specs/math/scaled_add_da.yaml
  */
-export function scaledAddDa(dy: Tensor | number, x: number = 1): Tensor {
-  return invoke(scaledAddDaOp, [dy, x]) as Tensor;
+export function scaledAddDa(dy: Tensor | number, x: number = 1, ...unexpected: never[]): Tensor {
+  return invoke(scaledAddDaOp, [dy, x, ...unexpected]) as Tensor;
 }

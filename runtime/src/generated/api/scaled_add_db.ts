@@ -27,6 +27,6 @@ export const scaledAddDbOp: OpDef<ScaledAddDbArgs> = {
  * @param y int; default 1.
  * @see specs/math/scaled_add_db.yaml
  */
-export function scaledAddDb(dy: Tensor | number, y: number = 1): Tensor {
-  return invoke(scaledAddDbOp, [dy, y]) as Tensor;
+export function scaledAddDb(dy: Tensor | number, y: number = 1, ...unexpected: never[]): Tensor {
+  return invoke(scaledAddDbOp, [dy, y, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const shapeOp: OpDef<ShapeArgs> = {
  * @param x Tensor.
  * @see specs/tensor/shape.yaml
  */
-export function shape(x: Tensor | number): ReturnType<typeof shapeValue> {
-  return invoke(shapeOp, [x]) as ReturnType<typeof shapeValue>;
+export function shape(x: Tensor | number, ...unexpected: never[]): ReturnType<typeof shapeValue> {
+  return invoke(shapeOp, [x, ...unexpected]) as ReturnType<typeof shapeValue>;
 }

@@ -26,6 +26,6 @@ export const sigmoidOp: OpDef<SigmoidArgs> = {
  * @param x Tensor.
  * @see specs/math/sigmoid.yaml
  */
-export function sigmoid(x: Tensor | number): Tensor {
-  return invoke(sigmoidOp, [x]) as Tensor;
+export function sigmoid(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sigmoidOp, [x, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const sigmoidDxOp: OpDef<SigmoidDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/sigmoid.yaml
  */
-export function sigmoidDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(sigmoidDxOp, [x, dy]) as Tensor;
+export function sigmoidDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sigmoidDxOp, [x, dy, ...unexpected]) as Tensor;
 }

@@ -26,6 +26,6 @@ export const sinOp: OpDef<SinArgs> = {
  * @param x Tensor.
  * @see specs/math/sin.yaml
  */
-export function sin(x: Tensor | number): Tensor {
-  return invoke(sinOp, [x]) as Tensor;
+export function sin(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sinOp, [x, ...unexpected]) as Tensor;
 }

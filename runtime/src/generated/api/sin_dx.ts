@@ -27,6 +27,6 @@ export const sinDxOp: OpDef<SinDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/sin.yaml
  */
-export function sinDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(sinDxOp, [x, dy]) as Tensor;
+export function sinDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sinDxOp, [x, dy, ...unexpected]) as Tensor;
 }

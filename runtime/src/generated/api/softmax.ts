@@ -27,6 +27,6 @@ export const softmaxOp: OpDef<SoftmaxArgs> = {
  * @param axis int; default -1; checked: axis(x).
  * @see specs/nn/softmax.yaml
  */
-export function softmax(x: Tensor | number, axis: number = -1): Tensor {
-  return invoke(softmaxOp, [x, axis]) as Tensor;
+export function softmax(x: Tensor | number, axis: number = -1, ...unexpected: never[]): Tensor {
+  return invoke(softmaxOp, [x, axis, ...unexpected]) as Tensor;
 }

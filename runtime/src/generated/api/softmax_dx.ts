@@ -28,6 +28,6 @@ export const softmaxDxOp: OpDef<SoftmaxDxArgs> = {
  * @param axis int; default -1; checked: axis(y).
  * @see specs/nn/softmax_dx.yaml
  */
-export function softmaxDx(y: Tensor | number, dy: Tensor | number, axis: number = -1): Tensor {
-  return invoke(softmaxDxOp, [y, dy, axis]) as Tensor;
+export function softmaxDx(y: Tensor | number, dy: Tensor | number, axis: number = -1, ...unexpected: never[]): Tensor {
+  return invoke(softmaxDxOp, [y, dy, axis, ...unexpected]) as Tensor;
 }

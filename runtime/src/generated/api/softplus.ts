@@ -26,6 +26,6 @@ export const softplusOp: OpDef<SoftplusArgs> = {
  * @param x Tensor.
  * @see specs/math/softplus.yaml
  */
-export function softplus(x: Tensor | number): Tensor {
-  return invoke(softplusOp, [x]) as Tensor;
+export function softplus(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(softplusOp, [x, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const softplusDxOp: OpDef<SoftplusDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/softplus.yaml
  */
-export function softplusDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(softplusDxOp, [x, dy]) as Tensor;
+export function softplusDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(softplusDxOp, [x, dy, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const splitOp: OpDef<SplitArgs> = {
  * @param axis int; default 0; checked: axis(x).
  * @see specs/tensor/split.yaml
  */
-export function split(x: Tensor | number, indices_or_sections: number | readonly number[], axis: number = 0): Tensor[] {
-  return invoke(splitOp, [x, indices_or_sections, axis]) as Tensor[];
+export function split(
+  x: Tensor | number,
+  indices_or_sections: number | readonly number[],
+  axis: number = 0,
+  ...unexpected: never[]
+): Tensor[] {
+  return invoke(splitOp, [x, indices_or_sections, axis, ...unexpected]) as Tensor[];
 }

@@ -26,6 +26,6 @@ export const sqrtOp: OpDef<SqrtArgs> = {
  * @param x Tensor.
  * @see specs/math/sqrt.yaml
  */
-export function sqrt(x: Tensor | number): Tensor {
-  return invoke(sqrtOp, [x]) as Tensor;
+export function sqrt(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sqrtOp, [x, ...unexpected]) as Tensor;
 }

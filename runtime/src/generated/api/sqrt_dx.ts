@@ -27,6 +27,6 @@ export const sqrtDxOp: OpDef<SqrtDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/sqrt.yaml
  */
-export function sqrtDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(sqrtDxOp, [x, dy]) as Tensor;
+export function sqrtDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(sqrtDxOp, [x, dy, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const squeezeOp: OpDef<SqueezeArgs> = {
  * @param axis int[]?; default null; checked: axes(x).
  * @see specs/tensor/squeeze.yaml
  */
-export function squeeze(x: Tensor | number, axis: readonly number[] | null = null): Tensor {
-  return invoke(squeezeOp, [x, axis]) as Tensor;
+export function squeeze(x: Tensor | number, axis: readonly number[] | null = null, ...unexpected: never[]): Tensor {
+  return invoke(squeezeOp, [x, axis, ...unexpected]) as Tensor;
 }

@@ -36,6 +36,7 @@ export function stridedSlice(
   end: readonly number[],
   strides: readonly number[] | null = null,
   axes: readonly number[] | null = null,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(stridedSliceOp, [x, begin, end, strides, axes]) as Tensor;
+  return invoke(stridedSliceOp, [x, begin, end, strides, axes, ...unexpected]) as Tensor;
 }

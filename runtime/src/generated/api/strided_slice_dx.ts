@@ -38,6 +38,7 @@ export function stridedSliceDx(
   end: readonly number[],
   strides: readonly number[] | null = null,
   axes: readonly number[] | null = null,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(stridedSliceDxOp, [x, dy, begin, end, strides, axes]) as Tensor;
+  return invoke(stridedSliceDxOp, [x, dy, begin, end, strides, axes, ...unexpected]) as Tensor;
 }

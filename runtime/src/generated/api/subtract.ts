@@ -27,6 +27,6 @@ export const subtractOp: OpDef<SubtractArgs> = {
  * @param b Tensor.
  * @see specs/math/subtract.yaml
  */
-export function subtract(a: Tensor | number, b: Tensor | number): Tensor {
-  return invoke(subtractOp, [a, b]) as Tensor;
+export function subtract(a: Tensor | number, b: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(subtractOp, [a, b, ...unexpected]) as Tensor;
 }

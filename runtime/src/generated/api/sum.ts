@@ -28,6 +28,11 @@ export const sumOp: OpDef<SumArgs> = {
  * @param keepdims bool; default false.
  * @see specs/reduce/sum.yaml
  */
-export function sum(x: Tensor | number, axis: readonly number[] | null = null, keepdims: boolean = false): Tensor {
-  return invoke(sumOp, [x, axis, keepdims]) as Tensor;
+export function sum(
+  x: Tensor | number,
+  axis: readonly number[] | null = null,
+  keepdims: boolean = false,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(sumOp, [x, axis, keepdims, ...unexpected]) as Tensor;
 }

@@ -34,6 +34,7 @@ export function sumDx(
   dy: Tensor | number,
   axis: readonly number[] | null = null,
   keepdims: boolean = false,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(sumDxOp, [x, dy, axis, keepdims]) as Tensor;
+  return invoke(sumDxOp, [x, dy, axis, keepdims, ...unexpected]) as Tensor;
 }

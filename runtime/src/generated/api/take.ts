@@ -28,6 +28,6 @@ export const takeOp: OpDef<TakeArgs> = {
  * @param axis int; default 0; checked: axis(x).
  * @see specs/tensor/take.yaml
  */
-export function take(x: Tensor | number, indices: Tensor | number, axis: number = 0): Tensor {
-  return invoke(takeOp, [x, indices, axis]) as Tensor;
+export function take(x: Tensor | number, indices: Tensor | number, axis: number = 0, ...unexpected: never[]): Tensor {
+  return invoke(takeOp, [x, indices, axis, ...unexpected]) as Tensor;
 }

@@ -29,6 +29,12 @@ export const takeDxOp: OpDef<TakeDxArgs> = {
  * @param axis int; default 0; checked: axis(x).
  * @see specs/tensor/take_dx.yaml
  */
-export function takeDx(x: Tensor | number, indices: Tensor | number, dy: Tensor | number, axis: number = 0): Tensor {
-  return invoke(takeDxOp, [x, indices, dy, axis]) as Tensor;
+export function takeDx(
+  x: Tensor | number,
+  indices: Tensor | number,
+  dy: Tensor | number,
+  axis: number = 0,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(takeDxOp, [x, indices, dy, axis, ...unexpected]) as Tensor;
 }

@@ -26,6 +26,6 @@ export const tanhOp: OpDef<TanhArgs> = {
  * @param x Tensor.
  * @see specs/math/tanh.yaml
  */
-export function tanh(x: Tensor | number): Tensor {
-  return invoke(tanhOp, [x]) as Tensor;
+export function tanh(x: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(tanhOp, [x, ...unexpected]) as Tensor;
 }

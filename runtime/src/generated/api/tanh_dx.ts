@@ -27,6 +27,6 @@ export const tanhDxOp: OpDef<TanhDxArgs> = {
  * @param dy Tensor.
  * @see specs/math/tanh.yaml
  */
-export function tanhDx(x: Tensor | number, dy: Tensor | number): Tensor {
-  return invoke(tanhDxOp, [x, dy]) as Tensor;
+export function tanhDx(x: Tensor | number, dy: Tensor | number, ...unexpected: never[]): Tensor {
+  return invoke(tanhDxOp, [x, dy, ...unexpected]) as Tensor;
 }

@@ -27,6 +27,6 @@ export const transposeOp: OpDef<TransposeArgs> = {
  * @param axes int[]?; default null.
  * @see specs/tensor/transpose.yaml
  */
-export function transpose(x: Tensor | number, axes: readonly number[] | null = null): Tensor {
-  return invoke(transposeOp, [x, axes]) as Tensor;
+export function transpose(x: Tensor | number, axes: readonly number[] | null = null, ...unexpected: never[]): Tensor {
+  return invoke(transposeOp, [x, axes, ...unexpected]) as Tensor;
 }

@@ -28,6 +28,11 @@ export const whereOp: OpDef<WhereArgs> = {
  * @param y Tensor.
  * @see specs/math/where.yaml
  */
-export function where(condition: Tensor | number, x: Tensor | number, y: Tensor | number): Tensor {
-  return invoke(whereOp, [condition, x, y]) as Tensor;
+export function where(
+  condition: Tensor | number,
+  x: Tensor | number,
+  y: Tensor | number,
+  ...unexpected: never[]
+): Tensor {
+  return invoke(whereOp, [condition, x, y, ...unexpected]) as Tensor;
 }

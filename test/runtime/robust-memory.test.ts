@@ -1,0 +1,203 @@
+// Memory under real use: a graph run disposes every intermediate after its last use, the eager tape releases what it
+// saved once its backward ran, and neither leaves GPU buffers behind over many runs of a real imported ONNX model.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { backward, ops, randomUniform, valueAndGrad, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { execute, fromOnnx, fuseOps, moveGraph, type Graph } from '../../runtime/src/graph/index.ts';
+import {
+  gpuUnavailableReason,
+  initWebGpu,
+  releaseGpu,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
+import { buildModel, type InitializerSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+
+let gpu: GpuContext | null = null;
+beforeAll(async () => {
+  gpu = await initWebGpu();
+});
+afterAll(async () => {
+  await releaseGpu();
+});
+
+function needGpu(ctx: { skip: (why: string) => void }): GpuContext {
+  if (!gpu) {
+    if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
+    ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
+  }
+  return gpu!;
+}
+
+const weight = (name: string, shape: number[], seed: number): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: Array.from(randomUniform(shape, { seed, low: -0.5, high: 0.5 }).dataSync()),
+});
+
+/** The transformer block of graph-onnx.test.ts (attention, residuals, layer norms, feed-forward), as ONNX bytes. */
+function transformerBlock(): Uint8Array {
+  const [d, f] = [8, 16];
+  const ln = (x: string, g: string, b: string, y: string): NodeSpec => ({
+    op: 'LayerNormalization',
+    inputs: [x, g, b],
+    outputs: [y],
+    attrs: { axis: -1, epsilon: { float: 1e-5 } },
+  });
+  return buildModel({
+    nodes: [
+      { op: 'MatMul', inputs: ['x', 'wq'], outputs: ['q'] },
+      { op: 'MatMul', inputs: ['x', 'wk'], outputs: ['k'] },
+      { op: 'MatMul', inputs: ['x', 'wv'], outputs: ['v'] },
+      { op: 'Transpose', inputs: ['k'], outputs: ['kt'], attrs: { perm: [1, 0] } },
+      { op: 'MatMul', inputs: ['q', 'kt'], outputs: ['s0'] },
+      { op: 'Div', inputs: ['s0', 'scale'], outputs: ['s'] },
+      { op: 'Softmax', inputs: ['s'], outputs: ['p'], attrs: { axis: -1 } },
+      { op: 'MatMul', inputs: ['p', 'v'], outputs: ['a0'] },
+      { op: 'MatMul', inputs: ['a0', 'wo'], outputs: ['a'] },
+      { op: 'Add', inputs: ['x', 'a'], outputs: ['h0'] },
+      ln('h0', 'g1', 'be1', 'h'),
+      { op: 'MatMul', inputs: ['h', 'w1'], outputs: ['f0'] },
+      { op: 'Add', inputs: ['f0', 'b1'], outputs: ['f1'] },
+      { op: 'Relu', inputs: ['f1'], outputs: ['f2'] },
+      { op: 'MatMul', inputs: ['f2', 'w2'], outputs: ['f3'] },
+      { op: 'Add', inputs: ['h', 'f3'], outputs: ['y0'] },
+      ln('y0', 'g2', 'be2', 'y'),
+    ],
+    inputs: [{ name: 'x', dtype: 'float32', shape: [5, d] }],
+    outputs: [{ name: 'y' }],
+    initializers: [
+      ...['wq', 'wk', 'wv', 'wo'].map((n, i) => weight(n, [d, d], 11 + i)),
+      weight('w1', [d, f], 15),
+      weight('b1', [f], 16),
+      weight('w2', [f, d], 17),
+      ...['g1', 'be1', 'g2', 'be2'].map((n, i) => weight(n, [d], 18 + i)),
+      { name: 'scale', dtype: 'float32', shape: [], data: [Math.sqrt(d)] },
+    ],
+    opset: 17,
+  });
+}
+
+/** A full garbage collection (V8's gc(), exposed for this process), so heap figures compare live objects only. */
+const gc = (() => {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+/** Runs `g` 100 times on `x`, disposing each output; returns the pool's live count after, and its peak meanwhile. */
+async function hundredRuns(pool: GpuContext['pool'], g: Graph, x: Tensor): Promise<{ after: number; peak: number }> {
+  let peak = 0;
+  for (let i = 0; i < 100; i++) {
+    const [y] = execute(g, [x]);
+    peak = Math.max(peak, pool.liveBufferCount());
+    y!.dispose();
+  }
+  await gpu!.device.queue.onSubmittedWorkDone();
+  return { after: pool.liveBufferCount(), peak };
+}
+
+describe('graph execution releases intermediates', () => {
+  it('an imported transformer block run 100 times on WebGPU returns to its starting live buffers and memory', async (ctx) => {
+    const { pool } = needGpu(ctx);
+    const cpuGraph = fromOnnx(transformerBlock());
+    const g = await moveGraph(cpuGraph, 'webgpu');
+    const x = await randomUniform([5, 8], { seed: 3 }).to('webgpu');
+    const expected = Array.from(execute(cpuGraph, [randomUniform([5, 8], { seed: 3 })])[0]!.dataSync());
+    // One warm-up run builds the kernels and its result is the CPU's.
+    const [y0] = execute(g, [x]);
+    const got = Array.from(await y0!.data());
+    got.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThan(1e-3));
+    y0!.dispose();
+    await gpu!.device.queue.onSubmittedWorkDone();
+    gc();
+    const before = pool.liveBufferCount();
+    const heapBefore = process.memoryUsage().heapUsed;
+    const { after, peak } = await hundredRuns(pool, g, x);
+    expect(after).toBe(before);
+    // At most a handful of intermediates are live at once (17 nodes; the widest point holds q, k, v and x's copies).
+    expect(peak - before).toBeLessThan(8);
+    gc();
+    // The JS heap comes back too (allowing for V8's own caches and the test's bookkeeping).
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(4 * 1024 * 1024);
+    expect(gpu!.uncapturedErrors).toEqual([]);
+    x.dispose();
+  });
+
+  it('the same with fused groups, and the inputs and weights stay readable', async (ctx) => {
+    const { pool } = needGpu(ctx);
+    const g = fuseOps(await moveGraph(fromOnnx(transformerBlock()), 'webgpu'));
+    const x = await randomUniform([5, 8], { seed: 4 }).to('webgpu');
+    execute(g, [x])[0]!.dispose();
+    await gpu!.device.queue.onSubmittedWorkDone();
+    const before = pool.liveBufferCount();
+    const { after } = await hundredRuns(pool, g, x);
+    expect(after).toBe(before);
+    // The input was never disposed, and a second run gives the same answer as the first.
+    const a = Array.from(await execute(g, [x])[0]!.data());
+    const b = Array.from(await execute(g, [x])[0]!.data());
+    expect(b).toEqual(a);
+    expect(Array.from(await x.data())).toEqual(Array.from(randomUniform([5, 8], { seed: 4 }).dataSync()));
+    x.dispose();
+  });
+});
+
+describe('the eager tape releases what it saved', () => {
+  const f = (x: Tensor, w: Tensor): Tensor => ops.sum(ops.softmax(ops.tanh(ops.matmul(x, w)), -1));
+
+  it('200 valueAndGrad calls on WebGPU leave the live buffer count where it started', async (ctx) => {
+    const { pool } = needGpu(ctx);
+    const x = await randomUniform([4, 6], { seed: 1 }).to('webgpu');
+    const w = await randomUniform([6, 3], { seed: 2 }).to('webgpu');
+    const vg = valueAndGrad(f);
+    const before = pool.liveBufferCount();
+    let first: number[] | undefined;
+    withDialect(['webgpu'], () => {
+      for (let i = 0; i < 200; i++) {
+        const { value, grads } = vg(x, w);
+        // Only the value and the two gradients are new.
+        expect(pool.liveBufferCount() - before).toBe(3);
+        for (const t of [value, ...grads]) t.dispose();
+      }
+    });
+    const { value, grads } = withDialect(['webgpu'], () => vg(x, w));
+    first = Array.from(await grads[1]!.data());
+    // The gradients still match the CPU's (nothing they need was freed early).
+    const cpu = withDialect(['cpu'], () =>
+      valueAndGrad(f)(randomUniform([4, 6], { seed: 1 }), randomUniform([6, 3], { seed: 2 })),
+    );
+    cpu.grads[1]!.dataSync().forEach((v, i) => expect(Math.abs(v - first![i]!)).toBeLessThan(1e-3));
+    expect(Math.abs((await value.data())[0]! - cpu.value.item())).toBeLessThan(1e-3);
+    for (const t of [value, ...grads]) t.dispose();
+    await gpu!.device.queue.onSubmittedWorkDone();
+    expect(pool.liveBufferCount()).toBe(before);
+    x.dispose();
+    w.dispose();
+  });
+
+  it('backward lets go of saved values and refuses a second pass with a clear error', () => {
+    const x = randomUniform([3, 4], { seed: 5 }).requireGrad();
+    const y = ops.exp(x);
+    const s = ops.sum(y);
+    expect(s.node!.released).toBe(false);
+    expect(y.node!.saved.y).toBe(y);
+    backward(s);
+    expect(s.node!.released).toBe(true);
+    expect(y.node!.saved).toEqual({});
+    // d/dx sum(exp x) = exp x
+    Array.from(x.grad!.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(Math.exp(x.dataSync()[i]!), 5));
+    expect(() => backward(s)).toThrow(/raf\.op\.sum was already differentiated/);
+  });
+
+  it('a value returned by valueAndGrad is detached and stays readable', () => {
+    const x = randomUniform([2, 3], { seed: 6 });
+    const { value, grads } = valueAndGrad((t: Tensor) => ops.multiply(t, t))(x);
+    expect(value.node).toBeUndefined();
+    expect(value.isDisposed).toBe(false);
+    Array.from(value.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(x.dataSync()[i]! ** 2, 6));
+    Array.from(grads[0]!.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(2 * x.dataSync()[i]!, 6));
+    expect(x.isDisposed).toBe(false);
+  });
+});
