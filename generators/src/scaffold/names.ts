@@ -31,7 +31,7 @@ export class ScaffoldError extends Error {
 }
 
 /** Returns why `name` cannot name an op (or category, or arg), or undefined when it can. */
-export function nameProblem(name: string, what: 'op' | 'category' | 'arg'): string | undefined {
+export function nameProblem(name: string, what: 'op' | 'category' | 'arg' | 'output'): string | undefined {
   if (!name) return `the ${what} name is empty`;
   if (/[/\\]|\.\./.test(name))
     return `${what} name '${name}' is a path; it would write outside ${what === 'category' ? 'specs/' : 'specs/ and the runtime'}`;
@@ -42,7 +42,7 @@ export function nameProblem(name: string, what: 'op' | 'category' | 'arg'): stri
   return undefined;
 }
 
-export function checkName(name: string, what: 'op' | 'category' | 'arg'): void {
+export function checkName(name: string, what: 'op' | 'category' | 'arg' | 'output'): void {
   const problem = nameProblem(name, what);
   if (problem) throw new ScaffoldError(problem, what === 'op' ? 'for example: yo raf-op hard_swish' : undefined);
 }

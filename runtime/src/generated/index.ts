@@ -500,6 +500,11 @@ import { tanhDxRelay } from './relay/tanh_dx.ts';
 import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
 import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
 import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { topkOp } from './api/topk.ts';
+import { topkGrad } from './grad/topk.ts';
+import { topkRelay } from './relay/topk.ts';
+import { topkCpuOp } from './dialects/cpu/topk.ts';
+import { topkWebgpuOp } from './dialects/webgpu/topk.ts';
 import { transposeOp } from './api/transpose.ts';
 import { transposeGrad } from './grad/transpose.ts';
 import { transposeRelay } from './relay/transpose.ts';
@@ -607,6 +612,7 @@ export const OPS = {
   take_dx: takeDxOp,
   tanh: tanhOp,
   tanh_dx: tanhDxOp,
+  topk: topkOp,
   transpose: transposeOp,
   where: whereOp,
 } as const;
@@ -707,6 +713,7 @@ takeOp.grad = takeGrad;
 takeDxOp.grad = takeDxGrad;
 tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
+topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
 installOps(OPS);
@@ -920,6 +927,8 @@ registerDialectOps([
   tanhDxCpuOp,
   tanhDxWasmOp,
   tanhDxWebgpuOp,
+  topkCpuOp,
+  topkWebgpuOp,
   transposeCpuOp,
   transposeWebgpuOp,
   whereCpuOp,
@@ -1021,6 +1030,7 @@ installRelayConverters([
   takeDxRelay,
   tanhRelay,
   tanhDxRelay,
+  topkRelay,
   transposeRelay,
   whereRelay,
 ]);

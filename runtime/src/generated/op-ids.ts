@@ -97,6 +97,7 @@ export const OP_IDS = {
   take_dx: 0x9bfa17f1,
   tanh: 0xbb409cf2,
   tanh_dx: 0x428f8123,
+  topk: 0x92452c9b,
   transpose: 0xc35e9786,
   where: 0xa621cd22,
 } as const;

@@ -96,6 +96,7 @@ import { takeOnnx } from './take.ts';
 import { takeDxOnnx } from './take_dx.ts';
 import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
+import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
 /** Every op's ONNX mapping (null where the op has none), in op order. */
@@ -195,6 +196,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   takeDxOnnx,
   tanhOnnx,
   tanhDxOnnx,
+  topkOnnx,
   transposeOnnx,
   whereOnnx,
 ];

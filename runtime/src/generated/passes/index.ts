@@ -96,6 +96,7 @@ import { takeCompute } from './take.ts';
 import { takeDxCompute } from './take_dx.ts';
 import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
+import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
 /** Every op's compute expression (null where the op has none), by op name. */
@@ -195,6 +196,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   take_dx: takeDxCompute,
   tanh: tanhCompute,
   tanh_dx: tanhDxCompute,
+  topk: topkCompute,
   transpose: transposeCompute,
   where: whereCompute,
 };
