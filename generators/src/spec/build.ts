@@ -20,6 +20,7 @@ import type {
   TestModel,
 } from './model.ts';
 import { checkStructure } from './structure.ts';
+import { checkIdentifiers } from './identifiers.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Raw = Record<string, any>;
@@ -81,6 +82,8 @@ export function buildModel(raws: readonly RawSpec[]): { model: Model; errors: Sp
     }
   }
   ops.sort((a, b) => (a.name < b.name ? -1 : 1));
+  // Names that become identifiers in generated code must not collide (spec/identifiers.ts).
+  errors.push(...checkIdentifiers(ops));
   return { model: { ops }, errors };
 }
 
