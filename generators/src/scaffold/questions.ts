@@ -23,6 +23,7 @@ import {
   type TestsAnswer,
 } from './answers.ts';
 import { checkName, nameProblem, ScaffoldError } from './names.ts';
+import { onnxOffer } from './onnx-match.ts';
 
 /** What the questions know besides the answers: the repository's model before the scaffold. */
 export interface ScaffoldContext {
@@ -331,7 +332,8 @@ export const QUESTIONS: readonly Question[] = [
     name: 'onnx',
     flag: 'onnx',
     message: 'ONNX op (importer and test oracle): Op [opset=N] [inputs=a,b] [attr=arg ...], or none',
-    default: () => 'none',
+    // Offered when the op's name or compute expression is an ONNX operator's (onnx-match.ts).
+    default: (d, ctx) => onnxOffer(d.op ?? '', d.compute, argsOf(d, ctx))?.text ?? 'none',
     parse: (t, d) => {
       d.onnx = parseMapping(t, 'inputs');
     },

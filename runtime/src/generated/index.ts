@@ -385,6 +385,18 @@ import { scaledAddDbGrad } from './grad/scaled_add_db.ts';
 import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
+import { seluOp } from './api/selu.ts';
+import { seluGrad } from './grad/selu.ts';
+import { seluRelay } from './relay/selu.ts';
+import { seluCpuOp } from './dialects/cpu/selu.ts';
+import { seluWasmOp } from './dialects/wasm/selu.ts';
+import { seluWebgpuOp } from './dialects/webgpu/selu.ts';
+import { seluDxOp } from './api/selu_dx.ts';
+import { seluDxGrad } from './grad/selu_dx.ts';
+import { seluDxRelay } from './relay/selu_dx.ts';
+import { seluDxCpuOp } from './dialects/cpu/selu_dx.ts';
+import { seluDxWasmOp } from './dialects/wasm/selu_dx.ts';
+import { seluDxWebgpuOp } from './dialects/webgpu/selu_dx.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
 import { shapeRelay } from './relay/shape.ts';
@@ -590,6 +602,8 @@ export const OPS = {
   scaled_add: scaledAddOp,
   scaled_add_da: scaledAddDaOp,
   scaled_add_db: scaledAddDbOp,
+  selu: seluOp,
+  selu_dx: seluDxOp,
   shape: shapeOp,
   sigmoid: sigmoidOp,
   sigmoid_dx: sigmoidDxOp,
@@ -691,6 +705,8 @@ rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
 scaledAddDaOp.grad = scaledAddDaGrad;
 scaledAddDbOp.grad = scaledAddDbGrad;
+seluOp.grad = seluGrad;
+seluDxOp.grad = seluDxGrad;
 shapeOp.grad = shapeGrad;
 sigmoidOp.grad = sigmoidGrad;
 sigmoidDxOp.grad = sigmoidDxGrad;
@@ -878,6 +894,12 @@ registerDialectOps([
   scaledAddDaWebgpuOp,
   scaledAddDbCpuOp,
   scaledAddDbWebgpuOp,
+  seluCpuOp,
+  seluWasmOp,
+  seluWebgpuOp,
+  seluDxCpuOp,
+  seluDxWasmOp,
+  seluDxWebgpuOp,
   sigmoidCpuOp,
   sigmoidWasmOp,
   sigmoidWebgpuOp,
@@ -1008,6 +1030,8 @@ installRelayConverters([
   scaledAddRelay,
   scaledAddDaRelay,
   scaledAddDbRelay,
+  seluRelay,
+  seluDxRelay,
   shapeRelay,
   sigmoidRelay,
   sigmoidDxRelay,

@@ -75,6 +75,8 @@ export const OP_IDS = {
   scaled_add: 0xee51635d,
   scaled_add_da: 0xf3233585,
   scaled_add_db: 0xf02330cc,
+  selu: 0x3449e94c,
+  selu_dx: 0xefccf01d,
   shape: 0xbeae4064,
   sigmoid: 0x768228d9,
   sigmoid_dx: 0x25f7ebae,

@@ -74,6 +74,8 @@ import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
 import { scaledAddDaOnnx } from './scaled_add_da.ts';
 import { scaledAddDbOnnx } from './scaled_add_db.ts';
+import { seluOnnx } from './selu.ts';
+import { seluDxOnnx } from './selu_dx.ts';
 import { shapeOnnx } from './shape.ts';
 import { sigmoidOnnx } from './sigmoid.ts';
 import { sigmoidDxOnnx } from './sigmoid_dx.ts';
@@ -174,6 +176,8 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   scaledAddOnnx,
   scaledAddDaOnnx,
   scaledAddDbOnnx,
+  seluOnnx,
+  seluDxOnnx,
   shapeOnnx,
   sigmoidOnnx,
   sigmoidDxOnnx,
