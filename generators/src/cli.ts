@@ -10,7 +10,8 @@ import { SpecErrors } from './spec/errors.ts';
 const USAGE = `usage: raf-op gen [--check] [--dry-run] [--root DIR]
        raf-op diff [--against REF] [--summary] [--root DIR]
        raf-op breaking [--against REF] [--root DIR]
-  --check       exit 1 when generated files are stale, missing or extra, or a dialect level has no kernel (writes nothing)
+  --check       exit 1 when generated files are stale, missing or extra, a dialect level has no kernel, a hand kernel
+                never reads one of its attrs, or a kernel file has no dialect in its spec (writes nothing)
   --dry-run     print what would change (writes nothing)
   --against REF git ref whose specs the working tree is compared with (default: HEAD)
   --summary     diff: list generated files without their hunks
@@ -56,10 +57,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The pipeline's modules (ts-morph, prettier, the emitters) load only when there is work to do.
-  const [{ generate }, { coverage, coverageProblems }, { emitAll }] = await Promise.all([
+  const [{ generate }, { coverage, coverageProblems }, { emitAll }, { kernelProblems }] = await Promise.all([
     import('./generate.ts'),
     import('./emit/coverage.ts'),
     import('./emit/index.ts'),
+    import('./kernel-use.ts'),
   ]);
   const result = await generate(root, { check: readOnly });
   const ms = (performance.now() - started).toFixed(0);
@@ -72,12 +74,15 @@ async function main(argv: string[]): Promise<number> {
     console.log(`  ${verb[c.action].padEnd(8)} ${c.path}${c.kind === 'stub' ? '  (hand-written stub)' : ''}`);
   const summary = `${result.model.ops.length} ops, ${result.files} files, ${result.changes.length} changed, ${ms} ms`;
   // A dialect level with no kernel would only fail at dispatch; docs/coverage.md marks it, --check fails on it.
-  const problems =
-    coverageProblems(result.model) ?? coverage(result.model, Object.values(emitAll(result.model)).flat()).problems;
+  // So is a hand kernel that never reads one of its attrs, or a kernel file no spec asks for (kernel-use.ts).
+  const problems = [
+    ...(coverageProblems(result.model) ?? coverage(result.model, Object.values(emitAll(result.model)).flat()).problems),
+    ...kernelProblems(root, result.model),
+  ];
   for (const p of problems) console.error(`${String(p).replace(': error:', values.check ? ': error:' : ': warning:')}`);
   if (values.check && problems.length) {
     console.error(
-      `raf-op gen --check: ${problems.length} dialect level${problems.length === 1 ? '' : 's'} without a kernel (see docs/coverage.md).`,
+      `raf-op gen --check: ${problems.length} kernel problem${problems.length === 1 ? '' : 's'} (dialect levels without a kernel: see docs/coverage.md; kernels that ignore an attr; orphaned kernels).`,
     );
     return 1;
   }

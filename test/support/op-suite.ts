@@ -53,9 +53,14 @@ export type Oracle =
       readonly flatten?: string;
       /** Args ONNX spells differently, with the conversion (runtime/src/graph/onnx/convert.ts). */
       readonly convert?: Readonly<Record<string, OnnxConversion>>;
+      /** How many outputs the node has (TopK's values and indices); one when absent. */
+      readonly outputs?: number;
     }
-  /** A formula over other ops (each checked against its own oracle) that must give the same values. */
-  | { readonly kind: 'identity'; readonly formula: string }
+  /**
+   * A formula over other ops (each checked against its own oracle) that must give the same values; a tuple op
+   * with named outputs has one formula per output.
+   */
+  | { readonly kind: 'identity'; readonly formula: string | readonly string[] }
   /** A backward op checked as the vector-Jacobian product of its forward op, by central differences. */
   | {
       readonly kind: 'vjp';
@@ -85,6 +90,10 @@ export interface OpSuite {
   readonly floats?: readonly string[];
   readonly cases: readonly OpCase[];
   readonly oracle: Oracle;
+  /** A tuple op's output names, when the spec fixes them (`out.outputs`). */
+  readonly outputs?: readonly string[];
+  /** The spec says NaN or infinities are expected results (`tests.non_finite`). */
+  readonly nonFinite?: boolean;
   /** Tensor args that get a gradient; empty when the op is not differentiable. */
   readonly grad: readonly string[];
   readonly errors: readonly {
@@ -179,7 +188,7 @@ async function onnxExpected(
     );
     full = { ...args, [o.flatten]: 0 };
   }
-  let outputs = 1;
+  let outputs = o.outputs ?? 1;
   // A Tensor[] arg is ONNX's variadic inputs (Concat's), one feed per element.
   const feeds = o.inputs.flatMap((name): (OracleTensor | null)[] => {
     const given = inputs[name];
@@ -284,6 +293,27 @@ function identityExpected(source: string, inputs: Record<string, Tensor | Tensor
   return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
 }
 
+/**
+ * An oracle result that is NaN or infinite compares nothing (NaN == NaN would pass any kernel): refused unless
+ * the spec says such results are the op's own (`tests.non_finite: true`).
+ */
+export function requireFinite(
+  s: Pick<OpSuite, 'op' | 'spec' | 'nonFinite'>,
+  expected: ArrayLike<number>,
+  what: string,
+): void {
+  if (s.nonFinite) return;
+  for (let i = 0; i < expected.length; i++) {
+    const v = expected[i]!;
+    if (!Number.isFinite(v))
+      throw new Error(
+        `raf.op.${s.op}: the oracle (${what}) gives ${v} at element ${i}, so this case checks nothing there; ` +
+          `fix tests.domain (or tests.inputs) in ${s.spec.split(' ')[0]} so every input is in the op's domain, ` +
+          'or set tests.non_finite: true if the op returns NaN or infinities by design',
+      );
+  }
+}
+
 function valuesOf(v: unknown): number[] {
   if (v instanceof Tensor) return Array.from(v.dataSync());
   // A tuple op's (or a Tensor[] arg's) tensors, one after another.
@@ -373,6 +403,9 @@ export function opSuite(s: OpSuite): void {
             // A tuple op is compared output by output, shapes included; a host op's value (shape's list) is one output.
             const outs = Array.isArray(got) && got[0] instanceof Tensor ? (got as Tensor[]) : [got];
             expect(outs.length).toBe(expected.values.length);
+            expected.values.forEach((v, k) =>
+              requireFinite(s, v, `onnxruntime ${o.op}${outs.length > 1 ? ` output ${k}` : ''}`),
+            );
             outs.forEach((t, k) => {
               if (t instanceof Tensor && outs.length > 1) expect([...t.shape]).toEqual(expected.shapes[k]);
               assertAllClose(
@@ -385,17 +418,27 @@ export function opSuite(s: OpSuite): void {
           } else if (o.kind === 'identity') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
-            assertAllClose(
-              valuesOf(got),
-              identityExpected(o.formula, inputs, c.full),
-              tolerance(dtype),
-              `raf.op.${s.op} vs ${o.formula}`,
-            );
+            if (typeof o.formula === 'string') {
+              const expected = identityExpected(o.formula, inputs, c.full);
+              requireFinite(s, expected, o.formula);
+              assertAllClose(valuesOf(got), expected, tolerance(dtype), `raf.op.${s.op} vs ${o.formula}`);
+            } else {
+              // One formula per output, compared output by output.
+              const outs = got as Tensor[];
+              expect(outs.length).toBe(o.formula.length);
+              o.formula.forEach((f, k) => {
+                const expected = identityExpected(f, inputs, c.full);
+                const name = s.outputs?.[k] ?? String(k);
+                requireFinite(s, expected, `${name}: ${f}`);
+                assertAllClose(valuesOf(outs[k]), expected, tolerance(dtype), `raf.op.${s.op} ${name} vs ${f}`);
+              });
+            }
           } else if (o.kind === 'compute') {
             const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
             const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
             // Elementwise ops (the only ones with a compute expression) take single tensors.
             const expected = computeExpected(o.source, inputs as Record<string, Tensor>, c.full);
+            requireFinite(s, expected, o.source);
             assertAllClose(
               valuesOf(got),
               dtype === 'float64' ? expected : Array.from(Float32Array.from(expected)),

@@ -35,9 +35,16 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
         ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}),
         ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}),
         ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}),
+        // A tuple op with named outputs asks onnxruntime for every one of them (TopK's values and indices).
+        ...(op.out.outputs ? { outputs: op.out.outputs.length } : {}),
       }
     : op.tests.oracle
-      ? { kind: 'identity', formula: op.tests.oracle }
+      ? typeof op.tests.oracle === 'string'
+        ? { kind: 'identity', formula: op.tests.oracle }
+        : {
+            kind: 'identity',
+            formula: (op.out.outputs ?? []).map((n) => (op.tests.oracle as Record<string, string>)[n] ?? null),
+          }
       : vjp
         ? {
             kind: 'vjp',
@@ -62,6 +69,8 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
       : {}),
     cases,
     oracle,
+    ...(op.out.outputs ? { outputs: op.out.outputs } : {}),
+    ...(op.tests.nonFinite ? { nonFinite: true } : {}),
     grad: gradInputs(op),
     errors: errorCases(
       op,

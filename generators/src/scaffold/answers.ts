@@ -51,6 +51,8 @@ export interface ScaffoldAnswers {
   readonly schema: string | null;
   readonly args: readonly ArgAnswer[];
   readonly out: string;
+  /** A tuple output's names; null for one output, or a tuple of as many as the rule returns. */
+  readonly outputs: readonly string[] | null;
   readonly grad: GradAnswer;
   readonly fusion: FusionPattern;
   readonly cast: CastRuleKind | null;
@@ -60,7 +62,7 @@ export interface ScaffoldAnswers {
   readonly tests: TestsAnswer;
 }
 
-export const DIALECTS = ['cpu', 'webgpu'] as const;
+export const DIALECTS = ['cpu', 'wasm', 'webgpu'] as const;
 
 /** Splits on commas (or `sep`) that are not inside (), [] or {}: `range(0, 1)` stays one piece. */
 export function splitTop(src: string, sep = ','): string[] {

@@ -1,6 +1,7 @@
 // Which op, category and arg names a scaffold may use: identifiers that stay inside specs/ and the runtime.
 
 import { camel } from '../emit/files.ts';
+import { RESERVED_WORDS } from '../spec/identifiers.ts';
 
 /** The spec schema's own pattern for op and arg names (lower_snake_case). */
 const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
@@ -9,13 +10,7 @@ const IDENTIFIER = /^[a-z][a-z0-9_]*$/;
  * Names become TypeScript bindings (`export function <camel>`, destructured fields), so words
  * that cannot be bindings are refused rather than generating code that does not parse.
  */
-const RESERVED = new Set(
-  (
-    'await break case catch class const continue debugger default delete do else enum export extends false finally for ' +
-    'function if implements import in instanceof interface let new null package private protected public return static ' +
-    'super switch this throw true try typeof var void while with yield arguments eval undefined'
-  ).split(' '),
-);
+const RESERVED = RESERVED_WORDS;
 
 /** Registries are keyed by op name; a name that is already a property of every object would alias one. */
 const OBJECT_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
@@ -31,7 +26,7 @@ export class ScaffoldError extends Error {
 }
 
 /** Returns why `name` cannot name an op (or category, or arg), or undefined when it can. */
-export function nameProblem(name: string, what: 'op' | 'category' | 'arg'): string | undefined {
+export function nameProblem(name: string, what: 'op' | 'category' | 'arg' | 'output'): string | undefined {
   if (!name) return `the ${what} name is empty`;
   if (/[/\\]|\.\./.test(name))
     return `${what} name '${name}' is a path; it would write outside ${what === 'category' ? 'specs/' : 'specs/ and the runtime'}`;
@@ -42,7 +37,7 @@ export function nameProblem(name: string, what: 'op' | 'category' | 'arg'): stri
   return undefined;
 }
 
-export function checkName(name: string, what: 'op' | 'category' | 'arg'): void {
+export function checkName(name: string, what: 'op' | 'category' | 'arg' | 'output'): void {
   const problem = nameProblem(name, what);
   if (problem) throw new ScaffoldError(problem, what === 'op' ? 'for example: yo raf-op hard_swish' : undefined);
 }

@@ -22,7 +22,8 @@ import {
   type ScaffoldAnswers,
   type TestsAnswer,
 } from './answers.ts';
-import { checkName, ScaffoldError } from './names.ts';
+import { checkName, nameProblem, ScaffoldError } from './names.ts';
+import { onnxOffer } from './onnx-match.ts';
 
 /** What the questions know besides the answers: the repository's model before the scaffold. */
 export interface ScaffoldContext {
@@ -38,6 +39,8 @@ export interface Draft {
   doc?: string;
   args?: readonly ArgAnswer[];
   out?: string;
+  /** A tuple output's names (`values, indices`); empty for as many as the rule returns. */
+  outputs?: readonly string[] | null;
   gradKind?: 'derived' | 'formula' | 'custom' | 'none';
   grad?: GradAnswer;
   saves?: readonly string[];
@@ -186,7 +189,8 @@ export const QUESTIONS: readonly Question[] = [
   {
     name: 'out',
     flag: 'out',
-    message: 'Output rule: same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b), custom(fn) or host',
+    message:
+      'Output rule: same(x), broadcast(a, b), reduce(x, axis, keepdims), matmul(a, b), custom(fn), host, or tuple: custom(fn) for several outputs',
     default: (d, ctx) => {
       const t = tensorsOf(d, ctx);
       return t.length === 0
@@ -199,7 +203,31 @@ export const QUESTIONS: readonly Question[] = [
     },
     parse: (t, d) => {
       if (!t.trim()) throw new ScaffoldError('the output rule is empty');
-      d.out = t.trim();
+      const tuple = /^tuple\s*:?\s*(.*)$/.exec(t.trim());
+      if (tuple && !/^custom\([a-z]\w*\)$/.test(tuple[1]!.trim()))
+        throw new ScaffoldError(
+          `tuple output '${t.trim()}' needs a hand-written rule`,
+          `write tuple: custom(${d.op ?? 'my_op'}_rule), and name the outputs with --outputs values,indices`,
+        );
+      d.out = tuple ? `tuple: ${tuple[1]!.trim()}` : t.trim();
+    },
+  },
+  {
+    name: 'outputs',
+    flag: 'outputs',
+    message: 'Names of the outputs, comma-separated (empty: as many as the rule returns, like split)',
+    when: (d) => d.out?.startsWith('tuple') === true,
+    default: () => '',
+    parse: (t, d) => {
+      const names = splitTop(t);
+      for (const n of names) {
+        const problem = nameProblem(n, 'output');
+        if (problem) throw new ScaffoldError(problem);
+      }
+      if (names.length === 1)
+        throw new ScaffoldError('a tuple has at least two outputs', 'for example: values, indices');
+      if (new Set(names).size !== names.length) throw new ScaffoldError(`an output is named twice in '${t}'`);
+      d.outputs = names;
     },
   },
   {
@@ -304,7 +332,8 @@ export const QUESTIONS: readonly Question[] = [
     name: 'onnx',
     flag: 'onnx',
     message: 'ONNX op (importer and test oracle): Op [opset=N] [inputs=a,b] [attr=arg ...], or none',
-    default: () => 'none',
+    // Offered when the op's name or compute expression is an ONNX operator's (onnx-match.ts).
+    default: (d, ctx) => onnxOffer(d.op ?? '', d.compute, argsOf(d, ctx))?.text ?? 'none',
     parse: (t, d) => {
       d.onnx = parseMapping(t, 'inputs');
     },
@@ -391,6 +420,7 @@ export function finish(d: Draft, ctx: ScaffoldContext): ScaffoldAnswers {
     schema: d.schema ?? null,
     args: d.schema ? [] : (d.args ?? []),
     out: d.out!,
+    outputs: d.outputs?.length ? d.outputs : null,
     grad,
     fusion: d.fusion!,
     cast: tensors.length ? (d.cast ?? null) : null,

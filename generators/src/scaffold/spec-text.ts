@@ -34,7 +34,8 @@ export function specData(
     );
   }
   if (a.compute) spec.compute = a.compute;
-  spec.out = a.out;
+  const tuple = /^tuple:\s*(.*)$/.exec(a.out);
+  spec.out = tuple ? { tuple: tuple[1], ...(a.outputs ? { outputs: [...a.outputs] } : {}) } : a.out;
   // A derived gradient is what an absent `grad` means for a compute op; other kinds are written out.
   if (a.grad.kind === 'custom' || a.grad.kind === 'none') spec.grad = a.grad.kind;
   else if (a.grad.kind === 'formulas') spec.grad = { saves: [...a.grad.saves], ...a.grad.formulas };
@@ -65,6 +66,7 @@ function mapping(m: MappingAnswer, inputsKey: 'args' | 'inputs', attrs: readonly
 
 /** Collections written on one line, as the hand-written specs do (`x: { type: Tensor }`). */
 const FLOW_PATHS: readonly (readonly string[])[] = [
+  ['out'],
   ['grad', 'saves'],
   ['cast'],
   ['relay'],

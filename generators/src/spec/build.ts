@@ -20,6 +20,7 @@ import type {
   TestModel,
 } from './model.ts';
 import { checkStructure } from './structure.ts';
+import { checkIdentifiers } from './identifiers.ts';
 import { checkSemantics } from './semantic.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -83,6 +84,8 @@ export function buildModel(raws: readonly RawSpec[]): { model: Model; errors: Sp
   }
   ops.sort((a, b) => (a.name < b.name ? -1 : 1));
   errors.push(...checkSemantics(ops, byName));
+  // Names that become identifiers in generated code must not collide (spec/identifiers.ts).
+  errors.push(...checkIdentifiers(ops));
   return { model: { ops }, errors };
 }
 
@@ -357,7 +360,36 @@ function buildOp(
     errors,
     args.filter((a) => a.type === 'Tensor[]').map((a) => a.name),
   );
-  if (tests.oracle !== null) checkOracle(raw, tests.oracle, argNames, specs, errors);
+  if (typeof tests.oracle === 'string') checkOracle(raw, tests.oracle, argNames, specs, errors, ['tests', 'oracle']);
+  else if (tests.oracle) {
+    // One formula per named output of a tuple op.
+    const names = out.outputs ?? [];
+    const perOutput = tests.oracle;
+    for (const [k, src] of Object.entries(perOutput)) {
+      if (!names.includes(k))
+        errors.push(
+          new SpecError(
+            raw.locate(['tests', 'oracle', k], true),
+            names.length
+              ? `tests.oracle gives a formula for '${k}', which is not an output of ${name}`
+              : `tests.oracle per output needs named outputs`,
+            names.length
+              ? (didYouMean(k, names) ?? `outputs: ${names.join(', ')}`)
+              : 'write out: { tuple: custom(fn), outputs: [a, b] }, or one formula for the whole result',
+          ),
+        );
+      checkOracle(raw, String(src), argNames, specs, errors, ['tests', 'oracle', k]);
+    }
+    const missing = names.filter((n) => !(n in perOutput));
+    if (names.length && missing.length)
+      errors.push(
+        new SpecError(
+          raw.locate(['tests', 'oracle']),
+          `tests.oracle has no formula for output${missing.length > 1 ? 's' : ''} ${missing.map((n) => `'${n}'`).join(', ')}`,
+          `give one formula per output (${names.join(', ')})`,
+        ),
+      );
+  }
   const category = basename(dirname(raw.file));
   return {
     name,
@@ -446,11 +478,20 @@ function buildOut(
       .filter(Boolean) ?? [];
   const bad = (hint = `write one of: ${SHAPE_RULES}`) => {
     errors.push(new SpecError(raw.locate(path), `output rule '${src}' is not understood`, hint));
-    return { shape: { kind: 'host' }, dtype, tuple: false } as OutModel;
+    return { shape: { kind: 'host' }, dtype, tuple: false, outputs: null } as OutModel;
   };
   if (tuple && kind !== 'custom')
     return bad(
-      'a tuple output needs a hand-written rule: write tuple: custom(fn_name), returning one TensorType per output',
+      'a tuple output needs a hand-written rule: write out: { tuple: custom(fn_name), outputs: [values, indices] }, the rule returning one TensorType per output',
+    );
+  const outputs = tuple ? outputNames(raw, (spec as Raw).outputs, errors) : null;
+  if (!tuple && typeof spec === 'object' && spec !== null && 'outputs' in spec)
+    errors.push(
+      new SpecError(
+        raw.locate(['out', 'outputs'], true),
+        'outputs names the elements of a tuple output',
+        'write out: { tuple: custom(fn_name), outputs: [...] }',
+      ),
     );
   let shape: ShapeRule;
   switch (kind) {
@@ -498,7 +539,26 @@ function buildOut(
     default:
       return bad();
   }
-  return { shape, dtype, tuple };
+  return { shape, dtype, tuple, outputs };
+}
+
+/** `outputs: [values, indices]`: a fixed number of named outputs (absent: as many as the rule returns, as split's). */
+function outputNames(raw: RawSpec, names: unknown, errors: SpecError[]): readonly string[] | null {
+  if (names === undefined) return null;
+  const list = names as string[];
+  if (list.length < 2)
+    errors.push(
+      new SpecError(
+        raw.locate(['out', 'outputs']),
+        `a tuple output has at least two outputs, got ${list.length}`,
+        'write out: same(x) (or another rule) for one output',
+      ),
+    );
+  list.forEach((n, i) => {
+    if (list.indexOf(n) !== i)
+      errors.push(new SpecError(raw.locate(['out', 'outputs', i]), `output '${n}' is named twice`));
+  });
+  return list;
 }
 
 function buildCompute(
@@ -712,7 +772,13 @@ function buildTests(
     errors: t.errors ?? [],
     inputs: (t.inputs ?? {}) as TestModel['inputs'],
     cases: (t.cases ?? []) as TestModel['cases'],
-    oracle: t.oracle === undefined ? null : String(t.oracle),
+    oracle:
+      t.oracle === undefined
+        ? null
+        : typeof t.oracle === 'object' && t.oracle !== null
+          ? (t.oracle as Record<string, string>)
+          : String(t.oracle),
+    nonFinite: t.non_finite === true,
   };
   for (const k of Object.keys(t.inputs ?? {})) {
     if (!tensors.includes(k))
@@ -734,8 +800,9 @@ function checkOracle(
   argNames: readonly string[],
   specs: ReadonlyMap<string, RawSpec>,
   errors: SpecError[],
+  path: Path,
 ): void {
-  const loc = raw.locate(['tests', 'oracle']);
+  const loc = raw.locate(path);
   try {
     const { refs, calls } = formulaRefs(parseFormula(src));
     for (const r of refs)
@@ -798,7 +865,7 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       doc: `Gradient of ${op.name} with respect to ${x}, derived from its compute expression.`,
       schema: op.grad.dxOp,
       args: [tensors[0]!, dy, ...attrs],
-      out: { shape: { kind: 'same', of: x }, dtype: null, tuple: false },
+      out: { shape: { kind: 'same', of: x }, dtype: null, tuple: false, outputs: null },
       compute: { source: printExpr(expr), expr },
       grad: { kind: 'none' },
       fusion: 'broadcast',

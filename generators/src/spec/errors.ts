@@ -32,13 +32,16 @@ function closest(word: string, candidates: Iterable<string>): string | undefined
   let best: string | undefined;
   let bestD = Infinity;
   for (const c of candidates) {
-    const d = editDistance(word, c);
+    // Case is compared last: 'B' is closer to 'b' than to 'a'.
+    const d =
+      editDistance(word.toLowerCase(), c.toLowerCase()) +
+      (c === word ? 0 : c.toLowerCase() === word.toLowerCase() ? 0.1 : 0.5);
     if (d < bestD) {
       bestD = d;
       best = c;
     }
   }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+  return best !== undefined && Math.floor(bestD) <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
 }
 
 function editDistance(a: string, b: string): number {

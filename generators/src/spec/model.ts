@@ -44,6 +44,8 @@ export interface OutModel {
   readonly dtype: DType | null;
   /** `out: { tuple: custom(fn) }`: several outputs (split); the rule returns one type per output. */
   readonly tuple: boolean;
+  /** A tuple with a fixed number of outputs (`outputs: [values, indices]`): their names, in order; null otherwise. */
+  readonly outputs: readonly string[] | null;
 }
 
 export type GradModel =
@@ -106,8 +108,10 @@ export interface TestModel {
   readonly inputs: Readonly<Record<string, { readonly dtype?: DType; readonly domain?: readonly [number, number] }>>;
   /** Explicit cases added to the shapes × grid product: a shape per tensor arg and some attrs. */
   readonly cases: readonly { readonly shapes: readonly ArgShape[]; readonly args: Readonly<Record<string, unknown>> }[];
-  /** A formula over other ops the result must equal, for ops ONNX lacks. */
-  readonly oracle: string | null;
+  /** A formula over other ops the result must equal, for ops ONNX lacks; one per named output for a tuple op. */
+  readonly oracle: string | Readonly<Record<string, string>> | null;
+  /** The spec says the op may return NaN or infinities for inputs in its domain (the op suite otherwise refuses them). */
+  readonly nonFinite: boolean;
 }
 
 export interface OpModel {

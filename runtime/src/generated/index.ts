@@ -385,6 +385,18 @@ import { scaledAddDbGrad } from './grad/scaled_add_db.ts';
 import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
+import { seluOp } from './api/selu.ts';
+import { seluGrad } from './grad/selu.ts';
+import { seluRelay } from './relay/selu.ts';
+import { seluCpuOp } from './dialects/cpu/selu.ts';
+import { seluWasmOp } from './dialects/wasm/selu.ts';
+import { seluWebgpuOp } from './dialects/webgpu/selu.ts';
+import { seluDxOp } from './api/selu_dx.ts';
+import { seluDxGrad } from './grad/selu_dx.ts';
+import { seluDxRelay } from './relay/selu_dx.ts';
+import { seluDxCpuOp } from './dialects/cpu/selu_dx.ts';
+import { seluDxWasmOp } from './dialects/wasm/selu_dx.ts';
+import { seluDxWebgpuOp } from './dialects/webgpu/selu_dx.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
 import { shapeRelay } from './relay/shape.ts';
@@ -500,6 +512,11 @@ import { tanhDxRelay } from './relay/tanh_dx.ts';
 import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
 import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
 import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { topkOp } from './api/topk.ts';
+import { topkGrad } from './grad/topk.ts';
+import { topkRelay } from './relay/topk.ts';
+import { topkCpuOp } from './dialects/cpu/topk.ts';
+import { topkWebgpuOp } from './dialects/webgpu/topk.ts';
 import { transposeOp } from './api/transpose.ts';
 import { transposeGrad } from './grad/transpose.ts';
 import { transposeRelay } from './relay/transpose.ts';
@@ -585,6 +602,8 @@ export const OPS = {
   scaled_add: scaledAddOp,
   scaled_add_da: scaledAddDaOp,
   scaled_add_db: scaledAddDbOp,
+  selu: seluOp,
+  selu_dx: seluDxOp,
   shape: shapeOp,
   sigmoid: sigmoidOp,
   sigmoid_dx: sigmoidDxOp,
@@ -607,6 +626,7 @@ export const OPS = {
   take_dx: takeDxOp,
   tanh: tanhOp,
   tanh_dx: tanhDxOp,
+  topk: topkOp,
   transpose: transposeOp,
   where: whereOp,
 } as const;
@@ -685,6 +705,8 @@ rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
 scaledAddDaOp.grad = scaledAddDaGrad;
 scaledAddDbOp.grad = scaledAddDbGrad;
+seluOp.grad = seluGrad;
+seluDxOp.grad = seluDxGrad;
 shapeOp.grad = shapeGrad;
 sigmoidOp.grad = sigmoidGrad;
 sigmoidDxOp.grad = sigmoidDxGrad;
@@ -707,6 +729,7 @@ takeOp.grad = takeGrad;
 takeDxOp.grad = takeDxGrad;
 tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
+topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
 installOps(OPS);
@@ -871,6 +894,12 @@ registerDialectOps([
   scaledAddDaWebgpuOp,
   scaledAddDbCpuOp,
   scaledAddDbWebgpuOp,
+  seluCpuOp,
+  seluWasmOp,
+  seluWebgpuOp,
+  seluDxCpuOp,
+  seluDxWasmOp,
+  seluDxWebgpuOp,
   sigmoidCpuOp,
   sigmoidWasmOp,
   sigmoidWebgpuOp,
@@ -920,6 +949,8 @@ registerDialectOps([
   tanhDxCpuOp,
   tanhDxWasmOp,
   tanhDxWebgpuOp,
+  topkCpuOp,
+  topkWebgpuOp,
   transposeCpuOp,
   transposeWebgpuOp,
   whereCpuOp,
@@ -999,6 +1030,8 @@ installRelayConverters([
   scaledAddRelay,
   scaledAddDaRelay,
   scaledAddDbRelay,
+  seluRelay,
+  seluDxRelay,
   shapeRelay,
   sigmoidRelay,
   sigmoidDxRelay,
@@ -1021,6 +1054,7 @@ installRelayConverters([
   takeDxRelay,
   tanhRelay,
   tanhDxRelay,
+  topkRelay,
   transposeRelay,
   whereRelay,
 ]);

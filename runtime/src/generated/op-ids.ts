@@ -75,6 +75,8 @@ export const OP_IDS = {
   scaled_add: 0xee51635d,
   scaled_add_da: 0xf3233585,
   scaled_add_db: 0xf02330cc,
+  selu: 0x3449e94c,
+  selu_dx: 0xefccf01d,
   shape: 0xbeae4064,
   sigmoid: 0x768228d9,
   sigmoid_dx: 0x25f7ebae,
@@ -97,6 +99,7 @@ export const OP_IDS = {
   take_dx: 0x9bfa17f1,
   tanh: 0xbb409cf2,
   tanh_dx: 0x428f8123,
+  topk: 0x92452c9b,
   transpose: 0xc35e9786,
   where: 0xa621cd22,
 } as const;

@@ -74,6 +74,8 @@ import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
 import { scaledAddDaOnnx } from './scaled_add_da.ts';
 import { scaledAddDbOnnx } from './scaled_add_db.ts';
+import { seluOnnx } from './selu.ts';
+import { seluDxOnnx } from './selu_dx.ts';
 import { shapeOnnx } from './shape.ts';
 import { sigmoidOnnx } from './sigmoid.ts';
 import { sigmoidDxOnnx } from './sigmoid_dx.ts';
@@ -96,6 +98,7 @@ import { takeOnnx } from './take.ts';
 import { takeDxOnnx } from './take_dx.ts';
 import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
+import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
 /** Every op's ONNX mapping (null where the op has none), in op order. */
@@ -173,6 +176,8 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   scaledAddOnnx,
   scaledAddDaOnnx,
   scaledAddDbOnnx,
+  seluOnnx,
+  seluDxOnnx,
   shapeOnnx,
   sigmoidOnnx,
   sigmoidDxOnnx,
@@ -195,6 +200,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   takeDxOnnx,
   tanhOnnx,
   tanhDxOnnx,
+  topkOnnx,
   transposeOnnx,
   whereOnnx,
 ];

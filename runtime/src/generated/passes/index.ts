@@ -74,6 +74,8 @@ import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
 import { scaledAddDaCompute } from './scaled_add_da.ts';
 import { scaledAddDbCompute } from './scaled_add_db.ts';
+import { seluCompute } from './selu.ts';
+import { seluDxCompute } from './selu_dx.ts';
 import { shapeCompute } from './shape.ts';
 import { sigmoidCompute } from './sigmoid.ts';
 import { sigmoidDxCompute } from './sigmoid_dx.ts';
@@ -96,6 +98,7 @@ import { takeCompute } from './take.ts';
 import { takeDxCompute } from './take_dx.ts';
 import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
+import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
 /** Every op's compute expression (null where the op has none), by op name. */
@@ -173,6 +176,8 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   scaled_add: scaledAddCompute,
   scaled_add_da: scaledAddDaCompute,
   scaled_add_db: scaledAddDbCompute,
+  selu: seluCompute,
+  selu_dx: seluDxCompute,
   shape: shapeCompute,
   sigmoid: sigmoidCompute,
   sigmoid_dx: sigmoidDxCompute,
@@ -195,6 +200,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   take_dx: takeDxCompute,
   tanh: tanhCompute,
   tanh_dx: tanhDxCompute,
+  topk: topkCompute,
   transpose: transposeCompute,
   where: whereCompute,
 };

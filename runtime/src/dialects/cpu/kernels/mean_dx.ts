@@ -1,4 +1,5 @@
 // CPU kernel of raf.op.mean_dx (specs/reduce/mean_dx.yaml): each element of x receives dy of its slot over the slot's count.
+// raf-op-ignores: keepdims (dy's rank already says whether the reduced axes were kept)
 
 import type { MeanDxKernel } from '../../../generated/bridge/mean_dx.ts';
 import { allocOut, finish, reduceIndex } from '../support.ts';

@@ -1,4 +1,5 @@
 // CPU kernel of raf.op.sum_dx (specs/reduce/sum_dx.yaml): every element of x receives dy of its reduced slot.
+// raf-op-ignores: keepdims (dy's rank already says whether the reduced axes were kept)
 
 import type { SumDxKernel } from '../../../generated/bridge/sum_dx.ts';
 import { allocOut, finish, reduceIndex } from '../support.ts';

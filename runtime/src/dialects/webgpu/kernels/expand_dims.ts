@@ -1,4 +1,5 @@
 // WebGPU kernel of raf.op.expand_dims (specs/tensor/expand_dims.yaml): a buffer copy on the queue, no shader, any dtype.
+// raf-op-ignores: axis (the output type it is given already has the new shape)
 
 import type { ExpandDimsKernel } from '../../../generated/bridge/expand_dims.ts';
 import { requireGpu } from '../dialect.ts';

@@ -1,4 +1,5 @@
 // WebGPU kernel of raf.op.mean_dx (specs/reduce/mean_dx.yaml): dy broadcast back over the reduced axes and divided by their count.
+// raf-op-ignores: keepdims (dy's rank already says whether the reduced axes were kept)
 
 import type { MeanDxKernel } from '../../../generated/bridge/mean_dx.ts';
 import { sizeOf, stridesOf } from '../../../shape.ts';

@@ -1,4 +1,5 @@
 // WebGPU kernel of raf.op.reshape (specs/tensor/reshape.yaml): a buffer copy on the queue, no shader, any dtype.
+// raf-op-ignores: shape (the output type it is given already has it)
 
 import type { ReshapeKernel } from '../../../generated/bridge/reshape.ts';
 import { requireGpu } from '../dialect.ts';

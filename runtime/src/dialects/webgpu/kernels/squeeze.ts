@@ -1,4 +1,5 @@
 // WebGPU kernel of raf.op.squeeze (specs/tensor/squeeze.yaml): a buffer copy on the queue, no shader, any dtype.
+// raf-op-ignores: axis (the output type it is given already has the new shape)
 
 import type { SqueezeKernel } from '../../../generated/bridge/squeeze.ts';
 import { requireGpu } from '../dialect.ts';

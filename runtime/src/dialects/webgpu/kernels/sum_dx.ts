@@ -1,4 +1,5 @@
 // WebGPU kernel of raf.op.sum_dx (specs/reduce/sum_dx.yaml): dy broadcast back over the reduced axes, as a strided gather.
+// raf-op-ignores: keepdims (dy's rank already says whether the reduced axes were kept)
 
 import type { SumDxKernel } from '../../../generated/bridge/sum_dx.ts';
 import { stridesOf } from '../../../shape.ts';

@@ -8,6 +8,8 @@ export * from './multiply';
 export * from './negative';
 export * from './relu';
 export * from './relu_dx';
+export * from './selu';
+export * from './selu_dx';
 export * from './sigmoid';
 export * from './sigmoid_dx';
 export * from './subtract';
