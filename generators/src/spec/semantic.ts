@@ -359,19 +359,27 @@ function shapeProblem(op: OpModel, shapes: readonly ArgShape[], attrs: Record<st
 }
 
 function checkOracleCalls(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
-  const loc = at(['tests', 'oracle']);
-  let parsed: Formula;
-  try {
-    parsed = parseFormula(op.tests.oracle!);
-  } catch (e) {
-    if (e instanceof FormulaError) return; // reported by the builder
-    throw e;
-  }
-  for (const c of formulaRefs(parsed).calls) {
-    if (c.kind !== 'call') continue;
-    const target = ops.get(c.op);
-    const why = target && arityError(target, c.args.length);
-    if (why) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle: ${why}`));
+  const oracle = op.tests.oracle!;
+  // One formula, or one per output (multi-output ops).
+  const formulas: [Path, string][] =
+    typeof oracle === 'string'
+      ? [[['tests', 'oracle'], oracle]]
+      : Object.entries(oracle).map(([out, f]) => [['tests', 'oracle', out], f]);
+  for (const [path, text] of formulas) {
+    const loc = at(path);
+    let parsed: Formula;
+    try {
+      parsed = parseFormula(text);
+    } catch (e) {
+      if (e instanceof FormulaError) continue; // reported by the builder
+      throw e;
+    }
+    for (const c of formulaRefs(parsed).calls) {
+      if (c.kind !== 'call') continue;
+      const target = ops.get(c.op);
+      const why = target && arityError(target, c.args.length);
+      if (why) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle: ${why}`));
+    }
   }
 }
 

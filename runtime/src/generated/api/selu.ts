@@ -32,6 +32,7 @@ export function selu(
   x: Tensor | number,
   alpha: number = 1.6732632423543772,
   gamma: number = 1.0507009873554805,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(seluOp, [x, alpha, gamma]) as Tensor;
+  return invoke(seluOp, [x, alpha, gamma, ...unexpected]) as Tensor;
 }

@@ -34,6 +34,7 @@ export function seluDx(
   dy: Tensor | number,
   alpha: number = 1.6732632423543772,
   gamma: number = 1.0507009873554805,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(seluDxOp, [x, dy, alpha, gamma]) as Tensor;
+  return invoke(seluDxOp, [x, dy, alpha, gamma, ...unexpected]) as Tensor;
 }

@@ -36,6 +36,7 @@ export function topk(
   axis: number = -1,
   largest: boolean = true,
   sorted: boolean = true,
+  ...unexpected: never[]
 ): Tensor[] {
-  return invoke(topkOp, [x, k, axis, largest, sorted]) as Tensor[];
+  return invoke(topkOp, [x, k, axis, largest, sorted, ...unexpected]) as Tensor[];
 }
