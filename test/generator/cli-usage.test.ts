@@ -1,33 +1,30 @@
 // raf-op's command line before any work: --version, help per command, and usage errors (exit 2) that name the
 // unknown command or the option the command does not take. No generation runs here, so each call is quick.
 
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { raf } from '../support/raf-cli.ts';
 
 const REPO = join(import.meta.dirname, '../..');
-const CLI = join(REPO, 'generators/src/cli.ts');
-const TSX = join(REPO, 'node_modules/.bin/tsx');
 
-function raf(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) =>
-    execFile(TSX, [CLI, ...args], { encoding: 'utf8' }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    ),
-  );
+/** One call after another: the in-process runs share console. */
+async function each(...calls: string[][]) {
+  const out = [];
+  for (const args of calls) out.push(await raf(...args));
+  return out;
 }
 
 describe('raf-op usage', () => {
   it('prints the package version, the commands, and each command its own options', async () => {
-    const [version, help, genHelp, diffHelp] = await Promise.all([
-      raf('--version'),
-      raf('--help'),
-      raf('gen', '--help'),
-      raf('diff', '--help'),
-    ]);
+    const [version, help, genHelp, diffHelp] = await each(
+      ['--version'],
+      ['--help'],
+      ['gen', '--help'],
+      ['diff', '--help'],
+    );
     const pkg = JSON.parse(readFileSync(join(REPO, 'generators/package.json'), 'utf8')) as { version: string };
-    expect(version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    expect(version).toMatchObject({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
     expect(help.code).toBe(0);
     for (const command of ['gen', 'diff', 'breaking']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(genHelp.code).toBe(0);
@@ -39,13 +36,13 @@ describe('raf-op usage', () => {
   });
 
   it('refuses an unknown command, an unknown option, and an option of another command, naming each', async () => {
-    const [command, option, other, positional, none] = await Promise.all([
-      raf('generate'),
-      raf('gen', '--chek'),
-      raf('diff', '--check'),
-      raf('gen', 'softmax'),
-      raf(),
-    ]);
+    const [command, option, other, positional, none] = await each(
+      ['generate'],
+      ['gen', '--chek'],
+      ['diff', '--check'],
+      ['gen', 'softmax'],
+      [],
+    );
     expect(command.code).toBe(2);
     expect(command.stderr).toMatch(/^raf-op: unknown command 'generate'\nusage: raf-op <command>/);
     expect(option.code).toBe(2);
