@@ -64,7 +64,17 @@ const MUTATIONS: ((t: string, r: Random) => [string, string])[] = [
     return [`grid ${v}`, t.replace('grid: { alpha: [0.01, 0.2] }', `grid: { alpha: ${v} }`)];
   },
   (t, r) => {
-    const v = pick(r, ['[[]]', '[[0]]', '[[2, 0, 3]]', '[[-1]]', '[["a"]]', '[[1, 1, 1, 1, 2]]', '[3]', '[[3], 4]']);
+    const v = pick(r, [
+      '[]',
+      '[[]]',
+      '[[0]]',
+      '[[2, 0, 3]]',
+      '[[-1]]',
+      '[["a"]]',
+      '[[1, 1, 1, 1, 2]]',
+      '[3]',
+      '[[3], 4]',
+    ]);
     return [`shapes ${v}`, t.replace('shapes: [[5], [2, 3, 4]]', `shapes: ${v}`)];
   },
   (t, r) => {
