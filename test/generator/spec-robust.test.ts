@@ -118,6 +118,13 @@ describe('semantic spec errors', () => {
     ]);
   });
 
+  it('refuses an empty grid list and empty shapes, which would leave the op without a test case', () => {
+    expect(softmaxErrors(`${ARGS}${GRAD}tests: { shapes: [], grid: { axis: [] } }\n`)).toEqual([
+      "specs/nn/softmax.yaml:9:36: error: test grid for 'axis' is empty, so the op would get no test case\n  hint: give 'axis' at least one value, or remove it from the grid",
+      'specs/nn/softmax.yaml:9:18: error: tests.shapes is empty, so the op would get no test case\n  hint: give at least one shape',
+    ]);
+  });
+
   it('refuses typos in tests.cases and tests.errors arg names, with a suggestion', () => {
     const errs = softmaxErrors(
       `${ARGS}${GRAD}tests:\n  cases: [{ shapes: [[3]], args: { axsi: 0 } }]\n  errors: [{ shapes: [[3]], args: { axes: 5 }, message: invalid }]\n`,

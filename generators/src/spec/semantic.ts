@@ -221,6 +221,14 @@ function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, erro
   for (const [k, values] of Object.entries(t.grid)) {
     const a = attrs.find((x) => x.name === k);
     if (!a) continue;
+    if (!values.length)
+      errors.push(
+        new SpecError(
+          at(['tests', 'grid', k]),
+          `test grid for '${k}' is empty, so the op would get no test case`,
+          `give '${k}' at least one value, or remove it from the grid`,
+        ),
+      );
     values.forEach((v, i) => {
       if (!fitsType(a.type, v))
         errors.push(
@@ -243,6 +251,14 @@ function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, erro
         }
     });
   }
+  if (!t.shapes.length)
+    errors.push(
+      new SpecError(
+        at(['tests', 'shapes']),
+        'tests.shapes is empty, so the op would get no test case',
+        'give at least one shape',
+      ),
+    );
   // Arg names in explicit cases and expected errors.
   const named = (list: readonly { args?: Readonly<Record<string, unknown>> }[], field: 'cases' | 'errors') =>
     list.forEach((c, i) => {
