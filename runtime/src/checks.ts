@@ -35,6 +35,24 @@ export function checkAxes(
   return [...seen].sort((p, q) => p - q);
 }
 
+/**
+ * `check: nonempty(x)` — a reduction with no identity (max, argmax) needs an element on every axis it reduces: the
+ * named axes of x (all of them when null) must have a non-zero length, as NumPy refuses a zero-size reduction.
+ */
+export function checkNonEmpty(op: string, arg: string, axis: number | readonly number[] | null, x: TensorType): void {
+  const ndim = x.shape.length;
+  const axes = axis === null ? x.shape.map((_, i) => i) : typeof axis === 'number' ? [axis] : axis;
+  for (const a of axes) {
+    const d = x.shape[a < 0 ? a + ndim : a];
+    if (d === 0)
+      throw new OpError(
+        op,
+        `reduces axis ${a} of length 0 (x is ${formatShape(x.shape)}); raf.op.${op} has no identity for an empty reduction`,
+        arg,
+      );
+  }
+}
+
 export function checkNonNegative(op: string, arg: string, v: number | readonly number[]): void {
   for (const x of typeof v === 'number' ? [v] : v) {
     if (x < 0) throw new OpError(op, `must be non-negative, got ${x}`, arg);

@@ -13,7 +13,7 @@ import {
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
-import { Tensor, type TensorType } from './tensor.ts';
+import { Tensor, checkAllocation, type TensorType } from './tensor.ts';
 
 /** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
 const kernelCache = new Map<string, Kernel<unknown, unknown, OutType> | null>();
@@ -51,6 +51,8 @@ export function invoke(op: AnyOpDef, positional: readonly unknown[], keyword?: K
   }
   const decl = op.declare(args);
   if (decl.kind === 'value') return decl.value;
+  // An output over the size limit is refused before any kernel allocates it.
+  for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
   const out = runKernel(op, decl.args, decl.kind === 'tuple' ? decl.outs : decl.out, decl.device);
   recordOnTape(op, decl.args, out);
   return out;

@@ -17,6 +17,8 @@ export {
   fromStorage,
   randomUniform,
   rng,
+  setMaxTensorBytes,
+  getMaxTensorBytes,
   type TensorType,
 } from './tensor.ts';
 export { OpError, DispatchError } from './errors.ts';

@@ -1,8 +1,9 @@
 // Tensor: shape, dtype, device and storage, plus the autodiff fields the tape fills in.
 
-import { allocStorage, castScalar, isDType, toStorage, type DType, type Storage } from './dtype.ts';
+import { DTYPES, allocStorage, castScalar, isDType, toStorage, type DType, type Storage } from './dtype.ts';
 import { CPU, device as toDevice, deviceName, type Device, type DeviceKind } from './device.ts';
 import { formatShape, sizeOf, type Shape } from './shape.ts';
+import { OpError } from './errors.ts';
 import type { TapeNode } from './autodiff.ts';
 
 /** What a dialect keeps for a tensor's data; CPU storage is a typed array read synchronously. */
@@ -54,6 +55,69 @@ export function placeOn(t: Tensor, to: Device): Tensor {
   const placer = placers.get(to.kind);
   if (!placer) throw new Error(`no dialect can place a number on ${deviceName(to)}`);
   return placer(t, to);
+}
+
+/** Bytes one element takes in CPU storage (float16 is kept widened in a Float32Array). */
+const ELEMENT_BYTES: Record<DType, number> = { float16: 4, float32: 4, float64: 8, int32: 4, bool: 1 };
+
+const envLimit = Number(globalThis.process?.env?.RAF_MAX_TENSOR_BYTES);
+let maxTensorBytes = Number.isFinite(envLimit) && envLimit > 0 ? envLimit : 2 ** 31;
+
+/**
+ * The most bytes one tensor may take (default 2 GiB, or the RAF_MAX_TENSOR_BYTES environment variable): a larger
+ * tensor is refused with an OpError before anything is allocated. Returns the previous limit.
+ */
+export function setMaxTensorBytes(bytes: number): number {
+  if (!(bytes > 0)) throw new RangeError(`setMaxTensorBytes: the limit must be a positive number, got ${bytes}`);
+  const prev = maxTensorBytes;
+  maxTensorBytes = bytes;
+  return prev;
+}
+
+export function getMaxTensorBytes(): number {
+  return maxTensorBytes;
+}
+
+/** Refuses, by op and argument, a tensor of `type` larger than the limit (setMaxTensorBytes), before it is allocated. */
+export function checkAllocation(op: string, arg: string, type: TensorType): void {
+  const bytes = sizeOf(type.shape) * ELEMENT_BYTES[type.dtype];
+  if (bytes > maxTensorBytes)
+    throw new OpError(
+      op,
+      `a ${type.dtype} tensor of shape ${formatShape(type.shape)} needs ${bytes} bytes, over the limit of ` +
+        `${maxTensorBytes} (setMaxTensorBytes or RAF_MAX_TENSOR_BYTES raise it)`,
+      arg,
+    );
+}
+
+/** A shape given by a caller: a list of non-negative integers, else an OpError naming op and argument. */
+export function checkShape(op: string, arg: string, shape: unknown): number[] {
+  if (!Array.isArray(shape))
+    throw new OpError(op, `must be a list of non-negative integers, got ${describeValue(shape)}`, arg);
+  shape.forEach((d, i) => {
+    if (typeof d !== 'number' || !Number.isSafeInteger(d) || d < 0)
+      throw new OpError(op, `must be a list of non-negative integers; element ${i} is ${describeValue(d)}`, arg);
+  });
+  return shape as number[];
+}
+
+/** A dtype given by a caller, else an OpError listing the dtypes. */
+export function checkDType(op: string, arg: string, dtype: unknown): DType {
+  if (!isDType(dtype))
+    throw new OpError(
+      op,
+      `unknown dtype ${typeof dtype === 'string' ? JSON.stringify(dtype) : describeValue(dtype)}; expected one of ${DTYPES.join(', ')}`,
+      arg,
+    );
+  return dtype;
+}
+
+function describeValue(v: unknown): string {
+  if (typeof v === 'string') return `the string ${JSON.stringify(v)}`;
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return `a list of ${v.length}`;
+  return `a ${typeof v === 'object' ? (v.constructor?.name ?? 'object') : typeof v}`;
 }
 
 let nextId = 0;
@@ -207,35 +271,71 @@ export interface TensorOptions {
   device?: Device | DeviceKind;
 }
 
-/** Builds a CPU tensor from nested arrays, a flat array plus shape, or a typed array. */
+/**
+ * Builds a CPU tensor from nested arrays, a flat array plus shape, or a typed array. Every element must be a number or
+ * a boolean and nested lists must be rectangular; anything else is an OpError naming `values` (no NaN for a string).
+ */
 export function tensor(values: Nested | ArrayLike<number>, opts: TensorOptions = {}): Tensor {
-  const dtype = opts.dtype ?? (ArrayBuffer.isView(values) ? dtypeOfArray(values) : 'float32');
-  if (!isDType(dtype)) throw new Error(`unknown dtype '${String(dtype)}'`);
+  const dtype = checkDType(
+    'tensor',
+    'dtype',
+    opts.dtype ?? (ArrayBuffer.isView(values) ? dtypeOfArray(values) : 'float32'),
+  );
   let flat: number[];
   let shape: number[];
   if (typeof values === 'number' || typeof values === 'boolean') {
     flat = [Number(values)];
     shape = [];
-  } else if (ArrayBuffer.isView(values) || !Array.isArray(values) || !Array.isArray(values[0])) {
-    flat = Array.from(values as ArrayLike<number>, Number);
+  } else if (ArrayBuffer.isView(values)) {
+    if (values instanceof DataView || typeof (values as unknown as { [i: number]: unknown })[0] === 'bigint')
+      throw new OpError('tensor', `cannot read values from a ${values.constructor.name}`, 'values');
+    flat = Array.from(values as unknown as ArrayLike<number>, Number);
     shape = [flat.length];
-  } else {
+  } else if (Array.isArray(values)) {
     shape = inferShape(values as Nested);
-    flat = (values as unknown[]).flat(Infinity).map(Number);
-  }
+    flat = [];
+    flatten(values as Nested, shape, 0, [], flat);
+  } else
+    throw new OpError(
+      'tensor',
+      `must be a number, a boolean, a (nested) list or a typed array, got ${describeValue(values)}`,
+      'values',
+    );
   if (opts.shape) {
-    if (sizeOf(opts.shape) !== flat.length) {
-      throw new Error(`tensor: ${flat.length} values do not fill shape ${formatShape(opts.shape)}`);
+    const given = checkShape('tensor', 'shape', opts.shape);
+    if (sizeOf(given) !== flat.length) {
+      throw new OpError('tensor', `${flat.length} values do not fill shape ${formatShape(given)}`, 'shape');
     }
-    shape = [...opts.shape];
-  } else if (sizeOf(shape) !== flat.length) {
-    throw new Error('tensor: ragged nested array');
+    shape = [...given];
   }
-  const t = new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, flat)));
   if (opts.device && toDevice(opts.device) !== CPU) {
     throw new Error('tensor(): create on the CPU, then move with `await t.to(device)`');
   }
-  return t;
+  checkAllocation('tensor', 'values', { shape, dtype });
+  return new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, flat)));
+}
+
+/** Appends the elements of a rectangular nested list of `shape` to `out`, checking each is a number or boolean. */
+function flatten(v: Nested, shape: readonly number[], depth: number, at: number[], out: number[]): void {
+  if (depth === shape.length) {
+    if (typeof v === 'number' || typeof v === 'boolean') out.push(Number(v));
+    else
+      throw new OpError(
+        'tensor',
+        Array.isArray(v)
+          ? `ragged nested list: element [${at.join(', ')}] is a list where a number belongs`
+          : `element [${at.join(', ')}] is ${describeValue(v)}, not a number or boolean`,
+        'values',
+      );
+    return;
+  }
+  if (!Array.isArray(v) || v.length !== shape[depth])
+    throw new OpError(
+      'tensor',
+      `ragged nested list: element [${at.join(', ')}] ${Array.isArray(v) ? `has ${v.length} items` : `is ${describeValue(v)}`}, expected a list of ${shape[depth]}`,
+      'values',
+    );
+  v.forEach((x, i) => flatten(x, shape, depth + 1, [...at, i], out));
 }
 
 function dtypeOfArray(a: ArrayBufferView): DType {
@@ -249,18 +349,23 @@ export function scalar(value: number, dtype: DType = 'float32'): Tensor {
   return tensor(value, { dtype });
 }
 
-export function full(shape: Shape, value: number, dtype: DType = 'float32'): Tensor {
-  const arr = allocStorage(dtype, sizeOf(shape));
-  arr.fill(castScalar(dtype, value));
-  return new Tensor(shape, dtype, new CpuStorage(arr));
+export function full(shape: Shape, value: number, dtype: DType = 'float32', op = 'full'): Tensor {
+  const dims = checkShape(op, 'shape', shape);
+  checkDType(op, 'dtype', dtype);
+  if (typeof value !== 'number' && typeof value !== 'boolean')
+    throw new OpError(op, `must be a number or boolean, got ${describeValue(value)}`, 'value');
+  checkAllocation(op, 'shape', { shape: dims, dtype });
+  const arr = allocStorage(dtype, sizeOf(dims));
+  arr.fill(castScalar(dtype, Number(value)));
+  return new Tensor(dims, dtype, new CpuStorage(arr));
 }
 
 export function zeros(shape: Shape, dtype: DType = 'float32'): Tensor {
-  return full(shape, 0, dtype);
+  return full(shape, 0, dtype, 'zeros');
 }
 
 export function ones(shape: Shape, dtype: DType = 'float32'): Tensor {
-  return full(shape, 1, dtype);
+  return full(shape, 1, dtype, 'ones');
 }
 
 /** A CPU tensor around existing storage (no copy). */
@@ -287,8 +392,10 @@ export function randomUniform(
   const next = rng(opts.seed ?? 0);
   const lo = opts.low ?? -1;
   const hi = opts.high ?? 1;
-  const dtype = opts.dtype ?? 'float32';
-  const n = sizeOf(shape);
+  const dims = checkShape('randomUniform', 'shape', shape);
+  const dtype = checkDType('randomUniform', 'dtype', opts.dtype ?? 'float32');
+  checkAllocation('randomUniform', 'shape', { shape: dims, dtype });
+  const n = sizeOf(dims);
   const values = new Array<number>(n);
   for (let i = 0; i < n; i++) values[i] = lo + (hi - lo) * next();
   return new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, values)));

@@ -414,10 +414,10 @@ describe('renderWgsl', () => {
   const hardSwish = parseExpr('x * clamp(x + 3, 0, 6) / 6');
   const names = { x: 'x[i]' };
 
-  it('renders hard-swish and its derivative', () => {
-    expect(renderWgsl(hardSwish, names, 'f32')).toBe('x[i] * clamp(x[i] + 3.0, 0.0, 6.0) / 6.0');
+  it('renders hard-swish and its derivative (clamp through the NaN-propagating min/max helpers)', () => {
+    expect(renderWgsl(hardSwish, names, 'f32')).toBe('x[i] * raf_min(raf_max(x[i] + 3.0, 0.0), 6.0) / 6.0');
     expect(renderWgsl(diff(hardSwish, 'x'), names, 'f32')).toBe(
-      '(clamp(x[i] + 3.0, 0.0, 6.0) + select(0.0, x[i], x[i] + 3.0 > 0.0 && x[i] + 3.0 < 6.0)) / 6.0',
+      '(raf_min(raf_max(x[i] + 3.0, 0.0), 6.0) + select(0.0, x[i], x[i] + 3.0 > 0.0 && x[i] + 3.0 < 6.0)) / 6.0',
     );
   });
 

@@ -101,6 +101,10 @@ function checkStatement(op: OpModel, a: ArgModel, c: Check, used: Set<string>): 
     case 'like':
       used.add('checkLike');
       return guard(`checkLike(${head}, '${c.of}', args.${c.of})`);
+    case 'nonempty':
+      // Not guarded: a null axis means every axis, which must be non-empty too.
+      used.add('checkNonEmpty');
+      return `checkNonEmpty(${head}, args.${c.of})`;
     case 'nonneg':
       used.add('checkNonNegative');
       return guard(`checkNonNegative(${head})`);

@@ -237,6 +237,22 @@ fn raf_expm1(x: f32) -> f32 {
 fn raf_softplus(x: f32) -> f32 {
   return max(x, 0.0) + raf_log1p(exp(-abs(x)));
 }`,
+  raf_is_nan: `// is_nan: by the bits, since WGSL may fold comparisons on the assumption that NaN never occurs.
+fn raf_is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}`,
+  raf_max: `// max: NaN propagates, as Math.max and the CPU kernels give (WGSL's max may return the other operand).
+fn raf_max(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return max(a, b);
+}`,
+  raf_min: `// min: NaN propagates, as Math.min and the CPU kernels give (WGSL's min may return the other operand).
+fn raf_min(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return min(a, b);
+}`,
   raf_pow: `// pow: WGSL's pow is exp2(y * log2(x)), undefined for x < 0; integral exponents get the sign JS and C give.
 fn raf_pow(x: f32, y: f32) -> f32 {
   if (y == 0.0) { return 1.0; }
@@ -247,7 +263,11 @@ fn raf_pow(x: f32, y: f32) -> f32 {
 }`,
 };
 
-const WGSL_HELPER_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = { raf_softplus: ['raf_log1p'] };
+const WGSL_HELPER_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = {
+  raf_softplus: ['raf_log1p'],
+  raf_max: ['raf_is_nan'],
+  raf_min: ['raf_is_nan'],
+};
 
 function wgslDialect(ty: WgslFloat): Dialect {
   const builtin = jsCall;
@@ -291,13 +311,14 @@ function wgslDialect(ty: WgslFloat): Dialect {
       floor: builtin('floor'),
       ceil: builtin('ceil'),
       round: builtin('round'),
-      min: builtin('min'),
-      max: builtin('max'),
-      // WGSL's clamp may return the median when lo > hi; min(max()) is the IR's meaning, so use it unless provably equal.
-      clamp: ([x, lo, hi], [, loExpr, hiExpr]) =>
-        loExpr!.kind === 'const' && hiExpr!.kind === 'const' && loExpr!.value <= hiExpr!.value
-          ? atom(`clamp(${x!.text}, ${lo!.text}, ${hi!.text})`)
-          : atom(`min(max(${x!.text}, ${lo!.text}), ${hi!.text})`),
+      // NaN-propagating helpers: the builtins may drop a NaN, where the CPU (Math.min/max) keeps it. clamp is
+      // min(max()), the IR's meaning (WGSL's clamp may return the median when lo > hi).
+      min: helper('raf_min'),
+      max: helper('raf_max'),
+      clamp: ([x, lo, hi], _source, helpers) => {
+        const inner = helper('raf_max')([x!, lo!], [], helpers);
+        return helper('raf_min')([inner, hi!], [], helpers);
+      },
       pow: (args, [base, exponent], helpers) => {
         if (exponent!.kind === 'const' && exponent!.value === 2 && isAtomic(base!)) {
           return num(`${args[0]!.text} * ${args[0]!.text}`, MUL);

@@ -121,7 +121,10 @@ function buildArgs(raw: RawSpec, errors: SpecError[]): ArgModel[] {
   const names = new Set(out.map((a) => a.name));
   for (const a of out) {
     for (const c of a.checks) {
-      if ((c.kind === 'axis' || c.kind === 'axes' || c.kind === 'like') && !isTensorArg(out, c.of)) {
+      if (
+        (c.kind === 'axis' || c.kind === 'axes' || c.kind === 'like' || c.kind === 'nonempty') &&
+        !isTensorArg(out, c.of)
+      ) {
         errors.push(
           new SpecError(
             raw.locate(['args', a.name, 'check']),
@@ -184,7 +187,7 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
         .map((s) => s.trim())
         .filter(Boolean) ?? [];
     const kind = m?.[1];
-    if (kind === 'axis' || kind === 'axes' || kind === 'like') {
+    if (kind === 'axis' || kind === 'axes' || kind === 'like' || kind === 'nonempty') {
       if (args.length === 1) checks.push({ kind, of: args[0]! });
       else
         errors.push(
@@ -203,7 +206,7 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
         new SpecError(
           raw.locate(path),
           `unknown check '${part.trim()}'`,
-          'checks are axis(x), axes(x), like(x), nonneg, positive, one_of(a, b), range(lo, hi), joined with "and"',
+          'checks are axis(x), axes(x), like(x), nonempty(x), nonneg, positive, one_of(a, b), range(lo, hi), joined with "and"',
         ),
       );
   }

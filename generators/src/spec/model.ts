@@ -13,6 +13,8 @@ export type Check =
   | { readonly kind: 'axes'; readonly of: string }
   /** A tensor with the same shape and dtype as another (dy like y). */
   | { readonly kind: 'like'; readonly of: string }
+  /** On a reduction's axis arg: the axes it names (null: all) of `of` must not be empty (max, argmax: no identity). */
+  | { readonly kind: 'nonempty'; readonly of: string }
   | { readonly kind: 'nonneg' }
   | { readonly kind: 'positive' }
   | { readonly kind: 'one_of'; readonly values: readonly (string | number)[] }

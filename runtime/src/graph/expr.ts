@@ -117,6 +117,9 @@ type Wgsl = { readonly text: string; readonly bool: boolean };
 const num = (w: Wgsl): string => (w.bool ? `select(0.0, 1.0, ${w.text})` : w.text);
 const cond = (w: Wgsl): string => (w.bool ? w.text : `(${w.text} != 0.0)`);
 
+/** WGSL testing an f32 for NaN by its bits (comparisons may be folded on the assumption that NaN never occurs). */
+const wgslIsNan = (v: string): string => `((bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u)`;
+
 // WGSL spellings; functions WGSL lacks are written out (erf has no short closed form, so it is not fusable on WebGPU).
 const WGSL_FUNCTIONS: { readonly [F in ComputeFn]: ((a: readonly string[]) => string) | null } = {
   exp: ([x]) => `exp(${x})`,
@@ -134,9 +137,10 @@ const WGSL_FUNCTIONS: { readonly [F in ComputeFn]: ((a: readonly string[]) => st
   floor: ([x]) => `floor(${x})`,
   ceil: ([x]) => `ceil(${x})`,
   round: ([x]) => `round(${x})`,
-  min: ([a, b]) => `min(${a}, ${b})`,
-  max: ([a, b]) => `max(${a}, ${b})`,
-  clamp: ([x, lo, hi]) => `min(max(${x}, ${lo}), ${hi})`,
+  // WGSL's min/max/clamp may drop a NaN; these propagate it as the CPU (Math.min/max) does, testing the bits.
+  min: ([a, b]) => `select(min(${a}, ${b}), ${a} + ${b}, ${wgslIsNan(a!)} || ${wgslIsNan(b!)})`,
+  max: ([a, b]) => `select(max(${a}, ${b}), ${a} + ${b}, ${wgslIsNan(a!)} || ${wgslIsNan(b!)})`,
+  clamp: ([x, lo, hi]) => `select(min(max(${x}, ${lo}), ${hi}), ${x}, ${wgslIsNan(x!)})`,
   pow: ([a, b]) => `pow(${a}, ${b})`,
   log1p: ([x]) => `log(1.0 + ${x})`,
   expm1: ([x]) => `(exp(${x}) - 1.0)`,

@@ -5,6 +5,7 @@ import type { Tensor, TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { requireGpu } from './dialect.ts';
 import { FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl, pipelineKey } from './kernel.ts';
+import { checkTakeIndices } from './bounds.ts';
 import { allocGpu, gpuElementType } from './storage.ts';
 
 const WORDS = 4; // count, inner, index count m, axis length
@@ -76,9 +77,10 @@ export function takeBuilder(x: TensorType, indices: TensorType): GpuContext | nu
 }
 
 /** x[..., indices, ...] along axis; the output shape comes from the op's rule. */
-export function take(gpu: GpuContext, x: Tensor, indices: Tensor, axis: number, out: TensorType): Tensor {
+export function take(gpu: GpuContext, x: Tensor, indices: Tensor, axis: number, out: TensorType, op = 'take'): Tensor {
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('take', 'b32,i32'), () => TAKE);
   const result = allocGpu(gpu, out);
+  guarded(result, () => checkTakeIndices(op, indices, x.shape[axis]!, result));
   const n = sizeOf(out.shape);
   if (indices.size > 0) launch(gpu, pipeline, [x, indices, result], params(x, axis, indices.size, n), n, 'take');
   return result;
@@ -96,8 +98,19 @@ export function takeDxBuilder(x: TensorType, indices: TensorType, dy: TensorType
 export function takeDx(gpu: GpuContext, x: Tensor, indices: Tensor, dy: Tensor, axis: number, out: TensorType): Tensor {
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('take_dx', 'f32,i32'), () => TAKE_DX);
   const result = allocGpu(gpu, out);
+  guarded(result, () => checkTakeIndices('take_dx', indices, x.shape[axis]!, result));
   const n = sizeOf(out.shape);
   // With no indices nothing reads the index buffer; the loop runs zero times, so dx is all zeros either way.
   launch(gpu, pipeline, [indices, dy, result], params(x, axis, indices.size, n), n, 'take_dx');
   return result;
+}
+
+/** Runs a bounds check; a failure found before dispatch gives the result's buffer back before it propagates. */
+export function guarded(result: Tensor, check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    result.dispose();
+    throw e;
+  }
 }

@@ -4,12 +4,14 @@ import type { Tensor, TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { requireGpu } from './dialect.ts';
 import { FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl, pipelineKey } from './kernel.ts';
+import { checkClassTargets } from './bounds.ts';
+import { guarded } from './indexed.ts';
 import { allocGpu } from './storage.ts';
 
 const WORDS = 3; // rows N, classes C, softmax (1 for cross_entropy, 0 for nll_loss)
 
-// Targets live on the GPU, so they cannot be range-checked without a readback: an out-of-range class
-// contributes nothing instead of reading another row.
+// Targets are range-checked by bounds.ts (before dispatch, or with the result's readback); in the kernel an
+// out-of-range class contributes nothing instead of reading another row.
 const prelude = (binding: number) => `${paramsWgsl(binding, WORDS)}
 fn class_of(n: u32) -> u32 {
   let t = tgt[n];
@@ -111,6 +113,7 @@ export function loss(gpu: GpuContext, kind: LossKind, x: Tensor, target: Tensor,
   const rowsPipeline = gpu.pipelines.getPipelineSync(pipelineKey('loss_rows', 'f32,i32'), () => ROWS);
   const meanPipeline = gpu.pipelines.getPipelineSync(pipelineKey('loss_mean', 'f32'), () => MEAN);
   const result = allocGpu(gpu, out);
+  guarded(result, () => checkClassTargets(kind, target, x.shape[1]!, result));
   const n = x.shape[0]!;
   const rows = allocGpu(gpu, { shape: [n], dtype: 'float32' });
   const uniforms = params(x, kind);
@@ -133,6 +136,7 @@ export function lossDx(
 ): Tensor {
   const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('loss_dx', 'f32,i32'), () => DX);
   const result = allocGpu(gpu, out);
+  guarded(result, () => checkClassTargets(`${kind}_dx`, target, x.shape[1]!, result));
   launch(gpu, pipeline, [x, target, dy, result], params(x, kind), x.shape[0]!, `${kind}_dx`);
   return result;
 }

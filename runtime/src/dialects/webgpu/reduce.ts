@@ -114,27 +114,34 @@ export const MEAN: Reduction = {
   body: `  var acc = 0.0;\n${loop('0u', 'acc += v;')}\n  let result = acc / f32(count);`,
 };
 export const PROD: Reduction = { op: 'prod', body: `  var result = 1.0;\n${loop('0u', 'result *= v;')}` };
+/**
+ * WGSL text testing `v` for NaN by its bits: WGSL's max/min/comparisons may ignore NaN (and `v != v` may be folded),
+ * but the bit pattern cannot be. NaN semantics then match the CPU and NumPy: max/min propagate NaN, argmax/argmin
+ * return the first NaN.
+ */
+export const isNanWgsl = (v: string): string => `((bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u)`;
+
 export const MAX: Reduction = {
   op: 'max',
-  body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = max(result, v);')}`,
+  body: `  var result = x[at(base, 0u)];\n${loop('1u', `if (!${isNanWgsl('result')}) { result = select(max(result, v), v, ${isNanWgsl('v')}); }`)}`,
 };
 export const MIN: Reduction = {
   op: 'min',
-  body: `  var result = x[at(base, 0u)];\n${loop('1u', 'result = min(result, v);')}`,
+  body: `  var result = x[at(base, 0u)];\n${loop('1u', `if (!${isNanWgsl('result')}) { result = select(min(result, v), v, ${isNanWgsl('v')}); }`)}`,
 };
 // Shifted by the maximum so exp cannot overflow; an all -inf slice would give NaN, as the CPU's does.
 export const LOGSUMEXP: Reduction = {
   op: 'logsumexp',
   body: `  var m = x[at(base, 0u)];\n${loop('1u', 'm = max(m, v);')}\n  var s = 0.0;\n${loop('0u', 's += exp(v - m);')}\n  let result = m + log(s);`,
 };
-// Strict comparisons keep the first extreme on ties, like the CPU kernels.
+// Strict comparisons keep the first extreme on ties, and the first NaN wins over every number, as in NumPy.
 export const ARGMAX: Reduction = {
   op: 'argmax',
   out: 'i32',
-  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', 'if (v > best) { best = v; result = i32(r); }')}`,
+  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', `if (!${isNanWgsl('best')} && (${isNanWgsl('v')} || v > best)) { best = v; result = i32(r); }`)}`,
 };
 export const ARGMIN: Reduction = {
   op: 'argmin',
   out: 'i32',
-  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', 'if (v < best) { best = v; result = i32(r); }')}`,
+  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', `if (!${isNanWgsl('best')} && (${isNanWgsl('v')} || v < best)) { best = v; result = i32(r); }`)}`,
 };

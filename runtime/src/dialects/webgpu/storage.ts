@@ -62,6 +62,13 @@ export class GpuStorage implements TensorStorage {
   private readonly lease: Lease;
   /** The pooled buffer's generation when this storage took it (see BufferPool.generation). */
   private readonly generation: number;
+  /**
+   * For an int32 tensor uploaded from the CPU, its values: bounds checks of the tensors it indexes read them here,
+   * before dispatch, instead of waiting for the GPU. Kernels never write into an uploaded tensor.
+   */
+  host: Int32Array | undefined;
+  /** Checks the data must pass before it can be read: index bounds found only after dispatch (bounds.ts). */
+  private readonly checks: Promise<void>[] = [];
 
   constructor(
     readonly gpu: GpuContext,
@@ -85,8 +92,15 @@ export class GpuStorage implements TensorStorage {
     return this.buffer;
   }
 
+  /** Makes read() fail with `check`'s error, if it fails (an out-of-range index behind this result). */
+  deferCheck(check: Promise<void>): void {
+    check.catch(() => undefined); // reported by read(); unread results must not raise unhandled rejections
+    this.checks.push(check);
+  }
+
   async read(): Promise<Storage> {
     this.liveBuffer();
+    for (const check of this.checks) await check;
     const { pool } = this.gpu;
     if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
     if (this.dtype === 'bool')
@@ -141,7 +155,10 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
     `raf-op ${t.dtype}[${t.shape.join(',')}]`,
   );
   gpu.pool.write(buffer, typed);
-  return new Tensor(t.shape, t.dtype, new GpuStorage(gpu, buffer, t.dtype, data.length));
+  const storage = new GpuStorage(gpu, buffer, t.dtype, data.length);
+  // Index tensors are small; keeping their values lets take/embedding/losses check bounds before dispatch.
+  if (t.dtype === 'int32' && data.length <= 1 << 20) storage.host = Int32Array.from(data);
+  return new Tensor(t.shape, t.dtype, storage);
 }
 
 // One mover serves both directions: Tensor.to looks up the non-CPU side's kind.

@@ -24,7 +24,7 @@ export const argminOp: OpDef<ArgminArgs> = {
  * Index of the minimum along axis (over the flattened input when axis is null) as int32; the first one on ties.
  *
  * @param x Tensor.
- * @param axis int?; default null; checked: axis(x).
+ * @param axis int?; default null; checked: axis(x), nonempty.
  * @param keepdims bool; default false.
  * @see specs/reduce/argmin.yaml
  */

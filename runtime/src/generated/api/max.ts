@@ -24,7 +24,7 @@ export const maxOp: OpDef<MaxArgs> = {
  * Maximum over the given axes (all axes when axis is null); every element equal to the maximum receives the gradient.
  *
  * @param x Tensor.
- * @param axis int[]?; default null; checked: axes(x).
+ * @param axis int[]?; default null; checked: axes(x), nonempty.
  * @param keepdims bool; default false.
  * @see specs/reduce/max.yaml
  */

@@ -24,7 +24,7 @@ export const minOp: OpDef<MinArgs> = {
  * Minimum over the given axes (all axes when axis is null); every element equal to the minimum receives the gradient.
  *
  * @param x Tensor.
- * @param axis int[]?; default null; checked: axes(x).
+ * @param axis int[]?; default null; checked: axes(x), nonempty.
  * @param keepdims bool; default false.
  * @see specs/reduce/min.yaml
  */

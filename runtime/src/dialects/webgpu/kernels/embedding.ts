@@ -6,5 +6,5 @@ import type { WebGpuBuilder } from '../kernel.ts';
 
 export const embeddingWebgpu: WebGpuBuilder<EmbeddingKernel> = (_attrs, _out, { weight, indices }) => {
   const gpu = takeBuilder(weight, indices);
-  return gpu && (({ weight, indices }, _kattrs, kout) => take(gpu, weight, indices, 0, kout));
+  return gpu && (({ weight, indices }, _kattrs, kout) => take(gpu, weight, indices, 0, kout, 'embedding'));
 };

@@ -3,6 +3,7 @@
 import type { MaxPool2dKernel } from '../../../generated/bridge/max_pool2d.ts';
 import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
+import { isNanWgsl } from '../reduce.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
 const SOURCE = windowSource(
@@ -20,7 +21,8 @@ const SOURCE = windowSource(
       let ix = ox * g.sw - g.pad_left + kx;
       if (ix < 0 || ix >= g.w) { continue; }
       let v = x[(p * g.h + iy) * g.w + ix];
-      if (!found || v > best) { best = v; found = true; }
+      // NaN propagates, as on the CPU: once best is NaN no number replaces it.
+      if (!found || (!${isNanWgsl('best')} && (${isNanWgsl('v')} || v > best))) { best = v; found = true; }
     }
   }
   // A window wholly on padding gives -inf, like the CPU. WGSL rejects an infinite constant, even from bitcast,

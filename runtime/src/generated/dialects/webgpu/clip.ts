@@ -10,8 +10,25 @@ export const clipWebgpu = elementwise<ClipKernel>({
   inputs: ['x'],
   attrs: ['a_min', 'a_max'],
   out: 'float',
-  expr: `min(max(v_x, a_a_min), a_a_max)`,
-  helpers: ``,
+  expr: `raf_min(raf_max(v_x, a_a_min), a_a_max)`,
+  helpers: `// is_nan: by the bits, since WGSL may fold comparisons on the assumption that NaN never occurs.
+fn raf_is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// max: NaN propagates, as Math.max and the CPU kernels give (WGSL's max may return the other operand).
+fn raf_max(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return max(a, b);
+}
+
+// min: NaN propagates, as Math.min and the CPU kernels give (WGSL's min may return the other operand).
+fn raf_min(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return min(a, b);
+}`,
 });
 /** raf.op.webgpu.clip at level 20. */
 export const clipWebgpuOp: DialectOp<ClipArgs, ClipInputs, ClipAttrs> = {

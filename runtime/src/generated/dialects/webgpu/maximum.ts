@@ -10,8 +10,18 @@ export const maximumWebgpu = elementwise<MaximumKernel>({
   inputs: ['a', 'b'],
   attrs: [],
   out: 'float',
-  expr: `max(v_a, v_b)`,
-  helpers: ``,
+  expr: `raf_max(v_a, v_b)`,
+  helpers: `// is_nan: by the bits, since WGSL may fold comparisons on the assumption that NaN never occurs.
+fn raf_is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// max: NaN propagates, as Math.max and the CPU kernels give (WGSL's max may return the other operand).
+fn raf_max(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return max(a, b);
+}`,
 });
 /** raf.op.webgpu.maximum at level 20. */
 export const maximumWebgpuOp: DialectOp<MaximumArgs, MaximumInputs, MaximumAttrs> = {

@@ -10,8 +10,18 @@ export const minimumWebgpu = elementwise<MinimumKernel>({
   inputs: ['a', 'b'],
   attrs: [],
   out: 'float',
-  expr: `min(v_a, v_b)`,
-  helpers: ``,
+  expr: `raf_min(v_a, v_b)`,
+  helpers: `// is_nan: by the bits, since WGSL may fold comparisons on the assumption that NaN never occurs.
+fn raf_is_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// min: NaN propagates, as Math.min and the CPU kernels give (WGSL's min may return the other operand).
+fn raf_min(a: f32, b: f32) -> f32 {
+  if (raf_is_nan(a)) { return a; }
+  if (raf_is_nan(b)) { return b; }
+  return min(a, b);
+}`,
 });
 /** raf.op.webgpu.minimum at level 20. */
 export const minimumWebgpuOp: DialectOp<MinimumArgs, MinimumInputs, MinimumAttrs> = {
