@@ -22,6 +22,12 @@ import { addRelay } from './relay/add.ts';
 import { addCpuOp } from './dialects/cpu/add.ts';
 import { addWasmOp } from './dialects/wasm/add.ts';
 import { addWebgpuOp } from './dialects/webgpu/add.ts';
+import { addExampleOp } from './api/add_example.ts';
+import { addExampleGrad } from './grad/add_example.ts';
+import { addExampleRelay } from './relay/add_example.ts';
+import { addExampleCpuOp } from './dialects/cpu/add_example.ts';
+import { addExampleWasmOp } from './dialects/wasm/add_example.ts';
+import { addExampleWebgpuOp } from './dialects/webgpu/add_example.ts';
 import { argmaxOp } from './api/argmax.ts';
 import { argmaxGrad } from './grad/argmax.ts';
 import { argmaxRelay } from './relay/argmax.ts';
@@ -532,6 +538,7 @@ export const OPS = {
   abs: absOp,
   abs_dx: absDxOp,
   add: addOp,
+  add_example: addExampleOp,
   argmax: argmaxOp,
   argmin: argminOp,
   avg_pool2d: avgPool2dOp,
@@ -635,6 +642,7 @@ export type OpName = keyof typeof OPS;
 absOp.grad = absGrad;
 absDxOp.grad = absDxGrad;
 addOp.grad = addGrad;
+addExampleOp.grad = addExampleGrad;
 argmaxOp.grad = argmaxGrad;
 argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
@@ -741,6 +749,9 @@ registerDialectOps([
   addCpuOp,
   addWasmOp,
   addWebgpuOp,
+  addExampleCpuOp,
+  addExampleWasmOp,
+  addExampleWebgpuOp,
   argmaxCpuOp,
   argmaxWebgpuOp,
   argminCpuOp,
@@ -960,6 +971,7 @@ installRelayConverters([
   absRelay,
   absDxRelay,
   addRelay,
+  addExampleRelay,
   argmaxRelay,
   argminRelay,
   avgPool2dRelay,

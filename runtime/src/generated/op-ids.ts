@@ -5,6 +5,7 @@ export const OP_IDS = {
   abs: 0xe2ce00f5,
   abs_dx: 0x5271b142,
   add: 0xffc81e6e,
+  add_example: 0xb6c61d23,
   argmax: 0xb20d64dd,
   argmin: 0xbbf9ece3,
   avg_pool2d: 0x76dfe21a,

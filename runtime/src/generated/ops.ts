@@ -3,6 +3,7 @@
 export { abs } from './api/abs.ts';
 export { absDx } from './api/abs_dx.ts';
 export { add } from './api/add.ts';
+export { addExample } from './api/add_example.ts';
 export { argmax } from './api/argmax.ts';
 export { argmin } from './api/argmin.ts';
 export { avgPool2d } from './api/avg_pool2d.ts';
@@ -103,6 +104,7 @@ export { where } from './api/where.ts';
 export type { AbsArgs } from './schema/abs.ts';
 export type { AbsDxArgs } from './schema/abs_dx.ts';
 export type { AddArgs } from './schema/add.ts';
+export type { AddExampleArgs } from './schema/add_example.ts';
 export type { ArgmaxArgs } from './schema/argmax.ts';
 export type { ArgminArgs } from './schema/argmin.ts';
 export type { AvgPool2dArgs } from './schema/avg_pool2d.ts';

@@ -4,6 +4,7 @@ import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { absOnnx } from './abs.ts';
 import { absDxOnnx } from './abs_dx.ts';
 import { addOnnx } from './add.ts';
+import { addExampleOnnx } from './add_example.ts';
 import { argmaxOnnx } from './argmax.ts';
 import { argminOnnx } from './argmin.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
@@ -106,6 +107,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   absOnnx,
   absDxOnnx,
   addOnnx,
+  addExampleOnnx,
   argmaxOnnx,
   argminOnnx,
   avgPool2dOnnx,

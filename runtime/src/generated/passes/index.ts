@@ -4,6 +4,7 @@ import type { ComputeDef } from '../../graph/expr.ts';
 import { absCompute } from './abs.ts';
 import { absDxCompute } from './abs_dx.ts';
 import { addCompute } from './add.ts';
+import { addExampleCompute } from './add_example.ts';
 import { argmaxCompute } from './argmax.ts';
 import { argminCompute } from './argmin.ts';
 import { avgPool2dCompute } from './avg_pool2d.ts';
@@ -106,6 +107,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   abs: absCompute,
   abs_dx: absDxCompute,
   add: addCompute,
+  add_example: addExampleCompute,
   argmax: argmaxCompute,
   argmin: argminCompute,
   avg_pool2d: avgPool2dCompute,
