@@ -186,6 +186,11 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { instanceNormOp } from './api/instance_norm.ts';
+import { instanceNormGrad } from './grad/instance_norm.ts';
+import { instanceNormRelay } from './relay/instance_norm.ts';
+import { instanceNormCpuOp } from './dialects/cpu/instance_norm.ts';
+import { instanceNormWebgpuOp } from './dialects/webgpu/instance_norm.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -570,6 +575,7 @@ export const OPS = {
   gelu_dx: geluDxOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  instance_norm: instanceNormOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   leaky_relu: leakyReluOp,
@@ -674,6 +680,7 @@ geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+instanceNormOp.grad = instanceNormGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 leakyReluOp.grad = leakyReluGrad;
@@ -817,6 +824,8 @@ registerDialectOps([
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  instanceNormCpuOp,
+  instanceNormWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -1003,6 +1012,7 @@ installRelayConverters([
   geluDxRelay,
   greaterRelay,
   greaterEqualRelay,
+  instanceNormRelay,
   layerNormRelay,
   layerNormDxRelay,
   leakyReluRelay,

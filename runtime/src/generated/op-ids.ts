@@ -37,6 +37,7 @@ export const OP_IDS = {
   gelu_dx: 0xe32b18f1,
   greater: 0x0d776b8f,
   greater_equal: 0xf0468168,
+  instance_norm: 0x4cd874df,
   layer_norm: 0xed9e83a3,
   layer_norm_dx: 0xd0669e98,
   leaky_relu: 0xbbe7d7da,

@@ -36,6 +36,7 @@ import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { instanceNormOnnx } from './instance_norm.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
@@ -139,6 +140,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   geluDxOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  instanceNormOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   leakyReluOnnx,

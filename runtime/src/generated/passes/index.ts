@@ -36,6 +36,7 @@ import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { instanceNormCompute } from './instance_norm.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
@@ -139,6 +140,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   gelu_dx: geluDxCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  instance_norm: instanceNormCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   leaky_relu: leakyReluCompute,
