@@ -2,6 +2,7 @@
 
 import { finish, QUESTIONS, type Draft, type Question, type ScaffoldContext } from './questions.ts';
 import type { ScaffoldAnswers } from './answers.ts';
+import { existingAnswers } from './existing.ts';
 import { ScaffoldError } from './names.ts';
 
 /** Prompts for one question; `validate` returns an error message, or true when the answer parses. */
@@ -25,13 +26,15 @@ export interface AskOptions {
 export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker): Promise<ScaffoldAnswers> {
   const d: Draft = {};
   const used = new Set<string>();
+  // With --force on an existing op, every default is that op's current answer (existing.ts).
+  let existing: Partial<Record<string, string>> = {};
   for (const q of QUESTIONS) {
     const flagged = opts.flags[q.flag] !== undefined && !used.has(q.flag);
     if (q.when && !q.when(d, ctx)) {
       if (flagged) throw new ScaffoldError(`--${q.flag} does not apply to this op`, whyNot(q));
       continue;
     }
-    const dflt = q.default(d, ctx);
+    const dflt = existing[q.name] ?? q.default(d, ctx);
     if (flagged) {
       used.add(q.flag);
       parseAs(q, opts.flags[q.flag]!, d, ctx);
@@ -51,7 +54,11 @@ export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker)
       };
       parseAs(q, await ask(q, dflt, q.choices?.(d, ctx), validate, q.suggestions?.(d, ctx)), d, ctx);
     }
-    if (q.name === 'op') opts.checkOp?.(d.op!);
+    if (q.name === 'op') {
+      opts.checkOp?.(d.op!);
+      const op = ctx.model.ops.find((o) => o.name === d.op && !o.derivedFrom);
+      if (op) existing = existingAnswers(op);
+    }
   }
   return finish(d, ctx);
 }

@@ -1,11 +1,14 @@
 // The seeds' "add an operator" checklist for one op, each step marked generated, stub to fill, or not applicable.
 
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { EmittedFile } from '../emit/files.ts';
 import { paths } from '../emit/files.ts';
 import type { StubFile } from '../emit/stubs.ts';
 import type { Model, OpModel } from '../spec/model.ts';
 
-export type ItemStatus = 'generated' | 'stub' | 'n/a';
+/** `written`: a hand-written piece whose stub has been filled in (it no longer throws "not implemented"). */
+export type ItemStatus = 'generated' | 'stub' | 'written' | 'n/a';
 
 export interface ChecklistItem {
   /** The step's name in RAF's guide (schema, symbol, declare, type, gradient, ...). */
@@ -20,6 +23,7 @@ export function checklist(
   opName: string,
   generated: readonly EmittedFile[],
   stubs: readonly StubFile[],
+  root?: string,
 ): ChecklistItem[] {
   const op = model.ops.find((o) => o.name === opName)!;
   const made = new Set(generated.map((f) => f.path));
@@ -69,7 +73,13 @@ export function checklist(
       );
   }
   add('tests', 'generated', file(paths.test(op.name), ` (${oracle(op)})`));
-  return items;
+  // A stub that exists and no longer throws "not implemented" has been written (a --force rerun keeps it).
+  if (root === undefined) return items;
+  return items.map((i) => {
+    const path = i.detail.split(' ')[0]!;
+    if (i.status !== 'stub' || !existsSync(join(root, path))) return i;
+    return readFileSync(join(root, path), 'utf8').includes('not implemented') ? i : { ...i, status: 'written' };
+  });
 }
 
 function gradient(op: OpModel, model: Model): [ItemStatus, string] {
@@ -96,13 +106,18 @@ function oracle(op: OpModel): string {
   return `no forward oracle: add an onnx mapping${op.grad.kind === 'none' ? '' : '; gradcheck'}`;
 }
 
-const MARK: Record<ItemStatus, string> = { generated: 'generated', stub: 'TO WRITE ', 'n/a': 'n/a      ' };
+const MARK: Record<ItemStatus, string> = {
+  generated: 'generated',
+  stub: 'TO WRITE ',
+  written: 'written  ',
+  'n/a': 'n/a      ',
+};
 
 export function formatChecklist(op: string, items: readonly ChecklistItem[]): string {
   const width = Math.max(...items.map((i) => i.step.length));
   const lines = items.map(
     (i) =>
-      `  [${i.status === 'generated' ? 'x' : i.status === 'stub' ? ' ' : '-'}] ${i.step.padEnd(width)}  ${MARK[i.status]}  ${i.detail}`,
+      `  [${i.status === 'generated' || i.status === 'written' ? 'x' : i.status === 'stub' ? ' ' : '-'}] ${i.step.padEnd(width)}  ${MARK[i.status]}  ${i.detail}`,
   );
   const todo = items.filter((i) => i.status === 'stub').length;
   const tail = todo

@@ -272,12 +272,13 @@ export const QUESTIONS: readonly Question[] = [
   {
     name: 'saves',
     flag: 'saves',
-    message: 'What the backward keeps (tensor args and/or y, the output), comma-separated',
+    message: "What the backward keeps (tensor args and/or y, the output), comma-separated; 'none' for nothing",
     when: (d) => d.gradKind === 'formula',
     default: (d, ctx) => {
       const g = d.grad;
       if (g?.kind !== 'formulas') return '';
-      const keepable = new Set([...tensorsOf(d, ctx), 'y']);
+      // `y` is the output unless an arg has that name (then a formula's `y` is the arg, kept anyway if not a tensor).
+      const keepable = new Set([...tensorsOf(d, ctx), ...(argsOf(d, ctx).some((a) => a.name === 'y') ? [] : ['y'])]);
       const read = new Set<string>();
       for (const src of Object.values(g.formulas)) {
         try {
@@ -287,7 +288,7 @@ export const QUESTIONS: readonly Question[] = [
           // A malformed formula is reported with its file:line:col when the spec is validated.
         }
       }
-      return [...read].join(', ');
+      return read.size ? [...read].join(', ') : 'none';
     },
     parse: (t, d) => {
       d.saves = splitTop(t).filter((s) => s !== 'none');

@@ -2,6 +2,7 @@
 // whole model, then compute every file change (spec, generated bindings, stubs) against the disk.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { join, relative, resolve, sep } from 'node:path';
 import type { EmittedFile } from '../emit/files.ts';
 import { emitAll } from '../emit/index.ts';
@@ -99,7 +100,9 @@ export async function planScaffold(
   const args = argsOf(answers, ctx);
   const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
   const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
-  const specText = await renderSpec(root, answers, tensors, attrs);
+  // --force keeps the fields no question asks about from the spec it replaces.
+  const previous = existsSync(abs) ? (parseYaml(readFileSync(abs, 'utf8')) as Record<string, unknown>) : undefined;
+  const specText = await renderSpec(root, answers, tensors, attrs, previous ?? undefined);
 
   // The same validation `npm run gen` does, with the new spec in place: a bad answer throws
   // SpecErrors naming the spec's line and column, and nothing has been written.
@@ -116,6 +119,6 @@ export async function planScaffold(
     specText,
     changes: [...specChanges, ...changes],
     model,
-    checklist: checklist(model, answers.op, generated, stubs),
+    checklist: checklist(model, answers.op, generated, stubs, root),
   };
 }

@@ -64,6 +64,31 @@ function mapping(m: MappingAnswer, inputsKey: 'args' | 'inputs', attrs: readonly
   return out;
 }
 
+/** Fields no question asks about: --force keeps them from the spec it replaces. */
+const UNASKED_TESTS = ['cases', 'dtypes', 'inputs', 'errors', 'oracle', 'non_finite'];
+
+/**
+ * `--force` rewrites the answered fields and keeps what no question covers (tests.cases, dtypes, errors, oracle...;
+ * a mapping's defaults, consts and conversions when the mapping's op is unchanged).
+ */
+function keepUnasked(spec: Record<string, unknown>, previous: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...spec };
+  const prevTests = (previous.tests ?? {}) as Record<string, unknown>;
+  const tests = { ...((out.tests ?? {}) as Record<string, unknown>) };
+  for (const k of UNASKED_TESTS) if (k in prevTests) tests[k] = prevTests[k];
+  if (Object.keys(tests).length) out.tests = tests;
+  for (const key of ['relay', 'onnx'] as const) {
+    const now = out[key] as Record<string, unknown> | undefined;
+    const before = previous[key] as Record<string, unknown> | undefined;
+    if (now && before && now.op === before.op) out[key] = { ...before, ...now };
+  }
+  if (out.cast && previous.cast && typeof previous.cast === 'object')
+    out.cast = { ...(out.cast as object), data_args: (previous.cast as Record<string, unknown>).data_args };
+  if (typeof previous.out === 'object' && previous.out && 'dtype' in previous.out && typeof out.out === 'string')
+    out.out = { shape: out.out, dtype: (previous.out as Record<string, unknown>).dtype };
+  return out;
+}
+
 /** Collections written on one line, as the hand-written specs do (`x: { type: Tensor }`). */
 const FLOW_PATHS: readonly (readonly string[])[] = [
   ['out'],
@@ -75,6 +100,7 @@ const FLOW_PATHS: readonly (readonly string[])[] = [
   ['tests', 'shapes'],
   ['tests', 'grid'],
   ['tests', 'domain'],
+  ['tests', 'dtypes'],
 ];
 
 /** The spec text, formatted by prettier like every other file raf-op writes. */
@@ -83,14 +109,22 @@ export async function renderSpec(
   a: ScaffoldAnswers,
   tensors: readonly string[],
   attrs: readonly string[],
+  previous?: Record<string, unknown>,
 ): Promise<string> {
-  const data = specData(a, tensors, attrs);
+  const data = previous ? keepUnasked(specData(a, tensors, attrs), previous) : specData(a, tensors, attrs);
   const doc = new Document(data);
   const flow = (node: unknown) => {
     if (isCollection(node)) (node as Node & { flow: boolean }).flow = true;
   };
   for (const arg of Object.keys((data.args as object | undefined) ?? {})) flow(doc.getIn(['args', arg], true));
   for (const path of FLOW_PATHS) flow(doc.getIn(path, true));
+  // Kept fields (--force) in the hand-written specs' style: one line per case, error and input.
+  const tests = (data.tests ?? {}) as Record<string, unknown>;
+  for (const key of ['cases', 'errors'])
+    if (Array.isArray(tests[key]))
+      (tests[key] as unknown[]).forEach((_, i) => flow(doc.getIn(['tests', key, i], true)));
+  for (const key of Object.keys((tests.inputs as object | undefined) ?? {}))
+    flow(doc.getIn(['tests', 'inputs', key], true));
   const body = doc.toString({ lineWidth: 0 }).trimEnd();
   const path = specPathOf(a);
   const content = renderTemplate('spec.yaml.hbs', {

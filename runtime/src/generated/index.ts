@@ -22,6 +22,12 @@ import { addRelay } from './relay/add.ts';
 import { addCpuOp } from './dialects/cpu/add.ts';
 import { addWasmOp } from './dialects/wasm/add.ts';
 import { addWebgpuOp } from './dialects/webgpu/add.ts';
+import { addExampleOp } from './api/add_example.ts';
+import { addExampleGrad } from './grad/add_example.ts';
+import { addExampleRelay } from './relay/add_example.ts';
+import { addExampleCpuOp } from './dialects/cpu/add_example.ts';
+import { addExampleWasmOp } from './dialects/wasm/add_example.ts';
+import { addExampleWebgpuOp } from './dialects/webgpu/add_example.ts';
 import { argmaxOp } from './api/argmax.ts';
 import { argmaxGrad } from './grad/argmax.ts';
 import { argmaxRelay } from './relay/argmax.ts';
@@ -180,6 +186,11 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { instanceNormOp } from './api/instance_norm.ts';
+import { instanceNormGrad } from './grad/instance_norm.ts';
+import { instanceNormRelay } from './relay/instance_norm.ts';
+import { instanceNormCpuOp } from './dialects/cpu/instance_norm.ts';
+import { instanceNormWebgpuOp } from './dialects/webgpu/instance_norm.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -532,6 +543,7 @@ export const OPS = {
   abs: absOp,
   abs_dx: absDxOp,
   add: addOp,
+  add_example: addExampleOp,
   argmax: argmaxOp,
   argmin: argminOp,
   avg_pool2d: avgPool2dOp,
@@ -563,6 +575,7 @@ export const OPS = {
   gelu_dx: geluDxOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  instance_norm: instanceNormOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   leaky_relu: leakyReluOp,
@@ -635,6 +648,7 @@ export type OpName = keyof typeof OPS;
 absOp.grad = absGrad;
 absDxOp.grad = absDxGrad;
 addOp.grad = addGrad;
+addExampleOp.grad = addExampleGrad;
 argmaxOp.grad = argmaxGrad;
 argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
@@ -666,6 +680,7 @@ geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+instanceNormOp.grad = instanceNormGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 leakyReluOp.grad = leakyReluGrad;
@@ -741,6 +756,9 @@ registerDialectOps([
   addCpuOp,
   addWasmOp,
   addWebgpuOp,
+  addExampleCpuOp,
+  addExampleWasmOp,
+  addExampleWebgpuOp,
   argmaxCpuOp,
   argmaxWebgpuOp,
   argminCpuOp,
@@ -806,6 +824,8 @@ registerDialectOps([
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  instanceNormCpuOp,
+  instanceNormWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -960,6 +980,7 @@ installRelayConverters([
   absRelay,
   absDxRelay,
   addRelay,
+  addExampleRelay,
   argmaxRelay,
   argminRelay,
   avgPool2dRelay,
@@ -991,6 +1012,7 @@ installRelayConverters([
   geluDxRelay,
   greaterRelay,
   greaterEqualRelay,
+  instanceNormRelay,
   layerNormRelay,
   layerNormDxRelay,
   leakyReluRelay,

@@ -4,6 +4,7 @@ import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { absOnnx } from './abs.ts';
 import { absDxOnnx } from './abs_dx.ts';
 import { addOnnx } from './add.ts';
+import { addExampleOnnx } from './add_example.ts';
 import { argmaxOnnx } from './argmax.ts';
 import { argminOnnx } from './argmin.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
@@ -35,6 +36,7 @@ import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { instanceNormOnnx } from './instance_norm.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
@@ -106,6 +108,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   absOnnx,
   absDxOnnx,
   addOnnx,
+  addExampleOnnx,
   argmaxOnnx,
   argminOnnx,
   avgPool2dOnnx,
@@ -137,6 +140,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   geluDxOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  instanceNormOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   leakyReluOnnx,

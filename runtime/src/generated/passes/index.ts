@@ -4,6 +4,7 @@ import type { ComputeDef } from '../../graph/expr.ts';
 import { absCompute } from './abs.ts';
 import { absDxCompute } from './abs_dx.ts';
 import { addCompute } from './add.ts';
+import { addExampleCompute } from './add_example.ts';
 import { argmaxCompute } from './argmax.ts';
 import { argminCompute } from './argmin.ts';
 import { avgPool2dCompute } from './avg_pool2d.ts';
@@ -35,6 +36,7 @@ import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { instanceNormCompute } from './instance_norm.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
@@ -106,6 +108,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   abs: absCompute,
   abs_dx: absDxCompute,
   add: addCompute,
+  add_example: addExampleCompute,
   argmax: argmaxCompute,
   argmin: argminCompute,
   avg_pool2d: avgPool2dCompute,
@@ -137,6 +140,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   gelu_dx: geluDxCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  instance_norm: instanceNormCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   leaky_relu: leakyReluCompute,
