@@ -47,6 +47,10 @@ import { batchMatmulGrad } from './grad/batch_matmul.ts';
 import { batchMatmulRelay } from './relay/batch_matmul.ts';
 import { batchMatmulCpuOp } from './dialects/cpu/batch_matmul.ts';
 import { batchMatmulWebgpuOp } from './dialects/webgpu/batch_matmul.ts';
+import { batchNormOp } from './api/batch_norm.ts';
+import { batchNormGrad } from './grad/batch_norm.ts';
+import { batchNormRelay } from './relay/batch_norm.ts';
+import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
@@ -170,6 +174,14 @@ import { geluDxGrad } from './grad/gelu_dx.ts';
 import { geluDxRelay } from './relay/gelu_dx.ts';
 import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
 import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
+import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
+import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
+import { globalAvgPool2dRelay } from './relay/global_avg_pool2d.ts';
+import { globalAvgPool2dCpuOp } from './dialects/cpu/global_avg_pool2d.ts';
+import { globalMaxPool2dOp } from './api/global_max_pool2d.ts';
+import { globalMaxPool2dGrad } from './grad/global_max_pool2d.ts';
+import { globalMaxPool2dRelay } from './relay/global_max_pool2d.ts';
+import { globalMaxPool2dCpuOp } from './dialects/cpu/global_max_pool2d.ts';
 import { greaterOp } from './api/greater.ts';
 import { greaterGrad } from './grad/greater.ts';
 import { greaterRelay } from './relay/greater.ts';
@@ -520,6 +532,7 @@ export const OPS = {
   avg_pool2d: avgPool2dOp,
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
+  batch_norm: batchNormOp,
   cast: castOp,
   clip: clipOp,
   clip_dx: clipDxOp,
@@ -544,6 +557,8 @@ export const OPS = {
   expand_dims: expandDimsOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
+  global_avg_pool2d: globalAvgPool2dOp,
+  global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
   layer_norm: layerNormOp,
@@ -620,6 +635,7 @@ argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
+batchNormOp.grad = batchNormGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
@@ -644,6 +660,8 @@ expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
+globalAvgPool2dOp.grad = globalAvgPool2dGrad;
+globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
 layerNormOp.grad = layerNormGrad;
@@ -728,6 +746,7 @@ registerDialectOps([
   avgPool2dDxWebgpuOp,
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
+  batchNormCpuOp,
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
@@ -779,6 +798,8 @@ registerDialectOps([
   geluWebgpuOp,
   geluDxCpuOp,
   geluDxWebgpuOp,
+  globalAvgPool2dCpuOp,
+  globalMaxPool2dCpuOp,
   greaterCpuOp,
   greaterWebgpuOp,
   greaterEqualCpuOp,
@@ -934,6 +955,7 @@ installRelayConverters([
   avgPool2dRelay,
   avgPool2dDxRelay,
   batchMatmulRelay,
+  batchNormRelay,
   castRelay,
   clipRelay,
   clipDxRelay,
@@ -958,6 +980,8 @@ installRelayConverters([
   expandDimsRelay,
   geluRelay,
   geluDxRelay,
+  globalAvgPool2dRelay,
+  globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
   layerNormRelay,

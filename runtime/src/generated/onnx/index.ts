@@ -9,6 +9,7 @@ import { argminOnnx } from './argmin.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
 import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
+import { batchNormOnnx } from './batch_norm.ts';
 import { castOnnx } from './cast.ts';
 import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
@@ -33,6 +34,8 @@ import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
 import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
+import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
+import { globalMaxPool2dOnnx } from './global_max_pool2d.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
 import { layerNormOnnx } from './layer_norm.ts';
@@ -108,6 +111,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   avgPool2dOnnx,
   avgPool2dDxOnnx,
   batchMatmulOnnx,
+  batchNormOnnx,
   castOnnx,
   clipOnnx,
   clipDxOnnx,
@@ -132,6 +136,8 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   expandDimsOnnx,
   geluOnnx,
   geluDxOnnx,
+  globalAvgPool2dOnnx,
+  globalMaxPool2dOnnx,
   greaterOnnx,
   greaterEqualOnnx,
   layerNormOnnx,
