@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { batchNormOp } from '../api/batch_norm.ts';
-/** Imports an ONNX BatchNormalization node (opset 15) as raf.op.batch_norm. */
+/** Imports an ONNX BatchNormalization node (opset 7 on, in the form of opset 15) as raf.op.batch_norm. */
 export const batchNormOnnx: OnnxMapping | null = {
   onnxOp: 'BatchNormalization',
   opset: 15,
+  since: 7,
+  accept: { momentum: null, spatial: 1, training_mode: 0 },
   op: batchNormOp,
   inputs: ['x', 'scale', 'bias', 'mean', 'variance'],
   attrs: { epsilon: 'epsilon' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { globalAvgPool2dOp } from '../api/global_avg_pool2d.ts';
-/** Imports an ONNX GlobalAveragePool node (opset 1) as raf.op.global_avg_pool2d. */
+/** Imports an ONNX GlobalAveragePool node (opset 1 on, in the form of opset 1) as raf.op.global_avg_pool2d. */
 export const globalAvgPool2dOnnx: OnnxMapping | null = {
   onnxOp: 'GlobalAveragePool',
   opset: 1,
+  since: 1,
   op: globalAvgPool2dOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { globalMaxPool2dOp } from '../api/global_max_pool2d.ts';
-/** Imports an ONNX GlobalMaxPool node (opset 1) as raf.op.global_max_pool2d. */
+/** Imports an ONNX GlobalMaxPool node (opset 1 on, in the form of opset 1) as raf.op.global_max_pool2d. */
 export const globalMaxPool2dOnnx: OnnxMapping | null = {
   onnxOp: 'GlobalMaxPool',
   opset: 1,
+  since: 1,
   op: globalMaxPool2dOp,
   inputs: ['x'],
   attrs: {},
