@@ -17,6 +17,8 @@ export interface CorpusModel {
   readonly shapes?: Readonly<Record<string, readonly number[]>>;
   readonly constants?: Readonly<Record<string, number>>;
   readonly domain?: readonly [number, number];
+  /** The refusal expected while an op is missing. */
+  readonly refuses?: string;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -192,6 +192,26 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { hardSigmoidOp } from './api/hard_sigmoid.ts';
+import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
+import { hardSigmoidRelay } from './relay/hard_sigmoid.ts';
+import { hardSigmoidCpuOp } from './dialects/cpu/hard_sigmoid.ts';
+import { hardSigmoidWebgpuOp } from './dialects/webgpu/hard_sigmoid.ts';
+import { hardSigmoidDxOp } from './api/hard_sigmoid_dx.ts';
+import { hardSigmoidDxGrad } from './grad/hard_sigmoid_dx.ts';
+import { hardSigmoidDxRelay } from './relay/hard_sigmoid_dx.ts';
+import { hardSigmoidDxCpuOp } from './dialects/cpu/hard_sigmoid_dx.ts';
+import { hardSigmoidDxWebgpuOp } from './dialects/webgpu/hard_sigmoid_dx.ts';
+import { hardswishOp } from './api/hardswish.ts';
+import { hardswishGrad } from './grad/hardswish.ts';
+import { hardswishRelay } from './relay/hardswish.ts';
+import { hardswishCpuOp } from './dialects/cpu/hardswish.ts';
+import { hardswishWebgpuOp } from './dialects/webgpu/hardswish.ts';
+import { hardswishDxOp } from './api/hardswish_dx.ts';
+import { hardswishDxGrad } from './grad/hardswish_dx.ts';
+import { hardswishDxRelay } from './relay/hardswish_dx.ts';
+import { hardswishDxCpuOp } from './dialects/cpu/hardswish_dx.ts';
+import { hardswishDxWebgpuOp } from './dialects/webgpu/hardswish_dx.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -561,6 +581,10 @@ export const OPS = {
   global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  hard_sigmoid: hardSigmoidOp,
+  hard_sigmoid_dx: hardSigmoidDxOp,
+  hardswish: hardswishOp,
+  hardswish_dx: hardswishDxOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   leaky_relu: leakyReluOp,
@@ -664,6 +688,10 @@ globalAvgPool2dOp.grad = globalAvgPool2dGrad;
 globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+hardSigmoidOp.grad = hardSigmoidGrad;
+hardSigmoidDxOp.grad = hardSigmoidDxGrad;
+hardswishOp.grad = hardswishGrad;
+hardswishDxOp.grad = hardswishDxGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 leakyReluOp.grad = leakyReluGrad;
@@ -804,6 +832,14 @@ registerDialectOps([
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  hardSigmoidCpuOp,
+  hardSigmoidWebgpuOp,
+  hardSigmoidDxCpuOp,
+  hardSigmoidDxWebgpuOp,
+  hardswishCpuOp,
+  hardswishWebgpuOp,
+  hardswishDxCpuOp,
+  hardswishDxWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -984,6 +1020,10 @@ installRelayConverters([
   globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
+  hardSigmoidRelay,
+  hardSigmoidDxRelay,
+  hardswishRelay,
+  hardswishDxRelay,
   layerNormRelay,
   layerNormDxRelay,
   leakyReluRelay,

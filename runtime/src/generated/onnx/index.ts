@@ -38,6 +38,10 @@ import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
 import { globalMaxPool2dOnnx } from './global_max_pool2d.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { hardSigmoidOnnx } from './hard_sigmoid.ts';
+import { hardSigmoidDxOnnx } from './hard_sigmoid_dx.ts';
+import { hardswishOnnx } from './hardswish.ts';
+import { hardswishDxOnnx } from './hardswish_dx.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
@@ -140,6 +144,10 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   globalMaxPool2dOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  hardSigmoidOnnx,
+  hardSigmoidDxOnnx,
+  hardswishOnnx,
+  hardswishDxOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   leakyReluOnnx,

@@ -8,6 +8,7 @@ export const prodOnnx: OnnxMapping | null = {
   opset: 18,
   since: 1,
   before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: prodOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

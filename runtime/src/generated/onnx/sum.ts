@@ -8,6 +8,7 @@ export const sumOnnx: OnnxMapping | null = {
   opset: 13,
   since: 1,
   before: [{ until: 13, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: sumOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

@@ -38,6 +38,10 @@ import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
 import { globalMaxPool2dCompute } from './global_max_pool2d.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { hardSigmoidCompute } from './hard_sigmoid.ts';
+import { hardSigmoidDxCompute } from './hard_sigmoid_dx.ts';
+import { hardswishCompute } from './hardswish.ts';
+import { hardswishDxCompute } from './hardswish_dx.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
@@ -140,6 +144,10 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   global_max_pool2d: globalMaxPool2dCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  hard_sigmoid: hardSigmoidCompute,
+  hard_sigmoid_dx: hardSigmoidDxCompute,
+  hardswish: hardswishCompute,
+  hardswish_dx: hardswishDxCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   leaky_relu: leakyReluCompute,

@@ -9,17 +9,22 @@ import { equal } from '../../generated/api/equal.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
 import { logSoftmax } from '../../generated/api/log_softmax.ts';
 import { matmul } from '../../generated/api/matmul.ts';
+import { maximum } from '../../generated/api/maximum.ts';
+import { minimum } from '../../generated/api/minimum.ts';
 import { multiply } from '../../generated/api/multiply.ts';
 import { reshape } from '../../generated/api/reshape.ts';
 import { sigmoid } from '../../generated/api/sigmoid.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import { split } from '../../generated/api/split.ts';
 import { squeeze } from '../../generated/api/squeeze.ts';
+import { take } from '../../generated/api/take.ts';
 import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
+import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
+import { isSymbolic } from '../trace.ts';
 import { constTensor, onnxDType, valuesOf } from './values.ts';
 import { isOnnxGraph, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
 
@@ -195,27 +200,69 @@ const expand: Form = (ctx) => {
   return [shapesEqual(target, x.shape) ? x : add(x, zeros(target, x.dtype))];
 };
 
+/**
+ * If: a condition known at import takes one branch (the other is never converted); one computed at run time converts
+ * both branches and selects each output with where, which needs the branches' outputs to agree in shape and dtype.
+ */
 const ifForm: Form = (ctx) => {
   const cond = need(ctx, 0);
-  const branch = (name: string) => {
+  const branch = (name: string): Tensor[] => {
     const g = ctx.attr(name);
     if (!isOnnxGraph(g)) throw new Error(`If without a ${name} graph`);
-    return g;
+    try {
+      return ctx.subgraph(g);
+    } catch (e) {
+      throw new Error(`${name}: ${(e as Error).message}`);
+    }
   };
-  let taken: boolean;
-  try {
-    taken = Boolean(valuesOf(cond, "If's condition")[0]);
-  } catch {
-    throw new Error(
-      "If's condition is computed at run time; only an If whose condition is known at import is imported (pass the inputs it depends on in opts.constants)",
-    );
-  }
-  const name = taken ? 'then_branch' : 'else_branch';
-  try {
-    return ctx.subgraph(branch(name));
-  } catch (e) {
-    throw new Error(`${name}: ${(e as Error).message}`);
-  }
+  if (!isSymbolic(cond)) return branch(valuesOf(cond, "If's condition")[0] ? 'then_branch' : 'else_branch');
+  const [yes, no] = [branch('then_branch'), branch('else_branch')];
+  return yes.map((a, i) => {
+    const b = no[i]!;
+    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
+      throw new Error(
+        `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); only equal ones are selected with where`,
+      );
+    return where(reshape(cond, []), a, b);
+  });
+};
+
+/** Pad in reflect or edge mode: one gather per padded axis, its indices known at import. Constant mode is pad's mapping. */
+const padForm: Form = (ctx) => {
+  const mode = (ctx.attr('mode') as string | undefined) ?? 'constant';
+  if (mode === 'constant') return null;
+  let x = need(ctx, 0);
+  const n = x.shape.length;
+  const pads = ctx.opset < 11 ? (ints(ctx, 'pads') ?? []) : known(ctx, 1, "Pad's pads");
+  const axes =
+    ctx.opset >= 18 && ctx.input(3)
+      ? known(ctx, 3, "Pad's axes").map((a) => normalizeAxis(a, n))
+      : [...Array(n).keys()];
+  axes.forEach((axis, k) => {
+    const [before, after] = [pads[k]!, pads[k + axes.length]!];
+    if (before < 0 || after < 0) throw new Error(`Pad ${mode} with negative pads is not imported`);
+    if (!before && !after) return;
+    const len = x.shape[axis]!;
+    if (mode === 'reflect' && (before >= len || after >= len))
+      throw new Error(`Pad reflect of ${before}/${after} on an axis of ${len} reaches past the edge`);
+    const at = (i: number) =>
+      mode === 'edge' ? Math.min(len - 1, Math.max(0, i)) : i < 0 ? -i : i >= len ? 2 * (len - 1) - i : i;
+    const idx = Array.from({ length: before + len + after }, (_, i) => at(i - before));
+    x = take(x, intTensor(idx), axis);
+  });
+  if (mode !== 'reflect' && mode !== 'edge') throw new Error(`Pad mode '${mode}' is not imported`);
+  return [x];
+};
+
+/** Clip from opset 11 with bounds computed at run time: maximum and minimum. Known bounds are clip's mapping. */
+const clipForm: Form = (ctx) => {
+  if (ctx.opset < 11) return null;
+  const [lo, hi] = [ctx.input(1), ctx.input(2)];
+  if (!(lo && isSymbolic(lo)) && !(hi && isSymbolic(hi))) return null;
+  let y = need(ctx, 0);
+  if (lo) y = maximum(y, lo);
+  if (hi) y = minimum(y, hi);
+  return [y];
 };
 
 /**
@@ -296,5 +343,7 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   LogSoftmax: oldSoftmax(true),
   Not: (ctx) => [equal(cast(need(ctx, 0), 'int32'), 0)],
   If: ifForm,
+  Pad: padForm,
+  Clip: clipForm,
   LSTM: lstm,
 };
