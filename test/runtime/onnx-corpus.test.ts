@@ -4,9 +4,15 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadOnnx } from '../../runtime/src/index.ts';
+import { initWebGpu, loadOnnx } from '../../runtime/src/index.ts';
+import { execute, moveGraph } from '../../runtime/src/graph/index.ts';
 import { compareModel, feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
+
+// CI and RAF_REQUIRE_WEBGPU=1 turn a missing adapter into a failure; elsewhere the WebGPU runs are skipped.
+const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+const gpu = await initWebGpu().catch(() => false);
+if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter was found');
 
 const present = CORPUS.filter((m) => corpusFile(m));
 const absent = CORPUS.filter((m) => !corpusFile(m));
@@ -35,6 +41,26 @@ describe('real ONNX models vs onnxruntime-node (CPU)', () => {
   }
 
   for (const m of absent) it.skip(`${m.name}: not fetched (npx tsx test/onnx-corpus/fetch.ts)`, () => {});
+});
+
+describe.skipIf(!gpu)('real ONNX models on WebGPU vs the CPU dialect', () => {
+  for (const m of present.filter((c) => !c.refuses)) {
+    it(`${m.name} agrees within 1e-4`, async () => {
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const s = loadOnnx(bytes);
+      const feeds = feedsFor(m, bytes);
+      const cpu = s.run(feeds);
+      const g = await moveGraph(s.graphFor(feeds), 'webgpu');
+      const outs = execute(g, await Promise.all(g.params.map((p) => feeds[p.hint!]!.to('webgpu'))));
+      let err = 0;
+      for (const [i, n] of s.outputNames.entries()) {
+        const [a, b] = [await outs[i]!.data(), cpu[n]!.dataSync()];
+        expect(a.length).toBe(b.length);
+        for (let k = 0; k < a.length; k++) err = Math.max(err, Math.abs(a[k]! - b[k]!) / (1 + Math.abs(b[k]!)));
+      }
+      expect(err).toBeLessThanOrEqual(1e-4);
+    });
+  }
 });
 
 describe('OnnxSession', () => {

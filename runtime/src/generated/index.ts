@@ -51,6 +51,7 @@ import { batchNormOp } from './api/batch_norm.ts';
 import { batchNormGrad } from './grad/batch_norm.ts';
 import { batchNormRelay } from './relay/batch_norm.ts';
 import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
+import { batchNormWebgpuOp } from './dialects/webgpu/batch_norm.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
@@ -178,10 +179,12 @@ import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
 import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
 import { globalAvgPool2dRelay } from './relay/global_avg_pool2d.ts';
 import { globalAvgPool2dCpuOp } from './dialects/cpu/global_avg_pool2d.ts';
+import { globalAvgPool2dWebgpuOp } from './dialects/webgpu/global_avg_pool2d.ts';
 import { globalMaxPool2dOp } from './api/global_max_pool2d.ts';
 import { globalMaxPool2dGrad } from './grad/global_max_pool2d.ts';
 import { globalMaxPool2dRelay } from './relay/global_max_pool2d.ts';
 import { globalMaxPool2dCpuOp } from './dialects/cpu/global_max_pool2d.ts';
+import { globalMaxPool2dWebgpuOp } from './dialects/webgpu/global_max_pool2d.ts';
 import { greaterOp } from './api/greater.ts';
 import { greaterGrad } from './grad/greater.ts';
 import { greaterRelay } from './relay/greater.ts';
@@ -775,6 +778,7 @@ registerDialectOps([
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
   batchNormCpuOp,
+  batchNormWebgpuOp,
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
@@ -827,7 +831,9 @@ registerDialectOps([
   geluDxCpuOp,
   geluDxWebgpuOp,
   globalAvgPool2dCpuOp,
+  globalAvgPool2dWebgpuOp,
   globalMaxPool2dCpuOp,
+  globalMaxPool2dWebgpuOp,
   greaterCpuOp,
   greaterWebgpuOp,
   greaterEqualCpuOp,
