@@ -22,6 +22,7 @@ import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
+import { conv2dDx } from '../../generated/api/conv2d_dx.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
@@ -322,6 +323,120 @@ const lstm: Form = (ctx) => {
   return [y, stack(hs), stack(cs)];
 };
 
+/**
+ * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
+ * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
+ * tensor standing for the forward conv's input.
+ */
+const convTranspose: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const w = need(ctx, 1);
+  const b = ctx.input(2);
+  const rank = x.shape.length - 2;
+  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D ConvTranspose is not imported (1-D and 2-D are)`);
+  if (ctx.attr('output_shape')) throw new Error('ConvTranspose output_shape is not imported (give pads)');
+  const mode = (ctx.attr('auto_pad') as string | undefined) ?? 'NOTSET';
+  if (mode !== 'NOTSET' && mode !== 'VALID') throw new Error(`ConvTranspose auto_pad ${mode} is not imported`);
+  const kernel = w.shape.slice(2);
+  const group = num(ctx, 'group', 1);
+  const strides = ints(ctx, 'strides') ?? kernel.map(() => 1);
+  const dil = ints(ctx, 'dilations') ?? kernel.map(() => 1);
+  const pads =
+    mode === 'VALID' ? [...kernel, ...kernel].map(() => 0) : (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0));
+  const extra = ints(ctx, 'output_padding') ?? kernel.map(() => 0);
+  const outSpatial = kernel.map(
+    (k, i) => (x.shape[2 + i]! - 1) * strides[i]! - pads[i]! - pads[i + rank]! + dil[i]! * (k - 1) + extra[i]! + 1,
+  );
+  const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
+  const [x2, w2] = rank === 1 ? [expandDims(x, 2), expandDims(w, 2)] : [x, w];
+  const shape = [x.shape[0]!, w.shape[1]! * group, ...as2d(outSpatial, 1)];
+  // conv2d_dx's padding is [top, left, bottom, right]; output_padding adds rows the forward conv would not read.
+  const padding = rank === 1 ? [0, pads[0]!, 0, pads[1]!] : pads;
+  let y = conv2dDx(zeros(shape, x.dtype), w2, x2, as2d(strides, 1), padding, as2d(dil, 1), group);
+  if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
+  return [rank === 1 ? squeeze(y, [2]) : y];
+};
+
+/** Where output index i of a resized axis reads from, in input coordinates (ONNX's coordinate_transformation_mode). */
+function sourceCoord(mode: string, i: number, inLen: number, outLen: number, scale: number): number {
+  switch (mode) {
+    case 'half_pixel':
+      return (i + 0.5) / scale - 0.5;
+    case 'pytorch_half_pixel':
+      return outLen > 1 ? (i + 0.5) / scale - 0.5 : 0;
+    case 'align_corners':
+      return outLen > 1 ? (i * (inLen - 1)) / (outLen - 1) : 0;
+    case 'asymmetric':
+      return i / scale;
+    case 'tf_half_pixel_for_nn':
+      return (i + 0.5) / scale;
+    default:
+      throw new Error(`Resize coordinate_transformation_mode '${mode}' is not imported`);
+  }
+}
+
+const NEAREST: Readonly<Record<string, (v: number) => number>> = {
+  round_prefer_floor: (v) => Math.ceil(v - 0.5),
+  round_prefer_ceil: (v) => Math.floor(v + 0.5),
+  floor: Math.floor,
+  ceil: Math.ceil,
+};
+
+/**
+ * Resize (nearest, linear) of the trailing axes: nearest is one gather per resized axis, linear one matmul with the
+ * axis' interpolation matrix; both index lists and matrices are computed at import from the known sizes.
+ */
+const resize: Form = (ctx) => {
+  let x = need(ctx, 0);
+  const n = x.shape.length;
+  const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
+  if (mode !== 'nearest' && mode !== 'linear')
+    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear are)`);
+  const coord =
+    ctx.opset < 11
+      ? 'asymmetric'
+      : ((ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel');
+  const round =
+    NEAREST[ctx.opset < 11 ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor')];
+  if (!round) throw new Error(`Resize nearest_mode '${String(ctx.attr('nearest_mode'))}' is not imported`);
+  if (ctx.attr('axes')) throw new Error('Resize with axes is not imported');
+  const scalesAt = ctx.opset < 11 ? 1 : 2;
+  const scalesIn = ctx.input(scalesAt);
+  const sizesIn = ctx.opset < 11 ? undefined : ctx.input(3);
+  const sizes = sizesIn && sizesIn.size ? known(ctx, 3, "Resize's sizes") : null;
+  const scales = scalesIn && scalesIn.size ? known(ctx, scalesAt, "Resize's scales") : null;
+  if (!sizes && !scales) throw new Error('Resize needs scales or sizes');
+  for (let axis = 0; axis < n; axis++) {
+    const inLen = x.shape[axis]!;
+    const outLen = sizes ? sizes[axis]! : Math.floor(inLen * scales![axis]!);
+    const scale = scales && !sizes ? scales[axis]! : outLen / inLen;
+    if (outLen === inLen && scale === 1) continue;
+    if (axis < n - 2) throw new Error(`Resize of axis ${axis} is not imported (only the trailing two)`);
+    const src = Array.from({ length: outLen }, (_, i) => sourceCoord(coord, i, inLen, outLen, scale));
+    if (mode === 'nearest') {
+      x = take(x, intTensor(src.map((v) => Math.min(inLen - 1, Math.max(0, round(v))))), axis);
+      continue;
+    }
+    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights.
+    const a = new Array<number>(inLen * outLen).fill(0);
+    src.forEach((v, o) => {
+      const c = Math.min(inLen - 1, Math.max(0, v));
+      const i0 = Math.floor(c);
+      const i1 = Math.min(i0 + 1, inLen - 1);
+      a[i0 * outLen + o] += 1 - (c - i0);
+      a[i1 * outLen + o] += c - i0;
+    });
+    const m = tensor(a, { dtype: x.dtype, shape: [inLen, outLen] });
+    if (axis === n - 1) x = matmul(x, m);
+    else {
+      const perm = [...Array(n).keys()];
+      [perm[n - 2], perm[n - 1]] = [n - 1, n - 2];
+      x = transpose(matmul(transpose(x, perm), m), perm);
+    }
+  }
+  return [x];
+};
+
 export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Constant: constantForm,
   Identity: (ctx) => [need(ctx, 0)],
@@ -346,4 +461,6 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Pad: padForm,
   Clip: clipForm,
   LSTM: lstm,
+  ConvTranspose: convTranspose,
+  Resize: resize,
 };
