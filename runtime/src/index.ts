@@ -46,6 +46,8 @@ export {
   printGraph,
   fromRelay,
   fromOnnx,
+  loadOnnx,
+  OnnxSession,
   autodiff,
   autoCast,
   fuseOps,

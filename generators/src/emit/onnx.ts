@@ -32,7 +32,9 @@ function emitMapping(op: OpModel): EmittedFile {
       .join(', ');
     sf.addVariableStatement({
       isExported: true,
-      docs: [`Imports an ONNX ${o.op} node (opset ${o.opset}) as raf.op.${op.name}.`],
+      docs: [
+        `Imports an ONNX ${o.op} node (opset ${o.since} on, in the form of opset ${o.opset}) as raf.op.${op.name}.`,
+      ],
       declarations: [
         {
           name: mappingName(op),
@@ -40,6 +42,9 @@ function emitMapping(op: OpModel): EmittedFile {
           initializer: `{
             onnxOp: ${str(o.op)},
             opset: ${o.opset},
+            since: ${o.since},${o.before.length ? `\nbefore: ${JSON.stringify(o.before)},` : ''}${
+              Object.keys(o.accept).length ? `\naccept: ${JSON.stringify(o.accept)},` : ''
+            }
             op: ${names(op).opDef},
             inputs: [${o.inputs.map((a) => `'${a}'`).join(', ')}],
             attrs: { ${attrs} },

@@ -53,6 +53,11 @@ import { batchMatmulGrad } from './grad/batch_matmul.ts';
 import { batchMatmulRelay } from './relay/batch_matmul.ts';
 import { batchMatmulCpuOp } from './dialects/cpu/batch_matmul.ts';
 import { batchMatmulWebgpuOp } from './dialects/webgpu/batch_matmul.ts';
+import { batchNormOp } from './api/batch_norm.ts';
+import { batchNormGrad } from './grad/batch_norm.ts';
+import { batchNormRelay } from './relay/batch_norm.ts';
+import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
+import { batchNormWebgpuOp } from './dialects/webgpu/batch_norm.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
@@ -176,6 +181,16 @@ import { geluDxGrad } from './grad/gelu_dx.ts';
 import { geluDxRelay } from './relay/gelu_dx.ts';
 import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
 import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
+import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
+import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
+import { globalAvgPool2dRelay } from './relay/global_avg_pool2d.ts';
+import { globalAvgPool2dCpuOp } from './dialects/cpu/global_avg_pool2d.ts';
+import { globalAvgPool2dWebgpuOp } from './dialects/webgpu/global_avg_pool2d.ts';
+import { globalMaxPool2dOp } from './api/global_max_pool2d.ts';
+import { globalMaxPool2dGrad } from './grad/global_max_pool2d.ts';
+import { globalMaxPool2dRelay } from './relay/global_max_pool2d.ts';
+import { globalMaxPool2dCpuOp } from './dialects/cpu/global_max_pool2d.ts';
+import { globalMaxPool2dWebgpuOp } from './dialects/webgpu/global_max_pool2d.ts';
 import { greaterOp } from './api/greater.ts';
 import { greaterGrad } from './grad/greater.ts';
 import { greaterRelay } from './relay/greater.ts';
@@ -186,6 +201,26 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { hardSigmoidOp } from './api/hard_sigmoid.ts';
+import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
+import { hardSigmoidRelay } from './relay/hard_sigmoid.ts';
+import { hardSigmoidCpuOp } from './dialects/cpu/hard_sigmoid.ts';
+import { hardSigmoidWebgpuOp } from './dialects/webgpu/hard_sigmoid.ts';
+import { hardSigmoidDxOp } from './api/hard_sigmoid_dx.ts';
+import { hardSigmoidDxGrad } from './grad/hard_sigmoid_dx.ts';
+import { hardSigmoidDxRelay } from './relay/hard_sigmoid_dx.ts';
+import { hardSigmoidDxCpuOp } from './dialects/cpu/hard_sigmoid_dx.ts';
+import { hardSigmoidDxWebgpuOp } from './dialects/webgpu/hard_sigmoid_dx.ts';
+import { hardswishOp } from './api/hardswish.ts';
+import { hardswishGrad } from './grad/hardswish.ts';
+import { hardswishRelay } from './relay/hardswish.ts';
+import { hardswishCpuOp } from './dialects/cpu/hardswish.ts';
+import { hardswishWebgpuOp } from './dialects/webgpu/hardswish.ts';
+import { hardswishDxOp } from './api/hardswish_dx.ts';
+import { hardswishDxGrad } from './grad/hardswish_dx.ts';
+import { hardswishDxRelay } from './relay/hardswish_dx.ts';
+import { hardswishDxCpuOp } from './dialects/cpu/hardswish_dx.ts';
+import { hardswishDxWebgpuOp } from './dialects/webgpu/hardswish_dx.ts';
 import { instanceNormOp } from './api/instance_norm.ts';
 import { instanceNormGrad } from './grad/instance_norm.ts';
 import { instanceNormRelay } from './relay/instance_norm.ts';
@@ -549,6 +584,7 @@ export const OPS = {
   avg_pool2d: avgPool2dOp,
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
+  batch_norm: batchNormOp,
   cast: castOp,
   clip: clipOp,
   clip_dx: clipDxOp,
@@ -573,8 +609,14 @@ export const OPS = {
   expand_dims: expandDimsOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
+  global_avg_pool2d: globalAvgPool2dOp,
+  global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  hard_sigmoid: hardSigmoidOp,
+  hard_sigmoid_dx: hardSigmoidDxOp,
+  hardswish: hardswishOp,
+  hardswish_dx: hardswishDxOp,
   instance_norm: instanceNormOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
@@ -654,6 +696,7 @@ argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
+batchNormOp.grad = batchNormGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
@@ -678,8 +721,14 @@ expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
+globalAvgPool2dOp.grad = globalAvgPool2dGrad;
+globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+hardSigmoidOp.grad = hardSigmoidGrad;
+hardSigmoidDxOp.grad = hardSigmoidDxGrad;
+hardswishOp.grad = hardswishGrad;
+hardswishDxOp.grad = hardswishDxGrad;
 instanceNormOp.grad = instanceNormGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
@@ -769,6 +818,8 @@ registerDialectOps([
   avgPool2dDxWebgpuOp,
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
+  batchNormCpuOp,
+  batchNormWebgpuOp,
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
@@ -820,10 +871,22 @@ registerDialectOps([
   geluWebgpuOp,
   geluDxCpuOp,
   geluDxWebgpuOp,
+  globalAvgPool2dCpuOp,
+  globalAvgPool2dWebgpuOp,
+  globalMaxPool2dCpuOp,
+  globalMaxPool2dWebgpuOp,
   greaterCpuOp,
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  hardSigmoidCpuOp,
+  hardSigmoidWebgpuOp,
+  hardSigmoidDxCpuOp,
+  hardSigmoidDxWebgpuOp,
+  hardswishCpuOp,
+  hardswishWebgpuOp,
+  hardswishDxCpuOp,
+  hardswishDxWebgpuOp,
   instanceNormCpuOp,
   instanceNormWebgpuOp,
   layerNormCpuOp,
@@ -986,6 +1049,7 @@ installRelayConverters([
   avgPool2dRelay,
   avgPool2dDxRelay,
   batchMatmulRelay,
+  batchNormRelay,
   castRelay,
   clipRelay,
   clipDxRelay,
@@ -1010,8 +1074,14 @@ installRelayConverters([
   expandDimsRelay,
   geluRelay,
   geluDxRelay,
+  globalAvgPool2dRelay,
+  globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
+  hardSigmoidRelay,
+  hardSigmoidDxRelay,
+  hardswishRelay,
+  hardswishDxRelay,
   instanceNormRelay,
   layerNormRelay,
   layerNormDxRelay,

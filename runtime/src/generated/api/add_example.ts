@@ -36,6 +36,7 @@ export function addExample(
   x: number = 1,
   y: number = 1,
   z: number = 0,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(addExampleOp, [data1, data2, x, y, z]) as Tensor;
+  return invoke(addExampleOp, [data1, data2, x, y, z, ...unexpected]) as Tensor;
 }

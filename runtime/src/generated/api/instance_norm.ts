@@ -34,6 +34,7 @@ export function instanceNorm(
   scale: Tensor | number,
   bias: Tensor | number,
   eps: number = 0.00001,
+  ...unexpected: never[]
 ): Tensor {
-  return invoke(instanceNormOp, [x, scale, bias, eps]) as Tensor;
+  return invoke(instanceNormOp, [x, scale, bias, eps, ...unexpected]) as Tensor;
 }

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { instanceNormOp } from '../api/instance_norm.ts';
-/** Imports an ONNX InstanceNormalization node (opset 17) as raf.op.instance_norm. */
+/** Imports an ONNX InstanceNormalization node (opset 1 on, in the form of opset 17) as raf.op.instance_norm. */
 export const instanceNormOnnx: OnnxMapping | null = {
   onnxOp: 'InstanceNormalization',
   opset: 17,
+  since: 1,
   op: instanceNormOp,
   inputs: ['x', 'scale', 'bias'],
   attrs: { epsilon: 'eps' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { seluOp } from '../api/selu.ts';
-/** Imports an ONNX Selu node (opset 17) as raf.op.selu. */
+/** Imports an ONNX Selu node (opset 1 on, in the form of opset 17) as raf.op.selu. */
 export const seluOnnx: OnnxMapping | null = {
   onnxOp: 'Selu',
   opset: 17,
+  since: 1,
   op: seluOp,
   inputs: ['x'],
   attrs: { alpha: 'alpha', gamma: 'gamma' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { topkOp } from '../api/topk.ts';
-/** Imports an ONNX TopK node (opset 11) as raf.op.topk. */
+/** Imports an ONNX TopK node (opset 1 on, in the form of opset 11) as raf.op.topk. */
 export const topkOnnx: OnnxMapping | null = {
   onnxOp: 'TopK',
   opset: 11,
+  since: 1,
   op: topkOp,
   inputs: ['x', 'k'],
   attrs: { axis: 'axis', largest: 'largest', sorted: 'sorted' },
