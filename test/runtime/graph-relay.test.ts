@@ -65,7 +65,7 @@ describe('FromRelay', () => {
 
   it('names the position of a syntax error and of a bad attr', () => {
     expect(() => parseRelay('fn (%x: Tensor[(2), float32]) {\n  nn.relu(%x;\n}')).toThrow(
-      "2:13: expected ',', found ';'",
+      "2:13: expected ',' between arguments, found ';'",
     );
     expect(() => fromRelay('fn (%x: Tensor[(2, 2), float32]) {\n  nn.softmax(%x, axis=5)\n}')).toThrow(
       "FromRelay 2:3: nn.softmax: raf.op.softmax (argument 'axis'): invalid axis = 5 on ndim = 2",

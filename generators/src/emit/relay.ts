@@ -33,7 +33,7 @@ function emitRelay(op: OpModel): EmittedFile {
           type: 'RelayConverter | null',
           initializer: `{
             relayOp: '${r.op}',
-            op: '${op.name}',
+            op: '${op.name}',${Object.keys(r.defaults).length ? `\n            defaults: ${JSON.stringify(r.defaults)},` : ''}
             convert: (args, attrs) =>
               invoke(${n.opDef}, [], relayArgs('${r.op}', args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(
                 r.attrs,

@@ -47,6 +47,10 @@ import { batchMatmulGrad } from './grad/batch_matmul.ts';
 import { batchMatmulRelay } from './relay/batch_matmul.ts';
 import { batchMatmulCpuOp } from './dialects/cpu/batch_matmul.ts';
 import { batchMatmulWebgpuOp } from './dialects/webgpu/batch_matmul.ts';
+import { biasAddOp } from './api/bias_add.ts';
+import { biasAddGrad } from './grad/bias_add.ts';
+import { biasAddRelay } from './relay/bias_add.ts';
+import { biasAddCpuOp } from './dialects/cpu/bias_add.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
@@ -62,6 +66,10 @@ import { clipDxGrad } from './grad/clip_dx.ts';
 import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
+import { collapseSumLikeOp } from './api/collapse_sum_like.ts';
+import { collapseSumLikeGrad } from './grad/collapse_sum_like.ts';
+import { collapseSumLikeRelay } from './relay/collapse_sum_like.ts';
+import { collapseSumLikeCpuOp } from './dialects/cpu/collapse_sum_like.ts';
 import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
@@ -191,6 +199,10 @@ import { layerNormDxGrad } from './grad/layer_norm_dx.ts';
 import { layerNormDxRelay } from './relay/layer_norm_dx.ts';
 import { layerNormDxCpuOp } from './dialects/cpu/layer_norm_dx.ts';
 import { layerNormDxWebgpuOp } from './dialects/webgpu/layer_norm_dx.ts';
+import { layoutTransformOp } from './api/layout_transform.ts';
+import { layoutTransformGrad } from './grad/layout_transform.ts';
+import { layoutTransformRelay } from './relay/layout_transform.ts';
+import { layoutTransformCpuOp } from './dialects/cpu/layout_transform.ts';
 import { leakyReluOp } from './api/leaky_relu.ts';
 import { leakyReluGrad } from './grad/leaky_relu.ts';
 import { leakyReluRelay } from './relay/leaky_relu.ts';
@@ -313,6 +325,10 @@ import { nllLossDxGrad } from './grad/nll_loss_dx.ts';
 import { nllLossDxRelay } from './relay/nll_loss_dx.ts';
 import { nllLossDxCpuOp } from './dialects/cpu/nll_loss_dx.ts';
 import { nllLossDxWebgpuOp } from './dialects/webgpu/nll_loss_dx.ts';
+import { onesLikeOp } from './api/ones_like.ts';
+import { onesLikeGrad } from './grad/ones_like.ts';
+import { onesLikeRelay } from './relay/ones_like.ts';
+import { onesLikeCpuOp } from './dialects/cpu/ones_like.ts';
 import { padOp } from './api/pad.ts';
 import { padGrad } from './grad/pad.ts';
 import { padRelay } from './relay/pad.ts';
@@ -510,6 +526,10 @@ import { whereGrad } from './grad/where.ts';
 import { whereRelay } from './relay/where.ts';
 import { whereCpuOp } from './dialects/cpu/where.ts';
 import { whereWebgpuOp } from './dialects/webgpu/where.ts';
+import { zerosLikeOp } from './api/zeros_like.ts';
+import { zerosLikeGrad } from './grad/zeros_like.ts';
+import { zerosLikeRelay } from './relay/zeros_like.ts';
+import { zerosLikeCpuOp } from './dialects/cpu/zeros_like.ts';
 /** Every base op, by name. */
 export const OPS = {
   abs: absOp,
@@ -520,9 +540,11 @@ export const OPS = {
   avg_pool2d: avgPool2dOp,
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
+  bias_add: biasAddOp,
   cast: castOp,
   clip: clipOp,
   clip_dx: clipDxOp,
+  collapse_sum_like: collapseSumLikeOp,
   concatenate: concatenateOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
@@ -548,6 +570,7 @@ export const OPS = {
   greater_equal: greaterEqualOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
+  layout_transform: layoutTransformOp,
   leaky_relu: leakyReluOp,
   leaky_relu_dx: leakyReluDxOp,
   less: lessOp,
@@ -571,6 +594,7 @@ export const OPS = {
   negative: negativeOp,
   nll_loss: nllLossOp,
   nll_loss_dx: nllLossDxOp,
+  ones_like: onesLikeOp,
   pad: padOp,
   pad_dx: padDxOp,
   power: powerOp,
@@ -609,6 +633,7 @@ export const OPS = {
   tanh_dx: tanhDxOp,
   transpose: transposeOp,
   where: whereOp,
+  zeros_like: zerosLikeOp,
 } as const;
 export type OpName = keyof typeof OPS;
 // Gradients are attached here rather than in each op file, so gradient ↔ op import cycles never see an uninitialized binding.
@@ -620,9 +645,11 @@ argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
+biasAddOp.grad = biasAddGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
+collapseSumLikeOp.grad = collapseSumLikeGrad;
 concatenateOp.grad = concatenateGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
@@ -648,6 +675,7 @@ greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
+layoutTransformOp.grad = layoutTransformGrad;
 leakyReluOp.grad = leakyReluGrad;
 leakyReluDxOp.grad = leakyReluDxGrad;
 lessOp.grad = lessGrad;
@@ -671,6 +699,7 @@ multiplyOp.grad = multiplyGrad;
 negativeOp.grad = negativeGrad;
 nllLossOp.grad = nllLossGrad;
 nllLossDxOp.grad = nllLossDxGrad;
+onesLikeOp.grad = onesLikeGrad;
 padOp.grad = padGrad;
 padDxOp.grad = padDxGrad;
 powerOp.grad = powerGrad;
@@ -709,6 +738,7 @@ tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
+zerosLikeOp.grad = zerosLikeGrad;
 installOps(OPS);
 registerDialectOps([
   absCpuOp,
@@ -728,12 +758,14 @@ registerDialectOps([
   avgPool2dDxWebgpuOp,
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
+  biasAddCpuOp,
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
   clipWebgpuOp,
   clipDxCpuOp,
   clipDxWebgpuOp,
+  collapseSumLikeCpuOp,
   concatenateCpuOp,
   concatenateWebgpuOp,
   conv2dCpuOp,
@@ -788,6 +820,7 @@ registerDialectOps([
   layerNormWebgpuOp,
   layerNormDxCpuOp,
   layerNormDxWebgpuOp,
+  layoutTransformCpuOp,
   leakyReluCpuOp,
   leakyReluWebgpuOp,
   leakyReluDxCpuOp,
@@ -841,6 +874,7 @@ registerDialectOps([
   nllLossWebgpuOp,
   nllLossDxCpuOp,
   nllLossDxWebgpuOp,
+  onesLikeCpuOp,
   padCpuOp,
   padWebgpuOp,
   padDxCpuOp,
@@ -924,6 +958,7 @@ registerDialectOps([
   transposeWebgpuOp,
   whereCpuOp,
   whereWebgpuOp,
+  zerosLikeCpuOp,
 ]);
 installRelayConverters([
   absRelay,
@@ -934,9 +969,11 @@ installRelayConverters([
   avgPool2dRelay,
   avgPool2dDxRelay,
   batchMatmulRelay,
+  biasAddRelay,
   castRelay,
   clipRelay,
   clipDxRelay,
+  collapseSumLikeRelay,
   concatenateRelay,
   conv2dRelay,
   conv2dDwRelay,
@@ -962,6 +999,7 @@ installRelayConverters([
   greaterEqualRelay,
   layerNormRelay,
   layerNormDxRelay,
+  layoutTransformRelay,
   leakyReluRelay,
   leakyReluDxRelay,
   lessRelay,
@@ -985,6 +1023,7 @@ installRelayConverters([
   negativeRelay,
   nllLossRelay,
   nllLossDxRelay,
+  onesLikeRelay,
   padRelay,
   padDxRelay,
   powerRelay,
@@ -1023,4 +1062,5 @@ installRelayConverters([
   tanhDxRelay,
   transposeRelay,
   whereRelay,
+  zerosLikeRelay,
 ]);

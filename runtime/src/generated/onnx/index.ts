@@ -9,9 +9,11 @@ import { argminOnnx } from './argmin.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
 import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
+import { biasAddOnnx } from './bias_add.ts';
 import { castOnnx } from './cast.ts';
 import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
+import { collapseSumLikeOnnx } from './collapse_sum_like.ts';
 import { concatenateOnnx } from './concatenate.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
@@ -37,6 +39,7 @@ import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
+import { layoutTransformOnnx } from './layout_transform.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
 import { leakyReluDxOnnx } from './leaky_relu_dx.ts';
 import { lessOnnx } from './less.ts';
@@ -60,6 +63,7 @@ import { multiplyOnnx } from './multiply.ts';
 import { negativeOnnx } from './negative.ts';
 import { nllLossOnnx } from './nll_loss.ts';
 import { nllLossDxOnnx } from './nll_loss_dx.ts';
+import { onesLikeOnnx } from './ones_like.ts';
 import { padOnnx } from './pad.ts';
 import { padDxOnnx } from './pad_dx.ts';
 import { powerOnnx } from './power.ts';
@@ -98,6 +102,7 @@ import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
+import { zerosLikeOnnx } from './zeros_like.ts';
 /** Every op's ONNX mapping (null where the op has none), in op order. */
 export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   absOnnx,
@@ -108,9 +113,11 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   avgPool2dOnnx,
   avgPool2dDxOnnx,
   batchMatmulOnnx,
+  biasAddOnnx,
   castOnnx,
   clipOnnx,
   clipDxOnnx,
+  collapseSumLikeOnnx,
   concatenateOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
@@ -136,6 +143,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   greaterEqualOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
+  layoutTransformOnnx,
   leakyReluOnnx,
   leakyReluDxOnnx,
   lessOnnx,
@@ -159,6 +167,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   negativeOnnx,
   nllLossOnnx,
   nllLossDxOnnx,
+  onesLikeOnnx,
   padOnnx,
   padDxOnnx,
   powerOnnx,
@@ -197,4 +206,5 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   tanhDxOnnx,
   transposeOnnx,
   whereOnnx,
+  zerosLikeOnnx,
 ];

@@ -9,9 +9,11 @@ import { argminCompute } from './argmin.ts';
 import { avgPool2dCompute } from './avg_pool2d.ts';
 import { avgPool2dDxCompute } from './avg_pool2d_dx.ts';
 import { batchMatmulCompute } from './batch_matmul.ts';
+import { biasAddCompute } from './bias_add.ts';
 import { castCompute } from './cast.ts';
 import { clipCompute } from './clip.ts';
 import { clipDxCompute } from './clip_dx.ts';
+import { collapseSumLikeCompute } from './collapse_sum_like.ts';
 import { concatenateCompute } from './concatenate.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
@@ -37,6 +39,7 @@ import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
+import { layoutTransformCompute } from './layout_transform.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
 import { leakyReluDxCompute } from './leaky_relu_dx.ts';
 import { lessCompute } from './less.ts';
@@ -60,6 +63,7 @@ import { multiplyCompute } from './multiply.ts';
 import { negativeCompute } from './negative.ts';
 import { nllLossCompute } from './nll_loss.ts';
 import { nllLossDxCompute } from './nll_loss_dx.ts';
+import { onesLikeCompute } from './ones_like.ts';
 import { padCompute } from './pad.ts';
 import { padDxCompute } from './pad_dx.ts';
 import { powerCompute } from './power.ts';
@@ -98,6 +102,7 @@ import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
+import { zerosLikeCompute } from './zeros_like.ts';
 /** Every op's compute expression (null where the op has none), by op name. */
 export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   abs: absCompute,
@@ -108,9 +113,11 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   avg_pool2d: avgPool2dCompute,
   avg_pool2d_dx: avgPool2dDxCompute,
   batch_matmul: batchMatmulCompute,
+  bias_add: biasAddCompute,
   cast: castCompute,
   clip: clipCompute,
   clip_dx: clipDxCompute,
+  collapse_sum_like: collapseSumLikeCompute,
   concatenate: concatenateCompute,
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
@@ -136,6 +143,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   greater_equal: greaterEqualCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
+  layout_transform: layoutTransformCompute,
   leaky_relu: leakyReluCompute,
   leaky_relu_dx: leakyReluDxCompute,
   less: lessCompute,
@@ -159,6 +167,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   negative: negativeCompute,
   nll_loss: nllLossCompute,
   nll_loss_dx: nllLossDxCompute,
+  ones_like: onesLikeCompute,
   pad: padCompute,
   pad_dx: padDxCompute,
   power: powerCompute,
@@ -197,4 +206,5 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   tanh_dx: tanhDxCompute,
   transpose: transposeCompute,
   where: whereCompute,
+  zeros_like: zerosLikeCompute,
 };
