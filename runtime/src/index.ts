@@ -44,6 +44,8 @@ export {
   printGraph,
   fromRelay,
   fromOnnx,
+  loadOnnx,
+  OnnxSession,
   autodiff,
   autoCast,
   fuseOps,

@@ -19,7 +19,7 @@ opSuite({
     { shapes: { x: [2, 3, 4] }, args: { a_min: -0.5, a_max: 0.5 }, full: { a_min: -0.5, a_max: 0.5 } },
     { shapes: { x: [2, 3, 4] }, args: { a_min: -0.5, a_max: 1.5 }, full: { a_min: -0.5, a_max: 1.5 } },
   ],
-  oracle: { kind: 'onnx', op: 'Clip', opset: 6, inputs: ['x'], attrs: { min: 'a_min', max: 'a_max' } },
+  oracle: { kind: 'onnx', op: 'Clip', opset: 13, inputs: ['x', 'a_min', 'a_max'], attrs: {} },
   grad: ['x'],
   errors: [],
   relay: { op: 'clip', args: ['x'], attrs: { a_min: 'a_min', a_max: 'a_max' } },

@@ -19,7 +19,7 @@ opSuite({
     { shapes: { x: [1, 2, 1, 1] }, args: { axis: [0, 2] }, full: { axis: [0, 2] } },
     { shapes: { x: [1, 3, 1] }, args: {}, full: { axis: null } },
   ],
-  oracle: { kind: 'onnx', op: 'Squeeze', opset: 11, inputs: ['x'], attrs: { axes: 'axis' } },
+  oracle: { kind: 'onnx', op: 'Squeeze', opset: 13, inputs: ['x', 'axis'], attrs: {} },
   grad: ['x'],
   errors: [
     {

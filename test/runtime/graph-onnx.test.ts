@@ -203,6 +203,8 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
       inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
       outputs: [{ name: 'y' }],
     });
-    expect(() => fromOnnx(bytes)).toThrow("node 0 (n0_Einsum): no raf-op spec maps ONNX op 'Einsum'");
+    expect(() => fromOnnx(bytes)).toThrow(
+      "FromOnnx node 0 ('n0_Einsum', Einsum): no raf-op spec maps ONNX op 'Einsum'",
+    );
   });
 });

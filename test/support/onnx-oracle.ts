@@ -127,6 +127,10 @@ export async function runOnnxModel(
 
 /** Computes one ONNX op on the given inputs (all fed at run time, never constant-folded). */
 export async function runOnnxOp(spec: OracleSpec): Promise<OracleTensor[]> {
+  // Trailing omitted inputs are left off the node: onnxruntime's Squeeze-13 rejects an empty `axes` name.
+  let n = spec.inputs.length;
+  while (n > 0 && spec.inputs[n - 1] === null) n--;
+  spec = { ...spec, inputs: spec.inputs.slice(0, n) };
   const single = {
     op: spec.op,
     domain: spec.domain,

@@ -31,7 +31,9 @@ function emitMapping(op: OpModel): EmittedFile {
       .join(', ');
     sf.addVariableStatement({
       isExported: true,
-      docs: [`Imports an ONNX ${o.op} node (opset ${o.opset}) as raf.op.${op.name}.`],
+      docs: [
+        `Imports an ONNX ${o.op} node (opset ${o.since} on, in the form of opset ${o.opset}) as raf.op.${op.name}.`,
+      ],
       declarations: [
         {
           name: mappingName(op),
@@ -39,6 +41,9 @@ function emitMapping(op: OpModel): EmittedFile {
           initializer: `{
             onnxOp: '${o.op}',
             opset: ${o.opset},
+            since: ${o.since},${o.before.length ? `\nbefore: ${JSON.stringify(o.before)},` : ''}${
+              Object.keys(o.accept).length ? `\naccept: ${JSON.stringify(o.accept)},` : ''
+            }
             op: ${names(op).opDef},
             inputs: [${o.inputs.map((a) => `'${a}'`).join(', ')}],
             attrs: { ${attrs} },

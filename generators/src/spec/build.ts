@@ -14,6 +14,7 @@ import type {
   DialectModel,
   GradModel,
   Model,
+  OnnxFormModel,
   OpModel,
   OutModel,
   ShapeRule,
@@ -313,12 +314,15 @@ function buildOp(
     ? {
         op: data.onnx.op,
         opset: data.onnx.opset ?? 17,
+        since: data.onnx.since ?? 1,
+        before: onnxForms(raw, data.onnx, refArg, errors),
         inputs: (data.onnx.inputs ?? tensors).filter(
           (n: string, i: number) => !data.onnx.inputs || refArg(['onnx', 'inputs', i], n, 'onnx input'),
         ),
         attrs: mapAttrs(data.onnx.attrs, ['onnx', 'attrs'], 'onnx attr', refArg),
         consts: (data.onnx.consts ?? {}) as Record<string, number>,
-        defaults: foreignDefaults(raw, data.onnx, ['onnx'], 'ONNX', errors),
+        defaults: foreignDefaults(raw, data.onnx, ['onnx'], 'ONNX', errors, data.onnx.inputs ?? []),
+        accept: (data.onnx.accept ?? {}) as Record<string, unknown>,
         flatten:
           data.onnx.flatten !== undefined && refArg(['onnx', 'flatten'], data.onnx.flatten, 'onnx flatten', 'attr')
             ? (data.onnx.flatten as string)
@@ -375,8 +379,10 @@ function foreignDefaults(
   path: Path,
   what: string,
   errors: SpecError[],
+  inputs: readonly string[] = [],
 ): Record<string, unknown> {
-  const mapped = Object.keys((spec.attrs ?? {}) as Record<string, string>);
+  // ONNX inputs that carry an arg of ours (Clip's min) take a default under that arg's name.
+  const mapped = [...Object.keys((spec.attrs ?? {}) as Record<string, string>), ...inputs];
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((spec.defaults ?? {}) as Record<string, unknown>)) {
     if (mapped.includes(k)) out[k] = v;
@@ -390,6 +396,48 @@ function foreignDefaults(
       );
   }
   return out;
+}
+
+/** `onnx.before: { 13: { inputs: [x], attrs: { axes: axis } } }`: the spellings of opsets below each key. */
+function onnxForms(
+  raw: RawSpec,
+  onnx: Raw,
+  refArg: (path: Path, n: string, what: string) => boolean,
+  errors: SpecError[],
+): OnnxFormModel[] {
+  const since = (onnx.since ?? 1) as number;
+  const opset = (onnx.opset ?? 17) as number;
+  return Object.entries((onnx.before ?? {}) as Record<string, Raw>)
+    .map(([key, form]) => {
+      const path: Path = ['onnx', 'before', key];
+      const until = Number(key);
+      if (!Number.isInteger(until) || until <= since || until > opset)
+        errors.push(
+          new SpecError(
+            raw.locate(path),
+            `onnx.before key '${key}' must be an opset above since (${since}) and at most opset (${opset})`,
+          ),
+        );
+      const inputs = form.inputs
+        ? (form.inputs as string[]).filter((n, i) => refArg([...path, 'inputs', i], n, 'onnx input'))
+        : null;
+      const attrs = form.attrs ? mapAttrs(form.attrs, [...path, 'attrs'], 'onnx attr', refArg) : null;
+      const mapped = Object.keys({ ...(onnx.attrs ?? {}), ...(form.attrs ?? {}) });
+      const defaults: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries((form.defaults ?? {}) as Record<string, unknown>)) {
+        if (mapped.includes(k)) defaults[k] = v;
+        else
+          errors.push(
+            new SpecError(
+              raw.locate([...path, 'defaults', k]),
+              `ONNX default '${k}' is not a mapped attr`,
+              `mapped attrs: ${mapped.join(', ') || 'none'}`,
+            ),
+          );
+      }
+      return { until, inputs, attrs, defaults };
+    })
+    .sort((a, b) => b.until - a.until);
 }
 
 function mapAttrs(

@@ -77,15 +77,30 @@ export interface RelayModel {
   readonly defaults: Readonly<Record<string, unknown>>;
 }
 
+/** How an older opset spells the op (`onnx.before`): overrides of inputs, attrs and defaults for opsets below `until`. */
+export interface OnnxFormModel {
+  readonly until: number;
+  readonly inputs: readonly string[] | null;
+  readonly attrs: Readonly<Record<string, string>> | null;
+  readonly defaults: Readonly<Record<string, unknown>>;
+}
+
 export interface OnnxModel {
   readonly op: string;
+  /** The opset whose signature `inputs` and `attrs` follow; the test oracle runs at it. */
   readonly opset: number;
+  /** The first opset that has the ONNX op (ONNX's changelog); FromOnnx imports every opset from here on. */
+  readonly since: number;
+  /** Older spellings, oldest last: each covers the opsets from the previous form's `until` (or `since`) below its own. */
+  readonly before: readonly OnnxFormModel[];
   readonly inputs: readonly string[];
   readonly attrs: Readonly<Record<string, string>>;
   /** ONNX attributes with a fixed value that no arg carries (Gemm's transB: 1 for x·Wᵀ). */
   readonly consts: Readonly<Record<string, number>>;
   /** ONNX attribute → the value ONNX assumes when a node omits it (ReduceSum's keepdims: 1), where that differs from ours. */
   readonly defaults: Readonly<Record<string, unknown>>;
+  /** ONNX attributes no arg carries that a node may set: to the one value meaning what this op computes, or null for any value. */
+  readonly accept: Readonly<Record<string, unknown>>;
   /** An `int?` axis arg whose null means "flattened": ONNX then sees x flattened, with axis 0. */
   readonly flatten: string | null;
   /** Args whose values ONNX spells differently, with the conversion that maps them (split's indices → sizes). */

@@ -47,6 +47,10 @@ import { batchMatmulGrad } from './grad/batch_matmul.ts';
 import { batchMatmulRelay } from './relay/batch_matmul.ts';
 import { batchMatmulCpuOp } from './dialects/cpu/batch_matmul.ts';
 import { batchMatmulWebgpuOp } from './dialects/webgpu/batch_matmul.ts';
+import { batchNormOp } from './api/batch_norm.ts';
+import { batchNormGrad } from './grad/batch_norm.ts';
+import { batchNormRelay } from './relay/batch_norm.ts';
+import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
 import { biasAddOp } from './api/bias_add.ts';
 import { biasAddGrad } from './grad/bias_add.ts';
 import { biasAddRelay } from './relay/bias_add.ts';
@@ -178,6 +182,14 @@ import { geluDxGrad } from './grad/gelu_dx.ts';
 import { geluDxRelay } from './relay/gelu_dx.ts';
 import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
 import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
+import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
+import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
+import { globalAvgPool2dRelay } from './relay/global_avg_pool2d.ts';
+import { globalAvgPool2dCpuOp } from './dialects/cpu/global_avg_pool2d.ts';
+import { globalMaxPool2dOp } from './api/global_max_pool2d.ts';
+import { globalMaxPool2dGrad } from './grad/global_max_pool2d.ts';
+import { globalMaxPool2dRelay } from './relay/global_max_pool2d.ts';
+import { globalMaxPool2dCpuOp } from './dialects/cpu/global_max_pool2d.ts';
 import { greaterOp } from './api/greater.ts';
 import { greaterGrad } from './grad/greater.ts';
 import { greaterRelay } from './relay/greater.ts';
@@ -188,6 +200,26 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { hardSigmoidOp } from './api/hard_sigmoid.ts';
+import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
+import { hardSigmoidRelay } from './relay/hard_sigmoid.ts';
+import { hardSigmoidCpuOp } from './dialects/cpu/hard_sigmoid.ts';
+import { hardSigmoidWebgpuOp } from './dialects/webgpu/hard_sigmoid.ts';
+import { hardSigmoidDxOp } from './api/hard_sigmoid_dx.ts';
+import { hardSigmoidDxGrad } from './grad/hard_sigmoid_dx.ts';
+import { hardSigmoidDxRelay } from './relay/hard_sigmoid_dx.ts';
+import { hardSigmoidDxCpuOp } from './dialects/cpu/hard_sigmoid_dx.ts';
+import { hardSigmoidDxWebgpuOp } from './dialects/webgpu/hard_sigmoid_dx.ts';
+import { hardswishOp } from './api/hardswish.ts';
+import { hardswishGrad } from './grad/hardswish.ts';
+import { hardswishRelay } from './relay/hardswish.ts';
+import { hardswishCpuOp } from './dialects/cpu/hardswish.ts';
+import { hardswishWebgpuOp } from './dialects/webgpu/hardswish.ts';
+import { hardswishDxOp } from './api/hardswish_dx.ts';
+import { hardswishDxGrad } from './grad/hardswish_dx.ts';
+import { hardswishDxRelay } from './relay/hardswish_dx.ts';
+import { hardswishDxCpuOp } from './dialects/cpu/hardswish_dx.ts';
+import { hardswishDxWebgpuOp } from './dialects/webgpu/hardswish_dx.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -540,6 +572,7 @@ export const OPS = {
   avg_pool2d: avgPool2dOp,
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
+  batch_norm: batchNormOp,
   bias_add: biasAddOp,
   cast: castOp,
   clip: clipOp,
@@ -566,8 +599,14 @@ export const OPS = {
   expand_dims: expandDimsOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
+  global_avg_pool2d: globalAvgPool2dOp,
+  global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  hard_sigmoid: hardSigmoidOp,
+  hard_sigmoid_dx: hardSigmoidDxOp,
+  hardswish: hardswishOp,
+  hardswish_dx: hardswishDxOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   layout_transform: layoutTransformOp,
@@ -645,6 +684,7 @@ argminOp.grad = argminGrad;
 avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
+batchNormOp.grad = batchNormGrad;
 biasAddOp.grad = biasAddGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
@@ -671,8 +711,14 @@ expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
+globalAvgPool2dOp.grad = globalAvgPool2dGrad;
+globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+hardSigmoidOp.grad = hardSigmoidGrad;
+hardSigmoidDxOp.grad = hardSigmoidDxGrad;
+hardswishOp.grad = hardswishGrad;
+hardswishDxOp.grad = hardswishDxGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 layoutTransformOp.grad = layoutTransformGrad;
@@ -758,6 +804,7 @@ registerDialectOps([
   avgPool2dDxWebgpuOp,
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
+  batchNormCpuOp,
   biasAddCpuOp,
   castCpuOp,
   castWebgpuOp,
@@ -811,10 +858,20 @@ registerDialectOps([
   geluWebgpuOp,
   geluDxCpuOp,
   geluDxWebgpuOp,
+  globalAvgPool2dCpuOp,
+  globalMaxPool2dCpuOp,
   greaterCpuOp,
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  hardSigmoidCpuOp,
+  hardSigmoidWebgpuOp,
+  hardSigmoidDxCpuOp,
+  hardSigmoidDxWebgpuOp,
+  hardswishCpuOp,
+  hardswishWebgpuOp,
+  hardswishDxCpuOp,
+  hardswishDxWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -969,6 +1026,7 @@ installRelayConverters([
   avgPool2dRelay,
   avgPool2dDxRelay,
   batchMatmulRelay,
+  batchNormRelay,
   biasAddRelay,
   castRelay,
   clipRelay,
@@ -995,8 +1053,14 @@ installRelayConverters([
   expandDimsRelay,
   geluRelay,
   geluDxRelay,
+  globalAvgPool2dRelay,
+  globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
+  hardSigmoidRelay,
+  hardSigmoidDxRelay,
+  hardswishRelay,
+  hardswishDxRelay,
   layerNormRelay,
   layerNormDxRelay,
   layoutTransformRelay,

@@ -32,6 +32,7 @@ export { fromRelay, FromRelayError } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';
 export { decodeOnnx } from './onnx/proto.ts';
+export { loadOnnx, OnnxSession, type OnnxSessionOptions } from './onnx/session.ts';
 import './fused-cpu.ts';
 import './fused-webgpu.ts';
 export { Model } from './model.ts';

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { absOp } from '../api/abs.ts';
-/** Imports an ONNX Abs node (opset 17) as raf.op.abs. */
+/** Imports an ONNX Abs node (opset 6 on, in the form of opset 17) as raf.op.abs. */
 export const absOnnx: OnnxMapping | null = {
   onnxOp: 'Abs',
   opset: 17,
+  since: 6,
   op: absOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { addOp } from '../api/add.ts';
-/** Imports an ONNX Add node (opset 17) as raf.op.add. */
+/** Imports an ONNX Add node (opset 7 on, in the form of opset 17) as raf.op.add. */
 export const addOnnx: OnnxMapping | null = {
   onnxOp: 'Add',
   opset: 17,
+  since: 7,
   op: addOp,
   inputs: ['a', 'b'],
   attrs: {},

@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { argmaxOp } from '../api/argmax.ts';
-/** Imports an ONNX ArgMax node (opset 13) as raf.op.argmax. */
+/** Imports an ONNX ArgMax node (opset 1 on, in the form of opset 13) as raf.op.argmax. */
 export const argmaxOnnx: OnnxMapping | null = {
   onnxOp: 'ArgMax',
   opset: 13,
+  since: 1,
+  accept: { select_last_index: 0 },
   op: argmaxOp,
   inputs: ['x'],
   attrs: { axis: 'axis', keepdims: 'keepdims' },

@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { argminOp } from '../api/argmin.ts';
-/** Imports an ONNX ArgMin node (opset 13) as raf.op.argmin. */
+/** Imports an ONNX ArgMin node (opset 1 on, in the form of opset 13) as raf.op.argmin. */
 export const argminOnnx: OnnxMapping | null = {
   onnxOp: 'ArgMin',
   opset: 13,
+  since: 1,
+  accept: { select_last_index: 0 },
   op: argminOp,
   inputs: ['x'],
   attrs: { axis: 'axis', keepdims: 'keepdims' },

@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { avgPool2dOp } from '../api/avg_pool2d.ts';
-/** Imports an ONNX AveragePool node (opset 11) as raf.op.avg_pool2d. */
+/** Imports an ONNX AveragePool node (opset 7 on, in the form of opset 11) as raf.op.avg_pool2d. */
 export const avgPool2dOnnx: OnnxMapping | null = {
   onnxOp: 'AveragePool',
   opset: 11,
+  since: 7,
+  accept: { ceil_mode: 0, auto_pad: 'NOTSET' },
   op: avgPool2dOp,
   inputs: ['x'],
   attrs: { kernel_shape: 'kernel', strides: 'stride', pads: 'padding', count_include_pad: 'count_include_pad' },

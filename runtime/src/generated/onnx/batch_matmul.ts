@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { batchMatmulOp } from '../api/batch_matmul.ts';
-/** Imports an ONNX MatMul node (opset 17) as raf.op.batch_matmul. */
+/** Imports an ONNX MatMul node (opset 1 on, in the form of opset 17) as raf.op.batch_matmul. */
 export const batchMatmulOnnx: OnnxMapping | null = {
   onnxOp: 'MatMul',
   opset: 17,
+  since: 1,
   op: batchMatmulOp,
   inputs: ['a', 'b'],
   attrs: {},

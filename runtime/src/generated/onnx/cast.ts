@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { castOp } from '../api/cast.ts';
-/** Imports an ONNX Cast node (opset 13) as raf.op.cast. */
+/** Imports an ONNX Cast node (opset 6 on, in the form of opset 13) as raf.op.cast. */
 export const castOnnx: OnnxMapping | null = {
   onnxOp: 'Cast',
   opset: 13,
+  since: 6,
   op: castOp,
   inputs: ['x'],
   attrs: { to: 'dtype' },

@@ -2,13 +2,22 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { clipOp } from '../api/clip.ts';
-/** Imports an ONNX Clip node (opset 6) as raf.op.clip. */
+/** Imports an ONNX Clip node (opset 6 on, in the form of opset 13) as raf.op.clip. */
 export const clipOnnx: OnnxMapping | null = {
   onnxOp: 'Clip',
-  opset: 6,
+  opset: 13,
+  since: 6,
+  before: [
+    {
+      until: 11,
+      inputs: ['x'],
+      attrs: { min: 'a_min', max: 'a_max' },
+      defaults: { min: -3.4028234663852886e38, max: 3.4028234663852886e38 },
+    },
+  ],
   op: clipOp,
-  inputs: ['x'],
-  attrs: { min: 'a_min', max: 'a_max' },
+  inputs: ['x', 'a_min', 'a_max'],
+  attrs: {},
   consts: {},
-  defaults: { min: -3.4028234663852886e38, max: 3.4028234663852886e38 },
+  defaults: { a_min: -3.4028234663852886e38, a_max: 3.4028234663852886e38 },
 };

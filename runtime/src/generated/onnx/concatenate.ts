@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { concatenateOp } from '../api/concatenate.ts';
-/** Imports an ONNX Concat node (opset 13) as raf.op.concatenate. */
+/** Imports an ONNX Concat node (opset 4 on, in the form of opset 13) as raf.op.concatenate. */
 export const concatenateOnnx: OnnxMapping | null = {
   onnxOp: 'Concat',
   opset: 13,
+  since: 4,
   op: concatenateOp,
   inputs: ['xs'],
   attrs: { axis: 'axis' },

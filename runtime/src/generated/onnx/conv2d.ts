@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { conv2dOp } from '../api/conv2d.ts';
-/** Imports an ONNX Conv node (opset 17) as raf.op.conv2d. */
+/** Imports an ONNX Conv node (opset 1 on, in the form of opset 17) as raf.op.conv2d. */
 export const conv2dOnnx: OnnxMapping | null = {
   onnxOp: 'Conv',
   opset: 17,
+  since: 1,
+  accept: { kernel_shape: null, auto_pad: 'NOTSET' },
   op: conv2dOp,
   inputs: ['x', 'w'],
   attrs: { strides: 'stride', pads: 'padding', dilations: 'dilation', group: 'groups' },

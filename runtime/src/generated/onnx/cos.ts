@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { cosOp } from '../api/cos.ts';
-/** Imports an ONNX Cos node (opset 17) as raf.op.cos. */
+/** Imports an ONNX Cos node (opset 7 on, in the form of opset 17) as raf.op.cos. */
 export const cosOnnx: OnnxMapping | null = {
   onnxOp: 'Cos',
   opset: 17,
+  since: 7,
   op: cosOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { crossEntropyOp } from '../api/cross_entropy.ts';
-/** Imports an ONNX SoftmaxCrossEntropyLoss node (opset 13) as raf.op.cross_entropy. */
+/** Imports an ONNX SoftmaxCrossEntropyLoss node (opset 13 on, in the form of opset 13) as raf.op.cross_entropy. */
 export const crossEntropyOnnx: OnnxMapping | null = {
   onnxOp: 'SoftmaxCrossEntropyLoss',
   opset: 13,
+  since: 13,
   op: crossEntropyOp,
   inputs: ['x', 'target'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { cumsumOp } from '../api/cumsum.ts';
-/** Imports an ONNX CumSum node (opset 14) as raf.op.cumsum. */
+/** Imports an ONNX CumSum node (opset 11 on, in the form of opset 14) as raf.op.cumsum. */
 export const cumsumOnnx: OnnxMapping | null = {
   onnxOp: 'CumSum',
   opset: 14,
+  since: 11,
   op: cumsumOp,
   inputs: ['x', 'axis'],
   attrs: { exclusive: 'exclusive' },

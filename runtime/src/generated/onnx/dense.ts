@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { denseOp } from '../api/dense.ts';
-/** Imports an ONNX Gemm node (opset 17) as raf.op.dense. */
+/** Imports an ONNX Gemm node (opset 7 on, in the form of opset 17) as raf.op.dense. */
 export const denseOnnx: OnnxMapping | null = {
   onnxOp: 'Gemm',
   opset: 17,
+  since: 7,
   op: denseOp,
   inputs: ['x', 'w', 'b'],
   attrs: {},

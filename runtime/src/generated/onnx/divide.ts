@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { divideOp } from '../api/divide.ts';
-/** Imports an ONNX Div node (opset 17) as raf.op.divide. */
+/** Imports an ONNX Div node (opset 7 on, in the form of opset 17) as raf.op.divide. */
 export const divideOnnx: OnnxMapping | null = {
   onnxOp: 'Div',
   opset: 17,
+  since: 7,
   op: divideOp,
   inputs: ['a', 'b'],
   attrs: {},

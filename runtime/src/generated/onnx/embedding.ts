@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { embeddingOp } from '../api/embedding.ts';
-/** Imports an ONNX Gather node (opset 17) as raf.op.embedding. */
+/** Imports an ONNX Gather node (opset 1 on, in the form of opset 17) as raf.op.embedding. */
 export const embeddingOnnx: OnnxMapping | null = {
   onnxOp: 'Gather',
   opset: 17,
+  since: 1,
   op: embeddingOp,
   inputs: ['weight', 'indices'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { equalOp } from '../api/equal.ts';
-/** Imports an ONNX Equal node (opset 17) as raf.op.equal. */
+/** Imports an ONNX Equal node (opset 7 on, in the form of opset 17) as raf.op.equal. */
 export const equalOnnx: OnnxMapping | null = {
   onnxOp: 'Equal',
   opset: 17,
+  since: 7,
   op: equalOp,
   inputs: ['a', 'b'],
   attrs: {},

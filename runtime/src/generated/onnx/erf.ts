@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { erfOp } from '../api/erf.ts';
-/** Imports an ONNX Erf node (opset 17) as raf.op.erf. */
+/** Imports an ONNX Erf node (opset 9 on, in the form of opset 17) as raf.op.erf. */
 export const erfOnnx: OnnxMapping | null = {
   onnxOp: 'Erf',
   opset: 17,
+  since: 9,
   op: erfOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { expOp } from '../api/exp.ts';
-/** Imports an ONNX Exp node (opset 17) as raf.op.exp. */
+/** Imports an ONNX Exp node (opset 6 on, in the form of opset 17) as raf.op.exp. */
 export const expOnnx: OnnxMapping | null = {
   onnxOp: 'Exp',
   opset: 17,
+  since: 6,
   op: expOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { expandDimsOp } from '../api/expand_dims.ts';
-/** Imports an ONNX Unsqueeze node (opset 13) as raf.op.expand_dims. */
+/** Imports an ONNX Unsqueeze node (opset 1 on, in the form of opset 13) as raf.op.expand_dims. */
 export const expandDimsOnnx: OnnxMapping | null = {
   onnxOp: 'Unsqueeze',
   opset: 13,
+  since: 1,
+  before: [{ until: 13, inputs: ['x'], attrs: { axes: 'axis' }, defaults: {} }],
   op: expandDimsOp,
   inputs: ['x', 'axis'],
   attrs: {},

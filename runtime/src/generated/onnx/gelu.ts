@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { geluOp } from '../api/gelu.ts';
-/** Imports an ONNX Gelu node (opset 20) as raf.op.gelu. */
+/** Imports an ONNX Gelu node (opset 20 on, in the form of opset 20) as raf.op.gelu. */
 export const geluOnnx: OnnxMapping | null = {
   onnxOp: 'Gelu',
   opset: 20,
+  since: 20,
   op: geluOp,
   inputs: ['x'],
   attrs: {},

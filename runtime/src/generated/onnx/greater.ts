@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { greaterOp } from '../api/greater.ts';
-/** Imports an ONNX Greater node (opset 17) as raf.op.greater. */
+/** Imports an ONNX Greater node (opset 7 on, in the form of opset 17) as raf.op.greater. */
 export const greaterOnnx: OnnxMapping | null = {
   onnxOp: 'Greater',
   opset: 17,
+  since: 7,
   op: greaterOp,
   inputs: ['a', 'b'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { greaterEqualOp } from '../api/greater_equal.ts';
-/** Imports an ONNX GreaterOrEqual node (opset 17) as raf.op.greater_equal. */
+/** Imports an ONNX GreaterOrEqual node (opset 12 on, in the form of opset 17) as raf.op.greater_equal. */
 export const greaterEqualOnnx: OnnxMapping | null = {
   onnxOp: 'GreaterOrEqual',
   opset: 17,
+  since: 12,
   op: greaterEqualOp,
   inputs: ['a', 'b'],
   attrs: {},

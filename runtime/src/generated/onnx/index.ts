@@ -9,6 +9,7 @@ import { argminOnnx } from './argmin.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
 import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
+import { batchNormOnnx } from './batch_norm.ts';
 import { biasAddOnnx } from './bias_add.ts';
 import { castOnnx } from './cast.ts';
 import { clipOnnx } from './clip.ts';
@@ -35,8 +36,14 @@ import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
 import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
+import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
+import { globalMaxPool2dOnnx } from './global_max_pool2d.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { hardSigmoidOnnx } from './hard_sigmoid.ts';
+import { hardSigmoidDxOnnx } from './hard_sigmoid_dx.ts';
+import { hardswishOnnx } from './hardswish.ts';
+import { hardswishDxOnnx } from './hardswish_dx.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { layoutTransformOnnx } from './layout_transform.ts';
@@ -113,6 +120,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   avgPool2dOnnx,
   avgPool2dDxOnnx,
   batchMatmulOnnx,
+  batchNormOnnx,
   biasAddOnnx,
   castOnnx,
   clipOnnx,
@@ -139,8 +147,14 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   expandDimsOnnx,
   geluOnnx,
   geluDxOnnx,
+  globalAvgPool2dOnnx,
+  globalMaxPool2dOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  hardSigmoidOnnx,
+  hardSigmoidDxOnnx,
+  hardswishOnnx,
+  hardswishDxOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   layoutTransformOnnx,

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { layerNormOp } from '../api/layer_norm.ts';
-/** Imports an ONNX LayerNormalization node (opset 17) as raf.op.layer_norm. */
+/** Imports an ONNX LayerNormalization node (opset 17 on, in the form of opset 17) as raf.op.layer_norm. */
 export const layerNormOnnx: OnnxMapping | null = {
   onnxOp: 'LayerNormalization',
   opset: 17,
+  since: 17,
   op: layerNormOp,
   inputs: ['x', 'scale', 'bias'],
   attrs: { axis: 'axis', epsilon: 'epsilon' },

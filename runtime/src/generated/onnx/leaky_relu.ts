@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { leakyReluOp } from '../api/leaky_relu.ts';
-/** Imports an ONNX LeakyRelu node (opset 17) as raf.op.leaky_relu. */
+/** Imports an ONNX LeakyRelu node (opset 6 on, in the form of opset 17) as raf.op.leaky_relu. */
 export const leakyReluOnnx: OnnxMapping | null = {
   onnxOp: 'LeakyRelu',
   opset: 17,
+  since: 6,
   op: leakyReluOp,
   inputs: ['x'],
   attrs: { alpha: 'alpha' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { lessOp } from '../api/less.ts';
-/** Imports an ONNX Less node (opset 17) as raf.op.less. */
+/** Imports an ONNX Less node (opset 7 on, in the form of opset 17) as raf.op.less. */
 export const lessOnnx: OnnxMapping | null = {
   onnxOp: 'Less',
   opset: 17,
+  since: 7,
   op: lessOp,
   inputs: ['a', 'b'],
   attrs: {},

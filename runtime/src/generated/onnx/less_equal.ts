@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { lessEqualOp } from '../api/less_equal.ts';
-/** Imports an ONNX LessOrEqual node (opset 17) as raf.op.less_equal. */
+/** Imports an ONNX LessOrEqual node (opset 12 on, in the form of opset 17) as raf.op.less_equal. */
 export const lessEqualOnnx: OnnxMapping | null = {
   onnxOp: 'LessOrEqual',
   opset: 17,
+  since: 12,
   op: lessEqualOp,
   inputs: ['a', 'b'],
   attrs: {},

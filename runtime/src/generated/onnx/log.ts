@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { logOp } from '../api/log.ts';
-/** Imports an ONNX Log node (opset 17) as raf.op.log. */
+/** Imports an ONNX Log node (opset 6 on, in the form of opset 17) as raf.op.log. */
 export const logOnnx: OnnxMapping | null = {
   onnxOp: 'Log',
   opset: 17,
+  since: 6,
   op: logOp,
   inputs: ['x'],
   attrs: {},

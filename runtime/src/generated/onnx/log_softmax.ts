@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { logSoftmaxOp } from '../api/log_softmax.ts';
-/** Imports an ONNX LogSoftmax node (opset 13) as raf.op.log_softmax. */
+/** Imports an ONNX LogSoftmax node (opset 13 on, in the form of opset 13) as raf.op.log_softmax. */
 export const logSoftmaxOnnx: OnnxMapping | null = {
   onnxOp: 'LogSoftmax',
   opset: 13,
+  since: 13,
   op: logSoftmaxOp,
   inputs: ['x'],
   attrs: { axis: 'axis' },

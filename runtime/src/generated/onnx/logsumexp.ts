@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { logsumexpOp } from '../api/logsumexp.ts';
-/** Imports an ONNX ReduceLogSumExp node (opset 18) as raf.op.logsumexp. */
+/** Imports an ONNX ReduceLogSumExp node (opset 1 on, in the form of opset 18) as raf.op.logsumexp. */
 export const logsumexpOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceLogSumExp',
   opset: 18,
+  since: 1,
+  before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: logsumexpOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

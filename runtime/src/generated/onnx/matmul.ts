@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { matmulOp } from '../api/matmul.ts';
-/** Imports an ONNX MatMul node (opset 17) as raf.op.matmul. */
+/** Imports an ONNX MatMul node (opset 1 on, in the form of opset 17) as raf.op.matmul. */
 export const matmulOnnx: OnnxMapping | null = {
   onnxOp: 'MatMul',
   opset: 17,
+  since: 1,
   op: matmulOp,
   inputs: ['a', 'b'],
   attrs: {},

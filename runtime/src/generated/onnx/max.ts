@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { maxOp } from '../api/max.ts';
-/** Imports an ONNX ReduceMax node (opset 18) as raf.op.max. */
+/** Imports an ONNX ReduceMax node (opset 1 on, in the form of opset 18) as raf.op.max. */
 export const maxOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceMax',
   opset: 18,
+  since: 1,
+  before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: maxOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

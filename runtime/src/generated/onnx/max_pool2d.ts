@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { maxPool2dOp } from '../api/max_pool2d.ts';
-/** Imports an ONNX MaxPool node (opset 12) as raf.op.max_pool2d. */
+/** Imports an ONNX MaxPool node (opset 1 on, in the form of opset 12) as raf.op.max_pool2d. */
 export const maxPool2dOnnx: OnnxMapping | null = {
   onnxOp: 'MaxPool',
   opset: 12,
+  since: 1,
+  accept: { ceil_mode: 0, storage_order: 0, auto_pad: 'NOTSET', dilations: [1, 1] },
   op: maxPool2dOp,
   inputs: ['x'],
   attrs: { kernel_shape: 'kernel', strides: 'stride', pads: 'padding' },

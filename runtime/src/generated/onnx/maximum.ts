@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { maximumOp } from '../api/maximum.ts';
-/** Imports an ONNX Max node (opset 17) as raf.op.maximum. */
+/** Imports an ONNX Max node (opset 8 on, in the form of opset 17) as raf.op.maximum. */
 export const maximumOnnx: OnnxMapping | null = {
   onnxOp: 'Max',
   opset: 17,
+  since: 8,
   op: maximumOp,
   inputs: ['a', 'b'],
   attrs: {},

@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { meanOp } from '../api/mean.ts';
-/** Imports an ONNX ReduceMean node (opset 18) as raf.op.mean. */
+/** Imports an ONNX ReduceMean node (opset 1 on, in the form of opset 18) as raf.op.mean. */
 export const meanOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceMean',
   opset: 18,
+  since: 1,
+  before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: meanOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { minOp } from '../api/min.ts';
-/** Imports an ONNX ReduceMin node (opset 18) as raf.op.min. */
+/** Imports an ONNX ReduceMin node (opset 1 on, in the form of opset 18) as raf.op.min. */
 export const minOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceMin',
   opset: 18,
+  since: 1,
+  before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: minOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

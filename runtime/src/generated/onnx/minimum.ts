@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { minimumOp } from '../api/minimum.ts';
-/** Imports an ONNX Min node (opset 17) as raf.op.minimum. */
+/** Imports an ONNX Min node (opset 8 on, in the form of opset 17) as raf.op.minimum. */
 export const minimumOnnx: OnnxMapping | null = {
   onnxOp: 'Min',
   opset: 17,
+  since: 8,
   op: minimumOp,
   inputs: ['a', 'b'],
   attrs: {},

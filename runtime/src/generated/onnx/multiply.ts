@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { multiplyOp } from '../api/multiply.ts';
-/** Imports an ONNX Mul node (opset 17) as raf.op.multiply. */
+/** Imports an ONNX Mul node (opset 7 on, in the form of opset 17) as raf.op.multiply. */
 export const multiplyOnnx: OnnxMapping | null = {
   onnxOp: 'Mul',
   opset: 17,
+  since: 7,
   op: multiplyOp,
   inputs: ['a', 'b'],
   attrs: {},

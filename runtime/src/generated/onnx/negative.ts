@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { negativeOp } from '../api/negative.ts';
-/** Imports an ONNX Neg node (opset 17) as raf.op.negative. */
+/** Imports an ONNX Neg node (opset 6 on, in the form of opset 17) as raf.op.negative. */
 export const negativeOnnx: OnnxMapping | null = {
   onnxOp: 'Neg',
   opset: 17,
+  since: 6,
   op: negativeOp,
   inputs: ['x'],
   attrs: {},

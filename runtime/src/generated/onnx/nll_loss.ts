@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { nllLossOp } from '../api/nll_loss.ts';
-/** Imports an ONNX NegativeLogLikelihoodLoss node (opset 13) as raf.op.nll_loss. */
+/** Imports an ONNX NegativeLogLikelihoodLoss node (opset 13 on, in the form of opset 13) as raf.op.nll_loss. */
 export const nllLossOnnx: OnnxMapping | null = {
   onnxOp: 'NegativeLogLikelihoodLoss',
   opset: 13,
+  since: 13,
   op: nllLossOp,
   inputs: ['x', 'target'],
   attrs: {},

@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { padOp } from '../api/pad.ts';
-/** Imports an ONNX Pad node (opset 13) as raf.op.pad. */
+/** Imports an ONNX Pad node (opset 2 on, in the form of opset 13) as raf.op.pad. */
 export const padOnnx: OnnxMapping | null = {
   onnxOp: 'Pad',
   opset: 13,
+  since: 2,
+  before: [{ until: 11, inputs: ['x'], attrs: { pads: 'pads', value: 'value' }, defaults: {} }],
+  accept: { mode: 'constant' },
   op: padOp,
   inputs: ['x', 'pads', 'value'],
   attrs: {},

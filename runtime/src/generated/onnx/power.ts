@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { powerOp } from '../api/power.ts';
-/** Imports an ONNX Pow node (opset 17) as raf.op.power. */
+/** Imports an ONNX Pow node (opset 7 on, in the form of opset 17) as raf.op.power. */
 export const powerOnnx: OnnxMapping | null = {
   onnxOp: 'Pow',
   opset: 17,
+  since: 7,
   op: powerOp,
   inputs: ['a', 'b'],
   attrs: {},

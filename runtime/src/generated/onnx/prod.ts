@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { prodOp } from '../api/prod.ts';
-/** Imports an ONNX ReduceProd node (opset 18) as raf.op.prod. */
+/** Imports an ONNX ReduceProd node (opset 1 on, in the form of opset 18) as raf.op.prod. */
 export const prodOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceProd',
   opset: 18,
+  since: 1,
+  before: [{ until: 18, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: prodOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

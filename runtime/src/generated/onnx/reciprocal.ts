@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { reciprocalOp } from '../api/reciprocal.ts';
-/** Imports an ONNX Reciprocal node (opset 17) as raf.op.reciprocal. */
+/** Imports an ONNX Reciprocal node (opset 6 on, in the form of opset 17) as raf.op.reciprocal. */
 export const reciprocalOnnx: OnnxMapping | null = {
   onnxOp: 'Reciprocal',
   opset: 17,
+  since: 6,
   op: reciprocalOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { reluOp } from '../api/relu.ts';
-/** Imports an ONNX Relu node (opset 17) as raf.op.relu. */
+/** Imports an ONNX Relu node (opset 6 on, in the form of opset 17) as raf.op.relu. */
 export const reluOnnx: OnnxMapping | null = {
   onnxOp: 'Relu',
   opset: 17,
+  since: 6,
   op: reluOp,
   inputs: ['x'],
   attrs: {},

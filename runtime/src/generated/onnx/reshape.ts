@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { reshapeOp } from '../api/reshape.ts';
-/** Imports an ONNX Reshape node (opset 17) as raf.op.reshape. */
+/** Imports an ONNX Reshape node (opset 5 on, in the form of opset 17) as raf.op.reshape. */
 export const reshapeOnnx: OnnxMapping | null = {
   onnxOp: 'Reshape',
   opset: 17,
+  since: 5,
+  accept: { allowzero: 0 },
   op: reshapeOp,
   inputs: ['x', 'shape'],
   attrs: {},

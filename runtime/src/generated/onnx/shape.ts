@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { shapeOp } from '../api/shape.ts';
-/** Imports an ONNX Shape node (opset 17) as raf.op.shape. */
+/** Imports an ONNX Shape node (opset 1 on, in the form of opset 17) as raf.op.shape. */
 export const shapeOnnx: OnnxMapping | null = {
   onnxOp: 'Shape',
   opset: 17,
+  since: 1,
   op: shapeOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { sigmoidOp } from '../api/sigmoid.ts';
-/** Imports an ONNX Sigmoid node (opset 17) as raf.op.sigmoid. */
+/** Imports an ONNX Sigmoid node (opset 6 on, in the form of opset 17) as raf.op.sigmoid. */
 export const sigmoidOnnx: OnnxMapping | null = {
   onnxOp: 'Sigmoid',
   opset: 17,
+  since: 6,
   op: sigmoidOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { sinOp } from '../api/sin.ts';
-/** Imports an ONNX Sin node (opset 17) as raf.op.sin. */
+/** Imports an ONNX Sin node (opset 7 on, in the form of opset 17) as raf.op.sin. */
 export const sinOnnx: OnnxMapping | null = {
   onnxOp: 'Sin',
   opset: 17,
+  since: 7,
   op: sinOp,
   inputs: ['x'],
   attrs: {},

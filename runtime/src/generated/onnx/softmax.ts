@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { softmaxOp } from '../api/softmax.ts';
-/** Imports an ONNX Softmax node (opset 13) as raf.op.softmax. */
+/** Imports an ONNX Softmax node (opset 13 on, in the form of opset 13) as raf.op.softmax. */
 export const softmaxOnnx: OnnxMapping | null = {
   onnxOp: 'Softmax',
   opset: 13,
+  since: 13,
   op: softmaxOp,
   inputs: ['x'],
   attrs: { axis: 'axis' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { softplusOp } from '../api/softplus.ts';
-/** Imports an ONNX Softplus node (opset 17) as raf.op.softplus. */
+/** Imports an ONNX Softplus node (opset 1 on, in the form of opset 17) as raf.op.softplus. */
 export const softplusOnnx: OnnxMapping | null = {
   onnxOp: 'Softplus',
   opset: 17,
+  since: 1,
   op: softplusOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { splitOp } from '../api/split.ts';
-/** Imports an ONNX Split node (opset 13) as raf.op.split. */
+/** Imports an ONNX Split node (opset 2 on, in the form of opset 13) as raf.op.split. */
 export const splitOnnx: OnnxMapping | null = {
   onnxOp: 'Split',
   opset: 13,
+  since: 2,
+  before: [{ until: 13, inputs: ['x'], attrs: { axis: 'axis', split: 'indices_or_sections' }, defaults: {} }],
+  accept: { num_outputs: null },
   op: splitOp,
   inputs: ['x', 'indices_or_sections'],
   attrs: { axis: 'axis' },

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { sqrtOp } from '../api/sqrt.ts';
-/** Imports an ONNX Sqrt node (opset 17) as raf.op.sqrt. */
+/** Imports an ONNX Sqrt node (opset 6 on, in the form of opset 17) as raf.op.sqrt. */
 export const sqrtOnnx: OnnxMapping | null = {
   onnxOp: 'Sqrt',
   opset: 17,
+  since: 6,
   op: sqrtOp,
   inputs: ['x'],
   attrs: {},

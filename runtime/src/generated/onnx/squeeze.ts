@@ -2,12 +2,14 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { squeezeOp } from '../api/squeeze.ts';
-/** Imports an ONNX Squeeze node (opset 11) as raf.op.squeeze. */
+/** Imports an ONNX Squeeze node (opset 1 on, in the form of opset 13) as raf.op.squeeze. */
 export const squeezeOnnx: OnnxMapping | null = {
   onnxOp: 'Squeeze',
-  opset: 11,
+  opset: 13,
+  since: 1,
+  before: [{ until: 13, inputs: ['x'], attrs: { axes: 'axis' }, defaults: {} }],
   op: squeezeOp,
-  inputs: ['x'],
-  attrs: { axes: 'axis' },
+  inputs: ['x', 'axis'],
+  attrs: {},
   consts: {},
 };

@@ -2,10 +2,12 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { stridedSliceOp } from '../api/strided_slice.ts';
-/** Imports an ONNX Slice node (opset 13) as raf.op.strided_slice. */
+/** Imports an ONNX Slice node (opset 1 on, in the form of opset 13) as raf.op.strided_slice. */
 export const stridedSliceOnnx: OnnxMapping | null = {
   onnxOp: 'Slice',
   opset: 13,
+  since: 1,
+  before: [{ until: 10, inputs: ['x'], attrs: { starts: 'begin', ends: 'end', axes: 'axes' }, defaults: {} }],
   op: stridedSliceOp,
   inputs: ['x', 'begin', 'end', 'axes', 'strides'],
   attrs: {},

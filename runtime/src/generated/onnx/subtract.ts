@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { subtractOp } from '../api/subtract.ts';
-/** Imports an ONNX Sub node (opset 17) as raf.op.subtract. */
+/** Imports an ONNX Sub node (opset 7 on, in the form of opset 17) as raf.op.subtract. */
 export const subtractOnnx: OnnxMapping | null = {
   onnxOp: 'Sub',
   opset: 17,
+  since: 7,
   op: subtractOp,
   inputs: ['a', 'b'],
   attrs: {},

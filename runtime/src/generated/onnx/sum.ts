@@ -2,10 +2,13 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { sumOp } from '../api/sum.ts';
-/** Imports an ONNX ReduceSum node (opset 13) as raf.op.sum. */
+/** Imports an ONNX ReduceSum node (opset 1 on, in the form of opset 13) as raf.op.sum. */
 export const sumOnnx: OnnxMapping | null = {
   onnxOp: 'ReduceSum',
   opset: 13,
+  since: 1,
+  before: [{ until: 13, inputs: ['x'], attrs: { axes: 'axis', keepdims: 'keepdims' }, defaults: {} }],
+  accept: { noop_with_empty_axes: 0 },
   op: sumOp,
   inputs: ['x', 'axis'],
   attrs: { keepdims: 'keepdims' },

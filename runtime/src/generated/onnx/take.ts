@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { takeOp } from '../api/take.ts';
-/** Imports an ONNX Gather node (opset 17) as raf.op.take. */
+/** Imports an ONNX Gather node (opset 1 on, in the form of opset 17) as raf.op.take. */
 export const takeOnnx: OnnxMapping | null = {
   onnxOp: 'Gather',
   opset: 17,
+  since: 1,
   op: takeOp,
   inputs: ['x', 'indices'],
   attrs: { axis: 'axis' },

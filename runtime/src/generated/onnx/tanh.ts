@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { tanhOp } from '../api/tanh.ts';
-/** Imports an ONNX Tanh node (opset 17) as raf.op.tanh. */
+/** Imports an ONNX Tanh node (opset 6 on, in the form of opset 17) as raf.op.tanh. */
 export const tanhOnnx: OnnxMapping | null = {
   onnxOp: 'Tanh',
   opset: 17,
+  since: 6,
   op: tanhOp,
   inputs: ['x'],
   attrs: {},

@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { transposeOp } from '../api/transpose.ts';
-/** Imports an ONNX Transpose node (opset 17) as raf.op.transpose. */
+/** Imports an ONNX Transpose node (opset 1 on, in the form of opset 17) as raf.op.transpose. */
 export const transposeOnnx: OnnxMapping | null = {
   onnxOp: 'Transpose',
   opset: 17,
+  since: 1,
   op: transposeOp,
   inputs: ['x'],
   attrs: { perm: 'axes' },

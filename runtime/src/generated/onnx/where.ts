@@ -2,10 +2,11 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { whereOp } from '../api/where.ts';
-/** Imports an ONNX Where node (opset 17) as raf.op.where. */
+/** Imports an ONNX Where node (opset 9 on, in the form of opset 17) as raf.op.where. */
 export const whereOnnx: OnnxMapping | null = {
   onnxOp: 'Where',
   opset: 17,
+  since: 9,
   op: whereOp,
   inputs: ['condition', 'x', 'y'],
   attrs: {},

@@ -9,6 +9,7 @@ import { argminCompute } from './argmin.ts';
 import { avgPool2dCompute } from './avg_pool2d.ts';
 import { avgPool2dDxCompute } from './avg_pool2d_dx.ts';
 import { batchMatmulCompute } from './batch_matmul.ts';
+import { batchNormCompute } from './batch_norm.ts';
 import { biasAddCompute } from './bias_add.ts';
 import { castCompute } from './cast.ts';
 import { clipCompute } from './clip.ts';
@@ -35,8 +36,14 @@ import { expCompute } from './exp.ts';
 import { expandDimsCompute } from './expand_dims.ts';
 import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
+import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
+import { globalMaxPool2dCompute } from './global_max_pool2d.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { hardSigmoidCompute } from './hard_sigmoid.ts';
+import { hardSigmoidDxCompute } from './hard_sigmoid_dx.ts';
+import { hardswishCompute } from './hardswish.ts';
+import { hardswishDxCompute } from './hardswish_dx.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { layoutTransformCompute } from './layout_transform.ts';
@@ -113,6 +120,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   avg_pool2d: avgPool2dCompute,
   avg_pool2d_dx: avgPool2dDxCompute,
   batch_matmul: batchMatmulCompute,
+  batch_norm: batchNormCompute,
   bias_add: biasAddCompute,
   cast: castCompute,
   clip: clipCompute,
@@ -139,8 +147,14 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   expand_dims: expandDimsCompute,
   gelu: geluCompute,
   gelu_dx: geluDxCompute,
+  global_avg_pool2d: globalAvgPool2dCompute,
+  global_max_pool2d: globalMaxPool2dCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  hard_sigmoid: hardSigmoidCompute,
+  hard_sigmoid_dx: hardSigmoidDxCompute,
+  hardswish: hardswishCompute,
+  hardswish_dx: hardswishDxCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   layout_transform: layoutTransformCompute,

@@ -1,66 +1,74 @@
 // FromOnnx: converts an ONNX model into a raf-op graph through the generated ONNX mappings (one per spec with `onnx:`).
+// Values known at import (initializers, Constant nodes, shapes of typed values) are computed eagerly as they are met,
+// so shape subgraphs (Shape → Gather → Concat → Reshape) fold away and only the data path is recorded.
 
 import { CPU, type Device } from '../../device.ts';
 import { invoke } from '../../dispatch.ts';
 import type { DType } from '../../dtype.ts';
-import { Tensor, tensor } from '../../tensor.ts';
+import { Tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
+import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
+import { constTensor, onnxDType, valuesOf } from '../onnx/values.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
-import { decodeOnnx, type OnnxAttr, type OnnxModel, type OnnxNode, type OnnxTensor } from '../onnx/proto.ts';
+import {
+  decodeOnnx,
+  isOnnxGraph,
+  type OnnxAttr,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxNode,
+  type OnnxTensor,
+} from '../onnx/proto.ts';
 import { Recorder } from '../trace.ts';
 
 export interface FromOnnxOptions {
   readonly device?: Device;
   /** Concrete sizes for symbolic input dims (`batch`), by input name. */
   readonly shapes?: Readonly<Record<string, readonly number[]>>;
+  /** Inputs whose values are fixed for this import (a sample rate): they fold like initializers. */
+  readonly constants?: Readonly<Record<string, Tensor>>;
+}
+
+export const nodeLabel = (node: OnnxNode, k: number): string =>
+  `node ${k} (${node.name ? `'${node.name}', ` : ''}${node.opType})`;
+
+/** How this opset spells a mapping: its inputs, attrs and defaults after the older forms the opset falls under. */
+function formOf(m: OnnxMapping, opset: number) {
+  let inputs = m.inputs;
+  let attrs = m.attrs;
+  let defaults: Record<string, unknown> = { ...(m.defaults ?? {}) };
+  for (const f of m.before ?? []) {
+    if (opset >= f.until) continue;
+    inputs = f.inputs ?? inputs;
+    attrs = f.attrs ?? attrs;
+    defaults = { ...defaults, ...f.defaults };
+  }
+  return { inputs, attrs, defaults };
 }
 
 /**
- * The mappings that may import a node, best first: consts must match, and the newest opset the model
- * reaches wins; several ops may share an ONNX op (MatMul is matmul and batch_matmul), so callers try each.
+ * The mappings that may import a node, best first: consts must match, and the model's opset must be one the
+ * mapping covers; several ops may share an ONNX op (MatMul is matmul and batch_matmul), so callers try each.
  */
-function mappingsFor(node: OnnxNode, opset: number, where: string): OnnxMapping[] {
+function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
   const named = ONNX_MAPPINGS.filter((m): m is OnnxMapping => m !== null && m.onnxOp === node.opType);
   if (!named.length)
-    throw new Error(
-      `FromOnnx ${where}: no raf-op spec maps ONNX op '${node.opType}' (add an onnx: mapping to the op's spec)`,
-    );
+    throw new Error(`no raf-op spec maps ONNX op '${node.opType}' (add an onnx: mapping to the op's spec)`);
   const all = named.filter((m) =>
     Object.entries(m.consts).every(([k, v]) => node.attrs.find((a) => a.name === k)?.value === v),
   );
   if (!all.length) {
     const wants = named.map((m) => `raf.op.${m.op.name} needs ${JSON.stringify(m.consts)}`).join('; ');
-    throw new Error(`FromOnnx ${where}: this ${node.opType} has attributes no mapping takes (${wants})`);
+    throw new Error(`this ${node.opType} has attributes no mapping takes (${wants})`);
   }
-  const usable = all.filter((m) => m.opset <= opset).sort((a, b) => b.opset - a.opset);
-  if (!usable.length) {
+  const usable = all.filter((m) => m.since <= opset);
+  if (!usable.length)
     throw new Error(
-      `FromOnnx ${where}: ${node.opType} is mapped for opset ${all.map((m) => m.opset).join('/')}, the model imports opset ${opset}`,
+      `${node.opType} is mapped from opset ${Math.min(...all.map((m) => m.since))} on, the model imports opset ${opset}`,
     );
-  }
   return usable;
-}
-
-/** ONNX element type codes a `dtype` arg can take (Cast's `to`). */
-const ONNX_DTYPES: Readonly<Record<number, DType>> = {
-  1: 'float32',
-  6: 'int32',
-  9: 'bool',
-  10: 'float16',
-  11: 'float64',
-};
-
-function onnxDType(code: number, where: string): DType {
-  const d = ONNX_DTYPES[code];
-  if (!d) throw new Error(`FromOnnx ${where}: ONNX element type ${code} has no raf-op dtype`);
-  return d;
-}
-
-function constTensor(t: OnnxTensor): Tensor {
-  // int64 tensors that reach a tensor arg are narrowed to int32, the widest integer dtype the runtime has.
-  return tensor(t.values, { dtype: t.dtype === 'int64' ? 'int32' : t.dtype, shape: t.shape });
 }
 
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
@@ -68,122 +76,184 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
   const m = model instanceof Uint8Array ? decodeOnnx(model) : model;
   const device = opts.device ?? CPU;
   const rec = new Recorder();
-  const consts = new Map<string, OnnxTensor>(m.initializers.map((t) => [t.name, t]));
   const values = new Map<string, Tensor>();
+  for (const t of m.initializers) values.set(t.name, constTensor(t));
   const params: Var[] = [];
   for (const input of m.inputs) {
-    if (consts.has(input.name)) continue;
+    if (values.has(input.name)) continue;
+    const fixed = opts.constants?.[input.name];
+    if (fixed) {
+      values.set(input.name, fixed);
+      continue;
+    }
     const shape = opts.shapes?.[input.name] ?? input.shape;
     if (!shape || shape.some((d) => typeof d !== 'number')) {
       throw new Error(
         `FromOnnx: input '${input.name}' has shape [${input.shape?.join(', ') ?? '?'}]; pass concrete sizes in opts.shapes`,
       );
     }
-    if (!input.dtype || input.dtype === 'int64')
-      throw new Error(`FromOnnx: input '${input.name}' has dtype ${input.dtype ?? 'unknown'}`);
-    const v = mkVar({ shape: shape as number[], dtype: input.dtype }, device, input.name.replace(/\W/g, '_'));
+    if (!input.dtype) throw new Error(`FromOnnx: input '${input.name}' has no tensor element type`);
+    // int64 inputs (token ids, sample rates) run as int32; the session checks the values fit.
+    const dtype: DType = input.dtype === 'int64' ? 'int32' : input.dtype;
+    const v = mkVar({ shape: shape as number[], dtype }, device, input.name);
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
   }
-
-  rec.run(() => {
-    m.nodes.forEach((node, k) => {
-      const where = `node ${k} (${node.name || node.opType})`;
-      if (node.opType === 'Constant') {
-        const v = node.attrs.find((a) => a.name === 'value');
-        if (!v || typeof v.value !== 'object' || Array.isArray(v.value))
-          throw new Error(`FromOnnx ${where}: Constant without a tensor 'value'`);
-        consts.set(node.outputs[0]!, v.value);
-        return;
-      }
-      const errors: string[] = [];
-      for (const map of mappingsFor(node, m.opset, where)) {
-        try {
-          const result = invoke(map.op, [], argsFor(node, map, values, consts, where)) as Tensor | readonly Tensor[];
-          // A tuple op (Split) gives one tensor per node output.
-          const outs = result instanceof Tensor ? [result] : result;
-          if (outs.length < node.outputs.length)
-            throw new Error(`raf.op.${map.op.name} gives ${outs.length} outputs, the node has ${node.outputs.length}`);
-          node.outputs.forEach((o, i) => o && values.set(o, outs[i]!));
-          return;
-        } catch (e) {
-          errors.push((e as Error).message);
-        }
-      }
-      throw new Error(`FromOnnx ${where}: ${errors.join('; ')}`);
-    });
-  });
+  try {
+    rec.run(() => convertGraph(m, m.opset, values));
+  } catch (e) {
+    throw new Error(`FromOnnx ${(e as Error).message}`);
+  }
   const outputs = m.outputs.map((o) => {
-    const t = values.get(o.name) ?? (consts.has(o.name) ? constTensor(consts.get(o.name)!) : undefined);
+    const t = values.get(o.name);
     if (!t) throw new Error(`FromOnnx: graph output '${o.name}' is never computed`);
     return rec.atomOf(t);
   });
   return { params, nodes: rec.nodes, outputs };
 }
 
+/** Converts every node of `g` in order, reading and writing `values` (a subgraph sees its enclosing graph's values). */
+export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Tensor>): void {
+  for (const t of g.initializers) values.set(t.name, constTensor(t));
+  g.nodes.forEach((node, k) => {
+    try {
+      convertNode(node, opset, values);
+    } catch (e) {
+      // Nested graphs prefix their own nodes: "node 3 ('If_0', If): then_branch: node 1 (Conv): ...".
+      throw new Error(`${nodeLabel(node, k)}: ${(e as Error).message}`);
+    }
+  });
+}
+
+function convertNode(node: OnnxNode, opset: number, values: Map<string, Tensor>): void {
+  if (node.domain && node.domain !== 'ai.onnx')
+    throw new Error(`ONNX domain '${node.domain}' is not imported (only the default domain)`);
+  const read = (i: number): Tensor | undefined => {
+    const name = node.inputs[i];
+    if (!name) return undefined;
+    const t = values.get(name);
+    if (!t) throw new Error(`input '${name}' is not computed before it is read`);
+    return t;
+  };
+  const ctx: ImportContext = {
+    node,
+    opset,
+    input: read,
+    attr: (name) => node.attrs.find((a) => a.name === name)?.value,
+    subgraph: (g: OnnxGraph): Tensor[] => {
+      const scope = new Map(values);
+      convertGraph(g, opset, scope);
+      return g.outputs.map((o): Tensor => {
+        const t = scope.get(o.name);
+        if (!t) throw new Error(`subgraph output '${o.name}' is never computed`);
+        return t;
+      });
+    },
+    mapped: (opType, inputs, attrs) =>
+      mappedCall({ ...node, opType, inputs: inputs.map((_, i) => (inputs[i] ? `#${i}` : '')), attrs }, opset, (n) =>
+        n ? inputs[Number(n.slice(1))] : undefined,
+      ),
+  };
+  const form = IMPORTER_FORMS[node.opType];
+  const outs = form?.(ctx) ?? mappedCall(node, opset, (name) => (name ? read(node.inputs.indexOf(name)) : undefined));
+  if (outs.length < node.outputs.filter(Boolean).length)
+    throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);
+  node.outputs.forEach((o, i) => o && outs[i] && values.set(o, outs[i]!));
+}
+
+/** Imports a node through the generated mappings: the first that takes it wins. */
+function mappedCall(node: OnnxNode, opset: number, lookup: (name: string) => Tensor | undefined): Tensor[] {
+  const errors: string[] = [];
+  for (const map of mappingsFor(node, opset)) {
+    let kw: Record<string, unknown>;
+    try {
+      kw = argsFor(node, map, opset, lookup);
+    } catch (e) {
+      errors.push(`raf.op.${map.op.name}: ${(e as Error).message}`);
+      continue;
+    }
+    try {
+      const result = invoke(map.op, [], kw) as Tensor | readonly Tensor[];
+      // A tuple op (Split) gives one tensor per node output.
+      return result instanceof Tensor ? [result] : [...result];
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  throw new Error(errors.join('; '));
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** Keyword args of the mapped op for one node: inputs by position, constant inputs as lists, attributes renamed. */
 function argsFor(
   node: OnnxNode,
   map: OnnxMapping,
-  values: ReadonlyMap<string, Tensor>,
-  consts: ReadonlyMap<string, OnnxTensor>,
-  where: string,
+  opset: number,
+  lookup: (name: string) => Tensor | undefined,
 ): Record<string, unknown> {
+  const { inputs, attrs, defaults } = formOf(map, opset);
   const fields = map.op.schema.fields;
   const kw: Record<string, unknown> = {};
   // A Tensor[] arg takes every ONNX input beyond the other mapped ones (Concat's variadic inputs).
-  const listAt = map.inputs.findIndex((a) => fields.find((f) => f.name === a)?.type === 'Tensor[]');
-  const extra = Math.max(0, node.inputs.length - map.inputs.length);
+  const listAt = inputs.findIndex((a) => fields.find((f) => f.name === a)?.type === 'Tensor[]');
+  const extra = Math.max(0, node.inputs.length - inputs.length);
   const argAt = (i: number) => (listAt < 0 || i < listAt ? i : i <= listAt + extra ? listAt : i - extra);
+  const convertValue = (arg: string, value: readonly number[] | null) => {
+    const conversion = map.convert?.[arg];
+    return conversion ? ONNX_CONVERSION_RULES[conversion].fromOnnx(value, node.outputs.length) : undefined;
+  };
   node.inputs.forEach((name, i) => {
     if (!name) return;
-    const arg = map.inputs[argAt(i)];
-    if (!arg)
-      throw new Error(
-        `${node.opType} has ${node.inputs.length} inputs, raf.op.${map.op.name} maps ${map.inputs.length}`,
-      );
+    const arg = inputs[argAt(i)];
+    if (!arg) throw new Error(`${node.opType} has ${node.inputs.length} inputs, the mapping takes ${inputs.length}`);
     const field = fields.find((f) => f.name === arg)!;
-    const c = consts.get(name);
-    const conversion = map.convert?.[arg];
+    const t = lookup(name);
+    if (!t) throw new Error(`input '${name}' is not computed before it is read`);
     if (field.type.startsWith('Tensor')) {
-      const t = values.get(name) ?? (c ? constTensor(c) : undefined);
-      if (!t) throw new Error(`input '${name}' is not computed before it is read`);
       if (field.type === 'Tensor[]') kw[arg] = [...((kw[arg] as Tensor[] | undefined) ?? []), t];
       else kw[arg] = t;
-    } else if (conversion) {
-      if (!c)
-        throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
-      kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(c.values as number[], node.outputs.length);
-    } else {
-      // ONNX passes some of our non-tensor args as constant inputs (ReduceSum's axes, Reshape's shape).
-      if (!c)
-        throw new Error(`input '${name}' must be a constant, raf.op.${map.op.name} takes '${arg}' as ${field.type}`);
-      kw[arg] = field.type.startsWith('int[]') || field.type === 'int|int[]' ? c.values : c.values[0];
+      return;
     }
+    // ONNX passes some of our non-tensor args as inputs (ReduceSum's axes, Reshape's shape): they must be known now.
+    const v = valuesOf(t, `input '${name}' ('${arg}', a ${field.type})`);
+    kw[arg] =
+      convertValue(arg, v) ??
+      (field.type.startsWith('int[]') || field.type.startsWith('float[]') || field.type === 'int|int[]' ? v : v[0]);
   });
   // An omitted input still has a value of ours (Split without sizes: as many equal sections as outputs).
-  for (const [arg, conversion] of Object.entries(map.convert ?? {})) {
-    if (!(arg in kw)) kw[arg] = ONNX_CONVERSION_RULES[conversion].fromOnnx(null, node.outputs.length);
-  }
+  for (const arg of Object.keys(map.convert ?? {})) if (!(arg in kw)) kw[arg] = convertValue(arg, null);
+  // An omitted input that ONNX gives a default (Clip's min and max).
+  for (const arg of inputs) if (!(arg in kw) && arg in defaults) kw[arg] = defaults[arg];
   // An omitted attribute means ONNX's default, not ours (ReduceSum keeps dims unless told otherwise).
   const given = new Set(node.attrs.map((a) => a.name));
-  const omitted = Object.entries(map.defaults ?? {})
-    .filter(([k]) => !given.has(k))
-    .map(([name, value]) => ({ name, value }));
+  const omitted = Object.entries(defaults)
+    .filter(([k]) => !given.has(k) && k in attrs)
+    .map(([name, value]) => ({ name, value }) as OnnxAttr);
   for (const a of [...node.attrs, ...omitted]) {
     if (a.name in map.consts) continue;
-    const arg = map.attrs[a.name];
-    if (!arg)
-      throw new Error(
-        `${node.opType} attribute '${a.name}' has no raf.op.${map.op.name} arg; mapped: ${Object.keys(map.attrs).join(', ') || 'none'}`,
-      );
+    const arg = attrs[a.name];
+    if (!arg) {
+      const accept = map.accept ?? {};
+      if (a.name in accept && (accept[a.name] === null || sameValue(accept[a.name], a.value))) continue;
+      if (a.name in accept)
+        throw new Error(
+          `attribute ${a.name} = ${JSON.stringify(a.value)} is not supported (only ${JSON.stringify(accept[a.name])})`,
+        );
+      throw new Error(`attribute '${a.name}' has no arg; mapped: ${Object.keys(attrs).join(', ') || 'none'}`);
+    }
+    if (isOnnxGraph(a.value) || (Array.isArray(a.value) && isOnnxGraph(a.value[0])))
+      throw new Error(`attribute '${a.name}' is a graph`);
     const field = fields.find((f) => f.name === arg)!;
     kw[arg] =
-      field.type === 'bool'
+      convertValue(arg, a.value as number[]) ??
+      (field.type === 'bool'
         ? Boolean(a.value)
         : field.type.startsWith('dtype') && typeof a.value === 'number'
-          ? onnxDType(a.value, where)
-          : a.value;
+          ? onnxDType(a.value)
+          : a.value);
   }
   return kw;
 }

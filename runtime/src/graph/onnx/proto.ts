@@ -25,9 +25,11 @@ const root = protobuf.Root.fromJSON({
             i: f('int64', 3),
             s: f('bytes', 4),
             t: f('TensorProto', 5),
+            g: f('GraphProto', 6),
             floats: r('float', 7, unpacked),
             ints: r('int64', 8, unpacked),
             strings: r('bytes', 9),
+            graphs: r('GraphProto', 11),
             type: f('int32', 20),
           },
         },
@@ -52,6 +54,7 @@ const root = protobuf.Root.fromJSON({
             initializer: r('TensorProto', 5),
             input: r('ValueInfoProto', 11),
             output: r('ValueInfoProto', 12),
+            valueInfo: r('ValueInfoProto', 13),
           },
         },
         TensorProto: {
@@ -86,15 +89,43 @@ const root = protobuf.Root.fromJSON({
 });
 const ModelProto = root.lookupType('onnx.ModelProto');
 
-/** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes). */
+/** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes), narrower integers widen. */
 const ELEM: Readonly<Record<number, DType | 'int64'>> = {
   1: 'float32',
+  2: 'int32', // uint8
+  3: 'int32', // int8
+  4: 'int32', // uint16
+  5: 'int32', // int16
   6: 'int32',
   7: 'int64',
   9: 'bool',
   10: 'float16',
   11: 'float64',
 };
+
+/** Raw-data readers per ONNX element type code (little-endian, as onnx.proto stores raw_data). */
+const RAW: Readonly<Record<number, (buf: ArrayBuffer) => ArrayLike<number>>> = {
+  1: (b) => new Float32Array(b),
+  2: (b) => new Uint8Array(b),
+  3: (b) => new Int8Array(b),
+  4: (b) => new Uint16Array(b),
+  5: (b) => new Int16Array(b),
+  6: (b) => new Int32Array(b),
+  7: (b) => Array.from(new BigInt64Array(b), Number),
+  9: (b) => new Uint8Array(b),
+  10: (b) => Array.from(new Uint16Array(b), halfToNumber),
+  11: (b) => new Float64Array(b),
+};
+
+/** IEEE half bits → number. */
+function halfToNumber(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
 
 export interface OnnxTensor {
   readonly name: string;
@@ -105,7 +136,7 @@ export interface OnnxTensor {
 
 export interface OnnxAttr {
   readonly name: string;
-  readonly value: number | number[] | string | OnnxTensor;
+  readonly value: number | number[] | string | OnnxTensor | OnnxGraph | OnnxGraph[];
 }
 
 export interface OnnxNode {
@@ -123,12 +154,21 @@ export interface OnnxValueInfo {
   readonly shape: (number | string)[] | null;
 }
 
-export interface OnnxModel {
-  readonly opset: number;
+/** A graph: the model's main graph, or a control-flow body (If's branches, Loop's body). */
+export interface OnnxGraph {
+  readonly name?: string;
   readonly nodes: readonly OnnxNode[];
   readonly initializers: readonly OnnxTensor[];
   readonly inputs: readonly OnnxValueInfo[];
   readonly outputs: readonly OnnxValueInfo[];
+}
+
+export interface OnnxModel extends OnnxGraph {
+  readonly opset: number;
+}
+
+export function isOnnxGraph(v: unknown): v is OnnxGraph {
+  return typeof v === 'object' && v !== null && 'nodes' in v;
 }
 
 function elemType(code: number, what: string): DType | 'int64' {
@@ -143,30 +183,21 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
   const raw: Uint8Array | undefined = t.rawData;
   let values: number[];
   if (raw && raw.length) {
-    const buf = new Uint8Array(raw).buffer;
-    const view =
-      dtype === 'float32'
-        ? new Float32Array(buf)
-        : dtype === 'float64'
-          ? new Float64Array(buf)
-          : dtype === 'int32'
-            ? new Int32Array(buf)
-            : dtype === 'int64'
-              ? Array.from(new BigInt64Array(buf), Number)
-              : dtype === 'bool'
-                ? new Uint8Array(buf)
-                : null;
-    if (!view) throw new Error(`FromOnnx: raw ${dtype} data in tensor '${t.name}' is not supported`);
-    values = Array.from(view as ArrayLike<number>);
+    const read = RAW[t.dataType];
+    if (!read)
+      throw new Error(`FromOnnx: raw data of element type ${t.dataType} in tensor '${t.name}' is not supported`);
+    values = Array.from(read(new Uint8Array(raw).buffer));
   } else {
     const lists = [t.floatData, t.doubleData, t.int64Data, t.int32Data] as (unknown[] | undefined)[];
     values = (lists.find((l) => l && l.length) ?? []).map(Number);
+    // float16 in int32_data holds the bits.
+    if (t.dataType === 10) values = values.map(halfToNumber);
   }
   return { name: t.name ?? '', dtype, shape, values };
 }
 
 function attrOf(a: Record<string, any>): OnnxAttr {
-  // AttributeType: FLOAT 1, INT 2, STRING 3, TENSOR 4, FLOATS 6, INTS 7.
+  // AttributeType: FLOAT 1, INT 2, STRING 3, TENSOR 4, GRAPH 5, FLOATS 6, INTS 7, STRINGS 8, GRAPHS 10.
   switch (a.type) {
     case 1:
       return { name: a.name, value: a.f ?? 0 };
@@ -178,10 +209,19 @@ function attrOf(a: Record<string, any>): OnnxAttr {
       return { name: a.name, value: tensorOf(a.t) };
     case 6:
       return { name: a.name, value: (a.floats ?? []).map(Number) };
+    case 5:
+      return { name: a.name, value: graphOf(a.g ?? {}) };
     case 7:
       return { name: a.name, value: (a.ints ?? []).map(Number) };
+    case 8:
+      return {
+        name: a.name,
+        value: (a.strings ?? []).map((b: Uint8Array) => new TextDecoder().decode(b)).join('\u0000'),
+      };
+    case 10:
+      return { name: a.name, value: (a.graphs ?? []).map(graphOf) };
     default:
-      throw new Error(`FromOnnx: attribute '${a.name}' has type ${a.type}, which raf-op does not read`);
+      throw new Error(`attribute '${a.name}' has type ${a.type}, which raf-op does not read`);
   }
 }
 
@@ -196,23 +236,34 @@ function valueInfo(v: Record<string, any>): OnnxValueInfo {
   };
 }
 
-/** Decodes serialized ModelProto bytes into the parts FromOnnx converts. */
-export function decodeOnnx(bytes: Uint8Array): OnnxModel {
-  const m = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
-  const g = m.graph ?? {};
-  const opset = (m.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx')?.version ?? 1;
+function graphOf(g: Record<string, any>): OnnxGraph {
   return {
-    opset: Number(opset),
-    nodes: (g.node ?? []).map((n: any) => ({
-      opType: n.opType,
-      domain: n.domain ?? '',
-      name: n.name ?? '',
-      inputs: n.input ?? [],
-      outputs: n.output ?? [],
-      attrs: (n.attribute ?? []).map(attrOf),
-    })),
+    name: g.name ?? '',
+    nodes: (g.node ?? []).map((n: any, k: number) => {
+      let attrs: OnnxAttr[];
+      try {
+        attrs = (n.attribute ?? []).map(attrOf);
+      } catch (e) {
+        throw new Error(`FromOnnx node ${k} ('${n.name ?? ''}', ${n.opType}): ${(e as Error).message}`);
+      }
+      return {
+        opType: n.opType,
+        domain: n.domain ?? '',
+        name: n.name ?? '',
+        inputs: n.input ?? [],
+        outputs: n.output ?? [],
+        attrs,
+      };
+    }),
     initializers: (g.initializer ?? []).map(tensorOf),
     inputs: (g.input ?? []).map(valueInfo),
     outputs: (g.output ?? []).map(valueInfo),
   };
+}
+
+/** Decodes serialized ModelProto bytes into the parts FromOnnx converts. */
+export function decodeOnnx(bytes: Uint8Array): OnnxModel {
+  const m = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
+  const opset = (m.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx')?.version ?? 1;
+  return { opset: Number(opset), ...graphOf(m.graph ?? {}) };
 }

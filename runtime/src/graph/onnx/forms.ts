@@ -1,0 +1,349 @@
+// Importer forms: ONNX nodes FromOnnx rewrites before (or instead of) the generated mappings, because exporters spell them
+// in ways no single op's signature covers (Conv with a bias and 1-D, Gemm's alpha/beta, Reshape's 0 rule, If on a known
+// condition) or because they only move values known at import (Shape, Size, ConstantOfShape, Range, Identity).
+
+import type { DType } from '../../dtype.ts';
+import { add } from '../../generated/api/add.ts';
+import { cast } from '../../generated/api/cast.ts';
+import { equal } from '../../generated/api/equal.ts';
+import { expandDims } from '../../generated/api/expand_dims.ts';
+import { logSoftmax } from '../../generated/api/log_softmax.ts';
+import { matmul } from '../../generated/api/matmul.ts';
+import { maximum } from '../../generated/api/maximum.ts';
+import { minimum } from '../../generated/api/minimum.ts';
+import { multiply } from '../../generated/api/multiply.ts';
+import { reshape } from '../../generated/api/reshape.ts';
+import { sigmoid } from '../../generated/api/sigmoid.ts';
+import { softmax } from '../../generated/api/softmax.ts';
+import { split } from '../../generated/api/split.ts';
+import { squeeze } from '../../generated/api/squeeze.ts';
+import { take } from '../../generated/api/take.ts';
+import { tanh } from '../../generated/api/tanh.ts';
+import { transpose } from '../../generated/api/transpose.ts';
+import { where } from '../../generated/api/where.ts';
+import { concatenate } from '../../generated/api/concatenate.ts';
+import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
+import { Tensor, tensor, zeros } from '../../tensor.ts';
+import { isSymbolic } from '../trace.ts';
+import { constTensor, onnxDType, valuesOf } from './values.ts';
+import { isOnnxGraph, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
+
+/** What a form sees of the node it imports. */
+export interface ImportContext {
+  readonly node: OnnxNode;
+  readonly opset: number;
+  /** The value of input i; undefined where the node leaves it out. */
+  input(i: number): Tensor | undefined;
+  attr(name: string): OnnxAttr['value'] | undefined;
+  /** Converts a subgraph (If's branches) in a scope that sees this graph's values; its outputs. */
+  subgraph(g: OnnxGraph): Tensor[];
+  /** Imports `opType` over these inputs and attributes through the generated mappings. */
+  mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
+}
+
+/** A form returns the node's outputs, or null to leave the node to the generated mappings. */
+type Form = (ctx: ImportContext) => Tensor[] | null;
+
+const need = (ctx: ImportContext, i: number): Tensor => {
+  const t = ctx.input(i);
+  if (!t) throw new Error(`input ${i} is required`);
+  return t;
+};
+const ints = (ctx: ImportContext, name: string): number[] | undefined => ctx.attr(name) as number[] | undefined;
+const num = (ctx: ImportContext, name: string, dflt: number): number => (ctx.attr(name) as number | undefined) ?? dflt;
+const known = (ctx: ImportContext, i: number, what: string): number[] => valuesOf(need(ctx, i), what);
+
+/** Pads [begin..., end...] for ONNX's auto_pad SAME_UPPER / SAME_LOWER (the extra cell goes at the end / start). */
+function autoPads(
+  mode: string,
+  inShape: readonly number[],
+  kernel: readonly number[],
+  strides: readonly number[],
+  dil: readonly number[],
+) {
+  const n = kernel.length;
+  const pads = new Array<number>(2 * n).fill(0);
+  if (mode === 'VALID') return pads;
+  for (let i = 0; i < n; i++) {
+    const out = Math.ceil(inShape[i]! / strides[i]!);
+    const total = Math.max(0, (out - 1) * strides[i]! + (kernel[i]! - 1) * dil[i]! + 1 - inShape[i]!);
+    const small = Math.floor(total / 2);
+    pads[i] = mode === 'SAME_LOWER' ? total - small : small;
+    pads[i + n] = total - pads[i]!;
+  }
+  return pads;
+}
+
+/** Conv with any of: a bias input, 1-D input, auto_pad, kernel_shape. The 2-D core goes through conv2d's mapping. */
+const conv: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const w = need(ctx, 1);
+  const b = ctx.input(2);
+  const rank = x.shape.length - 2;
+  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D convolution is not imported (1-D and 2-D are)`);
+  const kernel = w.shape.slice(2);
+  const ks = ints(ctx, 'kernel_shape');
+  if (ks && !shapesEqual(ks, kernel))
+    throw new Error(`kernel_shape [${ks.join(', ')}] disagrees with the weight's [${kernel.join(', ')}]`);
+  const strides = ints(ctx, 'strides') ?? kernel.map(() => 1);
+  const dil = ints(ctx, 'dilations') ?? kernel.map(() => 1);
+  const mode = (ctx.attr('auto_pad') as string | undefined) ?? 'NOTSET';
+  const pads =
+    mode === 'NOTSET'
+      ? (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0))
+      : autoPads(mode, x.shape.slice(2), kernel, strides, dil);
+  const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
+  const attrs: OnnxAttr[] = [
+    { name: 'strides', value: as2d(strides, 1) },
+    { name: 'dilations', value: as2d(dil, 1) },
+    { name: 'pads', value: rank === 1 ? [0, pads[0]!, 0, pads[1]!] : pads },
+    { name: 'group', value: num(ctx, 'group', 1) },
+  ];
+  const [x2, w2] = rank === 1 ? [expandDims(x, 2), expandDims(w, 2)] : [x, w];
+  let y = ctx.mapped('Conv', [x2, w2], attrs)[0]!;
+  if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
+  return [rank === 1 ? squeeze(y, [2]) : y];
+};
+
+/** Gemm: alpha · op(A) · op(B) + beta · C; the plain x·Wᵀ + b goes to dense through its mapping. */
+const gemm: Form = (ctx) => {
+  const [a, b, c] = [need(ctx, 0), need(ctx, 1), ctx.input(2)];
+  const [alpha, beta] = [num(ctx, 'alpha', 1), num(ctx, 'beta', 1)];
+  const [ta, tb] = [num(ctx, 'transA', 0), num(ctx, 'transB', 0)];
+  if (alpha === 1 && beta === 1 && !ta && tb && c && c.shape.length === 1)
+    return ctx.mapped('Gemm', [a, b, c], [{ name: 'transB', value: 1 }]);
+  let y = matmul(ta ? transpose(a, [1, 0]) : a, tb ? transpose(b, [1, 0]) : b);
+  if (alpha !== 1) y = multiply(y, alpha);
+  if (c) y = add(y, beta === 1 ? c : multiply(c, beta));
+  return [y];
+};
+
+/** Reshape with ONNX's 0 (copy the input's dim unless allowzero) and -1. */
+const reshapeForm: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const allowzero = num(ctx, 'allowzero', 0);
+  const target = known(ctx, 1, "Reshape's shape").map((d, i) => (d === 0 && !allowzero ? x.shape[i]! : d));
+  return [reshape(x, target)];
+};
+
+const flatten: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const axis = normalizeAxis(num(ctx, 'axis', 1), x.shape.length + 1);
+  return [reshape(x, [sizeOf(x.shape.slice(0, axis)), sizeOf(x.shape.slice(axis))])];
+};
+
+/** Softmax and LogSoftmax before opset 13: over x coerced to 2-D at `axis` (default 1). */
+const oldSoftmax =
+  (log: boolean): Form =>
+  (ctx) => {
+    if (ctx.opset >= 13) return null;
+    const x = need(ctx, 0);
+    const axis = normalizeAxis(num(ctx, 'axis', 1), x.shape.length);
+    const f = log ? logSoftmax : softmax;
+    if (axis === x.shape.length - 1) return [f(x, -1)];
+    const flat = reshape(x, [sizeOf(x.shape.slice(0, axis)), sizeOf(x.shape.slice(axis))]);
+    return [reshape(f(flat, -1), x.shape)];
+  };
+
+const constantForm: Form = (ctx) => {
+  const v = ctx.node.attrs[0];
+  if (!v) throw new Error('Constant without a value');
+  const value = v.value;
+  switch (v.name) {
+    case 'value':
+      return [constTensor(value as OnnxTensor)];
+    case 'value_float':
+      return [tensor([value as number], { dtype: 'float32', shape: [] })];
+    case 'value_floats':
+      return [tensor(value as number[], { dtype: 'float32' })];
+    case 'value_int':
+      return [tensor([value as number], { dtype: 'int32', shape: [] })];
+    case 'value_ints':
+      return [tensor(value as number[], { dtype: 'int32' })];
+    default:
+      throw new Error(`Constant's '${v.name}' is not imported`);
+  }
+};
+
+const intTensor = (values: readonly number[], shape?: readonly number[]) =>
+  tensor(values, { dtype: 'int32', ...(shape ? { shape } : {}) });
+
+const shapeForm: Form = (ctx) => {
+  const s = need(ctx, 0).shape;
+  const n = s.length;
+  const clamp = (v: number) => Math.min(n, Math.max(0, v < 0 ? v + n : v));
+  return [intTensor(s.slice(clamp(num(ctx, 'start', 0)), clamp(num(ctx, 'end', n))))];
+};
+
+const constantOfShape: Form = (ctx) => {
+  const shape = known(ctx, 0, "ConstantOfShape's shape");
+  const v = ctx.attr('value') as OnnxTensor | undefined;
+  const dtype: DType = v ? (v.dtype === 'int64' ? 'int32' : v.dtype) : 'float32';
+  return [tensor(new Array<number>(sizeOf(shape)).fill(v?.values[0] ?? 0), { dtype, shape })];
+};
+
+const range: Form = (ctx) => {
+  const [start, limit, delta] = [0, 1, 2].map((i) => known(ctx, i, `Range's input ${i}`)[0]!);
+  const n = Math.max(0, Math.ceil((limit! - start!) / delta!));
+  return [
+    tensor(
+      Array.from({ length: n }, (_, i) => start! + i * delta!),
+      { dtype: need(ctx, 0).dtype },
+    ),
+  ];
+};
+
+const expand: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const target = broadcastShapes(x.shape, known(ctx, 1, "Expand's shape"));
+  if (!target) throw new Error(`cannot expand ${JSON.stringify(x.shape)} to the given shape`);
+  return [shapesEqual(target, x.shape) ? x : add(x, zeros(target, x.dtype))];
+};
+
+/**
+ * If: a condition known at import takes one branch (the other is never converted); one computed at run time converts
+ * both branches and selects each output with where, which needs the branches' outputs to agree in shape and dtype.
+ */
+const ifForm: Form = (ctx) => {
+  const cond = need(ctx, 0);
+  const branch = (name: string): Tensor[] => {
+    const g = ctx.attr(name);
+    if (!isOnnxGraph(g)) throw new Error(`If without a ${name} graph`);
+    try {
+      return ctx.subgraph(g);
+    } catch (e) {
+      throw new Error(`${name}: ${(e as Error).message}`);
+    }
+  };
+  if (!isSymbolic(cond)) return branch(valuesOf(cond, "If's condition")[0] ? 'then_branch' : 'else_branch');
+  const [yes, no] = [branch('then_branch'), branch('else_branch')];
+  return yes.map((a, i) => {
+    const b = no[i]!;
+    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
+      throw new Error(
+        `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); only equal ones are selected with where`,
+      );
+    return where(reshape(cond, []), a, b);
+  });
+};
+
+/** Pad in reflect or edge mode: one gather per padded axis, its indices known at import. Constant mode is pad's mapping. */
+const padForm: Form = (ctx) => {
+  const mode = (ctx.attr('mode') as string | undefined) ?? 'constant';
+  if (mode === 'constant') return null;
+  let x = need(ctx, 0);
+  const n = x.shape.length;
+  const pads = ctx.opset < 11 ? (ints(ctx, 'pads') ?? []) : known(ctx, 1, "Pad's pads");
+  const axes =
+    ctx.opset >= 18 && ctx.input(3)
+      ? known(ctx, 3, "Pad's axes").map((a) => normalizeAxis(a, n))
+      : [...Array(n).keys()];
+  axes.forEach((axis, k) => {
+    const [before, after] = [pads[k]!, pads[k + axes.length]!];
+    if (before < 0 || after < 0) throw new Error(`Pad ${mode} with negative pads is not imported`);
+    if (!before && !after) return;
+    const len = x.shape[axis]!;
+    if (mode === 'reflect' && (before >= len || after >= len))
+      throw new Error(`Pad reflect of ${before}/${after} on an axis of ${len} reaches past the edge`);
+    const at = (i: number) =>
+      mode === 'edge' ? Math.min(len - 1, Math.max(0, i)) : i < 0 ? -i : i >= len ? 2 * (len - 1) - i : i;
+    const idx = Array.from({ length: before + len + after }, (_, i) => at(i - before));
+    x = take(x, intTensor(idx), axis);
+  });
+  if (mode !== 'reflect' && mode !== 'edge') throw new Error(`Pad mode '${mode}' is not imported`);
+  return [x];
+};
+
+/** Clip from opset 11 with bounds computed at run time: maximum and minimum. Known bounds are clip's mapping. */
+const clipForm: Form = (ctx) => {
+  if (ctx.opset < 11) return null;
+  const [lo, hi] = [ctx.input(1), ctx.input(2)];
+  if (!(lo && isSymbolic(lo)) && !(hi && isSymbolic(hi))) return null;
+  let y = need(ctx, 0);
+  if (lo) y = maximum(y, lo);
+  if (hi) y = minimum(y, hi);
+  return [y];
+};
+
+/**
+ * LSTM (forward, reverse, bidirectional; default activations, no peepholes), unrolled over the sequence, which is known
+ * per imported shape: gates i, o, f, c in ONNX's order; Y [T, dirs, B, H], Y_h and Y_c [dirs, B, H].
+ */
+const lstm: Form = (ctx) => {
+  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+  const [B, seqLens, h0, c0, P] = [3, 4, 5, 6, 7].map((i) => ctx.input(i));
+  if (P) throw new Error('LSTM peepholes are not imported');
+  if (ctx.attr('activations')) throw new Error('LSTM with custom activations is not imported');
+  if (num(ctx, 'input_forget', 0)) throw new Error('LSTM input_forget is not imported');
+  if (ctx.attr('clip') !== undefined) throw new Error('LSTM clip is not imported');
+  if (num(ctx, 'layout', 0)) throw new Error('LSTM layout = 1 is not imported');
+  const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
+  const [T, batch] = [x.shape[0]!, x.shape[1]!];
+  if (seqLens && valuesOf(seqLens, 'sequence_lens').some((l) => l !== T))
+    throw new Error('LSTM with sequence_lens shorter than the sequence is not imported');
+  const H = R.shape[2]!;
+  const dirs = direction === 'bidirectional' ? 2 : 1;
+  const take = (t: Tensor, d: number) => squeeze(dirs === 1 ? t : split(t, 2, 0)[d]!, [0]);
+  const steps = split(x, T > 1 ? Array.from({ length: T - 1 }, (_, i) => i + 1) : 1, 0).map((s) => squeeze(s, [0]));
+  const ys: Tensor[][] = [];
+  const hs: Tensor[] = [];
+  const cs: Tensor[] = [];
+  for (let d = 0; d < dirs; d++) {
+    const reverse = direction === 'reverse' || d === 1;
+    const wT = transpose(take(W, d), [1, 0]);
+    const rT = transpose(take(R, d), [1, 0]);
+    let bias: Tensor | null = null;
+    if (B) {
+      const [wb, rb] = split(take(B, d), 2, 0);
+      bias = add(wb!, rb!);
+    }
+    let h = h0 ? take(h0, d) : zeros([batch, H], x.dtype);
+    let c = c0 ? take(c0, d) : zeros([batch, H], x.dtype);
+    const out: Tensor[] = new Array(T);
+    for (let s = 0; s < T; s++) {
+      const t = reverse ? T - 1 - s : s;
+      let gates = add(matmul(steps[t]!, wT), matmul(h, rT));
+      if (bias) gates = add(gates, bias);
+      const [gi, go, gf, gc] = split(gates, 4, 1);
+      c = add(multiply(sigmoid(gf!), c), multiply(sigmoid(gi!), tanh(gc!)));
+      h = multiply(sigmoid(go!), tanh(c));
+      out[t] = h;
+    }
+    ys.push(out);
+    hs.push(h);
+    cs.push(c);
+  }
+  const stack = (ts: readonly Tensor[]) =>
+    concatenate(
+      ts.map((t) => expandDims(t, 0)),
+      0,
+    );
+  const y = stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!))));
+  return [y, stack(hs), stack(cs)];
+};
+
+export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
+  Constant: constantForm,
+  Identity: (ctx) => [need(ctx, 0)],
+  Dropout: (ctx) => [need(ctx, 0)],
+  Cast: (ctx) => {
+    const x = need(ctx, 0);
+    return onnxDType(num(ctx, 'to', 1)) === x.dtype ? [x] : null;
+  },
+  Shape: shapeForm,
+  Size: (ctx) => [intTensor([sizeOf(need(ctx, 0).shape)], [])],
+  ConstantOfShape: constantOfShape,
+  Range: range,
+  Expand: expand,
+  Flatten: flatten,
+  Reshape: reshapeForm,
+  Conv: conv,
+  Gemm: gemm,
+  Softmax: oldSoftmax(false),
+  LogSoftmax: oldSoftmax(true),
+  Not: (ctx) => [equal(cast(need(ctx, 0), 'int32'), 0)],
+  If: ifForm,
+  Pad: padForm,
+  Clip: clipForm,
+  LSTM: lstm,
+};
