@@ -544,25 +544,34 @@ function conv2d(x0: T64, w0: T64, at: Record<string, unknown>): T64 {
   const od = (at.out_dtype as RDType) || x.dtype;
   const out = new Float64Array(N! * O! * OH * OW);
   const og = O! / g;
+  const xd = x.data;
+  const wd = w.data;
+  const [pt, pl] = [p[0]!, p[1]!];
+  const [hh, ww, kh0, kw0, sy, sx, dy, dx] = [H!, W!, KH!, KW!, sh!, sw!, dh!, dw!];
+  // Accumulate weight by weight over whole output rows (the order changes nothing in float64 at these sizes).
   for (let n = 0; n < N!; n++)
     for (let o = 0; o < O!; o++) {
       const c0 = Math.floor(o / og) * CG!;
-      for (let oh = 0; oh < OH; oh++)
-        for (let ow = 0; ow < OW; ow++) {
-          let s = 0;
-          for (let c = 0; c < CG!; c++)
-            for (let kh = 0; kh < KH!; kh++) {
-              const ih = oh * sh! - p[0]! + kh * dh!;
-              if (ih < 0 || ih >= H!) continue;
-              for (let kw = 0; kw < KW!; kw++) {
-                const iw = ow * sw! - p[1]! + kw * dw!;
-                if (iw < 0 || iw >= W!) continue;
-                s += x.data[((n * C! + c0 + c) * H! + ih) * W! + iw]! * w.data[((o * CG! + c) * KH! + kh) * KW! + kw]!;
+      const ob = (n * O! + o) * OH * OW;
+      for (let c = 0; c < CG!; c++) {
+        const xb = (n * C! + c0 + c) * hh * ww;
+        for (let kh = 0; kh < kh0; kh++)
+          for (let kw = 0; kw < kw0; kw++) {
+            const wv = wd[((o * CG! + c) * kh0 + kh) * kw0 + kw]!;
+            for (let oh = 0; oh < OH; oh++) {
+              const ih = oh * sy - pt + kh * dy;
+              if (ih < 0 || ih >= hh) continue;
+              const xr = xb + ih * ww;
+              const orow = ob + oh * OW;
+              for (let ow = 0; ow < OW; ow++) {
+                const iw = ow * sx - pl + kw * dx;
+                if (iw >= 0 && iw < ww) out[orow + ow] += wv * xd[xr + iw]!;
               }
             }
-          out[((n * O! + o) * OH + oh) * OW + ow] = roundTo(od, s);
-        }
+          }
+      }
     }
+  for (let i = 0; i < out.length; i++) out[i] = roundTo(od, out[i]!);
   return toLayout({ shape: [N!, O!, OH, OW], dtype: od, data: out }, 'NCHW', dl);
 }
 
@@ -598,28 +607,40 @@ function pool(x0: T64, at: Record<string, unknown>, kind: 'max' | 'avg'): T64 {
   return toLayout(out, 'NCHW', layout);
 }
 
-function matmul(a: T64, b: T64, ta: boolean, tb: boolean, dt: RDType): T64 {
-  // a [..., M, K] (or [K, M] when ta), b [..., K, N] (or [N, K] when tb); batch dims broadcast.
-  const ra = a.shape.length;
-  const rb = b.shape.length;
-  const M = ta ? a.shape[ra - 1]! : a.shape[ra - 2]!;
-  const K = ta ? a.shape[ra - 2]! : a.shape[ra - 1]!;
-  const N = tb ? b.shape[rb - 2]! : b.shape[rb - 1]!;
-  const batch = bshape(a.shape.slice(0, -2), b.shape.slice(0, -2));
+function matmul(a0: T64, b0: T64, ta: boolean, tb: boolean, dt: RDType): T64 {
+  // a [..., M, K] (or [..., K, M] when ta), b [..., K, N] (or [..., N, K] when tb); batch dims broadcast.
+  const swap = (t: T64): T64 => {
+    const n = t.shape.length;
+    return transpose(
+      t,
+      [...Array(n).keys()].map((i) => (i === n - 2 ? n - 1 : i === n - 1 ? n - 2 : i)),
+    );
+  };
+  const a = ta ? swap(a0) : a0; // [..., M, K]
+  const bt = tb ? b0 : swap(b0); // [..., N, K]
+  const M = a.shape.at(-2)!;
+  const K = a.shape.at(-1)!;
+  const N = bt.shape.at(-2)!;
+  if (bt.shape.at(-1) !== K) throw new Error(`reference: matmul inner sizes ${K} and ${bt.shape.at(-1)}`);
+  const batch = bshape(a.shape.slice(0, -2), bt.shape.slice(0, -2));
   const ia = bindex(batch, a.shape.slice(0, -2));
-  const ib = bindex(batch, b.shape.slice(0, -2));
+  const ib = bindex(batch, bt.shape.slice(0, -2));
   const nb = size(batch);
   const out = new Float64Array(nb * M * N);
+  const ad = a.data;
+  const bd = bt.data;
   for (let q = 0; q < nb; q++) {
     const ao = ia(q) * M * K;
-    const bo = ib(q) * K * N;
-    for (let m = 0; m < M; m++)
+    const bo = ib(q) * N * K;
+    for (let m = 0; m < M; m++) {
+      const ar = ao + m * K;
       for (let n = 0; n < N; n++) {
+        const br = bo + n * K;
         let s = 0;
-        for (let k = 0; k < K; k++)
-          s += a.data[ao + (ta ? k * M + m : m * K + k)]! * b.data[bo + (tb ? n * K + k : k * N + n)]!;
+        for (let k = 0; k < K; k++) s += ad[ar + k]! * bd[br + k]!;
         out[(q * M + m) * N + n] = roundTo(dt, s);
       }
+    }
   }
   return { shape: [...batch, M, N], dtype: dt, data: out };
 }

@@ -270,11 +270,15 @@ function convertModule(mod: RelayModule, opts: FromRelayOptions): Graph {
     // With no tensor among the args, literals become tensors of their own dtype (`add(1, 1)` is int32);
     // beside a tensor, a literal takes the call's dtype as Relay's type inference gives it.
     const anyTensor = vals.some((v) => isTensor(v) || (Array.isArray(v) && v.length > 0));
-    const args = vals.map((v) => operand(v, e.pos, !anyTensor));
+    const raf = e.op.startsWith('raf.op.');
+    // RAF's text passes attrs positionally: True/False there are bools, not bool tensors.
+    const args = vals.map((v) =>
+      raf && isLit(v) && v.dtype === 'bool' ? v.value !== 0 : operand(v, e.pos, !anyTensor && !raf),
+    );
     const attrs: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(e.attrs)) attrs[k] = v;
     try {
-      if (e.op.startsWith('raf.op.')) return rafCall(e.op.slice('raf.op.'.length), args, attrs) as Value;
+      if (raf) return rafCall(e.op.slice('raf.op.'.length), args, attrs) as Value;
       return convertRelayCall(e.op, args, attrs) as Value;
     } catch (err) {
       if (err instanceof FromRelayError) throw err;

@@ -263,22 +263,32 @@ class Parser {
     if (!(e instanceof RelayParseError)) throw e;
     for (const x of e.errors) this.errors.push({ ...x });
   }
-  /** Skips to just past the next `;` or `}` closing the current level (or before `def`), after an error. */
-  private recover(stopAtClose: boolean): void {
+  /**
+   * After an error in the statement that began at token `start`: moves to just past the `;` ending it, or to the
+   * `}` closing its block, counting brackets from the statement's start.
+   */
+  private recover(start: number): void {
     let depth = 0;
-    for (;;) {
-      const t = this.peek();
-      if (t.kind === 'eof') return;
-      if (depth === 0 && t.text === 'def' && t.kind === 'ident') return;
+    let k = start;
+    for (; k < this.toks.length - 1; k++) {
+      const t = this.toks[k]!;
+      if (t.kind === 'str') continue;
+      if (depth === 0 && t.text === 'def' && t.kind === 'ident' && k > start) break;
       if (t.text === '(' || t.text === '[' || t.text === '{') depth++;
-      if (t.text === ')' || t.text === ']' || t.text === '}') {
-        if (depth === 0) {
-          if (stopAtClose) return;
-        } else depth--;
+      else if (t.text === ')' || t.text === ']' || t.text === '}') {
+        if (depth === 0) break;
+        depth--;
+      } else if (t.text === ';') {
+        // A `;` ends the statement at its own level, or anywhere when a binding follows (an unclosed bracket).
+        const a = this.toks[k + 1]!;
+        const b = this.toks[k + 2]!;
+        if (depth === 0 || (a.kind === 'var' && b.text === '=') || (a.kind === 'ident' && a.text === 'let')) {
+          k++;
+          break;
+        }
       }
-      this.next();
-      if (depth === 0 && t.text === ';') return;
     }
+    this.i = Math.max(k, start + 1);
   }
 
   module(): RelayModule {
@@ -462,7 +472,7 @@ class Parser {
     for (;;) {
       const isLet = this.is('let');
       if (!(isLet || (this.peek().kind === 'var' && (this.is('=', 1) || (this.is(':', 1) && !this.is('(', 2)))))) break;
-      const t = this.peek();
+      const start = this.i;
       try {
         if (isLet) this.next();
         const v = this.expectKind('var', 'a variable after let');
@@ -475,16 +485,17 @@ class Parser {
         this.eat(';', ' after the binding');
       } catch (e) {
         this.fail(e);
-        if (this.i === this.toks.indexOf(t)) this.next();
-        this.recover(true);
+        this.recover(start);
       }
     }
     let body: RelayExpr;
+    const bodyStart = this.i;
     try {
       body = this.expr();
     } catch (e) {
       this.fail(e);
-      this.recover(true);
+      this.recover(bodyStart);
+      if (this.toks[this.i - 1]?.text === '}') this.i--;
       body = { kind: 'tuple', items: [], pos: start };
     }
     return bindings.length > 0 ? { kind: 'let', bindings, body, pos: start } : body;
