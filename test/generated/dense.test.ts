@@ -22,5 +22,5 @@ opSuite({
       message: 'must have shape [4]',
     },
   ],
-  relay: null,
+  relay: { op: 'nn.dense', args: ['x', 'w', 'b'], attrs: {} },
 });

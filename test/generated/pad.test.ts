@@ -24,5 +24,5 @@ opSuite({
     { shapes: { x: [3, 4] }, args: { pads: [-1], value: 0 }, title: 'pads < 0', message: 'must be non-negative' },
     { title: 'needs 4 values', shapes: { x: [3, 4] }, args: { pads: [1, 1], value: 0 }, message: 'needs 4 values' },
   ],
-  relay: null,
+  relay: { op: 'nn.pad', args: ['x'], attrs: { pad_width: 'pads', pad_value: 'value' } },
 });

@@ -34,7 +34,7 @@ function emitRelay(op: OpModel): EmittedFile {
           type: 'RelayConverter | null',
           initializer: `{
             relayOp: ${str(r.op)},
-            op: '${op.name}',
+            op: '${op.name}',${Object.keys(r.defaults).length ? `\n            defaults: ${literal(r.defaults)},` : ''}
             convert: (args, attrs) =>
               invoke(${n.opDef}, [], relayArgs(${str(r.op)}, args, attrs, [${r.args.map((a) => `'${a}'`).join(', ')}], { ${Object.entries(
                 r.attrs,

@@ -58,6 +58,10 @@ import { batchNormGrad } from './grad/batch_norm.ts';
 import { batchNormRelay } from './relay/batch_norm.ts';
 import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
 import { batchNormWebgpuOp } from './dialects/webgpu/batch_norm.ts';
+import { biasAddOp } from './api/bias_add.ts';
+import { biasAddGrad } from './grad/bias_add.ts';
+import { biasAddRelay } from './relay/bias_add.ts';
+import { biasAddCpuOp } from './dialects/cpu/bias_add.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
@@ -73,6 +77,10 @@ import { clipDxGrad } from './grad/clip_dx.ts';
 import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
+import { collapseSumLikeOp } from './api/collapse_sum_like.ts';
+import { collapseSumLikeGrad } from './grad/collapse_sum_like.ts';
+import { collapseSumLikeRelay } from './relay/collapse_sum_like.ts';
+import { collapseSumLikeCpuOp } from './dialects/cpu/collapse_sum_like.ts';
 import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
@@ -237,6 +245,10 @@ import { layerNormDxGrad } from './grad/layer_norm_dx.ts';
 import { layerNormDxRelay } from './relay/layer_norm_dx.ts';
 import { layerNormDxCpuOp } from './dialects/cpu/layer_norm_dx.ts';
 import { layerNormDxWebgpuOp } from './dialects/webgpu/layer_norm_dx.ts';
+import { layoutTransformOp } from './api/layout_transform.ts';
+import { layoutTransformGrad } from './grad/layout_transform.ts';
+import { layoutTransformRelay } from './relay/layout_transform.ts';
+import { layoutTransformCpuOp } from './dialects/cpu/layout_transform.ts';
 import { leakyReluOp } from './api/leaky_relu.ts';
 import { leakyReluGrad } from './grad/leaky_relu.ts';
 import { leakyReluRelay } from './relay/leaky_relu.ts';
@@ -359,6 +371,10 @@ import { nllLossDxGrad } from './grad/nll_loss_dx.ts';
 import { nllLossDxRelay } from './relay/nll_loss_dx.ts';
 import { nllLossDxCpuOp } from './dialects/cpu/nll_loss_dx.ts';
 import { nllLossDxWebgpuOp } from './dialects/webgpu/nll_loss_dx.ts';
+import { onesLikeOp } from './api/ones_like.ts';
+import { onesLikeGrad } from './grad/ones_like.ts';
+import { onesLikeRelay } from './relay/ones_like.ts';
+import { onesLikeCpuOp } from './dialects/cpu/ones_like.ts';
 import { padOp } from './api/pad.ts';
 import { padGrad } from './grad/pad.ts';
 import { padRelay } from './relay/pad.ts';
@@ -573,6 +589,10 @@ import { whereGrad } from './grad/where.ts';
 import { whereRelay } from './relay/where.ts';
 import { whereCpuOp } from './dialects/cpu/where.ts';
 import { whereWebgpuOp } from './dialects/webgpu/where.ts';
+import { zerosLikeOp } from './api/zeros_like.ts';
+import { zerosLikeGrad } from './grad/zeros_like.ts';
+import { zerosLikeRelay } from './relay/zeros_like.ts';
+import { zerosLikeCpuOp } from './dialects/cpu/zeros_like.ts';
 /** Every base op, by name. */
 export const OPS = {
   abs: absOp,
@@ -585,9 +605,11 @@ export const OPS = {
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
   batch_norm: batchNormOp,
+  bias_add: biasAddOp,
   cast: castOp,
   clip: clipOp,
   clip_dx: clipDxOp,
+  collapse_sum_like: collapseSumLikeOp,
   concatenate: concatenateOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
@@ -620,6 +642,7 @@ export const OPS = {
   instance_norm: instanceNormOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
+  layout_transform: layoutTransformOp,
   leaky_relu: leakyReluOp,
   leaky_relu_dx: leakyReluDxOp,
   less: lessOp,
@@ -643,6 +666,7 @@ export const OPS = {
   negative: negativeOp,
   nll_loss: nllLossOp,
   nll_loss_dx: nllLossDxOp,
+  ones_like: onesLikeOp,
   pad: padOp,
   pad_dx: padDxOp,
   power: powerOp,
@@ -684,6 +708,7 @@ export const OPS = {
   topk: topkOp,
   transpose: transposeOp,
   where: whereOp,
+  zeros_like: zerosLikeOp,
 } as const;
 export type OpName = keyof typeof OPS;
 // Gradients are attached here rather than in each op file, so gradient ↔ op import cycles never see an uninitialized binding.
@@ -697,9 +722,11 @@ avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
 batchNormOp.grad = batchNormGrad;
+biasAddOp.grad = biasAddGrad;
 castOp.grad = castGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
+collapseSumLikeOp.grad = collapseSumLikeGrad;
 concatenateOp.grad = concatenateGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
@@ -732,6 +759,7 @@ hardswishDxOp.grad = hardswishDxGrad;
 instanceNormOp.grad = instanceNormGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
+layoutTransformOp.grad = layoutTransformGrad;
 leakyReluOp.grad = leakyReluGrad;
 leakyReluDxOp.grad = leakyReluDxGrad;
 lessOp.grad = lessGrad;
@@ -755,6 +783,7 @@ multiplyOp.grad = multiplyGrad;
 negativeOp.grad = negativeGrad;
 nllLossOp.grad = nllLossGrad;
 nllLossDxOp.grad = nllLossDxGrad;
+onesLikeOp.grad = onesLikeGrad;
 padOp.grad = padGrad;
 padDxOp.grad = padDxGrad;
 powerOp.grad = powerGrad;
@@ -796,6 +825,7 @@ tanhDxOp.grad = tanhDxGrad;
 topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
+zerosLikeOp.grad = zerosLikeGrad;
 installOps(OPS);
 registerDialectOps([
   absCpuOp,
@@ -820,12 +850,14 @@ registerDialectOps([
   batchMatmulWebgpuOp,
   batchNormCpuOp,
   batchNormWebgpuOp,
+  biasAddCpuOp,
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
   clipWebgpuOp,
   clipDxCpuOp,
   clipDxWebgpuOp,
+  collapseSumLikeCpuOp,
   concatenateCpuOp,
   concatenateWebgpuOp,
   conv2dCpuOp,
@@ -894,6 +926,7 @@ registerDialectOps([
   layerNormWebgpuOp,
   layerNormDxCpuOp,
   layerNormDxWebgpuOp,
+  layoutTransformCpuOp,
   leakyReluCpuOp,
   leakyReluWebgpuOp,
   leakyReluDxCpuOp,
@@ -947,6 +980,7 @@ registerDialectOps([
   nllLossWebgpuOp,
   nllLossDxCpuOp,
   nllLossDxWebgpuOp,
+  onesLikeCpuOp,
   padCpuOp,
   padWebgpuOp,
   padDxCpuOp,
@@ -1038,6 +1072,7 @@ registerDialectOps([
   transposeWebgpuOp,
   whereCpuOp,
   whereWebgpuOp,
+  zerosLikeCpuOp,
 ]);
 installRelayConverters([
   absRelay,
@@ -1050,9 +1085,11 @@ installRelayConverters([
   avgPool2dDxRelay,
   batchMatmulRelay,
   batchNormRelay,
+  biasAddRelay,
   castRelay,
   clipRelay,
   clipDxRelay,
+  collapseSumLikeRelay,
   concatenateRelay,
   conv2dRelay,
   conv2dDwRelay,
@@ -1085,6 +1122,7 @@ installRelayConverters([
   instanceNormRelay,
   layerNormRelay,
   layerNormDxRelay,
+  layoutTransformRelay,
   leakyReluRelay,
   leakyReluDxRelay,
   lessRelay,
@@ -1108,6 +1146,7 @@ installRelayConverters([
   negativeRelay,
   nllLossRelay,
   nllLossDxRelay,
+  onesLikeRelay,
   padRelay,
   padDxRelay,
   powerRelay,
@@ -1149,4 +1188,5 @@ installRelayConverters([
   topkRelay,
   transposeRelay,
   whereRelay,
+  zerosLikeRelay,
 ]);

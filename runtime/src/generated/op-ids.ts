@@ -12,9 +12,11 @@ export const OP_IDS = {
   avg_pool2d_dx: 0x3fafdf1b,
   batch_matmul: 0x16d4332a,
   batch_norm: 0x16505d48,
+  bias_add: 0x223fdc82,
   cast: 0xa4a6c954,
   clip: 0x8d5480fd,
   clip_dx: 0xec22e69a,
+  collapse_sum_like: 0xada447fe,
   concatenate: 0x840a2bdc,
   conv2d: 0xbe0f6103,
   conv2d_dw: 0x2ee42c25,
@@ -47,6 +49,7 @@ export const OP_IDS = {
   instance_norm: 0x4cd874df,
   layer_norm: 0xed9e83a3,
   layer_norm_dx: 0xd0669e98,
+  layout_transform: 0x3ea0cc92,
   leaky_relu: 0xbbe7d7da,
   leaky_relu_dx: 0x5fc27adb,
   less: 0xaf69093e,
@@ -70,6 +73,7 @@ export const OP_IDS = {
   negative: 0xc08a6a84,
   nll_loss: 0x1e19f4df,
   nll_loss_dx: 0x238767fc,
+  ones_like: 0xb44751b0,
   pad: 0x8aea17dc,
   pad_dx: 0x4b1041cd,
   power: 0x25d8910c,
@@ -111,6 +115,7 @@ export const OP_IDS = {
   topk: 0x92452c9b,
   transpose: 0xc35e9786,
   where: 0xa621cd22,
+  zeros_like: 0xfe50813c,
 } as const;
 export type OpIdName = keyof typeof OP_IDS;
 /** The op a stored id names, for loading serialized graphs. */

@@ -11,9 +11,11 @@ import { avgPool2dOnnx } from './avg_pool2d.ts';
 import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
 import { batchNormOnnx } from './batch_norm.ts';
+import { biasAddOnnx } from './bias_add.ts';
 import { castOnnx } from './cast.ts';
 import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
+import { collapseSumLikeOnnx } from './collapse_sum_like.ts';
 import { concatenateOnnx } from './concatenate.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
@@ -46,6 +48,7 @@ import { hardswishDxOnnx } from './hardswish_dx.ts';
 import { instanceNormOnnx } from './instance_norm.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
+import { layoutTransformOnnx } from './layout_transform.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
 import { leakyReluDxOnnx } from './leaky_relu_dx.ts';
 import { lessOnnx } from './less.ts';
@@ -69,6 +72,7 @@ import { multiplyOnnx } from './multiply.ts';
 import { negativeOnnx } from './negative.ts';
 import { nllLossOnnx } from './nll_loss.ts';
 import { nllLossDxOnnx } from './nll_loss_dx.ts';
+import { onesLikeOnnx } from './ones_like.ts';
 import { padOnnx } from './pad.ts';
 import { padDxOnnx } from './pad_dx.ts';
 import { powerOnnx } from './power.ts';
@@ -110,6 +114,7 @@ import { tanhDxOnnx } from './tanh_dx.ts';
 import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
+import { zerosLikeOnnx } from './zeros_like.ts';
 /** Every op's ONNX mapping (null where the op has none), in op order. */
 export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   absOnnx,
@@ -122,9 +127,11 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   avgPool2dDxOnnx,
   batchMatmulOnnx,
   batchNormOnnx,
+  biasAddOnnx,
   castOnnx,
   clipOnnx,
   clipDxOnnx,
+  collapseSumLikeOnnx,
   concatenateOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
@@ -157,6 +164,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   instanceNormOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
+  layoutTransformOnnx,
   leakyReluOnnx,
   leakyReluDxOnnx,
   lessOnnx,
@@ -180,6 +188,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   negativeOnnx,
   nllLossOnnx,
   nllLossDxOnnx,
+  onesLikeOnnx,
   padOnnx,
   padDxOnnx,
   powerOnnx,
@@ -221,4 +230,5 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   topkOnnx,
   transposeOnnx,
   whereOnnx,
+  zerosLikeOnnx,
 ];

@@ -11,9 +11,11 @@ import { avgPool2dCompute } from './avg_pool2d.ts';
 import { avgPool2dDxCompute } from './avg_pool2d_dx.ts';
 import { batchMatmulCompute } from './batch_matmul.ts';
 import { batchNormCompute } from './batch_norm.ts';
+import { biasAddCompute } from './bias_add.ts';
 import { castCompute } from './cast.ts';
 import { clipCompute } from './clip.ts';
 import { clipDxCompute } from './clip_dx.ts';
+import { collapseSumLikeCompute } from './collapse_sum_like.ts';
 import { concatenateCompute } from './concatenate.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
@@ -46,6 +48,7 @@ import { hardswishDxCompute } from './hardswish_dx.ts';
 import { instanceNormCompute } from './instance_norm.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
+import { layoutTransformCompute } from './layout_transform.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
 import { leakyReluDxCompute } from './leaky_relu_dx.ts';
 import { lessCompute } from './less.ts';
@@ -69,6 +72,7 @@ import { multiplyCompute } from './multiply.ts';
 import { negativeCompute } from './negative.ts';
 import { nllLossCompute } from './nll_loss.ts';
 import { nllLossDxCompute } from './nll_loss_dx.ts';
+import { onesLikeCompute } from './ones_like.ts';
 import { padCompute } from './pad.ts';
 import { padDxCompute } from './pad_dx.ts';
 import { powerCompute } from './power.ts';
@@ -110,6 +114,7 @@ import { tanhDxCompute } from './tanh_dx.ts';
 import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
+import { zerosLikeCompute } from './zeros_like.ts';
 /** Every op's compute expression (null where the op has none), by op name. */
 export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   abs: absCompute,
@@ -122,9 +127,11 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   avg_pool2d_dx: avgPool2dDxCompute,
   batch_matmul: batchMatmulCompute,
   batch_norm: batchNormCompute,
+  bias_add: biasAddCompute,
   cast: castCompute,
   clip: clipCompute,
   clip_dx: clipDxCompute,
+  collapse_sum_like: collapseSumLikeCompute,
   concatenate: concatenateCompute,
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
@@ -157,6 +164,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   instance_norm: instanceNormCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
+  layout_transform: layoutTransformCompute,
   leaky_relu: leakyReluCompute,
   leaky_relu_dx: leakyReluDxCompute,
   less: lessCompute,
@@ -180,6 +188,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   negative: negativeCompute,
   nll_loss: nllLossCompute,
   nll_loss_dx: nllLossDxCompute,
+  ones_like: onesLikeCompute,
   pad: padCompute,
   pad_dx: padDxCompute,
   power: powerCompute,
@@ -221,4 +230,5 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   topk: topkCompute,
   transpose: transposeCompute,
   where: whereCompute,
+  zeros_like: zerosLikeCompute,
 };

@@ -7,6 +7,7 @@ import { leakyReluOp } from '../api/leaky_relu.ts';
 export const leakyReluRelay: RelayConverter | null = {
   relayOp: 'nn.leaky_relu',
   op: 'leaky_relu',
+  defaults: { alpha: 0.25 },
   convert: (args, attrs) =>
     invoke(leakyReluOp, [], relayArgs('nn.leaky_relu', args, attrs, ['x'], { alpha: 'alpha' }, { alpha: 0.25 })),
 };

@@ -7,5 +7,7 @@ import { takeOp } from '../api/take.ts';
 export const takeRelay: RelayConverter | null = {
   relayOp: 'take',
   op: 'take',
-  convert: (args, attrs) => invoke(takeOp, [], relayArgs('take', args, attrs, ['x', 'indices'], { axis: 'axis' })),
+  defaults: { axis: null },
+  convert: (args, attrs) =>
+    invoke(takeOp, [], relayArgs('take', args, attrs, ['x', 'indices'], { axis: 'axis' }, { axis: null })),
 };

@@ -1,0 +1,84 @@
+// The Relay corpus: 50 real programs from TVM's and RAF's repositories (../shared/relay, beside the clone) parse,
+// convert and agree with an independent float64 interpreter (test/support/relay-reference.ts) on random inputs and
+// random meta constants. The few the importer cannot take are listed with the reason they fail, and must fail so.
+
+import { existsSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fromRelayCall, type Tensor } from '../../runtime/src/index.ts';
+import { assertAllClose } from '../support/assert.ts';
+import { check, CORPUS, flatten, tolFor, toRuntime, type OpCall, type Outcome } from '../support/relay-corpus.ts';
+import type { T64 } from '../support/relay-reference.ts';
+
+/** Programs that cannot import, and the part of the error that says why (checked: they must fail so). */
+const GAPS: Readonly<Record<string, string>> = {
+  'std_nat_rly.rly': 'algebraic data types',
+  'unmatched_cases_424_match.rly': 'algebraic data types',
+  'bbnf_analysis_144_closures.rly': 'returns a function',
+  'cpp_indexed_graph_onnx_loop.rly': 'int64', // then: a loop whose end depends on inputs (a graph has no control flow)
+  'dead_code_elim_103_recursion.rly': 'log',
+  'cpp_aot_57_int8.rly': "dtype 'uint8'",
+};
+
+const present = existsSync(CORPUS);
+const files = present
+  ? readdirSync(CORPUS)
+      .filter((f) => f.endsWith('.rly'))
+      .sort()
+  : [];
+
+describe('Relay corpus (../shared/relay)', () => {
+  it('is present beside the clone with its 50 programs', () => {
+    // CI always checks out shared/ beside the repository; a missing corpus is a failure, never a pass.
+    expect(present, `${CORPUS} is missing`).toBe(true);
+    expect(files.length).toBe(50);
+  });
+
+  const outcomes = new Map<string, Outcome>();
+  const calls: OpCall[] = [];
+  for (const file of files) {
+    const heavy = /resnet50|mobilenet|menangerie_gpt2\.rly|cutlass|capture_postdfs|compiler_function/.test(file);
+    it(
+      file,
+      () => {
+        const few: typeof calls = [];
+        const o = check(file, few);
+        outcomes.set(file, o);
+        if (!heavy) calls.push(...few);
+        const gap = GAPS[file];
+        if (gap) {
+          expect(o.stage, `${file} is listed as a gap but now agrees: remove it from GAPS`).not.toBe('agree');
+          expect(o.error).toContain(gap);
+        } else expect(o.error ?? 'agrees').toBe('agrees');
+      },
+      heavy ? 240_000 : 30_000,
+    );
+  }
+
+  it('at least 90% of the programs parse, convert and agree', () => {
+    const agree = [...outcomes.values()].filter((o) => o.stage === 'agree').length;
+    const summary = [...outcomes].filter(([, o]) => o.stage !== 'agree').map(([f, o]) => `${f}: ${o.error}`);
+    console.log(`relay corpus: ${agree}/${files.length} agree\n${summary.join('\n')}`);
+    expect(agree).toBeGreaterThanOrEqual(Math.ceil(0.9 * 50));
+  });
+
+  it('every op call the light programs make agrees through fromRelayCall', () => {
+    let ok = 0;
+    const bad: string[] = [];
+    for (const c of calls) {
+      const args = c.args.map((a) => (Array.isArray(a) ? (a as T64[]).map(toRuntime) : toRuntime(a as T64)));
+      try {
+        const got = fromRelayCall(c.op, args, c.attrs);
+        const want = flatten(c.out);
+        const gotList = (Array.isArray(got) ? got : [got]) as Tensor[];
+        gotList.forEach((t, i) =>
+          assertAllClose(t.dataSync(), want[i]!.data, tolFor(want[i]!.dtype, want[i]!.data), c.op),
+        );
+        ok++;
+      } catch (e) {
+        bad.push(`${c.op}: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+    console.log(`relay corpus op calls: ${ok}/${calls.length} agree\n${[...new Set(bad)].join('\n')}`);
+    expect(bad).toEqual([]);
+  });
+});

@@ -1,0 +1,1070 @@
+// An independent float64 interpreter for Relay text, the oracle of the Relay corpus test. It shares no code with the
+// importer (runtime/src/graph/frontends): its own scanner, its own parser into an S-expression-like tree, and an
+// environment-passing evaluator over plain Float64Array tensors with closures, recursion and if/else.
+
+export type RDType = 'float16' | 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'int32' | 'int64' | 'bool';
+export interface T64 {
+  readonly shape: readonly number[];
+  readonly dtype: RDType;
+  readonly data: Float64Array;
+}
+interface Closure {
+  readonly fn: FnNode;
+  readonly env: Env;
+}
+export type RValue = T64 | Closure | readonly RValue[];
+
+export interface RefParam {
+  readonly name: string;
+  readonly shape: readonly number[];
+  readonly dtype: RDType;
+}
+
+// ---- scanner ----
+
+interface Lex {
+  readonly t: string; // token class: v (%var), g (@global), n (number), s (string), w (word), p (punctuation), e (end)
+  readonly s: string;
+}
+
+const LEX =
+  /\s+|\/\/[^\n]*|\/\*[\s\S]*?\*\/|#\[[^\]]*\]|(%[A-Za-z_0-9]+(?:\.[A-Za-z_][A-Za-z_0-9]*)*)|(@[A-Za-z_][A-Za-z_0-9]*)|(\d+(?:\.\d+)?(?:e[-+]?\d+)?(?:f16|f32|f64|i8|i16|i32|i64|u8|f|i|b)?)|("(?:\\.|[^"\\])*")|([A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*)|(->|==|!=|<=|>=|=>|[-+*/<>(){}[\],;:=.?])/y;
+
+function scan(src: string): Lex[] {
+  const cut = src.indexOf('#[metadata]');
+  const text = cut >= 0 ? src.slice(0, cut) : src;
+  const out: Lex[] = [];
+  LEX.lastIndex = 0;
+  while (LEX.lastIndex < text.length) {
+    const at = LEX.lastIndex;
+    const m = LEX.exec(text);
+    if (!m) throw new Error(`reference: cannot scan at ${JSON.stringify(text.slice(at, at + 20))}`);
+    const kinds = ['v', 'g', 'n', 's', 'w', 'p'];
+    for (let k = 0; k < kinds.length; k++) if (m[k + 1] !== undefined) out.push({ t: kinds[k]!, s: m[k + 1]! });
+  }
+  out.push({ t: 'e', s: '' });
+  return out;
+}
+
+// ---- tree ----
+
+type Node =
+  | { readonly n: 'var'; readonly name: string }
+  | { readonly n: 'global'; readonly name: string }
+  | { readonly n: 'lit'; readonly value: T64 }
+  | { readonly n: 'meta'; readonly index: number }
+  | { readonly n: 'tuple'; readonly items: readonly Node[] }
+  | { readonly n: 'get'; readonly of: Node; readonly index: number }
+  | { readonly n: 'op'; readonly op: string; readonly args: readonly Node[]; readonly attrs: Record<string, unknown> }
+  | { readonly n: 'apply'; readonly f: Node; readonly args: readonly Node[] }
+  | { readonly n: 'if'; readonly cond: Node; readonly then: Node; readonly else: Node }
+  | { readonly n: 'seq'; readonly binds: readonly [string, Node][]; readonly last: Node }
+  | FnNode;
+interface FnNode {
+  readonly n: 'fn';
+  readonly params: readonly RefParam[];
+  readonly body: Node;
+}
+
+const SUFFIX_DTYPE: Record<string, RDType> = {
+  f16: 'float16',
+  f32: 'float32',
+  f64: 'float64',
+  f: 'float32',
+  i8: 'int8',
+  i16: 'int16',
+  i32: 'int32',
+  i64: 'int64',
+  i: 'int32',
+  u8: 'uint8',
+  b: 'bool',
+};
+const INFIX: Record<string, [number, string]> = {
+  '==': [1, 'equal'],
+  '!=': [1, 'not_equal'],
+  '<': [1, 'less'],
+  '>': [1, 'greater'],
+  '<=': [1, 'less_equal'],
+  '>=': [1, 'greater_equal'],
+  '+': [2, 'add'],
+  '-': [2, 'subtract'],
+  '*': [3, 'multiply'],
+  '/': [3, 'divide'],
+};
+
+class Reader {
+  k = 0;
+  readonly defs = new Map<string, FnNode>();
+  constructor(private readonly toks: Lex[]) {}
+  get cur(): Lex {
+    return this.toks[this.k]!;
+  }
+  take(s?: string): Lex {
+    const x = this.toks[this.k++]!;
+    if (s !== undefined && x.s !== s) throw new Error(`reference: wanted ${s}, got ${x.s || 'end'}`);
+    return x;
+  }
+  at(s: string): boolean {
+    return this.cur.t !== 's' && this.cur.s === s;
+  }
+
+  module(): FnNode {
+    let main: FnNode | undefined;
+    while (this.cur.t !== 'e') {
+      if (this.at('def')) {
+        this.take();
+        const name = this.take().s.slice(1);
+        const f = this.fnRest();
+        this.defs.set(name, f);
+        if (name === 'main' || !main) main = f;
+      } else if (this.at('fn')) {
+        main = this.expr() as FnNode;
+      } else if (this.at('type')) throw new Error('reference: algebraic data types (type, match) are not evaluated');
+      else throw new Error(`reference: unsupported top-level ${this.cur.s}`);
+    }
+    if (this.defs.has('main')) main = this.defs.get('main');
+    if (!main) throw new Error('reference: no function');
+    return main;
+  }
+
+  skipType(): void {
+    // A type: words, brackets, tuples, fn(A) -> B; stop at , ) { = or a top-level attr.
+    let depth = 0;
+    for (;;) {
+      const s = this.cur.s;
+      if (depth === 0 && (s === ',' || s === ')' || s === '{' || s === '=' || s === ';')) return;
+      if (s === '(' || s === '[') depth++;
+      if (s === ')' || s === ']') depth--;
+      this.take();
+    }
+  }
+
+  paramType(): { shape: number[]; dtype: RDType } {
+    if (this.at('Tensor')) {
+      this.take();
+      this.take('[');
+      this.take('(');
+      const shape: number[] = [];
+      while (!this.at(')')) {
+        const d = this.take();
+        shape.push(d.s === '?' ? -1 : Number(d.s));
+        if (this.at(',')) this.take();
+      }
+      this.take(')');
+      this.take(',');
+      const dtype = this.take().s as RDType;
+      this.take(']');
+      return { shape, dtype };
+    }
+    const w = this.cur.s;
+    if (['int', 'int32', 'int64', 'bool', 'float32', 'float64', 'float16'].includes(w)) {
+      this.take();
+      return { shape: [], dtype: (w === 'int' ? 'int32' : w) as RDType };
+    }
+    this.skipType();
+    return { shape: [], dtype: 'float32' };
+  }
+
+  fnRest(): FnNode {
+    if (this.at('[')) {
+      while (!this.at(']')) this.take();
+      this.take(']');
+    }
+    this.take('(');
+    const params: RefParam[] = [];
+    while (!this.at(')')) {
+      if (this.cur.t === 'v') {
+        const name = this.take().s.slice(1);
+        if (this.at('{')) while (this.take().s !== '}');
+        let ty = { shape: [] as number[], dtype: 'float32' as RDType };
+        if (this.at(':')) {
+          this.take();
+          ty = this.paramType();
+        }
+        params.push({ name, ...ty });
+      } else {
+        this.take(); // attribute name
+        this.take('=');
+        this.attrValue();
+      }
+      if (this.at(',')) this.take();
+    }
+    this.take(')');
+    if (this.at('->')) {
+      this.take();
+      this.skipType();
+    }
+    this.take('{');
+    const body = this.block();
+    this.take('}');
+    return { n: 'fn', params, body };
+  }
+
+  block(): Node {
+    const binds: [string, Node][] = [];
+    for (;;) {
+      if (this.at('let')) {
+        this.take();
+        const name = this.take().s.slice(1);
+        if (this.at(':')) {
+          this.take();
+          this.skipType();
+        }
+        this.take('=');
+        binds.push([name, this.expr()]);
+        this.take(';');
+      } else if (this.cur.t === 'v' && this.toks[this.k + 1]!.s === '=') {
+        const name = this.take().s.slice(1);
+        this.take('=');
+        binds.push([name, this.expr()]);
+        this.take(';');
+      } else break;
+    }
+    const last = this.expr();
+    return binds.length ? { n: 'seq', binds, last } : last;
+  }
+
+  expr(minPrec = 0): Node {
+    let lhs = this.postfix();
+    for (;;) {
+      const inf = INFIX[this.cur.s];
+      if (this.cur.t !== 'p' || !inf || inf[0] <= minPrec) return lhs;
+      this.take();
+      const rhs = this.expr(inf[0]);
+      lhs = { n: 'op', op: inf[1], args: [lhs, rhs], attrs: {} };
+    }
+  }
+
+  postfix(): Node {
+    let e = this.atom();
+    for (;;) {
+      if (this.at('(')) {
+        e = { n: 'apply', f: e, args: this.callArgs().args };
+      } else if (this.at('.') && this.toks[this.k + 1]!.t === 'n') {
+        this.take();
+        e = { n: 'get', of: e, index: Number(this.take().s) };
+      } else return e;
+    }
+  }
+
+  callArgs(): { args: Node[]; attrs: Record<string, unknown> } {
+    this.take('(');
+    const args: Node[] = [];
+    const attrs: Record<string, unknown> = {};
+    while (!this.at(')')) {
+      if (this.cur.t === 'w' && this.toks[this.k + 1]!.s === '=') {
+        const key = this.take().s;
+        this.take('=');
+        attrs[key] = this.attrValue();
+      } else args.push(this.expr());
+      if (this.at(',')) this.take();
+    }
+    this.take(')');
+    return { args, attrs };
+  }
+
+  attrValue(): unknown {
+    const x = this.take();
+    if (x.t === 's') return JSON.parse(x.s);
+    if (x.t === 'n') return parseFloat(x.s);
+    if (x.s === '-') return -(this.attrValue() as number);
+    if (x.s === 'True' || x.s === 'False') return x.s === 'True';
+    if (x.s === 'None') return null;
+    if (x.s === 'meta') {
+      this.take('[');
+      this.take();
+      this.take(']');
+      this.take('[');
+      this.take();
+      this.take(']');
+      return 'meta';
+    }
+    if (x.s === '[' || x.s === '(') {
+      const end = x.s === '[' ? ']' : ')';
+      const list: unknown[] = [];
+      while (!this.at(end)) {
+        list.push(this.attrValue());
+        if (this.at(',')) this.take();
+      }
+      this.take(end);
+      return list;
+    }
+    throw new Error(`reference: attr value ${x.s}`);
+  }
+
+  atom(): Node {
+    const x = this.cur;
+    if (x.t === 'v') {
+      this.take();
+      const dot = x.s.indexOf('.');
+      return { n: 'var', name: dot < 0 ? x.s.slice(1) : x.s.slice(1) };
+    }
+    if (x.t === 'g') {
+      this.take();
+      return { n: 'global', name: x.s.slice(1) };
+    }
+    if (x.t === 'n' || (x.s === '-' && this.toks[this.k + 1]!.t === 'n')) {
+      let neg = 1;
+      if (x.s === '-') {
+        this.take();
+        neg = -1;
+      }
+      const lit = this.take().s;
+      const m = /(f16|f32|f64|i8|i16|i32|i64|u8|f|i|b)$/.exec(lit);
+      const num = parseFloat(m ? lit.slice(0, m.index) : lit) * neg;
+      const dtype: RDType = m ? SUFFIX_DTYPE[m[1]!]! : /[.e]/.test(lit) ? 'float32' : 'int32';
+      return { n: 'lit', value: scalar(num, dtype) };
+    }
+    if (x.s === 'True' || x.s === 'False') {
+      this.take();
+      return { n: 'lit', value: scalar(x.s === 'True' ? 1 : 0, 'bool') };
+    }
+    if (x.s === 'meta') {
+      this.take();
+      this.take('[');
+      const kind = this.take().s;
+      this.take(']');
+      this.take('[');
+      const index = Number(this.take().s);
+      this.take(']');
+      if (kind !== 'relay.Constant') throw new Error(`reference: meta ${kind}`);
+      return { n: 'meta', index };
+    }
+    if (x.s === 'fn') {
+      this.take();
+      return this.fnRest();
+    }
+    if (x.s === 'if') {
+      this.take();
+      this.take('(');
+      const cond = this.expr();
+      this.take(')');
+      this.take('{');
+      const then = this.block();
+      this.take('}');
+      this.take('else');
+      this.take('{');
+      const other = this.block();
+      this.take('}');
+      return { n: 'if', cond, then, else: other };
+    }
+    if (x.s === '(') {
+      this.take();
+      const items: Node[] = [];
+      let comma = false;
+      while (!this.at(')')) {
+        items.push(
+          this.at('let') || (this.cur.t === 'v' && this.toks[this.k + 1]!.s === '=') ? this.block() : this.expr(),
+        );
+        if (this.at(',')) {
+          this.take();
+          comma = true;
+        }
+      }
+      this.take(')');
+      return items.length === 1 && !comma ? items[0]! : { n: 'tuple', items };
+    }
+    if (x.t === 'w') {
+      this.take();
+      const { args, attrs } = this.callArgs();
+      return { n: 'op', op: x.s.replace(/^raf\.op\./, 'raf.'), args, attrs };
+    }
+    throw new Error(`reference: unsupported syntax at ${x.s || 'end'}`);
+  }
+}
+
+// ---- tensors ----
+
+function scalar(v: number, dtype: RDType): T64 {
+  return { shape: [], dtype, data: Float64Array.of(v) };
+}
+const size = (s: readonly number[]): number => s.reduce((a, b) => a * b, 1);
+function strides(s: readonly number[]): number[] {
+  const st = new Array<number>(s.length);
+  let acc = 1;
+  for (let i = s.length - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= s[i]!;
+  }
+  return st;
+}
+
+/** Rounds to what `dtype` can hold (float32/float16 rounding, integer wrap), as a device computing in it would. */
+export function roundTo(dtype: RDType, v: number): number {
+  switch (dtype) {
+    case 'float32':
+      return Math.fround(v);
+    case 'float16':
+      return f16(v);
+    case 'bool':
+      return v ? 1 : 0;
+    case 'int8':
+      return ((Math.trunc(v) << 24) >> 24) | 0;
+    case 'uint8':
+      return Math.trunc(v) & 255;
+    case 'int16':
+      return ((Math.trunc(v) << 16) >> 16) | 0;
+    case 'int32':
+      return Math.trunc(v) | 0;
+    case 'int64':
+      return Math.trunc(v);
+    default:
+      return v;
+  }
+}
+function f16(v: number): number {
+  if (!Number.isFinite(v) || v === 0) return v;
+  const a = Math.abs(v);
+  if (a >= 65520) return Math.sign(v) * Infinity;
+  const e = Math.max(Math.floor(Math.log2(a)), -14);
+  const q = 2 ** (e - 10);
+  let r = Math.round(a / q);
+  // round half to even
+  if (Math.abs(a / q - Math.trunc(a / q) - 0.5) < 1e-12 && r % 2 === 1) r -= 1;
+  return Math.sign(v) * r * q;
+}
+
+function mk(shape: readonly number[], dtype: RDType, f: (i: number) => number): T64 {
+  const data = new Float64Array(size(shape));
+  for (let i = 0; i < data.length; i++) data[i] = f(i);
+  return { shape: [...shape], dtype, data };
+}
+
+function isInt(d: RDType): boolean {
+  return d.startsWith('int') || d === 'uint8';
+}
+
+function bshape(a: readonly number[], b: readonly number[]): number[] {
+  const n = Math.max(a.length, b.length);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = a[a.length - n + i] ?? 1;
+    const y = b[b.length - n + i] ?? 1;
+    if (x !== y && x !== 1 && y !== 1) throw new Error(`reference: cannot broadcast ${a} with ${b}`);
+    out.push(x === 1 ? y : x);
+  }
+  return out;
+}
+function bindex(out: readonly number[], from: readonly number[]): (i: number) => number {
+  const os = strides(out);
+  const fs = strides(from);
+  const off = out.length - from.length;
+  return (i) => {
+    let j = 0;
+    for (let d = 0; d < from.length; d++) {
+      const c = Math.floor(i / os[d + off]!) % out[d + off]!;
+      if (from[d] !== 1) j += c * fs[d]!;
+    }
+    return j;
+  };
+}
+function binary(a: T64, b: T64, f: (x: number, y: number) => number, outDtype?: RDType): T64 {
+  const shape = bshape(a.shape, b.shape);
+  const ia = bindex(shape, a.shape);
+  const ib = bindex(shape, b.shape);
+  const dt = outDtype ?? a.dtype;
+  return mk(shape, dt, (i) => roundTo(dt, f(a.data[ia(i)]!, b.data[ib(i)]!)));
+}
+function unary(a: T64, f: (x: number) => number): T64 {
+  return mk(a.shape, a.dtype, (i) => roundTo(a.dtype, f(a.data[i]!)));
+}
+function axisOf(a: number, n: number): number {
+  return a < 0 ? a + n : a;
+}
+function transpose(x: T64, axes: readonly number[]): T64 {
+  if (axes.every((a, i) => a === i)) return x;
+  const shape = axes.map((a) => x.shape[a]!);
+  const xs = strides(x.shape);
+  const step = axes.map((a) => xs[a]!);
+  const n = shape.length;
+  const out = new Float64Array(x.data.length);
+  const idx = new Array<number>(n).fill(0);
+  let j = 0;
+  for (let i = 0; i < out.length; i++) {
+    out[i] = x.data[j]!;
+    // odometer over the output's coordinates, moving j by the input's strides
+    for (let d = n - 1; d >= 0; d--) {
+      idx[d]!++;
+      j += step[d]!;
+      if (idx[d]! < shape[d]!) break;
+      j -= step[d]! * shape[d]!;
+      idx[d] = 0;
+    }
+  }
+  return { shape, dtype: x.dtype, data: out };
+}
+function reshape(x: T64, shape: readonly number[]): T64 {
+  return { shape, dtype: x.dtype, data: x.data };
+}
+function reduce(x: T64, axisAttr: unknown, keep: boolean, f: (vals: number[]) => number, exclude = false): T64 {
+  const n = x.shape.length;
+  let axes: number[] =
+    axisAttr === null || axisAttr === undefined
+      ? [...Array(n).keys()]
+      : (Array.isArray(axisAttr) ? axisAttr : [axisAttr]).map((a: number) => axisOf(a, n));
+  if (exclude) axes = [...Array(n).keys()].filter((a) => !axes.includes(a));
+  const kept = x.shape.map((d, i) => (axes.includes(i) ? 1 : d));
+  const groups = new Map<number, number[]>();
+  const xs = strides(x.shape);
+  const ks = strides(kept);
+  for (let i = 0; i < x.data.length; i++) {
+    let o = 0;
+    for (let d = 0; d < n; d++) if (!axes.includes(d)) o += (Math.floor(i / xs[d]!) % x.shape[d]!) * ks[d]!;
+    let g = groups.get(o);
+    if (!g) groups.set(o, (g = []));
+    g.push(x.data[i]!);
+  }
+  const shape = keep ? kept : x.shape.filter((_, i) => !axes.includes(i));
+  return mk(shape, x.dtype, (i) => roundTo(x.dtype, f(groups.get(i)!)));
+}
+
+/** Index of a 4-D NCHW-ordered coordinate in `layout` ("NCHW", "NHWC", "OIHW", "HWIO", ...). */
+function toLayout(x: T64, from: string, to: string): T64 {
+  return transpose(
+    x,
+    [...to].map((c) => from.indexOf(c)),
+  );
+}
+
+function conv2d(x0: T64, w0: T64, at: Record<string, unknown>): T64 {
+  const dl = (at.data_layout as string) ?? 'NCHW';
+  const kl = (at.kernel_layout as string) ?? 'OIHW';
+  const x = toLayout(x0, dl, 'NCHW');
+  const w = toLayout(w0, kl, 'OIHW');
+  const [N, C, H, W] = x.shape as number[];
+  const [O, CG, KH, KW] = w.shape as number[];
+  const g = (at.groups as number) ?? 1;
+  const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+  const [dh, dw] = (at.dilation as number[]) ?? [1, 1];
+  let p = (at.padding as number[]) ?? [0, 0, 0, 0];
+  if (p.length === 1) p = [p[0]!, p[0]!, p[0]!, p[0]!];
+  if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+  const OH = Math.floor((H! + p[0]! + p[2]! - dh! * (KH! - 1) - 1) / sh!) + 1;
+  const OW = Math.floor((W! + p[1]! + p[3]! - dw! * (KW! - 1) - 1) / sw!) + 1;
+  const od = (at.out_dtype as RDType) || x.dtype;
+  const out = new Float64Array(N! * O! * OH * OW);
+  const og = O! / g;
+  const xd = x.data;
+  const wd = w.data;
+  const [pt, pl] = [p[0]!, p[1]!];
+  const [hh, ww, kh0, kw0, sy, sx, dy, dx] = [H!, W!, KH!, KW!, sh!, sw!, dh!, dw!];
+  // Accumulate weight by weight over whole output rows (the order changes nothing in float64 at these sizes).
+  for (let n = 0; n < N!; n++)
+    for (let o = 0; o < O!; o++) {
+      const c0 = Math.floor(o / og) * CG!;
+      const ob = (n * O! + o) * OH * OW;
+      for (let c = 0; c < CG!; c++) {
+        const xb = (n * C! + c0 + c) * hh * ww;
+        for (let kh = 0; kh < kh0; kh++)
+          for (let kw = 0; kw < kw0; kw++) {
+            const wv = wd[((o * CG! + c) * kh0 + kh) * kw0 + kw]!;
+            for (let oh = 0; oh < OH; oh++) {
+              const ih = oh * sy - pt + kh * dy;
+              if (ih < 0 || ih >= hh) continue;
+              const xr = xb + ih * ww;
+              const orow = ob + oh * OW;
+              for (let ow = 0; ow < OW; ow++) {
+                const iw = ow * sx - pl + kw * dx;
+                if (iw >= 0 && iw < ww) out[orow + ow] += wv * xd[xr + iw]!;
+              }
+            }
+          }
+      }
+    }
+  for (let i = 0; i < out.length; i++) out[i] = roundTo(od, out[i]!);
+  return toLayout({ shape: [N!, O!, OH, OW], dtype: od, data: out }, 'NCHW', dl);
+}
+
+function pool(x0: T64, at: Record<string, unknown>, kind: 'max' | 'avg'): T64 {
+  const layout = (at.layout as string) ?? 'NCHW';
+  const x = toLayout(x0, layout, 'NCHW');
+  const [N, C, H, W] = x.shape as number[];
+  const [KH, KW] = (at.pool_size as number[]) ?? [1, 1];
+  const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+  let p = (at.padding as number[]) ?? [0, 0, 0, 0];
+  if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+  const OH = Math.floor((H! + p[0]! + p[2]! - KH!) / sh!) + 1;
+  const OW = Math.floor((W! + p[1]! + p[3]! - KW!) / sw!) + 1;
+  const out = mk([N!, C!, OH, OW], x.dtype, (i) => {
+    const ow = i % OW;
+    const oh = Math.floor(i / OW) % OH;
+    const nc = Math.floor(i / (OW * OH));
+    let best = -Infinity;
+    let sum = 0;
+    let cnt = 0;
+    for (let kh = 0; kh < KH!; kh++)
+      for (let kw = 0; kw < KW!; kw++) {
+        const ih = oh * sh! - p[0]! + kh;
+        const iw = ow * sw! - p[1]! + kw;
+        if (ih < 0 || iw < 0 || ih >= H! || iw >= W!) continue;
+        const v = x.data[(nc * H! + ih) * W! + iw]!;
+        best = Math.max(best, v);
+        sum += v;
+        cnt++;
+      }
+    return roundTo(x.dtype, kind === 'max' ? best : sum / (at.count_include_pad ? KH! * KW! : cnt));
+  });
+  return toLayout(out, 'NCHW', layout);
+}
+
+function matmul(a0: T64, b0: T64, ta: boolean, tb: boolean, dt: RDType): T64 {
+  // a [..., M, K] (or [..., K, M] when ta), b [..., K, N] (or [..., N, K] when tb); batch dims broadcast.
+  const swap = (t: T64): T64 => {
+    const n = t.shape.length;
+    return transpose(
+      t,
+      [...Array(n).keys()].map((i) => (i === n - 2 ? n - 1 : i === n - 1 ? n - 2 : i)),
+    );
+  };
+  const a = ta ? swap(a0) : a0; // [..., M, K]
+  const bt = tb ? b0 : swap(b0); // [..., N, K]
+  const M = a.shape.at(-2)!;
+  const K = a.shape.at(-1)!;
+  const N = bt.shape.at(-2)!;
+  if (bt.shape.at(-1) !== K) throw new Error(`reference: matmul inner sizes ${K} and ${bt.shape.at(-1)}`);
+  const batch = bshape(a.shape.slice(0, -2), bt.shape.slice(0, -2));
+  const ia = bindex(batch, a.shape.slice(0, -2));
+  const ib = bindex(batch, bt.shape.slice(0, -2));
+  const nb = size(batch);
+  const out = new Float64Array(nb * M * N);
+  const ad = a.data;
+  const bd = bt.data;
+  for (let q = 0; q < nb; q++) {
+    const ao = ia(q) * M * K;
+    const bo = ib(q) * N * K;
+    for (let m = 0; m < M; m++) {
+      const ar = ao + m * K;
+      for (let n = 0; n < N; n++) {
+        const br = bo + n * K;
+        let s = 0;
+        for (let k = 0; k < K; k++) s += ad[ar + k]! * bd[br + k]!;
+        out[(q * M + m) * N + n] = roundTo(dt, s);
+      }
+    }
+  }
+  return { shape: [...batch, M, N], dtype: dt, data: out };
+}
+
+function asTensor(v: RValue, what: string): T64 {
+  if (Array.isArray(v) || !('data' in (v as object))) throw new Error(`reference: ${what} is not a tensor`);
+  return v as T64;
+}
+
+function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
+  const t = (i: number): T64 => asTensor(vs[i]!, `${op} argument ${i}`);
+  const cmp = (f: (x: number, y: number) => boolean): T64 => binary(t(0), t(1), (x, y) => (f(x, y) ? 1 : 0), 'bool');
+  switch (op) {
+    case 'add':
+      return binary(t(0), t(1), (x, y) => x + y);
+    case 'subtract':
+      return binary(t(0), t(1), (x, y) => x - y);
+    case 'multiply':
+      return binary(t(0), t(1), (x, y) => x * y);
+    case 'divide':
+      return binary(t(0), t(1), (x, y) => (isInt(t(0).dtype) ? Math.trunc(x / y) : x / y));
+    case 'power':
+      return binary(t(0), t(1), (x, y) => x ** y);
+    case 'maximum':
+      return binary(t(0), t(1), Math.max);
+    case 'minimum':
+      return binary(t(0), t(1), Math.min);
+    case 'equal':
+      return cmp((x, y) => x === y);
+    case 'not_equal':
+      return cmp((x, y) => x !== y);
+    case 'less':
+      return cmp((x, y) => x < y);
+    case 'greater':
+      return cmp((x, y) => x > y);
+    case 'less_equal':
+      return cmp((x, y) => x <= y);
+    case 'greater_equal':
+      return cmp((x, y) => x >= y);
+    case 'logical_and':
+      return cmp((x, y) => x !== 0 && y !== 0);
+    case 'sqrt':
+      return unary(t(0), Math.sqrt);
+    case 'rsqrt':
+      return unary(t(0), (x) => 1 / Math.sqrt(x));
+    case 'tanh':
+      return unary(t(0), Math.tanh);
+    case 'exp':
+      return unary(t(0), Math.exp);
+    case 'log':
+      if (isInt(t(0).dtype)) throw new Error('reference: log of an integer tensor has no defined value');
+      return unary(t(0), Math.log);
+    case 'abs':
+      return unary(t(0), Math.abs);
+    case 'negative':
+      return unary(t(0), (x) => -x);
+    case 'sigmoid':
+      return unary(t(0), (x) => 1 / (1 + Math.exp(-x)));
+    case 'nn.relu':
+      return unary(t(0), (x) => Math.max(x, 0));
+    case 'nn.leaky_relu': {
+      const alpha = (at.alpha as number) ?? 0.25;
+      return unary(t(0), (x) => (x > 0 ? x : x * alpha));
+    }
+    case 'copy':
+    case 'on_device':
+    case 'stop_fusion':
+      return t(0);
+    case 'zeros_like':
+      return mk(t(0).shape, t(0).dtype, () => 0);
+    case 'ones_like':
+      return mk(t(0).shape, t(0).dtype, () => 1);
+    case 'collapse_sum_like': {
+      const x = t(0);
+      const like = t(1).shape;
+      const lead = x.shape.length - like.length;
+      const axes = x.shape.map((_, i) => i).filter((i) => i < lead || (like[i - lead] === 1 && x.shape[i] !== 1));
+      const s = reduce(x, axes, true, (v) => v.reduce((a, b) => a + b, 0));
+      return reshape(s, like);
+    }
+    case 'cast':
+      return mk(t(0).shape, at.dtype as RDType, (i) => roundTo(at.dtype as RDType, t(0).data[i]!));
+    case 'reshape': {
+      const x = t(0);
+      const ns = (at.newshape as number[]).map((d, i) => (d === 0 ? x.shape[i]! : d));
+      const known = ns.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
+      return reshape(
+        x,
+        ns.map((d) => (d === -1 ? size(x.shape) / known : d)),
+      );
+    }
+    case 'transpose': {
+      const x = t(0);
+      const axes = (at.axes as number[] | null) ?? [...x.shape.keys()].reverse();
+      return transpose(
+        x,
+        axes.map((a) => axisOf(a, x.shape.length)),
+      );
+    }
+    case 'expand_dims': {
+      const x = t(0);
+      const n = (at.num_newaxis as number) ?? 1;
+      const a = axisOf(at.axis as number, x.shape.length + 1);
+      return reshape(x, [...x.shape.slice(0, a), ...Array<number>(n).fill(1), ...x.shape.slice(a)]);
+    }
+    case 'squeeze': {
+      const x = t(0);
+      const axes = (at.axis as number[] | null | undefined)?.map((a) => axisOf(a, x.shape.length));
+      return reshape(
+        x,
+        x.shape.filter((d, i) => (axes ? !axes.includes(i) : d !== 1)),
+      );
+    }
+    case 'concatenate': {
+      const xs = (vs[0] as RValue[]).map((v) => asTensor(v, 'concatenate item'));
+      const n = xs[0]!.shape.length;
+      const a = axisOf((at.axis as number) ?? 0, n);
+      const shape = [...xs[0]!.shape];
+      shape[a] = xs.reduce((s, x) => s + x.shape[a]!, 0);
+      const outer = size(shape.slice(0, a));
+      const inner = size(shape.slice(a + 1));
+      const data: number[] = [];
+      for (let o = 0; o < outer; o++)
+        for (const x of xs) {
+          const len = x.shape[a]! * inner;
+          for (let j = 0; j < len; j++) data.push(x.data[o * len + j]!);
+        }
+      return { shape, dtype: xs[0]!.dtype, data: Float64Array.from(data) };
+    }
+    case 'split': {
+      const x = t(0);
+      const a = axisOf((at.axis as number) ?? 0, x.shape.length);
+      const ios = at.indices_or_sections as number | number[];
+      const cuts = Array.isArray(ios)
+        ? [0, ...ios, x.shape[a]!]
+        : Array.from({ length: ios + 1 }, (_, i) => (i * x.shape[a]!) / ios);
+      const parts: T64[] = [];
+      for (let k = 0; k + 1 < cuts.length; k++) parts.push(slice(x, a, cuts[k]!, cuts[k + 1]!));
+      return parts;
+    }
+    case 'strided_slice': {
+      let x = t(0);
+      const b = at.begin as number[];
+      const e = at.end as number[];
+      const axes = (at.axes as number[] | null) ?? b.map((_, i) => i);
+      axes.forEach((ax, i) => {
+        const d = x.shape[ax]!;
+        const lo = Math.max(0, b[i]! < 0 ? b[i]! + d : Math.min(b[i]!, d));
+        const hi = Math.min(d, e[i]! < 0 ? e[i]! + d : e[i]!);
+        x = slice(x, ax, lo, hi);
+      });
+      return x;
+    }
+    case 'take': {
+      let x = t(0);
+      const idx = t(1);
+      let a = at.axis as number | null | undefined;
+      if (a === null || a === undefined) {
+        x = reshape(x, [size(x.shape)]);
+        a = 0;
+      }
+      a = axisOf(a, x.shape.length);
+      const d = x.shape[a]!;
+      const outer = size(x.shape.slice(0, a));
+      const inner = size(x.shape.slice(a + 1));
+      const shape = [...x.shape.slice(0, a), ...idx.shape, ...x.shape.slice(a + 1)];
+      const ni = idx.data.length;
+      return mk(shape, x.dtype, (i) => {
+        const r = i % inner;
+        const k = Math.floor(i / inner) % ni;
+        const o = Math.floor(i / (inner * ni));
+        let j = idx.data[k]!;
+        j = at.mode === 'wrap' ? ((j % d) + d) % d : Math.min(Math.max(j < 0 ? j + d : j, 0), d - 1);
+        return x.data[(o * d + j) * inner + r]!;
+      });
+    }
+    case 'where':
+      return mk(bshape(bshape(t(0).shape, t(1).shape), t(2).shape), t(1).dtype, (i) => {
+        const shape = bshape(bshape(t(0).shape, t(1).shape), t(2).shape);
+        return t(0).data[bindex(shape, t(0).shape)(i)]
+          ? t(1).data[bindex(shape, t(1).shape)(i)]!
+          : t(2).data[bindex(shape, t(2).shape)(i)]!;
+      });
+    case 'mean':
+    case 'sum':
+    case 'max':
+    case 'min':
+    case 'prod': {
+      const f =
+        op === 'mean'
+          ? (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length
+          : op === 'sum'
+            ? (v: number[]) => v.reduce((a, b) => a + b, 0)
+            : op === 'max'
+              ? (v: number[]) => Math.max(...v)
+              : op === 'min'
+                ? (v: number[]) => Math.min(...v)
+                : (v: number[]) => v.reduce((a, b) => a * b, 1);
+      return reduce(t(0), at.axis, Boolean(at.keepdims), f, Boolean(at.exclude));
+    }
+    case 'nn.softmax':
+    case 'nn.log_softmax': {
+      const x = t(0);
+      const a = axisOf((at.axis as number) ?? -1, x.shape.length);
+      const inner = size(x.shape.slice(a + 1));
+      const d = x.shape[a]!;
+      return mk(x.shape, x.dtype, (i) => {
+        const r = i % inner;
+        const o = Math.floor(i / (inner * d));
+        let m = -Infinity;
+        for (let k = 0; k < d; k++) m = Math.max(m, x.data[(o * d + k) * inner + r]!);
+        let s = 0;
+        for (let k = 0; k < d; k++) s += Math.exp(x.data[(o * d + k) * inner + r]! - m);
+        const v = x.data[i]! - m;
+        return roundTo(x.dtype, op === 'nn.softmax' ? Math.exp(v) / s : v - Math.log(s));
+      });
+    }
+    case 'nn.conv2d':
+      return conv2d(t(0), t(1), at);
+    case 'nn.max_pool2d':
+      return pool(t(0), at, 'max');
+    case 'nn.avg_pool2d':
+      return pool(t(0), at, 'avg');
+    case 'nn.global_avg_pool2d':
+    case 'nn.global_max_pool2d': {
+      const x = toLayout(t(0), (at.layout as string) ?? 'NCHW', 'NCHW');
+      const f =
+        op === 'nn.global_avg_pool2d'
+          ? (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length
+          : (v: number[]) => Math.max(...v);
+      return toLayout(reduce(x, [2, 3], true, f), 'NCHW', (at.layout as string) ?? 'NCHW');
+    }
+    case 'nn.bias_add': {
+      const x = t(0);
+      const b = t(1);
+      const a = axisOf((at.axis as number) ?? 1, x.shape.length);
+      return binary(
+        x,
+        reshape(
+          b,
+          x.shape.map((d, i) => (i === a ? d : 1)),
+        ),
+        (p, q) => p + q,
+      );
+    }
+    case 'nn.batch_norm': {
+      const [x, g, b, mu, vr] = [t(0), t(1), t(2), t(3), t(4)];
+      const a = axisOf((at.axis as number) ?? 1, x.shape.length);
+      const eps = (at.epsilon as number) ?? 1e-5;
+      const sh = x.shape.map((d, i) => (i === a ? d : 1));
+      const center = at.center ?? true;
+      const scale = at.scale ?? true;
+      const y = mk(x.shape, x.dtype, (i) => {
+        const c = Math.floor(i / size(x.shape.slice(a + 1))) % x.shape[a]!;
+        const norm = (x.data[i]! - mu.data[c]!) / Math.sqrt(vr.data[c]! + eps);
+        return roundTo(x.dtype, norm * (scale ? g.data[c]! : 1) + (center ? b.data[c]! : 0));
+      });
+      void sh;
+      return [y, mu, vr];
+    }
+    case 'nn.dense': {
+      const od = (at.out_dtype as RDType) || t(0).dtype;
+      return matmul(t(0), t(1), false, true, od);
+    }
+    case 'nn.matmul':
+      return matmul(t(0), t(1), Boolean(at.transpose_a), Boolean(at.transpose_b), t(0).dtype);
+    case 'nn.batch_matmul': {
+      const od = (at.out_dtype as RDType) || t(0).dtype;
+      return matmul(
+        t(0),
+        t(1),
+        Boolean(at.transpose_a),
+        at.transpose_b === undefined ? true : Boolean(at.transpose_b),
+        od,
+      );
+    }
+    case 'nn.pad': {
+      const x = t(0);
+      const pw = at.pad_width as number[][];
+      const v = vs[1] ? t(1).data[0]! : ((at.pad_value as number) ?? 0);
+      const shape = x.shape.map((d, i) => d + pw[i]![0]! + pw[i]![1]!);
+      const xs = strides(x.shape);
+      const os = strides(shape);
+      return mk(shape, x.dtype, (i) => {
+        let j = 0;
+        for (let d = 0; d < shape.length; d++) {
+          const c = (Math.floor(i / os[d]!) % shape[d]!) - pw[d]![0]!;
+          if (c < 0 || c >= x.shape[d]!) return v;
+          j += c * xs[d]!;
+        }
+        return x.data[j]!;
+      });
+    }
+    case 'layout_transform':
+      return toLayout(t(0), at.src_layout as string, at.dst_layout as string);
+    case 'raf.matmul':
+      return matmul(t(0), t(1), false, false, t(0).dtype);
+    case 'raf.nll_loss': {
+      // RAF's nll_loss(y_true, y_pred): -mean over the batch of y_pred[i, y_true[i]].
+      const y = t(0);
+      const p = t(1);
+      const C = p.shape[1]!;
+      let s = 0;
+      for (let i = 0; i < y.data.length; i++) s -= p.data[i * C + y.data[i]!]!;
+      return scalar(roundTo(p.dtype, s / y.data.length), p.dtype);
+    }
+    default:
+      throw new Error(`reference: no float64 definition of op ${op}`);
+  }
+}
+
+function slice(x: T64, a: number, lo: number, hi: number): T64 {
+  const shape = [...x.shape];
+  shape[a] = hi - lo;
+  const inner = size(x.shape.slice(a + 1));
+  const d = x.shape[a]!;
+  return mk(shape, x.dtype, (i) => {
+    const r = i % inner;
+    const k = Math.floor(i / inner) % (hi - lo);
+    const o = Math.floor(i / (inner * (hi - lo)));
+    return x.data[(o * d + lo + k) * inner + r]!;
+  });
+}
+
+// ---- evaluation ----
+
+class Env {
+  private readonly vals = new Map<string, RValue>();
+  constructor(readonly up: Env | null) {}
+  get(name: string): RValue {
+    for (let e: Env | null = this; e; e = e.up) {
+      const v = e.vals.get(name);
+      if (v !== undefined) return v;
+    }
+    throw new Error(`reference: unbound %${name}`);
+  }
+  set(name: string, v: RValue): void {
+    this.vals.set(name, v);
+  }
+}
+
+export type OnCall = (op: string, args: RValue[], attrs: Record<string, unknown>, out: RValue) => void;
+interface Ctx {
+  readonly meta: readonly T64[];
+  readonly defs: ReadonlyMap<string, FnNode>;
+  readonly onCall?: OnCall;
+}
+
+function evalNode(e: Node, env: Env, cx: Ctx): RValue {
+  switch (e.n) {
+    case 'var':
+      return env.get(e.name);
+    case 'global': {
+      const f = cx.defs.get(e.name);
+      if (!f) throw new Error(`reference: no @${e.name}`);
+      return { fn: f, env: new Env(null) };
+    }
+    case 'lit':
+      return e.value;
+    case 'meta': {
+      const m = cx.meta[e.index];
+      if (!m) throw new Error(`reference: meta constant ${e.index} not supplied`);
+      return m;
+    }
+    case 'tuple':
+      return e.items.map((i) => evalNode(i, env, cx));
+    case 'get': {
+      const v = evalNode(e.of, env, cx);
+      if (!Array.isArray(v)) throw new Error('reference: .N of a non-tuple');
+      return (v as RValue[])[e.index]!;
+    }
+    case 'op': {
+      const args = e.args.map((a) => evalNode(a, env, cx));
+      if (e.op === 'call_lowered') return apply(args[0] as Closure, [...(args[1] as RValue[])], cx);
+      const out = callOp(e.op, args, e.attrs);
+      cx.onCall?.(e.op, args, e.attrs, out);
+      return out;
+    }
+    case 'fn':
+      return { fn: e, env };
+    case 'apply': {
+      const f = evalNode(e.f, env, cx);
+      if (Array.isArray(f) || !('fn' in (f as object))) throw new Error('reference: calling a non-function');
+      return apply(
+        f as Closure,
+        e.args.map((a) => evalNode(a, env, cx)),
+        cx,
+      );
+    }
+    case 'if': {
+      const c = asTensor(evalNode(e.cond, env, cx), 'if condition');
+      return evalNode(c.data[0] ? e.then : e.else, env, cx);
+    }
+    case 'seq': {
+      const inner = new Env(env);
+      for (const [name, value] of e.binds) inner.set(name, evalNode(value, inner, cx));
+      return evalNode(e.last, inner, cx);
+    }
+  }
+}
+
+let depth = 0;
+function apply(c: Closure, args: RValue[], cx: Ctx): RValue {
+  if (++depth > 200) throw new Error('reference: recursion too deep');
+  try {
+    const env = new Env(c.env);
+    c.fn.params.forEach((p, i) => env.set(p.name, args[i]!));
+    return evalNode(c.fn.body, env, cx);
+  } finally {
+    depth--;
+  }
+}
+
+export interface RefProgram {
+  readonly params: readonly RefParam[];
+  run(inputs: readonly T64[], meta: readonly T64[], onCall?: OnCall): RValue;
+}
+
+/** Parses Relay text on its own terms; `run` evaluates the main function in float64 (rounding to each dtype). */
+export function referenceProgram(src: string): RefProgram {
+  const r = new Reader(scan(src));
+  const main = r.module();
+  return {
+    params: main.params,
+    run: (inputs, meta, onCall) => apply({ fn: main, env: new Env(null) }, [...inputs], { meta, defs: r.defs, onCall }),
+  };
+}
