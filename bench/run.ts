@@ -24,6 +24,7 @@ const ORDER = [
   'matmul 256³',
   'matmul 1024³',
   'add 2^20',
+  'add [1,C,1,1]',
   'conv2d 3×3',
   'layer_norm',
   'ewise chain',

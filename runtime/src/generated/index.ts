@@ -56,11 +56,13 @@ import { clipOp } from './api/clip.ts';
 import { clipGrad } from './grad/clip.ts';
 import { clipRelay } from './relay/clip.ts';
 import { clipCpuOp } from './dialects/cpu/clip.ts';
+import { clipWasmOp } from './dialects/wasm/clip.ts';
 import { clipWebgpuOp } from './dialects/webgpu/clip.ts';
 import { clipDxOp } from './api/clip_dx.ts';
 import { clipDxGrad } from './grad/clip_dx.ts';
 import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
+import { clipDxWasmOp } from './dialects/wasm/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
 import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
@@ -87,11 +89,13 @@ import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
 import { cosRelay } from './relay/cos.ts';
 import { cosCpuOp } from './dialects/cpu/cos.ts';
+import { cosWasmOp } from './dialects/wasm/cos.ts';
 import { cosWebgpuOp } from './dialects/webgpu/cos.ts';
 import { cosDxOp } from './api/cos_dx.ts';
 import { cosDxGrad } from './grad/cos_dx.ts';
 import { cosDxRelay } from './relay/cos_dx.ts';
 import { cosDxCpuOp } from './dialects/cpu/cos_dx.ts';
+import { cosDxWasmOp } from './dialects/wasm/cos_dx.ts';
 import { cosDxWebgpuOp } from './dialects/webgpu/cos_dx.ts';
 import { crossEntropyOp } from './api/cross_entropy.ts';
 import { crossEntropyGrad } from './grad/cross_entropy.ts';
@@ -143,11 +147,13 @@ import { erfOp } from './api/erf.ts';
 import { erfGrad } from './grad/erf.ts';
 import { erfRelay } from './relay/erf.ts';
 import { erfCpuOp } from './dialects/cpu/erf.ts';
+import { erfWasmOp } from './dialects/wasm/erf.ts';
 import { erfWebgpuOp } from './dialects/webgpu/erf.ts';
 import { erfDxOp } from './api/erf_dx.ts';
 import { erfDxGrad } from './grad/erf_dx.ts';
 import { erfDxRelay } from './relay/erf_dx.ts';
 import { erfDxCpuOp } from './dialects/cpu/erf_dx.ts';
+import { erfDxWasmOp } from './dialects/wasm/erf_dx.ts';
 import { erfDxWebgpuOp } from './dialects/webgpu/erf_dx.ts';
 import { expOp } from './api/exp.ts';
 import { expGrad } from './grad/exp.ts';
@@ -164,11 +170,13 @@ import { geluOp } from './api/gelu.ts';
 import { geluGrad } from './grad/gelu.ts';
 import { geluRelay } from './relay/gelu.ts';
 import { geluCpuOp } from './dialects/cpu/gelu.ts';
+import { geluWasmOp } from './dialects/wasm/gelu.ts';
 import { geluWebgpuOp } from './dialects/webgpu/gelu.ts';
 import { geluDxOp } from './api/gelu_dx.ts';
 import { geluDxGrad } from './grad/gelu_dx.ts';
 import { geluDxRelay } from './relay/gelu_dx.ts';
 import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
+import { geluDxWasmOp } from './dialects/wasm/gelu_dx.ts';
 import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
 import { greaterOp } from './api/greater.ts';
 import { greaterGrad } from './grad/greater.ts';
@@ -195,11 +203,13 @@ import { leakyReluOp } from './api/leaky_relu.ts';
 import { leakyReluGrad } from './grad/leaky_relu.ts';
 import { leakyReluRelay } from './relay/leaky_relu.ts';
 import { leakyReluCpuOp } from './dialects/cpu/leaky_relu.ts';
+import { leakyReluWasmOp } from './dialects/wasm/leaky_relu.ts';
 import { leakyReluWebgpuOp } from './dialects/webgpu/leaky_relu.ts';
 import { leakyReluDxOp } from './api/leaky_relu_dx.ts';
 import { leakyReluDxGrad } from './grad/leaky_relu_dx.ts';
 import { leakyReluDxRelay } from './relay/leaky_relu_dx.ts';
 import { leakyReluDxCpuOp } from './dialects/cpu/leaky_relu_dx.ts';
+import { leakyReluDxWasmOp } from './dialects/wasm/leaky_relu_dx.ts';
 import { leakyReluDxWebgpuOp } from './dialects/webgpu/leaky_relu_dx.ts';
 import { lessOp } from './api/less.ts';
 import { lessGrad } from './grad/less.ts';
@@ -327,6 +337,7 @@ import { powerOp } from './api/power.ts';
 import { powerGrad } from './grad/power.ts';
 import { powerRelay } from './relay/power.ts';
 import { powerCpuOp } from './dialects/cpu/power.ts';
+import { powerWasmOp } from './dialects/wasm/power.ts';
 import { powerWebgpuOp } from './dialects/webgpu/power.ts';
 import { prodOp } from './api/prod.ts';
 import { prodGrad } from './grad/prod.ts';
@@ -337,11 +348,13 @@ import { reciprocalOp } from './api/reciprocal.ts';
 import { reciprocalGrad } from './grad/reciprocal.ts';
 import { reciprocalRelay } from './relay/reciprocal.ts';
 import { reciprocalCpuOp } from './dialects/cpu/reciprocal.ts';
+import { reciprocalWasmOp } from './dialects/wasm/reciprocal.ts';
 import { reciprocalWebgpuOp } from './dialects/webgpu/reciprocal.ts';
 import { reciprocalDxOp } from './api/reciprocal_dx.ts';
 import { reciprocalDxGrad } from './grad/reciprocal_dx.ts';
 import { reciprocalDxRelay } from './relay/reciprocal_dx.ts';
 import { reciprocalDxCpuOp } from './dialects/cpu/reciprocal_dx.ts';
+import { reciprocalDxWasmOp } from './dialects/wasm/reciprocal_dx.ts';
 import { reciprocalDxWebgpuOp } from './dialects/webgpu/reciprocal_dx.ts';
 import { reluOp } from './api/relu.ts';
 import { reluGrad } from './grad/relu.ts';
@@ -364,11 +377,13 @@ import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
 import { rsqrtCpuOp } from './dialects/cpu/rsqrt.ts';
+import { rsqrtWasmOp } from './dialects/wasm/rsqrt.ts';
 import { rsqrtWebgpuOp } from './dialects/webgpu/rsqrt.ts';
 import { rsqrtDxOp } from './api/rsqrt_dx.ts';
 import { rsqrtDxGrad } from './grad/rsqrt_dx.ts';
 import { rsqrtDxRelay } from './relay/rsqrt_dx.ts';
 import { rsqrtDxCpuOp } from './dialects/cpu/rsqrt_dx.ts';
+import { rsqrtDxWasmOp } from './dialects/wasm/rsqrt_dx.ts';
 import { rsqrtDxWebgpuOp } from './dialects/webgpu/rsqrt_dx.ts';
 import { scaledAddOp } from './api/scaled_add.ts';
 import { scaledAddGrad } from './grad/scaled_add.ts';
@@ -379,11 +394,13 @@ import { scaledAddDaOp } from './api/scaled_add_da.ts';
 import { scaledAddDaGrad } from './grad/scaled_add_da.ts';
 import { scaledAddDaRelay } from './relay/scaled_add_da.ts';
 import { scaledAddDaCpuOp } from './dialects/cpu/scaled_add_da.ts';
+import { scaledAddDaWasmOp } from './dialects/wasm/scaled_add_da.ts';
 import { scaledAddDaWebgpuOp } from './dialects/webgpu/scaled_add_da.ts';
 import { scaledAddDbOp } from './api/scaled_add_db.ts';
 import { scaledAddDbGrad } from './grad/scaled_add_db.ts';
 import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
+import { scaledAddDbWasmOp } from './dialects/wasm/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
@@ -404,11 +421,13 @@ import { sinOp } from './api/sin.ts';
 import { sinGrad } from './grad/sin.ts';
 import { sinRelay } from './relay/sin.ts';
 import { sinCpuOp } from './dialects/cpu/sin.ts';
+import { sinWasmOp } from './dialects/wasm/sin.ts';
 import { sinWebgpuOp } from './dialects/webgpu/sin.ts';
 import { sinDxOp } from './api/sin_dx.ts';
 import { sinDxGrad } from './grad/sin_dx.ts';
 import { sinDxRelay } from './relay/sin_dx.ts';
 import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
+import { sinDxWasmOp } from './dialects/wasm/sin_dx.ts';
 import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
 import { softmaxOp } from './api/softmax.ts';
 import { softmaxGrad } from './grad/softmax.ts';
@@ -425,11 +444,13 @@ import { softplusOp } from './api/softplus.ts';
 import { softplusGrad } from './grad/softplus.ts';
 import { softplusRelay } from './relay/softplus.ts';
 import { softplusCpuOp } from './dialects/cpu/softplus.ts';
+import { softplusWasmOp } from './dialects/wasm/softplus.ts';
 import { softplusWebgpuOp } from './dialects/webgpu/softplus.ts';
 import { softplusDxOp } from './api/softplus_dx.ts';
 import { softplusDxGrad } from './grad/softplus_dx.ts';
 import { softplusDxRelay } from './relay/softplus_dx.ts';
 import { softplusDxCpuOp } from './dialects/cpu/softplus_dx.ts';
+import { softplusDxWasmOp } from './dialects/wasm/softplus_dx.ts';
 import { softplusDxWebgpuOp } from './dialects/webgpu/softplus_dx.ts';
 import { splitOp } from './api/split.ts';
 import { splitGrad } from './grad/split.ts';
@@ -440,11 +461,13 @@ import { sqrtOp } from './api/sqrt.ts';
 import { sqrtGrad } from './grad/sqrt.ts';
 import { sqrtRelay } from './relay/sqrt.ts';
 import { sqrtCpuOp } from './dialects/cpu/sqrt.ts';
+import { sqrtWasmOp } from './dialects/wasm/sqrt.ts';
 import { sqrtWebgpuOp } from './dialects/webgpu/sqrt.ts';
 import { sqrtDxOp } from './api/sqrt_dx.ts';
 import { sqrtDxGrad } from './grad/sqrt_dx.ts';
 import { sqrtDxRelay } from './relay/sqrt_dx.ts';
 import { sqrtDxCpuOp } from './dialects/cpu/sqrt_dx.ts';
+import { sqrtDxWasmOp } from './dialects/wasm/sqrt_dx.ts';
 import { sqrtDxWebgpuOp } from './dialects/webgpu/sqrt_dx.ts';
 import { squeezeOp } from './api/squeeze.ts';
 import { squeezeGrad } from './grad/squeeze.ts';
@@ -731,8 +754,10 @@ registerDialectOps([
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
+  clipWasmOp,
   clipWebgpuOp,
   clipDxCpuOp,
+  clipDxWasmOp,
   clipDxWebgpuOp,
   concatenateCpuOp,
   concatenateWebgpuOp,
@@ -744,8 +769,10 @@ registerDialectOps([
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
   cosCpuOp,
+  cosWasmOp,
   cosWebgpuOp,
   cosDxCpuOp,
+  cosDxWasmOp,
   cosDxWebgpuOp,
   crossEntropyCpuOp,
   crossEntropyWebgpuOp,
@@ -767,8 +794,10 @@ registerDialectOps([
   equalCpuOp,
   equalWebgpuOp,
   erfCpuOp,
+  erfWasmOp,
   erfWebgpuOp,
   erfDxCpuOp,
+  erfDxWasmOp,
   erfDxWebgpuOp,
   expCpuOp,
   expWasmOp,
@@ -776,8 +805,10 @@ registerDialectOps([
   expandDimsCpuOp,
   expandDimsWebgpuOp,
   geluCpuOp,
+  geluWasmOp,
   geluWebgpuOp,
   geluDxCpuOp,
+  geluDxWasmOp,
   geluDxWebgpuOp,
   greaterCpuOp,
   greaterWebgpuOp,
@@ -789,8 +820,10 @@ registerDialectOps([
   layerNormDxCpuOp,
   layerNormDxWebgpuOp,
   leakyReluCpuOp,
+  leakyReluWasmOp,
   leakyReluWebgpuOp,
   leakyReluDxCpuOp,
+  leakyReluDxWasmOp,
   leakyReluDxWebgpuOp,
   lessCpuOp,
   lessWebgpuOp,
@@ -846,12 +879,15 @@ registerDialectOps([
   padDxCpuOp,
   padDxWebgpuOp,
   powerCpuOp,
+  powerWasmOp,
   powerWebgpuOp,
   prodCpuOp,
   prodWebgpuOp,
   reciprocalCpuOp,
+  reciprocalWasmOp,
   reciprocalWebgpuOp,
   reciprocalDxCpuOp,
+  reciprocalDxWasmOp,
   reciprocalDxWebgpuOp,
   reluCpuOp,
   reluWasmOp,
@@ -862,14 +898,18 @@ registerDialectOps([
   reshapeCpuOp,
   reshapeWebgpuOp,
   rsqrtCpuOp,
+  rsqrtWasmOp,
   rsqrtWebgpuOp,
   rsqrtDxCpuOp,
+  rsqrtDxWasmOp,
   rsqrtDxWebgpuOp,
   scaledAddCpuOp,
   scaledAddWebgpuOp,
   scaledAddDaCpuOp,
+  scaledAddDaWasmOp,
   scaledAddDaWebgpuOp,
   scaledAddDbCpuOp,
+  scaledAddDbWasmOp,
   scaledAddDbWebgpuOp,
   sigmoidCpuOp,
   sigmoidWasmOp,
@@ -878,8 +918,10 @@ registerDialectOps([
   sigmoidDxWasmOp,
   sigmoidDxWebgpuOp,
   sinCpuOp,
+  sinWasmOp,
   sinWebgpuOp,
   sinDxCpuOp,
+  sinDxWasmOp,
   sinDxWebgpuOp,
   softmaxCpuOp,
   softmaxWasmOp,
@@ -887,14 +929,18 @@ registerDialectOps([
   softmaxDxCpuOp,
   softmaxDxWebgpuOp,
   softplusCpuOp,
+  softplusWasmOp,
   softplusWebgpuOp,
   softplusDxCpuOp,
+  softplusDxWasmOp,
   softplusDxWebgpuOp,
   splitCpuOp,
   splitWebgpuOp,
   sqrtCpuOp,
+  sqrtWasmOp,
   sqrtWebgpuOp,
   sqrtDxCpuOp,
+  sqrtDxWasmOp,
   sqrtDxWebgpuOp,
   squeezeCpuOp,
   squeezeWebgpuOp,

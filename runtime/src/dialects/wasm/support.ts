@@ -6,6 +6,7 @@ import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 import { broadcastIndex, finish } from '../cpu/support.ts';
 import { alignUp, wasm, type Arena } from './module.ts';
+import { residentStorage, WasmStorage } from './storage.ts';
 
 /** Float widths the module has kernels for; float16 lives widened in a Float32Array and runs as f32. */
 export type Width = 'f32' | 'f64';
@@ -57,4 +58,41 @@ export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, sh
 export function readTensor(arena: Arena, width: Width, p: number, out: TensorType): Tensor {
   const data = arena.view(ARRAY[width], p, sizeOf(out.shape)).slice() as Storage;
   return finish(new Tensor(out.shape, out.dtype, new CpuStorage(data)));
+}
+
+/**
+ * Where t's elements are in wasm memory for this call: its own block when it is a resident tensor of this width,
+ * else a temporary the elements are copied into.
+ */
+export function inPtr(arena: Arena, width: Width, t: Tensor): number {
+  const s = t.storage;
+  if (s instanceof WasmStorage && s.ptr !== undefined && widthOf(t.dtype) === width && t.dtype !== 'float16')
+    return s.ptr;
+  const p = allocFor(arena, width, t.size);
+  writeTensor(arena, width, p, t);
+  return p;
+}
+
+/** An output of `out`'s type at `ptr`: fill it, then `tensor()` wraps it. */
+export interface OutBlock {
+  readonly ptr: number;
+  tensor(): Tensor;
+}
+
+/**
+ * Space for a kernel's output. float32 and float64 results stay in wasm memory as a resident tensor (read out only
+ * when something else reads them); float16, which rounds on the way out, is copied out at once.
+ */
+export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock {
+  const n = sizeOf(out.shape);
+  if (out.dtype === 'float16') {
+    const ptr = allocFor(arena, width, n);
+    return { ptr, tensor: () => readTensor(arena, width, ptr, out) };
+  }
+  const bytes = paddedBytes(width, n);
+  const ptr = arena.heap.alloc(bytes);
+  return {
+    ptr,
+    tensor: () => new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n)),
+  };
 }
