@@ -205,7 +205,8 @@ export class Heap {
     const p = this.top;
     this.top += size;
     const have = this.w.memory.buffer.byteLength;
-    if (this.top > have) this.w.memory.grow(Math.ceil((this.top - have) / 65536));
+    // Grow by half again at least: a grow can copy the whole memory, so growing a block at a time is quadratic.
+    if (this.top > have) this.w.memory.grow(Math.ceil(Math.max(this.top - have, have / 2) / 65536));
     return p;
   }
   release(p: Ptr, bytes: number): void {
@@ -214,6 +215,10 @@ export class Heap {
     let list = this.free.get(size);
     if (!list) this.free.set(size, (list = []));
     list.push(p);
+  }
+  /** Frees a block when the next call begins (the call under way may still read it). */
+  releaseLater(p: Ptr, bytes: number): void {
+    this.temps.push(p, bytes);
   }
   /** A block freed when the next call begins. */
   temp(bytes: number): Ptr {
@@ -273,7 +278,7 @@ export function setSpill(f: () => void): void {
  * Above this extent a new call first moves resident tensors out (those still referenced are copied to JavaScript
  * memory; collected ones just drop) and restarts the heap, so tensors nobody disposes cannot grow memory forever.
  */
-export const HEAP_LIMIT = 256 << 20;
+export const HEAP_LIMIT = 128 << 20;
 
 /** The heap, once the module is loaded. */
 export function wasmHeap(): Heap {

@@ -1,90 +1,91 @@
 // Tensors that live in wasm memory: a kernel's output stays where the next wasm kernel reads it, and moves to
-// JavaScript memory only when something else reads it (another dialect, the user) or the heap needs room.
+// JavaScript memory only when something else reads it (another dialect, the user) or the resident budget is full.
 
 import type { Storage } from '../../dtype.ts';
 import { CPU } from '../../device.ts';
 import type { TensorStorage } from '../../tensor.ts';
 import { setSpill, wasmHeap, type Heap } from './module.ts';
 
-/** What the heap must know to free a block, kept apart from the storage so the finalizer can run after it is gone. */
-interface Block {
-  readonly ptr: number;
-  readonly bytes: number;
-  readonly epoch: number;
-  readonly ref: WeakRef<WasmStorage>;
-  done: boolean;
-}
+/**
+ * Resident storages, oldest first (a Map iterates in insertion order), held strongly: the heap cannot tell a tensor
+ * still referenced from one the collector has not reached yet, and a WeakRef would keep its target (and, once read
+ * out, its array) alive until the current job ends, which in a loop of awaits is never. So a tensor nobody disposes
+ * stays resident until the budget needs its bytes; then it moves out to JavaScript memory, as every output did before.
+ */
+const live = new Map<WasmStorage, number>();
+let residentBytes = 0;
 
-const live = new Set<Block>();
-
-function releaseBlock(heap: Heap, b: Block): void {
-  if (b.done) return;
-  b.done = true;
-  live.delete(b);
-  finalizer.unregister(b);
-  // A block from before a heap restart is already gone.
-  if (b.epoch === heap.epoch) heap.release(b.ptr, b.bytes);
-}
-
-// A tensor dropped without dispose() gives its block back once collected.
-const finalizer = new FinalizationRegistry<Block>((b) => {
-  if (!b.done) releaseBlock(wasmHeap(), b);
-});
+/** How many bytes resident tensors may hold before the oldest move out to JavaScript memory. */
+export const RESIDENT_BUDGET = 64 << 20;
 
 /**
  * CPU-device storage whose elements sit in a wasm heap block (`ptr`) until the first synchronous read copies them to
- * a typed array and frees the block; from then on it behaves as CPU storage. The block is freed by dispose() or,
- * for tensors dropped without it, by a FinalizationRegistry.
+ * a typed array and frees the block; from then on it behaves as CPU storage. dispose() frees the block at once.
  */
 export class WasmStorage implements TensorStorage {
   readonly device = CPU;
-  private block: Block | undefined;
+  private block: number | undefined;
   private array: Storage | undefined;
+  private readonly epoch: number;
   constructor(
     private readonly heap: Heap,
     ptr: number,
-    bytes: number,
+    private readonly bytes: number,
     private readonly ctor: Float32ArrayConstructor | Float64ArrayConstructor,
     private readonly length: number,
   ) {
-    const b: Block = { ptr, bytes, epoch: heap.epoch, ref: new WeakRef(this), done: false };
-    this.block = b;
-    live.add(b);
-    finalizer.register(this, b, b);
+    this.block = ptr;
+    this.epoch = heap.epoch;
+    live.set(this, bytes);
+    residentBytes += bytes;
   }
   /** The block's address while the elements are still in wasm memory; undefined once they moved out. */
   get ptr(): number | undefined {
-    return this.block?.ptr;
+    return this.block;
   }
   readSync(): Storage {
-    if (!this.array) {
-      const b = this.block!;
-      this.array = this.heap.view(this.ctor, b.ptr, this.length).slice() as Storage;
-      this.block = undefined;
-      releaseBlock(this.heap, b);
-    }
-    return this.array;
+    return this.moveOut(false);
   }
   read(): Promise<Storage> {
     return Promise.resolve(this.readSync());
   }
   dispose(): void {
-    if (this.block) releaseBlock(this.heap, this.block);
+    this.release(false);
+  }
+  /** Copies the elements to JavaScript memory and gives the block back (`later`: see release). */
+  moveOut(later: boolean): Storage {
+    if (!this.array) {
+      this.array = this.heap.view(this.ctor, this.block!, this.length).slice() as Storage;
+      this.release(later);
+    }
+    return this.array;
+  }
+  /** `later`: the call under way may still read the block (an input of it), so it is freed when the next begins. */
+  private release(later: boolean): void {
+    if (this.block === undefined) return;
+    const p = this.block;
     this.block = undefined;
+    live.delete(this);
+    residentBytes -= this.bytes;
+    // A block from before a heap restart is already gone.
+    if (this.epoch !== this.heap.epoch) return;
+    if (later) this.heap.releaseLater(p, this.bytes);
+    else this.heap.release(p, this.bytes);
   }
 }
 
-/** Moves every resident tensor still referenced to JavaScript memory; blocks of collected ones are just dropped. */
-function spillAll(): void {
-  const heap = wasmHeap();
-  for (const b of [...live]) {
-    const s = b.ref.deref();
-    if (s) s.readSync();
-    else releaseBlock(heap, b);
+/** Moves the oldest resident tensors out until `bytes` more fit in the budget (call before allocating them). */
+export function makeRoom(bytes: number): void {
+  for (const s of live.keys()) {
+    if (residentBytes + bytes <= RESIDENT_BUDGET) break;
+    s.moveOut(true);
   }
 }
 
-setSpill(spillAll);
+// Over the heap limit a call first moves every resident tensor out, so the heap can start over.
+setSpill(() => {
+  for (const s of [...live.keys()]) s.moveOut(false);
+});
 
 /** Wraps a heap block that now holds a kernel's output. */
 export function residentStorage(
@@ -94,5 +95,6 @@ export function residentStorage(
   ctor: Float32ArrayConstructor | Float64ArrayConstructor,
   length: number,
 ): WasmStorage {
+  wasmHeap();
   return new WasmStorage(heap, ptr, bytes, ctor, length);
 }

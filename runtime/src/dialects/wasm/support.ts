@@ -6,7 +6,7 @@ import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 import { broadcastIndex, finish } from '../cpu/support.ts';
 import { alignUp, wasm, type Arena } from './module.ts';
-import { residentStorage, WasmStorage } from './storage.ts';
+import { makeRoom, residentStorage, WasmStorage } from './storage.ts';
 
 /** Float widths the module has kernels for; float16 lives widened in a Float32Array and runs as f32. */
 export type Width = 'f32' | 'f64';
@@ -90,6 +90,7 @@ export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock 
     return { ptr, tensor: () => readTensor(arena, width, ptr, out) };
   }
   const bytes = paddedBytes(width, n);
+  makeRoom(bytes);
   const ptr = arena.heap.alloc(bytes);
   return {
     ptr,
