@@ -1,6 +1,6 @@
 // The raf-op columns: the default dispatch (highest level that serves the device) and the TypeScript reference pinned.
 
-import { allDialectOps, fromStorage, withDialect, type DeviceKind, type Tensor } from '../runtime/src/index.ts';
+import { allDialectOps, fromStorage, tidy, withDialect, type DeviceKind, type Tensor } from '../runtime/src/index.ts';
 import { getDialect } from '../runtime/src/dialect.ts';
 import { asFloat32, type Impl } from './case.ts';
 
@@ -18,12 +18,16 @@ export async function readAll(r: Tensor | readonly Tensor[]): Promise<Float32Arr
   return asFloat32(await Promise.all(ts.map((t) => t.data() as Promise<ArrayLike<number>>)));
 }
 
-/** `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. */
+/**
+ * `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. Each run is a
+ * tidy() scope, as the tfjs columns' runs are tf.tidy: intermediates are disposed when the run ends.
+ */
 export function raf(op: string, build: () => () => Tensor | readonly Tensor[], pin?: readonly string[]): Impl {
   return {
     setup() {
       const f = build();
-      const run = pin ? () => withDialect(pin, f) : f;
+      const pinned = pin ? () => withDialect(pin, f) : f;
+      const run = () => tidy(pinned);
       return {
         run: () => {
           const r = run();

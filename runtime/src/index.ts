@@ -21,6 +21,7 @@ export {
 } from './tensor.ts';
 export { OpError, DispatchError } from './errors.ts';
 export { call, invoke, dispatchStats } from './dispatch.ts';
+export { tidy } from './scope.ts';
 export { withDialect, registerDialect, allDialectOps } from './dialect.ts';
 export { backward, grad, valueAndGrad, noGrad } from './autodiff.ts';
 export { gradcheck, type GradcheckFailure } from './gradcheck.ts';

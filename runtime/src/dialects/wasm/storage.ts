@@ -43,6 +43,12 @@ export class WasmStorage implements TensorStorage {
   get ptr(): number | undefined {
     return this.block;
   }
+  /** Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). */
+  touch(): void {
+    if (this.block === undefined) return;
+    live.delete(this);
+    live.set(this, this.bytes);
+  }
   readSync(): Storage {
     return this.moveOut(false);
   }

@@ -66,8 +66,10 @@ export function readTensor(arena: Arena, width: Width, p: number, out: TensorTyp
  */
 export function inPtr(arena: Arena, width: Width, t: Tensor): number {
   const s = t.storage;
-  if (s instanceof WasmStorage && s.ptr !== undefined && widthOf(t.dtype) === width && t.dtype !== 'float16')
+  if (s instanceof WasmStorage && s.ptr !== undefined && widthOf(t.dtype) === width && t.dtype !== 'float16') {
+    s.touch();
     return s.ptr;
+  }
   const p = allocFor(arena, width, t.size);
   writeTensor(arena, width, p, t);
   return p;
