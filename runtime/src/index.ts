@@ -36,7 +36,7 @@ export {
   gpuSync,
   type WebGpuTiming,
 } from './dialects/webgpu/index.ts';
-export { initWasm, wasmUnavailable } from './dialects/wasm/index.ts';
+export { initWasm, toWasmMemory, wasmUnavailable } from './dialects/wasm/index.ts';
 export * as graph from './graph/index.ts';
 export {
   trace,

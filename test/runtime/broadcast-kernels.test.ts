@@ -2,7 +2,7 @@
 // output element by its coordinates, independent of the kernels' contiguous-run walk.
 
 import { describe, expect, it } from 'vitest';
-import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { ops, tensor, toWasmMemory, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { broadcastRows } from '../../runtime/src/dialects/cpu/support.ts';
 import { WasmStorage } from '../../runtime/src/dialects/wasm/storage.ts';
 import { executeCounted, fuseOps, trace } from '../../runtime/src/graph/index.ts';
@@ -167,6 +167,27 @@ describe('wasm tensors stay in wasm memory between calls', () => {
     // Read out once: now it is JavaScript memory, and reading again gives the same array.
     expect((y.storage as WasmStorage).ptr).toBeUndefined();
     expect(y.dataSync()).toBe(y.dataSync());
+  });
+  it('toWasmMemory places a copy that wasm kernels read in place and the CPU dialect can still read', () => {
+    const v = values(100, 4);
+    const x = toWasmMemory(tensor(v, { shape: [100] }));
+    expect((x.storage as WasmStorage).ptr).toBeDefined();
+    const y = withDialect(['wasm'], () => ops.multiply(x, x));
+    expect((x.storage as WasmStorage).ptr).toBeDefined();
+    assertAllClose(
+      y.dataSync(),
+      v.map((e) => e * e),
+      tolerance('float32'),
+    );
+    const z = withDialect(['cpu'], () => ops.add(x, x));
+    assertAllClose(
+      z.dataSync(),
+      v.map((e) => e + e),
+      tolerance('float32'),
+    );
+    // int32 has no wasm kernels: it stays as it is.
+    const i = tensor([1, 2], { dtype: 'int32' });
+    expect(toWasmMemory(i)).toBe(i);
   });
   it('reuses a disposed tensor block', () => {
     const run = () => withDialect(['wasm'], () => ops.exp(tensor(values(4096, 9), { shape: [4096] })));

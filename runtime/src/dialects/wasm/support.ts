@@ -5,7 +5,7 @@ import type { DType, Storage } from '../../dtype.ts';
 import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 import { broadcastIndex, finish } from '../cpu/support.ts';
-import { alignUp, wasm, type Arena } from './module.ts';
+import { alignUp, callArena, wasm, wasmUnavailable, type Arena } from './module.ts';
 import { makeRoom, residentStorage, WasmStorage } from './storage.ts';
 
 /** Float widths the module has kernels for; float16 lives widened in a Float32Array and runs as f32. */
@@ -98,4 +98,19 @@ export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock 
     ptr,
     tensor: () => new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n)),
   };
+}
+
+/**
+ * A copy of t held in wasm memory (a resident tensor), so wasm kernels read it in place on every call instead of
+ * copying it in: weights and other inputs used again and again. Other dtypes, and any t when the module cannot
+ * load, come back as they are. t itself is unchanged; the copy does not follow later writes to t's array.
+ */
+export function toWasmMemory(t: Tensor): Tensor {
+  const width = widthOf(t.dtype);
+  if (!width || t.dtype === 'float16' || wasmUnavailable()) return t;
+  if (t.storage instanceof WasmStorage && t.storage.ptr !== undefined) return t;
+  const arena = callArena();
+  const block = outBlock(arena, width, t);
+  arena.view(ARRAY[width], block.ptr, t.size).set(t.dataSync());
+  return block.tensor();
 }
