@@ -1,6 +1,14 @@
 // The raf-op columns: the default dispatch (highest level that serves the device) and the TypeScript reference pinned.
 
-import { allDialectOps, fromStorage, withDialect, type DeviceKind, type Tensor } from '../runtime/src/index.ts';
+import {
+  allDialectOps,
+  fromStorage,
+  tidy,
+  toWasmMemory,
+  withDialect,
+  type DeviceKind,
+  type Tensor,
+} from '../runtime/src/index.ts';
 import { getDialect } from '../runtime/src/dialect.ts';
 import { asFloat32, type Impl } from './case.ts';
 
@@ -18,12 +26,16 @@ export async function readAll(r: Tensor | readonly Tensor[]): Promise<Float32Arr
   return asFloat32(await Promise.all(ts.map((t) => t.data() as Promise<ArrayLike<number>>)));
 }
 
-/** `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. */
+/**
+ * `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. Each run is a
+ * tidy() scope, as the tfjs columns' runs are tf.tidy: intermediates are disposed when the run ends.
+ */
 export function raf(op: string, build: () => () => Tensor | readonly Tensor[], pin?: readonly string[]): Impl {
   return {
     setup() {
       const f = build();
-      const run = pin ? () => withDialect(pin, f) : f;
+      const pinned = pin ? () => withDialect(pin, f) : f;
+      const run = () => tidy(pinned);
       return {
         run: () => {
           const r = run();
@@ -36,5 +48,9 @@ export function raf(op: string, build: () => () => Tensor | readonly Tensor[], p
   };
 }
 
-/** A float32 CPU tensor over the peers' shared data. */
-export const input = (shape: readonly number[], values: Float32Array): Tensor => fromStorage(shape, 'float32', values);
+/**
+ * A float32 tensor of the peers' shared data, placed in wasm memory as the tfjs-wasm column's inputs are (made on its
+ * backend): wasm kernels read it in place. A column pinned to the CPU dialect reads it out once, on its first call.
+ */
+export const input = (shape: readonly number[], values: Float32Array): Tensor =>
+  toWasmMemory(fromStorage(shape, 'float32', values));

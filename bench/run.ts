@@ -14,6 +14,10 @@ const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 /** --filter matches a case's name or its group (kernels, webgpu, graph, generator). */
 const filter = argv.includes('--filter') ? argv[argv.indexOf('--filter') + 1]! : null;
+/** --impls raf-op,tfjs-wasm,onnxruntime runs only those columns (tfjs-cpu alone takes minutes on matmul and conv). */
+const only = argv.includes('--impls') ? argv[argv.indexOf('--impls') + 1]!.split(',') : null;
+/** --cpu-time: time by process CPU time instead of the wall clock (see HarnessOptions.clock). */
+const cpuTime = argv.includes('--cpu-time');
 const RUNS = quick ? 3 : 20;
 const WARMUP = quick ? 1 : 3;
 const SLOW_MS = 1000;
@@ -24,6 +28,7 @@ const ORDER = [
   'matmul 256³',
   'matmul 1024³',
   'add 2^20',
+  'add [1,C,1,1]',
   'conv2d 3×3',
   'layer_norm',
   'ewise chain',
@@ -59,14 +64,17 @@ async function loadCases(): Promise<BenchCase[]> {
 const SOFTWARE = /llvmpipe|lavapipe|swiftshader|softpipe|software/i;
 
 async function main(): Promise<void> {
-  const cases = (await loadCases()).filter(
-    (c) => (!filter || c.name.includes(filter) || c.group === filter) && !(quick && c.slow),
-  );
+  const cases = (await loadCases())
+    .filter((c) => (!filter || c.name.includes(filter) || c.group === filter) && !(quick && c.slow))
+    .map((c) =>
+      only ? { ...c, impls: Object.fromEntries(Object.entries(c.impls).filter(([k]) => only.includes(k))) } : c,
+    );
   const results = await runCases(cases, {
     runs: RUNS,
     warmup: WARMUP,
     slowMs: SLOW_MS,
     slowRuns: SLOW_RUNS,
+    clock: cpuTime ? 'cpu' : 'wall',
     progress: (l) => process.stderr.write(l),
   });
 
@@ -76,7 +84,7 @@ async function main(): Promise<void> {
   const software =
     typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
   console.log(
-    `\nraf-op benchmarks: median ms of ${RUNS} runs after ${WARMUP} warm-up (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
+    `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after ${WARMUP} warm-up (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
   );
   if (gpuLine) console.log(`WebGPU adapter: ${gpuLine}`);
   if (software)

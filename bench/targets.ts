@@ -11,6 +11,7 @@ export const TARGETS =
 const ORT_FACTOR: Readonly<Record<string, number>> = {
   softmax: 2,
   'add 2^20': 2,
+  'add [1,C,1,1]': 2,
   'ewise chain': 2,
   layer_norm: 2,
   'matmul 256³': 3,

@@ -13,6 +13,7 @@ import {
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
+import { trackOutputs } from './scope.ts';
 import { Tensor, checkAllocation, type TensorType } from './tensor.ts';
 
 /** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
@@ -79,6 +80,7 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
     dispatchCount++;
     const result = kernel(inputs, attrs, out);
     checkResult(op, d, result, out);
+    trackOutputs(result, inputs);
     return result;
   }
   throw new DispatchError(op.name, deviceName(device), tried);

@@ -23,6 +23,7 @@ export {
 } from './tensor.ts';
 export { OpError, DispatchError } from './errors.ts';
 export { call, invoke, dispatchStats } from './dispatch.ts';
+export { tidy } from './scope.ts';
 export { withDialect, registerDialect, allDialectOps } from './dialect.ts';
 export { backward, grad, valueAndGrad, noGrad } from './autodiff.ts';
 export { gradcheck, type GradcheckFailure } from './gradcheck.ts';
@@ -37,7 +38,7 @@ export {
   gpuSync,
   type WebGpuTiming,
 } from './dialects/webgpu/index.ts';
-export { initWasm, wasmUnavailable } from './dialects/wasm/index.ts';
+export { initWasm, toWasmMemory, wasmUnavailable } from './dialects/wasm/index.ts';
 export * as graph from './graph/index.ts';
 export {
   trace,

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'reciprocal_dx',
   spec: 'specs/math/reciprocal.yaml (derived gradient of reciprocal)',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'dy'],
   domain: [0.5, 2],

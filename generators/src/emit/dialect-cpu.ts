@@ -26,7 +26,7 @@ function emitCpuOp(op: OpModel): EmittedFile {
     if (op.out.tuple) addImport(sf, path, paths.runtime('tensor'), ['TensorType'], true);
     if (op.compute) {
       addImport(sf, path, paths.bridge(op.name), [n.kernelType], true);
-      addImport(sf, path, paths.runtime('dialects/cpu/support'), ['allocOut', 'broadcastIndex', 'finish']);
+      addImport(sf, path, paths.runtime('dialects/cpu/support'), ['allocOut', 'broadcastRows', 'finish']);
       const helpers = jsHelpersUsed(op.compute.expr);
       if (helpers.length) addImport(sf, path, paths.runtime('dialects/cpu/math'), helpers);
       sf.addVariableStatement({
@@ -52,8 +52,9 @@ function emitCpuOp(op: OpModel): EmittedFile {
 }
 
 /**
- * One loop over the output; each input is read through a broadcast index map, or directly
- * when it already has the output's shape.
+ * Loops over the output as contiguous runs (see broadcastRows): each input is read at its own index, which steps by
+ * 1 along a run, or stays put for an input constant along it (a per-row scalar such as a [1, C, 1, 1] bias), so a
+ * broadcast costs no index map and same-shape inputs are one run.
  */
 function computeKernel(op: OpModel): string {
   const tensors = op.args.filter(isTensor).map((a) => a.name);
@@ -63,13 +64,16 @@ function computeKernel(op: OpModel): string {
     `(${tensors.length ? `{ ${tensors.join(', ')} }` : '_inputs'}, ${attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs'}, out) => {`,
     'const result = allocOut(out);',
     'const r = result.dataSync();',
-    ...tensors.flatMap((t) => [
-      `const ${t}s = ${t}.dataSync();`,
-      `const ${t}i = broadcastIndex(${t}.shape, out.shape);`,
-    ]),
-    'for (let i = 0; i < r.length; i++) {',
-    ...tensors.map((t) => `const ${t}v = ${t}s[${t}i === null ? i : ${t}i[i]!]!;`),
-    `r[i] = ${renderJs(op.compute!.expr, valueNames)};`,
+    ...tensors.map((t) => `const ${t}s = ${t}.dataSync();`),
+    `const plan = broadcastRows(out.shape, [${tensors.map((t) => `${t}.shape`).join(', ')}]);`,
+    ...tensors.flatMap((t, k) => [`const ${t}0 = plan.starts[${k}]!;`, `const ${t}d = plan.steps[${k}]!;`]),
+    'const inner = plan.inner;',
+    'for (let row = 0, o = 0; row < plan.rows; row++) {',
+    ...tensors.map((t) => `let ${t}j = ${t}0[row]!;`),
+    `for (const end = o + inner; o < end; o++${tensors.map((t) => `, ${t}j += ${t}d`).join('')}) {`,
+    ...tensors.map((t) => `const ${t}v = ${t}s[${t}j]!;`),
+    `r[o] = ${renderJs(op.compute!.expr, valueNames)};`,
+    '}',
     '}',
     'return finish(result);',
     '}',

@@ -91,10 +91,71 @@ function emitAsKernel(op: OpModel): EmittedFile {
       '}',
     ].join('\n');
   });
-  const imports = helpers.size
-    ? `import { ${[...helpers].sort().join(', ')} } from '../../../../dialects/wasm/as/vmath';\n\n`
-    : '';
-  return asFile(asPath(op.name), sourceOf(op), `${imports}${fns.join('\n\n')}\n`);
+  // One tensor input always has the output's shape: only ops of two or more get the broadcast form.
+  const rows = tensors.length > 1 ? WIDTHS.map((width) => rowsKernel(op, tensors, attrs, width, helpers)) : [];
+  const imports = [
+    ...(rows.length ? ["import { ROW_SCRATCH, tailLoad, tailStore } from '../../../../dialects/wasm/as/rows';\n"] : []),
+    ...(helpers.size
+      ? [`import { ${[...helpers].sort().join(', ')} } from '../../../../dialects/wasm/as/vmath';\n`]
+      : []),
+  ].join('');
+  return asFile(asPath(op.name), sourceOf(op), `${imports}${imports ? '\n' : ''}${[...fns, ...rows].join('\n\n')}\n`);
+}
+
+/**
+ * The broadcast form `<op>_<width>_rows`: the output as `rows` contiguous runs of `inner` elements; each input starts
+ * a run at the element offset its starts array (i32 per row) gives and steps 1 or 0 along it (see broadcastRows in the
+ * CPU dialect). A step-0 input is splat once per run into a scratch slot, read with its offset masked to 0, so the
+ * vector loop has no branch; a run's last partial vector is staged through scratch.
+ */
+function rowsKernel(
+  op: OpModel,
+  tensors: readonly string[],
+  attrs: readonly string[],
+  width: Width,
+  helpers: Set<string>,
+): string {
+  if (tensors.length > 7) throw new Error(`${op.name}: the wasm rows kernel takes at most 7 tensor inputs`);
+  const shift = width === 'f32' ? 2 : 3;
+  const valueNames = Object.fromEntries([...tensors.map((t) => [t, `${t}v`]), ...attrs.map((a) => [a, `${a}v`])]);
+  const expr = renderAs(op.compute!.expr, valueNames, width, helpers);
+  const params = [
+    'out: usize',
+    ...tensors.map((t) => `${t}: usize`),
+    ...tensors.map((t) => `${t}Starts: usize`),
+    ...tensors.map((t) => `${t}Step: i32`),
+    ...attrs.map((a) => `${a}: f64`),
+    'rows: i32',
+    'inner: i32',
+  ];
+  return [
+    `/** ${op.name} over a broadcast walk of ${width} elements: rows runs of inner, each input stepping 1 or 0. */`,
+    `export function ${op.name}_${width}_rows(${params.join(', ')}): void {`,
+    ...attrs.map((a) => `const ${a}v = ${vec(width)}.splat(<${width}>${a});`),
+    `const end = <usize>inner << ${shift};`,
+    'const vecEnd = end & ~15;',
+    ...tensors.map((t) => `const ${t}Mask: usize = ${t}Step ? <usize>-1 : 0;`),
+    'for (let r = 0; r < rows; r++) {',
+    'const o = out + <usize>r * end;',
+    ...tensors.flatMap((t, k) => [
+      `let ${t}p = ${t} + (<usize>load<i32>(${t}Starts + (<usize>r << 2)) << ${shift});`,
+      `if (!${t}Step) {`,
+      `v128.store(ROW_SCRATCH + ${16 * k}, ${vec(width)}.splat(load<${width}>(${t}p)));`,
+      `${t}p = ROW_SCRATCH + ${16 * k};`,
+      '}',
+    ]),
+    'let i: usize = 0;',
+    'for (; i < vecEnd; i += 16) {',
+    ...tensors.map((t) => `const ${t}v = v128.load(${t}p + (i & ${t}Mask));`),
+    `v128.store(o + i, ${expr});`,
+    '}',
+    'if (i < end) {',
+    ...tensors.map((t) => `const ${t}v = tailLoad(${t}p + (i & ${t}Mask), ${t}Step, end - i);`),
+    `tailStore(o + i, ${expr}, end - i);`,
+    '}',
+    '}',
+    '}',
+  ].join('\n');
 }
 
 /** The module entry re-exports every generated kernel; it changes only when ops gain or lose a wasm level. */

@@ -71,11 +71,13 @@ import { clipOp } from './api/clip.ts';
 import { clipGrad } from './grad/clip.ts';
 import { clipRelay } from './relay/clip.ts';
 import { clipCpuOp } from './dialects/cpu/clip.ts';
+import { clipWasmOp } from './dialects/wasm/clip.ts';
 import { clipWebgpuOp } from './dialects/webgpu/clip.ts';
 import { clipDxOp } from './api/clip_dx.ts';
 import { clipDxGrad } from './grad/clip_dx.ts';
 import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
+import { clipDxWasmOp } from './dialects/wasm/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
 import { collapseSumLikeOp } from './api/collapse_sum_like.ts';
 import { collapseSumLikeGrad } from './grad/collapse_sum_like.ts';
@@ -106,11 +108,13 @@ import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
 import { cosRelay } from './relay/cos.ts';
 import { cosCpuOp } from './dialects/cpu/cos.ts';
+import { cosWasmOp } from './dialects/wasm/cos.ts';
 import { cosWebgpuOp } from './dialects/webgpu/cos.ts';
 import { cosDxOp } from './api/cos_dx.ts';
 import { cosDxGrad } from './grad/cos_dx.ts';
 import { cosDxRelay } from './relay/cos_dx.ts';
 import { cosDxCpuOp } from './dialects/cpu/cos_dx.ts';
+import { cosDxWasmOp } from './dialects/wasm/cos_dx.ts';
 import { cosDxWebgpuOp } from './dialects/webgpu/cos_dx.ts';
 import { crossEntropyOp } from './api/cross_entropy.ts';
 import { crossEntropyGrad } from './grad/cross_entropy.ts';
@@ -162,11 +166,13 @@ import { erfOp } from './api/erf.ts';
 import { erfGrad } from './grad/erf.ts';
 import { erfRelay } from './relay/erf.ts';
 import { erfCpuOp } from './dialects/cpu/erf.ts';
+import { erfWasmOp } from './dialects/wasm/erf.ts';
 import { erfWebgpuOp } from './dialects/webgpu/erf.ts';
 import { erfDxOp } from './api/erf_dx.ts';
 import { erfDxGrad } from './grad/erf_dx.ts';
 import { erfDxRelay } from './relay/erf_dx.ts';
 import { erfDxCpuOp } from './dialects/cpu/erf_dx.ts';
+import { erfDxWasmOp } from './dialects/wasm/erf_dx.ts';
 import { erfDxWebgpuOp } from './dialects/webgpu/erf_dx.ts';
 import { expOp } from './api/exp.ts';
 import { expGrad } from './grad/exp.ts';
@@ -183,11 +189,13 @@ import { geluOp } from './api/gelu.ts';
 import { geluGrad } from './grad/gelu.ts';
 import { geluRelay } from './relay/gelu.ts';
 import { geluCpuOp } from './dialects/cpu/gelu.ts';
+import { geluWasmOp } from './dialects/wasm/gelu.ts';
 import { geluWebgpuOp } from './dialects/webgpu/gelu.ts';
 import { geluDxOp } from './api/gelu_dx.ts';
 import { geluDxGrad } from './grad/gelu_dx.ts';
 import { geluDxRelay } from './relay/gelu_dx.ts';
 import { geluDxCpuOp } from './dialects/cpu/gelu_dx.ts';
+import { geluDxWasmOp } from './dialects/wasm/gelu_dx.ts';
 import { geluDxWebgpuOp } from './dialects/webgpu/gelu_dx.ts';
 import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
 import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
@@ -253,11 +261,13 @@ import { leakyReluOp } from './api/leaky_relu.ts';
 import { leakyReluGrad } from './grad/leaky_relu.ts';
 import { leakyReluRelay } from './relay/leaky_relu.ts';
 import { leakyReluCpuOp } from './dialects/cpu/leaky_relu.ts';
+import { leakyReluWasmOp } from './dialects/wasm/leaky_relu.ts';
 import { leakyReluWebgpuOp } from './dialects/webgpu/leaky_relu.ts';
 import { leakyReluDxOp } from './api/leaky_relu_dx.ts';
 import { leakyReluDxGrad } from './grad/leaky_relu_dx.ts';
 import { leakyReluDxRelay } from './relay/leaky_relu_dx.ts';
 import { leakyReluDxCpuOp } from './dialects/cpu/leaky_relu_dx.ts';
+import { leakyReluDxWasmOp } from './dialects/wasm/leaky_relu_dx.ts';
 import { leakyReluDxWebgpuOp } from './dialects/webgpu/leaky_relu_dx.ts';
 import { lessOp } from './api/less.ts';
 import { lessGrad } from './grad/less.ts';
@@ -389,6 +399,7 @@ import { powerOp } from './api/power.ts';
 import { powerGrad } from './grad/power.ts';
 import { powerRelay } from './relay/power.ts';
 import { powerCpuOp } from './dialects/cpu/power.ts';
+import { powerWasmOp } from './dialects/wasm/power.ts';
 import { powerWebgpuOp } from './dialects/webgpu/power.ts';
 import { prodOp } from './api/prod.ts';
 import { prodGrad } from './grad/prod.ts';
@@ -399,11 +410,13 @@ import { reciprocalOp } from './api/reciprocal.ts';
 import { reciprocalGrad } from './grad/reciprocal.ts';
 import { reciprocalRelay } from './relay/reciprocal.ts';
 import { reciprocalCpuOp } from './dialects/cpu/reciprocal.ts';
+import { reciprocalWasmOp } from './dialects/wasm/reciprocal.ts';
 import { reciprocalWebgpuOp } from './dialects/webgpu/reciprocal.ts';
 import { reciprocalDxOp } from './api/reciprocal_dx.ts';
 import { reciprocalDxGrad } from './grad/reciprocal_dx.ts';
 import { reciprocalDxRelay } from './relay/reciprocal_dx.ts';
 import { reciprocalDxCpuOp } from './dialects/cpu/reciprocal_dx.ts';
+import { reciprocalDxWasmOp } from './dialects/wasm/reciprocal_dx.ts';
 import { reciprocalDxWebgpuOp } from './dialects/webgpu/reciprocal_dx.ts';
 import { reluOp } from './api/relu.ts';
 import { reluGrad } from './grad/relu.ts';
@@ -426,11 +439,13 @@ import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
 import { rsqrtCpuOp } from './dialects/cpu/rsqrt.ts';
+import { rsqrtWasmOp } from './dialects/wasm/rsqrt.ts';
 import { rsqrtWebgpuOp } from './dialects/webgpu/rsqrt.ts';
 import { rsqrtDxOp } from './api/rsqrt_dx.ts';
 import { rsqrtDxGrad } from './grad/rsqrt_dx.ts';
 import { rsqrtDxRelay } from './relay/rsqrt_dx.ts';
 import { rsqrtDxCpuOp } from './dialects/cpu/rsqrt_dx.ts';
+import { rsqrtDxWasmOp } from './dialects/wasm/rsqrt_dx.ts';
 import { rsqrtDxWebgpuOp } from './dialects/webgpu/rsqrt_dx.ts';
 import { scaledAddOp } from './api/scaled_add.ts';
 import { scaledAddGrad } from './grad/scaled_add.ts';
@@ -441,11 +456,13 @@ import { scaledAddDaOp } from './api/scaled_add_da.ts';
 import { scaledAddDaGrad } from './grad/scaled_add_da.ts';
 import { scaledAddDaRelay } from './relay/scaled_add_da.ts';
 import { scaledAddDaCpuOp } from './dialects/cpu/scaled_add_da.ts';
+import { scaledAddDaWasmOp } from './dialects/wasm/scaled_add_da.ts';
 import { scaledAddDaWebgpuOp } from './dialects/webgpu/scaled_add_da.ts';
 import { scaledAddDbOp } from './api/scaled_add_db.ts';
 import { scaledAddDbGrad } from './grad/scaled_add_db.ts';
 import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
+import { scaledAddDbWasmOp } from './dialects/wasm/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
 import { seluOp } from './api/selu.ts';
 import { seluGrad } from './grad/selu.ts';
@@ -478,11 +495,13 @@ import { sinOp } from './api/sin.ts';
 import { sinGrad } from './grad/sin.ts';
 import { sinRelay } from './relay/sin.ts';
 import { sinCpuOp } from './dialects/cpu/sin.ts';
+import { sinWasmOp } from './dialects/wasm/sin.ts';
 import { sinWebgpuOp } from './dialects/webgpu/sin.ts';
 import { sinDxOp } from './api/sin_dx.ts';
 import { sinDxGrad } from './grad/sin_dx.ts';
 import { sinDxRelay } from './relay/sin_dx.ts';
 import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
+import { sinDxWasmOp } from './dialects/wasm/sin_dx.ts';
 import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
 import { softmaxOp } from './api/softmax.ts';
 import { softmaxGrad } from './grad/softmax.ts';
@@ -499,11 +518,13 @@ import { softplusOp } from './api/softplus.ts';
 import { softplusGrad } from './grad/softplus.ts';
 import { softplusRelay } from './relay/softplus.ts';
 import { softplusCpuOp } from './dialects/cpu/softplus.ts';
+import { softplusWasmOp } from './dialects/wasm/softplus.ts';
 import { softplusWebgpuOp } from './dialects/webgpu/softplus.ts';
 import { softplusDxOp } from './api/softplus_dx.ts';
 import { softplusDxGrad } from './grad/softplus_dx.ts';
 import { softplusDxRelay } from './relay/softplus_dx.ts';
 import { softplusDxCpuOp } from './dialects/cpu/softplus_dx.ts';
+import { softplusDxWasmOp } from './dialects/wasm/softplus_dx.ts';
 import { softplusDxWebgpuOp } from './dialects/webgpu/softplus_dx.ts';
 import { splitOp } from './api/split.ts';
 import { splitGrad } from './grad/split.ts';
@@ -514,11 +535,13 @@ import { sqrtOp } from './api/sqrt.ts';
 import { sqrtGrad } from './grad/sqrt.ts';
 import { sqrtRelay } from './relay/sqrt.ts';
 import { sqrtCpuOp } from './dialects/cpu/sqrt.ts';
+import { sqrtWasmOp } from './dialects/wasm/sqrt.ts';
 import { sqrtWebgpuOp } from './dialects/webgpu/sqrt.ts';
 import { sqrtDxOp } from './api/sqrt_dx.ts';
 import { sqrtDxGrad } from './grad/sqrt_dx.ts';
 import { sqrtDxRelay } from './relay/sqrt_dx.ts';
 import { sqrtDxCpuOp } from './dialects/cpu/sqrt_dx.ts';
+import { sqrtDxWasmOp } from './dialects/wasm/sqrt_dx.ts';
 import { sqrtDxWebgpuOp } from './dialects/webgpu/sqrt_dx.ts';
 import { squeezeOp } from './api/squeeze.ts';
 import { squeezeGrad } from './grad/squeeze.ts';
@@ -854,8 +877,10 @@ registerDialectOps([
   castCpuOp,
   castWebgpuOp,
   clipCpuOp,
+  clipWasmOp,
   clipWebgpuOp,
   clipDxCpuOp,
+  clipDxWasmOp,
   clipDxWebgpuOp,
   collapseSumLikeCpuOp,
   concatenateCpuOp,
@@ -868,8 +893,10 @@ registerDialectOps([
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
   cosCpuOp,
+  cosWasmOp,
   cosWebgpuOp,
   cosDxCpuOp,
+  cosDxWasmOp,
   cosDxWebgpuOp,
   crossEntropyCpuOp,
   crossEntropyWebgpuOp,
@@ -891,8 +918,10 @@ registerDialectOps([
   equalCpuOp,
   equalWebgpuOp,
   erfCpuOp,
+  erfWasmOp,
   erfWebgpuOp,
   erfDxCpuOp,
+  erfDxWasmOp,
   erfDxWebgpuOp,
   expCpuOp,
   expWasmOp,
@@ -900,8 +929,10 @@ registerDialectOps([
   expandDimsCpuOp,
   expandDimsWebgpuOp,
   geluCpuOp,
+  geluWasmOp,
   geluWebgpuOp,
   geluDxCpuOp,
+  geluDxWasmOp,
   geluDxWebgpuOp,
   globalAvgPool2dCpuOp,
   globalAvgPool2dWebgpuOp,
@@ -928,8 +959,10 @@ registerDialectOps([
   layerNormDxWebgpuOp,
   layoutTransformCpuOp,
   leakyReluCpuOp,
+  leakyReluWasmOp,
   leakyReluWebgpuOp,
   leakyReluDxCpuOp,
+  leakyReluDxWasmOp,
   leakyReluDxWebgpuOp,
   lessCpuOp,
   lessWebgpuOp,
@@ -986,12 +1019,15 @@ registerDialectOps([
   padDxCpuOp,
   padDxWebgpuOp,
   powerCpuOp,
+  powerWasmOp,
   powerWebgpuOp,
   prodCpuOp,
   prodWebgpuOp,
   reciprocalCpuOp,
+  reciprocalWasmOp,
   reciprocalWebgpuOp,
   reciprocalDxCpuOp,
+  reciprocalDxWasmOp,
   reciprocalDxWebgpuOp,
   reluCpuOp,
   reluWasmOp,
@@ -1002,14 +1038,18 @@ registerDialectOps([
   reshapeCpuOp,
   reshapeWebgpuOp,
   rsqrtCpuOp,
+  rsqrtWasmOp,
   rsqrtWebgpuOp,
   rsqrtDxCpuOp,
+  rsqrtDxWasmOp,
   rsqrtDxWebgpuOp,
   scaledAddCpuOp,
   scaledAddWebgpuOp,
   scaledAddDaCpuOp,
+  scaledAddDaWasmOp,
   scaledAddDaWebgpuOp,
   scaledAddDbCpuOp,
+  scaledAddDbWasmOp,
   scaledAddDbWebgpuOp,
   seluCpuOp,
   seluWasmOp,
@@ -1024,8 +1064,10 @@ registerDialectOps([
   sigmoidDxWasmOp,
   sigmoidDxWebgpuOp,
   sinCpuOp,
+  sinWasmOp,
   sinWebgpuOp,
   sinDxCpuOp,
+  sinDxWasmOp,
   sinDxWebgpuOp,
   softmaxCpuOp,
   softmaxWasmOp,
@@ -1033,14 +1075,18 @@ registerDialectOps([
   softmaxDxCpuOp,
   softmaxDxWebgpuOp,
   softplusCpuOp,
+  softplusWasmOp,
   softplusWebgpuOp,
   softplusDxCpuOp,
+  softplusDxWasmOp,
   softplusDxWebgpuOp,
   splitCpuOp,
   splitWebgpuOp,
   sqrtCpuOp,
+  sqrtWasmOp,
   sqrtWebgpuOp,
   sqrtDxCpuOp,
+  sqrtDxWasmOp,
   sqrtDxWebgpuOp,
   squeezeCpuOp,
   squeezeWebgpuOp,

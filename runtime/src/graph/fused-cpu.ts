@@ -1,7 +1,7 @@
 // The CPU dialect's fused kernels: a group anchored on a reduction is one loop nest over the reduction's cells (prologue, combine, epilogue); any other anchor runs its own kernel, then every inlinable call after it is one loop over the output built from their compute expressions.
 
 import { allocStorage, roundToFloat16 } from '../dtype.ts';
-import { broadcastIndex } from '../dialects/cpu/support.ts';
+import { broadcastRows } from '../dialects/cpu/support.ts';
 import { sizeOf } from '../shape.ts';
 import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
 import { exprToJs, JS_HELPERS } from './expr.ts';
@@ -37,20 +37,28 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
         : null;
   const out = node.out.type;
   const n = sizeOf(out.shape);
-  // Broadcast index maps are built once per group (shapes are static in the graph); null means "read at i".
-  const maps = plan.slots.map((s) => broadcastIndex(shapeOf(s), out.shape));
+  // The broadcast walk is planned once per group (shapes are static in the graph): contiguous runs of the output,
+  // each slot read from its run start and stepping 1, or 0 when it is constant along the run.
+  const walk = broadcastRows(
+    out.shape,
+    plan.slots.map((s) => shapeOf(s)),
+  );
   const src = [
-    ...plan.slots.map((_, s) => `const d${s} = D[${s}], m${s} = M[${s}];`),
-    `for (let i = 0; i < ${n}; i++) {`,
-    ...maps.map((m, s) => `  const v${s} = d${s}[${m ? `m${s}[i]` : 'i'}];`),
-    ...stepConsts(plan.steps, (k) => `v${k}`, 't').map((l) => `  ${l}`),
+    ...plan.slots.map((_, s) => `const d${s} = D[${s}], s${s} = S[${s}], k${s} = K[${s}];`),
+    `for (let row = 0, i = 0; row < ${walk.rows}; row++) {`,
+    ...plan.slots.map((_, s) => `  let j${s} = s${s}[row];`),
+    `  for (const end = i + ${walk.inner}; i < end; i++${plan.slots.map((_, s) => `, j${s} += k${s}`).join('')}) {`,
+    ...plan.slots.map((_, s) => `    const v${s} = d${s}[j${s}];`),
+    ...stepConsts(plan.steps, (k) => `v${k}`, 't').map((l) => `    ${l}`),
     // float16 rounds once, at the store: the fused chain keeps full precision in between.
-    `  r[i] = ${out.dtype === 'float16' ? 'R' : ''}(t${plan.steps.length - 1});`,
+    `    r[i] = ${out.dtype === 'float16' ? 'R' : ''}(t${plan.steps.length - 1});`,
+    '  }',
     '}',
   ].join('\n');
-  const loop = new Function('D', 'M', 'r', 'H', 'R', src) as (
+  const loop = new Function('D', 'S', 'K', 'r', 'H', 'R', src) as (
     d: unknown[],
-    m: unknown[],
+    s: readonly Int32Array[],
+    k: readonly number[],
     r: unknown,
     h: unknown,
     rnd: unknown,
@@ -60,7 +68,7 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
       (t) => t.dataSync(),
     );
     const result = allocStorage(out.dtype, n);
-    loop(data, maps, result, JS_HELPERS, roundToFloat16);
+    loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16);
     return fromStorage(out.shape, out.dtype, result);
   };
 }

@@ -45,6 +45,67 @@ export function broadcastIndex(input: Shape, outShape: Shape): Int32Array | null
   return idx;
 }
 
+/**
+ * How elementwise kernels walk a broadcast: the output as `rows` contiguous runs of `inner` elements, and per input
+ * the flat index where each run starts (`starts[k][row]`) and the step within a run (`steps[k]`: 1, or 0 for an input
+ * constant along the run, such as a [1, C, 1, 1] operand against [N, C, H, W]). Output axes of size 1 are dropped and
+ * neighbouring axes every input walks alike are merged first, so same-shape inputs give one run over everything.
+ */
+export interface RowPlan {
+  readonly rows: number;
+  readonly inner: number;
+  readonly starts: readonly Int32Array[];
+  readonly steps: readonly number[];
+}
+
+const RUN_START = new Int32Array(1);
+
+export function broadcastRows(outShape: Shape, inputs: readonly Shape[]): RowPlan {
+  // Same-shape inputs (most calls): one run over everything, no walk to plan. The start table is shared, read-only.
+  if (inputs.every((s) => shapesEqual(s, outShape)) && sizeOf(outShape) > 0)
+    return { rows: 1, inner: sizeOf(outShape), starts: inputs.map(() => RUN_START), steps: inputs.map(() => 1) };
+  const all = inputs.map((s) => broadcastStrides(s, outShape));
+  // Collapsed axes, outermost first: size and each input's stride.
+  const sizes: number[] = [];
+  const strides: number[][] = inputs.map(() => []);
+  for (let d = 0; d < outShape.length; d++) {
+    const size = outShape[d]!;
+    if (size === 1) continue;
+    const last = sizes.length - 1;
+    if (last >= 0 && all.every((st, k) => strides[k]![last] === st[d]! * size)) {
+      sizes[last]! *= size;
+      all.forEach((st, k) => (strides[k]![last] = st[d]!));
+      continue;
+    }
+    sizes.push(size);
+    all.forEach((st, k) => strides[k]!.push(st[d]!));
+  }
+  if (sizes.length === 0 || sizeOf(outShape) === 0) {
+    const rows = sizeOf(outShape) === 0 ? 0 : 1;
+    return { rows, inner: 1, starts: inputs.map(() => new Int32Array(rows)), steps: inputs.map(() => 0) };
+  }
+  const inner = sizes[sizes.length - 1]!;
+  const outer = sizes.slice(0, -1);
+  const rows = sizeOf(outer);
+  const starts = strides.map((st) => {
+    const idx = new Int32Array(rows);
+    const counter = new Array<number>(outer.length).fill(0);
+    let src = 0;
+    for (let r = 0; r < rows; r++) {
+      idx[r] = src;
+      for (let d = outer.length - 1; d >= 0; d--) {
+        counter[d]!++;
+        src += st[d]!;
+        if (counter[d]! < outer[d]!) break;
+        src -= st[d]! * counter[d]!;
+        counter[d] = 0;
+      }
+    }
+    return idx;
+  });
+  return { rows, inner, starts, steps: strides.map((st) => st[st.length - 1]!) };
+}
+
 /** Splits a shape around one axis: element (o, k, i) sits at (o * len + k) * inner + i. */
 export function aroundAxis(shape: Shape, axis: number): { outer: number; len: number; inner: number } {
   return {

@@ -1,17 +1,21 @@
-// Elementwise kernels of the wasm dialect: the generated `<op>_f32` / `<op>_f64` exports behind the Kernel signature.
+// Elementwise kernels of the wasm dialect: the generated `<op>_f32` / `<op>_f64` exports (and their `_rows`
+// broadcast forms) behind the Kernel signature.
 
 import type { Kernel } from '../../dialect.ts';
 import type { DType } from '../../dtype.ts';
-import { sizeOf } from '../../shape.ts';
+import { shapesEqual, sizeOf } from '../../shape.ts';
 import type { Tensor } from '../../tensor.ts';
+import { broadcastRows } from '../cpu/support.ts';
 import { callArena, wasm } from './module.ts';
-import { allocFor, readTensor, widthOf, writeTensor } from './support.ts';
+import { inPtr, outBlock, widthOf } from './support.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
 
 /**
- * The kernel for one op and dtype: inputs (broadcast on the way in) and output share one padded layout, and
- * the export is called as (out, ...tensors, ...attrs, n). Null when the dtype or an input's dtype is not served.
+ * The kernel for one op and dtype. Inputs of the output's shape go to `<op>_<width>(out, ...tensors, ...attrs, n)`,
+ * one flat SIMD loop; otherwise `<op>_<width>_rows` walks the broadcast as contiguous runs (see broadcastRows), each
+ * input read in place from its own elements. Resident inputs are read where they are and the output stays resident.
+ * Null when the dtype or an input's dtype is not served.
  */
 export function elementwise<I extends object, T>(
   op: string,
@@ -22,15 +26,33 @@ export function elementwise<I extends object, T>(
 ): Kernel<I, T> | null {
   const width = widthOf(dtype);
   if (!width || tensors.some((t) => (inputs[t] as unknown as Tensor).dtype !== dtype)) return null;
-  const fn = wasm()[`${op}_${width}`] as Export | undefined;
-  if (typeof fn !== 'function') throw new Error(`the wasm module has no ${op}_${width}; run \`npm run build:wasm\``);
+  const mod = wasm();
+  const flat = mod[`${op}_${width}`] as Export | undefined;
+  const rows = mod[`${op}_${width}_rows`] as Export | undefined;
+  if (typeof flat !== 'function') throw new Error(`the wasm module has no ${op}_${width}; run \`npm run build:wasm\``);
   return (given, attrValues, out) => {
     const n = sizeOf(out.shape);
     const arena = callArena();
-    const outP = allocFor(arena, width, n);
-    const ptrs = tensors.map(() => allocFor(arena, width, n));
-    tensors.forEach((t, i) => writeTensor(arena, width, ptrs[i]!, given[t] as unknown as Tensor, out.shape));
-    fn(outP, ...ptrs, ...attrs.map((a) => Number(attrValues[a])), n);
-    return readTensor(arena, width, outP, out);
+    const ts = tensors.map((t) => given[t] as unknown as Tensor);
+    const ptrs = ts.map((t) => inPtr(arena, width, t));
+    const attrArgs = attrs.map((a) => Number(attrValues[a]));
+    const res = outBlock(arena, width, out);
+    if (ts.every((t) => shapesEqual(t.shape, out.shape))) {
+      flat(res.ptr, ...ptrs, ...attrArgs, n);
+      return res.tensor();
+    }
+    if (typeof rows !== 'function')
+      throw new Error(`the wasm module has no ${op}_${width}_rows; run \`npm run build:wasm\``);
+    const plan = broadcastRows(
+      out.shape,
+      ts.map((t) => t.shape),
+    );
+    const starts = plan.starts.map((s) => {
+      const p = arena.alloc(Math.max(s.length, 1) * 4);
+      arena.heap.writeI32(p, s);
+      return p;
+    });
+    rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
+    return res.tensor();
   };
 }

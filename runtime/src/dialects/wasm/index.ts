@@ -8,5 +8,5 @@ export const WASM_DIALECT = 'wasm';
 registerDialect({ name: WASM_DIALECT, devices: ['cpu'], unavailable: wasmUnavailable });
 
 export { elementwise } from './elementwise.ts';
-export { wasmServes } from './support.ts';
+export { toWasmMemory, wasmServes } from './support.ts';
 export { initWasm, wasmUnavailable } from './module.ts';

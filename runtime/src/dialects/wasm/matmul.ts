@@ -3,7 +3,7 @@
 import { sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { callArena, wasm } from './module.ts';
-import { allocFor, readTensor, widthOf, writeTensor } from './support.ts';
+import { inPtr, outBlock, widthOf } from './support.ts';
 
 /** out[..., m, n] = sum_k A[..., m, k] · B[..., k, n], reading A or B transposed through strides (no copy). */
 export function wasmMatrixProduct(
@@ -26,12 +26,11 @@ export function wasmMatrixProduct(
   const bOffsets = batchOffsets(b.shape.slice(0, -2), batch, k * n);
   const bytes = width === 'f32' ? 4 : 8;
   const arena = callArena();
-  const pa = allocFor(arena, width, a.size);
-  const pb = allocFor(arena, width, b.size);
-  const pc = allocFor(arena, width, sizeOf(out.shape));
+  const pa = inPtr(arena, width, a);
+  const pb = inPtr(arena, width, b);
+  const c = outBlock(arena, width, out);
+  const pc = c.ptr;
   const scratch = width === 'f32' ? arena.alloc(w.matmul_scratch_bytes()) : 0;
-  writeTensor(arena, width, pa, a);
-  writeTensor(arena, width, pb, b);
   for (let t = 0; t < aOffsets.length; t++) {
     const ap = pa + aOffsets[t]! * bytes;
     const bp = pb + bOffsets[t]! * bytes;
@@ -39,7 +38,7 @@ export function wasmMatrixProduct(
     if (width === 'f32') w.matmul_f32(ap, aRow, aCol, bp, bRow, bCol, cp, m, n, k, scratch);
     else w.matmul_f64(ap, aRow, aCol, bp, bRow, bCol, cp, m, n, k);
   }
-  return readTensor(arena, width, pc, out);
+  return c.tensor();
 }
 
 /** For each index of the broadcast batch shape, the element offset of this operand's matrix (size-1 axes repeat). */

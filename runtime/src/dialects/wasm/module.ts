@@ -93,7 +93,8 @@ const IMPORTS = {
 
 function adopt(instance: WebAssembly.Instance): WasmExports {
   loaded = instance.exports as unknown as WasmExports;
-  arena = new Arena(loaded);
+  heap = new Heap(loaded);
+  arena = new Arena(heap);
   failure = undefined;
   return loaded;
 }
@@ -177,40 +178,126 @@ export function wasm(): WasmExports {
 }
 
 /**
- * Tensors are copied into linear memory per call, laid out from the heap base up and released together at the
- * start of the next call. Buffers are padded to whole 16-byte vectors so SIMD loops need no scalar tail.
+ * Linear memory above the heap base: blocks of whole 64-byte lines, reused through free lists by exact size. Tensors
+ * the dialect produces keep their block between calls (see storage.ts); a kernel's temporaries (inputs copied in from
+ * JavaScript, scratch) are freed when the next call begins. Buffers are padded to whole 16-byte vectors so SIMD
+ * loops need no scalar tail.
  */
-export class Arena {
-  private readonly base: number;
+export class Heap {
+  readonly base: number;
   private top: number;
+  private readonly free = new Map<number, number[]>();
+  private temps: number[] = [];
+  /** Bytes in blocks handed out and not yet released. */
+  liveBytes = 0;
+  /** Bumped by reset(): blocks from an earlier epoch are gone and must not be released again. */
+  epoch = 0;
   constructor(private readonly w: WasmExports) {
     this.base = alignUp(w.heap_base(), 64);
     this.top = this.base;
   }
-  /** Frees everything; pointers from before are dead. */
-  reset(): this {
-    this.top = this.base;
-    return this;
+  /** Bytes between the heap base and the highest block ever handed out since the last reset. */
+  get extent(): number {
+    return this.top - this.base;
   }
   alloc(bytes: number): Ptr {
+    const size = blockSize(bytes);
+    this.liveBytes += size;
+    const reused = this.free.get(size)?.pop();
+    if (reused !== undefined) return reused;
     const p = this.top;
-    this.top = alignUp(p + bytes, 64);
+    this.top += size;
     const have = this.w.memory.buffer.byteLength;
-    if (this.top > have) this.w.memory.grow(Math.ceil((this.top - have) / 65536));
+    // Grow by half again at least: a grow can copy the whole memory, so growing a block at a time is quadratic.
+    if (this.top > have) this.w.memory.grow(Math.ceil(Math.max(this.top - have, have / 2) / 65536));
     return p;
+  }
+  release(p: Ptr, bytes: number): void {
+    const size = blockSize(bytes);
+    this.liveBytes -= size;
+    let list = this.free.get(size);
+    if (!list) this.free.set(size, (list = []));
+    list.push(p);
+  }
+  /** Frees a block when the next call begins (the call under way may still read it). */
+  releaseLater(p: Ptr, bytes: number): void {
+    this.temps.push(p, bytes);
+  }
+  /** A block freed when the next call begins. */
+  temp(bytes: number): Ptr {
+    const p = this.alloc(bytes);
+    this.temps.push(p, bytes);
+    return p;
+  }
+  /** Frees the last call's temporaries. */
+  endCall(): void {
+    for (let i = 0; i < this.temps.length; i += 2) this.release(this.temps[i]!, this.temps[i + 1]!);
+    this.temps = [];
+  }
+  /** Forgets every block (all must be released or abandoned): the next alloc starts at the base again. */
+  reset(): void {
+    this.top = this.base;
+    this.free.clear();
+    this.temps = [];
+    this.liveBytes = 0;
+    this.epoch++;
   }
   /** A view of wasm memory; take views only after the last alloc of a call, since growing detaches them. */
   view(ctor: Float32ArrayConstructor | Float64ArrayConstructor, p: Ptr, length: number): Float32Array | Float64Array {
     return new ctor(this.w.memory.buffer, p, length);
   }
+  /** Copies `bytes` bytes from src to dst within wasm memory. */
+  copy(dst: Ptr, src: Ptr, bytes: number): void {
+    new Uint8Array(this.w.memory.buffer).copyWithin(dst, src, src + bytes);
+  }
+  /** Copies int32 values to p (index tables such as a broadcast walk's run starts). */
+  writeI32(p: Ptr, values: Int32Array): void {
+    new Int32Array(this.w.memory.buffer, p, values.length).set(values);
+  }
 }
 
-let arena: Arena | undefined;
+const blockSize = (bytes: number) => alignUp(Math.max(bytes, 16), 64);
 
-/** The arena, reset for a new call. */
+/** One kernel call's view of the heap: alloc hands out temporaries, freed when the next call begins. */
+export class Arena {
+  constructor(readonly heap: Heap) {}
+  alloc(bytes: number): Ptr {
+    return this.heap.temp(bytes);
+  }
+  view(ctor: Float32ArrayConstructor | Float64ArrayConstructor, p: Ptr, length: number): Float32Array | Float64Array {
+    return this.heap.view(ctor, p, length);
+  }
+}
+
+let heap: Heap | undefined;
+let arena: Arena | undefined;
+/** Set by storage.ts: moves every resident tensor out to JavaScript memory, so the heap can start over. */
+let spill: (() => void) | undefined;
+export function setSpill(f: () => void): void {
+  spill = f;
+}
+
+/**
+ * Above this extent a new call first moves resident tensors out (those still referenced are copied to JavaScript
+ * memory; collected ones just drop) and restarts the heap, so tensors nobody disposes cannot grow memory forever.
+ */
+export const HEAP_LIMIT = 128 << 20;
+
+/** The heap, once the module is loaded. */
+export function wasmHeap(): Heap {
+  wasm();
+  return heap!;
+}
+
+/** The arena for a new call: the previous call's temporaries are freed (and the heap restarted when over its limit). */
 export function callArena(): Arena {
   wasm();
-  return arena!.reset();
+  heap!.endCall();
+  if (heap!.extent > HEAP_LIMIT) {
+    spill?.();
+    if (heap!.liveBytes === 0) heap!.reset();
+  }
+  return arena!;
 }
 
 export function alignUp(n: number, to: number): number {

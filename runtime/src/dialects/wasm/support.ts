@@ -5,7 +5,8 @@ import type { DType, Storage } from '../../dtype.ts';
 import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 import { broadcastIndex, finish } from '../cpu/support.ts';
-import { alignUp, wasm, type Arena } from './module.ts';
+import { alignUp, callArena, wasm, wasmUnavailable, type Arena } from './module.ts';
+import { makeRoom, residentStorage, WasmStorage } from './storage.ts';
 
 /** Float widths the module has kernels for; float16 lives widened in a Float32Array and runs as f32. */
 export type Width = 'f32' | 'f64';
@@ -57,4 +58,59 @@ export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, sh
 export function readTensor(arena: Arena, width: Width, p: number, out: TensorType): Tensor {
   const data = arena.view(ARRAY[width], p, sizeOf(out.shape)).slice() as Storage;
   return finish(new Tensor(out.shape, out.dtype, new CpuStorage(data)));
+}
+
+/**
+ * Where t's elements are in wasm memory for this call: its own block when it is a resident tensor of this width,
+ * else a temporary the elements are copied into.
+ */
+export function inPtr(arena: Arena, width: Width, t: Tensor): number {
+  const s = t.storage;
+  if (s instanceof WasmStorage && s.ptr !== undefined && widthOf(t.dtype) === width && t.dtype !== 'float16') {
+    s.touch();
+    return s.ptr;
+  }
+  const p = allocFor(arena, width, t.size);
+  writeTensor(arena, width, p, t);
+  return p;
+}
+
+/** An output of `out`'s type at `ptr`: fill it, then `tensor()` wraps it. */
+export interface OutBlock {
+  readonly ptr: number;
+  tensor(): Tensor;
+}
+
+/**
+ * Space for a kernel's output. float32 and float64 results stay in wasm memory as a resident tensor (read out only
+ * when something else reads them); float16, which rounds on the way out, is copied out at once.
+ */
+export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock {
+  const n = sizeOf(out.shape);
+  if (out.dtype === 'float16') {
+    const ptr = allocFor(arena, width, n);
+    return { ptr, tensor: () => readTensor(arena, width, ptr, out) };
+  }
+  const bytes = paddedBytes(width, n);
+  makeRoom(bytes);
+  const ptr = arena.heap.alloc(bytes);
+  return {
+    ptr,
+    tensor: () => new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n)),
+  };
+}
+
+/**
+ * A copy of t held in wasm memory (a resident tensor), so wasm kernels read it in place on every call instead of
+ * copying it in: weights and other inputs used again and again. Other dtypes, and any t when the module cannot
+ * load, come back as they are. t itself is unchanged; the copy does not follow later writes to t's array.
+ */
+export function toWasmMemory(t: Tensor): Tensor {
+  const width = widthOf(t.dtype);
+  if (!width || t.dtype === 'float16' || wasmUnavailable()) return t;
+  if (t.storage instanceof WasmStorage && t.storage.ptr !== undefined) return t;
+  const arena = callArena();
+  const block = outBlock(arena, width, t);
+  arena.view(ARRAY[width], block.ptr, t.size).set(t.dataSync());
+  return block.tensor();
 }

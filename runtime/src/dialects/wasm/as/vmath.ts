@@ -8,10 +8,18 @@ const LN2_LO: f32 = -2.1219444e-4;
 // Past EXP_HI the result overflows f32; below EXP_LO it is under 2^-126 and flushes to 0 (no subnormal results).
 const EXP_HI: f32 = 88.7228;
 const EXP_LO: f32 = -87.3365;
+/** 1.5 · 2^23, and its bits: a float in [2^23, 2^24) has unit spacing, so adding it rounds to an integer. */
+const ROUNDER: f32 = 12582912.0;
+const ROUNDER_BITS: i32 = 0x4b400000;
 
+// Inlined: a call per vector costs about as much as the polynomial itself.
+@inline
 export function vexp_f32(x: v128): v128 {
-  const c = f32x4.max(f32x4.min(x, f32x4.splat(EXP_HI)), f32x4.splat(EXP_LO));
-  const n = f32x4.nearest(f32x4.mul(c, f32x4.splat(LOG2E)));
+  // pmin/pmax are single instructions, unlike min/max with their NaN rules; a NaN x stays NaN through them.
+  const c = f32x4.pmax(f32x4.pmin(x, f32x4.splat(EXP_HI)), f32x4.splat(EXP_LO));
+  // Adding 1.5·2^23 rounds c·log2(e) to an integer n held in the low mantissa bits: n as a float and as bits at once.
+  const t = f32x4.add(f32x4.mul(c, f32x4.splat(LOG2E)), f32x4.splat(ROUNDER));
+  const n = f32x4.sub(t, f32x4.splat(ROUNDER));
   let r = f32x4.sub(c, f32x4.mul(n, f32x4.splat(LN2_HI)));
   r = f32x4.sub(r, f32x4.mul(n, f32x4.splat(LN2_LO)));
   let p = f32x4.splat(<f32>(1.0 / 720.0));
@@ -23,7 +31,7 @@ export function vexp_f32(x: v128): v128 {
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(<f32>1.0));
   // 2^n as two factors built in exponent bits, 2^h · 2^(n-h) with h = n >> 1: n spans [-126, 128], beyond one normal
   // f32 exponent at both ends, while each half stays normal.
-  const ni = i32x4.trunc_sat_f32x4_s(n);
+  const ni = i32x4.sub(t, i32x4.splat(ROUNDER_BITS));
   const h = i32x4.shr_s(ni, 1);
   const bias = i32x4.splat(127);
   const s1 = i32x4.shl(i32x4.add(h, bias), 23);
@@ -34,12 +42,14 @@ export function vexp_f32(x: v128): v128 {
 }
 
 /** 1 / (1 + e^-x): e^-x overflowing to Infinity gives exactly 0, so no branch is needed. */
+@inline
 export function vsigmoid_f32(x: v128): v128 {
   const one = f32x4.splat(1.0);
   return f32x4.div(one, f32x4.add(one, vexp_f32(f32x4.neg(x))));
 }
 
 /** tanh(x) = 1 - 2 / (e^{2x} + 1); saturates to ±1 without overflow trouble. */
+@inline
 export function vtanh_f32(x: v128): v128 {
   const one = f32x4.splat(1.0);
   const e = vexp_f32(f32x4.add(x, x));

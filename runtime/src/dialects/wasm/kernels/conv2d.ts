@@ -4,7 +4,7 @@ import type { Conv2dKernel } from '../../../generated/bridge/conv2d.ts';
 import { window2d } from '../../../ops/window.ts';
 import { sizeOf } from '../../../shape.ts';
 import { callArena, wasm } from '../module.ts';
-import { allocFor, readTensor, widthOf, writeTensor } from '../support.ts';
+import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
 
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
@@ -29,14 +29,13 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     g.ow === wd;
   const mod = wasm();
   const arena = callArena();
-  const px = allocFor(arena, width, x.size);
-  const pw = allocFor(arena, width, w.size);
-  const py = allocFor(arena, width, sizeOf(out.shape));
+  const px = inPtr(arena, width, x);
+  const pw = inPtr(arena, width, w);
+  const y = outBlock(arena, width, out);
+  const py = y.ptr;
   // float32 packs im2col panels straight from x inside the product; float64 writes the matrix out first.
   const col = width === 'f64' && !pointwise ? allocFor(arena, width, k * p) : 0;
   const scratch = width === 'f32' ? arena.alloc(mod.matmul_scratch_bytes()) : 0;
-  writeTensor(arena, width, px, x);
-  writeTensor(arena, width, pw, w);
   for (let i = 0; i < n; i++) {
     for (let gi = 0; gi < groups; gi++) {
       const xg = px + (i * c + gi * cg) * h * wd * bytes;
@@ -72,5 +71,5 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       }
     }
   }
-  return readTensor(arena, width, py, out);
+  return y.tensor();
 };

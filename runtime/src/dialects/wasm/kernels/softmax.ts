@@ -3,15 +3,14 @@
 import type { SoftmaxKernel } from '../../../generated/bridge/softmax.ts';
 import { aroundAxis } from '../../cpu/support.ts';
 import { callArena, wasm } from '../module.ts';
-import { allocFor, readTensor, widthOf, writeTensor } from '../support.ts';
+import { inPtr, outBlock, widthOf } from '../support.ts';
 
 export const softmaxWasm: SoftmaxKernel = ({ x }, { axis }, out) => {
   const width = widthOf(out.dtype)!;
   const { outer, len, inner } = aroundAxis(x.shape, axis);
   const arena = callArena();
-  const px = allocFor(arena, width, x.size);
-  const py = allocFor(arena, width, x.size);
-  writeTensor(arena, width, px, x);
-  wasm()[`softmax_${width}`](px, py, outer, len, inner, false);
-  return readTensor(arena, width, py, out);
+  const px = inPtr(arena, width, x);
+  const y = outBlock(arena, width, out);
+  wasm()[`softmax_${width}`](px, y.ptr, outer, len, inner, false);
+  return y.tensor();
 };

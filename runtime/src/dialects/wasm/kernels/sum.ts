@@ -3,7 +3,7 @@
 import type { SumKernel } from '../../../generated/bridge/sum.ts';
 import { sizeOf } from '../../../shape.ts';
 import { callArena, wasm } from '../module.ts';
-import { allocFor, readTensor, widthOf, writeTensor } from '../support.ts';
+import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
 
 export const sumWasm: SumKernel = ({ x }, { axis }, out) => {
   const width = widthOf(out.dtype)!;
@@ -11,8 +11,8 @@ export const sumWasm: SumKernel = ({ x }, { axis }, out) => {
   const all = axis === null || axis.length === 0;
   const reduced = shape.map((_, d) => all || axis.includes(d));
   const arena = callArena();
-  let p = allocFor(arena, width, x.size);
-  writeTensor(arena, width, p, x);
+  let p = inPtr(arena, width, x);
+  const y = outBlock(arena, width, out);
   // Innermost run first, so the offsets of the runs before it stay valid.
   for (let end = shape.length; end > 0;) {
     if (!reduced[end - 1]) {
@@ -24,11 +24,16 @@ export const sumWasm: SumKernel = ({ x }, { axis }, out) => {
     const outer = sizeOf(shape.slice(0, start));
     const len = sizeOf(shape.slice(start, end));
     const inner = sizeOf(shape.slice(end));
-    const q = allocFor(arena, width, outer * inner);
+    // The last run reduced writes the output itself.
+    let last = start;
+    while (last > 0 && !reduced[last - 1]) last--;
+    const q = last === 0 ? y.ptr : allocFor(arena, width, outer * inner);
     wasm()[`sum_${width}`](p, q, outer, len, inner);
     for (let d = start; d < end; d++) shape[d] = 1;
     p = q;
     end = start;
   }
-  return readTensor(arena, width, p, out);
+  // Nothing reduced (an empty axis list over no axes): the output is the input.
+  if (p !== y.ptr) arena.heap.copy(y.ptr, p, sizeOf(out.shape) * (width === 'f32' ? 4 : 8));
+  return y.tensor();
 };

@@ -8,19 +8,27 @@ import {
   addExampleBridge,
 } from '../../bridge/add_example.ts';
 import type { AddExampleArgs } from '../../schema/add_example.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.add_example, generated from its compute expression: x * data1 + y * data2 + z */
 export const addExampleCpu: AddExampleKernel = ({ data1, data2 }, { x, y, z }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const data1s = data1.dataSync();
-  const data1i = broadcastIndex(data1.shape, out.shape);
   const data2s = data2.dataSync();
-  const data2i = broadcastIndex(data2.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const data1v = data1s[data1i === null ? i : data1i[i]!]!;
-    const data2v = data2s[data2i === null ? i : data2i[i]!]!;
-    r[i] = x * data1v + y * data2v + z;
+  const plan = broadcastRows(out.shape, [data1.shape, data2.shape]);
+  const data10 = plan.starts[0]!;
+  const data1d = plan.steps[0]!;
+  const data20 = plan.starts[1]!;
+  const data2d = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let data1j = data10[row]!;
+    let data2j = data20[row]!;
+    for (const end = o + inner; o < end; o++, data1j += data1d, data2j += data2d) {
+      const data1v = data1s[data1j]!;
+      const data2v = data2s[data2j]!;
+      r[o] = x * data1v + y * data2v + z;
+    }
   }
   return finish(result);
 };

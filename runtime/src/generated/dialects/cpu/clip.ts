@@ -3,16 +3,22 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type ClipAttrs, type ClipInputs, type ClipKernel, clipBridge } from '../../bridge/clip.ts';
 import type { ClipArgs } from '../../schema/clip.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.clip, generated from its compute expression: clamp(x, a_min, a_max) */
 export const clipCpu: ClipKernel = ({ x }, { a_min, a_max }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = Math.min(Math.max(xv, a_min), a_max);
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = Math.min(Math.max(xv, a_min), a_max);
+    }
   }
   return finish(result);
 };

@@ -3,17 +3,23 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type ErfAttrs, type ErfInputs, type ErfKernel, erfBridge } from '../../bridge/erf.ts';
 import type { ErfArgs } from '../../schema/erf.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 import { erf } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.erf, generated from its compute expression: erf(x) */
 export const erfCpu: ErfKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = erf(xv);
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = erf(xv);
+    }
   }
   return finish(result);
 };

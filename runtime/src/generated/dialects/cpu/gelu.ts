@@ -3,17 +3,23 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type GeluAttrs, type GeluInputs, type GeluKernel, geluBridge } from '../../bridge/gelu.ts';
 import type { GeluArgs } from '../../schema/gelu.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 import { erf } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.gelu, generated from its compute expression: 0.5 * x * (1 + erf(x * 0.7071067811865476)) */
 export const geluCpu: GeluKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = 0.5 * xv * (1 + erf(xv * 0.7071067811865476));
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = 0.5 * xv * (1 + erf(xv * 0.7071067811865476));
+    }
   }
   return finish(result);
 };

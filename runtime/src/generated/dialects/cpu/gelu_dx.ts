@@ -3,23 +3,31 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type GeluDxAttrs, type GeluDxInputs, type GeluDxKernel, geluDxBridge } from '../../bridge/gelu_dx.ts';
 import type { GeluDxArgs } from '../../schema/gelu_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 import { erf } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.gelu_dx, generated from its compute expression: dy * (0.5 * (1 + erf(0.7071067811865476 * x)) + 0.5 * x * (0.7978845608028654 * exp(-(0.7071067811865476 * x * (0.7071067811865476 * x))))) */
 export const geluDxCpu: GeluDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] =
-      dyv *
-      (0.5 * (1 + erf(0.7071067811865476 * xv)) +
-        0.5 * xv * (0.7978845608028654 * Math.exp(-(0.7071067811865476 * xv * (0.7071067811865476 * xv)))));
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] =
+        dyv *
+        (0.5 * (1 + erf(0.7071067811865476 * xv)) +
+          0.5 * xv * (0.7978845608028654 * Math.exp(-(0.7071067811865476 * xv * (0.7071067811865476 * xv)))));
+    }
   }
   return finish(result);
 };

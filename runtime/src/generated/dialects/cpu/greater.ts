@@ -3,19 +3,27 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type GreaterAttrs, type GreaterInputs, type GreaterKernel, greaterBridge } from '../../bridge/greater.ts';
 import type { GreaterArgs } from '../../schema/greater.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.greater, generated from its compute expression: a > b */
 export const greaterCpu: GreaterKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const as = a.dataSync();
-  const ai = broadcastIndex(a.shape, out.shape);
   const bs = b.dataSync();
-  const bi = broadcastIndex(b.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const av = as[ai === null ? i : ai[i]!]!;
-    const bv = bs[bi === null ? i : bi[i]!]!;
-    r[i] = av > bv ? 1 : 0;
+  const plan = broadcastRows(out.shape, [a.shape, b.shape]);
+  const a0 = plan.starts[0]!;
+  const ad = plan.steps[0]!;
+  const b0 = plan.starts[1]!;
+  const bd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let aj = a0[row]!;
+    let bj = b0[row]!;
+    for (const end = o + inner; o < end; o++, aj += ad, bj += bd) {
+      const av = as[aj]!;
+      const bv = bs[bj]!;
+      r[o] = av > bv ? 1 : 0;
+    }
   }
   return finish(result);
 };

@@ -8,19 +8,27 @@ import {
   hardSigmoidDxBridge,
 } from '../../bridge/hard_sigmoid_dx.ts';
 import type { HardSigmoidDxArgs } from '../../schema/hard_sigmoid_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.hard_sigmoid_dx, generated from its compute expression: dy * where(alpha * x + beta > 0 && alpha * x + beta < 1, alpha, 0) */
 export const hardSigmoidDxCpu: HardSigmoidDxKernel = ({ x, dy }, { alpha, beta }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * (alpha * xv + beta > 0 && alpha * xv + beta < 1 ? alpha : 0);
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * (alpha * xv + beta > 0 && alpha * xv + beta < 1 ? alpha : 0);
+    }
   }
   return finish(result);
 };

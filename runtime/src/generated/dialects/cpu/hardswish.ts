@@ -8,16 +8,22 @@ import {
   hardswishBridge,
 } from '../../bridge/hardswish.ts';
 import type { HardswishArgs } from '../../schema/hardswish.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.hardswish, generated from its compute expression: x * clamp(x + 3, 0, 6) / 6 */
 export const hardswishCpu: HardswishKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = (xv * Math.min(Math.max(xv + 3, 0), 6)) / 6;
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = (xv * Math.min(Math.max(xv + 3, 0), 6)) / 6;
+    }
   }
   return finish(result);
 };

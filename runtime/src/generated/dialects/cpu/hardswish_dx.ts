@@ -8,19 +8,27 @@ import {
   hardswishDxBridge,
 } from '../../bridge/hardswish_dx.ts';
 import type { HardswishDxArgs } from '../../schema/hardswish_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.hardswish_dx, generated from its compute expression: dy * ((clamp(x + 3, 0, 6) + where(x + 3 > 0 && x + 3 < 6, x, 0)) / 6) */
 export const hardswishDxCpu: HardswishDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * ((Math.min(Math.max(xv + 3, 0), 6) + (xv + 3 > 0 && xv + 3 < 6 ? xv : 0)) / 6);
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * ((Math.min(Math.max(xv + 3, 0), 6) + (xv + 3 > 0 && xv + 3 < 6 ? xv : 0)) / 6);
+    }
   }
   return finish(result);
 };

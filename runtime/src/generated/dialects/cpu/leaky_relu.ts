@@ -8,16 +8,22 @@ import {
   leakyReluBridge,
 } from '../../bridge/leaky_relu.ts';
 import type { LeakyReluArgs } from '../../schema/leaky_relu.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.leaky_relu, generated from its compute expression: where(x > 0, x, alpha * x) */
 export const leakyReluCpu: LeakyReluKernel = ({ x }, { alpha }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = xv > 0 ? xv : alpha * xv;
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = xv > 0 ? xv : alpha * xv;
+    }
   }
   return finish(result);
 };

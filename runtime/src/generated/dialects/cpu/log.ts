@@ -3,16 +3,22 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type LogAttrs, type LogInputs, type LogKernel, logBridge } from '../../bridge/log.ts';
 import type { LogArgs } from '../../schema/log.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.log, generated from its compute expression: log(x) */
 export const logCpu: LogKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = Math.log(xv);
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = Math.log(xv);
+    }
   }
   return finish(result);
 };

@@ -8,16 +8,22 @@ import {
   scaledAddDaBridge,
 } from '../../bridge/scaled_add_da.ts';
 import type { ScaledAddDaArgs } from '../../schema/scaled_add_da.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.scaled_add_da, generated from its compute expression: x * dy */
 export const scaledAddDaCpu: ScaledAddDaKernel = ({ dy }, { x }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = x * dyv;
+  const plan = broadcastRows(out.shape, [dy.shape]);
+  const dy0 = plan.starts[0]!;
+  const dyd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, dyj += dyd) {
+      const dyv = dys[dyj]!;
+      r[o] = x * dyv;
+    }
   }
   return finish(result);
 };

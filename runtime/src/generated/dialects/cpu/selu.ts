@@ -3,16 +3,22 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type SeluAttrs, type SeluInputs, type SeluKernel, seluBridge } from '../../bridge/selu.ts';
 import type { SeluArgs } from '../../schema/selu.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.selu, generated from its compute expression: gamma * where(x > 0, x, alpha * (exp(x) - 1)) */
 export const seluCpu: SeluKernel = ({ x }, { alpha, gamma }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = gamma * (xv > 0 ? xv : alpha * (Math.exp(xv) - 1));
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = gamma * (xv > 0 ? xv : alpha * (Math.exp(xv) - 1));
+    }
   }
   return finish(result);
 };

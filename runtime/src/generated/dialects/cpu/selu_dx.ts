@@ -3,19 +3,27 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type SeluDxAttrs, type SeluDxInputs, type SeluDxKernel, seluDxBridge } from '../../bridge/selu_dx.ts';
 import type { SeluDxArgs } from '../../schema/selu_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.selu_dx, generated from its compute expression: dy * (gamma * where(x > 0, 1, alpha * exp(x))) */
 export const seluDxCpu: SeluDxKernel = ({ x, dy }, { alpha, gamma }, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * (gamma * (xv > 0 ? 1 : alpha * Math.exp(xv)));
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * (gamma * (xv > 0 ? 1 : alpha * Math.exp(xv)));
+    }
   }
   return finish(result);
 };

@@ -8,20 +8,28 @@ import {
   sigmoidDxBridge,
 } from '../../bridge/sigmoid_dx.ts';
 import type { SigmoidDxArgs } from '../../schema/sigmoid_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 import { sigmoid } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.sigmoid_dx, generated from its compute expression: dy * (sigmoid(x) * (1 - sigmoid(x))) */
 export const sigmoidDxCpu: SigmoidDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * (sigmoid(xv) * (1 - sigmoid(xv)));
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * (sigmoid(xv) * (1 - sigmoid(xv)));
+    }
   }
   return finish(result);
 };

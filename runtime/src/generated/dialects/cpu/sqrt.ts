@@ -3,16 +3,22 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type SqrtAttrs, type SqrtInputs, type SqrtKernel, sqrtBridge } from '../../bridge/sqrt.ts';
 import type { SqrtArgs } from '../../schema/sqrt.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.sqrt, generated from its compute expression: sqrt(x) */
 export const sqrtCpu: SqrtKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    r[i] = Math.sqrt(xv);
+  const plan = broadcastRows(out.shape, [x.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd) {
+      const xv = xs[xj]!;
+      r[o] = Math.sqrt(xv);
+    }
   }
   return finish(result);
 };

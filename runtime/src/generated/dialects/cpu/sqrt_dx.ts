@@ -3,19 +3,27 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type SqrtDxAttrs, type SqrtDxInputs, type SqrtDxKernel, sqrtDxBridge } from '../../bridge/sqrt_dx.ts';
 import type { SqrtDxArgs } from '../../schema/sqrt_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.sqrt_dx, generated from its compute expression: dy * (1 / (2 * sqrt(x))) */
 export const sqrtDxCpu: SqrtDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * (1 / (2 * Math.sqrt(xv)));
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * (1 / (2 * Math.sqrt(xv)));
+    }
   }
   return finish(result);
 };

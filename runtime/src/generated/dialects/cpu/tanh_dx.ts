@@ -3,19 +3,27 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type TanhDxAttrs, type TanhDxInputs, type TanhDxKernel, tanhDxBridge } from '../../bridge/tanh_dx.ts';
 import type { TanhDxArgs } from '../../schema/tanh_dx.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.tanh_dx, generated from its compute expression: dy * (1 - tanh(x) * tanh(x)) */
 export const tanhDxCpu: TanhDxKernel = ({ x, dy }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const dys = dy.dataSync();
-  const dyi = broadcastIndex(dy.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const dyv = dys[dyi === null ? i : dyi[i]!]!;
-    r[i] = dyv * (1 - Math.tanh(xv) * Math.tanh(xv));
+  const plan = broadcastRows(out.shape, [x.shape, dy.shape]);
+  const x0 = plan.starts[0]!;
+  const xd = plan.steps[0]!;
+  const dy0 = plan.starts[1]!;
+  const dyd = plan.steps[1]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let xj = x0[row]!;
+    let dyj = dy0[row]!;
+    for (const end = o + inner; o < end; o++, xj += xd, dyj += dyd) {
+      const xv = xs[xj]!;
+      const dyv = dys[dyj]!;
+      r[o] = dyv * (1 - Math.tanh(xv) * Math.tanh(xv));
+    }
   }
   return finish(result);
 };

@@ -3,22 +3,32 @@
 import type { DialectOp } from '../../../dialect.ts';
 import { type WhereAttrs, type WhereInputs, type WhereKernel, whereBridge } from '../../bridge/where.ts';
 import type { WhereArgs } from '../../schema/where.ts';
-import { allocOut, broadcastIndex, finish } from '../../../dialects/cpu/support.ts';
+import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
 /** CPU kernel of raf.op.where, generated from its compute expression: where(condition, x, y) */
 export const whereCpu: WhereKernel = ({ condition, x, y }, _attrs, out) => {
   const result = allocOut(out);
   const r = result.dataSync();
   const conditions = condition.dataSync();
-  const conditioni = broadcastIndex(condition.shape, out.shape);
   const xs = x.dataSync();
-  const xi = broadcastIndex(x.shape, out.shape);
   const ys = y.dataSync();
-  const yi = broadcastIndex(y.shape, out.shape);
-  for (let i = 0; i < r.length; i++) {
-    const conditionv = conditions[conditioni === null ? i : conditioni[i]!]!;
-    const xv = xs[xi === null ? i : xi[i]!]!;
-    const yv = ys[yi === null ? i : yi[i]!]!;
-    r[i] = conditionv !== 0 ? xv : yv;
+  const plan = broadcastRows(out.shape, [condition.shape, x.shape, y.shape]);
+  const condition0 = plan.starts[0]!;
+  const conditiond = plan.steps[0]!;
+  const x0 = plan.starts[1]!;
+  const xd = plan.steps[1]!;
+  const y0 = plan.starts[2]!;
+  const yd = plan.steps[2]!;
+  const inner = plan.inner;
+  for (let row = 0, o = 0; row < plan.rows; row++) {
+    let conditionj = condition0[row]!;
+    let xj = x0[row]!;
+    let yj = y0[row]!;
+    for (const end = o + inner; o < end; o++, conditionj += conditiond, xj += xd, yj += yd) {
+      const conditionv = conditions[conditionj]!;
+      const xv = xs[xj]!;
+      const yv = ys[yj]!;
+      r[o] = conditionv !== 0 ? xv : yv;
+    }
   }
   return finish(result);
 };

@@ -1,0 +1,106 @@
+// Tensors that live in wasm memory: a kernel's output stays where the next wasm kernel reads it, and moves to
+// JavaScript memory only when something else reads it (another dialect, the user) or the resident budget is full.
+
+import type { Storage } from '../../dtype.ts';
+import { CPU } from '../../device.ts';
+import type { TensorStorage } from '../../tensor.ts';
+import { setSpill, wasmHeap, type Heap } from './module.ts';
+
+/**
+ * Resident storages, oldest first (a Map iterates in insertion order), held strongly: the heap cannot tell a tensor
+ * still referenced from one the collector has not reached yet, and a WeakRef would keep its target (and, once read
+ * out, its array) alive until the current job ends, which in a loop of awaits is never. So a tensor nobody disposes
+ * stays resident until the budget needs its bytes; then it moves out to JavaScript memory, as every output did before.
+ */
+const live = new Map<WasmStorage, number>();
+let residentBytes = 0;
+
+/** How many bytes resident tensors may hold before the oldest move out to JavaScript memory. */
+export const RESIDENT_BUDGET = 64 << 20;
+
+/**
+ * CPU-device storage whose elements sit in a wasm heap block (`ptr`) until the first synchronous read copies them to
+ * a typed array and frees the block; from then on it behaves as CPU storage. dispose() frees the block at once.
+ */
+export class WasmStorage implements TensorStorage {
+  readonly device = CPU;
+  private block: number | undefined;
+  private array: Storage | undefined;
+  private readonly epoch: number;
+  constructor(
+    private readonly heap: Heap,
+    ptr: number,
+    private readonly bytes: number,
+    private readonly ctor: Float32ArrayConstructor | Float64ArrayConstructor,
+    private readonly length: number,
+  ) {
+    this.block = ptr;
+    this.epoch = heap.epoch;
+    live.set(this, bytes);
+    residentBytes += bytes;
+  }
+  /** The block's address while the elements are still in wasm memory; undefined once they moved out. */
+  get ptr(): number | undefined {
+    return this.block;
+  }
+  /** Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). */
+  touch(): void {
+    if (this.block === undefined) return;
+    live.delete(this);
+    live.set(this, this.bytes);
+  }
+  readSync(): Storage {
+    return this.moveOut(false);
+  }
+  read(): Promise<Storage> {
+    return Promise.resolve(this.readSync());
+  }
+  dispose(): void {
+    this.release(false);
+  }
+  /** Copies the elements to JavaScript memory and gives the block back (`later`: see release). */
+  moveOut(later: boolean): Storage {
+    if (!this.array) {
+      this.array = this.heap.view(this.ctor, this.block!, this.length).slice() as Storage;
+      this.release(later);
+    }
+    return this.array;
+  }
+  /** `later`: the call under way may still read the block (an input of it), so it is freed when the next begins. */
+  private release(later: boolean): void {
+    if (this.block === undefined) return;
+    const p = this.block;
+    this.block = undefined;
+    live.delete(this);
+    residentBytes -= this.bytes;
+    // A block from before a heap restart is already gone.
+    if (this.epoch !== this.heap.epoch) return;
+    if (later) this.heap.releaseLater(p, this.bytes);
+    else this.heap.release(p, this.bytes);
+  }
+}
+
+/** Moves the oldest resident tensors out until `bytes` more fit in the budget (call before allocating them). */
+export function makeRoom(bytes: number): void {
+  for (const s of live.keys()) {
+    if (residentBytes + bytes <= RESIDENT_BUDGET) break;
+    s.moveOut(true);
+  }
+}
+
+// Over the heap limit a call first moves every resident tensor out, so the heap can start over.
+setSpill(() => {
+  for (const s of [...live.keys()]) s.moveOut(false);
+});
+
+/** Wraps a heap block that now holds a kernel's output. */
+export function residentStorage(
+  heap: Heap,
+  ptr: number,
+  bytes: number,
+  ctor: Float32ArrayConstructor | Float64ArrayConstructor,
+  length: number,
+): WasmStorage {
+  wasmHeap();
+  return new WasmStorage(heap, ptr, bytes, ctor, length);
+}
