@@ -1,12 +1,14 @@
 // The pipeline end to end: load every spec → validate and build the model → emit → plan → write.
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { builtinNames, builtinSpecs, collisions, unsupportedDialects } from './spec/builtin.ts';
 import { emitAll } from './emit/index.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
 import { loadSpecFile, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
-import { specFiles } from './layout.ts';
+import { specFiles, targetOf } from './layout.ts';
 import { apply, plan, type Change } from './write.ts';
 
 export { SPECS_DIR, specFiles } from './layout.ts';
@@ -25,20 +27,31 @@ export interface GenerateResult {
   readonly written: boolean;
 }
 
-/** Loads and validates every spec; throws SpecErrors with all problems found. */
+/**
+ * Loads and validates every spec; throws SpecErrors with all problems found. In a user's package the installed
+ * runtime's specs join the model too (so gradients, oracles and `schema:` may name its ops), marked `builtin`.
+ */
 export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
   const errors: SpecError[] = [];
   const raws: RawSpec[] = [];
+  const sources: { file: string; text: string }[] = [];
   const files = new Set([...specFiles(root), ...overrides.keys()]);
   for (const file of [...files].sort()) {
-    const { spec, errors: e } = loadSpecFile(join(root, file), file, overrides.get(file));
+    const text = overrides.get(file) ?? readFileSync(join(root, file), 'utf8');
+    const { spec, errors: e } = loadSpecFile(join(root, file), file, text);
     errors.push(...e);
     if (spec) raws.push(spec);
+    sources.push({ file, text });
   }
-  const { model, errors: semantic } = buildModel(raws);
+  const repo = targetOf(root) === 'repo';
+  const builtins = repo ? [] : builtinSpecs(root);
+  if (!repo) errors.push(...collisions(raws, builtins));
+  const { model, errors: semantic } = buildModel([...builtins, ...raws]);
   errors.push(...semantic);
+  if (!repo) errors.push(...unsupportedDialects(model, raws));
   if (errors.length) throw new SpecErrors(errors);
-  return model;
+  if (repo) return { ...model, sources };
+  return { ...model, builtin: builtinNames(model) };
 }
 
 export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {
