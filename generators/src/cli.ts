@@ -7,6 +7,8 @@ import { recordUpToDate, upToDate } from './fresh.ts';
 import { SpecErrors } from './spec/errors.ts';
 
 const USAGE = `usage: raf-op gen [--check] [--dry-run] [--root DIR]
+       raf-op init DIR [--name NAME]   create an npm package of your own ops
+       raf-op new NAME [flags]         scaffold an op (yo raf-op NAME)
        raf-op diff [--against REF] [--summary] [--root DIR]
        raf-op breaking [--against REF] [--root DIR]
   --check       exit 1 when generated files are stale, missing or extra, or a dialect level has no kernel (writes nothing)
@@ -18,6 +20,9 @@ const USAGE = `usage: raf-op gen [--check] [--dry-run] [--root DIR]
 const COMMANDS = ['gen', 'diff', 'breaking'];
 
 async function main(argv: string[]): Promise<number> {
+  // Commands for an operator author's own package (issue 16): their flags are their own, so they parse them.
+  if (argv[0] === 'init') return (await import('./init.ts')).runInit(argv.slice(1));
+  if (argv[0] === 'new') return (await import('./init.ts')).runNew(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

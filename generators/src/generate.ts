@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinNames, builtinSpecs, collisions, unsupportedDialects } from './spec/builtin.ts';
 import { emitAll } from './emit/index.ts';
+import { ownModel } from './emit/package.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
 import { loadSpecFile, type RawSpec } from './spec/load.ts';
@@ -44,7 +45,8 @@ export function loadModel(root: string, overrides: ReadonlyMap<string, string> =
     sources.push({ file, text });
   }
   const repo = targetOf(root) === 'repo';
-  const builtins = repo ? [] : builtinSpecs(root);
+  // A package with no specs yet (just made by `raf-op init`) needs no built-ins: its registry is empty.
+  const builtins = repo || !raws.length ? [] : builtinSpecs(root);
   if (!repo) errors.push(...collisions(raws, builtins));
   const { model, errors: semantic } = buildModel([...builtins, ...raws]);
   errors.push(...semantic);
@@ -60,7 +62,8 @@ export async function generate(root: string, opts: GenerateOptions = {}): Promis
   const changes = await plan(root, generated, stubs);
   if (!opts.check && changes.length) apply(root, changes);
   return {
-    model,
+    // In a user's package: the user's ops only (the built-in ones were there for reference).
+    model: ownModel(model),
     changes,
     files: generated.length + stubs.length,
     outputs: [...generated, ...stubs].map((f) => f.path),

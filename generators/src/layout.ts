@@ -84,3 +84,10 @@ export function runtimeSpecifier(target: Target, to: string, owned: (path: strin
   if (to.startsWith(`${RUNTIME_SRC}/`)) return EXTEND_ENTRY;
   return null;
 }
+
+/** The JSON Schema a spec's first line points editors at, repository-relative. */
+export function specSchema(target: Target): string {
+  return target === 'repo'
+    ? 'generators/schema/op-spec.schema.json'
+    : 'node_modules/generator-raf-op/schema/op-spec.schema.json';
+}

@@ -90,6 +90,8 @@ export {
   type WebGpuBuilder,
 } from './dialects/webgpu/kernel.ts';
 
+export { initWebGpu, webgpuUnavailable } from './dialects/webgpu/index.ts';
+
 // Every built-in schema class, for ops in a package that reuse one (`schema: softmax`).
 export * from './generated/schemas.ts';
 

@@ -1,6 +1,7 @@
 // Every emitter, in pipeline order: model in, files out.
 
 import type { Model } from '../spec/model.ts';
+import { GENERATED } from '../layout.ts';
 import { emitApis } from './api.ts';
 import { emitBridges } from './bridge.ts';
 import { emitCoverage } from './coverage.ts';
@@ -48,6 +49,8 @@ export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFil
   const all = { generated: [...generated, ...emitCoverage(model, [...generated, ...stubs])], stubs };
   if (!full.builtin)
     return { ...all, generated: [...all.generated, ...emitSchemaIndex(full), ...emitBuiltinSpecs(full)] };
+  // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
+  all.generated = all.generated.filter((f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`));
   all.generated.push(emitRegister());
   const owned = new Set([...all.generated, ...all.stubs].map((f) => f.path));
   return { generated: relocate(all.generated, owned), stubs: relocate(all.stubs, owned) };

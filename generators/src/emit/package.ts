@@ -11,8 +11,13 @@ export const REGISTER = `${GENERATED}/register.ts`;
 /** The model restricted to the user's own ops: what the emitters see in a package. */
 export function ownModel(model: Model): Model {
   const builtin = model.builtin;
-  return builtin ? { ops: model.ops.filter((op) => !builtin.has(op.name)) } : model;
+  if (!builtin) return model;
+  // One object per model, so what emitters record per model (coverage problems) is found again by the CLI.
+  let own = owned.get(model);
+  if (!own) owned.set(model, (own = { ops: model.ops.filter((op) => !builtin.has(op.name)) }));
+  return own;
 }
+const owned = new WeakMap<Model, Model>();
 
 /**
  * Registers what the runtime reads from its own generated tables (compute expressions for fusion, ONNX mappings for
@@ -103,6 +108,8 @@ export function relocate<F extends EmittedFile>(files: readonly F[], owned: Read
       const register = relativeTo(packagePath(f.path), packagePath(REGISTER));
       content = content.replace(/^(import .*\n)/m, `import '${register}';\n$1`);
     }
+    // Messages that name the file's own path (a stub's "not implemented ... in PATH") name it where it lands.
+    content = content.split(f.path).join(packagePath(f.path));
     return { ...f, path: packagePath(f.path), content };
   });
 }
