@@ -1,7 +1,15 @@
-// Entry yo loads for `yo raf-op NAME`: registers tsx so the TypeScript generator in src/scaffold can be imported.
-import { register } from 'tsx/esm/api';
+// Entry yo loads for `yo raf-op NAME`. In the repository it runs the TypeScript sources through tsx; an installed package
+// ships no sources and loads the built JavaScript from dist/.
+import { existsSync } from 'node:fs';
 
-register();
-const { default: RafOpGenerator } = await import('../src/scaffold/app-generator.ts');
+const source = new URL('../src/scaffold/app-generator.ts', import.meta.url);
+let RafOpGenerator;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ default: RafOpGenerator } = await import(source.href));
+} else {
+  ({ default: RafOpGenerator } = await import('../dist/generators/src/scaffold/app-generator.js'));
+}
 
 export default RafOpGenerator;

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // `npm run gen [-- --check | --dry-run]`: regenerate every binding from specs/, or say what is stale;
 // `npm run diff` / `npm run breaking`: review a spec edit against a git ref.
 

@@ -4,7 +4,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const GENERATOR_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The generator package's folder: generators/ in the repository, node_modules/generator-raf-op when installed. */
+function generatorRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dirname(dir) !== dir) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'generator-raf-op')
+      return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find generator-raf-op's package.json above ${fileURLToPath(import.meta.url)}`);
+}
 
 export class InitError extends Error {}
 
@@ -113,7 +123,7 @@ function packageNameOf(arg: string): string {
 }
 
 const ownVersion = (): string =>
-  (JSON.parse(readFileSync(join(GENERATOR_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  (JSON.parse(readFileSync(join(generatorRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * Creates the package in `dir` (which must be missing or empty) and returns the files written, relative to it.
@@ -170,8 +180,8 @@ export async function runNew(argv: readonly string[]): Promise<number> {
   const { createEnv } = await import('yeoman-environment');
   const env = createEnv();
   const namespace = argv[0] === 'regen' ? 'raf-op:regen' : 'raf-op:app';
-  env.register(join(GENERATOR_ROOT, 'app/index.js'), { namespace: 'raf-op:app' });
-  env.register(join(GENERATOR_ROOT, 'regen/index.js'), { namespace: 'raf-op:regen' });
+  env.register(join(generatorRoot(), 'app/index.js'), { namespace: 'raf-op:app' });
+  env.register(join(generatorRoot(), 'regen/index.js'), { namespace: 'raf-op:regen' });
   await env.execute(namespace, [...(argv[0] === 'regen' ? argv.slice(1) : argv)]);
   return 0;
 }

@@ -89,5 +89,5 @@ export function runtimeSpecifier(target: Target, to: string, owned: (path: strin
 export function specSchema(target: Target): string {
   return target === 'repo'
     ? 'generators/schema/op-spec.schema.json'
-    : 'node_modules/generator-raf-op/schema/op-spec.schema.json';
+    : 'node_modules/generator-raf-op/dist/generators/schema/op-spec.schema.json';
 }

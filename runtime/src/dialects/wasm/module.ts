@@ -1,6 +1,6 @@
 // The wasm dialect's module: in Node loaded synchronously on first use (rebuilt when its sources changed); in browsers by `await initWasm()`.
 
-import { nodeBuiltin, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
+import { nodeBuiltin, SOURCE_DIR_URLS, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
 
 type Ptr = number;
 
@@ -105,8 +105,11 @@ function adopt(instance: WebAssembly.Instance): WasmExports {
 function loadInNode(): WasmExports | undefined {
   const fs = nodeBuiltin<typeof import('node:fs')>('node:fs');
   if (!fs) return undefined;
+  // An installed package ships the built module without its AssemblyScript sources: nothing to rebuild from.
+  const shipped = !fs.existsSync(SOURCE_DIR_URLS[0]!);
   const fresh =
-    fs.existsSync(WASM_URL) && fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash();
+    fs.existsSync(WASM_URL) &&
+    (shipped || (fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash()));
   if (!fresh) {
     // A spec edit regenerated an elementwise kernel (or this is a fresh clone without `npm install`): rebuild once.
     const { spawnSync } = nodeBuiltin<typeof import('node:child_process')>('node:child_process')!;
