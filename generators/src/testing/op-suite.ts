@@ -4,7 +4,17 @@
 // float64 by the expression IR's interpreter, or its `tests.oracle` formula over built-in ops.
 
 import { describe, expect, it } from 'vitest';
-import { call, getOp, randomUniform, rng, Tensor, tensor, withDialect, type DType } from '@raf-op/runtime';
+import {
+  call,
+  fromRelayCall,
+  getOp,
+  randomUniform,
+  rng,
+  Tensor,
+  tensor,
+  withDialect,
+  type DType,
+} from '@raf-op/runtime';
 import { gradcheck, opcheck, webgpuUnavailable } from '@raf-op/runtime/extend';
 import { evalExpr } from '../expr/eval.ts';
 import { parseExpr } from '../expr/parse.ts';
@@ -44,6 +54,14 @@ export interface OpSuite {
   readonly cases: readonly OpCase[];
   readonly oracle: Oracle;
   readonly grad: readonly string[];
+  readonly floats?: readonly string[];
+  readonly relay?: {
+    readonly op: string;
+    readonly args: readonly string[];
+    readonly attrs: Readonly<Record<string, string>>;
+  } | null;
+  /** Fields later emitters add (this harness ignores what it does not know). */
+  readonly [more: string]: unknown;
   readonly errors: readonly {
     readonly title: string;
     readonly shapes: Shapes;
@@ -205,6 +223,20 @@ export function opSuite(s: OpSuite): void {
         });
       });
     });
+    const r = s.relay;
+    if (r) {
+      // The package's FromRelay converter, registered on import, gives exactly the direct call's result.
+      it.each(s.cases.map((c, i) => [title(c), c, i] as const))('FromRelay %s', (_t, c, i) => {
+        const inputs = makeInputs(s, c.shapes, 'float32', i + 1);
+        const attrs = Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]]));
+        const viaRelay = fromRelayCall(
+          r.op,
+          r.args.map((a) => inputs[a] ?? c.full[a]),
+          attrs,
+        );
+        expect(valuesOf(viaRelay)).toEqual(valuesOf(call(s.op, [], { ...inputs, ...c.full })));
+      });
+    }
     if (s.errors.length) {
       it.each(s.errors.map((e) => [e.title, e] as const))('rejects %s', (_t, e) => {
         const inputs = makeInputs(s, e.shapes, s.dtypes[0] ?? 'float32', 1);
