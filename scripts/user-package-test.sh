@@ -150,11 +150,16 @@ step "a script imports the package and runs its ops eagerly, under grad and in a
 run npx tsx examples/use.ts
 done_step
 
-step "review tools in the package: diff against git HEAD"
+step "review tools in the package: diff and breaking against git HEAD"
 git init -q && git add -A && git -c user.name=ci -c user.email=ci@example.invalid commit -qm "my-ops"
-sed -i 's/^doc: alpha \* x cubed.*/doc: alpha times x cubed./' specs/math/my_scaled_cube.yaml
+sed -i 's/^doc: alpha \* x cubed.*/doc: alpha times x cubed./; s/alpha: { type: float, default: 1 }/alpha: { type: float, default: 2 }/' \
+  specs/math/my_scaled_cube.yaml
 run npm run --silent diff -- --summary
-run npm run --silent breaking
+echo "\$ npm run --silent breaking   (must fail: alpha's default changed)"
+if npm run --silent breaking; then
+  echo "error: breaking accepted a changed default" >&2
+  exit 1
+fi
 git checkout -q -- specs
 done_step
 

@@ -7,7 +7,7 @@ import { emitAll } from './emit/index.ts';
 import { ownModel } from './emit/package.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
-import { loadSpecFile, type RawSpec } from './spec/load.ts';
+import { loadSpecText, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
 import { specFiles, targetOf } from './layout.ts';
 import { apply, plan, type Change } from './write.ts';
@@ -33,13 +33,20 @@ export interface GenerateResult {
  * runtime's specs join the model too (so gradients, oracles and `schema:` may name its ops), marked `builtin`.
  */
 export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
+  const files = new Set([...specFiles(root), ...overrides.keys()]);
+  const texts = new Map(
+    [...files].map((file) => [file, overrides.get(file) ?? readFileSync(join(root, file), 'utf8')]),
+  );
+  return modelFromSpecTexts(root, texts);
+}
+
+/** `loadModel` over spec texts in memory (the review tools load a git ref's specs this way). */
+export function modelFromSpecTexts(root: string, texts: ReadonlyMap<string, string>): Model {
   const errors: SpecError[] = [];
   const raws: RawSpec[] = [];
   const sources: { file: string; text: string }[] = [];
-  const files = new Set([...specFiles(root), ...overrides.keys()]);
-  for (const file of [...files].sort()) {
-    const text = overrides.get(file) ?? readFileSync(join(root, file), 'utf8');
-    const { spec, errors: e } = loadSpecFile(join(root, file), file, text);
+  for (const [file, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const { spec, errors: e } = loadSpecText(file, text);
     errors.push(...e);
     if (spec) raws.push(spec);
     sources.push({ file, text });
