@@ -17,6 +17,8 @@ export { SPECS_DIR, specFiles } from './layout.ts';
 export interface GenerateOptions {
   /** Compare only; nothing is written. */
   readonly check?: boolean;
+  /** Called as each phase ends (specs checked, files emitted, formatted and compared, written), for progress lines. */
+  readonly onPhase?: (done: string) => void;
 }
 
 export interface GenerateResult {
@@ -65,9 +67,15 @@ export function modelFromSpecTexts(root: string, texts: ReadonlyMap<string, stri
 
 export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {
   const model = loadModel(root);
+  opts.onPhase?.(`${model.ops.length} specs loaded and checked`);
   const { generated, stubs } = emitAll(model);
+  opts.onPhase?.(`${generated.length + stubs.length} files emitted`);
   const changes = await plan(root, generated, stubs);
-  if (!opts.check && changes.length) apply(root, changes);
+  opts.onPhase?.(`formatted and compared with the tree (${changes.length} changed)`);
+  if (!opts.check && changes.length) {
+    apply(root, changes);
+    opts.onPhase?.(`${changes.length} files written`);
+  }
   return {
     // In a user's package: the user's ops only (the built-in ones were there for reference).
     model: ownModel(model),

@@ -158,8 +158,13 @@ export function initPackage(dir: string, opts: InitOptions & { name?: string } =
 /** `raf-op init DIR [--name NAME]`: creates the package, then generates its (empty) registry. */
 export async function runInit(argv: readonly string[]): Promise<number> {
   const [dir, ...rest] = argv;
+  const usage = 'usage: raf-op init DIR [--name NAME]\n  creates an npm package of raf-op operators in DIR';
+  if (dir === '--help' || dir === '-h') {
+    console.log(usage);
+    return 0;
+  }
   if (!dir || dir.startsWith('-')) {
-    console.error('usage: raf-op init DIR [--name NAME]\n  creates an npm package of raf-op operators in DIR');
+    console.error(usage);
     return 2;
   }
   const nameAt = rest.indexOf('--name');

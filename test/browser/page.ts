@@ -1,4 +1,5 @@
-// Browser side of the WebGPU browser test: bundled with the runtime, it runs op cases on navigator.gpu and hands back the values.
+// Browser side of the WebGPU browser test: bundled with the built package (@raf-op/runtime resolves to runtime/dist
+// through the package's exports), it runs op cases on navigator.gpu and hands back the values.
 
 import {
   call,
@@ -9,8 +10,8 @@ import {
   wasmUnavailable,
   withDialect,
   type Tensor,
-} from '../../runtime/src/index.ts';
-import { currentGpu, gpuUnavailableReason } from '../../runtime/src/dialects/webgpu/index.ts';
+} from '@raf-op/runtime';
+import { currentGpu, gpuUnavailableReason } from '@raf-op/runtime/webgpu';
 
 export interface BrowserCase {
   readonly title: string;

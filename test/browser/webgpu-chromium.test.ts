@@ -1,7 +1,11 @@
 // Runs a subset of the op cases on WebGPU in headless Chromium (Debian chromium via playwright-core) and compares each with the CPU in Node.
-import { existsSync, readFileSync } from 'node:fs';
+// The page runs the built package (runtime/dist, bundled by esbuild through @raf-op/runtime's exports), not the sources.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -86,6 +90,32 @@ function prepare(): Prepared[] {
   });
 }
 
+const RUNTIME = fileURLToPath(new URL('../../runtime/', import.meta.url));
+
+/** Newest modification time under a folder, in ms. */
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/** Builds runtime/dist (`npm run build -w runtime`) when it is missing or older than a source. */
+function ensureBuilt(): void {
+  const stamp = join(RUNTIME, 'dist/.built');
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= newest(join(RUNTIME, 'src'))) return;
+  const r = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('../../scripts/build-package.mjs', import.meta.url)), 'runtime'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (r.status !== 0) throw new Error(`building runtime/dist failed:\n${r.stdout}${r.stderr}`);
+}
+
 async function bundle(): Promise<string> {
   const { build } = await import('esbuild');
   const out = await build({
@@ -97,10 +127,15 @@ async function bundle(): Promise<string> {
     write: false,
     logLevel: 'silent',
   });
-  return out.outputFiles[0]!.text;
+  const js = out.outputFiles[0]!.text;
+  // esbuild marks each module with its path: the page must get the built package, not the TypeScript sources.
+  if (!js.includes('// runtime/dist/') || js.includes('// runtime/src/'))
+    throw new Error('the page bundle does not come from runtime/dist (the built @raf-op/runtime)');
+  return js;
 }
 
-const WASM_MODULE = fileURLToPath(new URL('../../runtime/src/dialects/wasm/build/raf.wasm', import.meta.url));
+/** The wasm module as a page gets it: through the package's `./raf.wasm` export (runtime/dist, once built). */
+const wasmModule = () => createRequire(import.meta.url).resolve('@raf-op/runtime/raf.wasm');
 
 /**
  * Serves the page, the bundle and the wasm dialect's module on 127.0.0.1: WebGPU needs a secure context, which
@@ -112,7 +147,7 @@ function serve(js: string): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     if (req.url === '/bundle.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
     else if (req.url === '/raf.wasm')
-      res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(WASM_MODULE));
+      res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(wasmModule()));
     else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     else res.writeHead(404).end();
   });
@@ -130,6 +165,7 @@ beforeAll(async () => {
     return;
   }
   prepared = prepare();
+  ensureBuilt();
   server = await serve(await bundle());
   const { chromium } = await import('playwright-core');
   // Chromium refuses to run as root with its sandbox on.
@@ -161,7 +197,8 @@ beforeAll(async () => {
   } finally {
     await browser.close();
   }
-}, 60_000);
+  // Building runtime/dist first, when it is stale, takes a minute or more on a loaded machine.
+}, 600_000);
 
 afterAll(() => {
   server?.close();

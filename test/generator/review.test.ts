@@ -1,12 +1,11 @@
 // `raf-op diff` and `raf-op breaking` on git repositories with two commits of specs: one case per kind of change.
 
-import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { breakingReport, diffReport, review } from '../../generators/src/review/report.ts';
 import { SpecErrors } from '../../generators/src/spec/errors.ts';
 import { SPECS, edited, twoCommits, writeFiles } from './review-fixtures.ts';
+import { raf } from '../support/raf-cli.ts';
 
 const roots: string[] = [];
 const repo = (edit: Record<string, string | null>) => {
@@ -349,27 +348,17 @@ describe('op id lock', () => {
 });
 
 describe('the CLI', () => {
-  it('`breaking` exits 1 on a break and `diff` prints Markdown', () => {
+  it('`breaking` exits 1 on a break and `diff` prints Markdown', async () => {
     const root = repo(edited(SOFTMAX, 'default: -1', 'default: 1'));
-    const cli = join(import.meta.dirname, '../../generators/src/cli.ts');
-    const tsx = join(import.meta.dirname, '../../node_modules/.bin/tsx');
-    const run = (...args: string[]) => {
-      try {
-        return {
-          code: 0,
-          out: execFileSync(tsx, [cli, ...args, '--root', root], {
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'pipe'],
-          }),
-        };
-      } catch (e) {
-        return { code: (e as { status: number }).status, out: String((e as { stdout: string }).stdout) };
-      }
+    // In-process (test/support/raf-cli.ts): the same code as the executable, without a tsx start-up per call.
+    const run = async (...args: string[]) => {
+      const r = await raf(...args, '--root', root);
+      return { code: r.code, out: r.stdout };
     };
-    const b = run('breaking', '--against', 'HEAD~1');
+    const b = await run('breaking', '--against', 'HEAD~1');
     expect(b.code).toBe(1);
     expect(b.out).toContain('1 breaking change, 1 not allowed.');
-    const d = run('diff', '--against', 'HEAD~1', '--summary');
+    const d = await run('diff', '--against', 'HEAD~1', '--summary');
     expect(d.code).toBe(0);
     expect(d.out).toContain('- `runtime/src/generated/schema/softmax.ts` updated (+1 −1)');
   }, 60_000);

@@ -20,7 +20,11 @@ let root: string;
 /** The repository without .git and node_modules (linked back), so the generator writes into a throwaway tree. */
 function copyRepo(): string {
   const dir = mkdtempSync(join(tmpdir(), 'raf-op-yo-'));
-  cpSync(REPO, dir, { recursive: true, filter: (src) => !/^(node_modules|\.git)$/.test(relative(REPO, src)) });
+  // Built packages (dist/) and the unpacked lavapipe are not part of a checkout's sources.
+  cpSync(REPO, dir, {
+    recursive: true,
+    filter: (src) => !/^(node_modules|\.git|\.lavapipe|runtime\/dist|generators\/dist)$/.test(relative(REPO, src)),
+  });
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
 }

@@ -31,7 +31,7 @@ export {
 export { fromRelay, FromRelayError } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';
-export { decodeOnnx } from './onnx/proto.ts';
+export { decodeOnnx, initOnnx } from './onnx/proto.ts';
 import './fused-cpu.ts';
 import './fused-webgpu.ts';
 export { Model } from './model.ts';

@@ -1,6 +1,6 @@
 // Decoding side of ONNX's protobuf schema (the subset FromOnnx reads), so model import works outside the tests.
 
-import protobuf from 'protobufjs';
+import type protobufjs from 'protobufjs';
 import type { DType } from '../../dtype.ts';
 
 // Field numbers follow onnx.proto (proto2: repeated scalars unpacked unless marked packed).
@@ -14,7 +14,7 @@ const r = (type: string, id: number, options?: object) => ({
   ...(options ? { options } : {}),
 });
 
-const root = protobuf.Root.fromJSON({
+const SCHEMA = {
   nested: {
     onnx: {
       nested: {
@@ -83,8 +83,31 @@ const root = protobuf.Root.fromJSON({
       },
     },
   },
-});
-const ModelProto = root.lookupType('onnx.ModelProto');
+};
+
+// protobufjs loads on the first decode, not when the runtime is imported: in Node synchronously (require), in a
+// page once `await initOnnx()` has imported it.
+let protobuf: typeof protobufjs | undefined;
+let modelProto: protobufjs.Type | undefined;
+
+/** Loads the ONNX decoder (protobufjs) asynchronously; needed before `fromOnnx(bytes)` outside Node. */
+export async function initOnnx(): Promise<void> {
+  protobuf ??= ((await import('protobufjs')) as { default: typeof protobufjs }).default;
+}
+
+function ModelProto(): protobufjs.Type {
+  if (modelProto) return modelProto;
+  if (!protobuf) {
+    // process.getBuiltinModule (Node >= 20.16) rather than a static import, so a page's bundle pulls in no Node module.
+    const mod = (
+      globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+    ).process?.getBuiltinModule?.('node:module') as typeof import('node:module') | undefined;
+    if (!mod) throw new Error('FromOnnx: decoding ONNX bytes outside Node needs `await initOnnx()` first');
+    protobuf = mod.createRequire(import.meta.url)('protobufjs') as typeof protobufjs;
+  }
+  modelProto = protobuf.Root.fromJSON(SCHEMA).lookupType('onnx.ModelProto');
+  return modelProto;
+}
 
 /** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes). */
 const ELEM: Readonly<Record<number, DType | 'int64'>> = {
@@ -198,7 +221,8 @@ function valueInfo(v: Record<string, any>): OnnxValueInfo {
 
 /** Decodes serialized ModelProto bytes into the parts FromOnnx converts. */
 export function decodeOnnx(bytes: Uint8Array): OnnxModel {
-  const m = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
+  const type = ModelProto();
+  const m = type.toObject(type.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
   const g = m.graph ?? {};
   const opset = (m.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx')?.version ?? 1;
   return {
