@@ -33,6 +33,8 @@ const PACKAGES = {
       ['src/dialects/wasm/sources.mjs', 'dist/dialects/wasm/sources.mjs'],
       ['src/dialects/wasm/sources.d.mts', 'dist/dialects/wasm/sources.d.mts'],
       ['src/dialects/wasm/build/raf.wasm', 'dist/dialects/wasm/build/raf.wasm'],
+      // The built-in specs, for specs in an operator author's package (@raf-op/runtime/specs.json).
+      ['src/generated/specs.json', 'dist/generated/specs.json'],
     ],
   },
   generators: {

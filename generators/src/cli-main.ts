@@ -63,6 +63,8 @@ const USAGE = `usage: raf-op <command> [options]     (raf-op <command> --help fo
 ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
   .join('\n')}
+  init       create an npm package of your own ops: raf-op init DIR [--name NAME]
+  new        scaffold an op (yo raf-op NAME): raf-op new NAME [--compute EXPR ...] [--yes]
   --version     print the version of generator-raf-op
   --help        this help`;
 
@@ -110,6 +112,9 @@ async function main(argv: string[]): Promise<number> {
     (first === undefined ? console.error : console.log)(USAGE);
     return first === undefined ? 2 : 0;
   }
+  // Commands for an operator author's own package (issue 16) parse their own arguments.
+  if (first === 'init') return (await import('./init.ts')).runInit(rest);
+  if (first === 'new') return (await import('./init.ts')).runNew(rest);
   if (!Object.hasOwn(COMMANDS, first)) {
     const what = first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`;
     throw new UsageError(`raf-op: ${what}`, USAGE);

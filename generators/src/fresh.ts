@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GEN_STATE_DIR, GENERATED_DIRS, specFiles } from './layout.ts';
+import { GEN_STATE_DIR, generatedDirs, specFiles } from './layout.ts';
 
 const GENERATOR_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE_DIR = join(GENERATOR_ROOT, '../node_modules/.cache/raf-op');
@@ -51,7 +51,7 @@ function manifestPath(root: string): string {
 /** Output files the manifest covers: everything in the generated folders plus the given extra paths. */
 function currentOutputs(root: string, extra: readonly string[]): Record<string, string> {
   const outputs: Record<string, string> = {};
-  for (const dir of GENERATED_DIRS)
+  for (const dir of generatedDirs(root))
     for (const f of listFiles(join(root, dir), root)) outputs[f] = sha(readFileSync(join(root, f)));
   for (const f of extra) if (existsSync(join(root, f))) outputs[f] = sha(readFileSync(join(root, f)));
   return outputs;
@@ -68,7 +68,7 @@ export function upToDate(root: string): string | undefined {
     return undefined;
   }
   if (manifest.inputs !== inputsFingerprint(root)) return undefined;
-  const extra = Object.keys(manifest.outputs).filter((p) => !GENERATED_DIRS.some((d) => p.startsWith(`${d}/`)));
+  const extra = Object.keys(manifest.outputs).filter((p) => !generatedDirs(root).some((d) => p.startsWith(`${d}/`)));
   const now = currentOutputs(root, extra);
   const before = manifest.outputs;
   const same =

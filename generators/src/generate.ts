@@ -1,12 +1,15 @@
 // The pipeline end to end: load every spec → validate and build the model → emit → plan → write.
 
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { builtinNames, builtinSpecs, collisions, unsupportedDialects } from './spec/builtin.ts';
 import { emitAll } from './emit/index.ts';
+import { ownModel } from './emit/package.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
-import { checkSpecLayout, loadSpecFile, type RawSpec } from './spec/load.ts';
+import { checkSpecLayout, loadSpecText, readSpecText, type RawSpec } from './spec/load.ts';
 import type { Model } from './spec/model.ts';
-import { specFiles } from './layout.ts';
+import { specFiles, targetOf } from './layout.ts';
 import { acquireLock, apply, GenStateError, lockHolder, pendingState, plan, recover, type Change } from './write.ts';
 
 export { SPECS_DIR, specFiles } from './layout.ts';
@@ -27,20 +30,48 @@ export interface GenerateResult {
   readonly written: boolean;
 }
 
-/** Loads and validates every spec; throws SpecErrors with all problems found. */
+/**
+ * Loads and validates every spec; throws SpecErrors with all problems found. In a user's package the installed
+ * runtime's specs join the model too (so gradients, oracles and `schema:` may name its ops), marked `builtin`.
+ */
 export function loadModel(root: string, overrides: ReadonlyMap<string, string> = new Map()): Model {
   const errors: SpecError[] = checkSpecLayout(root);
-  const raws: RawSpec[] = [];
   const files = new Set([...specFiles(root), ...overrides.keys()]);
-  for (const file of [...files].sort()) {
-    const { spec, errors: e } = loadSpecFile(join(root, file), file, overrides.get(file));
+  const texts = new Map<string, string>();
+  for (const file of files) {
+    const override = overrides.get(file);
+    const read = override !== undefined ? { text: override, errors: [] } : readSpecText(join(root, file), file);
+    errors.push(...read.errors);
+    if (read.text !== undefined) texts.set(file, read.text);
+  }
+  return modelFromSpecTexts(root, texts, errors);
+}
+
+/** `loadModel` over spec texts in memory (the review tools load a git ref's specs this way). */
+export function modelFromSpecTexts(
+  root: string,
+  texts: ReadonlyMap<string, string>,
+  earlier: readonly SpecError[] = [],
+): Model {
+  const errors: SpecError[] = [...earlier];
+  const raws: RawSpec[] = [];
+  const sources: { file: string; text: string }[] = [];
+  for (const [file, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const { spec, errors: e } = loadSpecText(file, text);
     errors.push(...e);
     if (spec) raws.push(spec);
+    sources.push({ file, text });
   }
-  const { model, errors: semantic } = buildModel(raws);
+  const repo = targetOf(root) === 'repo';
+  // A package with no specs yet (just made by `raf-op init`) needs no built-ins: its registry is empty.
+  const builtins = repo || !raws.length ? [] : builtinSpecs(root);
+  if (!repo) errors.push(...collisions(raws, builtins));
+  const { model, errors: semantic } = buildModel([...builtins, ...raws]);
   errors.push(...semantic);
+  if (!repo) errors.push(...unsupportedDialects(model, raws));
   if (errors.length) throw new SpecErrors(errors);
-  return model;
+  if (repo) return { ...model, sources };
+  return { ...model, builtin: builtinNames(model) };
 }
 
 export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {
@@ -76,7 +107,8 @@ async function run(root: string, opts: GenerateOptions): Promise<GenerateResult>
     opts.onPhase?.(`${changes.length} files written`);
   }
   return {
-    model,
+    // In a user's package: the user's ops only (the built-in ones were there for reference).
+    model: ownModel(model),
     changes,
     files: generated.length + stubs.length,
     outputs: [...generated, ...stubs].map((f) => f.path),

@@ -30,3 +30,67 @@ export function specFiles(root: string): string[] {
   walk(dir);
   return out;
 }
+
+// ---- An operator author's own package (issue 16) ----
+// Emitters always build paths in the repository layout above. In a user's package the same files land under
+// src/ instead of runtime/src/ (relative imports between them stay valid), and every import that reaches into the
+// runtime itself becomes a package import: `runtimeSpecifier` below is the one place that decides which.
+
+/** Where the generator runs: this repository (the runtime's sources beside the specs) or a user's package. */
+export type Target = 'repo' | 'package';
+
+export const PACKAGE_SRC = 'src';
+export const RUNTIME_PACKAGE = '@raf-op/runtime';
+export const EXTEND_ENTRY = '@raf-op/runtime/extend';
+/** The harness generated tests call, shipped by the generator package (it evaluates compute expressions). */
+export const TESTING_ENTRY = 'generator-raf-op/testing';
+/** The built-in specs' texts, generated here and shipped by the runtime package for specs in users' packages. */
+export const BUILTIN_SPECS = `${GENERATED}/specs.json`;
+export const BUILTIN_SPECS_EXPORT = '@raf-op/runtime/specs.json';
+/** Spec files of the installed runtime's ops are named under this prefix, so they never clash with the user's. */
+export const BUILTIN_PREFIX = '@raf-op/runtime/';
+
+export function targetOf(root: string): Target {
+  return existsSync(join(root, RUNTIME_SRC, 'registry.ts')) ? 'repo' : 'package';
+}
+
+/** The generated folders of a root, in its own layout. */
+export function generatedDirs(root: string): string[] {
+  return targetOf(root) === 'repo' ? GENERATED_DIRS : GENERATED_DIRS.map(packagePath);
+}
+
+/** A repository-layout path as it lands in a user's package (`runtime/src/ops/x.grad.ts` → `src/ops/x.grad.ts`). */
+export function packagePath(path: string): string {
+  return path.startsWith(`${RUNTIME_SRC}/`) ? `${PACKAGE_SRC}/${path.slice(RUNTIME_SRC.length + 1)}` : path;
+}
+
+/**
+ * Runtime exports whose name clashes with another runtime export reached through the same entry: the extension
+ * entry re-exports them renamed, and generated code imports them `as` their own name.
+ */
+export const EXTEND_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  [`${RUNTIME_SRC}/dialects/wasm/index.ts`]: { elementwise: 'wasmElementwise' },
+  [`${RUNTIME_SRC}/dialects/webgpu/elementwise.ts`]: { elementwise: 'webgpuElementwise' },
+};
+
+/**
+ * The specifier a file emitted for `target` uses to import `to` (both repository-layout paths); `owned` says which
+ * paths the same run emits (they move with the importer, so relative imports stay). Built-in ops' functions come from
+ * the runtime's main entry, their schemas and every other runtime module from the extension entry, the op-suite
+ * harness from the generator package. Returns null where the relative path stands.
+ */
+export function runtimeSpecifier(target: Target, to: string, owned: (path: string) => boolean): string | null {
+  if (target === 'repo' || owned(to)) return null;
+  if (to === 'test/support/op-suite.ts') return TESTING_ENTRY;
+  if (to.startsWith(`${GENERATED}/api/`)) return RUNTIME_PACKAGE;
+  if (to.startsWith(`${RUNTIME_SRC}/dialects/`) && to.endsWith('/index.ts')) return RUNTIME_PACKAGE;
+  if (to.startsWith(`${RUNTIME_SRC}/`)) return EXTEND_ENTRY;
+  return null;
+}
+
+/** The JSON Schema a spec's first line points editors at, repository-relative. */
+export function specSchema(target: Target): string {
+  return target === 'repo'
+    ? 'generators/schema/op-spec.schema.json'
+    : 'node_modules/generator-raf-op/dist/generators/schema/op-spec.schema.json';
+}

@@ -21,7 +21,7 @@ import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import type { EmittedFile } from './emit/files.ts';
-import { GEN_STATE_DIR, GENERATED_DIRS } from './layout.ts';
+import { GEN_STATE_DIR, generatedDirs } from './layout.ts';
 import type { StubFile } from './emit/stubs.ts';
 
 export { GENERATED_DIRS } from './layout.ts';
@@ -104,7 +104,7 @@ export async function plan(
     else if (onDisk !== formatted[i])
       changes.push({ path: f.path, action: 'update', kind: 'generated', content: formatted[i] });
   });
-  for (const dir of GENERATED_DIRS) {
+  for (const dir of generatedDirs(root)) {
     for (const path of listFiles(root, dir)) {
       if (!wanted.has(path)) changes.push({ path, action: 'delete', kind: 'generated' });
     }

@@ -1,6 +1,7 @@
 // Every emitter, in pipeline order: model in, files out.
 
 import type { Model } from '../spec/model.ts';
+import { GENERATED } from '../layout.ts';
 import { emitApis } from './api.ts';
 import { emitBridges } from './bridge.ts';
 import { emitCoverage } from './coverage.ts';
@@ -12,6 +13,7 @@ import type { EmittedFile } from './files.ts';
 import { emitGrads } from './grad.ts';
 import { emitOpIdLock, emitOpIds } from './op-ids.ts';
 import { emitOnnx } from './onnx.ts';
+import { emitBuiltinSpecs, emitRegister, emitSchemaIndex, ownModel, relocate } from './package.ts';
 import { emitPasses } from './passes.ts';
 import { emitRegistry } from './registry.ts';
 import { emitRelays } from './relay.ts';
@@ -38,9 +40,18 @@ export const EMITTERS: readonly ((model: Model) => EmittedFile[])[] = [
   emitDocs,
 ];
 
-export function emitAll(model: Model): { generated: EmittedFile[]; stubs: StubFile[] } {
+export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFile[] } {
+  // In a user's package the model also holds the installed runtime's ops (for references); only the user's are emitted.
+  const model = ownModel(full);
   const generated = EMITTERS.flatMap((emit) => emit(model));
   const stubs = [...emitStubs(model), ...emitOpIdLock(model)];
   // The coverage matrix reports on what every other emitter produced, so it runs last.
-  return { generated: [...generated, ...emitCoverage(model, [...generated, ...stubs])], stubs };
+  const all = { generated: [...generated, ...emitCoverage(model, [...generated, ...stubs])], stubs };
+  if (!full.builtin)
+    return { ...all, generated: [...all.generated, ...emitSchemaIndex(full), ...emitBuiltinSpecs(full)] };
+  // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
+  all.generated = all.generated.filter((f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`));
+  all.generated.push(emitRegister());
+  const owned = new Set([...all.generated, ...all.stubs].map((f) => f.path));
+  return { generated: relocate(all.generated, owned), stubs: relocate(all.stubs, owned) };
 }

@@ -4,7 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SPECS_DIR, specFiles } from '../generate.ts';
+import { modelFromSpecTexts, SPECS_DIR, specFiles } from '../generate.ts';
+import { targetOf } from '../layout.ts';
 import { buildModel } from '../spec/build.ts';
 import { SpecErrors, type SpecError } from '../spec/errors.ts';
 import { loadSpecText, type RawSpec } from '../spec/load.ts';
@@ -64,8 +65,12 @@ export function fileInWorkingTree(root: string, path: string): string | undefine
   return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
 }
 
-/** The same load → validate → build pipeline as `gen`, over texts in memory; throws SpecErrors. */
-export function modelFromTexts(texts: SpecTexts): Model {
+/**
+ * The same load → validate → build pipeline as `gen`, over texts in memory; throws SpecErrors. Given the root of an
+ * operator author's package, the installed runtime's ops join the model as they do for `gen`.
+ */
+export function modelFromTexts(texts: SpecTexts, root?: string): Model {
+  if (root && targetOf(root) === 'package') return modelFromSpecTexts(root, texts);
   const errors: SpecError[] = [];
   const raws: RawSpec[] = [];
   for (const [file, text] of [...texts].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -80,9 +85,9 @@ export function modelFromTexts(texts: SpecTexts): Model {
 }
 
 /** Labels a side's spec errors, so "the base does not build" is not mistaken for the edit's fault. */
-export function modelOrExplain(texts: SpecTexts, side: string): Model {
+export function modelOrExplain(texts: SpecTexts, side: string, root?: string): Model {
   try {
-    return modelFromTexts(texts);
+    return modelFromTexts(texts, root);
   } catch (e) {
     if (e instanceof SpecErrors)
       throw new SpecErrors(

@@ -28,8 +28,8 @@ export interface Review {
 
 export function review(root: string, against: string): Review {
   resolveRef(root, against);
-  const base = modelOrExplain(specsAtRef(root, against), against);
-  const head = modelOrExplain(specsInWorkingTree(root), 'working tree');
+  const base = modelOrExplain(specsAtRef(root, against), against, root);
+  const head = modelOrExplain(specsInWorkingTree(root), 'working tree', root);
   const diff = diffModels(base, head);
   const found = findBreaks(diff, head, {
     base: fileAtRef(root, against, OP_IDS_LOCK),

@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EmittedFile } from '../emit/files.ts';
 import { paths } from '../emit/files.ts';
+import { packagePath } from '../layout.ts';
 import type { StubFile } from '../emit/stubs.ts';
 import type { Model, OpModel } from '../spec/model.ts';
 
@@ -26,9 +27,11 @@ export function checklist(
   root?: string,
 ): ChecklistItem[] {
   const op = model.ops.find((o) => o.name === opName)!;
+  // In a user's package the files were relocated (runtime/src/ → src/): look them up and show them there.
+  const at = model.builtin ? packagePath : (path: string) => path;
   const made = new Set(generated.map((f) => f.path));
   const stubbed = new Set(stubs.map((f) => f.path));
-  const file = (path: string, note = ''): ChecklistItem['detail'] => `${path}${note}`;
+  const file = (path: string, note = ''): ChecklistItem['detail'] => `${at(path)}${note}`;
   const items: ChecklistItem[] = [];
   const add = (step: string, status: ItemStatus, detail: string) => items.push({ step, status, detail });
 
@@ -62,9 +65,9 @@ export function checklist(
     const step = `dialect ${d.name}`;
     const kernel = paths.kernelStub(d.name, op.name);
     if (op.out.shape.kind === 'host') add(step, 'n/a', 'a host op has no kernel');
-    else if (d.kernel === 'generated' && made.has(paths.dialect(d.name, op.name)))
+    else if (d.kernel === 'generated' && made.has(at(paths.dialect(d.name, op.name))))
       add(step, 'generated', file(paths.dialect(d.name, op.name), ' (kernel from compute)'));
-    else if (stubbed.has(kernel)) add(step, 'stub', file(kernel));
+    else if (stubbed.has(at(kernel))) add(step, 'stub', file(kernel));
     else
       add(
         step,
@@ -83,19 +86,23 @@ export function checklist(
 }
 
 function gradient(op: OpModel, model: Model): [ItemStatus, string] {
+  const at = model.builtin ? packagePath : (path: string) => path;
   switch (op.grad.kind) {
     case 'none':
       return ['n/a', 'grad: none'];
     case 'custom':
-      return ['stub', paths.gradStub(op.name)];
+      return ['stub', at(paths.gradStub(op.name))];
     case 'derived': {
       const dx = model.ops.find((o) => o.name === (op.grad as { dxOp: string }).dxOp);
-      return ['generated', `${paths.grad(op.name)} (derived: backward op ${dx?.name}, d/dx = ${dx?.compute?.source})`];
+      return [
+        'generated',
+        `${at(paths.grad(op.name))} (derived: backward op ${dx?.name}, d/dx = ${dx?.compute?.source})`,
+      ];
     }
     case 'formulas':
       return [
         'generated',
-        `${paths.grad(op.name)} (${op.grad.inputs.map((i) => `${i.name}: ${i.source}`).join('; ')})`,
+        `${at(paths.grad(op.name))} (${op.grad.inputs.map((i) => `${i.name}: ${i.source}`).join('; ')})`,
       ];
   }
 }

@@ -8,6 +8,7 @@ import type { EmittedFile } from '../emit/files.ts';
 import { emitAll } from '../emit/index.ts';
 import type { StubFile } from '../emit/stubs.ts';
 import { loadModel, SPECS_DIR } from '../generate.ts';
+import { targetOf } from '../layout.ts';
 import type { Model } from '../spec/model.ts';
 import { plan, type Change } from '../write.ts';
 import type { ScaffoldAnswers } from './answers.ts';
@@ -50,10 +51,15 @@ async function planNewOp(
 
 /** The repository's model before the scaffold; a broken tree is refused before any question is asked. */
 export function scaffoldContext(root: string): ScaffoldContext {
-  if (!existsSync(join(root, SPECS_DIR)) || !existsSync(join(root, 'generators/schema/op-spec.schema.json'))) {
+  // An operator author's package (made by `raf-op init`) needs only specs/; this repository also has the schema.
+  const repo = targetOf(root) === 'repo';
+  if (
+    !existsSync(join(root, SPECS_DIR)) ||
+    (repo && !existsSync(join(root, 'generators/schema/op-spec.schema.json')))
+  ) {
     throw new ScaffoldError(
-      `${root} is not a raf-op repository (no specs/ or generators/schema/)`,
-      'run yo raf-op from the repository root',
+      `${root} is not a raf-op repository or package (no specs/${repo ? ' or generators/schema/' : ''})`,
+      'run yo raf-op from the root of a package made by `npx raf-op init NAME`, or of the raf-op repository',
     );
   }
   return { model: loadModel(root) };

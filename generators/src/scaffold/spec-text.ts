@@ -4,10 +4,9 @@ import { posix } from 'node:path';
 import { Document, isCollection, type Node } from 'yaml';
 import { renderTemplate } from '../emit/stubs.ts';
 import { SPECS_DIR } from '../generate.ts';
+import { specSchema, targetOf } from '../layout.ts';
 import { format } from '../write.ts';
 import type { MappingAnswer, ScaffoldAnswers } from './answers.ts';
-
-const SCHEMA = 'generators/schema/op-spec.schema.json';
 
 export function specPathOf(a: Pick<ScaffoldAnswers, 'op' | 'category'>): string {
   return `${SPECS_DIR}/${a.category}/${a.op}.yaml`;
@@ -130,7 +129,7 @@ export async function renderSpec(
   const content = renderTemplate('spec.yaml.hbs', {
     op: a.op,
     body,
-    schemaPath: posix.relative(posix.dirname(path), SCHEMA),
+    schemaPath: posix.relative(posix.dirname(path), specSchema(targetOf(root))),
   });
   return format(root, { path, content, emitter: 'scaffold', source: path, kind: 'stub' });
 }

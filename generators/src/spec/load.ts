@@ -73,6 +73,12 @@ export function loadSpecText(file: string, text: string): { spec?: RawSpec; erro
 /** Reads a spec from disk, or takes its text from `text` (for previews of unsaved specs). */
 export function loadSpecFile(absPath: string, relPath: string, text?: string): { spec?: RawSpec; errors: SpecError[] } {
   if (text !== undefined) return loadSpecText(relPath, text);
+  const read = readSpecText(absPath, relPath);
+  return read.text === undefined ? { errors: read.errors } : loadSpecText(relPath, read.text);
+}
+
+/** A spec file's text; bytes that are not UTF-8 are an error where they start, since decoding would hide them. */
+export function readSpecText(absPath: string, relPath: string): { text?: string; errors: SpecError[] } {
   const bytes = readFileSync(absPath);
   const bad = invalidUtf8(bytes);
   if (bad !== undefined) {
@@ -88,7 +94,7 @@ export function loadSpecFile(absPath: string, relPath: string, text?: string): {
       ],
     };
   }
-  return loadSpecText(relPath, bytes.toString('utf8'));
+  return { text: bytes.toString('utf8'), errors: [] };
 }
 
 /** Offset of the first byte that does not start or continue a valid UTF-8 sequence, or undefined. */

@@ -161,6 +161,10 @@ export interface OpModel {
 
 export interface Model {
   readonly ops: readonly OpModel[];
+  /** In an operator author's package: the names of the installed runtime's ops, which the model holds for reference only. */
+  readonly builtin?: ReadonlySet<string>;
+  /** In this repository: every spec's text, shipped in the runtime package so users' specs can name these ops. */
+  readonly sources?: readonly { readonly file: string; readonly text: string }[];
 }
 
 export function tensorArgs(op: OpModel): ArgModel[] {

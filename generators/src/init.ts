@@ -1,0 +1,192 @@
+// `raf-op init NAME` (and `yo raf-op:init NAME`): a new npm package of one's own ops, built on the installed runtime.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The generator package's folder: generators/ in the repository, node_modules/generator-raf-op when installed. */
+function generatorRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (dirname(dir) !== dir) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'generator-raf-op')
+      return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find generator-raf-op's package.json above ${fileURLToPath(import.meta.url)}`);
+}
+
+export class InitError extends Error {}
+
+export interface InitOptions {
+  /** Version ranges written into package.json (default: this generator's version for both packages). */
+  readonly runtimeVersion?: string;
+  readonly generatorVersion?: string;
+}
+
+/** What the new package's package.json says; npm scripts run the generator's own CLI. */
+function packageJson(name: string, runtime: string, generator: string): object {
+  return {
+    name,
+    version: '0.1.0',
+    description: `Operators for raf-op, generated from the YAML specs in specs/`,
+    type: 'module',
+    exports: { '.': './src/index.ts' },
+    files: ['src', 'specs'],
+    scripts: {
+      gen: 'raf-op gen',
+      new: 'raf-op new',
+      test: 'vitest run',
+      diff: 'raf-op diff',
+      breaking: 'raf-op breaking',
+      typecheck: 'tsc --noEmit',
+    },
+    dependencies: { '@raf-op/runtime': runtime },
+    devDependencies: { 'generator-raf-op': generator, tsx: '^4.20.0', typescript: '~5.9.3', vitest: '~4.1.0' },
+    engines: { node: '>=20.17' },
+  };
+}
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    allowImportingTsExtensions: true,
+    noEmit: true,
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    skipLibCheck: true,
+    types: ['node'],
+  },
+  include: ['src', 'test', 'examples'],
+};
+
+const VITEST = `// Generated tests (test/generated/) check every op of this package against the installed @raf-op/runtime.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({ test: { include: ['test/**/*.test.ts'], testTimeout: 60_000 } });
+`;
+
+const INDEX = `// The package's entry: importing it registers its ops with @raf-op/runtime (calls, autodiff, graph mode,
+// FromRelay/FromOnnx mappings, AutoCast), and exports their typed functions.
+import './generated/register.ts';
+
+export * from './generated/ops.ts';
+export * as ops from './generated/ops.ts';
+`;
+
+function readme(name: string): string {
+  return `# ${name}
+
+Operators for [raf-op](https://www.npmjs.com/package/@raf-op/runtime), one YAML spec per op in \`specs/\`.
+\`npm run gen\` generates their schemas, type functions, gradients, dialect bridges and tests into \`src/generated/\`
+and \`test/generated/\`; what cannot be generated (a kernel, a gradient, a shape rule) is a stub in \`src/\` that
+raf-op creates once and never overwrites.
+
+\`\`\`sh
+npm run new -- my_gelu --compute "x * sigmoid(1.702 * x)" --yes   # scaffold an op (or: npx yo raf-op my_gelu)
+npm run gen                  # regenerate after editing a spec; \`npm run gen -- --check\` for CI
+npm test                     # the generated tests: opcheck, the compute/formula oracle, gradcheck, errors
+npm run diff                 # review a spec change against git HEAD (\`npm run breaking\` for breaking changes)
+\`\`\`
+
+Specs here may name any op of the installed runtime in gradient formulas, \`tests.oracle\` formulas and
+\`schema:\`; an op named like a built-in op is an error. The \`cpu\` and \`webgpu\` dialects are available
+(\`wasm\` kernels are compiled into the runtime's own binary).
+
+\`\`\`ts
+import { tensor, grad, graph } from '@raf-op/runtime';
+import { ops } from '${name}';
+
+const x = tensor([[1, -2, 3]]);
+ops.myGelu(x);                                        // dispatched like a built-in op
+grad((x) => ops.myGelu(x))(x);                        // autodiff
+graph.trace((x) => ops.myGelu(x), [{ name: 'x', shape: [1, 3], dtype: 'float32' }]);
+\`\`\`
+
+\`opcheck(op, samples)\` from \`@raf-op/runtime/extend\` checks a registration by hand: schema, type function
+against the kernel's real output, eager against graph mode, the gradient against float64 central differences,
+dialects against the CPU, and that every attr changes the result. The generated tests call it for every case.
+ONNX oracles need \`onnxruntime-node\` (\`npm install --save-optional onnxruntime-node\`); the generated tests do not
+run them in a package yet.
+`;
+}
+
+/** The package name a folder name gives (`my-ops`, or `@acme/my-ops` kept as written). */
+function packageNameOf(arg: string): string {
+  const name = arg.startsWith('@') ? arg : basename(resolve(arg));
+  if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/.test(name)) {
+    throw new InitError(`'${name}' is not a valid npm package name (lowercase letters, digits, '-', '.', '_')`);
+  }
+  return name;
+}
+
+const ownVersion = (): string =>
+  (JSON.parse(readFileSync(join(generatorRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * Creates the package in `dir` (which must be missing or empty) and returns the files written, relative to it.
+ * `dir` is the folder; the package name is its last segment, or `name` when given.
+ */
+export function initPackage(dir: string, opts: InitOptions & { name?: string } = {}): string[] {
+  const root = resolve(dir);
+  if (existsSync(root) && readdirSync(root).length) {
+    throw new InitError(`${root} is not empty; raf-op init creates a new package in a new or empty folder`);
+  }
+  const name = packageNameOf(opts.name ?? dir);
+  const version = `^${ownVersion()}`;
+  const files: Record<string, string> = {
+    'package.json': `${JSON.stringify(packageJson(name, opts.runtimeVersion ?? version, opts.generatorVersion ?? version), null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify(TSCONFIG, null, 2)}\n`,
+    'vitest.config.ts': VITEST,
+    'src/index.ts': INDEX,
+    'README.md': readme(name),
+    '.gitignore': 'node_modules/\n',
+    // onnxruntime-node (optional) would otherwise try to download CUDA parts on install.
+    '.npmrc': 'onnxruntime-node-install=skip\n',
+    '.prettierrc.json': `${JSON.stringify({ singleQuote: true, printWidth: 120 }, null, 2)}\n`,
+    'specs/op-ids.lock.json': `${JSON.stringify({ ops: {} }, null, 2)}\n`,
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return Object.keys(files);
+}
+
+/** `raf-op init DIR [--name NAME]`: creates the package, then generates its (empty) registry. */
+export async function runInit(argv: readonly string[]): Promise<number> {
+  const [dir, ...rest] = argv;
+  const usage = 'usage: raf-op init DIR [--name NAME]\n  creates an npm package of raf-op operators in DIR';
+  if (dir === '--help' || dir === '-h') {
+    console.log(usage);
+    return 0;
+  }
+  if (!dir || dir.startsWith('-')) {
+    console.error(usage);
+    return 2;
+  }
+  const nameAt = rest.indexOf('--name');
+  const written = initPackage(dir, nameAt >= 0 ? { name: rest[nameAt + 1] } : {});
+  const { generate } = await import('./generate.ts');
+  const result = await generate(resolve(dir));
+  console.log(`raf-op init: created ${dir} (${written.length + result.changes.length} files)`);
+  for (const f of [...written, ...result.changes.map((c) => c.path)]) console.log(`  ${f}`);
+  console.log(`next:\n  cd ${dir} && npm install\n  npm run new -- my_op --compute "x * sigmoid(x)" --yes\n  npm test`);
+  return 0;
+}
+
+/**
+ * `raf-op new NAME [flags]` (`npm run new` in a package): the `yo raf-op` scaffold run through yeoman-environment,
+ * as `npm run new` does in the repository, so no global `yo` is needed.
+ */
+export async function runNew(argv: readonly string[]): Promise<number> {
+  const { createEnv } = await import('yeoman-environment');
+  const env = createEnv();
+  const namespace = argv[0] === 'regen' ? 'raf-op:regen' : 'raf-op:app';
+  env.register(join(generatorRoot(), 'app/index.js'), { namespace: 'raf-op:app' });
+  env.register(join(generatorRoot(), 'regen/index.js'), { namespace: 'raf-op:regen' });
+  await env.execute(namespace, [...(argv[0] === 'regen' ? argv.slice(1) : argv)]);
+  return 0;
+}
