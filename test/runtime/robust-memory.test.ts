@@ -4,8 +4,16 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { backward, ops, randomUniform, valueAndGrad, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import { execute, fromOnnx, fuseOps, moveGraph, type Graph } from '../../runtime/src/graph/index.ts';
+import {
+  backward,
+  ops,
+  randomUniform,
+  tensor,
+  valueAndGrad,
+  withDialect,
+  type Tensor,
+} from '../../runtime/src/index.ts';
+import { execute, fromOnnx, fuseOps, moveGraph, trace, type Graph } from '../../runtime/src/graph/index.ts';
 import {
   gpuUnavailableReason,
   initWebGpu,
@@ -226,6 +234,18 @@ describe('the eager tape releases what it saved', () => {
     // d/dx sum(exp x) = exp x
     Array.from(x.grad!.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(Math.exp(x.dataSync()[i]!), 5));
     expect(() => backward(s)).toThrow(/raf\.op\.sum was already differentiated/);
+  });
+
+  it('a graph traced inside valueAndGrad keeps its constants (they outlive the call)', () => {
+    const x = randomUniform([2], { seed: 8 });
+    let g: Graph | undefined;
+    valueAndGrad((t: Tensor) => {
+      const c = ops.exp(tensor([1, 2])); // made inside f, then baked into a graph as a constant
+      g = trace((y: Tensor) => ops.add(y, c), [t]);
+      return ops.sum(ops.multiply(t, c));
+    })(x);
+    const [y] = execute(g!, [x]);
+    Array.from(y!.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(x.dataSync()[i]! + Math.exp(i + 1), 5));
   });
 
   it('a value returned by valueAndGrad is detached and stays readable', () => {
