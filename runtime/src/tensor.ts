@@ -126,6 +126,14 @@ let nextId = 0;
 const wrapped = new WeakSet<TensorStorage>();
 /** Open `disposeUnkept` scopes, innermost last: the tensors made in each that own their storage. */
 const scopes: Tensor[][] = [];
+/** Tensors something long-lived holds (a traced graph's constants): no scope disposes them. */
+const escaped = new WeakSet<Tensor>();
+
+/** Marks `t` as held beyond the current scope (a graph constant baked in while tracing): disposeUnkept leaves it. */
+export function keepAlive(t: Tensor): Tensor {
+  escaped.add(t);
+  return t;
+}
 
 /**
  * Runs `fn` and disposes every tensor made meanwhile that owns new storage, except those sharing storage with what
@@ -140,7 +148,7 @@ export function disposeUnkept<R>(fn: () => R, keep: (result: R) => Iterable<Tens
     result = fn();
   } catch (e) {
     scopes.pop();
-    for (const t of made) t.dispose();
+    for (const t of made) if (!escaped.has(t)) t.dispose();
     throw e;
   }
   scopes.pop();
@@ -148,7 +156,7 @@ export function disposeUnkept<R>(fn: () => R, keep: (result: R) => Iterable<Tens
   for (const t of keep(result)) if (t) kept.add(t.storage);
   const outer = scopes[scopes.length - 1];
   for (const t of made) {
-    if (!kept.has(t.storage)) t.dispose();
+    if (!kept.has(t.storage) && !escaped.has(t)) t.dispose();
     else outer?.push(t);
   }
   return result;

@@ -2,7 +2,7 @@
 
 import type { Device } from '../device.ts';
 import type { AnyOpDef } from '../registry.ts';
-import type { Tensor, TensorType } from '../tensor.ts';
+import { keepAlive, type Tensor, type TensorType } from '../tensor.ts';
 
 /** A value computed in the graph (or a parameter); identity is the object, names are only hints for printing. */
 export interface Var {
@@ -90,6 +90,8 @@ export function bindOut<T>(env: Map<Var, T>, out: Var | TupleOut, value: T | rea
 }
 
 export function mkConst(value: Tensor): Const {
+  // The graph holds it from now on: an enclosing valueAndGrad must not dispose it with its intermediates.
+  keepAlive(value);
   return Object.freeze({ kind: 'const', value });
 }
 
