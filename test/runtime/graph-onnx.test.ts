@@ -197,6 +197,193 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     );
   });
 
+  // Forms real exporters produce, each against onnxruntime at the opset that spells it that way.
+  const floats = (name: string, values: number[], shape = [values.length]): InitializerSpec => ({
+    name,
+    dtype: 'float32',
+    shape,
+    data: values,
+  });
+
+  it('Gemm with alpha, beta, transA and transB', async () => {
+    await agree(
+      {
+        nodes: [
+          {
+            op: 'Gemm',
+            inputs: ['x', 'w', 'c'],
+            outputs: ['y'],
+            attrs: { alpha: { float: 0.5 }, beta: { float: 2 }, transA: 1, transB: 1 },
+          },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [4, 3] }],
+        outputs: [{ name: 'y' }],
+        initializers: [weight('w', [5, 4], 41), weight('c', [3, 5], 42)],
+        opset: 13,
+      },
+      randomUniform([4, 3], { seed: 43 }),
+    );
+  });
+
+  it('1-D Conv with a bias and auto_pad SAME_UPPER, then ConvTranspose with output_padding', async () => {
+    await agree(
+      {
+        nodes: [
+          {
+            op: 'Conv',
+            inputs: ['x', 'w', 'b'],
+            outputs: ['c'],
+            attrs: { auto_pad: 'SAME_UPPER', strides: [2], kernel_shape: [4] },
+          },
+          {
+            op: 'ConvTranspose',
+            inputs: ['c', 'wt', 'bt'],
+            outputs: ['y'],
+            attrs: { strides: [2], pads: [1, 0], output_padding: [1] },
+          },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3, 9] }],
+        outputs: [{ name: 'y' }],
+        initializers: [
+          weight('w', [4, 3, 4], 44),
+          weight('b', [4], 45),
+          weight('wt', [4, 2, 3], 46),
+          weight('bt', [2], 47),
+        ],
+        opset: 11,
+      },
+      randomUniform([2, 3, 9], { seed: 48 }),
+    );
+  });
+
+  it('Reshape with 0 and -1, Flatten at axis 2, Softmax-11 over a coerced 2-D view', async () => {
+    await agree(
+      {
+        nodes: [
+          { op: 'Reshape', inputs: ['x', 'shape'], outputs: ['r'] },
+          { op: 'Flatten', inputs: ['r'], outputs: ['f'], attrs: { axis: 2 } },
+          { op: 'Softmax', inputs: ['r'], outputs: ['s'], attrs: { axis: 1 } },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3, 4] }],
+        outputs: [{ name: 'f' }, { name: 's' }],
+        initializers: [ints('shape', [0, -1, 2])],
+        opset: 11,
+      },
+      randomUniform([2, 3, 4], { seed: 49 }),
+    );
+  });
+
+  it('opset 11 attribute forms: Squeeze and Unsqueeze axes, ReduceMean axes, Clip min/max as attributes then inputs', async () => {
+    await agree(
+      {
+        nodes: [
+          { op: 'Unsqueeze', inputs: ['x'], outputs: ['u'], attrs: { axes: [0] } },
+          { op: 'ReduceMean', inputs: ['u'], outputs: ['m'], attrs: { axes: [2] } },
+          { op: 'Squeeze', inputs: ['m'], outputs: ['q'], attrs: { axes: [0, 2] } },
+          { op: 'Clip', inputs: ['q', 'lo', 'hi'], outputs: ['y'] },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [3, 4, 5] }],
+        outputs: [{ name: 'y' }],
+        initializers: [floats('lo', [-0.2], []), floats('hi', [0.3], [])],
+        opset: 11,
+      },
+      randomUniform([3, 4, 5], { seed: 50 }),
+    );
+  });
+
+  it('a shape subgraph (Shape, Gather, Unsqueeze, Concat, Reshape) folds at import', async () => {
+    const text = await agree(
+      {
+        nodes: [
+          { op: 'Shape', inputs: ['x'], outputs: ['s'] },
+          { op: 'Gather', inputs: ['s', 'zero'], outputs: ['n'], attrs: { axis: 0 } },
+          { op: 'Unsqueeze', inputs: ['n', 'axes0'], outputs: ['n1'] },
+          { op: 'Concat', inputs: ['n1', 'minus1'], outputs: ['shape'], attrs: { axis: 0 } },
+          { op: 'Reshape', inputs: ['x', 'shape'], outputs: ['r'] },
+          { op: 'Identity', inputs: ['r'], outputs: ['y'] },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3, 4] }],
+        outputs: [{ name: 'y' }],
+        initializers: [
+          { name: 'zero', dtype: 'int64', shape: [], data: [0] },
+          ints('axes0', [0]),
+          ints('minus1', [-1]),
+        ],
+        opset: 13,
+      },
+      randomUniform([2, 3, 4], { seed: 51 }),
+    );
+    expect(text).toContain('raf.op.reshape(%x, [2, -1])');
+    expect(text).not.toContain('raf.op.take');
+  });
+
+  it('Pad reflect, and Resize nearest (asymmetric, floor) and linear (half_pixel, align_corners)', async () => {
+    await agree(
+      {
+        nodes: [
+          { op: 'Pad', inputs: ['x', 'pads'], outputs: ['p'], attrs: { mode: 'reflect' } },
+          {
+            op: 'Resize',
+            inputs: ['p', '', 'scales'],
+            outputs: ['n'],
+            attrs: { mode: 'nearest', coordinate_transformation_mode: 'asymmetric', nearest_mode: 'floor' },
+          },
+          { op: 'Resize', inputs: ['p', '', '', 'sizes'], outputs: ['l'], attrs: { mode: 'linear' } },
+          {
+            op: 'Resize',
+            inputs: ['x', '', '', 'sizes'],
+            outputs: ['a'],
+            attrs: { mode: 'linear', coordinate_transformation_mode: 'align_corners' },
+          },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [1, 2, 3, 4] }],
+        outputs: [{ name: 'n' }, { name: 'l' }, { name: 'a' }],
+        initializers: [
+          ints('pads', [0, 0, 1, 2, 0, 0, 2, 1]),
+          floats('scales', [1, 1, 2, 1.5]),
+          ints('sizes', [1, 2, 7, 5]),
+        ],
+        opset: 13,
+      },
+      randomUniform([1, 2, 3, 4], { seed: 52 }),
+    );
+  });
+
+  it('If on a run-time condition selects with where; on a known one keeps one branch', async () => {
+    const branch = (op: string, out: string) => ({
+      nodes: [{ op, inputs: ['x'], outputs: [out] }],
+      outputs: [{ name: out, dtype: 'float32' as const, shape: [2, 3] }],
+    });
+    const text = await agree(
+      {
+        nodes: [
+          { op: 'ReduceSum', inputs: ['x'], outputs: ['s'], attrs: { keepdims: 0 } },
+          { op: 'Greater', inputs: ['s', 'zero'], outputs: ['cond'] },
+          {
+            op: 'If',
+            inputs: ['cond'],
+            outputs: ['y'],
+            attrs: { then_branch: { graph: branch('Relu', 't') }, else_branch: { graph: branch('Neg', 'e') } },
+          },
+          {
+            op: 'If',
+            inputs: ['yes'],
+            outputs: ['z'],
+            attrs: { then_branch: { graph: branch('Sigmoid', 't2') }, else_branch: { graph: branch('Tanh', 'e2') } },
+          },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+        outputs: [{ name: 'y' }, { name: 'z' }],
+        initializers: [floats('zero', [0], []), { name: 'yes', dtype: 'bool', shape: [], data: [1] }],
+        opset: 13,
+      },
+      randomUniform([2, 3], { seed: 53 }),
+    );
+    expect(text).toContain('raf.op.where');
+    expect(text).toContain('raf.op.sigmoid');
+    expect(text).not.toContain('raf.op.tanh');
+  });
+
   it('names the node and op it cannot import', () => {
     const bytes = buildModel({
       nodes: [{ op: 'Einsum', inputs: ['x'], outputs: ['y'], attrs: { equation: 'i->i' } }],

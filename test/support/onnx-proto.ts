@@ -203,7 +203,7 @@ export interface TensorData {
 }
 
 /** AttributeProto.AttributeType numbers. */
-export const AttrType = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, FLOATS: 6, INTS: 7, STRINGS: 8 } as const;
+export const AttrType = { FLOAT: 1, INT: 2, STRING: 3, TENSOR: 4, GRAPH: 5, FLOATS: 6, INTS: 7, STRINGS: 8 } as const;
 
 /**
  * JS-side attribute values. Plain numbers are INT when integral (ONNX attributes like
@@ -218,7 +218,16 @@ export type AttrValue =
   | string[]
   | { float: number }
   | { floats: number[] }
-  | { tensor: TensorData };
+  | { tensor: TensorData }
+  | { graph: SubgraphSpec };
+
+/** A control-flow body (If's then_branch): nodes reading the enclosing graph's values by name. */
+export interface SubgraphSpec {
+  nodes: NodeSpec[];
+  inputs?: ValueInfoSpec[];
+  outputs: ValueInfoSpec[];
+  initializers?: InitializerSpec[];
+}
 
 export interface NodeSpec {
   op: string;
@@ -365,6 +374,7 @@ function attributeProto(name: string, v: AttrValue): Record<string, unknown> {
   if ('float' in v) return { name, type: AttrType.FLOAT, f: v.float };
   if ('floats' in v) return { name, type: AttrType.FLOATS, floats: v.floats };
   if ('tensor' in v) return { name, type: AttrType.TENSOR, t: tensorProto(v.tensor) };
+  if ('graph' in v) return { name, type: AttrType.GRAPH, g: graphProto(v.graph, name) };
   throw new Error(`unsupported attribute value for ${name}`);
 }
 
@@ -379,6 +389,23 @@ function valueInfoProto(v: ValueInfoSpec): Record<string, unknown> {
     };
   }
   return { name: v.name, type: { tensorType } };
+}
+
+function graphProto(g: SubgraphSpec, name: string): Record<string, unknown> {
+  return {
+    name,
+    node: g.nodes.map((n, idx) => ({
+      name: n.name ?? `${name}_n${idx}_${n.op}`,
+      opType: n.op,
+      domain: n.domain ?? '',
+      input: n.inputs,
+      output: n.outputs,
+      attribute: Object.entries(n.attrs ?? {}).map(([k, v]) => attributeProto(k, v)),
+    })),
+    initializer: (g.initializers ?? []).map((t) => tensorProto(t, t.name)),
+    input: (g.inputs ?? []).map(valueInfoProto),
+    output: g.outputs.map(valueInfoProto),
+  };
 }
 
 /** Serialized ModelProto for an arbitrary graph. */

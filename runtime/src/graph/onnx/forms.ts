@@ -437,6 +437,15 @@ const resize: Form = (ctx) => {
   return [x];
 };
 
+/** Unsqueeze of any number of axes (an attribute before opset 13, an input after), as expand_dims one axis at a time. */
+const unsqueeze: Form = (ctx) => {
+  let x = need(ctx, 0);
+  const axes = ctx.opset < 13 ? (ints(ctx, 'axes') ?? []) : known(ctx, 1, "Unsqueeze's axes");
+  const rank = x.shape.length + axes.length;
+  for (const a of axes.map((a) => normalizeAxis(a, rank)).sort((p, q) => p - q)) x = expandDims(x, a);
+  return [x];
+};
+
 export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Constant: constantForm,
   Identity: (ctx) => [need(ctx, 0)],
@@ -463,4 +472,5 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   LSTM: lstm,
   ConvTranspose: convTranspose,
   Resize: resize,
+  Unsqueeze: unsqueeze,
 };
