@@ -12,7 +12,7 @@ import { checklist } from '../../generators/src/scaffold/checklist.ts';
 import { existingAnswers } from '../../generators/src/scaffold/existing.ts';
 import { ScaffoldError } from '../../generators/src/scaffold/names.ts';
 import { onnxOffer } from '../../generators/src/scaffold/onnx-match.ts';
-import { specData } from '../../generators/src/scaffold/spec-text.ts';
+import { dataArgs, specData } from '../../generators/src/scaffold/spec-text.ts';
 import { buildModel } from '../../generators/src/spec/build.ts';
 import { loadSpecText } from '../../generators/src/spec/load.ts';
 import type { Model } from '../../generators/src/spec/model.ts';
@@ -96,6 +96,12 @@ describe('multi-output ops in the scaffolder', () => {
 });
 
 describe('smaller scaffolder items', () => {
+  it('the default cast rule does not count index-like tensor args as data', () => {
+    expect(dataArgs(['x', 'indices'])).toBe(1);
+    expect(dataArgs(['condition', 'x', 'y'])).toEqual(['x', 'y']);
+    expect(dataArgs(['a', 'b'])).toBe(2);
+  });
+
   it('accepts wasm in --dialects', () => {
     expect(parseDialects('cpu=10, wasm=15, webgpu=20')).toEqual({ cpu: 10, wasm: 15, webgpu: 20 });
     expect(() => parseDialects('cuda=3')).toThrow(ScaffoldError);
