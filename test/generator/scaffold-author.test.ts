@@ -12,7 +12,7 @@ import { checklist } from '../../generators/src/scaffold/checklist.ts';
 import { existingAnswers } from '../../generators/src/scaffold/existing.ts';
 import { ScaffoldError } from '../../generators/src/scaffold/names.ts';
 import { onnxOffer } from '../../generators/src/scaffold/onnx-match.ts';
-import { specData } from '../../generators/src/scaffold/spec-text.ts';
+import { dataArgs, specData } from '../../generators/src/scaffold/spec-text.ts';
 import { buildModel } from '../../generators/src/spec/build.ts';
 import { loadSpecText } from '../../generators/src/spec/load.ts';
 import type { Model } from '../../generators/src/spec/model.ts';
@@ -96,6 +96,31 @@ describe('multi-output ops in the scaffolder', () => {
 });
 
 describe('smaller scaffolder items', () => {
+  it('the default cast rule does not count index-like tensor args as data', () => {
+    expect(dataArgs(['x', 'indices'])).toBe(1);
+    expect(dataArgs(['condition', 'x', 'y'])).toEqual(['x', 'y']);
+    expect(dataArgs(['a', 'b'])).toBe(2);
+  });
+
+  it('records each accepted answer by flag, so a refused scaffold can be resumed', async () => {
+    const record: Record<string, string> = {};
+    const run = askAll(
+      { model: modelOf({}) },
+      { flags: { NAME: 'my_op', args: 'x: Tensor', fusion: 'sideways' }, yes: true, record },
+      noPrompt,
+    );
+    await expect(run).rejects.toThrow("--fusion: fusion pattern 'sideways' is not one of");
+    expect(record).toEqual({ NAME: 'my_op', args: 'x: Tensor' });
+  });
+
+  it("a missing backward op's hint never points at the forward op itself", () => {
+    const spec = 'op: my_op\ndoc: Mine.\nargs:\n  x: { type: Tensor }\ngrad:\n  saves: []\n  x: my_op_dx(dy)\n';
+    const errors = buildModel([loadSpecText('specs/nn/my_op.yaml', spec).spec!]).errors.map(String);
+    expect(errors).toEqual([
+      "specs/nn/my_op.yaml:7:6: error: backward op 'my_op_dx' is defined by no spec\n  hint: define it first (npm run new -- my_op_dx), then my_op; or write grad: custom",
+    ]);
+  });
+
   it('accepts wasm in --dialects', () => {
     expect(parseDialects('cpu=10, wasm=15, webgpu=20')).toEqual({ cpu: 10, wasm: 15, webgpu: 20 });
     expect(() => parseDialects('cuda=3')).toThrow(ScaffoldError);

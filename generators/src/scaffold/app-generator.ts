@@ -1,7 +1,7 @@
 // `yo raf-op NAME`: asks (or reads flags), validates the new spec, writes it with its bindings and stubs, prints the checklist.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import Generator, { type BaseOptions, type PromptQuestion } from 'yeoman-generator';
 import { generate } from '../generate.ts';
@@ -15,6 +15,9 @@ import { checkTarget, planScaffold, scaffoldContext, type ScaffoldPlan } from '.
 
 /** One flag per question; `--grad` answers both the kind and the formulas. */
 const FLAGS = [...new Map(QUESTIONS.filter((q) => q.flag !== 'NAME').map((q) => [q.flag, q.message])).entries()];
+
+/** Where a refused scaffold keeps its answers for `--resume` (gitignored). */
+export const RESUME_FILE = '.raf-op/scaffold-answers.json';
 
 type Options = BaseOptions & { force?: boolean; yes?: boolean; name?: string } & Record<string, unknown>;
 
@@ -41,6 +44,10 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
       alias: 'y',
       description: 'Take the default of every question no flag answers (scripts, CI)',
     });
+    this.option('resume', {
+      type: Boolean,
+      description: `Start from the answers of the last refused scaffold (kept in ${RESUME_FILE}); flags still override them`,
+    });
     this.option('force', {
       type: Boolean,
       description: "Replace an existing op's spec, and overwrite changed files without asking",
@@ -58,17 +65,35 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
   async prompting(): Promise<void> {
     const flags: Record<string, string | undefined> = { NAME: this._stringOption('name') };
     for (const q of QUESTIONS) if (q.flag !== 'NAME') flags[q.flag] = this._stringOption(q.flag);
+    const resumeFile = join(this.destinationRoot(), RESUME_FILE);
+    if (this.options.resume === true) {
+      if (!existsSync(resumeFile)) throw refusal(new ScaffoldError(`--resume: no ${RESUME_FILE} to resume from`));
+      // Kept answers answer their questions; flags given now replace them.
+      const kept = JSON.parse(readFileSync(resumeFile, 'utf8')) as Record<string, string>;
+      for (const [k, v] of Object.entries(kept)) flags[k] ??= v;
+    }
     const force = this.options.force === true;
+    const record: Record<string, string> = {};
     try {
       this.answers = await askAll(
         this.ctx,
-        { flags, yes: this.options.yes === true, checkOp: (op) => checkTarget(this.ctx, op, force) },
+        { flags, yes: this.options.yes === true, checkOp: (op) => checkTarget(this.ctx, op, force), record },
         this._asker(),
       );
       this.plan = await planScaffold(this.destinationRoot(), this.ctx, this.answers, { force });
     } catch (e) {
+      // Every answer given so far is kept, so fixing the one that failed does not mean answering all again.
+      if (Object.keys(record).length && (e instanceof ScaffoldError || e instanceof SpecErrors)) {
+        mkdirSync(dirname(resumeFile), { recursive: true });
+        writeFileSync(resumeFile, `${JSON.stringify(record, null, 2)}\n`);
+        throw refusal(
+          e,
+          `your answers are kept in ${RESUME_FILE}: fix the one named above with its flag and add --resume`,
+        );
+      }
       throw refusal(e);
     }
+    if (existsSync(resumeFile)) rmSync(resumeFile);
   }
 
   writing(): void {
@@ -133,12 +158,13 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
 }
 
 /** Refusals print their message (and every spec error with file:line:col); nothing has been written yet. */
-function refusal(e: unknown): unknown {
+function refusal(e: unknown, kept?: string): unknown {
+  const tail = kept ? `\n${kept}` : '';
   if (e instanceof SpecErrors) {
     return new ScaffoldError(
-      `the spec for this op does not validate; nothing was written:\n${e.errors.map(String).join('\n')}`,
+      `the spec for this op does not validate; nothing was written:\n${e.errors.map(String).join('\n')}${tail}`,
     );
   }
-  if (e instanceof ScaffoldError) return new ScaffoldError(`raf-op: ${e.message}\nnothing was written.`);
+  if (e instanceof ScaffoldError) return new ScaffoldError(`raf-op: ${e.message}\nnothing was written.${tail}`);
   return e;
 }

@@ -21,6 +21,8 @@ export interface AskOptions {
   readonly yes: boolean;
   /** Checks the op name as soon as it is known (unsafe or shadowing names stop the questions). */
   readonly checkOp?: (op: string) => void;
+  /** Filled with each answer's text by flag as it is accepted, so a refused scaffold can be resumed (--resume). */
+  readonly record?: Record<string, string>;
 }
 
 export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker): Promise<ScaffoldAnswers> {
@@ -38,6 +40,7 @@ export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker)
     if (flagged) {
       used.add(q.flag);
       parseAs(q, opts.flags[q.flag]!, d, ctx);
+      if (opts.record) opts.record[q.flag] = opts.flags[q.flag]!;
     } else if (opts.yes) {
       if (q.name === 'op') throw new ScaffoldError('no op name given', 'yo raf-op NAME [--yes]');
       parseAs(q, dflt, d, ctx);
@@ -52,7 +55,10 @@ export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker)
           throw e;
         }
       };
-      parseAs(q, await ask(q, dflt, q.choices?.(d, ctx), validate, q.suggestions?.(d, ctx)), d, ctx);
+      const text = await ask(q, dflt, q.choices?.(d, ctx), validate, q.suggestions?.(d, ctx));
+      parseAs(q, text, d, ctx);
+      // The kind and the formulas share --grad; the formulas are what a resumed run needs.
+      if (opts.record && !(q.name === 'gradKind' && text === 'formula')) opts.record[q.flag] = text;
     }
     if (q.name === 'op') {
       opts.checkOp?.(d.op!);

@@ -39,7 +39,7 @@ export function specData(
   if (a.grad.kind === 'custom' || a.grad.kind === 'none') spec.grad = a.grad.kind;
   else if (a.grad.kind === 'formulas') spec.grad = { saves: [...a.grad.saves], ...a.grad.formulas };
   spec.fusion = a.fusion;
-  if (a.cast) spec.cast = { rule: a.cast, data_args: tensors.length };
+  if (a.cast) spec.cast = { rule: a.cast, data_args: dataArgs(tensors) };
   if (a.relay) spec.relay = mapping(a.relay, 'args', attrs);
   if (a.onnx) spec.onnx = mapping(a.onnx, 'inputs', attrs);
   spec.dialects = { ...a.dialects };
@@ -49,6 +49,15 @@ export function specData(
   if (a.tests.domain) tests.domain = [...a.tests.domain];
   if (Object.keys(tests).length) spec.tests = tests;
   return spec;
+}
+
+/** Tensor args that hold indices, labels or conditions, by name: AMP must not cast them as data. */
+const NOT_DATA = /^(indices|index|idx|ids|labels?|targets?|mask|condition|cond)$|_(indices|index|idx|ids|mask)$/;
+
+/** The cast rule's data args: every tensor arg but index-like ones; a count when they lead, else their names. */
+export function dataArgs(tensors: readonly string[]): number | string[] {
+  const data = tensors.filter((t) => !NOT_DATA.test(t));
+  return data.every((t, i) => tensors[i] === t) ? data.length : data;
 }
 
 /** Attrs not given map every non-tensor arg that is not already an input to the attr of the same name. */

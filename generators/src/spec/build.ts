@@ -737,7 +737,13 @@ function buildGrad(
               builtin
                 ? `formula uses '${c.op}' (an operator), but no spec defines op '${c.op}'`
                 : `backward op '${c.op}' is defined by no spec`,
-              builtin ? undefined : (didYouMean(c.op, specs.keys()) ?? `add specs/<category>/${c.op}.yaml`),
+              builtin
+                ? undefined
+                : // Never the op itself: its backward is what is missing (scaffold it first, or both together).
+                  (didYouMean(
+                    c.op,
+                    [...specs.keys()].filter((k) => k !== name),
+                  ) ?? `define it first (npm run new -- ${c.op}), then ${name}; or write grad: custom`),
             ),
           );
           continue;
