@@ -458,15 +458,48 @@ function bindex(out: readonly number[], from: readonly number[]): (i: number) =>
     return j;
   };
 }
+/** For each element of `out`, the flat index of the element of `from` (broadcast to `out`) it reads. */
+function gatherIndex(out: readonly number[], from: readonly number[]): Int32Array {
+  const n = size(out);
+  const idx = new Int32Array(n);
+  const fs = strides(from);
+  const off = out.length - from.length;
+  const step = out.map((_, d) => (d < off || from[d - off] === 1 ? 0 : fs[d - off]!));
+  const c = new Array<number>(out.length).fill(0);
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    idx[i] = j;
+    for (let d = out.length - 1; d >= 0; d--) {
+      c[d]!++;
+      j += step[d]!;
+      if (c[d]! < out[d]!) break;
+      j -= step[d]! * out[d]!;
+      c[d] = 0;
+    }
+  }
+  return idx;
+}
+function rounder(dt: RDType): (v: number) => number {
+  return dt === 'float64' ? (v) => v : dt === 'float32' ? Math.fround : (v) => roundTo(dt, v);
+}
 function binary(a: T64, b: T64, f: (x: number, y: number) => number, outDtype?: RDType): T64 {
   const shape = bshape(a.shape, b.shape);
-  const ia = bindex(shape, a.shape);
-  const ib = bindex(shape, b.shape);
+  const n = size(shape);
+  const ia = a.data.length === n ? null : gatherIndex(shape, a.shape);
+  const ib = b.data.length === n ? null : gatherIndex(shape, b.shape);
   const dt = outDtype ?? a.dtype;
-  return mk(shape, dt, (i) => roundTo(dt, f(a.data[ia(i)]!, b.data[ib(i)]!)));
+  const r = rounder(dt);
+  const out = new Float64Array(n);
+  const ad = a.data;
+  const bd = b.data;
+  for (let i = 0; i < n; i++) out[i] = r(f(ad[ia ? ia[i]! : i]!, bd[ib ? ib[i]! : i]!));
+  return { shape, dtype: dt, data: out };
 }
 function unary(a: T64, f: (x: number) => number): T64 {
-  return mk(a.shape, a.dtype, (i) => roundTo(a.dtype, f(a.data[i]!)));
+  const r = rounder(a.dtype);
+  const out = new Float64Array(a.data.length);
+  for (let i = 0; i < out.length; i++) out[i] = r(f(a.data[i]!));
+  return { shape: a.shape, dtype: a.dtype, data: out };
 }
 function axisOf(a: number, n: number): number {
   return a < 0 ? a + n : a;
@@ -877,14 +910,10 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       const x = t(0);
       const b = t(1);
       const a = axisOf((at.axis as number) ?? 1, x.shape.length);
-      return binary(
-        x,
-        reshape(
-          b,
-          x.shape.map((d, i) => (i === a ? d : 1)),
-        ),
-        (p, q) => p + q,
-      );
+      const inner = size(x.shape.slice(a + 1));
+      const c = x.shape[a]!;
+      const r = rounder(x.dtype);
+      return mk(x.shape, x.dtype, (i) => r(x.data[i]! + b.data[Math.floor(i / inner) % c]!));
     }
     case 'nn.batch_norm': {
       const [x, g, b, mu, vr] = [t(0), t(1), t(2), t(3), t(4)];
@@ -893,8 +922,9 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       const sh = x.shape.map((d, i) => (i === a ? d : 1));
       const center = at.center ?? true;
       const scale = at.scale ?? true;
+      const inner = size(x.shape.slice(a + 1));
       const y = mk(x.shape, x.dtype, (i) => {
-        const c = Math.floor(i / size(x.shape.slice(a + 1))) % x.shape[a]!;
+        const c = Math.floor(i / inner) % x.shape[a]!;
         const norm = (x.data[i]! - mu.data[c]!) / Math.sqrt(vr.data[c]! + eps);
         return roundTo(x.dtype, norm * (scale ? g.data[c]! : 1) + (center ? b.data[c]! : 0));
       });
