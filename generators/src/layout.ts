@@ -1,6 +1,6 @@
 // Where things live in a raf-op repository; dependency-free so the no-op check can start fast.
 
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 export const SPECS_DIR = 'specs';
@@ -50,8 +50,23 @@ export const BUILTIN_SPECS_EXPORT = '@raf-op/runtime/specs.json';
 /** Spec files of the installed runtime's ops are named under this prefix, so they never clash with the user's. */
 export const BUILTIN_PREFIX = '@raf-op/runtime/';
 
+/**
+ * A user's package is one whose package.json depends on the runtime (what `raf-op init` writes); anything else,
+ * this repository or a bare folder of specs (the review tools' and tests' scratch trees), has the repository layout.
+ */
 export function targetOf(root: string): Target {
-  return existsSync(join(root, RUNTIME_SRC, 'registry.ts')) ? 'repo' : 'package';
+  if (existsSync(join(root, RUNTIME_SRC, 'registry.ts'))) return 'repo';
+  const file = join(root, 'package.json');
+  if (!existsSync(file)) return 'repo';
+  let pkg: Record<string, unknown>;
+  try {
+    pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return 'repo';
+  }
+  const fields = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
+  const depends = fields.some((f) => Object.hasOwn((pkg[f] ?? {}) as object, RUNTIME_PACKAGE));
+  return depends && pkg.name !== RUNTIME_PACKAGE ? 'package' : 'repo';
 }
 
 /** The generated folders of a root, in its own layout. */
