@@ -102,15 +102,16 @@ describe('yo raf-op', () => {
     'scaffolds a compute op from flags with --yes: spec, kernel, derived gradient and tests, no stubs',
     async () => {
       const before = treeHashes(root, TRACKED);
-      await scaffold(['hardswish'], { compute: HARDSWISH, yes: true });
+      // The library has its own hardswish (ONNX HardSwish), so the scaffolded copy is named hswish.
+      await scaffold(['hswish'], { compute: HARDSWISH, yes: true });
       const changed = changedFiles(before, treeHashes(root, TRACKED));
       // Only the new op's files (shared indexes aside; a stale copy may refresh others too).
-      expect(changed.filter((p) => p.includes('hardswish'))).toMatchSnapshot();
+      expect(changed.filter((p) => p.includes('hswish'))).toMatchSnapshot();
       expect(changed).toEqual(
         expect.arrayContaining(['runtime/src/generated/index.ts', 'runtime/src/generated/ops.ts']),
       );
       expect(changed.filter((p) => p.startsWith('runtime/src/ops/') || p.includes('/kernels/'))).toEqual([]);
-      expect(readFileSync(join(root, 'specs/math/hardswish.yaml'), 'utf8')).toMatchSnapshot();
+      expect(readFileSync(join(root, 'specs/math/hswish.yaml'), 'utf8')).toMatchSnapshot();
     },
     SLOW,
   );
@@ -165,7 +166,7 @@ describe('yo raf-op', () => {
   );
 
   it(
-    "runs the new ops' generated tests: hardswish passes (gradcheck included), the stubbed op fails with its stub's message",
+    "runs the new ops' generated tests: hswish passes (gradcheck included), the stubbed op fails with its stub's message",
     () => {
       const run = spawnSync(
         'npx',
@@ -176,8 +177,8 @@ describe('yo raf-op', () => {
           root,
           '--reporter',
           'json',
-          'test/generated/hardswish.test.ts',
-          'test/generated/hardswish_dx.test.ts',
+          'test/generated/hswish.test.ts',
+          'test/generated/hswish_dx.test.ts',
           'test/generated/cumulative_product.test.ts',
         ],
         { cwd: root, encoding: 'utf8', timeout: SLOW },
@@ -189,10 +190,10 @@ describe('yo raf-op', () => {
         }[];
       };
       const byFile = (name: string) => report.testResults.find((r) => r.name.endsWith(`/${name}`))!.assertionResults;
-      const hardswish = byFile('hardswish.test.ts');
+      const hardswish = byFile('hswish.test.ts');
       expect(hardswish.filter((t) => t.status !== 'passed')).toEqual([]);
       expect(hardswish.some((t) => t.title.startsWith('gradcheck'))).toBe(true);
-      expect(byFile('hardswish_dx.test.ts').every((t) => t.status === 'passed')).toBe(true);
+      expect(byFile('hswish_dx.test.ts').every((t) => t.status === 'passed')).toBe(true);
       const cum = byFile('cumulative_product.test.ts');
       const forward = cum.filter((t) => t.title.startsWith('forward'));
       expect(forward.length).toBeGreaterThan(0);
