@@ -13,7 +13,7 @@ import {
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
-import { trackOutputs } from './scope.ts';
+import { tensorsIn, trackOutputs } from './scope.ts';
 import { Tensor, checkAllocation, type TensorType } from './tensor.ts';
 
 /** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
@@ -80,10 +80,22 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
     dispatchCount++;
     const result = kernel(inputs, attrs, out);
     checkResult(op, d, result, out);
+    inheritChecks(inputs, result);
     trackOutputs(result, inputs);
     return result;
   }
   throw new DispatchError(op.name, deviceName(device), tried);
+}
+
+/**
+ * A result computed from data whose checks are still pending (an out-of-range index found only after a GPU kernel
+ * ran) fails its reads with the same error: `exp(take(x, i))` refuses like `take(x, i)`.
+ */
+function inheritChecks(inputs: unknown, result: Tensor | readonly Tensor[]): void {
+  const pending: Promise<void>[] = [];
+  for (const t of tensorsIn(inputs)) pending.push(...(t.storage.pendingChecks?.() ?? []));
+  if (!pending.length) return;
+  for (const t of result instanceof Tensor ? [result] : result) for (const p of pending) t.storage.deferCheck?.(p);
 }
 
 /** A kernel must return what declare promised: the dtype and rank of each output, and a tuple's length. */

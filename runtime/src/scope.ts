@@ -13,6 +13,11 @@ export function trackOutputs(result: Tensor | readonly Tensor[], inputs: unknown
   for (const t of result instanceof Tensor ? [result] : result) if (!given.has(t)) top.push(t);
 }
 
+/** The tensors in a value: a tensor, or arrays and plain objects holding them, at any depth. */
+export function tensorsIn(value: unknown): Set<Tensor> {
+  return returned(value, new Set());
+}
+
 /** The tensors in a returned value: a tensor, or arrays and plain objects holding them, at any depth. */
 function returned(value: unknown, into: Set<Tensor>): Set<Tensor> {
   if (value instanceof Tensor) into.add(value);

@@ -14,6 +14,10 @@ export interface TensorStorage {
   read(): Promise<Storage>;
   readSync?(): Storage;
   dispose(): void;
+  /** Checks this data must still pass before it is read (WebGPU: indices computed on the GPU, see bounds.ts). */
+  pendingChecks?(): readonly Promise<void>[];
+  /** Makes read() fail with `check`'s error, if it fails; a result inherits its inputs' pending checks. */
+  deferCheck?(check: Promise<void>): void;
 }
 
 export class CpuStorage implements TensorStorage {

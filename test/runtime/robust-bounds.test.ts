@@ -71,6 +71,9 @@ describe('out-of-range indices on WebGPU raise the CPU error', () => {
     const computed = withDialect(['webgpu'], () => ops.cast(up, 'int32'));
     const y = withDialect(['webgpu'], () => f(dg, computed));
     await expect(y.data()).rejects.toThrow(want);
+    // What is computed from that result inherits the check: reading it fails with the same error.
+    const z = withDialect(['webgpu'], () => ops.exp(ops.multiply(y, y)));
+    await expect(z.data()).rejects.toThrow(want);
   });
 });
 

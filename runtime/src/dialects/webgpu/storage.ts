@@ -98,6 +98,10 @@ export class GpuStorage implements TensorStorage {
     this.checks.push(check);
   }
 
+  pendingChecks(): readonly Promise<void>[] {
+    return this.checks;
+  }
+
   async read(): Promise<Storage> {
     this.liveBuffer();
     for (const check of this.checks) await check;
