@@ -173,11 +173,7 @@ ops.softmax('x');
     expect: 1,
   });
   // The project depends on @raf-op/runtime, so the generator writes in an operator package's layout (src/).
-  check(
-    'gen --check lists what is missing',
-    /missing\s+src\/generated\/index\.ts/.test(before.out),
-    before.out,
-  );
+  check('gen --check lists what is missing', /missing\s+src\/generated\/index\.ts/.test(before.out), before.out);
   mkdirSync(join(app, 'specs/math'), { recursive: true });
   writeFileSync(
     join(app, 'specs/math/square.yaml'),
