@@ -29,6 +29,7 @@ export {
   checkAxis,
   checkDtypes,
   checkLike,
+  checkNonEmpty,
   checkNonNegative,
   checkOneOf,
   checkPositive,
@@ -39,6 +40,7 @@ export {
   sameAs,
   sameDtype,
 } from './checks.ts';
+export { promote, promotionTarget, type PromoteRule } from './promote.ts';
 export type { CastRule, FusionPattern, ArgType } from './vocab.ts';
 export type { ComputeDef, ComputeExpr } from './graph/expr.ts';
 export type { OnnxMapping } from './graph/onnx/mapping.ts';
@@ -72,7 +74,15 @@ export {
 } from './shape.ts';
 
 // CPU kernel helpers (the generated elementwise kernels use these too).
-export { allocOut, aroundAxis, broadcastIndex, finish, reduceIndex } from './dialects/cpu/support.ts';
+export {
+  allocOut,
+  aroundAxis,
+  broadcastIndex,
+  broadcastRows,
+  finish,
+  reduceIndex,
+  type RowPlan,
+} from './dialects/cpu/support.ts';
 export { erf, erfc, roundHalfEven, sigmoid, softplus } from './dialects/cpu/math.ts';
 
 // WebGPU kernel helpers; `elementwise` is the generated WGSL kernels' builder.
