@@ -59,6 +59,15 @@ export function relayArgs(
   return kw;
 }
 
+/**
+ * The attrs that make a Relay call mean exactly the raf-op op its spec maps it to, where Relay's own defaults
+ * differ (TVM's nn.batch_matmul transposes b unless told not to). Tests that build a Relay call from a raf-op
+ * call write them, as TVM would print that call.
+ */
+export const RELAY_IDENTITY_ATTRS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  'nn.batch_matmul': { transpose_b: false },
+};
+
 // ---- Relay attrs as TVM prints them ----
 // The generated converters map attrs one to one. Relay prints more than that: attrs that restate the inputs
 // (`channels`, `kernel_size`, `units`), layouts, `out_dtype`, transposition flags, and defaults of its own. The

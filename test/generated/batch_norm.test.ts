@@ -8,6 +8,7 @@ opSuite({
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'scale', 'bias', 'mean', 'variance'],
   domain: [-2, 2],
+  inputs: { variance: { domain: [0.1, 2] } },
   floats: ['epsilon'],
   cases: [
     {

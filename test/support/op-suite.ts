@@ -24,6 +24,7 @@ import { broadcastShapes, broadcastStrides, sizeOf } from '../../runtime/src/sha
 import { isDType, isFloat as isFloatDType } from '../../runtime/src/dtype.ts';
 import { parseFormula, type Formula } from '../../generators/src/spec/formula.ts';
 import { ONNX_CONVERSION_RULES } from '../../runtime/src/graph/onnx/convert.ts';
+import { RELAY_IDENTITY_ATTRS } from '../../runtime/src/relay.ts';
 import type { OnnxConversion } from '../../runtime/src/vocab.ts';
 
 /** A shape per tensor arg; a `Tensor[]` arg has one per element. */
@@ -542,7 +543,10 @@ export function opSuite(s: OpSuite): void {
       const r = s.relay;
       it.each(s.cases.map((c, i) => [title(c), c, i] as const))('FromRelay %s', (_t, c, i) => {
         const inputs = makeInputs(c.shapes, 'float32', s.domain, i + 1, s.inputs);
-        const relayAttrs = Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]]));
+        const relayAttrs = {
+          ...RELAY_IDENTITY_ATTRS[r.op],
+          ...Object.fromEntries(Object.entries(r.attrs).map(([k, v]) => [k, c.full[v]])),
+        };
         const viaRelay = fromRelayCall(
           r.op,
           r.args.map((a) => inputs[a] ?? c.full[a]),
