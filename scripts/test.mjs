@@ -20,8 +20,12 @@ const show = process.env.RAF_DAWN_WARNINGS === '1';
 const child = spawn(process.execPath, [vitest, ...args], { stdio: ['inherit', 'inherit', show ? 'inherit' : 'pipe'] });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 
-/** Dawn's warning lines; a Vulkan one is followed by its `at operator() (.../dawn/...)` line and a blank line. */
-const WARNING = /^Warning: (Couldn't load Vulkan: |max\w+ artificially reduced from \d+ to \d+ )/;
+/**
+ * Dawn's warning lines (a Vulkan loader with no driver gives two); a Vulkan one is followed by its
+ * `at operator() (.../dawn/...)` line and a blank line.
+ */
+const WARNING =
+  /^Warning: (Couldn't load Vulkan: |max\w+ artificially reduced from \d+ to \d+ |vkCreateInstance(: Found no drivers| failed with VK_ERROR_INCOMPATIBLE_DRIVER))/;
 const FRAME = /^\s+at \S+ \(.*dawn.*\)$/;
 
 let hidden = 0;
