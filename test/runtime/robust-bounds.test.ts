@@ -1,24 +1,12 @@
 // Index bounds on every dialect with the CPU's error: take, embedding, nll_loss and cross_entropy refuse an
 // out-of-range index on WebGPU too, before dispatch for indices uploaded from the CPU, and when the result is read
 // for indices computed on the GPU.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
+const needGpu = useWebGpu();
 
 const int = (v: number[]) => tensor(v, { dtype: 'int32' });
 const x = randomUniform([3, 4], { seed: 1 });
@@ -40,14 +28,6 @@ function cpuError(f: () => unknown): string {
     return (e as Error).message;
   }
   throw new Error('the CPU accepted an out-of-range index');
-}
-
-function needGpu(ctx: { skip: (why: string) => void }): GpuContext {
-  if (!gpu) {
-    if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-    ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-  }
-  return gpu!;
 }
 
 describe('out-of-range indices on WebGPU raise the CPU error', () => {

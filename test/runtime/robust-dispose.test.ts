@@ -1,30 +1,12 @@
 // A disposed tensor can never be read, on any dialect: the dispatcher refuses it by op and argument, and a pooled
 // WebGPU buffer carries a generation checked at every bind and read. The typed API refuses extra arguments as `call` does.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { call, ops, tensor, Tensor, withDialect } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
 import { gpuBuffer } from '../../runtime/src/dialects/webgpu/storage.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
-
-function needGpu(ctx: { skip: (why: string) => void }): void {
-  if (gpu) return;
-  if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-  ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-}
+const needGpu = useWebGpu();
 
 describe('a disposed tensor cannot be read', () => {
   it("on WebGPU, after its buffer went to another tensor (the issue's repro)", async (ctx) => {
@@ -40,13 +22,13 @@ describe('a disposed tensor cannot be read', () => {
   });
 
   it('on WebGPU, through a second tensor sharing the disposed storage: the generation check at bind and read', async (ctx) => {
-    needGpu(ctx);
+    const gpu = needGpu(ctx);
     const x = await tensor([1, 2, 3, 4]).to('webgpu');
     const view = new Tensor([2, 2], 'float32', x.storage);
     (await ops.exp(view).data()).forEach((v, i) => expect(v).toBeCloseTo(Math.exp(i + 1), 4));
     x.dispose();
     const y = await tensor([7, 7, 7, 7]).to('webgpu');
-    expect(gpu!.pool.stats().reused).toBeGreaterThan(0);
+    expect(gpu.pool.stats().reused).toBeGreaterThan(0);
     expect(() => gpuBuffer(view)).toThrow(/buffer was disposed/);
     expect(() => withDialect(['webgpu'], () => ops.exp(view))).toThrow(/buffer was disposed/);
     await expect(view.data()).rejects.toThrow(/buffer was disposed/);
