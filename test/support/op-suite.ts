@@ -22,7 +22,7 @@ import { evalExpr } from '../../generators/src/expr/eval.ts';
 import { parseExpr } from '../../generators/src/expr/parse.ts';
 import { broadcastShapes, broadcastStrides, sizeOf } from '../../runtime/src/shape.ts';
 import { isDType, isFloat as isFloatDType } from '../../runtime/src/dtype.ts';
-import { parseFormula, type Formula } from '../../generators/src/spec/formula.ts';
+import { evaluateFormula, parseFormula } from '../../generators/src/spec/formula.ts';
 import { ONNX_CONVERSION_RULES } from '../../runtime/src/graph/onnx/convert.ts';
 import { RELAY_IDENTITY_ATTRS } from '../../runtime/src/relay.ts';
 import type { OnnxConversion } from '../../runtime/src/vocab.ts';
@@ -286,12 +286,7 @@ function computeExpected(source: string, inputs: Record<string, Tensor>, full: A
 /** Evaluates an oracle formula by calling the ops it names; `+ - * /` are the ops add, subtract, multiply, divide. */
 function identityExpected(source: string, inputs: Record<string, Tensor | Tensor[]>, full: Args): number[] {
   const env: Record<string, unknown> = { ...full, ...inputs };
-  const evaluate = (f: Formula): unknown => {
-    if (f.kind === 'num') return f.value;
-    if (f.kind === 'ref') return env[f.name];
-    return call(f.op, f.args.map(evaluate));
-  };
-  return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
+  return valuesOf(withDialect(['cpu'], () => evaluateFormula(parseFormula(source), env, (op, args) => call(op, args))));
 }
 
 /**

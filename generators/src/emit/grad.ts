@@ -1,5 +1,6 @@
 // Emitter: gradient registrations (formulas and backward ops become calls; custom ones call a stub).
 
+import { scalarOperator } from '../spec/formula.ts';
 import type { Formula, Model, OpModel } from '../spec/model.ts';
 import { addImport, camel, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { isTensor, tsType } from './types.ts';
@@ -69,7 +70,10 @@ function emitGrad(op: OpModel): EmittedFile {
       fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn { ${x}: ${camel(g.dxOp)}(${[`c.${x}`, 'c.dy', ...attrs].join(', ')}) };\n}`;
     } else {
       const called = new Set<string>();
-      const entries = g.inputs.map((i) => `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called)}`);
+      const scalars = new Set(op.args.filter((a) => SCALAR_TYPES.has(a.type)).map((a) => a.name));
+      const entries = g.inputs.map(
+        (i) => `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called, scalars).text}`,
+      );
       for (const c of called) addImport(sf, path, paths.api(c), [camel(c)]);
       fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn {\n${entries.join(',\n')}\n};\n}`;
     }
@@ -91,16 +95,38 @@ function emitGrad(op: OpModel): EmittedFile {
   });
 }
 
-function render(f: Formula, called: Set<string>): string {
+/** Arg types whose values are plain numbers in a gradient's context. */
+const SCALAR_TYPES: ReadonlySet<string> = new Set(['int', 'float']);
+
+/**
+ * A formula as TypeScript. Arithmetic whose operands are all numbers (literals, int and float attrs) stays JavaScript
+ * arithmetic, so `3 * alpha * x` multiplies x by the number `3 * alpha`, a weak scalar that takes x's dtype.
+ */
+function render(f: Formula, called: Set<string>, scalars: ReadonlySet<string>): { text: string; scalar: boolean } {
   switch (f.kind) {
     case 'ref':
-      return `c.${f.name}`;
+      return { text: `c.${f.name}`, scalar: scalars.has(f.name) };
     case 'num':
-      return String(f.value);
-    case 'call':
+      return { text: String(f.value), scalar: true };
+    case 'call': {
+      const operator = scalarOperator(f.op);
+      if (operator && f.args.every((a) => isScalar(a, scalars))) {
+        const args = f.args.map((a) => render(a, called, scalars).text);
+        return { text: args.length === 1 ? `-(${args[0]})` : `(${args[0]} ${operator} ${args[1]})`, scalar: true };
+      }
       called.add(f.op);
-      return `${camel(f.op)}(${f.args.map((a) => render(a, called)).join(', ')})`;
+      return {
+        text: `${camel(f.op)}(${f.args.map((a) => render(a, called, scalars).text).join(', ')})`,
+        scalar: false,
+      };
+    }
   }
+}
+
+function isScalar(f: Formula, scalars: ReadonlySet<string>): boolean {
+  if (f.kind === 'num') return true;
+  if (f.kind === 'ref') return scalars.has(f.name);
+  return scalarOperator(f.op) !== undefined && f.args.every((a) => isScalar(a, scalars));
 }
 
 /** The tensor inputs a gradient produces values for. */

@@ -102,3 +102,44 @@ export function formulaRefs(
   }
   return { refs, calls };
 }
+
+const SCALAR_ARITHMETIC: Readonly<Partial<Record<string, (a: number, b: number) => number>>> = {
+  add: (a, b) => a + b,
+  subtract: (a, b) => a - b,
+  multiply: (a, b) => a * b,
+  divide: (a, b) => a / b,
+};
+
+/** The JavaScript operator of a formula's arithmetic op (`multiply` → `*`), or undefined for any other op. */
+export function scalarOperator(op: string): string | undefined {
+  if (op === FORMULA_NEGATE) return '-';
+  return Object.entries(FORMULA_OPERATORS).find(([, name]) => name === op)?.[0];
+}
+
+/**
+ * Arithmetic on plain numbers stays a number: in `3 * alpha * x` the product `3 * alpha` is a weak scalar that takes
+ * x's dtype, not a float32 scalar tensor that a float64 x would refuse. Returns undefined when `op` is not arithmetic
+ * or an argument is not a number (the op is then called on tensors).
+ */
+export function scalarArithmetic(op: string, args: readonly unknown[]): number | undefined {
+  if (!args.every((a) => typeof a === 'number')) return undefined;
+  const nums = args as readonly number[];
+  if (op === FORMULA_NEGATE && nums.length === 1) return -nums[0]!;
+  const f = SCALAR_ARITHMETIC[op];
+  return f && nums.length === 2 ? f(nums[0]!, nums[1]!) : undefined;
+}
+
+/**
+ * Evaluates a formula: names from `env`, ops through `call` (the runtime's dispatcher), arithmetic on numbers alone
+ * as numbers (see scalarArithmetic). The oracle of `tests.oracle`, in this repository's tests and in a package's.
+ */
+export function evaluateFormula(
+  f: Formula,
+  env: Readonly<Record<string, unknown>>,
+  call: (op: string, args: unknown[]) => unknown,
+): unknown {
+  if (f.kind === 'num') return f.value;
+  if (f.kind === 'ref') return env[f.name];
+  const args = f.args.map((a) => evaluateFormula(a, env, call));
+  return scalarArithmetic(f.op, args) ?? call(f.op, args);
+}

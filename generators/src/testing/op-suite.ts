@@ -18,7 +18,7 @@ import {
 import { gradcheck, opcheck, webgpuUnavailable } from '@raf-op/runtime/extend';
 import { evalExpr } from '../expr/eval.ts';
 import { parseExpr } from '../expr/parse.ts';
-import { parseFormula, type Formula } from '../spec/formula.ts';
+import { evaluateFormula, parseFormula } from '../spec/formula.ts';
 
 type ArgShape = readonly number[] | readonly (readonly number[])[];
 type Shapes = Readonly<Record<string, ArgShape>>;
@@ -174,9 +174,7 @@ function broadcastIndex(flat: number, shape: readonly number[], of: readonly num
 
 /** The `tests.oracle` formula evaluated by calling the (built-in or package) ops it names, on the CPU. */
 function identityExpected(source: string, env: Record<string, unknown>): number[] {
-  const evaluate = (f: Formula): unknown =>
-    f.kind === 'num' ? f.value : f.kind === 'ref' ? env[f.name] : call(f.op, f.args.map(evaluate));
-  return valuesOf(withDialect(['cpu'], () => evaluate(parseFormula(source))));
+  return valuesOf(withDialect(['cpu'], () => evaluateFormula(parseFormula(source), env, (op, args) => call(op, args))));
 }
 
 export function opSuite(s: OpSuite): void {
