@@ -24,6 +24,9 @@ export interface InitOptions {
   readonly generatorVersion?: string;
 }
 
+/** The onnxruntime-node a new package's ONNX oracle uses: the one this repository's own tests use. */
+export const ONNXRUNTIME_VERSION = '1.30.0';
+
 /** What the new package's package.json says; npm scripts run the generator's own CLI. */
 function packageJson(name: string, runtime: string, generator: string): object {
   return {
@@ -43,6 +46,10 @@ function packageJson(name: string, runtime: string, generator: string): object {
     },
     dependencies: { '@raf-op/runtime': runtime },
     devDependencies: { 'generator-raf-op': generator, tsx: '^4.20.0', typescript: '~5.9.3', vitest: '~4.1.0' },
+    // The generated tests' ONNX oracle. Its install script would download CUDA parts from a host that may be
+    // unreachable: npm 11.16+ runs only the scripts allowScripts names (this one refused), npm 10 reads .npmrc.
+    optionalDependencies: { 'onnxruntime-node': ONNXRUNTIME_VERSION },
+    allowScripts: { 'onnxruntime-node': false },
     engines: { node: '>=20.17' },
   };
 }
@@ -108,8 +115,9 @@ graph.trace((x) => ops.myGelu(x), [{ name: 'x', shape: [1, 3], dtype: 'float32' 
 \`opcheck(op, samples)\` from \`@raf-op/runtime/extend\` checks a registration by hand: schema, type function
 against the kernel's real output, eager against graph mode, the gradient against float64 central differences,
 dialects against the CPU, and that every attr changes the result. The generated tests call it for every case.
-ONNX oracles need \`onnxruntime-node\` (\`npm install --save-optional onnxruntime-node\`); the generated tests do not
-run them in a package yet.
+An op with an \`onnx:\` mapping is checked against onnxruntime-node, an optional dependency of this package (its
+install script, which would download CUDA parts, is skipped by \`.npmrc\` and \`allowScripts\`; nothing to set).
+Without it, that test says so and is skipped.
 `;
 }
 
@@ -143,7 +151,7 @@ export function initPackage(dir: string, opts: InitOptions & { name?: string } =
     'src/index.ts': INDEX,
     'README.md': readme(name),
     '.gitignore': 'node_modules/\n',
-    // onnxruntime-node (optional) would otherwise try to download CUDA parts on install.
+    // onnxruntime-node (optional) would otherwise try to download CUDA parts on install (npm 10 reads this).
     '.npmrc': 'onnxruntime-node-install=skip\n',
     '.prettierrc.json': `${JSON.stringify({ singleQuote: true, printWidth: 120 }, null, 2)}\n`,
     'specs/op-ids.lock.json': `${JSON.stringify({ ops: {} }, null, 2)}\n`,

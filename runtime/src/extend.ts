@@ -45,6 +45,8 @@ export type { CastRule, FusionPattern, ArgType } from './vocab.ts';
 export type { ComputeDef, ComputeExpr } from './graph/expr.ts';
 export type { OnnxMapping } from './graph/onnx/mapping.ts';
 export { installRelayConverters, relayArgs, type RelayConverter } from './relay.ts';
+// How an ONNX oracle spells args ONNX takes differently (Split's sizes), for a package's generated tests.
+export { ONNX_CONVERSION_RULES } from './graph/onnx/convert.ts';
 
 // Dialect registration and the bridge a dialect op is built on.
 export {

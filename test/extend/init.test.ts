@@ -2,11 +2,15 @@
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import helpers from 'yeoman-test';
 import { emitAll } from '../../generators/src/emit/index.ts';
 import { loadModel } from '../../generators/src/generate.ts';
-import { initPackage, InitError } from '../../generators/src/init.ts';
+import { initPackage, InitError, ONNXRUNTIME_VERSION } from '../../generators/src/init.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
 const base = mkdtempSync(join(tmpdir(), 'raf-op-init-'));
 afterAll(() => rmSync(base, { recursive: true, force: true }));
@@ -23,6 +27,47 @@ describe('raf-op init', () => {
     expect(pkg.scripts).toMatchObject({ gen: 'raf-op gen', new: 'raf-op new', test: 'vitest run' });
     expect(existsSync(join(dir, 'specs/op-ids.lock.json'))).toBe(true);
     expect(readFileSync(join(dir, 'src/index.ts'), 'utf8')).toMatch(/import '\.\/generated\/register\.ts';/);
+  });
+
+  it('makes onnxruntime-node an optional dependency whose install script is skipped exactly as in this repository', () => {
+    const dir = join(base, 'onnx-ops');
+    initPackage(dir);
+    const pkg = readJson(join(dir, 'package.json'));
+    const own = readJson(join(REPO, 'package.json'));
+    // The same version this repository's ONNX oracle tests run against.
+    expect(pkg.optionalDependencies).toEqual({ 'onnxruntime-node': own.devDependencies['onnxruntime-node'] });
+    expect(ONNXRUNTIME_VERSION).toBe(own.devDependencies['onnxruntime-node']);
+    // npm 11.16+ reads allowScripts, npm 10 the .npmrc line: both as in this repository, so a newcomer sets nothing.
+    expect(pkg.allowScripts).toEqual({ 'onnxruntime-node': own.allowScripts['onnxruntime-node'] });
+    expect(pkg.allowScripts['onnxruntime-node']).toBe(false);
+    const line = (text: string) => text.split('\n').find((l) => l.startsWith('onnxruntime-node-install='));
+    expect(line(readFileSync(join(dir, '.npmrc'), 'utf8'))).toBe(line(readFileSync(join(REPO, '.npmrc'), 'utf8')));
+    expect(line(readFileSync(join(dir, '.npmrc'), 'utf8'))).toBe('onnxruntime-node-install=skip');
+  });
+
+  it('runs as yo raf-op:init DIR --name NAME, writing the same package and its registry', async () => {
+    const cwd = join(base, 'yo');
+    mkdirSync(cwd);
+    await helpers
+      .run(join(REPO, 'generators/init/index.js'), { tmpdir: false, cwd, namespace: 'raf-op:init' })
+      .withArguments(['yo-ops'])
+      .withOptions({ name: '@acme/yo-ops' });
+    const dir = join(cwd, 'yo-ops');
+    const pkg = readJson(join(dir, 'package.json'));
+    const direct = join(base, 'direct');
+    initPackage(direct, { name: '@acme/yo-ops' });
+    expect(pkg).toEqual(readJson(join(direct, 'package.json')));
+    for (const f of ['README.md', 'src/index.ts', 'vitest.config.ts', '.npmrc', 'specs/op-ids.lock.json'])
+      expect(readFileSync(join(dir, f), 'utf8'), f).toBe(readFileSync(join(direct, f), 'utf8'));
+    // The (empty) registry was generated there too, in the package layout.
+    expect(readFileSync(join(dir, 'src/generated/register.ts'), 'utf8')).toMatch(/@generated/);
+    expect(existsSync(join(dir, 'runtime'))).toBe(false);
+    // A second run into the same, now non-empty, folder is refused.
+    await expect(
+      helpers
+        .run(join(REPO, 'generators/init/index.js'), { tmpdir: false, cwd, namespace: 'raf-op:init' })
+        .withArguments(['yo-ops']),
+    ).rejects.toThrow(/is not empty/);
   });
 
   it('generates an empty registry for a package with no specs, in src/', () => {

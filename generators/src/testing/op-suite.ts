@@ -1,7 +1,8 @@
 // `generator-raf-op/testing`: the harness behind the tests raf-op generates into an operator author's package.
 // It reads the same suite literal as the repository's own harness (test/support/op-suite.ts) and checks each case
 // with the runtime's opcheck plus an oracle that needs nothing installed: the spec's compute expression evaluated in
-// float64 by the expression IR's interpreter, or its `tests.oracle` formula over built-in ops.
+// float64 by the expression IR's interpreter, or its `tests.oracle` formula over built-in ops; an op with an `onnx:`
+// mapping is checked against onnxruntime-node, which `raf-op init` makes an optional dependency of the package.
 
 import { describe, expect, it } from 'vitest';
 import {
@@ -19,6 +20,7 @@ import { gradcheck, opcheck, webgpuUnavailable } from '@raf-op/runtime/extend';
 import { evalExpr } from '../expr/eval.ts';
 import { parseExpr } from '../expr/parse.ts';
 import { evaluateFormula, parseFormula } from '../spec/formula.ts';
+import { onnxExpected, onnxMissing, onnxRunner, type OnnxOracle } from './onnx-oracle.ts';
 
 type ArgShape = readonly number[] | readonly (readonly number[])[];
 type Shapes = Readonly<Record<string, ArgShape>>;
@@ -31,7 +33,7 @@ export interface OpCase {
 }
 
 export type Oracle =
-  | { readonly kind: 'onnx'; readonly op: string; readonly opset: number }
+  | OnnxOracle
   | { readonly kind: 'identity'; readonly formula: string }
   | {
       readonly kind: 'vjp';
@@ -209,8 +211,31 @@ export function opSuite(s: OpSuite): void {
           const f = (t: Tensor) => call(o.forward, [], { ...inputs, ...c.full, [o.wrt]: t }) as Tensor;
           expect(withDialect(['cpu'], () => gradcheck(f, [inputs[o.wrt]!]))).toEqual([]);
         });
+      } else if (o.kind === 'onnx') {
+        // onnxruntime-node is an optional dependency of the package: without it this says why and is skipped.
+        const missing = onnxMissing();
+        if (missing) it.skip(`forward vs onnxruntime ${o.op}: ${missing}`, () => {});
+        else
+          it.each(cases)(`forward %s vs onnxruntime ${o.op}`, async (_t, c, i) => {
+            const run = await onnxRunner();
+            const inputs = makeInputs(s, c.shapes, dtype, i + 1);
+            const expected = await onnxExpected(run, o, inputs, c.full, s.floats);
+            for (const d of dialects.filter((x) => x !== 'webgpu')) {
+              const got = withDialect([d], () => call(s.op, [], { ...inputs, ...c.args }));
+              const outs = Array.isArray(got) ? (got as unknown[]) : [got];
+              expect(outs.length, `raf.op.${s.op}: outputs`).toBe(expected.values.length);
+              outs.forEach((t, k) =>
+                closeTo(
+                  valuesOf(t),
+                  expected.values[k]!,
+                  expected.narrowed ? 'float32' : dtype,
+                  `raf.op.${d}.${s.op}${outs.length > 1 ? `[${k}]` : ''} vs onnxruntime ${o.op}${expected.narrowed ? ' (in float32)' : ''}`,
+                ),
+              );
+            }
+          });
       } else {
-        it.skip(`forward vs ${o.kind === 'onnx' ? `onnxruntime ${o.op}` : 'an oracle'}: not run in a package (opcheck below still runs)`, () => {});
+        it.skip(`forward vs an oracle: ${o.reason} (opcheck below still runs)`, () => {});
       }
       // opcheck: schema, type function vs kernel, graph vs eager, dialects vs cpu, attrs; gradients in float64.
       it.each(cases)('opcheck %s', async (_t, c, i) => {
