@@ -51,7 +51,7 @@ describe('raf-op init', () => {
     await helpers
       .run(join(REPO, 'generators/init/index.js'), { tmpdir: false, cwd, namespace: 'raf-op:init' })
       .withArguments(['yo-ops'])
-      .withOptions({ name: '@acme/yo-ops' });
+      .withOptions({ name: '@acme/yo-ops' } as Record<string, unknown>);
     const dir = join(cwd, 'yo-ops');
     const pkg = readJson(join(dir, 'package.json'));
     const direct = join(base, 'direct');
