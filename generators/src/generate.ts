@@ -1,8 +1,15 @@
 // The pipeline end to end: load every spec → validate and build the model → emit → plan → write.
 
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { builtinNames, builtinSpecs, collisions, unsupportedDialects } from './spec/builtin.ts';
+import { basename, join } from 'node:path';
+import {
+  builtinNames,
+  builtinSpecs,
+  checkOverrides,
+  collisions,
+  takeOverrides,
+  unsupportedDialects,
+} from './spec/builtin.ts';
 import { emitAll } from './emit/index.ts';
 import { ownModel } from './emit/package.ts';
 import { buildModel } from './spec/build.ts';
@@ -65,13 +72,33 @@ export function modelFromSpecTexts(
   const repo = targetOf(root) === 'repo';
   // A package with no specs yet (just made by `raf-op init`) needs no built-ins: its registry is empty.
   const builtins = repo || !raws.length ? [] : builtinSpecs(root);
+  const overrideSpecs = repo ? [] : takeOverrides(raws);
   if (!repo) errors.push(...collisions(raws, builtins));
   const { model, errors: semantic } = buildModel([...builtins, ...raws]);
   errors.push(...semantic);
   if (!repo) errors.push(...unsupportedDialects(model, raws));
+  const packageName = repo ? undefined : packageNameOf(root);
+  const checked = overrideSpecs.length ? checkOverrides(overrideSpecs, model, packageName!) : undefined;
+  if (checked) errors.push(...checked.errors);
   if (errors.length) throw new SpecErrors(errors);
   if (repo) return { ...model, sources };
-  return { ...model, builtin: builtinNames(model) };
+  return {
+    ...model,
+    builtin: builtinNames(model),
+    packageName,
+    ...(checked?.overrides.length ? { overrides: checked.overrides } : {}),
+  };
+}
+
+/** The npm name in a package's package.json (the folder's name when it has none). */
+function packageNameOf(root: string): string {
+  try {
+    const name = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown }).name;
+    if (typeof name === 'string' && name) return name;
+  } catch {
+    // no package.json: the folder's name
+  }
+  return basename(root);
 }
 
 export async function generate(root: string, opts: GenerateOptions = {}): Promise<GenerateResult> {

@@ -106,6 +106,8 @@ export { initWebGpu, webgpuUnavailable } from './dialects/webgpu/index.ts';
 
 // Every built-in schema class, for ops in a package that reuse one (`schema: softmax`).
 export * from './generated/schemas.ts';
+// Every op's bridge and kernel types: a package's kernel for a built-in op (an `overrides: true` spec) is typed by them.
+export * from './generated/bridges.ts';
 
 // Checking a registration: opcheck, and the numeric gradient check it uses.
 export { opcheck, OpcheckError, type OpcheckSample, type OpcheckOptions, type OpcheckReport } from './opcheck.ts';

@@ -133,7 +133,7 @@ describe('generation in a package', () => {
     try {
       expect(errorsOf(() => loadModel(root))).toEqual([
         "specs/nn/softmax.yaml:1:5: error: op 'softmax' is a built-in op of @raf-op/runtime (specs/nn/softmax.yaml)\n" +
-          '  hint: choose another name (a gradient, oracle or schema: may still name the built-in op)',
+          '  hint: choose another name (a gradient, oracle or schema: may still name the built-in op), or add overrides: true to give the built-in op a kernel of your own',
       ]);
     } finally {
       rmSync(join(root, 'specs/nn'), { recursive: true });

@@ -13,7 +13,15 @@ import type { EmittedFile } from './files.ts';
 import { emitGrads } from './grad.ts';
 import { emitOpIdLock, emitOpIds } from './op-ids.ts';
 import { emitOnnx } from './onnx.ts';
-import { emitBuiltinSpecs, emitRegister, emitSchemaIndex, ownModel, relocate } from './package.ts';
+import {
+  emitBridgeIndex,
+  emitBuiltinSpecs,
+  emitOverrides,
+  emitRegister,
+  emitSchemaIndex,
+  ownModel,
+  relocate,
+} from './package.ts';
 import { emitPasses } from './passes.ts';
 import { emitRegistry } from './registry.ts';
 import { emitRelays } from './relay.ts';
@@ -48,10 +56,15 @@ export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFil
   // The coverage matrix reports on what every other emitter produced, so it runs last.
   const all = { generated: [...generated, ...emitCoverage(model, [...generated, ...stubs])], stubs };
   if (!full.builtin)
-    return { ...all, generated: [...all.generated, ...emitSchemaIndex(full), ...emitBuiltinSpecs(full)] };
+    return {
+      ...all,
+      generated: [...all.generated, ...emitSchemaIndex(full), ...emitBridgeIndex(full), ...emitBuiltinSpecs(full)],
+    };
   // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
   all.generated = all.generated.filter((f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`));
-  all.generated.push(emitRegister());
+  const overrides = emitOverrides(full);
+  all.generated.push(...overrides.generated, emitRegister(full.overrides));
+  all.stubs.push(...overrides.stubs);
   const owned = new Set([...all.generated, ...all.stubs].map((f) => f.path));
   return { generated: relocate(all.generated, owned), stubs: relocate(all.stubs, owned) };
 }

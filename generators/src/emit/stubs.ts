@@ -111,7 +111,7 @@ function updateSignature(
   return out;
 }
 
-function kernelStub(op: OpModel, dialect: string): StubFile {
+export function kernelStub(op: OpModel, dialect: string): StubFile {
   const n = names(op);
   const path = paths.kernelStub(dialect, op.name);
   const inputs = op.args.filter(isTensor).map((a) => a.name);

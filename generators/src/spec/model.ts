@@ -163,8 +163,26 @@ export interface Model {
   readonly ops: readonly OpModel[];
   /** In an operator author's package: the names of the installed runtime's ops, which the model holds for reference only. */
   readonly builtin?: ReadonlySet<string>;
+  /**
+   * In an operator author's package: kernels the package adds to built-in ops (`overrides: true` specs), each a new
+   * dialect op at a level in the package's own dialect; the built-in op and its dialect ops stay as they are.
+   */
+  readonly overrides?: readonly OverrideModel[];
+  /** In an operator author's package: its npm name (its override dialect is `<name>:cpu`). */
+  readonly packageName?: string;
   /** In this repository: every spec's text, shipped in the runtime package so users' specs can name these ops. */
   readonly sources?: readonly { readonly file: string; readonly text: string }[];
+}
+
+/** A package's kernel for a built-in op, from a spec that says `overrides: true`. */
+export interface OverrideModel {
+  readonly op: string;
+  readonly file: string;
+  readonly doc?: string;
+  /** The device the kernel runs on (cpu for now) and the package dialect that holds it, e.g. `my-ops:cpu`. */
+  readonly device: 'cpu';
+  readonly dialect: string;
+  readonly level: number;
 }
 
 export function tensorArgs(op: OpModel): ArgModel[] {
