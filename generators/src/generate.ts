@@ -7,6 +7,7 @@ import {
   builtinSpecs,
   checkOverrides,
   collisions,
+  overrideInRepo,
   takeOverrides,
   unsupportedDialects,
 } from './spec/builtin.ts';
@@ -72,13 +73,15 @@ export function modelFromSpecTexts(
   const repo = targetOf(root) === 'repo';
   // A package with no specs yet (just made by `raf-op init`) needs no built-ins: its registry is empty.
   const builtins = repo || !raws.length ? [] : builtinSpecs(root);
-  const overrideSpecs = repo ? [] : takeOverrides(raws);
+  const overrideSpecs = takeOverrides(raws);
+  // In this repository an op is changed in its own spec; overrides: is a package's way to add a kernel to one.
+  if (repo) errors.push(...overrideSpecs.map(overrideInRepo));
   if (!repo) errors.push(...collisions(raws, builtins));
   const { model, errors: semantic } = buildModel([...builtins, ...raws]);
   errors.push(...semantic);
   if (!repo) errors.push(...unsupportedDialects(model, raws));
   const packageName = repo ? undefined : packageNameOf(root);
-  const checked = overrideSpecs.length ? checkOverrides(overrideSpecs, model, packageName!) : undefined;
+  const checked = !repo && overrideSpecs.length ? checkOverrides(overrideSpecs, model, packageName!) : undefined;
   if (checked) errors.push(...checked.errors);
   if (errors.length) throw new SpecErrors(errors);
   if (repo) return { ...model, sources };

@@ -83,6 +83,19 @@ describe('overrides: true in a package', () => {
     cases.forEach((_, i) => rmSync(join(root, `specs/nn/o${i}.yaml`)));
   });
 
+  it('is refused in this repository, whose ops are changed in their own specs', () => {
+    const repo = mkdtempSync(join(tmpdir(), 'raf-op-override-repo-'));
+    try {
+      mkdirSync(join(repo, 'specs/nn'), { recursive: true });
+      writeFileSync(join(repo, 'specs/nn/relu.yaml'), OVERRIDE);
+      expect(errorsOf(() => loadModel(repo))).toEqual([
+        "specs/nn/relu.yaml:2:1: error: overrides: is for a spec in an operator package (it adds that package's kernel to a built-in op)",
+      ]);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
   it("registers a dialect op that dispatch picks over the built-in kernels, leaving the base op's registration", async () => {
     write('specs/nn/relu.yaml', OVERRIDE);
     const model = loadModel(root);

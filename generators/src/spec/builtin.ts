@@ -56,6 +56,15 @@ export function takeOverrides(users: RawSpec[]): RawSpec[] {
   return out;
 }
 
+/** `overrides:` in this repository's own specs: the op's own spec is the place to change it. */
+export function overrideInRepo(raw: RawSpec): SpecError {
+  return new SpecError(
+    raw.locate(['overrides'], true),
+    `overrides: is for a spec in an operator package (it adds that package's kernel to a built-in op)`,
+    `in this repository, change the op's own spec (add its dialect and kernel there)`,
+  );
+}
+
 /** Checks each override spec against the built-in op it names; dialect names are `<packageName>:<device>`. */
 export function checkOverrides(
   raws: readonly RawSpec[],
