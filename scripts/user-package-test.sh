@@ -73,9 +73,10 @@ done_step
 
 step "scaffold an op with a hand-written CPU kernel whose gradient names the built-in op multiply"
 run npm run new -- my_scaled_cube --category math --doc "alpha * x cubed, with a hand-written kernel" \
-  --args "x: Tensor, alpha: float = 1" --out "same(x)" --grad "x: multiply(dy, x * x * alpha * 3)" --saves x \
+  --args "x: Tensor, alpha: float = 1" --out "same(x)" --grad "x: 3 * alpha * multiply(dy, x * x)" --saves x \
   --fusion opaque --cast never --relay none --onnx none --dialects cpu=10 --grid "{ alpha: [1, 0.5] }" --yes
-# The forward oracle: a formula over built-in ops (the spec is the author's to edit).
+# The forward oracle: a formula over built-in ops (the spec is the author's to edit). The gradient starts with two
+# numbers (3 * alpha), a weak scalar that takes x's dtype: opcheck's float64 gradcheck runs it.
 sed -i 's/^  grid: { alpha: \[1, 0.5\] }$/&\n  oracle: alpha * x * x * x/' specs/math/my_scaled_cube.yaml
 cat > src/dialects/cpu/kernels/my_scaled_cube.ts <<'EOF'
 // CPU kernel of raf.op.my_scaled_cube: alpha * x³, written by hand.
