@@ -185,6 +185,16 @@ import { expandDimsGrad } from './grad/expand_dims.ts';
 import { expandDimsRelay } from './relay/expand_dims.ts';
 import { expandDimsCpuOp } from './dialects/cpu/expand_dims.ts';
 import { expandDimsWebgpuOp } from './dialects/webgpu/expand_dims.ts';
+import { gatherElementsOp } from './api/gather_elements.ts';
+import { gatherElementsGrad } from './grad/gather_elements.ts';
+import { gatherElementsRelay } from './relay/gather_elements.ts';
+import { gatherElementsCpuOp } from './dialects/cpu/gather_elements.ts';
+import { gatherElementsWebgpuOp } from './dialects/webgpu/gather_elements.ts';
+import { gatherElementsDxOp } from './api/gather_elements_dx.ts';
+import { gatherElementsDxGrad } from './grad/gather_elements_dx.ts';
+import { gatherElementsDxRelay } from './relay/gather_elements_dx.ts';
+import { gatherElementsDxCpuOp } from './dialects/cpu/gather_elements_dx.ts';
+import { gatherElementsDxWebgpuOp } from './dialects/webgpu/gather_elements_dx.ts';
 import { geluOp } from './api/gelu.ts';
 import { geluGrad } from './grad/gelu.ts';
 import { geluRelay } from './relay/gelu.ts';
@@ -652,6 +662,8 @@ export const OPS = {
   erf_dx: erfDxOp,
   exp: expOp,
   expand_dims: expandDimsOp,
+  gather_elements: gatherElementsOp,
+  gather_elements_dx: gatherElementsDxOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
   global_avg_pool2d: globalAvgPool2dOp,
@@ -769,6 +781,8 @@ erfOp.grad = erfGrad;
 erfDxOp.grad = erfDxGrad;
 expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
+gatherElementsOp.grad = gatherElementsGrad;
+gatherElementsDxOp.grad = gatherElementsDxGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
 globalAvgPool2dOp.grad = globalAvgPool2dGrad;
@@ -928,6 +942,10 @@ registerDialectOps([
   expWebgpuOp,
   expandDimsCpuOp,
   expandDimsWebgpuOp,
+  gatherElementsCpuOp,
+  gatherElementsWebgpuOp,
+  gatherElementsDxCpuOp,
+  gatherElementsDxWebgpuOp,
   geluCpuOp,
   geluWasmOp,
   geluWebgpuOp,
@@ -1155,6 +1173,8 @@ installRelayConverters([
   erfDxRelay,
   expRelay,
   expandDimsRelay,
+  gatherElementsRelay,
+  gatherElementsDxRelay,
   geluRelay,
   geluDxRelay,
   globalAvgPool2dRelay,

@@ -36,6 +36,8 @@ export const OP_IDS = {
   erf_dx: 0x5840795b,
   exp: 0x95f50fe2,
   expand_dims: 0x645aae43,
+  gather_elements: 0x730901fc,
+  gather_elements_dx: 0xc332382d,
   gelu: 0x67fecd78,
   gelu_dx: 0xe32b18f1,
   global_avg_pool2d: 0x77f25b04,

@@ -32,6 +32,8 @@ export { ErfArgs } from './schema/erf.ts';
 export { ErfDxArgs } from './schema/erf_dx.ts';
 export { ExpArgs } from './schema/exp.ts';
 export { ExpandDimsArgs } from './schema/expand_dims.ts';
+export { GatherElementsArgs } from './schema/gather_elements.ts';
+export { GatherElementsDxArgs } from './schema/gather_elements_dx.ts';
 export { GeluArgs } from './schema/gelu.ts';
 export { GeluDxArgs } from './schema/gelu_dx.ts';
 export { GlobalAvgPool2dArgs } from './schema/global_avg_pool2d.ts';

@@ -35,6 +35,8 @@ import { erfOnnx } from './erf.ts';
 import { erfDxOnnx } from './erf_dx.ts';
 import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
+import { gatherElementsOnnx } from './gather_elements.ts';
+import { gatherElementsDxOnnx } from './gather_elements_dx.ts';
 import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
 import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
@@ -151,6 +153,8 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   erfDxOnnx,
   expOnnx,
   expandDimsOnnx,
+  gatherElementsOnnx,
+  gatherElementsDxOnnx,
   geluOnnx,
   geluDxOnnx,
   globalAvgPool2dOnnx,

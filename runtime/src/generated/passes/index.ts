@@ -35,6 +35,8 @@ import { erfCompute } from './erf.ts';
 import { erfDxCompute } from './erf_dx.ts';
 import { expCompute } from './exp.ts';
 import { expandDimsCompute } from './expand_dims.ts';
+import { gatherElementsCompute } from './gather_elements.ts';
+import { gatherElementsDxCompute } from './gather_elements_dx.ts';
 import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
 import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
@@ -151,6 +153,8 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   erf_dx: erfDxCompute,
   exp: expCompute,
   expand_dims: expandDimsCompute,
+  gather_elements: gatherElementsCompute,
+  gather_elements_dx: gatherElementsDxCompute,
   gelu: geluCompute,
   gelu_dx: geluDxCompute,
   global_avg_pool2d: globalAvgPool2dCompute,

