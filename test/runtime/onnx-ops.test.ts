@@ -91,4 +91,23 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
     expect(text.match(/raf\.op\.gather_elements/g)).toHaveLength(2);
     console.log(`GatherElements max error ${maxError.toExponential(2)}`);
   });
+
+  it('Tile of a run-time tensor by constant repeats, at opset 6 and 13', async () => {
+    for (const opset of [6, 13]) {
+      const { text, maxError } = await agree(
+        model(
+          [
+            { op: 'Tile', inputs: ['x', 'reps'], outputs: ['t'] },
+            { op: 'Relu', inputs: ['t'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2, 1, 3] }],
+          [ints('reps', [2, 3, 1])],
+          opset,
+        ),
+        { x: randomUniform([2, 1, 3], { seed: 2 }) },
+      );
+      expect(text).toContain('raf.op.tile(%x, [2, 3, 1])');
+      console.log(`Tile (opset ${opset}) max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

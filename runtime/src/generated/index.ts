@@ -607,6 +607,11 @@ import { tanhDxRelay } from './relay/tanh_dx.ts';
 import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
 import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
 import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { tileOp } from './api/tile.ts';
+import { tileGrad } from './grad/tile.ts';
+import { tileRelay } from './relay/tile.ts';
+import { tileCpuOp } from './dialects/cpu/tile.ts';
+import { tileWebgpuOp } from './dialects/webgpu/tile.ts';
 import { topkOp } from './api/topk.ts';
 import { topkGrad } from './grad/topk.ts';
 import { topkRelay } from './relay/topk.ts';
@@ -740,6 +745,7 @@ export const OPS = {
   take_dx: takeDxOp,
   tanh: tanhOp,
   tanh_dx: tanhDxOp,
+  tile: tileOp,
   topk: topkOp,
   transpose: transposeOp,
   where: whereOp,
@@ -859,6 +865,7 @@ takeOp.grad = takeGrad;
 takeDxOp.grad = takeDxGrad;
 tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
+tileOp.grad = tileGrad;
 topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
@@ -1130,6 +1137,8 @@ registerDialectOps([
   tanhDxCpuOp,
   tanhDxWasmOp,
   tanhDxWebgpuOp,
+  tileCpuOp,
+  tileWebgpuOp,
   topkCpuOp,
   topkWebgpuOp,
   transposeCpuOp,
@@ -1251,6 +1260,7 @@ installRelayConverters([
   takeDxRelay,
   tanhRelay,
   tanhDxRelay,
+  tileRelay,
   topkRelay,
   transposeRelay,
   whereRelay,

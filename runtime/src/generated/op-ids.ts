@@ -114,6 +114,7 @@ export const OP_IDS = {
   take_dx: 0x9bfa17f1,
   tanh: 0xbb409cf2,
   tanh_dx: 0x428f8123,
+  tile: 0x657e442f,
   topk: 0x92452c9b,
   transpose: 0xc35e9786,
   where: 0xa621cd22,

@@ -106,6 +106,7 @@ export { TakeArgs } from './schema/take.ts';
 export { TakeDxArgs } from './schema/take_dx.ts';
 export { TanhArgs } from './schema/tanh.ts';
 export { TanhDxArgs } from './schema/tanh_dx.ts';
+export { TileArgs } from './schema/tile.ts';
 export { TopkArgs } from './schema/topk.ts';
 export { TransposeArgs } from './schema/transpose.ts';
 export { WhereArgs } from './schema/where.ts';

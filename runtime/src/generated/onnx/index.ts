@@ -113,6 +113,7 @@ import { takeOnnx } from './take.ts';
 import { takeDxOnnx } from './take_dx.ts';
 import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
+import { tileOnnx } from './tile.ts';
 import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
@@ -231,6 +232,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   takeDxOnnx,
   tanhOnnx,
   tanhDxOnnx,
+  tileOnnx,
   topkOnnx,
   transposeOnnx,
   whereOnnx,

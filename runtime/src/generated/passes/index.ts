@@ -113,6 +113,7 @@ import { takeCompute } from './take.ts';
 import { takeDxCompute } from './take_dx.ts';
 import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
+import { tileCompute } from './tile.ts';
 import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
@@ -231,6 +232,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   take_dx: takeDxCompute,
   tanh: tanhCompute,
   tanh_dx: tanhDxCompute,
+  tile: tileCompute,
   topk: topkCompute,
   transpose: transposeCompute,
   where: whereCompute,
