@@ -110,4 +110,27 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`Tile (opset ${opset}) max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('ScatterND of run-time updates at constant indices (opset 11), and with reduction add (opset 16)', async () => {
+    const cases: { opset: number; attrs: Record<string, string> }[] = [
+      { opset: 11, attrs: {} },
+      { opset: 16, attrs: { reduction: 'add' } },
+    ];
+    for (const { opset, attrs } of cases) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'ScatterND', inputs: ['x', 'idx', 'u'], outputs: ['y'], attrs }],
+          [
+            { name: 'x', dtype: 'float32', shape: [4, 3, 2] },
+            { name: 'u', dtype: 'float32', shape: [3, 2] },
+          ],
+          [ints('idx', [1, 2, -1, 0, 1, 2], [3, 2])],
+          opset,
+        ),
+        { x: randomUniform([4, 3, 2], { seed: 3 }), u: randomUniform([3, 2], { seed: 4 }) },
+      );
+      expect(text).toContain('raf.op.scatter_nd(%x');
+      console.log(`ScatterND (opset ${opset}) max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

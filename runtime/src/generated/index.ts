@@ -474,6 +474,11 @@ import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
 import { scaledAddDbWasmOp } from './dialects/wasm/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
+import { scatterNdOp } from './api/scatter_nd.ts';
+import { scatterNdGrad } from './grad/scatter_nd.ts';
+import { scatterNdRelay } from './relay/scatter_nd.ts';
+import { scatterNdCpuOp } from './dialects/cpu/scatter_nd.ts';
+import { scatterNdWebgpuOp } from './dialects/webgpu/scatter_nd.ts';
 import { seluOp } from './api/selu.ts';
 import { seluGrad } from './grad/selu.ts';
 import { seluRelay } from './relay/selu.ts';
@@ -721,6 +726,7 @@ export const OPS = {
   scaled_add: scaledAddOp,
   scaled_add_da: scaledAddDaOp,
   scaled_add_db: scaledAddDbOp,
+  scatter_nd: scatterNdOp,
   selu: seluOp,
   selu_dx: seluDxOp,
   shape: shapeOp,
@@ -841,6 +847,7 @@ rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
 scaledAddDaOp.grad = scaledAddDaGrad;
 scaledAddDbOp.grad = scaledAddDbGrad;
+scatterNdOp.grad = scatterNdGrad;
 seluOp.grad = seluGrad;
 seluDxOp.grad = seluDxGrad;
 shapeOp.grad = shapeGrad;
@@ -1076,6 +1083,8 @@ registerDialectOps([
   scaledAddDbCpuOp,
   scaledAddDbWasmOp,
   scaledAddDbWebgpuOp,
+  scatterNdCpuOp,
+  scatterNdWebgpuOp,
   seluCpuOp,
   seluWasmOp,
   seluWebgpuOp,
@@ -1236,6 +1245,7 @@ installRelayConverters([
   scaledAddRelay,
   scaledAddDaRelay,
   scaledAddDbRelay,
+  scatterNdRelay,
   seluRelay,
   seluDxRelay,
   shapeRelay,

@@ -90,6 +90,7 @@ export const OP_IDS = {
   scaled_add: 0xee51635d,
   scaled_add_da: 0xf3233585,
   scaled_add_db: 0xf02330cc,
+  scatter_nd: 0xb40e93fa,
   selu: 0x3449e94c,
   selu_dx: 0xefccf01d,
   shape: 0xbeae4064,

@@ -82,6 +82,7 @@ export { RsqrtDxArgs } from './schema/rsqrt_dx.ts';
 export { ScaledAddArgs } from './schema/scaled_add.ts';
 export { ScaledAddDaArgs } from './schema/scaled_add_da.ts';
 export { ScaledAddDbArgs } from './schema/scaled_add_db.ts';
+export { ScatterNdArgs } from './schema/scatter_nd.ts';
 export { SeluArgs } from './schema/selu.ts';
 export { SeluDxArgs } from './schema/selu_dx.ts';
 export { ShapeArgs } from './schema/shape.ts';

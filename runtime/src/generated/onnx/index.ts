@@ -89,6 +89,7 @@ import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
 import { scaledAddDaOnnx } from './scaled_add_da.ts';
 import { scaledAddDbOnnx } from './scaled_add_db.ts';
+import { scatterNdOnnx } from './scatter_nd.ts';
 import { seluOnnx } from './selu.ts';
 import { seluDxOnnx } from './selu_dx.ts';
 import { shapeOnnx } from './shape.ts';
@@ -208,6 +209,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   scaledAddOnnx,
   scaledAddDaOnnx,
   scaledAddDbOnnx,
+  scatterNdOnnx,
   seluOnnx,
   seluDxOnnx,
   shapeOnnx,

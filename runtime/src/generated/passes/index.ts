@@ -89,6 +89,7 @@ import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
 import { scaledAddDaCompute } from './scaled_add_da.ts';
 import { scaledAddDbCompute } from './scaled_add_db.ts';
+import { scatterNdCompute } from './scatter_nd.ts';
 import { seluCompute } from './selu.ts';
 import { seluDxCompute } from './selu_dx.ts';
 import { shapeCompute } from './shape.ts';
@@ -208,6 +209,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   scaled_add: scaledAddCompute,
   scaled_add_da: scaledAddDaCompute,
   scaled_add_db: scaledAddDbCompute,
+  scatter_nd: scatterNdCompute,
   selu: seluCompute,
   selu_dx: seluDxCompute,
   shape: shapeCompute,
