@@ -133,4 +133,28 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`ScatterND (opset ${opset}) max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('Einsum: attention scores and weighted values, a transpose, a row sum and an outer product', async () => {
+    const { text, maxError } = await agree(
+      model(
+        [
+          { op: 'Einsum', inputs: ['q', 'k'], outputs: ['s'], attrs: { equation: 'bhqd,bhkd->bhqk' } },
+          { op: 'Softmax', inputs: ['s'], outputs: ['p'], attrs: { axis: -1 } },
+          { op: 'Einsum', inputs: ['p', 'k'], outputs: ['a'], attrs: { equation: 'bhqk,bhkd->bhqd' } },
+          { op: 'Einsum', inputs: ['a'], outputs: ['t'], attrs: { equation: 'bhqd->bhdq' } },
+          { op: 'Einsum', inputs: ['t'], outputs: ['r'], attrs: { equation: 'bhdq->bq' } },
+          { op: 'Einsum', inputs: ['r', 'w'], outputs: ['y'], attrs: { equation: 'bq,j->bqj' } },
+        ],
+        [
+          { name: 'q', dtype: 'float32', shape: [2, 2, 3, 4] },
+          { name: 'k', dtype: 'float32', shape: [2, 2, 5, 4] },
+        ],
+        [floats('w', [3], 5)],
+        12,
+      ),
+      { q: randomUniform([2, 2, 3, 4], { seed: 6 }), k: randomUniform([2, 2, 5, 4], { seed: 7 }) },
+    );
+    expect(text.match(/raf\.op\.einsum/g)).toHaveLength(5);
+    console.log(`Einsum max error ${maxError.toExponential(2)}`);
+  });
 });

@@ -152,6 +152,11 @@ import { divideRelay } from './relay/divide.ts';
 import { divideCpuOp } from './dialects/cpu/divide.ts';
 import { divideWasmOp } from './dialects/wasm/divide.ts';
 import { divideWebgpuOp } from './dialects/webgpu/divide.ts';
+import { einsumOp } from './api/einsum.ts';
+import { einsumGrad } from './grad/einsum.ts';
+import { einsumRelay } from './relay/einsum.ts';
+import { einsumCpuOp } from './dialects/cpu/einsum.ts';
+import { einsumWebgpuOp } from './dialects/webgpu/einsum.ts';
 import { embeddingOp } from './api/embedding.ts';
 import { embeddingGrad } from './grad/embedding.ts';
 import { embeddingRelay } from './relay/embedding.ts';
@@ -666,6 +671,7 @@ export const OPS = {
   cumsum_dx: cumsumDxOp,
   dense: denseOp,
   divide: divideOp,
+  einsum: einsumOp,
   embedding: embeddingOp,
   equal: equalOp,
   erf: erfOp,
@@ -787,6 +793,7 @@ cumsumOp.grad = cumsumGrad;
 cumsumDxOp.grad = cumsumDxGrad;
 denseOp.grad = denseGrad;
 divideOp.grad = divideGrad;
+einsumOp.grad = einsumGrad;
 embeddingOp.grad = embeddingGrad;
 equalOp.grad = equalGrad;
 erfOp.grad = erfGrad;
@@ -941,6 +948,8 @@ registerDialectOps([
   divideCpuOp,
   divideWasmOp,
   divideWebgpuOp,
+  einsumCpuOp,
+  einsumWebgpuOp,
   embeddingCpuOp,
   embeddingWebgpuOp,
   equalCpuOp,
@@ -1185,6 +1194,7 @@ installRelayConverters([
   cumsumDxRelay,
   denseRelay,
   divideRelay,
+  einsumRelay,
   embeddingRelay,
   equalRelay,
   erfRelay,

@@ -30,6 +30,7 @@ export const OP_IDS = {
   cumsum_dx: 0x53adc436,
   dense: 0xc1f6f652,
   divide: 0x2e25b6e2,
+  einsum: 0xc68cf6e8,
   embedding: 0xb2192900,
   equal: 0xf8ea4d41,
   erf: 0xb004435a,

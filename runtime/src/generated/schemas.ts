@@ -26,6 +26,7 @@ export { CumsumArgs } from './schema/cumsum.ts';
 export { CumsumDxArgs } from './schema/cumsum_dx.ts';
 export { DenseArgs } from './schema/dense.ts';
 export { DivideArgs } from './schema/divide.ts';
+export { EinsumArgs } from './schema/einsum.ts';
 export { EmbeddingArgs } from './schema/embedding.ts';
 export { EqualArgs } from './schema/equal.ts';
 export { ErfArgs } from './schema/erf.ts';

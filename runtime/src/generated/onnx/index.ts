@@ -29,6 +29,7 @@ import { cumsumOnnx } from './cumsum.ts';
 import { cumsumDxOnnx } from './cumsum_dx.ts';
 import { denseOnnx } from './dense.ts';
 import { divideOnnx } from './divide.ts';
+import { einsumOnnx } from './einsum.ts';
 import { embeddingOnnx } from './embedding.ts';
 import { equalOnnx } from './equal.ts';
 import { erfOnnx } from './erf.ts';
@@ -149,6 +150,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   cumsumDxOnnx,
   denseOnnx,
   divideOnnx,
+  einsumOnnx,
   embeddingOnnx,
   equalOnnx,
   erfOnnx,

@@ -29,6 +29,7 @@ import { cumsumCompute } from './cumsum.ts';
 import { cumsumDxCompute } from './cumsum_dx.ts';
 import { denseCompute } from './dense.ts';
 import { divideCompute } from './divide.ts';
+import { einsumCompute } from './einsum.ts';
 import { embeddingCompute } from './embedding.ts';
 import { equalCompute } from './equal.ts';
 import { erfCompute } from './erf.ts';
@@ -149,6 +150,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   cumsum_dx: cumsumDxCompute,
   dense: denseCompute,
   divide: divideCompute,
+  einsum: einsumCompute,
   embedding: embeddingCompute,
   equal: equalCompute,
   erf: erfCompute,
