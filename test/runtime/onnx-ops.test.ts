@@ -157,4 +157,30 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
     expect(text.match(/raf\.op\.einsum/g)).toHaveLength(5);
     console.log(`Einsum max error ${maxError.toExponential(2)}`);
   });
+
+  it('Flatten at axes 0, 2 and -1 (opsets 9 and 13), and Not of a comparison selecting with Where', async () => {
+    for (const [opset, axis] of [
+      [9, 0],
+      [9, 2],
+      [13, -1],
+    ] as const) {
+      const { text, maxError } = await agree(
+        model(
+          [
+            { op: 'Flatten', inputs: ['x'], outputs: ['f'], attrs: { axis } },
+            { op: 'Greater', inputs: ['f', 'zero'], outputs: ['g'] },
+            { op: 'Not', inputs: ['g'], outputs: ['n'] },
+            { op: 'Where', inputs: ['n', 'f', 'zero'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2, 3, 4] }],
+          [{ name: 'zero', dtype: 'float32', shape: [], data: [0] }],
+          opset,
+        ),
+        { x: randomUniform([2, 3, 4], { seed: 8 }) },
+      );
+      expect(text).toContain(`raf.op.flatten(%x, ${axis})`);
+      expect(text).toContain('raf.op.logical_not(');
+      console.log(`Flatten (axis ${axis}, opset ${opset}) and Not max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

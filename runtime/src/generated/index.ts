@@ -190,6 +190,11 @@ import { expandDimsGrad } from './grad/expand_dims.ts';
 import { expandDimsRelay } from './relay/expand_dims.ts';
 import { expandDimsCpuOp } from './dialects/cpu/expand_dims.ts';
 import { expandDimsWebgpuOp } from './dialects/webgpu/expand_dims.ts';
+import { flattenOp } from './api/flatten.ts';
+import { flattenGrad } from './grad/flatten.ts';
+import { flattenRelay } from './relay/flatten.ts';
+import { flattenCpuOp } from './dialects/cpu/flatten.ts';
+import { flattenWebgpuOp } from './dialects/webgpu/flatten.ts';
 import { gatherElementsOp } from './api/gather_elements.ts';
 import { gatherElementsGrad } from './grad/gather_elements.ts';
 import { gatherElementsRelay } from './relay/gather_elements.ts';
@@ -311,6 +316,11 @@ import { logSoftmaxDxGrad } from './grad/log_softmax_dx.ts';
 import { logSoftmaxDxRelay } from './relay/log_softmax_dx.ts';
 import { logSoftmaxDxCpuOp } from './dialects/cpu/log_softmax_dx.ts';
 import { logSoftmaxDxWebgpuOp } from './dialects/webgpu/log_softmax_dx.ts';
+import { logicalNotOp } from './api/logical_not.ts';
+import { logicalNotGrad } from './grad/logical_not.ts';
+import { logicalNotRelay } from './relay/logical_not.ts';
+import { logicalNotCpuOp } from './dialects/cpu/logical_not.ts';
+import { logicalNotWebgpuOp } from './dialects/webgpu/logical_not.ts';
 import { logsumexpOp } from './api/logsumexp.ts';
 import { logsumexpGrad } from './grad/logsumexp.ts';
 import { logsumexpRelay } from './relay/logsumexp.ts';
@@ -678,6 +688,7 @@ export const OPS = {
   erf_dx: erfDxOp,
   exp: expOp,
   expand_dims: expandDimsOp,
+  flatten: flattenOp,
   gather_elements: gatherElementsOp,
   gather_elements_dx: gatherElementsDxOp,
   gelu: geluOp,
@@ -701,6 +712,7 @@ export const OPS = {
   log: logOp,
   log_softmax: logSoftmaxOp,
   log_softmax_dx: logSoftmaxDxOp,
+  logical_not: logicalNotOp,
   logsumexp: logsumexpOp,
   matmul: matmulOp,
   matmul_nt: matmulNtOp,
@@ -800,6 +812,7 @@ erfOp.grad = erfGrad;
 erfDxOp.grad = erfDxGrad;
 expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
+flattenOp.grad = flattenGrad;
 gatherElementsOp.grad = gatherElementsGrad;
 gatherElementsDxOp.grad = gatherElementsDxGrad;
 geluOp.grad = geluGrad;
@@ -823,6 +836,7 @@ lessEqualOp.grad = lessEqualGrad;
 logOp.grad = logGrad;
 logSoftmaxOp.grad = logSoftmaxGrad;
 logSoftmaxDxOp.grad = logSoftmaxDxGrad;
+logicalNotOp.grad = logicalNotGrad;
 logsumexpOp.grad = logsumexpGrad;
 matmulOp.grad = matmulGrad;
 matmulNtOp.grad = matmulNtGrad;
@@ -965,6 +979,8 @@ registerDialectOps([
   expWebgpuOp,
   expandDimsCpuOp,
   expandDimsWebgpuOp,
+  flattenCpuOp,
+  flattenWebgpuOp,
   gatherElementsCpuOp,
   gatherElementsWebgpuOp,
   gatherElementsDxCpuOp,
@@ -1017,6 +1033,8 @@ registerDialectOps([
   logSoftmaxWebgpuOp,
   logSoftmaxDxCpuOp,
   logSoftmaxDxWebgpuOp,
+  logicalNotCpuOp,
+  logicalNotWebgpuOp,
   logsumexpCpuOp,
   logsumexpWebgpuOp,
   matmulCpuOp,
@@ -1201,6 +1219,7 @@ installRelayConverters([
   erfDxRelay,
   expRelay,
   expandDimsRelay,
+  flattenRelay,
   gatherElementsRelay,
   gatherElementsDxRelay,
   geluRelay,
@@ -1224,6 +1243,7 @@ installRelayConverters([
   logRelay,
   logSoftmaxRelay,
   logSoftmaxDxRelay,
+  logicalNotRelay,
   logsumexpRelay,
   matmulRelay,
   matmulNtRelay,

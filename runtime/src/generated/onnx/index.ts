@@ -36,6 +36,7 @@ import { erfOnnx } from './erf.ts';
 import { erfDxOnnx } from './erf_dx.ts';
 import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
+import { flattenOnnx } from './flatten.ts';
 import { gatherElementsOnnx } from './gather_elements.ts';
 import { gatherElementsDxOnnx } from './gather_elements_dx.ts';
 import { geluOnnx } from './gelu.ts';
@@ -59,6 +60,7 @@ import { lessEqualOnnx } from './less_equal.ts';
 import { logOnnx } from './log.ts';
 import { logSoftmaxOnnx } from './log_softmax.ts';
 import { logSoftmaxDxOnnx } from './log_softmax_dx.ts';
+import { logicalNotOnnx } from './logical_not.ts';
 import { logsumexpOnnx } from './logsumexp.ts';
 import { matmulOnnx } from './matmul.ts';
 import { matmulNtOnnx } from './matmul_nt.ts';
@@ -157,6 +159,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   erfDxOnnx,
   expOnnx,
   expandDimsOnnx,
+  flattenOnnx,
   gatherElementsOnnx,
   gatherElementsDxOnnx,
   geluOnnx,
@@ -180,6 +183,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   logOnnx,
   logSoftmaxOnnx,
   logSoftmaxDxOnnx,
+  logicalNotOnnx,
   logsumexpOnnx,
   matmulOnnx,
   matmulNtOnnx,

@@ -36,6 +36,7 @@ import { erfCompute } from './erf.ts';
 import { erfDxCompute } from './erf_dx.ts';
 import { expCompute } from './exp.ts';
 import { expandDimsCompute } from './expand_dims.ts';
+import { flattenCompute } from './flatten.ts';
 import { gatherElementsCompute } from './gather_elements.ts';
 import { gatherElementsDxCompute } from './gather_elements_dx.ts';
 import { geluCompute } from './gelu.ts';
@@ -59,6 +60,7 @@ import { lessEqualCompute } from './less_equal.ts';
 import { logCompute } from './log.ts';
 import { logSoftmaxCompute } from './log_softmax.ts';
 import { logSoftmaxDxCompute } from './log_softmax_dx.ts';
+import { logicalNotCompute } from './logical_not.ts';
 import { logsumexpCompute } from './logsumexp.ts';
 import { matmulCompute } from './matmul.ts';
 import { matmulNtCompute } from './matmul_nt.ts';
@@ -157,6 +159,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   erf_dx: erfDxCompute,
   exp: expCompute,
   expand_dims: expandDimsCompute,
+  flatten: flattenCompute,
   gather_elements: gatherElementsCompute,
   gather_elements_dx: gatherElementsDxCompute,
   gelu: geluCompute,
@@ -180,6 +183,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   log: logCompute,
   log_softmax: logSoftmaxCompute,
   log_softmax_dx: logSoftmaxDxCompute,
+  logical_not: logicalNotCompute,
   logsumexp: logsumexpCompute,
   matmul: matmulCompute,
   matmul_nt: matmulNtCompute,

@@ -4,8 +4,6 @@
 
 import type { DType } from '../../dtype.ts';
 import { add } from '../../generated/api/add.ts';
-import { cast } from '../../generated/api/cast.ts';
-import { equal } from '../../generated/api/equal.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
 import { logSoftmax } from '../../generated/api/log_softmax.ts';
 import { matmul } from '../../generated/api/matmul.ts';
@@ -125,12 +123,6 @@ const reshapeForm: Form = (ctx) => {
   const allowzero = num(ctx, 'allowzero', 0);
   const target = known(ctx, 1, "Reshape's shape").map((d, i) => (d === 0 && !allowzero ? x.shape[i]! : d));
   return [reshape(x, target)];
-};
-
-const flatten: Form = (ctx) => {
-  const x = need(ctx, 0);
-  const axis = normalizeAxis(num(ctx, 'axis', 1), x.shape.length + 1);
-  return [reshape(x, [sizeOf(x.shape.slice(0, axis)), sizeOf(x.shape.slice(axis))])];
 };
 
 /** Softmax and LogSoftmax before opset 13: over x coerced to 2-D at `axis` (default 1). */
@@ -459,13 +451,11 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   ConstantOfShape: constantOfShape,
   Range: range,
   Expand: expand,
-  Flatten: flatten,
   Reshape: reshapeForm,
   Conv: conv,
   Gemm: gemm,
   Softmax: oldSoftmax(false),
   LogSoftmax: oldSoftmax(true),
-  Not: (ctx) => [equal(cast(need(ctx, 0), 'int32'), 0)],
   If: ifForm,
   Pad: padForm,
   Clip: clipForm,
