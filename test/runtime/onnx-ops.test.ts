@@ -183,4 +183,43 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`Flatten (axis ${axis}, opset ${opset}) and Not max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('GRU forward, reverse and bidirectional, linear_before_reset 0 and 1, with and without biases and initial state', async () => {
+    const [T, B, I, H] = [4, 2, 3, 5];
+    const cases = [
+      { direction: 'forward', lbr: 0, bias: true, h0: false },
+      { direction: 'reverse', lbr: 1, bias: true, h0: true },
+      { direction: 'bidirectional', lbr: 0, bias: false, h0: true },
+      { direction: 'bidirectional', lbr: 1, bias: true, h0: false },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const dirs = c.direction === 'bidirectional' ? 2 : 1;
+      const inputs = ['x', 'W', 'R', c.bias ? 'B' : '', '', c.h0 ? 'h0' : ''];
+      while (!inputs[inputs.length - 1]) inputs.pop();
+      const { text, maxError } = await agree(
+        model(
+          [
+            {
+              op: 'GRU',
+              inputs,
+              outputs: ['y', 'yh'],
+              attrs: { hidden_size: H, direction: c.direction, linear_before_reset: c.lbr },
+            },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [T, B, I] }],
+          [
+            floats('W', [dirs, 3 * H, I], 10 + k),
+            floats('R', [dirs, 3 * H, H], 20 + k),
+            ...(c.bias ? [floats('B', [dirs, 6 * H], 30 + k)] : []),
+            ...(c.h0 ? [floats('h0', [dirs, B, H], 40 + k)] : []),
+          ],
+          14,
+          [{ name: 'y' }, { name: 'yh' }],
+        ),
+        { x: randomUniform([T, B, I], { seed: 50 + k }) },
+      );
+      expect(text).toContain('raf.op.sigmoid');
+      console.log(`GRU ${c.direction} linear_before_reset=${c.lbr} max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

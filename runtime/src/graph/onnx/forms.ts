@@ -14,6 +14,7 @@ import { reshape } from '../../generated/api/reshape.ts';
 import { sigmoid } from '../../generated/api/sigmoid.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import { split } from '../../generated/api/split.ts';
+import { subtract } from '../../generated/api/subtract.ts';
 import { squeeze } from '../../generated/api/squeeze.ts';
 import { take } from '../../generated/api/take.ts';
 import { tanh } from '../../generated/api/tanh.ts';
@@ -316,6 +317,71 @@ const lstm: Form = (ctx) => {
 };
 
 /**
+ * GRU (forward, reverse, bidirectional; default activations; linear_before_reset 0 or 1), unrolled over the sequence
+ * like LSTM: gates z, r, h in ONNX's order; Y [T, dirs, B, H], Y_h [dirs, B, H].
+ */
+const gru: Form = (ctx) => {
+  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+  const [B, seqLens, h0] = [3, 4, 5].map((i) => ctx.input(i));
+  if (ctx.attr('activations')) throw new Error('GRU with custom activations is not imported');
+  if (ctx.attr('clip') !== undefined) throw new Error('GRU clip is not imported');
+  if (num(ctx, 'layout', 0)) throw new Error('GRU layout = 1 is not imported');
+  const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
+  if (!['forward', 'reverse', 'bidirectional'].includes(direction))
+    throw new Error(`GRU direction '${direction}' is not one of forward, reverse, bidirectional`);
+  const linearBeforeReset = num(ctx, 'linear_before_reset', 0) !== 0;
+  const [T, batch] = [x.shape[0]!, x.shape[1]!];
+  if (seqLens && valuesOf(seqLens, 'sequence_lens').some((l) => l !== T))
+    throw new Error('GRU with sequence_lens shorter than the sequence is not imported');
+  const H = R.shape[2]!;
+  const dirs = direction === 'bidirectional' ? 2 : 1;
+  const pick = (t: Tensor, d: number) => squeeze(dirs === 1 ? t : split(t, 2, 0)[d]!, [0]);
+  const steps = split(x, T > 1 ? Array.from({ length: T - 1 }, (_, i) => i + 1) : 1, 0).map((s) => squeeze(s, [0]));
+  const ys: Tensor[][] = [];
+  const hs: Tensor[] = [];
+  for (let d = 0; d < dirs; d++) {
+    const reverse = direction === 'reverse' || d === 1;
+    const wT = transpose(pick(W, d), [1, 0]);
+    const [rz, rr, rh] = split(pick(R, d), 3, 0).map((r) => transpose(r, [1, 0]));
+    const rzr = concatenate([rz!, rr!], 1);
+    const [wb, rb] = B ? split(pick(B, d), 2, 0) : [null, null];
+    const [rbzr, rbh] = rb ? split(rb, [2 * H], 0) : [null, null];
+    let h = h0 ? pick(h0, d) : zeros([batch, H], x.dtype);
+    const out: Tensor[] = new Array(T);
+    for (let s = 0; s < T; s++) {
+      const t = reverse ? T - 1 - s : s;
+      let xw = matmul(steps[t]!, wT);
+      if (wb) xw = add(xw, wb);
+      const [xzr, xh] = split(xw, [2 * H], 1);
+      let hzr = matmul(h, rzr);
+      if (rbzr) hzr = add(hzr, rbzr);
+      const [z, r] = split(sigmoid(add(xzr!, hzr)), 2, 1);
+      let cand: Tensor;
+      if (linearBeforeReset) {
+        let hr = matmul(h, rh!);
+        if (rbh) hr = add(hr, rbh);
+        cand = tanh(add(xh!, multiply(r!, hr)));
+      } else {
+        let hr = matmul(multiply(r!, h), rh!);
+        if (rbh) hr = add(hr, rbh);
+        cand = tanh(add(xh!, hr));
+      }
+      // h = (1 - z) * cand + z * h = cand + z * (h - cand)
+      h = add(cand, multiply(z!, subtract(h, cand)));
+      out[t] = h;
+    }
+    ys.push(out);
+    hs.push(h);
+  }
+  const stack = (ts: readonly Tensor[]) =>
+    concatenate(
+      ts.map((t) => expandDims(t, 0)),
+      0,
+    );
+  return [stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!)))), stack(hs)];
+};
+
+/**
  * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
  * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
  * tensor standing for the forward conv's input.
@@ -460,6 +526,7 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Pad: padForm,
   Clip: clipForm,
   LSTM: lstm,
+  GRU: gru,
   ConvTranspose: convTranspose,
   Resize: resize,
   Unsqueeze: unsqueeze,
