@@ -222,4 +222,59 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`GRU ${c.direction} linear_before_reset=${c.lbr} max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('Loop with a known trip count and condition unrolls (carried value, iteration number, scan output)', async () => {
+    const body = {
+      nodes: [
+        { op: 'Cast', inputs: ['iter'], outputs: ['fi'], attrs: { to: 1 } },
+        { op: 'Add', inputs: ['h_in', 'w'], outputs: ['a'] },
+        { op: 'Mul', inputs: ['a', 'fi'], outputs: ['b'] },
+        { op: 'Tanh', inputs: ['b'], outputs: ['h_out'] },
+        { op: 'Identity', inputs: ['cond_in'], outputs: ['cond_out'] },
+        { op: 'Sigmoid', inputs: ['h_out'], outputs: ['scan'] },
+      ],
+      inputs: [
+        { name: 'iter', dtype: 'int64' as const, shape: [] },
+        { name: 'cond_in', dtype: 'bool' as const, shape: [] },
+        { name: 'h_in', dtype: 'float32' as const, shape: [2, 3] },
+      ],
+      outputs: [
+        { name: 'cond_out', dtype: 'bool' as const, shape: [] },
+        { name: 'h_out', dtype: 'float32' as const, shape: [2, 3] },
+        { name: 'scan', dtype: 'float32' as const, shape: [2, 3] },
+      ],
+    };
+    const { text, maxError } = await agree(
+      model(
+        [{ op: 'Loop', inputs: ['M', 'go', 'x'], outputs: ['y', 'ys'], attrs: { body: { graph: body } } }],
+        [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+        [
+          { name: 'M', dtype: 'int64', shape: [], data: [3] },
+          { name: 'go', dtype: 'bool', shape: [], data: [1] },
+          floats('w', [2, 3], 60),
+        ],
+        13,
+        [{ name: 'y' }, { name: 'ys' }],
+      ),
+      { x: randomUniform([2, 3], { seed: 61 }) },
+    );
+    expect(text.match(/raf\.op\.tanh/g)).toHaveLength(3);
+    console.log(`Loop max error ${maxError.toExponential(2)}`);
+    // A trip count known only at run time is refused, naming the node.
+    const dynamic = buildModel(
+      model(
+        [{ op: 'Loop', inputs: ['M', 'go', 'x'], outputs: ['y', 'ys'], attrs: { body: { graph: body } } }],
+        [
+          { name: 'x', dtype: 'float32', shape: [2, 3] },
+          { name: 'M', dtype: 'int64', shape: [] },
+        ],
+        [{ name: 'go', dtype: 'bool', shape: [], data: [1] }, floats('w', [2, 3], 60)],
+        13,
+        [{ name: 'y' }, { name: 'ys' }],
+      ),
+    );
+    expect(() => fromOnnx(dynamic)).toThrow(
+      "FromOnnx node 0 ('n0_Loop', Loop): Loop's trip count is computed at run time; only a known one is unrolled",
+    );
+  });
 });

@@ -35,8 +35,11 @@ export interface ImportContext {
   /** The value of input i; undefined where the node leaves it out. */
   input(i: number): Tensor | undefined;
   attr(name: string): OnnxAttr['value'] | undefined;
-  /** Converts a subgraph (If's branches) in a scope that sees this graph's values; its outputs. */
-  subgraph(g: OnnxGraph): Tensor[];
+  /**
+   * Converts a subgraph (If's branches, Loop's body) in a scope that sees this graph's values, its formal inputs bound
+   * to `inputs` by position; its outputs.
+   */
+  subgraph(g: OnnxGraph, inputs?: readonly Tensor[]): Tensor[];
   /** Imports `opType` over these inputs and attributes through the generated mappings. */
   mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
 }
@@ -381,6 +384,53 @@ const gru: Form = (ctx) => {
   return [stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!)))), stack(hs)];
 };
 
+/** The most iterations FromOnnx unrolls a Loop to. */
+const MAX_UNROLL = 4096;
+
+/**
+ * Loop whose trip count and condition are known at import: unrolled, the body converted once per iteration with the
+ * carried values of the one before; scan outputs are stacked along a new axis 0. A condition computed at run time,
+ * or no bound at all, is refused, naming the reason.
+ */
+const loop: Form = (ctx) => {
+  const body = ctx.attr('body');
+  if (!isOnnxGraph(body)) throw new Error('Loop without a body graph');
+  const M = ctx.input(0);
+  const condIn = ctx.input(1);
+  if (M && isSymbolic(M)) throw new Error("Loop's trip count is computed at run time; only a known one is unrolled");
+  if (condIn && isSymbolic(condIn))
+    throw new Error("Loop's condition is computed at run time; only a known one is unrolled");
+  const trips = M ? valuesOf(M, "Loop's trip count")[0]! : Infinity;
+  let cond = condIn ? Boolean(valuesOf(condIn, "Loop's condition")[0]) : true;
+  const nCarried = ctx.node.inputs.length - 2;
+  let carried = Array.from({ length: nCarried }, (_, i) => need(ctx, i + 2));
+  const scans: Tensor[][] = [];
+  let i = 0;
+  for (; i < trips && cond; i++) {
+    if (i >= MAX_UNROLL)
+      throw new Error(`Loop runs past ${MAX_UNROLL} iterations at import; only shorter loops are unrolled`);
+    const iter = tensor([i], { dtype: 'int32', shape: [] });
+    const flag = tensor([1], { dtype: 'bool', shape: [] });
+    let outs: Tensor[];
+    try {
+      outs = ctx.subgraph(body, [iter, flag, ...carried]);
+    } catch (e) {
+      throw new Error(`body (iteration ${i}): ${(e as Error).message}`);
+    }
+    const [condOut, ...rest] = outs;
+    if (!condOut) throw new Error("Loop's body has no outputs");
+    if (isSymbolic(condOut))
+      throw new Error(`Loop's condition is computed at run time in iteration ${i}; only a known one is unrolled`);
+    cond = Boolean(valuesOf(condOut, "Loop's condition")[0]);
+    carried = rest.slice(0, nCarried);
+    rest.slice(nCarried).forEach((t, k) => (scans[k] ??= []).push(expandDims(t, 0)));
+  }
+  const nScans = body.outputs.length - 1 - nCarried;
+  if (nScans > 0 && i === 0)
+    throw new Error('Loop with scan outputs runs zero iterations; an empty scan is not imported');
+  return [...carried, ...Array.from({ length: nScans }, (_, k) => concatenate(scans[k]!, 0))];
+};
+
 /**
  * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
  * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
@@ -523,6 +573,7 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Softmax: oldSoftmax(false),
   LogSoftmax: oldSoftmax(true),
   If: ifForm,
+  Loop: loop,
   Pad: padForm,
   Clip: clipForm,
   LSTM: lstm,
