@@ -277,4 +277,36 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       "FromOnnx node 0 ('n0_Loop', Loop): Loop's trip count is computed at run time; only a known one is unrolled",
     );
   });
+
+  it('Resize cubic: up and down, half_pixel, align_corners and asymmetric, cubic_coeff_a, exclude_outside', async () => {
+    const cases: { attrs: Record<string, string | number>; scales?: number[]; sizes?: number[] }[] = [
+      { attrs: {}, scales: [1, 1, 2, 1.5] },
+      { attrs: { coordinate_transformation_mode: 'align_corners', cubic_coeff_a: -0.5 }, sizes: [1, 2, 7, 3] },
+      { attrs: { coordinate_transformation_mode: 'asymmetric', exclude_outside: 1 }, scales: [1, 1, 0.5, 2] },
+      { attrs: { coordinate_transformation_mode: 'pytorch_half_pixel', exclude_outside: 1 }, sizes: [1, 2, 3, 9] },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const given = c.scales
+        ? { name: 'scales', dtype: 'float32' as const, shape: [4], data: c.scales }
+        : ints('sizes', c.sizes!);
+      const { text, maxError } = await agree(
+        model(
+          [
+            {
+              op: 'Resize',
+              inputs: c.scales ? ['x', '', 'scales'] : ['x', '', '', 'sizes'],
+              outputs: ['y'],
+              attrs: { mode: 'cubic', ...c.attrs },
+            },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [1, 2, 4, 5] }],
+          [given],
+          13,
+        ),
+        { x: randomUniform([1, 2, 4, 5], { seed: 70 + k }) },
+      );
+      expect(text).toContain('raf.op.matmul');
+      console.log(`Resize cubic ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

@@ -491,15 +491,42 @@ const NEAREST: Readonly<Record<string, (v: number) => number>> = {
 };
 
 /**
- * Resize (nearest, linear) of the trailing axes: nearest is one gather per resized axis, linear one matmul with the
+ * Cubic interpolation's taps at source coordinate v: the four cells around it with Keys' kernel (coefficient a);
+ * cells past the edge read the edge, or with exclude_outside drop out and the rest are renormalized.
+ */
+function cubicWeights(v: number, len: number, a: number, excludeOutside: boolean): [number, number][] {
+  const base = Math.floor(v);
+  const t = v - base;
+  const kernel = (d: number) => {
+    const x = Math.abs(d);
+    return x <= 1
+      ? (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1
+      : x < 2
+        ? a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a
+        : 0;
+  };
+  let taps: [number, number][] = [-1, 0, 1, 2].map((k) => [base + k, kernel(t - k)]);
+  if (excludeOutside) {
+    taps = taps.filter(([i]) => i >= 0 && i < len);
+    const total = taps.reduce((s, [, w]) => s + w, 0);
+    taps = taps.map(([i, w]) => [i, w / total]);
+  }
+  return taps.map(([i, w]) => [Math.min(len - 1, Math.max(0, i)), w]);
+}
+
+/**
+ * Resize (nearest, linear, cubic) of the trailing axes: nearest is one gather per resized axis, linear and cubic one
+ * matmul with the
  * axis' interpolation matrix; both index lists and matrices are computed at import from the known sizes.
  */
 const resize: Form = (ctx) => {
   let x = need(ctx, 0);
   const n = x.shape.length;
   const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
-  if (mode !== 'nearest' && mode !== 'linear')
-    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear are)`);
+  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic')
+    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear, cubic are)`);
+  const cubicA = num(ctx, 'cubic_coeff_a', -0.75);
+  const excludeOutside = num(ctx, 'exclude_outside', 0) !== 0;
   const coord =
     ctx.opset < 11
       ? 'asymmetric'
@@ -525,15 +552,20 @@ const resize: Form = (ctx) => {
       x = take(x, intTensor(src.map((v) => Math.min(inLen - 1, Math.max(0, round(v))))), axis);
       continue;
     }
-    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights.
+    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights (cubic: four).
     const a = new Array<number>(inLen * outLen).fill(0);
-    src.forEach((v, o) => {
-      const c = Math.min(inLen - 1, Math.max(0, v));
-      const i0 = Math.floor(c);
-      const i1 = Math.min(i0 + 1, inLen - 1);
-      a[i0 * outLen + o] += 1 - (c - i0);
-      a[i1 * outLen + o] += c - i0;
-    });
+    if (mode === 'cubic') {
+      src.forEach((v, o) =>
+        cubicWeights(v, inLen, cubicA, excludeOutside).forEach(([i, w]) => (a[i * outLen + o] += w)),
+      );
+    } else
+      src.forEach((v, o) => {
+        const c = Math.min(inLen - 1, Math.max(0, v));
+        const i0 = Math.floor(c);
+        const i1 = Math.min(i0 + 1, inLen - 1);
+        a[i0 * outLen + o] += 1 - (c - i0);
+        a[i1 * outLen + o] += c - i0;
+      });
     const m = tensor(a, { dtype: x.dtype, shape: [inLen, outLen] });
     if (axis === n - 1) x = matmul(x, m);
     else {
