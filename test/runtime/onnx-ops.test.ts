@@ -309,4 +309,25 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`Resize cubic ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('3-D Conv with a bias, pads, strides, dilations and groups, and with auto_pad SAME_UPPER', async () => {
+    const cases: { attrs: Record<string, number[] | number | string>; w: number[] }[] = [
+      { attrs: { pads: [1, 0, 1, 1, 1, 0], strides: [2, 1, 1] }, w: [4, 2, 3, 2, 3] },
+      { attrs: { dilations: [2, 1, 1], group: 2 }, w: [4, 1, 2, 3, 2] },
+      { attrs: { auto_pad: 'SAME_UPPER', strides: [1, 2, 2] }, w: [3, 2, 3, 3, 3] },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'Conv', inputs: ['x', 'w', 'b'], outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: [2, 2, 5, 6, 5] }],
+          [floats('w', c.w, 80 + k), floats('b', [c.w[0]!], 90 + k)],
+          11,
+        ),
+        { x: randomUniform([2, 2, 5, 6, 5], { seed: 85 + k }) },
+      );
+      expect(text).toContain('raf.op.conv2d');
+      console.log(`Conv 3-D ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

@@ -83,7 +83,7 @@ const conv: Form = (ctx) => {
   const w = need(ctx, 1);
   const b = ctx.input(2);
   const rank = x.shape.length - 2;
-  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D convolution is not imported (1-D and 2-D are)`);
+  if (rank < 1 || rank > 3) throw new Error(`${rank}-D convolution is not imported (1-D, 2-D and 3-D are)`);
   const kernel = w.shape.slice(2);
   const ks = ints(ctx, 'kernel_shape');
   if (ks && !shapesEqual(ks, kernel))
@@ -95,6 +95,7 @@ const conv: Form = (ctx) => {
     mode === 'NOTSET'
       ? (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0))
       : autoPads(mode, x.shape.slice(2), kernel, strides, dil);
+  if (rank === 3) return [conv3d(ctx, x, w, b, strides, dil, pads, num(ctx, 'group', 1))];
   const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
   const attrs: OnnxAttr[] = [
     { name: 'strides', value: as2d(strides, 1) },
@@ -107,6 +108,58 @@ const conv: Form = (ctx) => {
   if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
   return [rank === 1 ? squeeze(y, [2]) : y];
 };
+
+/**
+ * 3-D Conv as one 2-D conv per kernel depth tap: the depth slices that tap reads (zero-padded in depth) fold into the
+ * batch, conv2d (through Conv's mapping) runs over height and width, and the taps' results add up.
+ */
+function conv3d(
+  ctx: ImportContext,
+  x: Tensor,
+  w: Tensor,
+  b: Tensor | undefined,
+  strides: readonly number[],
+  dil: readonly number[],
+  pads: readonly number[],
+  group: number,
+): Tensor {
+  const [N, C, D, H, W] = x.shape as [number, number, number, number, number];
+  const [O, kD] = [w.shape[0]!, w.shape[2]!];
+  const [before, after] = [pads[0]!, pads[3]!];
+  let xp = x;
+  if (before || after)
+    xp = concatenate(
+      [
+        ...(before ? [zeros([N, C, before, H, W], x.dtype)] : []),
+        x,
+        ...(after ? [zeros([N, C, after, H, W], x.dtype)] : []),
+      ],
+      2,
+    );
+  const depth = Math.floor((D + before + after - dil[0]! * (kD - 1) - 1) / strides[0]!) + 1;
+  if (depth < 1) throw new Error(`the kernel's depth ${kD} does not fit the padded input's ${D + before + after}`);
+  const attrs: OnnxAttr[] = [
+    { name: 'strides', value: strides.slice(1) },
+    { name: 'dilations', value: dil.slice(1) },
+    { name: 'pads', value: [pads[1]!, pads[2]!, pads[4]!, pads[5]!] },
+    { name: 'group', value: group },
+  ];
+  let y: Tensor | null = null;
+  for (let k = 0; k < kD; k++) {
+    const at = Array.from({ length: depth }, (_, d) => d * strides[0]! + k * dil[0]!);
+    const slices = transpose(take(xp, intTensor(at), 2), [0, 2, 1, 3, 4]);
+    const tap = ctx.mapped(
+      'Conv',
+      [reshape(slices, [N * depth, C, H, W]), squeeze(take(w, intTensor([k]), 2), [2])],
+      attrs,
+    )[0]!;
+    y = y ? add(y, tap) : tap;
+  }
+  const [Ho, Wo] = [y!.shape[2]!, y!.shape[3]!];
+  let out = transpose(reshape(y!, [N, depth, O, Ho, Wo]), [0, 2, 1, 3, 4]);
+  if (b) out = add(out, reshape(b, [O, 1, 1, 1]));
+  return out;
+}
 
 /** Gemm: alpha · op(A) · op(B) + beta · C; the plain x·Wᵀ + b goes to dense through its mapping. */
 const gemm: Form = (ctx) => {
