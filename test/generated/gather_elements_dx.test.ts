@@ -39,6 +39,12 @@ opSuite({
       title: 'axis = 2 (out of range)',
       message: 'invalid axis = 2 on ndim = 2',
     },
+    {
+      title: 'indices have [2, 4]',
+      shapes: { x: [3, 4], indices: [2, 4], dy: [2, 3] },
+      args: { axis: 0 },
+      message: 'indices have [2, 4]',
+    },
   ],
   relay: null,
 });

@@ -1,7 +1,7 @@
 // Hand-written shape rule of raf.op.gather_elements (specs/tensor/gather_elements.yaml): the output has indices' shape.
 
 import { OpError } from '../errors.ts';
-import { normalizeAxis } from '../shape.ts';
+import { formatShape, normalizeAxis, shapesEqual } from '../shape.ts';
 import type { TensorType } from '../tensor.ts';
 import type { GatherElementsArgs } from '../generated/schema/gather_elements.ts';
 
@@ -23,4 +23,15 @@ export function checkElementIndices(op: string, x: TensorType, indices: TensorTy
 export function gatherElementsRule<T extends TensorType>(args: GatherElementsArgs<T>): TensorType {
   checkElementIndices('gather_elements', args.x, args.indices, args.axis);
   return { shape: [...args.indices.shape], dtype: args.x.dtype };
+}
+
+/** gather_elements_dx's inputs: indices as for the forward, and dy of indices' shape. */
+export function checkElementGrad(x: TensorType, indices: TensorType, dy: TensorType, axis: number): void {
+  checkElementIndices('gather_elements_dx', x, indices, axis);
+  if (!shapesEqual(dy.shape, indices.shape))
+    throw new OpError(
+      'gather_elements_dx',
+      `has shape ${formatShape(dy.shape)}, indices have ${formatShape(indices.shape)}`,
+      'dy',
+    );
 }
