@@ -243,6 +243,15 @@ async function onnxExpected(
   try {
     return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: feeds, attrs, outputs }), false);
   } catch (e) {
+    // Some ONNX ops take int64 indices only (ScatterND): ask again with the int32 feeds widened, values unchanged.
+    if (/Type 'tensor\(int32\)' of input parameter/.test(String(e))) {
+      const widened = feeds.map((f) =>
+        f?.dtype === 'int32'
+          ? { ...f, dtype: 'int64' as const, data: BigInt64Array.from(Array.from(f.data as Int32Array), BigInt) }
+          : f,
+      );
+      return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: widened, attrs, outputs }), false);
+    }
     // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv...): ask it in float32.
     if (
       !feeds.some((f) => f?.dtype === 'float64') ||

@@ -152,6 +152,11 @@ import { divideRelay } from './relay/divide.ts';
 import { divideCpuOp } from './dialects/cpu/divide.ts';
 import { divideWasmOp } from './dialects/wasm/divide.ts';
 import { divideWebgpuOp } from './dialects/webgpu/divide.ts';
+import { einsumOp } from './api/einsum.ts';
+import { einsumGrad } from './grad/einsum.ts';
+import { einsumRelay } from './relay/einsum.ts';
+import { einsumCpuOp } from './dialects/cpu/einsum.ts';
+import { einsumWebgpuOp } from './dialects/webgpu/einsum.ts';
 import { embeddingOp } from './api/embedding.ts';
 import { embeddingGrad } from './grad/embedding.ts';
 import { embeddingRelay } from './relay/embedding.ts';
@@ -185,6 +190,21 @@ import { expandDimsGrad } from './grad/expand_dims.ts';
 import { expandDimsRelay } from './relay/expand_dims.ts';
 import { expandDimsCpuOp } from './dialects/cpu/expand_dims.ts';
 import { expandDimsWebgpuOp } from './dialects/webgpu/expand_dims.ts';
+import { flattenOp } from './api/flatten.ts';
+import { flattenGrad } from './grad/flatten.ts';
+import { flattenRelay } from './relay/flatten.ts';
+import { flattenCpuOp } from './dialects/cpu/flatten.ts';
+import { flattenWebgpuOp } from './dialects/webgpu/flatten.ts';
+import { gatherElementsOp } from './api/gather_elements.ts';
+import { gatherElementsGrad } from './grad/gather_elements.ts';
+import { gatherElementsRelay } from './relay/gather_elements.ts';
+import { gatherElementsCpuOp } from './dialects/cpu/gather_elements.ts';
+import { gatherElementsWebgpuOp } from './dialects/webgpu/gather_elements.ts';
+import { gatherElementsDxOp } from './api/gather_elements_dx.ts';
+import { gatherElementsDxGrad } from './grad/gather_elements_dx.ts';
+import { gatherElementsDxRelay } from './relay/gather_elements_dx.ts';
+import { gatherElementsDxCpuOp } from './dialects/cpu/gather_elements_dx.ts';
+import { gatherElementsDxWebgpuOp } from './dialects/webgpu/gather_elements_dx.ts';
 import { geluOp } from './api/gelu.ts';
 import { geluGrad } from './grad/gelu.ts';
 import { geluRelay } from './relay/gelu.ts';
@@ -296,6 +316,11 @@ import { logSoftmaxDxGrad } from './grad/log_softmax_dx.ts';
 import { logSoftmaxDxRelay } from './relay/log_softmax_dx.ts';
 import { logSoftmaxDxCpuOp } from './dialects/cpu/log_softmax_dx.ts';
 import { logSoftmaxDxWebgpuOp } from './dialects/webgpu/log_softmax_dx.ts';
+import { logicalNotOp } from './api/logical_not.ts';
+import { logicalNotGrad } from './grad/logical_not.ts';
+import { logicalNotRelay } from './relay/logical_not.ts';
+import { logicalNotCpuOp } from './dialects/cpu/logical_not.ts';
+import { logicalNotWebgpuOp } from './dialects/webgpu/logical_not.ts';
 import { logsumexpOp } from './api/logsumexp.ts';
 import { logsumexpGrad } from './grad/logsumexp.ts';
 import { logsumexpRelay } from './relay/logsumexp.ts';
@@ -464,6 +489,11 @@ import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
 import { scaledAddDbWasmOp } from './dialects/wasm/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
+import { scatterNdOp } from './api/scatter_nd.ts';
+import { scatterNdGrad } from './grad/scatter_nd.ts';
+import { scatterNdRelay } from './relay/scatter_nd.ts';
+import { scatterNdCpuOp } from './dialects/cpu/scatter_nd.ts';
+import { scatterNdWebgpuOp } from './dialects/webgpu/scatter_nd.ts';
 import { seluOp } from './api/selu.ts';
 import { seluGrad } from './grad/selu.ts';
 import { seluRelay } from './relay/selu.ts';
@@ -597,6 +627,11 @@ import { tanhDxRelay } from './relay/tanh_dx.ts';
 import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
 import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
 import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { tileOp } from './api/tile.ts';
+import { tileGrad } from './grad/tile.ts';
+import { tileRelay } from './relay/tile.ts';
+import { tileCpuOp } from './dialects/cpu/tile.ts';
+import { tileWebgpuOp } from './dialects/webgpu/tile.ts';
 import { topkOp } from './api/topk.ts';
 import { topkGrad } from './grad/topk.ts';
 import { topkRelay } from './relay/topk.ts';
@@ -646,12 +681,16 @@ export const OPS = {
   cumsum_dx: cumsumDxOp,
   dense: denseOp,
   divide: divideOp,
+  einsum: einsumOp,
   embedding: embeddingOp,
   equal: equalOp,
   erf: erfOp,
   erf_dx: erfDxOp,
   exp: expOp,
   expand_dims: expandDimsOp,
+  flatten: flattenOp,
+  gather_elements: gatherElementsOp,
+  gather_elements_dx: gatherElementsDxOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
   global_avg_pool2d: globalAvgPool2dOp,
@@ -673,6 +712,7 @@ export const OPS = {
   log: logOp,
   log_softmax: logSoftmaxOp,
   log_softmax_dx: logSoftmaxDxOp,
+  logical_not: logicalNotOp,
   logsumexp: logsumexpOp,
   matmul: matmulOp,
   matmul_nt: matmulNtOp,
@@ -704,6 +744,7 @@ export const OPS = {
   scaled_add: scaledAddOp,
   scaled_add_da: scaledAddDaOp,
   scaled_add_db: scaledAddDbOp,
+  scatter_nd: scatterNdOp,
   selu: seluOp,
   selu_dx: seluDxOp,
   shape: shapeOp,
@@ -728,6 +769,7 @@ export const OPS = {
   take_dx: takeDxOp,
   tanh: tanhOp,
   tanh_dx: tanhDxOp,
+  tile: tileOp,
   topk: topkOp,
   transpose: transposeOp,
   where: whereOp,
@@ -763,12 +805,16 @@ cumsumOp.grad = cumsumGrad;
 cumsumDxOp.grad = cumsumDxGrad;
 denseOp.grad = denseGrad;
 divideOp.grad = divideGrad;
+einsumOp.grad = einsumGrad;
 embeddingOp.grad = embeddingGrad;
 equalOp.grad = equalGrad;
 erfOp.grad = erfGrad;
 erfDxOp.grad = erfDxGrad;
 expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
+flattenOp.grad = flattenGrad;
+gatherElementsOp.grad = gatherElementsGrad;
+gatherElementsDxOp.grad = gatherElementsDxGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
 globalAvgPool2dOp.grad = globalAvgPool2dGrad;
@@ -790,6 +836,7 @@ lessEqualOp.grad = lessEqualGrad;
 logOp.grad = logGrad;
 logSoftmaxOp.grad = logSoftmaxGrad;
 logSoftmaxDxOp.grad = logSoftmaxDxGrad;
+logicalNotOp.grad = logicalNotGrad;
 logsumexpOp.grad = logsumexpGrad;
 matmulOp.grad = matmulGrad;
 matmulNtOp.grad = matmulNtGrad;
@@ -821,6 +868,7 @@ rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
 scaledAddDaOp.grad = scaledAddDaGrad;
 scaledAddDbOp.grad = scaledAddDbGrad;
+scatterNdOp.grad = scatterNdGrad;
 seluOp.grad = seluGrad;
 seluDxOp.grad = seluDxGrad;
 shapeOp.grad = shapeGrad;
@@ -845,6 +893,7 @@ takeOp.grad = takeGrad;
 takeDxOp.grad = takeDxGrad;
 tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
+tileOp.grad = tileGrad;
 topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
 whereOp.grad = whereGrad;
@@ -913,6 +962,8 @@ registerDialectOps([
   divideCpuOp,
   divideWasmOp,
   divideWebgpuOp,
+  einsumCpuOp,
+  einsumWebgpuOp,
   embeddingCpuOp,
   embeddingWebgpuOp,
   equalCpuOp,
@@ -928,6 +979,12 @@ registerDialectOps([
   expWebgpuOp,
   expandDimsCpuOp,
   expandDimsWebgpuOp,
+  flattenCpuOp,
+  flattenWebgpuOp,
+  gatherElementsCpuOp,
+  gatherElementsWebgpuOp,
+  gatherElementsDxCpuOp,
+  gatherElementsDxWebgpuOp,
   geluCpuOp,
   geluWasmOp,
   geluWebgpuOp,
@@ -976,6 +1033,8 @@ registerDialectOps([
   logSoftmaxWebgpuOp,
   logSoftmaxDxCpuOp,
   logSoftmaxDxWebgpuOp,
+  logicalNotCpuOp,
+  logicalNotWebgpuOp,
   logsumexpCpuOp,
   logsumexpWebgpuOp,
   matmulCpuOp,
@@ -1051,6 +1110,8 @@ registerDialectOps([
   scaledAddDbCpuOp,
   scaledAddDbWasmOp,
   scaledAddDbWebgpuOp,
+  scatterNdCpuOp,
+  scatterNdWebgpuOp,
   seluCpuOp,
   seluWasmOp,
   seluWebgpuOp,
@@ -1112,6 +1173,8 @@ registerDialectOps([
   tanhDxCpuOp,
   tanhDxWasmOp,
   tanhDxWebgpuOp,
+  tileCpuOp,
+  tileWebgpuOp,
   topkCpuOp,
   topkWebgpuOp,
   transposeCpuOp,
@@ -1149,12 +1212,16 @@ installRelayConverters([
   cumsumDxRelay,
   denseRelay,
   divideRelay,
+  einsumRelay,
   embeddingRelay,
   equalRelay,
   erfRelay,
   erfDxRelay,
   expRelay,
   expandDimsRelay,
+  flattenRelay,
+  gatherElementsRelay,
+  gatherElementsDxRelay,
   geluRelay,
   geluDxRelay,
   globalAvgPool2dRelay,
@@ -1176,6 +1243,7 @@ installRelayConverters([
   logRelay,
   logSoftmaxRelay,
   logSoftmaxDxRelay,
+  logicalNotRelay,
   logsumexpRelay,
   matmulRelay,
   matmulNtRelay,
@@ -1207,6 +1275,7 @@ installRelayConverters([
   scaledAddRelay,
   scaledAddDaRelay,
   scaledAddDbRelay,
+  scatterNdRelay,
   seluRelay,
   seluDxRelay,
   shapeRelay,
@@ -1231,6 +1300,7 @@ installRelayConverters([
   takeDxRelay,
   tanhRelay,
   tanhDxRelay,
+  tileRelay,
   topkRelay,
   transposeRelay,
   whereRelay,

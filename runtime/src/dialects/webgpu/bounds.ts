@@ -38,3 +38,14 @@ export function checkClassTargets(op: string, target: Tensor, classes: number, r
     }
   });
 }
+
+/** scatter_nd: rows of k indices into x's leading axes `dims`, each in [-dim, dim) (the CPU's rule and wording). */
+export function checkIndexRows(op: string, indices: Tensor, dims: readonly number[], result: Tensor): void {
+  checkOnGpu(indices, result, (idx) => {
+    for (let j = 0; j < idx.length; j++) {
+      const len = dims[j % dims.length]!;
+      if (idx[j]! < -len || idx[j]! >= len)
+        throw new OpError(op, `index ${idx[j]} is out of range for axis of size ${len}`, 'indices');
+    }
+  });
+}

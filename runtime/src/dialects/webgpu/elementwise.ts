@@ -169,7 +169,8 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
     if (def.out === 'bool' ? out.dtype !== 'bool' : out.dtype !== 'float32' && out.dtype !== 'float16') return null;
     if (
       def.out === 'bool'
-        ? tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16')
+        ? // bool inputs load exactly as 0 or 1 (logical_not); int32 ones stay on the CPU, f32 cannot hold them all.
+          tensors.some((t) => t.dtype !== 'float32' && t.dtype !== 'float16' && t.dtype !== 'bool')
         : !tensors.every((t) => t.dtype in STORED)
     )
       return null;

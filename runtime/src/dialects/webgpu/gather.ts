@@ -38,7 +38,8 @@ const SCATTER = source('u32', 'out[off] = src[i]');
 
 /**
  * A new tensor of type `out` whose element at each coordinate is src's element at `offset + Σ coord·strides`
- * (strides per output dimension, 0 for broadcast ones), times `scale` when given (float32 only).
+ * (strides per output dimension, 0 for broadcast ones), times `scale` when given (float32 only). `walk`, a shape
+ * with out's element count, is walked instead of out's own (tile walks its output as [reps, dim] pairs).
  */
 export function gather(
   gpu: GpuContext,
@@ -47,6 +48,7 @@ export function gather(
   strides: readonly number[],
   offset = 0,
   scale?: number,
+  walk: readonly number[] = out.shape,
 ): Tensor {
   const scaled = scale !== undefined;
   const pipeline = gpu.pipelines.getPipelineSync(
@@ -55,7 +57,7 @@ export function gather(
   );
   const result = allocGpu(gpu, out);
   const n = sizeOf(out.shape);
-  const dims = coalesce(out.shape, [strides]);
+  const dims = coalesce(walk, [strides]);
   const uniforms = new Params()
     .u32(n)
     .u32(dims.shape.length)

@@ -29,12 +29,16 @@ import { cumsumOnnx } from './cumsum.ts';
 import { cumsumDxOnnx } from './cumsum_dx.ts';
 import { denseOnnx } from './dense.ts';
 import { divideOnnx } from './divide.ts';
+import { einsumOnnx } from './einsum.ts';
 import { embeddingOnnx } from './embedding.ts';
 import { equalOnnx } from './equal.ts';
 import { erfOnnx } from './erf.ts';
 import { erfDxOnnx } from './erf_dx.ts';
 import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
+import { flattenOnnx } from './flatten.ts';
+import { gatherElementsOnnx } from './gather_elements.ts';
+import { gatherElementsDxOnnx } from './gather_elements_dx.ts';
 import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
 import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
@@ -56,6 +60,7 @@ import { lessEqualOnnx } from './less_equal.ts';
 import { logOnnx } from './log.ts';
 import { logSoftmaxOnnx } from './log_softmax.ts';
 import { logSoftmaxDxOnnx } from './log_softmax_dx.ts';
+import { logicalNotOnnx } from './logical_not.ts';
 import { logsumexpOnnx } from './logsumexp.ts';
 import { matmulOnnx } from './matmul.ts';
 import { matmulNtOnnx } from './matmul_nt.ts';
@@ -87,6 +92,7 @@ import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
 import { scaledAddDaOnnx } from './scaled_add_da.ts';
 import { scaledAddDbOnnx } from './scaled_add_db.ts';
+import { scatterNdOnnx } from './scatter_nd.ts';
 import { seluOnnx } from './selu.ts';
 import { seluDxOnnx } from './selu_dx.ts';
 import { shapeOnnx } from './shape.ts';
@@ -111,6 +117,7 @@ import { takeOnnx } from './take.ts';
 import { takeDxOnnx } from './take_dx.ts';
 import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
+import { tileOnnx } from './tile.ts';
 import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
 import { whereOnnx } from './where.ts';
@@ -145,12 +152,16 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   cumsumDxOnnx,
   denseOnnx,
   divideOnnx,
+  einsumOnnx,
   embeddingOnnx,
   equalOnnx,
   erfOnnx,
   erfDxOnnx,
   expOnnx,
   expandDimsOnnx,
+  flattenOnnx,
+  gatherElementsOnnx,
+  gatherElementsDxOnnx,
   geluOnnx,
   geluDxOnnx,
   globalAvgPool2dOnnx,
@@ -172,6 +183,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   logOnnx,
   logSoftmaxOnnx,
   logSoftmaxDxOnnx,
+  logicalNotOnnx,
   logsumexpOnnx,
   matmulOnnx,
   matmulNtOnnx,
@@ -203,6 +215,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   scaledAddOnnx,
   scaledAddDaOnnx,
   scaledAddDbOnnx,
+  scatterNdOnnx,
   seluOnnx,
   seluDxOnnx,
   shapeOnnx,
@@ -227,6 +240,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   takeDxOnnx,
   tanhOnnx,
   tanhDxOnnx,
+  tileOnnx,
   topkOnnx,
   transposeOnnx,
   whereOnnx,

@@ -29,12 +29,16 @@ import { cumsumCompute } from './cumsum.ts';
 import { cumsumDxCompute } from './cumsum_dx.ts';
 import { denseCompute } from './dense.ts';
 import { divideCompute } from './divide.ts';
+import { einsumCompute } from './einsum.ts';
 import { embeddingCompute } from './embedding.ts';
 import { equalCompute } from './equal.ts';
 import { erfCompute } from './erf.ts';
 import { erfDxCompute } from './erf_dx.ts';
 import { expCompute } from './exp.ts';
 import { expandDimsCompute } from './expand_dims.ts';
+import { flattenCompute } from './flatten.ts';
+import { gatherElementsCompute } from './gather_elements.ts';
+import { gatherElementsDxCompute } from './gather_elements_dx.ts';
 import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
 import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
@@ -56,6 +60,7 @@ import { lessEqualCompute } from './less_equal.ts';
 import { logCompute } from './log.ts';
 import { logSoftmaxCompute } from './log_softmax.ts';
 import { logSoftmaxDxCompute } from './log_softmax_dx.ts';
+import { logicalNotCompute } from './logical_not.ts';
 import { logsumexpCompute } from './logsumexp.ts';
 import { matmulCompute } from './matmul.ts';
 import { matmulNtCompute } from './matmul_nt.ts';
@@ -87,6 +92,7 @@ import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
 import { scaledAddDaCompute } from './scaled_add_da.ts';
 import { scaledAddDbCompute } from './scaled_add_db.ts';
+import { scatterNdCompute } from './scatter_nd.ts';
 import { seluCompute } from './selu.ts';
 import { seluDxCompute } from './selu_dx.ts';
 import { shapeCompute } from './shape.ts';
@@ -111,6 +117,7 @@ import { takeCompute } from './take.ts';
 import { takeDxCompute } from './take_dx.ts';
 import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
+import { tileCompute } from './tile.ts';
 import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
 import { whereCompute } from './where.ts';
@@ -145,12 +152,16 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   cumsum_dx: cumsumDxCompute,
   dense: denseCompute,
   divide: divideCompute,
+  einsum: einsumCompute,
   embedding: embeddingCompute,
   equal: equalCompute,
   erf: erfCompute,
   erf_dx: erfDxCompute,
   exp: expCompute,
   expand_dims: expandDimsCompute,
+  flatten: flattenCompute,
+  gather_elements: gatherElementsCompute,
+  gather_elements_dx: gatherElementsDxCompute,
   gelu: geluCompute,
   gelu_dx: geluDxCompute,
   global_avg_pool2d: globalAvgPool2dCompute,
@@ -172,6 +183,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   log: logCompute,
   log_softmax: logSoftmaxCompute,
   log_softmax_dx: logSoftmaxDxCompute,
+  logical_not: logicalNotCompute,
   logsumexp: logsumexpCompute,
   matmul: matmulCompute,
   matmul_nt: matmulNtCompute,
@@ -203,6 +215,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   scaled_add: scaledAddCompute,
   scaled_add_da: scaledAddDaCompute,
   scaled_add_db: scaledAddDbCompute,
+  scatter_nd: scatterNdCompute,
   selu: seluCompute,
   selu_dx: seluDxCompute,
   shape: shapeCompute,
@@ -227,6 +240,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   take_dx: takeDxCompute,
   tanh: tanhCompute,
   tanh_dx: tanhDxCompute,
+  tile: tileCompute,
   topk: topkCompute,
   transpose: transposeCompute,
   where: whereCompute,

@@ -140,8 +140,10 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, Tensor>)
     opset,
     input: read,
     attr: (name) => node.attrs.find((a) => a.name === name)?.value,
-    subgraph: (g: OnnxGraph): Tensor[] => {
+    subgraph: (g: OnnxGraph, inputs: readonly Tensor[] = []): Tensor[] => {
       const scope = new Map(values);
+      // A body's formal inputs (Loop's iteration number, condition and carried values), bound by position.
+      g.inputs.forEach((input, i) => inputs[i] && scope.set(input.name, inputs[i]!));
       convertGraph(g, opset, scope);
       return g.outputs.map((o): Tensor => {
         const t = scope.get(o.name);

@@ -4,8 +4,6 @@
 
 import type { DType } from '../../dtype.ts';
 import { add } from '../../generated/api/add.ts';
-import { cast } from '../../generated/api/cast.ts';
-import { equal } from '../../generated/api/equal.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
 import { logSoftmax } from '../../generated/api/log_softmax.ts';
 import { matmul } from '../../generated/api/matmul.ts';
@@ -16,6 +14,7 @@ import { reshape } from '../../generated/api/reshape.ts';
 import { sigmoid } from '../../generated/api/sigmoid.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import { split } from '../../generated/api/split.ts';
+import { subtract } from '../../generated/api/subtract.ts';
 import { squeeze } from '../../generated/api/squeeze.ts';
 import { take } from '../../generated/api/take.ts';
 import { tanh } from '../../generated/api/tanh.ts';
@@ -36,8 +35,11 @@ export interface ImportContext {
   /** The value of input i; undefined where the node leaves it out. */
   input(i: number): Tensor | undefined;
   attr(name: string): OnnxAttr['value'] | undefined;
-  /** Converts a subgraph (If's branches) in a scope that sees this graph's values; its outputs. */
-  subgraph(g: OnnxGraph): Tensor[];
+  /**
+   * Converts a subgraph (If's branches, Loop's body) in a scope that sees this graph's values, its formal inputs bound
+   * to `inputs` by position; its outputs.
+   */
+  subgraph(g: OnnxGraph, inputs?: readonly Tensor[]): Tensor[];
   /** Imports `opType` over these inputs and attributes through the generated mappings. */
   mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
 }
@@ -81,7 +83,7 @@ const conv: Form = (ctx) => {
   const w = need(ctx, 1);
   const b = ctx.input(2);
   const rank = x.shape.length - 2;
-  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D convolution is not imported (1-D and 2-D are)`);
+  if (rank < 1 || rank > 3) throw new Error(`${rank}-D convolution is not imported (1-D, 2-D and 3-D are)`);
   const kernel = w.shape.slice(2);
   const ks = ints(ctx, 'kernel_shape');
   if (ks && !shapesEqual(ks, kernel))
@@ -93,6 +95,7 @@ const conv: Form = (ctx) => {
     mode === 'NOTSET'
       ? (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0))
       : autoPads(mode, x.shape.slice(2), kernel, strides, dil);
+  if (rank === 3) return [conv3d(ctx, x, w, b, strides, dil, pads, num(ctx, 'group', 1))];
   const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
   const attrs: OnnxAttr[] = [
     { name: 'strides', value: as2d(strides, 1) },
@@ -105,6 +108,58 @@ const conv: Form = (ctx) => {
   if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
   return [rank === 1 ? squeeze(y, [2]) : y];
 };
+
+/**
+ * 3-D Conv as one 2-D conv per kernel depth tap: the depth slices that tap reads (zero-padded in depth) fold into the
+ * batch, conv2d (through Conv's mapping) runs over height and width, and the taps' results add up.
+ */
+function conv3d(
+  ctx: ImportContext,
+  x: Tensor,
+  w: Tensor,
+  b: Tensor | undefined,
+  strides: readonly number[],
+  dil: readonly number[],
+  pads: readonly number[],
+  group: number,
+): Tensor {
+  const [N, C, D, H, W] = x.shape as [number, number, number, number, number];
+  const [O, kD] = [w.shape[0]!, w.shape[2]!];
+  const [before, after] = [pads[0]!, pads[3]!];
+  let xp = x;
+  if (before || after)
+    xp = concatenate(
+      [
+        ...(before ? [zeros([N, C, before, H, W], x.dtype)] : []),
+        x,
+        ...(after ? [zeros([N, C, after, H, W], x.dtype)] : []),
+      ],
+      2,
+    );
+  const depth = Math.floor((D + before + after - dil[0]! * (kD - 1) - 1) / strides[0]!) + 1;
+  if (depth < 1) throw new Error(`the kernel's depth ${kD} does not fit the padded input's ${D + before + after}`);
+  const attrs: OnnxAttr[] = [
+    { name: 'strides', value: strides.slice(1) },
+    { name: 'dilations', value: dil.slice(1) },
+    { name: 'pads', value: [pads[1]!, pads[2]!, pads[4]!, pads[5]!] },
+    { name: 'group', value: group },
+  ];
+  let y: Tensor | null = null;
+  for (let k = 0; k < kD; k++) {
+    const at = Array.from({ length: depth }, (_, d) => d * strides[0]! + k * dil[0]!);
+    const slices = transpose(take(xp, intTensor(at), 2), [0, 2, 1, 3, 4]);
+    const tap = ctx.mapped(
+      'Conv',
+      [reshape(slices, [N * depth, C, H, W]), squeeze(take(w, intTensor([k]), 2), [2])],
+      attrs,
+    )[0]!;
+    y = y ? add(y, tap) : tap;
+  }
+  const [Ho, Wo] = [y!.shape[2]!, y!.shape[3]!];
+  let out = transpose(reshape(y!, [N, depth, O, Ho, Wo]), [0, 2, 1, 3, 4]);
+  if (b) out = add(out, reshape(b, [O, 1, 1, 1]));
+  return out;
+}
 
 /** Gemm: alpha · op(A) · op(B) + beta · C; the plain x·Wᵀ + b goes to dense through its mapping. */
 const gemm: Form = (ctx) => {
@@ -125,12 +180,6 @@ const reshapeForm: Form = (ctx) => {
   const allowzero = num(ctx, 'allowzero', 0);
   const target = known(ctx, 1, "Reshape's shape").map((d, i) => (d === 0 && !allowzero ? x.shape[i]! : d));
   return [reshape(x, target)];
-};
-
-const flatten: Form = (ctx) => {
-  const x = need(ctx, 0);
-  const axis = normalizeAxis(num(ctx, 'axis', 1), x.shape.length + 1);
-  return [reshape(x, [sizeOf(x.shape.slice(0, axis)), sizeOf(x.shape.slice(axis))])];
 };
 
 /** Softmax and LogSoftmax before opset 13: over x coerced to 2-D at `axis` (default 1). */
@@ -324,6 +373,118 @@ const lstm: Form = (ctx) => {
 };
 
 /**
+ * GRU (forward, reverse, bidirectional; default activations; linear_before_reset 0 or 1), unrolled over the sequence
+ * like LSTM: gates z, r, h in ONNX's order; Y [T, dirs, B, H], Y_h [dirs, B, H].
+ */
+const gru: Form = (ctx) => {
+  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+  const [B, seqLens, h0] = [3, 4, 5].map((i) => ctx.input(i));
+  if (ctx.attr('activations')) throw new Error('GRU with custom activations is not imported');
+  if (ctx.attr('clip') !== undefined) throw new Error('GRU clip is not imported');
+  if (num(ctx, 'layout', 0)) throw new Error('GRU layout = 1 is not imported');
+  const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
+  if (!['forward', 'reverse', 'bidirectional'].includes(direction))
+    throw new Error(`GRU direction '${direction}' is not one of forward, reverse, bidirectional`);
+  const linearBeforeReset = num(ctx, 'linear_before_reset', 0) !== 0;
+  const [T, batch] = [x.shape[0]!, x.shape[1]!];
+  if (seqLens && valuesOf(seqLens, 'sequence_lens').some((l) => l !== T))
+    throw new Error('GRU with sequence_lens shorter than the sequence is not imported');
+  const H = R.shape[2]!;
+  const dirs = direction === 'bidirectional' ? 2 : 1;
+  const pick = (t: Tensor, d: number) => squeeze(dirs === 1 ? t : split(t, 2, 0)[d]!, [0]);
+  const steps = split(x, T > 1 ? Array.from({ length: T - 1 }, (_, i) => i + 1) : 1, 0).map((s) => squeeze(s, [0]));
+  const ys: Tensor[][] = [];
+  const hs: Tensor[] = [];
+  for (let d = 0; d < dirs; d++) {
+    const reverse = direction === 'reverse' || d === 1;
+    const wT = transpose(pick(W, d), [1, 0]);
+    const [rz, rr, rh] = split(pick(R, d), 3, 0).map((r) => transpose(r, [1, 0]));
+    const rzr = concatenate([rz!, rr!], 1);
+    const [wb, rb] = B ? split(pick(B, d), 2, 0) : [null, null];
+    const [rbzr, rbh] = rb ? split(rb, [2 * H], 0) : [null, null];
+    let h = h0 ? pick(h0, d) : zeros([batch, H], x.dtype);
+    const out: Tensor[] = new Array(T);
+    for (let s = 0; s < T; s++) {
+      const t = reverse ? T - 1 - s : s;
+      let xw = matmul(steps[t]!, wT);
+      if (wb) xw = add(xw, wb);
+      const [xzr, xh] = split(xw, [2 * H], 1);
+      let hzr = matmul(h, rzr);
+      if (rbzr) hzr = add(hzr, rbzr);
+      const [z, r] = split(sigmoid(add(xzr!, hzr)), 2, 1);
+      let cand: Tensor;
+      if (linearBeforeReset) {
+        let hr = matmul(h, rh!);
+        if (rbh) hr = add(hr, rbh);
+        cand = tanh(add(xh!, multiply(r!, hr)));
+      } else {
+        let hr = matmul(multiply(r!, h), rh!);
+        if (rbh) hr = add(hr, rbh);
+        cand = tanh(add(xh!, hr));
+      }
+      // h = (1 - z) * cand + z * h = cand + z * (h - cand)
+      h = add(cand, multiply(z!, subtract(h, cand)));
+      out[t] = h;
+    }
+    ys.push(out);
+    hs.push(h);
+  }
+  const stack = (ts: readonly Tensor[]) =>
+    concatenate(
+      ts.map((t) => expandDims(t, 0)),
+      0,
+    );
+  return [stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!)))), stack(hs)];
+};
+
+/** The most iterations FromOnnx unrolls a Loop to. */
+const MAX_UNROLL = 4096;
+
+/**
+ * Loop whose trip count and condition are known at import: unrolled, the body converted once per iteration with the
+ * carried values of the one before; scan outputs are stacked along a new axis 0. A condition computed at run time,
+ * or no bound at all, is refused, naming the reason.
+ */
+const loop: Form = (ctx) => {
+  const body = ctx.attr('body');
+  if (!isOnnxGraph(body)) throw new Error('Loop without a body graph');
+  const M = ctx.input(0);
+  const condIn = ctx.input(1);
+  if (M && isSymbolic(M)) throw new Error("Loop's trip count is computed at run time; only a known one is unrolled");
+  if (condIn && isSymbolic(condIn))
+    throw new Error("Loop's condition is computed at run time; only a known one is unrolled");
+  const trips = M ? valuesOf(M, "Loop's trip count")[0]! : Infinity;
+  let cond = condIn ? Boolean(valuesOf(condIn, "Loop's condition")[0]) : true;
+  const nCarried = ctx.node.inputs.length - 2;
+  let carried = Array.from({ length: nCarried }, (_, i) => need(ctx, i + 2));
+  const scans: Tensor[][] = [];
+  let i = 0;
+  for (; i < trips && cond; i++) {
+    if (i >= MAX_UNROLL)
+      throw new Error(`Loop runs past ${MAX_UNROLL} iterations at import; only shorter loops are unrolled`);
+    const iter = tensor([i], { dtype: 'int32', shape: [] });
+    const flag = tensor([1], { dtype: 'bool', shape: [] });
+    let outs: Tensor[];
+    try {
+      outs = ctx.subgraph(body, [iter, flag, ...carried]);
+    } catch (e) {
+      throw new Error(`body (iteration ${i}): ${(e as Error).message}`);
+    }
+    const [condOut, ...rest] = outs;
+    if (!condOut) throw new Error("Loop's body has no outputs");
+    if (isSymbolic(condOut))
+      throw new Error(`Loop's condition is computed at run time in iteration ${i}; only a known one is unrolled`);
+    cond = Boolean(valuesOf(condOut, "Loop's condition")[0]);
+    carried = rest.slice(0, nCarried);
+    rest.slice(nCarried).forEach((t, k) => (scans[k] ??= []).push(expandDims(t, 0)));
+  }
+  const nScans = body.outputs.length - 1 - nCarried;
+  if (nScans > 0 && i === 0)
+    throw new Error('Loop with scan outputs runs zero iterations; an empty scan is not imported');
+  return [...carried, ...Array.from({ length: nScans }, (_, k) => concatenate(scans[k]!, 0))];
+};
+
+/**
  * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
  * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
  * tensor standing for the forward conv's input.
@@ -383,15 +544,42 @@ const NEAREST: Readonly<Record<string, (v: number) => number>> = {
 };
 
 /**
- * Resize (nearest, linear) of the trailing axes: nearest is one gather per resized axis, linear one matmul with the
+ * Cubic interpolation's taps at source coordinate v: the four cells around it with Keys' kernel (coefficient a);
+ * cells past the edge read the edge, or with exclude_outside drop out and the rest are renormalized.
+ */
+function cubicWeights(v: number, len: number, a: number, excludeOutside: boolean): [number, number][] {
+  const base = Math.floor(v);
+  const t = v - base;
+  const kernel = (d: number) => {
+    const x = Math.abs(d);
+    return x <= 1
+      ? (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1
+      : x < 2
+        ? a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a
+        : 0;
+  };
+  let taps: [number, number][] = [-1, 0, 1, 2].map((k) => [base + k, kernel(t - k)]);
+  if (excludeOutside) {
+    taps = taps.filter(([i]) => i >= 0 && i < len);
+    const total = taps.reduce((s, [, w]) => s + w, 0);
+    taps = taps.map(([i, w]) => [i, w / total]);
+  }
+  return taps.map(([i, w]) => [Math.min(len - 1, Math.max(0, i)), w]);
+}
+
+/**
+ * Resize (nearest, linear, cubic) of the trailing axes: nearest is one gather per resized axis, linear and cubic one
+ * matmul with the
  * axis' interpolation matrix; both index lists and matrices are computed at import from the known sizes.
  */
 const resize: Form = (ctx) => {
   let x = need(ctx, 0);
   const n = x.shape.length;
   const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
-  if (mode !== 'nearest' && mode !== 'linear')
-    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear are)`);
+  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic')
+    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear, cubic are)`);
+  const cubicA = num(ctx, 'cubic_coeff_a', -0.75);
+  const excludeOutside = num(ctx, 'exclude_outside', 0) !== 0;
   const coord =
     ctx.opset < 11
       ? 'asymmetric'
@@ -417,15 +605,20 @@ const resize: Form = (ctx) => {
       x = take(x, intTensor(src.map((v) => Math.min(inLen - 1, Math.max(0, round(v))))), axis);
       continue;
     }
-    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights.
+    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights (cubic: four).
     const a = new Array<number>(inLen * outLen).fill(0);
-    src.forEach((v, o) => {
-      const c = Math.min(inLen - 1, Math.max(0, v));
-      const i0 = Math.floor(c);
-      const i1 = Math.min(i0 + 1, inLen - 1);
-      a[i0 * outLen + o] += 1 - (c - i0);
-      a[i1 * outLen + o] += c - i0;
-    });
+    if (mode === 'cubic') {
+      src.forEach((v, o) =>
+        cubicWeights(v, inLen, cubicA, excludeOutside).forEach(([i, w]) => (a[i * outLen + o] += w)),
+      );
+    } else
+      src.forEach((v, o) => {
+        const c = Math.min(inLen - 1, Math.max(0, v));
+        const i0 = Math.floor(c);
+        const i1 = Math.min(i0 + 1, inLen - 1);
+        a[i0 * outLen + o] += 1 - (c - i0);
+        a[i1 * outLen + o] += c - i0;
+      });
     const m = tensor(a, { dtype: x.dtype, shape: [inLen, outLen] });
     if (axis === n - 1) x = matmul(x, m);
     else {
@@ -459,17 +652,17 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   ConstantOfShape: constantOfShape,
   Range: range,
   Expand: expand,
-  Flatten: flatten,
   Reshape: reshapeForm,
   Conv: conv,
   Gemm: gemm,
   Softmax: oldSoftmax(false),
   LogSoftmax: oldSoftmax(true),
-  Not: (ctx) => [equal(cast(need(ctx, 0), 'int32'), 0)],
   If: ifForm,
+  Loop: loop,
   Pad: padForm,
   Clip: clipForm,
   LSTM: lstm,
+  GRU: gru,
   ConvTranspose: convTranspose,
   Resize: resize,
   Unsqueeze: unsqueeze,

@@ -1,0 +1,333 @@
+// FromOnnx on small models built here, one per op the importer gained as a spec (GatherElements, Tile, ScatterND,
+// Einsum, Flatten, ...): each runs in raf-op (CPU, and WebGPU when there is an adapter) and in onnxruntime-node, and
+// every output must agree within 1e-4 (CPU) and 1e-3 (WebGPU, float32 in WGSL).
+
+import { describe, expect, it } from 'vitest';
+import { initWebGpu, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+const gpu = await initWebGpu().catch(() => false);
+if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter was found');
+
+const ints = (name: string, values: number[], shape = [values.length]): InitializerSpec => ({
+  name,
+  dtype: 'int64',
+  shape,
+  data: values,
+});
+const floats = (name: string, shape: number[], seed: number): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: Array.from(randomUniform(shape, { seed, low: -1, high: 1 }).dataSync()),
+});
+
+/** A float32 or int32 input (an int32 one is fed to onnxruntime as the int64 the model declares). */
+function oracleFeed(t: Tensor): OracleTensor {
+  if (t.dtype === 'int32')
+    return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) };
+  return { dtype: 'float32', shape: [...t.shape], data: t.dataSync() as Float32Array };
+}
+
+/** Imports the model, runs it here and in onnxruntime on `feeds`; returns the graph's text and the worst error. */
+async function agree(spec: ModelSpec, feeds: Record<string, Tensor>): Promise<{ text: string; maxError: number }> {
+  const bytes = buildModel(spec);
+  const g = fromOnnx(bytes);
+  const names = spec.inputs.map((i) => i.name);
+  const theirs = await runOnnxModel(bytes, Object.fromEntries(names.map((n) => [n, oracleFeed(feeds[n]!)])));
+  let maxError = 0;
+  const check = async (ours: Tensor[], where: string, tol: number) => {
+    expect(ours.length).toBe(theirs.length);
+    for (const [i, t] of ours.entries()) {
+      expect([...t.shape]).toEqual(theirs[i]!.shape);
+      const [a, b] = [Array.from(await t.data()), Array.from(toFloat64(theirs[i]!))];
+      a.forEach((v, k) => (maxError = Math.max(maxError, Math.abs(v - b[k]!) / Math.max(1, Math.abs(b[k]!)))));
+      assertAllClose(a, b, { atol: tol, rtol: tol }, `output ${i} (${where}) vs onnxruntime`);
+    }
+  };
+  const args = names.map((n) => feeds[n]!);
+  await check(execute(g, args), 'cpu', 1e-4);
+  if (gpu) {
+    const onGpu = await Promise.all(args.map((a) => a.to('webgpu')));
+    await check(execute(await moveGraph(g, 'webgpu'), onGpu), 'webgpu', 1e-3);
+  }
+  return { text: printGraph(g), maxError };
+}
+
+const model = (
+  nodes: NodeSpec[],
+  inputs: ModelSpec['inputs'],
+  initializers: InitializerSpec[] = [],
+  opset = 17,
+  outputs = [{ name: 'y' }],
+): ModelSpec => ({ nodes, inputs, outputs, initializers, opset });
+
+describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => {
+  it('GatherElements along axis 1 with constant indices, then along axis 0 with indices computed at run time', async () => {
+    const idx = tensor([0, -1, 2, 1, 1, 0, 3, 2, -4, 0, 1, 2], { dtype: 'int32', shape: [3, 4] });
+    const { text, maxError } = await agree(
+      model(
+        [
+          { op: 'GatherElements', inputs: ['x', 'i1'], outputs: ['a'], attrs: { axis: 1 } },
+          { op: 'GatherElements', inputs: ['a', 'i0'], outputs: ['y'], attrs: { axis: 0 } },
+        ],
+        [
+          { name: 'x', dtype: 'float32', shape: [3, 5] },
+          { name: 'i0', dtype: 'int64', shape: [2, 3] },
+        ],
+        [ints('i1', Array.from(idx.dataSync()), [3, 4])],
+        13,
+      ),
+      {
+        x: randomUniform([3, 5], { seed: 1 }),
+        i0: tensor([2, 0, -1, 1, 1, 0], { dtype: 'int32', shape: [2, 3] }),
+      },
+    );
+    expect(text.match(/raf\.op\.gather_elements/g)).toHaveLength(2);
+    console.log(`GatherElements max error ${maxError.toExponential(2)}`);
+  });
+
+  it('Tile of a run-time tensor by constant repeats, at opset 6 and 13', async () => {
+    for (const opset of [6, 13]) {
+      const { text, maxError } = await agree(
+        model(
+          [
+            { op: 'Tile', inputs: ['x', 'reps'], outputs: ['t'] },
+            { op: 'Relu', inputs: ['t'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2, 1, 3] }],
+          [ints('reps', [2, 3, 1])],
+          opset,
+        ),
+        { x: randomUniform([2, 1, 3], { seed: 2 }) },
+      );
+      expect(text).toContain('raf.op.tile(%x, [2, 3, 1])');
+      console.log(`Tile (opset ${opset}) max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('ScatterND of run-time updates at constant indices (opset 11), and with reduction add (opset 16)', async () => {
+    const cases: { opset: number; attrs: Record<string, string> }[] = [
+      { opset: 11, attrs: {} },
+      { opset: 16, attrs: { reduction: 'add' } },
+    ];
+    for (const { opset, attrs } of cases) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'ScatterND', inputs: ['x', 'idx', 'u'], outputs: ['y'], attrs }],
+          [
+            { name: 'x', dtype: 'float32', shape: [4, 3, 2] },
+            { name: 'u', dtype: 'float32', shape: [3, 2] },
+          ],
+          [ints('idx', [1, 2, -1, 0, 1, 2], [3, 2])],
+          opset,
+        ),
+        { x: randomUniform([4, 3, 2], { seed: 3 }), u: randomUniform([3, 2], { seed: 4 }) },
+      );
+      expect(text).toContain('raf.op.scatter_nd(%x');
+      console.log(`ScatterND (opset ${opset}) max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('Einsum: attention scores and weighted values, a transpose, a row sum and an outer product', async () => {
+    const { text, maxError } = await agree(
+      model(
+        [
+          { op: 'Einsum', inputs: ['q', 'k'], outputs: ['s'], attrs: { equation: 'bhqd,bhkd->bhqk' } },
+          { op: 'Softmax', inputs: ['s'], outputs: ['p'], attrs: { axis: -1 } },
+          { op: 'Einsum', inputs: ['p', 'k'], outputs: ['a'], attrs: { equation: 'bhqk,bhkd->bhqd' } },
+          { op: 'Einsum', inputs: ['a'], outputs: ['t'], attrs: { equation: 'bhqd->bhdq' } },
+          { op: 'Einsum', inputs: ['t'], outputs: ['r'], attrs: { equation: 'bhdq->bq' } },
+          { op: 'Einsum', inputs: ['r', 'w'], outputs: ['y'], attrs: { equation: 'bq,j->bqj' } },
+        ],
+        [
+          { name: 'q', dtype: 'float32', shape: [2, 2, 3, 4] },
+          { name: 'k', dtype: 'float32', shape: [2, 2, 5, 4] },
+        ],
+        [floats('w', [3], 5)],
+        12,
+      ),
+      { q: randomUniform([2, 2, 3, 4], { seed: 6 }), k: randomUniform([2, 2, 5, 4], { seed: 7 }) },
+    );
+    expect(text.match(/raf\.op\.einsum/g)).toHaveLength(5);
+    console.log(`Einsum max error ${maxError.toExponential(2)}`);
+  });
+
+  it('Flatten at axes 0, 2 and -1 (opsets 9 and 13), and Not of a comparison selecting with Where', async () => {
+    for (const [opset, axis] of [
+      [9, 0],
+      [9, 2],
+      [13, -1],
+    ] as const) {
+      const { text, maxError } = await agree(
+        model(
+          [
+            { op: 'Flatten', inputs: ['x'], outputs: ['f'], attrs: { axis } },
+            { op: 'Greater', inputs: ['f', 'zero'], outputs: ['g'] },
+            { op: 'Not', inputs: ['g'], outputs: ['n'] },
+            { op: 'Where', inputs: ['n', 'f', 'zero'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2, 3, 4] }],
+          [{ name: 'zero', dtype: 'float32', shape: [], data: [0] }],
+          opset,
+        ),
+        { x: randomUniform([2, 3, 4], { seed: 8 }) },
+      );
+      expect(text).toContain(`raf.op.flatten(%x, ${axis})`);
+      expect(text).toContain('raf.op.logical_not(');
+      console.log(`Flatten (axis ${axis}, opset ${opset}) and Not max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('GRU forward, reverse and bidirectional, linear_before_reset 0 and 1, with and without biases and initial state', async () => {
+    const [T, B, I, H] = [4, 2, 3, 5];
+    const cases = [
+      { direction: 'forward', lbr: 0, bias: true, h0: false },
+      { direction: 'reverse', lbr: 1, bias: true, h0: true },
+      { direction: 'bidirectional', lbr: 0, bias: false, h0: true },
+      { direction: 'bidirectional', lbr: 1, bias: true, h0: false },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const dirs = c.direction === 'bidirectional' ? 2 : 1;
+      const inputs = ['x', 'W', 'R', c.bias ? 'B' : '', '', c.h0 ? 'h0' : ''];
+      while (!inputs[inputs.length - 1]) inputs.pop();
+      const { text, maxError } = await agree(
+        model(
+          [
+            {
+              op: 'GRU',
+              inputs,
+              outputs: ['y', 'yh'],
+              attrs: { hidden_size: H, direction: c.direction, linear_before_reset: c.lbr },
+            },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [T, B, I] }],
+          [
+            floats('W', [dirs, 3 * H, I], 10 + k),
+            floats('R', [dirs, 3 * H, H], 20 + k),
+            ...(c.bias ? [floats('B', [dirs, 6 * H], 30 + k)] : []),
+            ...(c.h0 ? [floats('h0', [dirs, B, H], 40 + k)] : []),
+          ],
+          14,
+          [{ name: 'y' }, { name: 'yh' }],
+        ),
+        { x: randomUniform([T, B, I], { seed: 50 + k }) },
+      );
+      expect(text).toContain('raf.op.sigmoid');
+      console.log(`GRU ${c.direction} linear_before_reset=${c.lbr} max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('Loop with a known trip count and condition unrolls (carried value, iteration number, scan output)', async () => {
+    const body = {
+      nodes: [
+        { op: 'Cast', inputs: ['iter'], outputs: ['fi'], attrs: { to: 1 } },
+        { op: 'Add', inputs: ['h_in', 'w'], outputs: ['a'] },
+        { op: 'Mul', inputs: ['a', 'fi'], outputs: ['b'] },
+        { op: 'Tanh', inputs: ['b'], outputs: ['h_out'] },
+        { op: 'Identity', inputs: ['cond_in'], outputs: ['cond_out'] },
+        { op: 'Sigmoid', inputs: ['h_out'], outputs: ['scan'] },
+      ],
+      inputs: [
+        { name: 'iter', dtype: 'int64' as const, shape: [] },
+        { name: 'cond_in', dtype: 'bool' as const, shape: [] },
+        { name: 'h_in', dtype: 'float32' as const, shape: [2, 3] },
+      ],
+      outputs: [
+        { name: 'cond_out', dtype: 'bool' as const, shape: [] },
+        { name: 'h_out', dtype: 'float32' as const, shape: [2, 3] },
+        { name: 'scan', dtype: 'float32' as const, shape: [2, 3] },
+      ],
+    };
+    const { text, maxError } = await agree(
+      model(
+        [{ op: 'Loop', inputs: ['M', 'go', 'x'], outputs: ['y', 'ys'], attrs: { body: { graph: body } } }],
+        [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+        [
+          { name: 'M', dtype: 'int64', shape: [], data: [3] },
+          { name: 'go', dtype: 'bool', shape: [], data: [1] },
+          floats('w', [2, 3], 60),
+        ],
+        13,
+        [{ name: 'y' }, { name: 'ys' }],
+      ),
+      { x: randomUniform([2, 3], { seed: 61 }) },
+    );
+    expect(text.match(/raf\.op\.tanh/g)).toHaveLength(3);
+    console.log(`Loop max error ${maxError.toExponential(2)}`);
+    // A trip count known only at run time is refused, naming the node.
+    const dynamic = buildModel(
+      model(
+        [{ op: 'Loop', inputs: ['M', 'go', 'x'], outputs: ['y', 'ys'], attrs: { body: { graph: body } } }],
+        [
+          { name: 'x', dtype: 'float32', shape: [2, 3] },
+          { name: 'M', dtype: 'int64', shape: [] },
+        ],
+        [{ name: 'go', dtype: 'bool', shape: [], data: [1] }, floats('w', [2, 3], 60)],
+        13,
+        [{ name: 'y' }, { name: 'ys' }],
+      ),
+    );
+    expect(() => fromOnnx(dynamic)).toThrow(
+      "FromOnnx node 0 ('n0_Loop', Loop): Loop's trip count is computed at run time; only a known one is unrolled",
+    );
+  });
+
+  it('Resize cubic: up and down, half_pixel, align_corners and asymmetric, cubic_coeff_a, exclude_outside', async () => {
+    const cases: { attrs: Record<string, string | number>; scales?: number[]; sizes?: number[] }[] = [
+      { attrs: {}, scales: [1, 1, 2, 1.5] },
+      { attrs: { coordinate_transformation_mode: 'align_corners', cubic_coeff_a: -0.5 }, sizes: [1, 2, 7, 3] },
+      { attrs: { coordinate_transformation_mode: 'asymmetric', exclude_outside: 1 }, scales: [1, 1, 0.5, 2] },
+      { attrs: { coordinate_transformation_mode: 'pytorch_half_pixel', exclude_outside: 1 }, sizes: [1, 2, 3, 9] },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const given = c.scales
+        ? { name: 'scales', dtype: 'float32' as const, shape: [4], data: c.scales }
+        : ints('sizes', c.sizes!);
+      const { text, maxError } = await agree(
+        model(
+          [
+            {
+              op: 'Resize',
+              inputs: c.scales ? ['x', '', 'scales'] : ['x', '', '', 'sizes'],
+              outputs: ['y'],
+              attrs: { mode: 'cubic', ...c.attrs },
+            },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [1, 2, 4, 5] }],
+          [given],
+          13,
+        ),
+        { x: randomUniform([1, 2, 4, 5], { seed: 70 + k }) },
+      );
+      expect(text).toContain('raf.op.matmul');
+      console.log(`Resize cubic ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('3-D Conv with a bias, pads, strides, dilations and groups, and with auto_pad SAME_UPPER', async () => {
+    const cases: { attrs: Record<string, number[] | number | string>; w: number[] }[] = [
+      { attrs: { pads: [1, 0, 1, 1, 1, 0], strides: [2, 1, 1] }, w: [4, 2, 3, 2, 3] },
+      { attrs: { dilations: [2, 1, 1], group: 2 }, w: [4, 1, 2, 3, 2] },
+      { attrs: { auto_pad: 'SAME_UPPER', strides: [1, 2, 2] }, w: [3, 2, 3, 3, 3] },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'Conv', inputs: ['x', 'w', 'b'], outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: [2, 2, 5, 6, 5] }],
+          [floats('w', c.w, 80 + k), floats('b', [c.w[0]!], 90 + k)],
+          11,
+        ),
+        { x: randomUniform([2, 2, 5, 6, 5], { seed: 85 + k }) },
+      );
+      expect(text).toContain('raf.op.conv2d');
+      console.log(`Conv 3-D ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
+});
