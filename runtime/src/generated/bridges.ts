@@ -73,6 +73,7 @@ export { cumsumBridge, type CumsumAttrs, type CumsumInputs, type CumsumKernel } 
 export { cumsumDxBridge, type CumsumDxAttrs, type CumsumDxInputs, type CumsumDxKernel } from './bridge/cumsum_dx.ts';
 export { denseBridge, type DenseAttrs, type DenseInputs, type DenseKernel } from './bridge/dense.ts';
 export { divideBridge, type DivideAttrs, type DivideInputs, type DivideKernel } from './bridge/divide.ts';
+export { einsumBridge, type EinsumAttrs, type EinsumInputs, type EinsumKernel } from './bridge/einsum.ts';
 export {
   embeddingBridge,
   type EmbeddingAttrs,
@@ -89,6 +90,19 @@ export {
   type ExpandDimsInputs,
   type ExpandDimsKernel,
 } from './bridge/expand_dims.ts';
+export { flattenBridge, type FlattenAttrs, type FlattenInputs, type FlattenKernel } from './bridge/flatten.ts';
+export {
+  gatherElementsBridge,
+  type GatherElementsAttrs,
+  type GatherElementsInputs,
+  type GatherElementsKernel,
+} from './bridge/gather_elements.ts';
+export {
+  gatherElementsDxBridge,
+  type GatherElementsDxAttrs,
+  type GatherElementsDxInputs,
+  type GatherElementsDxKernel,
+} from './bridge/gather_elements_dx.ts';
 export { geluBridge, type GeluAttrs, type GeluInputs, type GeluKernel } from './bridge/gelu.ts';
 export { geluDxBridge, type GeluDxAttrs, type GeluDxInputs, type GeluDxKernel } from './bridge/gelu_dx.ts';
 export {
@@ -191,6 +205,12 @@ export {
   type LogSoftmaxDxKernel,
 } from './bridge/log_softmax_dx.ts';
 export {
+  logicalNotBridge,
+  type LogicalNotAttrs,
+  type LogicalNotInputs,
+  type LogicalNotKernel,
+} from './bridge/logical_not.ts';
+export {
   logsumexpBridge,
   type LogsumexpAttrs,
   type LogsumexpInputs,
@@ -266,6 +286,12 @@ export {
   type ScaledAddDbInputs,
   type ScaledAddDbKernel,
 } from './bridge/scaled_add_db.ts';
+export {
+  scatterNdBridge,
+  type ScatterNdAttrs,
+  type ScatterNdInputs,
+  type ScatterNdKernel,
+} from './bridge/scatter_nd.ts';
 export { seluBridge, type SeluAttrs, type SeluInputs, type SeluKernel } from './bridge/selu.ts';
 export { seluDxBridge, type SeluDxAttrs, type SeluDxInputs, type SeluDxKernel } from './bridge/selu_dx.ts';
 export { sigmoidBridge, type SigmoidAttrs, type SigmoidInputs, type SigmoidKernel } from './bridge/sigmoid.ts';
@@ -314,6 +340,7 @@ export { takeBridge, type TakeAttrs, type TakeInputs, type TakeKernel } from './
 export { takeDxBridge, type TakeDxAttrs, type TakeDxInputs, type TakeDxKernel } from './bridge/take_dx.ts';
 export { tanhBridge, type TanhAttrs, type TanhInputs, type TanhKernel } from './bridge/tanh.ts';
 export { tanhDxBridge, type TanhDxAttrs, type TanhDxInputs, type TanhDxKernel } from './bridge/tanh_dx.ts';
+export { tileBridge, type TileAttrs, type TileInputs, type TileKernel } from './bridge/tile.ts';
 export { topkBridge, type TopkAttrs, type TopkInputs, type TopkKernel } from './bridge/topk.ts';
 export {
   transposeBridge,
