@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Beside the generator's own node_modules, where every root it generates shares it (gitignored, disposable). */
 export const MEMO_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/raf-op');
+/** RAF_OP_MEMO_DIR moves the memos (tests start from an empty one); call resetMemos() after changing it. */
+const memoDir = () => process.env.RAF_OP_MEMO_DIR || MEMO_DIR;
 
 export const sha = (...parts: readonly (string | Buffer)[]): string => {
   const h = createHash('sha256');
@@ -46,7 +48,7 @@ export class Memo {
   }
 
   private get file(): string {
-    return join(MEMO_DIR, `${this.name}.json`);
+    return join(memoDir(), `${this.name}.json`);
   }
 
   private load(): Map<string, string> {
@@ -106,6 +108,10 @@ export class Memo {
 
 export function saveMemos(): void {
   for (const m of all) m.save();
+}
+
+export function resetMemos(): void {
+  for (const m of all) m.reset();
 }
 
 /** Hit and miss counts per memo since the last reset (progress lines, tests). */
