@@ -51,13 +51,41 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
     prettierModule ??= await import('prettier');
     prettierOptions = (await prettierModule.resolveConfig(join(root, 'package.json'))) ?? {};
   }
-  const key = sha(prettierVersion, JSON.stringify(prettierOptions), extname(file.path), file.content);
-  const hit = formatted.get(key);
-  if (hit !== undefined) return hit;
-  prettierModule ??= await import('prettier');
-  const text = await prettierModule.format(file.content, { ...prettierOptions, filepath: join(root, file.path) });
-  formatted.set(key, text);
-  return text;
+  const options = prettierOptions;
+  const one = async (text: string): Promise<string> => {
+    const key = sha(prettierVersion!, JSON.stringify(options), extname(file.path), text);
+    const hit = formatted.get(key);
+    if (hit !== undefined) return hit;
+    prettierModule ??= await import('prettier');
+    const out = await prettierModule.format(text, { ...options, filepath: join(root, file.path) });
+    formatted.set(key, out);
+    return out;
+  };
+  if (extname(file.path) !== '.md') return one(file.content);
+  // A docs page is one section per op: formatted section by section, a new op reformats its own section only
+  // (prettier takes seconds over a whole page of tables). A test checks every page is then a prettier fixed point.
+  const sections = await Promise.all(markdownSections(file.content).map(one));
+  return sections.join('\n');
+}
+
+/** Markdown split before each `## ` heading outside a fenced code block; each part ends with its own text. */
+export function markdownSections(text: string): string[] {
+  const parts: string[] = [];
+  let fence: string | undefined;
+  let start = 0;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const marker = /^(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker) fence = marker;
+    else if (fence !== undefined && marker?.startsWith(fence) && line.trim() === marker) fence = undefined;
+    else if (fence === undefined && line.startsWith('## ') && offset > start) {
+      parts.push(text.slice(start, offset));
+      start = offset;
+    }
+    offset += line.length + 1;
+  }
+  parts.push(text.slice(start));
+  return parts.filter((p) => p.trim() !== '');
 }
 
 /** Compares the virtual tree with the disk; reads the disk, writes nothing. */

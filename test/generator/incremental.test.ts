@@ -10,6 +10,7 @@ import * as tsMorph from 'ts-morph';
 import { generate, specFiles } from '../../generators/src/generate.ts';
 import { KIND } from '../../generators/src/emit/files.ts';
 import { memoStats, resetMemos, saveMemos } from '../../generators/src/memo.ts';
+import { markdownSections } from '../../generators/src/write.ts';
 import { loadSpecText, type Path } from '../../generators/src/spec/load.ts';
 import { REPO, smallRepo, snapshot } from './robust-repo.ts';
 
@@ -123,6 +124,17 @@ describe('memoized pieces', () => {
       for (const p of pathsOf(fresh.data))
         for (const key of [false, true])
           expect(memo.locate(p, key), `${file} ${p.join('.')}`).toEqual(fresh.locate(p, key));
+    }
+  });
+
+  it('docs pages formatted section by section are what prettier makes of the whole page', async () => {
+    const prettier = await import('prettier');
+    const options = (await prettier.resolveConfig(join(REPO, 'package.json'))) ?? {};
+    for (const page of ['docs/ops/reduce.md', 'docs/ops/README.md', 'docs/coverage.md']) {
+      const text = readFileSync(join(REPO, page), 'utf8');
+      expect(markdownSections(text).length, page).toBeGreaterThan(page.includes('reduce') ? 5 : 0);
+      expect(markdownSections(text).join(''), page).toBe(text);
+      expect(await prettier.format(text, { ...options, filepath: join(REPO, page) }), page).toBe(text);
     }
   });
 

@@ -13,6 +13,7 @@ import type { Model } from '../spec/model.ts';
 import { plan, type Change } from '../write.ts';
 import type { ScaffoldAnswers } from './answers.ts';
 import { checklist, type ChecklistItem } from './checklist.ts';
+import { missingBackwardOps } from './backward.ts';
 import { checkName, ScaffoldError } from './names.ts';
 import { argsOf, type ScaffoldContext } from './questions.ts';
 import { renderSpec, specPathOf } from './spec-text.ts';
@@ -24,6 +25,12 @@ export interface ScaffoldPlan {
   readonly changes: readonly Change[];
   readonly model: Model;
   readonly checklist: readonly ChecklistItem[];
+  /** Backward ops its gradient calls that no spec defined: scaffolded together with it (backward.ts). */
+  readonly together: readonly {
+    readonly op: string;
+    readonly specPath: string;
+    readonly checklist: readonly ChecklistItem[];
+  }[];
 }
 
 export interface ScaffoldOptions {
@@ -38,13 +45,14 @@ export interface ScaffoldOptions {
  */
 async function planNewOp(
   root: string,
-  specPath: string,
+  specPaths: readonly string[],
   generated: readonly EmittedFile[],
   stubs: readonly StubFile[],
 ): Promise<Change[]> {
   // One op's spec (`specs/nn/softmax.yaml`), not an aggregate (`specs/**/*.yaml`, `specs/nn/*.yaml`).
   const ownSpec = (source: string) => /^specs\/[a-z0-9_]+\/[a-z0-9_]+\.yaml$/.test(source.split(' ')[0]!);
-  const mine = (f: EmittedFile) => !ownSpec(f.source) || f.source.startsWith(`${specPath} `) || f.source === specPath;
+  const mine = (f: EmittedFile) =>
+    !ownSpec(f.source) || specPaths.some((p) => f.source.startsWith(`${p} `) || f.source === p);
   // Planning a subset would mark every other generated file as extra; a new op deletes nothing.
   return (await plan(root, generated.filter(mine), stubs.filter(mine))).filter((c) => c.action !== 'delete');
 }
@@ -66,8 +74,9 @@ export function scaffoldContext(root: string): ScaffoldContext {
 }
 
 /** Refuses an op name that is unsafe, or that shadows an existing op without `force`. */
-export function checkTarget(ctx: ScaffoldContext, op: string, force: boolean): void {
+export function checkTarget(ctx: ScaffoldContext | undefined, op: string, force: boolean): void {
   checkName(op, 'op');
+  if (!ctx) return; // before the tree is read: the name alone
   const existing = ctx.model.ops.find((o) => o.name === op);
   if (existing?.derivedFrom) {
     throw new ScaffoldError(
@@ -112,19 +121,44 @@ export async function planScaffold(
 
   // The same validation `npm run gen` does, with the new spec in place: a bad answer throws
   // SpecErrors naming the spec's line and column, and nothing has been written.
-  const model = loadModel(root, new Map([[specPath, specText]]));
+  // Backward ops its gradient calls that no spec defines yet are scaffolded with it.
+  const together: { op: string; specPath: string; specText: string }[] = [];
+  for (const b of missingBackwardOps(answers, ctx)) {
+    const tensorArgs = b.args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
+    const attrArgs = b.args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+    together.push({ op: b.op, specPath: specPathOf(b), specText: await renderSpec(root, b, tensorArgs, attrArgs) });
+  }
+  const model = loadModel(
+    root,
+    new Map([[specPath, specText], ...together.map((t) => [t.specPath, t.specText] as const)]),
+  );
   const { generated, stubs } = emitAll(model);
-  const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, specPath, generated, stubs);
+  const owned = [specPath, ...together.map((t) => t.specPath)];
+  const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, owned, generated, stubs);
   const onDisk = existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
-  const specChanges: Change[] =
-    onDisk === specText
+  const specChanges: Change[] = [
+    ...(onDisk === specText
       ? []
-      : [{ path: specPath, action: onDisk === undefined ? 'create' : 'update', kind: 'stub', content: specText }];
+      : [
+          {
+            path: specPath,
+            action: onDisk === undefined ? 'create' : 'update',
+            kind: 'stub',
+            content: specText,
+          } as const,
+        ]),
+    ...together.map((t) => ({ path: t.specPath, action: 'create', kind: 'stub', content: t.specText }) as const),
+  ];
   return {
     specPath: relative(root, abs).split(sep).join('/'),
     specText,
     changes: [...specChanges, ...changes],
     model,
     checklist: checklist(model, answers.op, generated, stubs, root),
+    together: together.map((t) => ({
+      op: t.op,
+      specPath: t.specPath,
+      checklist: checklist(model, t.op, generated, stubs, root),
+    })),
   };
 }
