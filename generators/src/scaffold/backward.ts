@@ -9,6 +9,21 @@ import { argsOf, type ScaffoldContext } from './questions.ts';
 
 const OPERATOR_OPS = new Set<string>([...Object.values(FORMULA_OPERATORS), FORMULA_NEGATE]);
 
+/** Every op the gradient formulas call (backward ops, not the arithmetic operators). */
+export function calledOps(a: ScaffoldAnswers): string[] {
+  if (a.grad.kind !== 'formulas') return [];
+  const names = new Set<string>();
+  for (const src of Object.values(a.grad.formulas)) {
+    try {
+      for (const c of formulaRefs(parseFormula(src)).calls)
+        if (c.kind === 'call' && !OPERATOR_OPS.has(c.op)) names.add(c.op);
+    } catch {
+      // reported when the spec is validated
+    }
+  }
+  return [...names];
+}
+
 /** Answers for each backward op the forward's gradient formulas call and neither the model nor the answers define. */
 export function missingBackwardOps(a: ScaffoldAnswers, ctx: ScaffoldContext): ScaffoldAnswers[] {
   if (a.grad.kind !== 'formulas') return [];

@@ -13,7 +13,7 @@ import type { Model } from '../spec/model.ts';
 import { plan, type Change } from '../write.ts';
 import type { ScaffoldAnswers } from './answers.ts';
 import { checklist, type ChecklistItem } from './checklist.ts';
-import { missingBackwardOps } from './backward.ts';
+import { calledOps, missingBackwardOps } from './backward.ts';
 import { checkName, ScaffoldError } from './names.ts';
 import { argsOf, type ScaffoldContext } from './questions.ts';
 import { renderSpec, specPathOf } from './spec-text.ts';
@@ -133,7 +133,9 @@ export async function planScaffold(
     new Map([[specPath, specText], ...together.map((t) => [t.specPath, t.specText] as const)]),
   );
   const { generated, stubs } = emitAll(model);
-  const owned = [specPath, ...together.map((t) => t.specPath)];
+  // A backward op's generated test goes through its forward's gradient: scaffolding the forward changes it too.
+  const called = calledOps(answers).flatMap((name) => model.ops.find((o) => o.name === name)?.file ?? []);
+  const owned = [specPath, ...together.map((t) => t.specPath), ...called];
   const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, owned, generated, stubs);
   const onDisk = existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
   const specChanges: Change[] = [
