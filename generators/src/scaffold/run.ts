@@ -8,7 +8,7 @@ import type { ScaffoldAnswers } from './answers.ts';
 import { askAll, type Asker } from './ask.ts';
 import { formatChecklist } from './checklist.ts';
 import { ScaffoldError } from './names.ts';
-import { checkTarget, planScaffold, scaffoldContext, type ScaffoldPlan } from './scaffold.ts';
+import { answersSoFarProblem, checkTarget, planScaffold, scaffoldContext, type ScaffoldPlan } from './scaffold.ts';
 
 /** Where a refused scaffold keeps its answers for `--resume` (gitignored). */
 export const RESUME_FILE = '.raf-op/scaffold-answers.json';
@@ -56,7 +56,14 @@ export async function prepareScaffold(root: string, req: ScaffoldRequest, ask: A
   try {
     const answers = await askAll(
       ctx,
-      { flags, yes: req.yes, checkOp: (op) => checkTarget(ctx, op, req.force), record },
+      {
+        flags,
+        yes: req.yes,
+        checkOp: (op) => checkTarget(ctx, op, req.force),
+        record,
+        // Only prompted answers: with flags and --yes nothing is lost, and the end's validation names the field.
+        checkSoFar: (d, answered) => answersSoFarProblem(root, ctx, d, answered),
+      },
       ask,
     );
     prepared = { answers, plan: await planScaffold(root, ctx, answers, { force: req.force }) };

@@ -15,7 +15,8 @@ import type { ScaffoldAnswers } from './answers.ts';
 import { checklist, type ChecklistItem } from './checklist.ts';
 import { calledOps, missingBackwardOps } from './backward.ts';
 import { checkName, ScaffoldError } from './names.ts';
-import { argsOf, type ScaffoldContext } from './questions.ts';
+import { argsOf, finish, QUESTIONS, type Draft, type ScaffoldContext } from './questions.ts';
+import { SpecErrors } from '../spec/errors.ts';
 import { renderSpec, specPathOf } from './spec-text.ts';
 
 export interface ScaffoldPlan {
@@ -92,6 +93,79 @@ export function checkTarget(ctx: ScaffoldContext | undefined, op: string, force:
   }
 }
 
+/** The spec the answers make; --force keeps the fields no question asks about from the spec it replaces. */
+export async function specTextOf(root: string, ctx: ScaffoldContext, answers: ScaffoldAnswers): Promise<string> {
+  const abs = resolve(root, specPathOf(answers));
+  const args = argsOf(answers, ctx);
+  const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
+  const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+  const previous = existsSync(abs) ? (parseYaml(readFileSync(abs, 'utf8')) as Record<string, unknown>) : undefined;
+  return renderSpec(root, answers, tensors, attrs, previous ?? undefined);
+}
+
+/**
+ * The spec errors an answer causes, as soon as it is given: the questions not answered yet take their defaults, the
+ * spec is validated with every other one (as at the end), and only errors in fields whose questions are all answered
+ * count. Returns the message to ask again with, or undefined when the answers so far are fine.
+ */
+export async function answersSoFarProblem(
+  root: string,
+  ctx: ScaffoldContext,
+  d: Draft,
+  answered: ReadonlySet<string>,
+): Promise<string | undefined> {
+  const draft = structuredClone(d);
+  for (const q of QUESTIONS) {
+    if (answered.has(q.name) || (q.when && !q.when(draft, ctx))) continue;
+    try {
+      q.parse(q.default(draft, ctx), draft, ctx);
+    } catch {
+      return undefined; // a later default does not apply yet: the end's validation covers it
+    }
+  }
+  const answers = finish(draft, ctx);
+  const specPath = specPathOf(answers);
+  let text: string;
+  try {
+    text = await specTextOf(root, ctx, answers);
+    loadModel(root, new Map([[specPath, text]]));
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof SpecErrors)) return undefined;
+    // Which top-level field each line of the spec belongs to.
+    const fieldAt: string[] = [];
+    let field = '';
+    text!.split('\n').forEach((line, i) => {
+      field = /^([a-z_]+):/.exec(line)?.[1] ?? field;
+      fieldAt[i + 1] = field;
+    });
+    const complete = (f: string) =>
+      (FIELD_QUESTIONS[f] ?? []).every((n) => {
+        const q = QUESTIONS.find((x) => x.name === n)!;
+        return answered.has(n) || (q.when !== undefined && !q.when(draft, ctx));
+      });
+    const mine = e.errors.filter((err) => err.loc.file === specPath && complete(fieldAt[err.loc.line] ?? ''));
+    return mine.length ? mine.map((err) => String(err)).join('\n') : undefined;
+  }
+}
+
+/** Which questions write each top-level field of the spec. */
+const FIELD_QUESTIONS: Readonly<Record<string, readonly string[]>> = {
+  op: ['op'],
+  doc: ['doc'],
+  compute: ['compute'],
+  schema: ['schema'],
+  args: ['args'],
+  out: ['out', 'outputs'],
+  grad: ['gradKind', 'grad', 'saves'],
+  fusion: ['fusion'],
+  cast: ['cast'],
+  relay: ['relay'],
+  onnx: ['onnx'],
+  dialects: ['dialects'],
+  tests: ['shapes', 'grid', 'domain'],
+};
+
 export async function planScaffold(
   root: string,
   ctx: ScaffoldContext,
@@ -112,12 +186,7 @@ export async function planScaffold(
   const abs = resolve(root, specPath);
   if (!abs.startsWith(resolve(root, SPECS_DIR) + sep)) throw new ScaffoldError(`${specPath} is outside ${SPECS_DIR}/`);
 
-  const args = argsOf(answers, ctx);
-  const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
-  const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
-  // --force keeps the fields no question asks about from the spec it replaces.
-  const previous = existsSync(abs) ? (parseYaml(readFileSync(abs, 'utf8')) as Record<string, unknown>) : undefined;
-  const specText = await renderSpec(root, answers, tensors, attrs, previous ?? undefined);
+  const specText = await specTextOf(root, ctx, answers);
 
   // The same validation `npm run gen` does, with the new spec in place: a bad answer throws
   // SpecErrors naming the spec's line and column, and nothing has been written.
