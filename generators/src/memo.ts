@@ -31,7 +31,8 @@ const all: Memo[] = [];
 
 /**
  * One memo file: key → text. Loaded on first use; `saveMemos()` writes back those that changed, keeping only the
- * entries recent runs used once a file grows large. Without a writable cache every run computes everything.
+ * entries this run used once a file holds more than `limit` (a few full regenerations' worth), so it stays small
+ * enough to load fast. Without a writable cache every run computes everything.
  */
 export class Memo {
   private entries: Map<string, string> | undefined;
@@ -42,7 +43,7 @@ export class Memo {
 
   constructor(
     readonly name: string,
-    private readonly limit = 20_000,
+    private readonly limit = 6_000,
   ) {
     all.push(this);
   }

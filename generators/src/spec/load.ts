@@ -112,7 +112,7 @@ function locateIn(places: Places, file: string, path: Path, key: boolean): Loc {
 }
 
 /** Whether JSON gives this value back exactly (no -0, infinities, undefined, holes, non-plain objects, __proto__). */
-function jsonExact(v: unknown): boolean {
+export function jsonExact(v: unknown): boolean {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
   if (Array.isArray(v)) return v.length === Object.keys(v).length && v.every(jsonExact);
