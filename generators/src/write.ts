@@ -63,25 +63,43 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
   };
   if (extname(file.path) !== '.md') return one(file.content);
   // A docs page is one section per op: formatted section by section, a new op reformats its own section only
-  // (prettier takes seconds over a whole page of tables). A test checks every page is then a prettier fixed point.
-  const sections = await Promise.all(markdownSections(file.content).map(one));
+  // (prettier takes seconds over a whole page of tables). A block under `<!-- prettier-ignore -->` is what prettier
+  // keeps as written, so it is not parsed at all. A test checks every page is then a prettier fixed point.
+  const sections = await Promise.all(
+    markdownSections(file.content).map((part) => (part.startsWith(IGNORE) ? `${part.trimEnd()}\n` : one(part))),
+  );
   return sections.join('\n');
 }
 
-/** Markdown split before each `## ` heading outside a fenced code block; each part ends with its own text. */
+const IGNORE = '<!-- prettier-ignore -->\n';
+
+/**
+ * Markdown split before each `## ` heading outside a fenced code block, and around each `<!-- prettier-ignore -->`
+ * comment with the block under it (up to the next blank line); together the parts are the text.
+ */
 export function markdownSections(text: string): string[] {
   const parts: string[] = [];
   let fence: string | undefined;
+  let ignoring = false;
   let start = 0;
   let offset = 0;
+  const cut = () => {
+    if (offset > start) parts.push(text.slice(start, offset));
+    start = offset;
+  };
   for (const line of text.split('\n')) {
     const marker = /^(`{3,}|~{3,})/.exec(line)?.[1];
-    if (fence === undefined && marker) fence = marker;
+    if (ignoring) {
+      if (line.trim() === '') {
+        cut();
+        ignoring = false;
+      }
+    } else if (fence === undefined && marker) fence = marker;
     else if (fence !== undefined && marker?.startsWith(fence) && line.trim() === marker) fence = undefined;
-    else if (fence === undefined && line.startsWith('## ') && offset > start) {
-      parts.push(text.slice(start, offset));
-      start = offset;
-    }
+    else if (fence === undefined && `${line}\n` === IGNORE) {
+      cut();
+      ignoring = true;
+    } else if (fence === undefined && line.startsWith('## ')) cut();
     offset += line.length + 1;
   }
   parts.push(text.slice(start));
