@@ -66,7 +66,9 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
   // (prettier takes seconds over a whole page of tables). A block under `<!-- prettier-ignore -->` is what prettier
   // keeps as written, so it is not parsed at all. A test checks every page is then a prettier fixed point.
   const sections = await Promise.all(
-    markdownSections(file.content).map((part) => (part.startsWith(IGNORE) ? `${part.trimEnd()}\n` : one(part))),
+    markdownSections(file.content)
+      .filter((part) => part.trim() !== '')
+      .map((part) => (part.startsWith(IGNORE) ? `${part.trimEnd()}\n` : one(part))),
   );
   return sections.join('\n');
 }
@@ -103,7 +105,7 @@ export function markdownSections(text: string): string[] {
     offset += line.length + 1;
   }
   parts.push(text.slice(start));
-  return parts.filter((p) => p.trim() !== '');
+  return parts;
 }
 
 /** Compares the virtual tree with the disk; reads the disk, writes nothing. */
