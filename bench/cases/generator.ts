@@ -1,7 +1,8 @@
-// Cases: the generator on a temporary copy of this repository: full regeneration, a no-op one, and `yo raf-op`.
+// Cases: the generator on a temporary copy of this repository: full regeneration (memo-free, and with warm memos), a
+// no-op one, a regeneration after one spec edit, and scaffolding (done, and refused) as the processes a user runs.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -24,20 +25,61 @@ function tempRepo(): string {
 
 const perOp = (ops: number) => (ms: number) => `${(ms / ops).toFixed(2)} ms/op, ${ops} ops`;
 
-const full = defineCase({
-  name: 'gen full',
-  what: 'generate() of every shipped spec into empty generated folders (prettier-formatted, written)',
+/** generate() of every spec into empty generated folders; `memos: false` runs as the first run on a machine would. */
+const fullCase = (memos: boolean) =>
+  defineCase({
+    name: memos ? 'gen full (memos warm)' : 'gen full',
+    what: memos
+      ? 'generate() of every shipped spec into empty generated folders, its printing and formatting memoized by earlier runs'
+      : 'generate() of every shipped spec into empty generated folders (printed, prettier-formatted, written; no memos)',
+    group: 'generator',
+    impls: {
+      'raf-op': {
+        async setup() {
+          const dir = tempRepo();
+          const ops = (await generate(dir)).model.ops.length;
+          return {
+            before: () => GENERATED_DIRS.forEach((d) => rmSync(join(dir, d), { recursive: true, force: true })),
+            run: async () => {
+              if (!memos) process.env.RAF_OP_NO_MEMO = '1';
+              try {
+                await generate(dir);
+              } finally {
+                delete process.env.RAF_OP_NO_MEMO;
+              }
+            },
+            dispose: () => rmSync(dir, { recursive: true, force: true }),
+            perUnit: perOp(ops),
+          };
+        },
+      },
+    },
+  });
+
+const full = fullCase(false);
+const fullWarm = fullCase(true);
+
+const oneSpec = defineCase({
+  name: 'gen one spec',
+  what: "generate() after an edit of one spec (sigmoid's doc, new text each run): that op's files and the aggregates",
   group: 'generator',
   impls: {
     'raf-op': {
       async setup() {
         const dir = tempRepo();
-        const ops = (await generate(dir)).model.ops.length;
+        await generate(dir);
+        const spec = join(dir, 'specs/math/sigmoid.yaml');
+        const original = readFileSync(spec, 'utf8');
+        let n = 0;
         return {
-          before: () => GENERATED_DIRS.forEach((d) => rmSync(join(dir, d), { recursive: true, force: true })),
-          run: () => generate(dir),
+          // A doc never seen before each run, so nothing of the edited op comes from the memos.
+          before: () => writeFileSync(spec, original.replace(/^doc: /m, `doc: Edit ${process.pid}.${n++}. `)),
+          run: async () => {
+            const r = await generate(dir);
+            if (!r.changes.some((c) => c.path.endsWith('/sigmoid.ts')))
+              throw new Error("gen one spec: the edit changed none of its op's files");
+          },
           dispose: () => rmSync(dir, { recursive: true, force: true }),
-          perUnit: perOp(ops),
         };
       },
     },
@@ -68,31 +110,71 @@ const noop = defineCase({
 });
 
 const require = createRequire(import.meta.url);
+const RUN = join(ROOT, 'generators/bin/run.mjs');
+const env = { ...process.env, YO_NO_UPDATE_NOTIFIER: '1', NO_UPDATE_NOTIFIER: '1' };
 
-const yo = defineCase({
-  name: 'yo raf-op',
-  what: '`yo raf-op softsign_N --compute "x / (1 + abs(x))" --yes`: spec, stubs and regeneration, as a process',
+const scaffold = defineCase({
+  name: 'scaffold elementwise op',
+  what: '`npm run new -- softsign_N --compute "x / (1 + abs(x))" --yes` as a process: spec, bindings, stubs, checklist',
   group: 'generator',
   impls: {
     'raf-op': {
       setup() {
         const dir = tempRepo();
-        // As root, yo drops to uid 1000 and cannot write the checkout; the README's `npm run new` runs the same
-        // generator through yeoman-environment, which is what this case then times.
-        const asRoot = process.getuid?.() === 0;
-        const command = asRoot
-          ? [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'generators/src/scaffold/cli.ts')]
-          : [join(dirname(require.resolve('yo/package.json')), 'lib/cli.js')];
         let n = 0;
         return {
           // A fresh op name each run, so every run scaffolds a new op rather than finding it done.
           run: () => {
-            const args = asRoot ? [`softsign_${n++}`] : ['raf-op', `softsign_${n++}`, '--no-insight'];
-            const r = spawnSync(process.execPath, [...command, ...args, '--compute', 'x / (1 + abs(x))', '--yes'], {
-              cwd: dir,
-              encoding: 'utf8',
-              env: { ...process.env, YO_NO_UPDATE_NOTIFIER: '1', NO_UPDATE_NOTIFIER: '1' },
-            });
+            const args = [RUN, 'scaffold', `softsign_${n++}`, '--compute', 'x / (1 + abs(x))', '--yes'];
+            const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env });
+            if (r.status !== 0) throw new Error(`npm run new failed:\n${r.stderr || r.stdout}`);
+          },
+          dispose: () => rmSync(dir, { recursive: true, force: true }),
+        };
+      },
+    },
+  },
+});
+
+const refused = defineCase({
+  name: 'scaffold refused',
+  what: '`npm run new -- softmax --compute x --yes` as a process: refused (the op exists), nothing written',
+  group: 'generator',
+  impls: {
+    'raf-op': {
+      setup() {
+        const dir = tempRepo();
+        return {
+          run: () => {
+            const args = [RUN, 'scaffold', 'softmax', '--compute', 'x', '--yes'];
+            const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env });
+            if (r.status !== 1 || !r.stderr.includes("op 'softmax' already exists"))
+              throw new Error(`npm run new should have refused softmax:\n${r.stderr || r.stdout}`);
+          },
+          dispose: () => rmSync(dir, { recursive: true, force: true }),
+        };
+      },
+    },
+  },
+});
+
+/** `yo raf-op` itself: only where yo can run (as root it drops to uid 1000 and cannot write the checkout). */
+const yo = defineCase({
+  name: 'yo raf-op',
+  what: '`yo raf-op softsign_N --compute "x / (1 + abs(x))" --yes --no-insight` as a process (yo and Yeoman loaded)',
+  group: 'generator',
+  unavailable: async () =>
+    process.getuid?.() === 0 ? 'yo refuses to run as root (see scaffold elementwise op)' : undefined,
+  impls: {
+    'raf-op': {
+      setup() {
+        const dir = tempRepo();
+        const yoCli = join(dirname(require.resolve('yo/package.json')), 'lib/cli.js');
+        let n = 0;
+        return {
+          run: () => {
+            const args = [yoCli, 'raf-op', `softsign_${n++}`, '--no-insight', '--compute', 'x / (1 + abs(x))', '--yes'];
+            const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env });
             if (r.status !== 0) throw new Error(`yo raf-op failed:\n${r.stderr || r.stdout}`);
           },
           dispose: () => rmSync(dir, { recursive: true, force: true }),
@@ -102,4 +184,4 @@ const yo = defineCase({
   },
 });
 
-export default [full, noop, yo] satisfies BenchCase[];
+export default [full, fullWarm, noop, oneSpec, scaffold, refused, yo] satisfies BenchCase[];

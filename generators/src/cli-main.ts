@@ -181,6 +181,7 @@ async function gen(root: string, values: { check: boolean; dryRun: boolean; quie
     ...(coverageProblems(result.model) ?? coverage(result.model, Object.values(emitAll(result.model)).flat()).problems),
     ...kernelProblems(root, result.model),
   ];
+  (await import('./memo.ts')).saveMemos();
   for (const p of problems) console.error(`${String(p).replace(': error:', values.check ? ': error:' : ': warning:')}`);
   if (values.check && problems.length) {
     console.error(

@@ -5,10 +5,12 @@
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ts } from 'ts-morph';
+import { createRequire } from 'node:module';
+import type { ts } from 'ts-morph';
 import { paths } from './emit/files.ts';
 import { SpecError } from './spec/errors.ts';
 import type { Model, OpModel } from './spec/model.ts';
+import { Memo, sha, sourceSalt } from './memo.ts';
 
 const HAND_DIALECTS = ['cpu', 'wasm', 'webgpu'] as const;
 
@@ -26,6 +28,25 @@ export function ignoredAttrs(text: string): Set<string> {
  * Returns null when the exported kernel is built by a shared helper (`reduction(ARGMAX)`): what it reads is not here.
  */
 export function namesRead(text: string, file = 'kernel.ts'): Set<string> | null {
+  // Every `gen` reads every hand kernel: memoized by its text, so the TypeScript parser loads only for an edited one.
+  const key = sha(NAMES_SALT, file, text);
+  const hit = namesMemo.get(key);
+  if (hit !== undefined) {
+    const names = JSON.parse(hit) as string[] | null;
+    return names && new Set(names);
+  }
+  const read = namesReadWithTs(text, file);
+  namesMemo.set(key, JSON.stringify(read && [...read]));
+  return read;
+}
+
+const require = createRequire(import.meta.url);
+const namesMemo = new Memo('kernel-names');
+const NAMES_SALT = sourceSalt(import.meta.url);
+let tsModule: typeof ts | undefined;
+
+function namesReadWithTs(text: string, file: string): Set<string> | null {
+  const ts = (tsModule ??= (require('ts-morph') as typeof import('ts-morph')).ts);
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const used = new Set<string>();
   let delegated = false;
@@ -53,7 +74,9 @@ export function namesRead(text: string, file = 'kernel.ts'): Set<string> | null 
 }
 
 const skipOuter = (e: ts.Expression): ts.Expression =>
-  ts.isAsExpression(e) || ts.isParenthesizedExpression(e) || ts.isSatisfiesExpression(e) ? skipOuter(e.expression) : e;
+  tsModule!.isAsExpression(e) || tsModule!.isParenthesizedExpression(e) || tsModule!.isSatisfiesExpression(e)
+    ? skipOuter(e.expression)
+    : e;
 
 /** Hand kernels that never read one of their op's attrs, and kernel files no spec asks for. */
 export function kernelProblems(root: string, model: Model): SpecError[] {

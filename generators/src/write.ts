@@ -16,10 +16,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { createHash } from 'node:crypto';
 import { dirname, extname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as prettier from 'prettier';
+import { createRequire } from 'node:module';
+import type * as prettier from 'prettier';
+import { Memo, saveMemos, sha } from './memo.ts';
 import type { EmittedFile } from './emit/files.ts';
 import { GEN_STATE_DIR, generatedDirs } from './layout.ts';
 import type { StubFile } from './emit/stubs.ts';
@@ -34,57 +34,78 @@ export interface Change {
 }
 
 let prettierOptions: prettier.Options | undefined;
+let prettierModule: typeof import('prettier') | undefined;
 
 /**
- * Prettier is most of a regeneration's time, and most files come out the same as last time, so
- * formatted text is cached by a hash of (prettier version, options, file type, unformatted text).
- * The cache lives beside the generator's own node_modules, where every root it generates shares it.
+ * Prettier is most of a regeneration's time, and most files come out the same as last time, so formatted text is
+ * memoized by (prettier's version, options, file type, unformatted text); prettier itself loads only on a miss.
  */
-const CACHE_FILE = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/raf-op/format.json');
-let cache: Map<string, string> | undefined;
-const used = new Set<string>();
-let cacheDirty = false;
-
-function loadCache(): Map<string, string> {
-  if (!cache) {
-    try {
-      cache = new Map(Object.entries(JSON.parse(readFileSync(CACHE_FILE, 'utf8')) as Record<string, string>));
-    } catch {
-      cache = new Map();
-    }
-  }
-  return cache;
-}
-
-/** Writes the cache back, keeping only what recent runs used once it grows large. */
-export function saveFormatCache(): void {
-  if (!cache || !cacheDirty) return;
-  const keep = cache.size > 20_000 ? [...cache].filter(([k]) => used.has(k)) : [...cache];
-  try {
-    mkdirSync(dirname(CACHE_FILE), { recursive: true });
-    // Runs in other roots share the cache: write aside and rename, so no reader sees half a file.
-    const tmp = `${CACHE_FILE}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(Object.fromEntries(keep)));
-    renameSync(tmp, CACHE_FILE);
-    cacheDirty = false;
-  } catch {
-    // A read-only install still generates correctly, only slower.
-  }
-}
+const formatted = new Memo('format');
+const require = createRequire(import.meta.url);
+let prettierVersion: string | undefined;
 
 export async function format(root: string, file: EmittedFile): Promise<string> {
-  prettierOptions ??= (await prettier.resolveConfig(join(root, 'package.json'))) ?? {};
-  const key = createHash('sha256')
-    .update(`${prettier.version}\0${JSON.stringify(prettierOptions)}\0${extname(file.path)}\0${file.content}`)
-    .digest('base64url');
-  const entries = loadCache();
-  used.add(key);
-  const hit = entries.get(key);
-  if (hit !== undefined) return hit;
-  const formatted = await prettier.format(file.content, { ...prettierOptions, filepath: join(root, file.path) });
-  entries.set(key, formatted);
-  cacheDirty = true;
-  return formatted;
+  // The options come from the root's config; the version from prettier's package.json (no need to load prettier).
+  prettierVersion ??= (require('prettier/package.json') as { version: string }).version;
+  if (!prettierOptions) {
+    prettierModule ??= await import('prettier');
+    prettierOptions = (await prettierModule.resolveConfig(join(root, 'package.json'))) ?? {};
+  }
+  const options = prettierOptions;
+  const one = async (text: string): Promise<string> => {
+    const key = sha(prettierVersion!, JSON.stringify(options), extname(file.path), text);
+    const hit = formatted.get(key);
+    if (hit !== undefined) return hit;
+    prettierModule ??= await import('prettier');
+    const out = await prettierModule.format(text, { ...options, filepath: join(root, file.path) });
+    formatted.set(key, out);
+    return out;
+  };
+  if (extname(file.path) !== '.md') return one(file.content);
+  // A docs page is one section per op: formatted section by section, a new op reformats its own section only
+  // (prettier takes seconds over a whole page of tables). A block under `<!-- prettier-ignore -->` is what prettier
+  // keeps as written, so it is not parsed at all. A test checks every page is then a prettier fixed point.
+  const sections = await Promise.all(
+    markdownSections(file.content)
+      .filter((part) => part.trim() !== '')
+      .map((part) => (part.startsWith(IGNORE) ? `${part.trimEnd()}\n` : one(part))),
+  );
+  return sections.join('\n');
+}
+
+const IGNORE = '<!-- prettier-ignore -->\n';
+
+/**
+ * Markdown split before each `## ` heading outside a fenced code block, and around each `<!-- prettier-ignore -->`
+ * comment with the block under it (up to the next blank line); together the parts are the text.
+ */
+export function markdownSections(text: string): string[] {
+  const parts: string[] = [];
+  let fence: string | undefined;
+  let ignoring = false;
+  let start = 0;
+  let offset = 0;
+  const cut = () => {
+    if (offset > start) parts.push(text.slice(start, offset));
+    start = offset;
+  };
+  for (const line of text.split('\n')) {
+    const marker = /^(`{3,}|~{3,})/.exec(line)?.[1];
+    if (ignoring) {
+      if (line.trim() === '') {
+        cut();
+        ignoring = false;
+      }
+    } else if (fence === undefined && marker) fence = marker;
+    else if (fence !== undefined && marker?.startsWith(fence) && line.trim() === marker) fence = undefined;
+    else if (fence === undefined && `${line}\n` === IGNORE) {
+      cut();
+      ignoring = true;
+    } else if (fence === undefined && line.startsWith('## ')) cut();
+    offset += line.length + 1;
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** Compares the virtual tree with the disk; reads the disk, writes nothing. */
@@ -121,7 +142,7 @@ export async function plan(
       }
     }
   }
-  saveFormatCache();
+  saveMemos();
   return changes.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 

@@ -117,7 +117,7 @@ describe('smaller scaffolder items', () => {
     const spec = 'op: my_op\ndoc: Mine.\nargs:\n  x: { type: Tensor }\ngrad:\n  saves: []\n  x: my_op_dx(dy)\n';
     const errors = buildModel([loadSpecText('specs/nn/my_op.yaml', spec).spec!]).errors.map(String);
     expect(errors).toEqual([
-      "specs/nn/my_op.yaml:7:6: error: backward op 'my_op_dx' is defined by no spec\n  hint: define it first (npm run new -- my_op_dx), then my_op; or write grad: custom",
+      "specs/nn/my_op.yaml:7:6: error: backward op 'my_op_dx' is defined by no spec\n  hint: write its spec (npm run new -- my_op_dx); or scaffold my_op with npm run new, which scaffolds my_op_dx with it; or write grad: custom",
     ]);
   });
 

@@ -1,21 +1,23 @@
 // Emitted files and the ts-morph project they are built in; paths and names shared by every emitter.
 
-import {
+import type {
+  ClassDeclarationStructure,
+  ExportDeclarationStructure,
+  FunctionDeclarationStructure,
+  ImportDeclarationStructure,
+  InterfaceDeclarationStructure,
+  OptionalKind,
   Project,
+  StatementStructures,
   StructureKind,
+  TypeAliasDeclarationStructure,
   VariableDeclarationKind,
-  type ClassDeclarationStructure,
-  type ExportDeclarationStructure,
-  type FunctionDeclarationStructure,
-  type ImportDeclarationStructure,
-  type InterfaceDeclarationStructure,
-  type OptionalKind,
-  type StatementStructures,
-  type TypeAliasDeclarationStructure,
-  type VariableStatementStructure,
+  VariableStatementStructure,
 } from 'ts-morph';
+import { createRequire } from 'node:module';
 import { dirname, relative } from 'node:path/posix';
 import type { OpModel } from '../spec/model.ts';
+import { Memo, sha, sourceSalt } from '../memo.ts';
 import { docText } from './escape.ts';
 
 export interface EmittedFile {
@@ -60,7 +62,39 @@ export function importPath(from: string, to: string): string {
 export const pascal = (snake: string) => snake.replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 export const camel = (snake: string) => snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
-const project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+/**
+ * ts-morph (and the TypeScript compiler under it) takes a second to load and most of an emit to print, so it loads
+ * only when a file's structures were never printed before: printed text is memoized by (ts-morph's version, path,
+ * structures). The enum members the builders use are ts-morph's own values (a test compares them).
+ */
+export const KIND = {
+  Class: 2 as StructureKind.Class,
+  ExportDeclaration: 11 as StructureKind.ExportDeclaration,
+  Function: 13 as StructureKind.Function,
+  ImportDeclaration: 16 as StructureKind.ImportDeclaration,
+  Interface: 19 as StructureKind.Interface,
+  TypeAlias: 38 as StructureKind.TypeAlias,
+  VariableStatement: 41 as StructureKind.VariableStatement,
+} as const;
+const CONST = 'const' as VariableDeclarationKind.Const;
+
+const require = createRequire(import.meta.url);
+let project: Project | undefined;
+let tsMorphVersion: string | undefined;
+/** ts-morph's version, read without loading it (the memo key needs it on every print). */
+const versionOfTsMorph = () => (tsMorphVersion ??= (require('ts-morph/package.json') as { version: string }).version);
+const printed = new Memo('print');
+const PRINT_SALT = sourceSalt(import.meta.url);
+
+/** Structures as JSON for the memo key; undefined when one holds a function (a writer), which JSON cannot see. */
+function structureKey(path: string, structures: unknown): string | undefined {
+  let opaque = false;
+  const json = JSON.stringify(structures, (_k, v: unknown) => {
+    if (typeof v === 'function') opaque = true;
+    return v;
+  });
+  return opaque ? undefined : sha(versionOfTsMorph(), PRINT_SALT, path, json);
+}
 
 type NamedImport = { name: string; isTypeOnly?: boolean } | string;
 
@@ -85,27 +119,27 @@ export class FileBuilder {
     }
   }
   addClass(s: OptionalKind<ClassDeclarationStructure>): void {
-    this.statements.push({ ...s, kind: StructureKind.Class });
+    this.statements.push({ ...s, kind: KIND.Class });
   }
   addFunction(s: OptionalKind<FunctionDeclarationStructure>): void {
-    this.statements.push({ ...s, kind: StructureKind.Function });
+    this.statements.push({ ...s, kind: KIND.Function });
   }
   addInterface(s: OptionalKind<InterfaceDeclarationStructure>): void {
-    this.statements.push({ ...s, kind: StructureKind.Interface });
+    this.statements.push({ ...s, kind: KIND.Interface });
   }
   addTypeAlias(s: OptionalKind<TypeAliasDeclarationStructure>): void {
-    this.statements.push({ ...s, kind: StructureKind.TypeAlias });
+    this.statements.push({ ...s, kind: KIND.TypeAlias });
   }
   /** Generated bindings are never reassigned, so variables are `const` unless stated otherwise. */
   addVariableStatement(s: OptionalKind<VariableStatementStructure>): void {
     this.statements.push({
-      declarationKind: VariableDeclarationKind.Const,
+      declarationKind: CONST,
       ...s,
-      kind: StructureKind.VariableStatement,
+      kind: KIND.VariableStatement,
     });
   }
   addExportDeclaration(s: OptionalKind<ExportDeclarationStructure>): void {
-    this.statements.push({ ...s, kind: StructureKind.ExportDeclaration });
+    this.statements.push({ ...s, kind: KIND.ExportDeclaration });
   }
   addStatements(text: string | readonly string[]): void {
     this.statements.push(...(typeof text === 'string' ? [text] : text));
@@ -116,20 +150,25 @@ export class FileBuilder {
       const sorted = [...names].sort(([a], [b]) => (a < b ? -1 : 1));
       const allTypes = sorted.length > 0 && sorted.every(([, t]) => t);
       return {
-        kind: StructureKind.ImportDeclaration,
+        kind: KIND.ImportDeclaration,
         moduleSpecifier,
         isTypeOnly: allTypes,
         namedImports: sorted.map(([name, t]) => ({ name, isTypeOnly: t && !allTypes })),
       };
     });
     const statements = this.statements.map(escapeDocs);
-    const sf = project.createSourceFile(
-      `/${path}`,
-      { statements: imports.length ? [...imports, '', ...statements] : statements },
-      { overwrite: true },
-    );
+    const structures = imports.length ? [...imports, '', ...statements] : statements;
+    const key = structureKey(path, structures);
+    const hit = key === undefined ? undefined : printed.get(key);
+    if (hit !== undefined) return hit;
+    if (!project) {
+      const { Project } = require('ts-morph') as typeof import('ts-morph');
+      project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+    }
+    const sf = project.createSourceFile(`/${path}`, { statements: structures }, { overwrite: true });
     const text = sf.getFullText();
     project.removeSourceFile(sf);
+    if (key !== undefined) printed.set(key, text);
     return text;
   }
 }

@@ -1,6 +1,6 @@
 // Emitter: schema classes (typed fields, defaults, positional/keyword parsing, field index table).
 
-import { Scope } from 'ts-morph';
+import type { Scope } from 'ts-morph';
 import type { Model, OpModel } from '../spec/model.ts';
 import { addImport, names, paths, tsFile, type EmittedFile } from './files.ts';
 import { literal, tsType, usesDType } from './types.ts';
@@ -54,7 +54,7 @@ function emitSchema(op: OpModel, users: string[]): EmittedFile {
             name: a.name,
             type: tsType(a.type, 'T'),
             isReadonly: true,
-            scope: Scope.Public,
+            scope: 'public' as Scope.Public,
           })),
         },
       ],

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Handlebars from 'handlebars';
-import { Node, Project } from 'ts-morph';
+import { createRequire } from 'node:module';
 import type { Model, OpModel } from '../spec/model.ts';
 import { CPU } from './dialect-cpu.ts';
 import { WASM } from './dialect-wasm.ts';
@@ -12,6 +12,7 @@ import { WEBGPU } from './dialect-webgpu.ts';
 import { camel, names, paths, pascal, type EmittedFile } from './files.ts';
 import { gradContextFields, gradInputs } from './grad.ts';
 import { isTensor } from './types.ts';
+import { Memo, sha, sourceSalt } from '../memo.ts';
 
 export interface StubFile extends EmittedFile {
   readonly kind: 'stub';
@@ -84,6 +85,28 @@ function updateSignature(
   paramType: string,
   returnType: string,
 ): string {
+  // Every regeneration runs this on every hand gradient: memoized, so ts-morph loads only for an edited one.
+  const key = sha(UPDATE_SALT, text, path, fn, JSON.stringify(fields), paramType, returnType);
+  const hit = updated.get(key);
+  if (hit !== undefined) return hit;
+  const out = updateSignatureWithTsMorph(text, path, fn, fields, paramType, returnType);
+  updated.set(key, out);
+  return out;
+}
+
+const require = createRequire(import.meta.url);
+const updated = new Memo('stub-update');
+const UPDATE_SALT = sourceSalt(import.meta.url);
+
+function updateSignatureWithTsMorph(
+  text: string,
+  path: string,
+  fn: string,
+  fields: readonly string[],
+  paramType: string,
+  returnType: string,
+): string {
+  const { Node, Project } = require('ts-morph') as typeof import('ts-morph');
   const project = new Project({ useInMemoryFileSystem: true });
   const sf = project.createSourceFile(`/${path}`, text);
   const f = sf.getFunction(fn);

@@ -1,30 +1,26 @@
 // `yo raf-op NAME`: asks (or reads flags), validates the new spec, writes it with its bindings and stubs, prints the checklist.
 
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import Generator, { type BaseOptions, type PromptQuestion } from 'yeoman-generator';
 import { generate } from '../generate.ts';
-import { SpecErrors } from '../spec/errors.ts';
 import type { ScaffoldAnswers } from './answers.ts';
-import { askAll, type Asker } from './ask.ts';
-import { formatChecklist } from './checklist.ts';
-import { ScaffoldError } from './names.ts';
-import { QUESTIONS, type ScaffoldContext } from './questions.ts';
-import { checkTarget, planScaffold, scaffoldContext, type ScaffoldPlan } from './scaffold.ts';
+import type { Asker } from './ask.ts';
+import { QUESTIONS } from './questions.ts';
+import { prepareScaffold, RESUME_FILE, scaffoldReport } from './run.ts';
+import type { ScaffoldPlan } from './scaffold.ts';
 
 /** One flag per question; `--grad` answers both the kind and the formulas. */
 const FLAGS = [...new Map(QUESTIONS.filter((q) => q.flag !== 'NAME').map((q) => [q.flag, q.message])).entries()];
 
-/** Where a refused scaffold keeps its answers for `--resume` (gitignored). */
-export const RESUME_FILE = '.raf-op/scaffold-answers.json';
+export { RESUME_FILE };
 
 type Options = BaseOptions & { force?: boolean; yes?: boolean; name?: string } & Record<string, unknown>;
 
 export default class RafOpGenerator extends Generator<Record<string, unknown>, Options> {
   // Yeoman runs every method not starting with `_` as a task, so helpers are `_`-prefixed or outside the class.
   private started = performance.now();
-  private ctx!: ScaffoldContext;
   private answers!: ScaffoldAnswers;
   private plan!: ScaffoldPlan;
   /** Files Yeoman's conflicter should write without asking (see writing()). */
@@ -54,46 +50,19 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
     });
   }
 
-  initializing(): void {
-    try {
-      this.ctx = scaffoldContext(this.destinationRoot());
-    } catch (e) {
-      throw refusal(e);
-    }
-  }
-
   async prompting(): Promise<void> {
     const flags: Record<string, string | undefined> = { NAME: this._stringOption('name') };
     for (const q of QUESTIONS) if (q.flag !== 'NAME') flags[q.flag] = this._stringOption(q.flag);
-    const resumeFile = join(this.destinationRoot(), RESUME_FILE);
-    if (this.options.resume === true) {
-      if (!existsSync(resumeFile)) throw refusal(new ScaffoldError(`--resume: no ${RESUME_FILE} to resume from`));
-      // Kept answers answer their questions; flags given now replace them.
-      const kept = JSON.parse(readFileSync(resumeFile, 'utf8')) as Record<string, string>;
-      for (const [k, v] of Object.entries(kept)) flags[k] ??= v;
-    }
-    const force = this.options.force === true;
-    const record: Record<string, string> = {};
-    try {
-      this.answers = await askAll(
-        this.ctx,
-        { flags, yes: this.options.yes === true, checkOp: (op) => checkTarget(this.ctx, op, force), record },
-        this._asker(),
-      );
-      this.plan = await planScaffold(this.destinationRoot(), this.ctx, this.answers, { force });
-    } catch (e) {
-      // Every answer given so far is kept, so fixing the one that failed does not mean answering all again.
-      if (Object.keys(record).length && (e instanceof ScaffoldError || e instanceof SpecErrors)) {
-        mkdirSync(dirname(resumeFile), { recursive: true });
-        writeFileSync(resumeFile, `${JSON.stringify(record, null, 2)}\n`);
-        throw refusal(
-          e,
-          `your answers are kept in ${RESUME_FILE}: fix the one named above with its flag and add --resume`,
-        );
-      }
-      throw refusal(e);
-    }
-    if (existsSync(resumeFile)) rmSync(resumeFile);
+    ({ answers: this.answers, plan: this.plan } = await prepareScaffold(
+      this.destinationRoot(),
+      {
+        flags,
+        yes: this.options.yes === true,
+        resume: this.options.resume === true,
+        force: this.options.force === true,
+      },
+      this._asker(),
+    ));
   }
 
   writing(): void {
@@ -129,14 +98,7 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
       this.log(`${this.plan.specPath} was not written; bindings regenerated from the specs on disk.`);
       return;
     }
-    const op = this.answers.op;
-    this.log('');
-    this.log(formatChecklist(op, this.plan.checklist));
-    this.log('');
-    this.log(`Spec: ${this.plan.specPath}. Run its tests: npx vitest run test/generated/${op}`);
-    this.log(
-      `raf-op scaffold: ${this.plan.changes.length} files, ${((performance.now() - this.started) / 1000).toFixed(1)} s`,
-    );
+    this.log(scaffoldReport({ answers: this.answers, plan: this.plan }, this.started));
   }
 
   _asker(): Asker {
@@ -155,16 +117,4 @@ export default class RafOpGenerator extends Generator<Record<string, unknown>, O
     const v = this.options[name];
     return v === undefined || v === null || v === false ? undefined : String(v);
   }
-}
-
-/** Refusals print their message (and every spec error with file:line:col); nothing has been written yet. */
-function refusal(e: unknown, kept?: string): unknown {
-  const tail = kept ? `\n${kept}` : '';
-  if (e instanceof SpecErrors) {
-    return new ScaffoldError(
-      `the spec for this op does not validate; nothing was written:\n${e.errors.map(String).join('\n')}${tail}`,
-    );
-  }
-  if (e instanceof ScaffoldError) return new ScaffoldError(`raf-op: ${e.message}\nnothing was written.${tail}`);
-  return e;
 }

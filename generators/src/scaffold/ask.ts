@@ -10,7 +10,7 @@ export type Asker = (
   q: Question,
   defaultText: string,
   choices: readonly string[] | undefined,
-  validate: (text: string) => true | string,
+  validate: (text: string) => Promise<true | string>,
   suggestions?: readonly string[],
 ) => Promise<string>;
 
@@ -23,11 +23,17 @@ export interface AskOptions {
   readonly checkOp?: (op: string) => void;
   /** Filled with each answer's text by flag as it is accepted, so a refused scaffold can be resumed (--resume). */
   readonly record?: Record<string, string>;
+  /**
+   * Checks a prompted answer against the answers so far (the spec validated with later questions at their defaults),
+   * so a cross-answer problem is asked again at once; returns the problem, or undefined.
+   */
+  readonly checkSoFar?: (d: Draft, answered: ReadonlySet<string>) => Promise<string | undefined>;
 }
 
 export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker): Promise<ScaffoldAnswers> {
   const d: Draft = {};
   const used = new Set<string>();
+  const answered = new Set<string>();
   // With --force on an existing op, every default is that op's current answer (existing.ts).
   let existing: Partial<Record<string, string>> = {};
   for (const q of QUESTIONS) {
@@ -45,21 +51,24 @@ export async function askAll(ctx: ScaffoldContext, opts: AskOptions, ask: Asker)
       if (q.name === 'op') throw new ScaffoldError('no op name given', 'yo raf-op NAME [--yes]');
       parseAs(q, dflt, d, ctx);
     } else {
-      const validate = (text: string): true | string => {
+      const validate = async (text: string): Promise<true | string> => {
+        const next = structuredClone(d);
         try {
-          q.parse(text, structuredClone(d), ctx);
+          q.parse(text, next, ctx);
           if (q.name === 'op') opts.checkOp?.(text.trim());
-          return true;
         } catch (e) {
           if (e instanceof ScaffoldError) return e.message;
           throw e;
         }
+        const problem = await opts.checkSoFar?.(next, new Set([...answered, q.name]));
+        return problem ?? true;
       };
       const text = await ask(q, dflt, q.choices?.(d, ctx), validate, q.suggestions?.(d, ctx));
       parseAs(q, text, d, ctx);
       // The kind and the formulas share --grad; the formulas are what a resumed run needs.
       if (opts.record && !(q.name === 'gradKind' && text === 'formula')) opts.record[q.flag] = text;
     }
+    answered.add(q.name);
     if (q.name === 'op') {
       opts.checkOp?.(d.op!);
       const op = ctx.model.ops.find((o) => o.name === d.op && !o.derivedFrom);

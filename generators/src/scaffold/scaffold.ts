@@ -13,8 +13,10 @@ import type { Model } from '../spec/model.ts';
 import { plan, type Change } from '../write.ts';
 import type { ScaffoldAnswers } from './answers.ts';
 import { checklist, type ChecklistItem } from './checklist.ts';
+import { calledOps, missingBackwardOps } from './backward.ts';
 import { checkName, ScaffoldError } from './names.ts';
-import { argsOf, type ScaffoldContext } from './questions.ts';
+import { argsOf, finish, QUESTIONS, type Draft, type ScaffoldContext } from './questions.ts';
+import { SpecErrors } from '../spec/errors.ts';
 import { renderSpec, specPathOf } from './spec-text.ts';
 
 export interface ScaffoldPlan {
@@ -24,6 +26,12 @@ export interface ScaffoldPlan {
   readonly changes: readonly Change[];
   readonly model: Model;
   readonly checklist: readonly ChecklistItem[];
+  /** Backward ops its gradient calls that no spec defined: scaffolded together with it (backward.ts). */
+  readonly together: readonly {
+    readonly op: string;
+    readonly specPath: string;
+    readonly checklist: readonly ChecklistItem[];
+  }[];
 }
 
 export interface ScaffoldOptions {
@@ -38,13 +46,14 @@ export interface ScaffoldOptions {
  */
 async function planNewOp(
   root: string,
-  specPath: string,
+  specPaths: readonly string[],
   generated: readonly EmittedFile[],
   stubs: readonly StubFile[],
 ): Promise<Change[]> {
   // One op's spec (`specs/nn/softmax.yaml`), not an aggregate (`specs/**/*.yaml`, `specs/nn/*.yaml`).
   const ownSpec = (source: string) => /^specs\/[a-z0-9_]+\/[a-z0-9_]+\.yaml$/.test(source.split(' ')[0]!);
-  const mine = (f: EmittedFile) => !ownSpec(f.source) || f.source.startsWith(`${specPath} `) || f.source === specPath;
+  const mine = (f: EmittedFile) =>
+    !ownSpec(f.source) || specPaths.some((p) => f.source.startsWith(`${p} `) || f.source === p);
   // Planning a subset would mark every other generated file as extra; a new op deletes nothing.
   return (await plan(root, generated.filter(mine), stubs.filter(mine))).filter((c) => c.action !== 'delete');
 }
@@ -66,8 +75,9 @@ export function scaffoldContext(root: string): ScaffoldContext {
 }
 
 /** Refuses an op name that is unsafe, or that shadows an existing op without `force`. */
-export function checkTarget(ctx: ScaffoldContext, op: string, force: boolean): void {
+export function checkTarget(ctx: ScaffoldContext | undefined, op: string, force: boolean): void {
   checkName(op, 'op');
+  if (!ctx) return; // before the tree is read: the name alone
   const existing = ctx.model.ops.find((o) => o.name === op);
   if (existing?.derivedFrom) {
     throw new ScaffoldError(
@@ -82,6 +92,79 @@ export function checkTarget(ctx: ScaffoldContext, op: string, force: boolean): v
     );
   }
 }
+
+/** The spec the answers make; --force keeps the fields no question asks about from the spec it replaces. */
+export async function specTextOf(root: string, ctx: ScaffoldContext, answers: ScaffoldAnswers): Promise<string> {
+  const abs = resolve(root, specPathOf(answers));
+  const args = argsOf(answers, ctx);
+  const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
+  const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+  const previous = existsSync(abs) ? (parseYaml(readFileSync(abs, 'utf8')) as Record<string, unknown>) : undefined;
+  return renderSpec(root, answers, tensors, attrs, previous ?? undefined);
+}
+
+/**
+ * The spec errors an answer causes, as soon as it is given: the questions not answered yet take their defaults, the
+ * spec is validated with every other one (as at the end), and only errors in fields whose questions are all answered
+ * count. Returns the message to ask again with, or undefined when the answers so far are fine.
+ */
+export async function answersSoFarProblem(
+  root: string,
+  ctx: ScaffoldContext,
+  d: Draft,
+  answered: ReadonlySet<string>,
+): Promise<string | undefined> {
+  const draft = structuredClone(d);
+  for (const q of QUESTIONS) {
+    if (answered.has(q.name) || (q.when && !q.when(draft, ctx))) continue;
+    try {
+      q.parse(q.default(draft, ctx), draft, ctx);
+    } catch {
+      return undefined; // a later default does not apply yet: the end's validation covers it
+    }
+  }
+  const answers = finish(draft, ctx);
+  const specPath = specPathOf(answers);
+  let text: string;
+  try {
+    text = await specTextOf(root, ctx, answers);
+    loadModel(root, new Map([[specPath, text]]));
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof SpecErrors)) return undefined;
+    // Which top-level field each line of the spec belongs to.
+    const fieldAt: string[] = [];
+    let field = '';
+    text!.split('\n').forEach((line, i) => {
+      field = /^([a-z_]+):/.exec(line)?.[1] ?? field;
+      fieldAt[i + 1] = field;
+    });
+    const complete = (f: string) =>
+      (FIELD_QUESTIONS[f] ?? []).every((n) => {
+        const q = QUESTIONS.find((x) => x.name === n)!;
+        return answered.has(n) || (q.when !== undefined && !q.when(draft, ctx));
+      });
+    const mine = e.errors.filter((err) => err.loc.file === specPath && complete(fieldAt[err.loc.line] ?? ''));
+    return mine.length ? mine.map((err) => String(err)).join('\n') : undefined;
+  }
+}
+
+/** Which questions write each top-level field of the spec. */
+const FIELD_QUESTIONS: Readonly<Record<string, readonly string[]>> = {
+  op: ['op'],
+  doc: ['doc'],
+  compute: ['compute'],
+  schema: ['schema'],
+  args: ['args'],
+  out: ['out', 'outputs'],
+  grad: ['gradKind', 'grad', 'saves'],
+  fusion: ['fusion'],
+  cast: ['cast'],
+  relay: ['relay'],
+  onnx: ['onnx'],
+  dialects: ['dialects'],
+  tests: ['shapes', 'grid', 'domain'],
+};
 
 export async function planScaffold(
   root: string,
@@ -103,28 +186,50 @@ export async function planScaffold(
   const abs = resolve(root, specPath);
   if (!abs.startsWith(resolve(root, SPECS_DIR) + sep)) throw new ScaffoldError(`${specPath} is outside ${SPECS_DIR}/`);
 
-  const args = argsOf(answers, ctx);
-  const tensors = args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
-  const attrs = args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
-  // --force keeps the fields no question asks about from the spec it replaces.
-  const previous = existsSync(abs) ? (parseYaml(readFileSync(abs, 'utf8')) as Record<string, unknown>) : undefined;
-  const specText = await renderSpec(root, answers, tensors, attrs, previous ?? undefined);
+  const specText = await specTextOf(root, ctx, answers);
 
   // The same validation `npm run gen` does, with the new spec in place: a bad answer throws
   // SpecErrors naming the spec's line and column, and nothing has been written.
-  const model = loadModel(root, new Map([[specPath, specText]]));
+  // Backward ops its gradient calls that no spec defines yet are scaffolded with it.
+  const together: { op: string; specPath: string; specText: string }[] = [];
+  for (const b of missingBackwardOps(answers, ctx)) {
+    const tensorArgs = b.args.filter((a) => a.type.startsWith('Tensor')).map((a) => a.name);
+    const attrArgs = b.args.filter((a) => !a.type.startsWith('Tensor')).map((a) => a.name);
+    together.push({ op: b.op, specPath: specPathOf(b), specText: await renderSpec(root, b, tensorArgs, attrArgs) });
+  }
+  const model = loadModel(
+    root,
+    new Map([[specPath, specText], ...together.map((t) => [t.specPath, t.specText] as const)]),
+  );
   const { generated, stubs } = emitAll(model);
-  const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, specPath, generated, stubs);
+  // A backward op's generated test goes through its forward's gradient: scaffolding the forward changes it too.
+  const called = calledOps(answers).flatMap((name) => model.ops.find((o) => o.name === name)?.file ?? []);
+  const owned = [specPath, ...together.map((t) => t.specPath), ...called];
+  const changes = opts.force ? await plan(root, generated, stubs) : await planNewOp(root, owned, generated, stubs);
   const onDisk = existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
-  const specChanges: Change[] =
-    onDisk === specText
+  const specChanges: Change[] = [
+    ...(onDisk === specText
       ? []
-      : [{ path: specPath, action: onDisk === undefined ? 'create' : 'update', kind: 'stub', content: specText }];
+      : [
+          {
+            path: specPath,
+            action: onDisk === undefined ? 'create' : 'update',
+            kind: 'stub',
+            content: specText,
+          } as const,
+        ]),
+    ...together.map((t) => ({ path: t.specPath, action: 'create', kind: 'stub', content: t.specText }) as const),
+  ];
   return {
     specPath: relative(root, abs).split(sep).join('/'),
     specText,
     changes: [...specChanges, ...changes],
     model,
     checklist: checklist(model, answers.op, generated, stubs, root),
+    together: together.map((t) => ({
+      op: t.op,
+      specPath: t.specPath,
+      checklist: checklist(model, t.op, generated, stubs, root),
+    })),
   };
 }

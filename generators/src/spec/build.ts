@@ -743,7 +743,8 @@ function buildGrad(
                   (didYouMean(
                     c.op,
                     [...specs.keys()].filter((k) => k !== name),
-                  ) ?? `define it first (npm run new -- ${c.op}), then ${name}; or write grad: custom`),
+                  ) ??
+                    `write its spec (npm run new -- ${c.op}); or scaffold ${name} with npm run new, which scaffolds ${c.op} with it; or write grad: custom`),
             ),
           );
           continue;

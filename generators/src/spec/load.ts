@@ -15,6 +15,8 @@ import {
   type Document,
   type Node,
 } from 'yaml';
+import { createRequire } from 'node:module';
+import { Memo, sha, sourceSalt } from '../memo.ts';
 import { SpecError, type Loc } from './errors.ts';
 
 export type Path = readonly (string | number)[];
@@ -27,7 +29,98 @@ export interface RawSpec {
   locate(path: Path, key?: boolean): Loc;
 }
 
+/**
+ * A valid spec's data is memoized by its text (parsing every spec with positions is most of loading a model); its
+ * YAML is parsed again only when something asks where a value is (an error to report), which a valid spec rarely does.
+ */
+const parsed = new Memo('spec-data');
+const PARSE_SALT = `${sourceSalt(import.meta.url)}:${(createRequire(import.meta.url)('yaml/package.json') as { version: string }).version}`;
+
 export function loadSpecText(file: string, text: string): { spec?: RawSpec; errors: SpecError[] } {
+  const key = sha(PARSE_SALT, file, text);
+  const hit = parsed.get(key);
+  if (hit !== undefined) {
+    const { data, places } = JSON.parse(hit) as Parsed;
+    return { spec: { file, data, locate: (path, key = false) => locateIn(places, file, path, key) }, errors: [] };
+  }
+  const result = parseSpecText(file, text);
+  if (result.spec && !result.errors.length && jsonExact(result.spec.data))
+    parsed.set(key, JSON.stringify({ data: result.spec.data, places: result.places! } satisfies Parsed));
+  return result;
+}
+
+/** A memoized spec: its data, and where each node is (what `locate` needs without the YAML document). */
+interface Parsed {
+  readonly data: unknown;
+  readonly places: Places;
+}
+
+/** `[line, col]`, or null where there is no node. */
+type Place = readonly [number, number] | null;
+/**
+ * Per node path (`JSON.stringify` of the path, map keys as strings): its key's and its value's place, and whether the
+ * value is a map (`m`) or sequence (`s`), in which `walk` below may go deeper.
+ */
+type Places = Record<string, { k: Place; v: Place; c?: 'm' | 's' }>;
+
+/** Every node's place, found by the same rules as `walk`, so that `locateIn` answers exactly as `locate` does. */
+function placesOf(doc: Document, at: (offset: number) => Loc): Places {
+  const places: Places = {};
+  const place = (n: unknown): Place => {
+    if (n === null || n === undefined) return null;
+    const loc = at((n as Node).range?.[0] ?? 0);
+    return [loc.line, loc.col];
+  };
+  const kind = (n: unknown) => (isMap(n) ? 'm' : isSeq(n) ? 's' : undefined);
+  const add = (path: readonly (string | number)[], key: unknown, value: unknown) => {
+    const id = JSON.stringify(path);
+    if (id in places) return; // two keys that read the same: `walk` finds the first
+    const c = kind(value);
+    places[id] = { k: place(key), v: place(value), ...(c ? { c } : {}) };
+    if (isMap(value)) {
+      for (const p of value.items)
+        if (isPair(p) && isScalar(p.key)) add([...path, String(p.key.value)], p.key, p.value);
+    } else if (isSeq(value)) {
+      value.items.forEach((item, i) => {
+        if (item) add([...path, i], undefined, item);
+      });
+    }
+  };
+  add([], undefined, doc.contents);
+  return places;
+}
+
+function locateIn(places: Places, file: string, path: Path, key: boolean): Loc {
+  let cur: (string | number)[] = [];
+  let found = places['[]']!;
+  let k: Place = null;
+  for (const seg of path) {
+    if (found.c === 'm') {
+      const next = places[JSON.stringify([...cur, String(seg)])];
+      if (!next) break;
+      cur = [...cur, String(seg)];
+      found = next;
+      k = next.k;
+    } else if (found.c === 's' && typeof seg === 'number' && places[JSON.stringify([...cur, seg])]) {
+      cur = [...cur, seg];
+      found = places[JSON.stringify(cur)]!;
+      k = null;
+    } else break;
+  }
+  const p = key ? (k ?? found.v) : (found.v ?? k);
+  return p ? { file, line: p[0], col: p[1] } : { file, line: 1, col: 1 };
+}
+
+/** Whether JSON gives this value back exactly (no -0, infinities, undefined, holes, non-plain objects, __proto__). */
+export function jsonExact(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (Array.isArray(v)) return v.length === Object.keys(v).length && v.every(jsonExact);
+  if (typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return false;
+  return Object.entries(v).every(([k, x]) => k !== '__proto__' && jsonExact(x));
+}
+
+function parseSpecText(file: string, text: string): { spec?: RawSpec; errors: SpecError[]; places?: Places } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const at = (offset: number): Loc => {
@@ -67,7 +160,7 @@ export function loadSpecText(file: string, text: string): { spec?: RawSpec; erro
   } catch (e) {
     return { errors: [new SpecError(at(0), `YAML: ${firstLine(e instanceof Error ? e.message : String(e))}`)] };
   }
-  return { spec: { file, data, locate }, errors: [] };
+  return { spec: { file, data, locate }, errors: [], places: placesOf(doc, at) };
 }
 
 /** Reads a spec from disk, or takes its text from `text` (for previews of unsaved specs). */

@@ -1,19 +1,35 @@
 // Structural validation against the JSON Schema shipped for editors, translated to spec errors.
 
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Memo, sha, sourceSalt } from '../memo.ts';
 import { didYouMean, SpecError } from './errors.ts';
-import type { Path, RawSpec } from './load.ts';
+import { jsonExact, type Path, type RawSpec } from './load.ts';
 
 const require = createRequire(import.meta.url);
 export const SPEC_SCHEMA = require('../../schema/op-spec.schema.json') as Record<string, unknown>;
 
 // verbose: errors carry their parent schema, which lists the allowed fields for hints.
-const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-const validate = ajv.compile(SPEC_SCHEMA);
+let compiled: ValidateFunction | undefined;
+const validator = () => (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(SPEC_SCHEMA));
+
+/** Data that validated once validates again: memoized, so the schema compiles only for a new or edited spec. */
+const valid = new Memo('spec-valid');
+const VALID_SALT = sha(
+  sourceSalt(import.meta.url),
+  JSON.stringify(SPEC_SCHEMA),
+  (require('ajv/package.json') as { version: string }).version,
+);
 
 export function checkStructure(raw: RawSpec): SpecError[] {
-  if (validate(raw.data)) return [];
+  // Only data JSON gives back exactly has a key that stands for it (no infinities, -0, undefined).
+  const key = jsonExact(raw.data) ? sha(VALID_SALT, JSON.stringify(raw.data)) : undefined;
+  if (key !== undefined && valid.get(key) === 'ok') return [];
+  const validate = validator();
+  if (validate(raw.data)) {
+    if (key !== undefined) valid.set(key, 'ok');
+    return [];
+  }
   const errors = (validate.errors ?? []).filter(isSpecific);
   const seen = new Set<string>();
   const out: SpecError[] = [];
