@@ -145,6 +145,7 @@ import { denseOp } from './api/dense.ts';
 import { denseGrad } from './grad/dense.ts';
 import { denseRelay } from './relay/dense.ts';
 import { denseCpuOp } from './dialects/cpu/dense.ts';
+import { denseWasmOp } from './dialects/wasm/dense.ts';
 import { denseWebgpuOp } from './dialects/webgpu/dense.ts';
 import { divideOp } from './api/divide.ts';
 import { divideGrad } from './grad/divide.ts';
@@ -909,6 +910,7 @@ registerDialectOps([
   cumsumDxCpuOp,
   cumsumDxWebgpuOp,
   denseCpuOp,
+  denseWasmOp,
   denseWebgpuOp,
   divideCpuOp,
   divideWasmOp,

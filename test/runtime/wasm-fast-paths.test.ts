@@ -1,0 +1,95 @@
+// The wasm dialect's fast paths of issue 15 against float64 references computed here: the unpacked product for one to
+// three rows (matmul, matmul_nt, dense), and graph constants read from wasm memory by the executor.
+
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
+import { execute, fromOnnx } from '../../runtime/src/graph/index.ts';
+import { buildModel } from '../support/onnx-proto.ts';
+import { assertAllClose, tolerance } from '../support/assert.ts';
+
+function values(n: number, seed: number): number[] {
+  let a = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    a = (a * 1664525 + 1013904223) >>> 0;
+    return (a >>> 8) / 2 ** 23 - 1;
+  });
+}
+
+/** c[i][j] = Σp a[i][p]·b[p][j] (b given as [k, n]), in float64. */
+function product(a: number[], b: number[], m: number, n: number, k: number): number[] {
+  const c: number[] = [];
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += a[i * k + p]! * b[p * n + j]!;
+      c.push(s);
+    }
+  return c;
+}
+
+const transpose = (b: number[], k: number, n: number) =>
+  Array.from({ length: k * n }, (_, t) => b[(t % k) * n + Math.floor(t / k)]!);
+
+describe('wasm product with few rows', () => {
+  // k and n off the vector width, and a k of several vectors plus a tail.
+  for (const [m, n, k] of [
+    [1, 5, 7],
+    [2, 9, 3],
+    [3, 13, 37],
+    [1, 1, 1],
+  ] as const) {
+    const a = values(m * k, 1);
+    const b = values(k * n, 2);
+    const want = product(a, b, m, n, k);
+    it(`matmul ${m}×${k}·${k}×${n}`, () => {
+      const got = withDialect(['wasm'], () =>
+        ops.matmul(tensor(a, { shape: [m, k], dtype: 'float32' }), tensor(b, { shape: [k, n], dtype: 'float32' })),
+      );
+      assertAllClose(got.dataSync(), want, tolerance('float32'));
+    });
+    it(`matmul_nt and dense ${m}×${k}·(${n}×${k})ᵀ`, () => {
+      const bt = transpose(b, k, n);
+      const bias = values(n, 3);
+      const [nt, dense] = withDialect(['wasm'], () => {
+        const x = tensor(a, { shape: [m, k], dtype: 'float32' });
+        const w = tensor(bt, { shape: [n, k], dtype: 'float32' });
+        return [ops.matmulNt(x, w), ops.dense(x, w, tensor(bias, { shape: [n], dtype: 'float32' }))];
+      });
+      assertAllClose(nt!.dataSync(), want, tolerance('float32'));
+      assertAllClose(
+        dense!.dataSync(),
+        want.map((v, i) => v + bias[i % n]!),
+        tolerance('float32'),
+      );
+    });
+  }
+});
+
+describe('graph constants in wasm memory', () => {
+  it('a model run twice gives x·W + b both times and leaves its weights intact', () => {
+    const [m, k, n] = [2, 6, 5];
+    const w = values(k * n, 4);
+    const b = values(n, 5);
+    const spec = {
+      nodes: [
+        { op: 'MatMul', inputs: ['x', 'w'], outputs: ['h'] },
+        { op: 'Add', inputs: ['h', 'b'], outputs: ['y'] },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32' as const, shape: [m, k] }],
+      outputs: [{ name: 'y' }],
+      initializers: [
+        { name: 'w', dtype: 'float32' as const, shape: [k, n], data: Float32Array.from(w) },
+        { name: 'b', dtype: 'float32' as const, shape: [n], data: Float32Array.from(b) },
+      ],
+      opset: 17,
+    };
+    const g = fromOnnx(buildModel(spec));
+    for (const seed of [6, 7]) {
+      const x = values(m * k, seed);
+      const want = product(x, w, m, n, k).map((v, i) => v + b[i % n]!);
+      const [y] = execute(g, [tensor(x, { shape: [m, k], dtype: 'float32' })]);
+      expect(y!.shape).toEqual([m, n]);
+      assertAllClose(y!.dataSync(), want, tolerance('float32'));
+    }
+  });
+});
