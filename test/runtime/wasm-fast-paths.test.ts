@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
 import { execute, fromOnnx } from '../../runtime/src/graph/index.ts';
 import { buildModel } from '../support/onnx-proto.ts';
+import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
 
 function values(n: number, seed: number): number[] {
@@ -92,4 +93,95 @@ describe('graph constants in wasm memory', () => {
       assertAllClose(y!.dataSync(), want, tolerance('float32'));
     }
   });
+});
+
+/** Depthwise conv2d in float64: y[n, ch, oy, ox] = Σ w[ch, 0, ky, kx]·x[n, ch, iy, ix] over in-bounds taps. */
+function depthwise(
+  x: number[],
+  [n, c, h, wd]: number[],
+  w: number[],
+  [kh, kw]: number[],
+  [sh, sw]: number[],
+  [pt, pl, pb, pr]: number[],
+  [dh, dw]: number[],
+): { shape: number[]; data: number[] } {
+  const oh = Math.floor((h + pt + pb - (dh * (kh - 1) + 1)) / sh) + 1;
+  const ow = Math.floor((wd + pl + pr - (dw * (kw - 1) + 1)) / sw) + 1;
+  const data: number[] = [];
+  for (let b = 0; b < n; b++)
+    for (let ch = 0; ch < c; ch++)
+      for (let oy = 0; oy < oh; oy++)
+        for (let ox = 0; ox < ow; ox++) {
+          let s = 0;
+          for (let ky = 0; ky < kh; ky++)
+            for (let kx = 0; kx < kw; kx++) {
+              const iy = oy * sh - pt + ky * dh;
+              const ix = ox * sw - pl + kx * dw;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < wd)
+                s += w[(ch * kh + ky) * kw + kx]! * x[((b * c + ch) * h + iy) * wd + ix]!;
+            }
+          data.push(s);
+        }
+  return { shape: [n, c, oh, ow], data };
+}
+
+describe('wasm depthwise conv2d', () => {
+  // Rows long enough for the four-wide path, with padding on every side, strides, dilation and a batch.
+  const cases: [number[], number[], number[], number[], number[]][] = [
+    [
+      [1, 3, 7, 13],
+      [5, 5],
+      [1, 1],
+      [2, 2, 2, 2],
+      [1, 1],
+    ],
+    [
+      [2, 4, 6, 17],
+      [3, 3],
+      [2, 1],
+      [1, 1, 1, 1],
+      [1, 1],
+    ],
+    [
+      [1, 2, 5, 11],
+      [3, 3],
+      [1, 2],
+      [0, 1, 1, 0],
+      [1, 1],
+    ],
+    [
+      [1, 2, 6, 12],
+      [3, 2],
+      [1, 1],
+      [1, 0, 2, 1],
+      [2, 2],
+    ],
+    [
+      [1, 5, 3, 9],
+      [1, 1],
+      [1, 1],
+      [0, 0, 0, 0],
+      [1, 1],
+    ],
+  ];
+  for (const [shape, kernel, stride, padding, dilation] of cases) {
+    it(`x ${JSON.stringify(shape)} kernel ${kernel} stride ${stride} padding ${padding} dilation ${dilation}`, () => {
+      const c = shape[1]!;
+      const x = values(sizeOf(shape), 8);
+      const w = values(c * kernel[0]! * kernel[1]!, 9);
+      const want = depthwise(x, shape, w, kernel, stride, padding, dilation);
+      const got = withDialect(['wasm'], () =>
+        ops.conv2d(
+          tensor(x, { shape, dtype: 'float32' }),
+          tensor(w, { shape: [c, 1, ...kernel], dtype: 'float32' }),
+          stride,
+          padding,
+          dilation,
+          c,
+        ),
+      );
+      expect(got.shape).toEqual(want.shape);
+      assertAllClose(got.dataSync(), want.data, tolerance('float32'));
+    });
+  }
 });

@@ -114,3 +114,21 @@ export function toWasmMemory(t: Tensor): Tensor {
   arena.view(ARRAY[width], block.ptr, t.size).set(t.dataSync());
   return block.tensor();
 }
+
+/**
+ * A kernel whose loop is JavaScript over wasm memory: x is read where it lies (or copied in once), the output is a
+ * resident block, so a wasm chain keeps its data in place across ops that have no AssemblyScript kernel.
+ */
+export function overWasmMemory(
+  x: Tensor,
+  out: TensorType,
+  loop: (xs: Float32Array | Float64Array, ys: Float32Array | Float64Array) => void,
+): Tensor {
+  const width = widthOf(out.dtype)!;
+  const arena = callArena();
+  const px = inPtr(arena, width, x);
+  const y = outBlock(arena, width, out);
+  // Views only after the last allocation: growing memory detaches them.
+  loop(arena.view(ARRAY[width], px, x.size), arena.view(ARRAY[width], y.ptr, sizeOf(out.shape)));
+  return y.tensor();
+}
