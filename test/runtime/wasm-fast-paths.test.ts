@@ -2,8 +2,8 @@
 // three rows (matmul, matmul_nt, dense), and graph constants read from wasm memory by the executor.
 
 import { describe, expect, it } from 'vitest';
-import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
-import { execute, fromOnnx } from '../../runtime/src/graph/index.ts';
+import { ops, tensor, toWasmMemory, withDialect } from '../../runtime/src/index.ts';
+import { execute, fromOnnx, fuseOps } from '../../runtime/src/graph/index.ts';
 import { buildModel } from '../support/onnx-proto.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
@@ -184,4 +184,44 @@ describe('wasm depthwise conv2d', () => {
       assertAllClose(got.dataSync(), want.data, tolerance('float32'));
     });
   }
+});
+
+describe('fused CPU groups over wasm memory', () => {
+  it('a depthwise Conv with bias and Relu, fused, equals the float64 reference and the unfused graph', () => {
+    const shape = [1, 3, 6, 11];
+    const [c, kh, kw] = [3, 3, 3];
+    const x = values(sizeOf(shape), 10);
+    const w = values(c * kh * kw, 11);
+    const b = values(c, 12);
+    const spec = {
+      nodes: [
+        {
+          op: 'Conv',
+          inputs: ['x', 'w', 'b'],
+          outputs: ['h'],
+          attrs: { group: c, pads: [1, 1, 1, 1], kernel_shape: [kh, kw] },
+        },
+        { op: 'Relu', inputs: ['h'], outputs: ['y'] },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32' as const, shape }],
+      outputs: [{ name: 'y' }],
+      initializers: [
+        { name: 'w', dtype: 'float32' as const, shape: [c, 1, kh, kw], data: Float32Array.from(w) },
+        { name: 'b', dtype: 'float32' as const, shape: [c], data: Float32Array.from(b) },
+      ],
+      opset: 17,
+    };
+    const conv = depthwise(x, shape, w, [kh, kw], [1, 1], [1, 1, 1, 1], [1, 1]);
+    const plane = conv.data.length / c;
+    const want = conv.data.map((v, i) => Math.max(0, v + b[Math.floor(i / plane)]!));
+    const g = fromOnnx(buildModel(spec));
+    const fused = fuseOps(g);
+    expect(fused.nodes.length).toBeLessThan(g.nodes.length);
+    // The input in wasm memory, as a previous wasm kernel would leave it: the fused loop reads it in place.
+    for (const graph of [fused, g]) {
+      const [y] = execute(graph, [toWasmMemory(tensor(x, { shape, dtype: 'float32' }))]);
+      expect(y!.shape).toEqual(conv.shape);
+      assertAllClose(y!.dataSync(), want, tolerance('float32'));
+    }
+  });
 });

@@ -132,3 +132,30 @@ export function overWasmMemory(
   loop(arena.view(ARRAY[width], px, x.size), arena.view(ARRAY[width], y.ptr, sizeOf(out.shape)));
   return y.tensor();
 }
+
+/** t's elements as a view of wasm memory when t is resident there (float32/float64), else null. */
+export function residentView(arena: Arena, t: Tensor): Float32Array | Float64Array | null {
+  const s = t.storage;
+  const width = widthOf(t.dtype);
+  if (!width || t.dtype === 'float16' || !(s instanceof WasmStorage) || s.ptr === undefined) return null;
+  s.touch();
+  return arena.view(ARRAY[width], s.ptr, t.size);
+}
+
+/**
+ * A resident output of `out`'s type for a loop written in JavaScript (a fused CPU group), when the module is loaded
+ * and the dtype lives in wasm memory; null otherwise. Allocate it before taking any view (growing detaches them).
+ */
+export function residentOutput(
+  out: TensorType,
+): { readonly arena: Arena; readonly data: () => Float32Array | Float64Array; tensor(): Tensor } | null {
+  const width = widthOf(out.dtype);
+  if (!width || out.dtype === 'float16' || wasmUnavailable()) return null;
+  const arena = callArena();
+  const block = outBlock(arena, width, out);
+  return {
+    arena,
+    data: () => arena.view(ARRAY[width], block.ptr, sizeOf(out.shape)),
+    tensor: () => block.tensor(),
+  };
+}
