@@ -244,6 +244,7 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
         { head: 'onnxruntime (cpu)', cell: time('onnxruntime') },
         vs('fusion speed-up', 'raf-op unfused', 'raf-op'),
         vs('raf/ort', 'raf-op', 'onnxruntime'),
+        { head: 'target', cell: (r) => (r.target ? `${r.target.met ? 'met' : 'MISSED'}: ${r.target.rule}` : '') },
         agree,
       ];
     case 'generator':

@@ -57,8 +57,12 @@ export type AnyDialectOp = DialectOp<any, any, any, any>;
 const dialects = new Map<string, DialectInfo>();
 const dialectOps = new Map<string, AnyDialectOp[]>();
 
+/** dialectOpsFor's answers by op and device kind; cleared whenever a dialect or dialect op is registered. */
+const forKind = new Map<string, AnyDialectOp[]>();
+
 export function registerDialect(info: DialectInfo): void {
   dialects.set(info.name, info);
+  forKind.clear();
 }
 
 export function getDialect(name: string): DialectInfo | undefined {
@@ -74,11 +78,19 @@ export function registerDialectOps(ops: readonly AnyDialectOp[]): void {
     list.sort((p, q) => q.level - p.level);
     dialectOps.set(d.op, list);
   }
+  forKind.clear();
 }
 
 /** Dialect ops of a base op for a device kind, highest level first. */
-export function dialectOpsFor(op: string, kind: DeviceKind): AnyDialectOp[] {
-  return (dialectOps.get(op) ?? []).filter((d) => dialects.get(d.dialect)?.devices.includes(kind));
+export function dialectOpsFor(op: string, kind: DeviceKind): readonly AnyDialectOp[] {
+  // Every eager call asks: answered once per op and kind until the registry changes.
+  const key = `${kind}:${op}`;
+  let list = forKind.get(key);
+  if (!list) {
+    list = (dialectOps.get(op) ?? []).filter((d) => dialects.get(d.dialect)?.devices.includes(kind));
+    forKind.set(key, list);
+  }
+  return list;
 }
 
 export function allDialectOps(op: string): readonly AnyDialectOp[] {

@@ -16,8 +16,12 @@ import type { Keyword } from './schema.ts';
 import { tensorsIn, trackOutputs } from './scope.ts';
 import { Tensor, checkAllocation, type TensorType } from './tensor.ts';
 
-/** Compiled kernels by dialect, op and bridge key; `null` remembers "this dialect cannot". */
-const kernelCache = new Map<string, Kernel<unknown, unknown, OutType> | null>();
+/**
+ * Compiled kernels per dialect op (one dialect's kernel of one op), by its bridge key (dtypes and attrs: the call's
+ * signature); `null` remembers "this dialect cannot". Looked up without building a key string per call.
+ */
+const kernelCache = new Map<AnyDialectOp, Map<string, Kernel<unknown, unknown, OutType> | null>>();
+let cachedKernels = 0;
 let dispatchCount = 0;
 
 export interface DispatchStats {
@@ -26,7 +30,7 @@ export interface DispatchStats {
 }
 
 export function dispatchStats(): DispatchStats {
-  return { dispatches: dispatchCount, cachedKernels: kernelCache.size };
+  return { dispatches: dispatchCount, cachedKernels };
 }
 
 /**
@@ -126,8 +130,10 @@ function buildCached(
   inputs: unknown,
   tried: string[],
 ): Kernel<unknown, unknown, OutType> | null {
-  const key = `${d.dialect}:${op.name}:${d.bridge.key(args, out)}`;
-  let kernel = kernelCache.get(key);
+  const key = d.bridge.key(args, out);
+  let byKey = kernelCache.get(d);
+  if (!byKey) kernelCache.set(d, (byKey = new Map()));
+  let kernel = byKey.get(key);
   if (kernel === undefined) {
     try {
       kernel = buildDialectKernel(d, attrs, out, inputs);
@@ -135,7 +141,8 @@ function buildCached(
       tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): ${(e as Error).message}`);
       return null;
     }
-    kernelCache.set(key, kernel);
+    byKey.set(key, kernel);
+    cachedKernels++;
   }
   if (!kernel)
     tried.push(

@@ -6,6 +6,8 @@ import type { BenchCase, ImplName } from '../../bench/case.ts';
 import { fusionCase } from '../../bench/cases/fusion.ts';
 import { matmulCase } from '../../bench/cases/matmul.ts';
 import { onnxMlpCase } from '../../bench/cases/onnx_mlp.ts';
+import { modelCase } from '../../bench/cases/onnx_models.ts';
+import { CORPUS } from '../onnx-corpus/fetch.ts';
 import { addGpuCase, matmulGpuCase, softmaxGpuCase } from '../../bench/cases/webgpu.ts';
 import { webgpuReady } from '../../bench/gpu.ts';
 import { render, runCases, type CaseResult } from '../../bench/harness.ts';
@@ -54,6 +56,13 @@ describe('bench harness', () => {
     const rs = await runCases(cases, OPTIONS);
     rs.forEach((r, i) => expectSound(r, cases[i]!, 1e-5));
     expect(rs[0]!.results['raf-op']!.note).toBe('1 launch');
+  });
+
+  it('a real-model case (a committed corpus model): fused, unfused and onnxruntime agree, with the 2× target', async () => {
+    const c = modelCase(CORPUS.find((m) => m.name === 'oww-melspectrogram')!);
+    const [r] = await runCases([c], OPTIONS);
+    expectSound(r!, c, 1e-4);
+    expect(r!.target?.rule).toBe('≤ 2× ort');
   });
 
   it.skipIf(!hasGpu)(

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'batch_norm',
   spec: 'specs/nn/batch_norm.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'scale', 'bias', 'mean', 'variance'],
   domain: [-2, 2],

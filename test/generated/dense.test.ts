@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'dense',
   spec: 'specs/linalg/dense.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'w', 'b'],
   domain: [-2, 2],

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'hard_sigmoid',
   spec: 'specs/nn/hard_sigmoid.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x'],
   domain: [-6, 6],

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'hard_sigmoid_dx',
   spec: 'specs/nn/hard_sigmoid.yaml (derived gradient of hard_sigmoid)',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'dy'],
   domain: [-6, 6],

@@ -57,6 +57,7 @@ import { batchNormOp } from './api/batch_norm.ts';
 import { batchNormGrad } from './grad/batch_norm.ts';
 import { batchNormRelay } from './relay/batch_norm.ts';
 import { batchNormCpuOp } from './dialects/cpu/batch_norm.ts';
+import { batchNormWasmOp } from './dialects/wasm/batch_norm.ts';
 import { batchNormWebgpuOp } from './dialects/webgpu/batch_norm.ts';
 import { biasAddOp } from './api/bias_add.ts';
 import { biasAddGrad } from './grad/bias_add.ts';
@@ -145,6 +146,7 @@ import { denseOp } from './api/dense.ts';
 import { denseGrad } from './grad/dense.ts';
 import { denseRelay } from './relay/dense.ts';
 import { denseCpuOp } from './dialects/cpu/dense.ts';
+import { denseWasmOp } from './dialects/wasm/dense.ts';
 import { denseWebgpuOp } from './dialects/webgpu/dense.ts';
 import { divideOp } from './api/divide.ts';
 import { divideGrad } from './grad/divide.ts';
@@ -221,6 +223,7 @@ import { globalAvgPool2dOp } from './api/global_avg_pool2d.ts';
 import { globalAvgPool2dGrad } from './grad/global_avg_pool2d.ts';
 import { globalAvgPool2dRelay } from './relay/global_avg_pool2d.ts';
 import { globalAvgPool2dCpuOp } from './dialects/cpu/global_avg_pool2d.ts';
+import { globalAvgPool2dWasmOp } from './dialects/wasm/global_avg_pool2d.ts';
 import { globalAvgPool2dWebgpuOp } from './dialects/webgpu/global_avg_pool2d.ts';
 import { globalMaxPool2dOp } from './api/global_max_pool2d.ts';
 import { globalMaxPool2dGrad } from './grad/global_max_pool2d.ts';
@@ -241,11 +244,13 @@ import { hardSigmoidOp } from './api/hard_sigmoid.ts';
 import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
 import { hardSigmoidRelay } from './relay/hard_sigmoid.ts';
 import { hardSigmoidCpuOp } from './dialects/cpu/hard_sigmoid.ts';
+import { hardSigmoidWasmOp } from './dialects/wasm/hard_sigmoid.ts';
 import { hardSigmoidWebgpuOp } from './dialects/webgpu/hard_sigmoid.ts';
 import { hardSigmoidDxOp } from './api/hard_sigmoid_dx.ts';
 import { hardSigmoidDxGrad } from './grad/hard_sigmoid_dx.ts';
 import { hardSigmoidDxRelay } from './relay/hard_sigmoid_dx.ts';
 import { hardSigmoidDxCpuOp } from './dialects/cpu/hard_sigmoid_dx.ts';
+import { hardSigmoidDxWasmOp } from './dialects/wasm/hard_sigmoid_dx.ts';
 import { hardSigmoidDxWebgpuOp } from './dialects/webgpu/hard_sigmoid_dx.ts';
 import { hardswishOp } from './api/hardswish.ts';
 import { hardswishGrad } from './grad/hardswish.ts';
@@ -353,6 +358,7 @@ import { maxPool2dOp } from './api/max_pool2d.ts';
 import { maxPool2dGrad } from './grad/max_pool2d.ts';
 import { maxPool2dRelay } from './relay/max_pool2d.ts';
 import { maxPool2dCpuOp } from './dialects/cpu/max_pool2d.ts';
+import { maxPool2dWasmOp } from './dialects/wasm/max_pool2d.ts';
 import { maxPool2dWebgpuOp } from './dialects/webgpu/max_pool2d.ts';
 import { maxPool2dDxOp } from './api/max_pool2d_dx.ts';
 import { maxPool2dDxGrad } from './grad/max_pool2d_dx.ts';
@@ -921,6 +927,7 @@ registerDialectOps([
   batchMatmulCpuOp,
   batchMatmulWebgpuOp,
   batchNormCpuOp,
+  batchNormWasmOp,
   batchNormWebgpuOp,
   biasAddCpuOp,
   castCpuOp,
@@ -958,6 +965,7 @@ registerDialectOps([
   cumsumDxCpuOp,
   cumsumDxWebgpuOp,
   denseCpuOp,
+  denseWasmOp,
   denseWebgpuOp,
   divideCpuOp,
   divideWasmOp,
@@ -992,6 +1000,7 @@ registerDialectOps([
   geluDxWasmOp,
   geluDxWebgpuOp,
   globalAvgPool2dCpuOp,
+  globalAvgPool2dWasmOp,
   globalAvgPool2dWebgpuOp,
   globalMaxPool2dCpuOp,
   globalMaxPool2dWebgpuOp,
@@ -1000,8 +1009,10 @@ registerDialectOps([
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
   hardSigmoidCpuOp,
+  hardSigmoidWasmOp,
   hardSigmoidWebgpuOp,
   hardSigmoidDxCpuOp,
+  hardSigmoidDxWasmOp,
   hardSigmoidDxWebgpuOp,
   hardswishCpuOp,
   hardswishWebgpuOp,
@@ -1049,6 +1060,7 @@ registerDialectOps([
   maxCpuOp,
   maxWebgpuOp,
   maxPool2dCpuOp,
+  maxPool2dWasmOp,
   maxPool2dWebgpuOp,
   maxPool2dDxCpuOp,
   maxPool2dDxWebgpuOp,

@@ -1,9 +1,10 @@
 // The graph executor (RAF's VM to eager mode's interpreter): runs calls through the dispatcher and fused groups through a dialect's fused-kernel compiler.
 
 import type { DeviceKind } from '../device.ts';
+import { toWasmMemory } from '../dialects/wasm/support.ts';
 import { dispatchStats, invoke } from '../dispatch.ts';
 import { shapesEqual } from '../shape.ts';
-import type { Tensor, TensorStorage } from '../tensor.ts';
+import { keepAlive, type Tensor, type TensorStorage } from '../tensor.ts';
 import {
   bindOut,
   definedVars,
@@ -61,7 +62,7 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
     env.set(p, t);
   });
   const atom = (a: Atom): Tensor => {
-    if (a.kind === 'const') return a.value;
+    if (a.kind === 'const') return constValue(a);
     const t = env.get(a);
     if (!t) throw new Error('execute: a var is read before it is computed');
     return t;
@@ -70,7 +71,7 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   const life = lifetimes(g);
   // Storage the caller owns (inputs, constants), and how many live intermediates hold each other storage.
   const owned = new Set<TensorStorage>(inputs.map((t) => t.storage));
-  for (const c of life.consts) owned.add(c.value.storage);
+  for (const c of life.consts) owned.add(constValue(c).storage);
   const holders = new Map<TensorStorage, number>();
   const release = (v: Var): void => {
     const t = env.get(v);
@@ -93,12 +94,31 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
       }
       for (const v of life.dies[i]!) release(v);
     });
-    return g.outputs.map(atom);
+    return g.outputs.map((a) => (a.kind === 'const' ? a.value : atom(a)));
   } catch (e) {
     // A failed run leaves nothing behind either: every intermediate made so far goes.
     for (const v of [...env.keys()]) if (!g.params.includes(v)) release(v);
     throw e;
   }
+}
+
+/** Float constants of CPU graphs, copied once into wasm memory: wasm kernels then read weights in place every run. */
+const placed = new WeakMap<Const, Tensor>();
+
+/**
+ * The tensor a run reads for constant `c`: a float32/float64 CPU constant is copied into wasm memory on first use (a
+ * resident tensor, kept alive with the graph), so wasm kernels stop copying weights in on every call; a CPU kernel
+ * reading it moves it back out once. Values are unchanged either way.
+ */
+function constValue(c: Const): Tensor {
+  const t = c.value;
+  if (t.device.kind !== 'cpu' || (t.dtype !== 'float32' && t.dtype !== 'float64') || t.size < 16) return t;
+  let p = placed.get(c);
+  if (!p) {
+    p = keepAlive(toWasmMemory(t));
+    placed.set(c, p);
+  }
+  return p.isDisposed ? t : p;
 }
 
 interface Lifetimes {

@@ -2,6 +2,8 @@
 
 import { allocStorage, roundToFloat16 } from '../dtype.ts';
 import { broadcastRows } from '../dialects/cpu/support.ts';
+import { residentOutput, residentView } from '../dialects/wasm/support.ts';
+import { enabledDialects } from '../dialect.ts';
 import { sizeOf } from '../shape.ts';
 import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
 import { exprToJs, JS_HELPERS } from './expr.ts';
@@ -64,13 +66,33 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     rnd: unknown,
   ) => void;
   return (inputs) => {
-    const data = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null).map(
-      (t) => t.dataSync(),
-    );
-    const result = allocStorage(out.dtype, n);
-    loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16);
-    return fromStorage(out.shape, out.dtype, result);
+    const ts = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null);
+    return runInto(out, ts, (data, result) => loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16));
   };
+}
+
+/**
+ * Runs a fused loop over the slots' elements into a new output. Where the wasm dialect may run, the output is a block
+ * of wasm memory and resident inputs are read there in place, so a group between two wasm kernels (a convolution's
+ * bias and activation) copies nothing; otherwise both are JavaScript arrays. The loop is the same either way.
+ */
+function runInto(out: TensorType, ts: readonly Tensor[], loop: (data: unknown[], result: unknown) => void): Tensor {
+  const pin = enabledDialects();
+  const res = !pin || pin.includes('wasm') ? residentOutput(out) : null;
+  if (!res) {
+    const result = allocStorage(out.dtype, sizeOf(out.shape));
+    loop(
+      ts.map((t) => t.dataSync()),
+      result,
+    );
+    return fromStorage(out.shape, out.dtype, result);
+  }
+  // Views are taken after the output's allocation, the last one of this call.
+  loop(
+    ts.map((t) => residentView(res.arena, t) ?? t.dataSync()),
+    res.data(),
+  );
+  return res.tensor();
 }
 
 /** `const` lines computing each step (`<prefix><k>`) from the slots, named by `slot(k)`, and earlier steps. */
@@ -147,17 +169,8 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
     h: unknown,
     rnd: unknown,
   ) => void;
-  const n = sizeOf(out.shape);
-  return (inputs) => {
-    const result = allocStorage(out.dtype, n);
-    loop(
-      bind.tensors(node, inputs).map((t) => t.dataSync()),
-      result,
-      JS_HELPERS,
-      roundToFloat16,
-    );
-    return fromStorage(out.shape, out.dtype, result);
-  };
+  return (inputs) =>
+    runInto(out, bind.tensors(node, inputs), (data, result) => loop(data, result, JS_HELPERS, roundToFloat16));
 }
 
 registerFusedCompiler('cpu', compileCpuFused);

@@ -58,6 +58,24 @@ export interface WasmExports {
     o: number,
     scratch: Ptr,
   ): void;
+  conv2d_dw_f32(
+    x: Ptr,
+    w: Ptr,
+    y: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    dh: number,
+    dw: number,
+    pt: number,
+    pl: number,
+    oh: number,
+    ow: number,
+  ): void;
   im2col_f64(
     x: Ptr,
     col: Ptr,

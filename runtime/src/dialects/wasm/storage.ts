@@ -14,6 +14,8 @@ import { setSpill, wasmHeap, type Heap } from './module.ts';
  */
 const live = new Map<WasmStorage, number>();
 let residentBytes = 0;
+/** The storage inserted into `live` last: touching it again changes nothing, so it skips the Map work. */
+let newest: WasmStorage | undefined;
 
 /** How many bytes resident tensors may hold before the oldest move out to JavaScript memory. */
 export const RESIDENT_BUDGET = 64 << 20;
@@ -37,6 +39,7 @@ export class WasmStorage implements TensorStorage {
     this.block = ptr;
     this.epoch = heap.epoch;
     live.set(this, bytes);
+    newest = this;
     residentBytes += bytes;
   }
   /** The block's address while the elements are still in wasm memory; undefined once they moved out. */
@@ -45,9 +48,10 @@ export class WasmStorage implements TensorStorage {
   }
   /** Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). */
   touch(): void {
-    if (this.block === undefined) return;
+    if (this.block === undefined || newest === this) return;
     live.delete(this);
     live.set(this, this.bytes);
+    newest = this;
   }
   readSync(): Storage {
     return this.moveOut(false);
@@ -61,7 +65,10 @@ export class WasmStorage implements TensorStorage {
   /** Copies the elements to JavaScript memory and gives the block back (`later`: see release). */
   moveOut(later: boolean): Storage {
     if (!this.array) {
-      this.array = this.heap.view(this.ctor, this.block!, this.length).slice() as Storage;
+      // A fresh array filled by set() copies as one block; slice() of a view on wasm memory is markedly slower.
+      const array = new this.ctor(this.length);
+      array.set(this.heap.view(this.ctor, this.block!, this.length));
+      this.array = array as Storage;
       this.release(later);
     }
     return this.array;
@@ -72,6 +79,7 @@ export class WasmStorage implements TensorStorage {
     const p = this.block;
     this.block = undefined;
     live.delete(this);
+    if (newest === this) newest = undefined;
     residentBytes -= this.bytes;
     // A block from before a heap restart is already gone.
     if (this.epoch !== this.heap.epoch) return;

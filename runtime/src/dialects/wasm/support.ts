@@ -54,9 +54,11 @@ export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, sh
   for (let i = 0; i < n; i++) dst[i] = src[idx[i]!]!;
 }
 
-/** A CPU tensor holding a copy of n elements at p (slice copies once, without zero-filling first). */
+/** A CPU tensor holding a copy of the output's elements at p (set() copies as one block, faster than slice()). */
 export function readTensor(arena: Arena, width: Width, p: number, out: TensorType): Tensor {
-  const data = arena.view(ARRAY[width], p, sizeOf(out.shape)).slice() as Storage;
+  const n = sizeOf(out.shape);
+  const data = new ARRAY[width](n);
+  data.set(arena.view(ARRAY[width], p, n));
   return finish(new Tensor(out.shape, out.dtype, new CpuStorage(data)));
 }
 
@@ -113,4 +115,49 @@ export function toWasmMemory(t: Tensor): Tensor {
   const block = outBlock(arena, width, t);
   arena.view(ARRAY[width], block.ptr, t.size).set(t.dataSync());
   return block.tensor();
+}
+
+/**
+ * A kernel whose loop is JavaScript over wasm memory: x is read where it lies (or copied in once), the output is a
+ * resident block, so a wasm chain keeps its data in place across ops that have no AssemblyScript kernel.
+ */
+export function overWasmMemory(
+  x: Tensor,
+  out: TensorType,
+  loop: (xs: Float32Array | Float64Array, ys: Float32Array | Float64Array) => void,
+): Tensor {
+  const width = widthOf(out.dtype)!;
+  const arena = callArena();
+  const px = inPtr(arena, width, x);
+  const y = outBlock(arena, width, out);
+  // Views only after the last allocation: growing memory detaches them.
+  loop(arena.view(ARRAY[width], px, x.size), arena.view(ARRAY[width], y.ptr, sizeOf(out.shape)));
+  return y.tensor();
+}
+
+/** t's elements as a view of wasm memory when t is resident there (float32/float64), else null. */
+export function residentView(arena: Arena, t: Tensor): Float32Array | Float64Array | null {
+  const s = t.storage;
+  const width = widthOf(t.dtype);
+  if (!width || t.dtype === 'float16' || !(s instanceof WasmStorage) || s.ptr === undefined) return null;
+  s.touch();
+  return arena.view(ARRAY[width], s.ptr, t.size);
+}
+
+/**
+ * A resident output of `out`'s type for a loop written in JavaScript (a fused CPU group), when the module is loaded
+ * and the dtype lives in wasm memory; null otherwise. Allocate it before taking any view (growing detaches them).
+ */
+export function residentOutput(
+  out: TensorType,
+): { readonly arena: Arena; readonly data: () => Float32Array | Float64Array; tensor(): Tensor } | null {
+  const width = widthOf(out.dtype);
+  if (!width || out.dtype === 'float16' || wasmUnavailable()) return null;
+  const arena = callArena();
+  const block = outBlock(arena, width, out);
+  return {
+    arena,
+    data: () => arena.view(ARRAY[width], block.ptr, sizeOf(out.shape)),
+    tensor: () => block.tensor(),
+  };
 }

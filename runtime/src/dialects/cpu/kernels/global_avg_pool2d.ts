@@ -5,13 +5,16 @@ import { allocOut, finish } from '../support.ts';
 
 export const globalAvgPool2dCpu: GlobalAvgPool2dKernel = ({ x }, _attrs, out) => {
   const y = allocOut(out);
-  const xs = x.dataSync();
   const ys = y.dataSync();
-  const plane = x.shape[2]! * x.shape[3]!;
-  for (let p = 0; p < ys.length; p++) {
+  globalAvgLoop(x.dataSync(), ys, ys.length, x.shape[2]! * x.shape[3]!);
+  return finish(y);
+};
+
+/** ys[p] = the mean of plane p of xs; the wasm kernel runs it over wasm memory. */
+export function globalAvgLoop(xs: ArrayLike<number>, ys: { [i: number]: number }, planes: number, plane: number): void {
+  for (let p = 0; p < planes; p++) {
     let s = 0;
     for (let i = p * plane; i < (p + 1) * plane; i++) s += xs[i]!;
     ys[p] = s / plane;
   }
-  return finish(y);
-};
+}

@@ -175,3 +175,69 @@ export function im2col_f64(
     }
   }
 }
+
+/**
+ * A depthwise convolution (one input and one output channel per group) read straight from the image: per channel,
+ * y[oy, ox] = Σ w[ky, kx]·x[oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] over in-bounds taps. With unit column stride and
+ * dilation, four outputs of a row whose taps are all inside the row take one f32x4 per tap; the rest go one by one.
+ */
+export function conv2d_dw_f32(
+  x: usize,
+  w: usize,
+  y: usize,
+  c: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+): void {
+  const vectorRow = sw == 1 && dw == 1;
+  for (let ch = 0; ch < c; ch++) {
+    const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
+    const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
+    const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+    for (let oy = 0; oy < oh; oy++) {
+      const iy0 = oy * sh - pt;
+      const yrow = yp + <usize>oy * <usize>ow * 4;
+      let ox = 0;
+      while (ox < ow) {
+        const ix0 = ox * sw - pl;
+        if (vectorRow && ix0 >= 0 && ox + 4 <= ow && ix0 + 3 + kw - 1 < wd) {
+          let acc = f32x4.splat(0);
+          for (let ky = 0; ky < kh; ky++) {
+            const iy = iy0 + ky * dh;
+            if (<u32>iy >= <u32>h) continue;
+            const row = xp + (<usize>iy * <usize>wd + <usize>ix0) * 4;
+            const wrow = wp + <usize>ky * <usize>kw * 4;
+            for (let kx = 0; kx < kw; kx++)
+              acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wrow + <usize>kx * 4), v128.load(row + <usize>kx * 4)));
+          }
+          v128.store(yrow + <usize>ox * 4, acc);
+          ox += 4;
+          continue;
+        }
+        let s: f32 = 0;
+        for (let ky = 0; ky < kh; ky++) {
+          const iy = iy0 + ky * dh;
+          if (<u32>iy >= <u32>h) continue;
+          const row = xp + <usize>iy * <usize>wd * 4;
+          const wrow = wp + <usize>ky * <usize>kw * 4;
+          for (let kx = 0; kx < kw; kx++) {
+            const ix = ix0 + kx * dw;
+            if (<u32>ix < <u32>wd) s += load<f32>(wrow + <usize>kx * 4) * load<f32>(row + <usize>ix * 4);
+          }
+        }
+        store<f32>(yrow + <usize>ox * 4, s);
+        ox++;
+      }
+    }
+  }
+}

@@ -36,7 +36,52 @@ export function matmul_f32(
   k: i32,
   scratch: usize,
 ): void {
+  // A row or three (a dense layer on one sample): packing B would cost more than the product, so read it in place.
+  if (m < MR && aCol == 1 && (bRow == 1 || bCol == 1)) {
+    for (let i = 0; i < m; i++) {
+      const ai = a + <usize>i * <usize>aRow * 4;
+      const ci = c + <usize>i * <usize>n * 4;
+      if (bRow == 1) rowDots(ai, b, bCol, ci, n, k);
+      else rowAxpy(ai, b, bRow, ci, n, k);
+    }
+    return;
+  }
   blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch);
+}
+
+/** c[j] = Σp a[p]·b[j·ld + p] for j < n: b's columns are contiguous (b transposed), one dot product each. */
+function rowDots(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
+  const k4 = k & ~3;
+  for (let j = 0; j < n; j++) {
+    const bj = b + <usize>j * <usize>ld * 4;
+    let acc = f32x4.splat(0);
+    let p = 0;
+    for (; p < k4; p += 4) acc = f32x4.add(acc, f32x4.mul(v128.load(a + <usize>p * 4), v128.load(bj + <usize>p * 4)));
+    let s: f32 =
+      f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
+    for (; p < k; p++) s += load<f32>(a + <usize>p * 4) * load<f32>(bj + <usize>p * 4);
+    store<f32>(c + <usize>j * 4, s);
+  }
+}
+
+/** c[j] = Σp a[p]·b[p·ld + j] for j < n: b's rows are contiguous, so c gathers a[p] times each row. */
+function rowAxpy(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
+  memory.fill(c, 0, <usize>n * 4);
+  const n4 = n & ~3;
+  for (let p = 0; p < k; p++) {
+    const ap: f32 = load<f32>(a + <usize>p * 4);
+    const av = f32x4.splat(ap);
+    const bp = b + <usize>p * <usize>ld * 4;
+    let j = 0;
+    for (; j < n4; j += 4) {
+      const at = c + <usize>j * 4;
+      v128.store(at, f32x4.add(v128.load(at), f32x4.mul(av, v128.load(bp + <usize>j * 4))));
+    }
+    for (; j < n; j++) {
+      const at = c + <usize>j * 4;
+      store<f32>(at, load<f32>(at) + ap * load<f32>(bp + <usize>j * 4));
+    }
+  }
 }
 
 /**

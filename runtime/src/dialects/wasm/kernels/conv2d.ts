@@ -35,6 +35,29 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   const py = y.ptr;
   // float32 packs im2col panels straight from x inside the product; float64 writes the matrix out first.
   const col = width === 'f64' && !pointwise ? allocFor(arena, width, k * p) : 0;
+  // Depthwise (one channel in and out per group): a direct loop per channel, no product to pack for one row.
+  if (width === 'f32' && cg === 1 && og === 1) {
+    for (let i = 0; i < n; i++)
+      mod.conv2d_dw_f32(
+        px + i * c * h * wd * bytes,
+        pw,
+        py + i * o * p * bytes,
+        c,
+        h,
+        wd,
+        g.kh,
+        g.kw,
+        g.sh,
+        g.sw,
+        g.dh,
+        g.dw,
+        g.padTop,
+        g.padLeft,
+        g.oh,
+        g.ow,
+      );
+    return y.tensor();
+  }
   const scratch = width === 'f32' ? arena.alloc(mod.matmul_scratch_bytes()) : 0;
   for (let i = 0; i < n; i++) {
     for (let gi = 0; gi < groups; gi++) {

@@ -12,6 +12,8 @@ export * from './erf_dx';
 export * from './exp';
 export * from './gelu';
 export * from './gelu_dx';
+export * from './hard_sigmoid';
+export * from './hard_sigmoid_dx';
 export * from './leaky_relu';
 export * from './leaky_relu_dx';
 export * from './log';
