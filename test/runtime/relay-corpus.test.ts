@@ -16,15 +16,10 @@ const GAPS: Readonly<Record<string, string>> = {
   'bbnf_analysis_144_closures.rly': 'returns a function',
   'cpp_indexed_graph_onnx_loop.rly': 'int64', // then: a loop whose end depends on inputs (a graph has no control flow)
   'dead_code_elim_103_recursion.rly': 'log',
-  'cpp_aot_57_int8.rly': "dtype 'uint8'",
 };
 
-/** Programs that wait for int64 in the runtime (issue 13, branch onnx): they must fail naming the dtype until then. */
-const WAITING: Readonly<Record<string, string>> = {
-  'dyn_op_level3_432_dynamic.rly': "dtype 'int64'",
-  'raf_autodataparallel_forward.rly': "dtype 'int64'",
-  'menangerie_gpt2.rly': "dtype 'int64'",
-};
+/** Programs that wait for something another branch brings: they must fail naming it until then (none today). */
+const WAITING: Readonly<Record<string, string>> = {};
 
 const present = existsSync(CORPUS);
 const files = present
@@ -62,7 +57,7 @@ describe('Relay corpus (../shared/relay)', () => {
     );
   }
 
-  it('every program outside GAPS and WAITING agrees (41 of 50 today, 44 once int64 lands; the goal is 45)', () => {
+  it('every program outside GAPS and WAITING agrees (45 of 50: the goal of issue 17)', () => {
     const agree = [...outcomes.values()].filter((o) => o.stage === 'agree').length;
     const summary = [...outcomes].filter(([, o]) => o.stage !== 'agree').map(([f, o]) => `${f}: ${o.error}`);
     console.log(`relay corpus: ${agree}/${files.length} agree\n${summary.join('\n')}`);

@@ -156,7 +156,16 @@ export function makeInputs(
 }
 
 /** ONNX TensorProto.DataType codes, for dtype-valued attrs (Cast's `to`). */
-const ONNX_DTYPE: Readonly<Record<DType, number>> = { float32: 1, int32: 6, bool: 9, float16: 10, float64: 11 };
+const ONNX_DTYPE: Readonly<Record<DType, number>> = {
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+};
 
 function toOracle(t: Tensor): OracleTensor {
   return { dtype: t.dtype as OracleTensor['dtype'], shape: [...t.shape], data: t.dataSync() as OracleTensor['data'] };

@@ -1,6 +1,6 @@
 // The CPU dialect's fused kernels: a group anchored on a reduction is one loop nest over the reduction's cells (prologue, combine, epilogue); any other anchor runs its own kernel, then every inlinable call after it is one loop over the output built from their compute expressions.
 
-import { allocStorage, roundToFloat16 } from '../dtype.ts';
+import { allocStorage, finishInt64, roundToFloat16 } from '../dtype.ts';
 import { broadcastRows } from '../dialects/cpu/support.ts';
 import { sizeOf } from '../shape.ts';
 import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
@@ -69,6 +69,7 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     );
     const result = allocStorage(out.dtype, n);
     loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16);
+    if (out.dtype === 'int64') finishInt64(lastOp(node), 'out', result as Float64Array);
     return fromStorage(out.shape, out.dtype, result);
   };
 }
@@ -156,8 +157,15 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
       JS_HELPERS,
       roundToFloat16,
     );
+    if (out.dtype === 'int64') finishInt64(lastOp(node), 'out', result as Float64Array);
     return fromStorage(out.shape, out.dtype, result);
   };
 }
 
 registerFusedCompiler('cpu', compileCpuFused);
+
+/** The op a fused group's result comes from (its last call), to name in an int64 range error. */
+function lastOp(node: FusedNode): string {
+  const last = node.fn.nodes[node.fn.nodes.length - 1];
+  return last?.kind === 'call' ? last.op.name : 'fused';
+}
