@@ -74,9 +74,11 @@ export function checkInt64(op: string, arg: string, values: ArrayLike<number>): 
 }
 
 function int64Error(op: string, arg: string, v: number | bigint, i: number, n: number): OpError {
+  // Integral doubles print exactly (2^60 as 1152921504606846976, not 1152921504606847000).
+  const text = typeof v === 'number' && Number.isInteger(v) ? BigInt(v).toString() : String(v);
   return new OpError(
     op,
-    `int64 value ${v}${n > 1 ? ` at index ${i}` : ''} is ${typeof v === 'number' && !Number.isFinite(v) ? 'not a finite integer' : 'beyond ±2^53'}: ` +
+    `int64 value ${text}${n > 1 ? ` at index ${i}` : ''} is ${typeof v === 'number' && !Number.isFinite(v) ? 'not a finite integer' : 'beyond ±2^53'}: ` +
       `raf-op stores int64 exactly only within ±${INT64_EXACT} (Number.MAX_SAFE_INTEGER) and refuses rather than rounds`,
     arg,
   );
