@@ -14,7 +14,8 @@ import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
 import { tensorsIn, trackOutputs } from './scope.ts';
-import { Tensor, checkAllocation, type TensorType } from './tensor.ts';
+import { CpuStorage, Tensor, checkAllocation, type TensorType } from './tensor.ts';
+import { finishInt64 } from './dtype.ts';
 
 /**
  * Compiled kernels per dialect op (one dialect's kernel of one op), by its bridge key (dtypes and attrs: the call's
@@ -84,6 +85,7 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
     dispatchCount++;
     const result = kernel(inputs, attrs, out);
     checkResult(op, d, result, out);
+    finishInt64Results(op, result);
     inheritChecks(inputs, result);
     trackOutputs(result, inputs);
     return result;
@@ -117,6 +119,13 @@ function checkResult(op: AnyOpDef, d: AnyDialectOp, result: Tensor | readonly Te
       `dialect ${d.dialect} returned ${got.map((t) => t.toString()).join(', ')}, declared ${isTuple(out) ? `(${said})` : said}`,
     );
   }
+}
+
+/** int64 results in CPU storage truncate toward zero and must stay within ±2^53 (see dtype.ts), else an OpError. */
+function finishInt64Results(op: AnyOpDef, result: Tensor | readonly Tensor[]): void {
+  for (const t of result instanceof Tensor ? [result] : result)
+    if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
+      finishInt64(op.name, 'out', t.storage.array as Float64Array);
 }
 
 const isTuple = (out: OutType): out is readonly TensorType[] => Array.isArray(out);

@@ -1,8 +1,8 @@
 // Dtype promotion for ops that compute in floating point (a spec's `promote:` field, applied by its type function).
 //
-// The rule, as NumPy and PyTorch have it for their float-only functions: an int32 or bool tensor argument computes in
-// the float dtype of the call's other promoted arguments, or in the default float (float32) when none is a float, so
-// `exp(int32)` and `softmax(bool)` give float32 results. `promote: refuse` raises an OpError instead. An op without
+// The rule, as NumPy and PyTorch have it for their float-only functions: an integer (int64, int32, int8, uint8) or
+// bool tensor argument computes in the float dtype of the call's other promoted arguments, or in the default float
+// (float32) when none is a float, so `exp(int32)` and `softmax(bool)` give float32 results. `promote: refuse` raises an OpError instead. An op without
 // the field takes every dtype its kernels serve, integer math included (add, max, take, cumsum...).
 
 import { call } from './dispatch.ts';
@@ -19,7 +19,7 @@ export function promotionTarget(tensors: readonly (TensorType | null)[]): DType 
 }
 
 /**
- * One tensor arg under `rule`: a float stays as it is; an int32 or bool one becomes `target` (a real tensor is cast by
+ * One tensor arg under `rule`: a float stays as it is; an integer or bool one becomes `target` (a real tensor is cast by
  * raf.op.cast, a traced or type-only one only changes its type) or, under `refuse`, is an OpError naming the argument.
  */
 export function promote<T extends TensorType | null>(

@@ -1,6 +1,16 @@
 // Tensor: shape, dtype, device and storage, plus the autodiff fields the tape fills in.
 
-import { DTYPES, allocStorage, castScalar, isDType, toStorage, type DType, type Storage } from './dtype.ts';
+import {
+  DTYPES,
+  allocStorage,
+  castScalar,
+  checkInt64,
+  int64FromBigInts,
+  isDType,
+  toStorage,
+  type DType,
+  type Storage,
+} from './dtype.ts';
 import { CPU, device as toDevice, deviceName, type Device, type DeviceKind } from './device.ts';
 import { formatShape, sizeOf, type Shape } from './shape.ts';
 import { OpError } from './errors.ts';
@@ -61,8 +71,17 @@ export function placeOn(t: Tensor, to: Device): Tensor {
   return placer(t, to);
 }
 
-/** Bytes one element takes in CPU storage (float16 is kept widened in a Float32Array). */
-const ELEMENT_BYTES: Record<DType, number> = { float16: 4, float32: 4, float64: 8, int32: 4, bool: 1 };
+/** Bytes one element takes in CPU storage (float16 is kept widened in a Float32Array, int64 in a Float64Array). */
+const ELEMENT_BYTES: Record<DType, number> = {
+  float16: 4,
+  float32: 4,
+  float64: 8,
+  int64: 8,
+  int32: 4,
+  int8: 1,
+  uint8: 1,
+  bool: 1,
+};
 
 const envLimit = Number(globalThis.process?.env?.RAF_MAX_TENSOR_BYTES);
 let maxTensorBytes = Number.isFinite(envLimit) && envLimit > 0 ? envLimit : 2 ** 31;
@@ -287,7 +306,7 @@ export interface TensorOptions {
  * Builds a CPU tensor from nested arrays, a flat array plus shape, or a typed array. Every element must be a number or
  * a boolean and nested lists must be rectangular; anything else is an OpError naming `values` (no NaN for a string).
  */
-export function tensor(values: Nested | ArrayLike<number>, opts: TensorOptions = {}): Tensor {
+export function tensor(values: Nested | ArrayLike<number> | BigInt64Array, opts: TensorOptions = {}): Tensor {
   const dtype = checkDType(
     'tensor',
     'dtype',
@@ -295,11 +314,23 @@ export function tensor(values: Nested | ArrayLike<number>, opts: TensorOptions =
   );
   let flat: number[];
   let shape: number[];
+  let bigints: Float64Array | null = null;
   if (typeof values === 'number' || typeof values === 'boolean') {
     flat = [Number(values)];
     shape = [];
+  } else if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
+    // BigInts are int64 values: exact, and refused beyond ±2^53 rather than rounded (see dtype.ts).
+    if (dtype !== 'int64')
+      throw new OpError(
+        'tensor',
+        `a ${values.constructor.name} holds int64 values; dtype must be int64, got ${dtype}`,
+        'dtype',
+      );
+    bigints = int64FromBigInts('tensor', 'values', values as ArrayLike<bigint>);
+    flat = [];
+    shape = [bigints.length];
   } else if (ArrayBuffer.isView(values)) {
-    if (values instanceof DataView || typeof (values as unknown as { [i: number]: unknown })[0] === 'bigint')
+    if (values instanceof DataView)
       throw new OpError('tensor', `cannot read values from a ${values.constructor.name}`, 'values');
     flat = Array.from(values as unknown as ArrayLike<number>, Number);
     shape = [flat.length];
@@ -315,8 +346,9 @@ export function tensor(values: Nested | ArrayLike<number>, opts: TensorOptions =
     );
   if (opts.shape) {
     const given = checkShape('tensor', 'shape', opts.shape);
-    if (sizeOf(given) !== flat.length) {
-      throw new OpError('tensor', `${flat.length} values do not fill shape ${formatShape(given)}`, 'shape');
+    const count = bigints ? bigints.length : flat.length;
+    if (sizeOf(given) !== count) {
+      throw new OpError('tensor', `${count} values do not fill shape ${formatShape(given)}`, 'shape');
     }
     shape = [...given];
   }
@@ -324,7 +356,7 @@ export function tensor(values: Nested | ArrayLike<number>, opts: TensorOptions =
     throw new Error('tensor(): create on the CPU, then move with `await t.to(device)`');
   }
   checkAllocation('tensor', 'values', { shape, dtype });
-  return new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, flat)));
+  return new Tensor(shape, dtype, new CpuStorage(bigints ?? toStorage(dtype, flat)));
 }
 
 /** Appends the elements of a rectangular nested list of `shape` to `out`, checking each is a number or boolean. */
@@ -352,7 +384,9 @@ function flatten(v: Nested, shape: readonly number[], depth: number, at: number[
 
 function dtypeOfArray(a: ArrayBufferView): DType {
   if (a instanceof Float64Array) return 'float64';
+  if (a instanceof BigInt64Array || a instanceof BigUint64Array) return 'int64';
   if (a instanceof Int32Array) return 'int32';
+  if (a instanceof Int8Array) return 'int8';
   if (a instanceof Uint8Array) return 'bool';
   return 'float32';
 }
@@ -369,6 +403,7 @@ export function full(shape: Shape, value: number, dtype: DType = 'float32', op =
   checkAllocation(op, 'shape', { shape: dims, dtype });
   const arr = allocStorage(dtype, sizeOf(dims));
   arr.fill(castScalar(dtype, Number(value)));
+  if (dtype === 'int64') checkInt64(op, 'value', arr.subarray(0, 1));
   return new Tensor(dims, dtype, new CpuStorage(arr));
 }
 
@@ -410,5 +445,5 @@ export function randomUniform(
   const n = sizeOf(dims);
   const values = new Array<number>(n);
   for (let i = 0; i < n; i++) values[i] = lo + (hi - lo) * next();
-  return new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, values)));
+  return new Tensor(shape, dtype, new CpuStorage(toStorage(dtype, values, 'randomUniform', 'high')));
 }

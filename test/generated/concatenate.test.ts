@@ -5,7 +5,7 @@ opSuite({
   op: 'concatenate',
   spec: 'specs/tensor/concatenate.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['xs'],
   domain: [-2, 2],
   cases: [

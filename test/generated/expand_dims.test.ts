@@ -5,7 +5,7 @@ opSuite({
   op: 'expand_dims',
   spec: 'specs/tensor/expand_dims.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32', 'bool'],
+  dtypes: ['float32', 'float64', 'int32', 'int64', 'bool'],
   tensors: ['x'],
   domain: [-2, 2],
   cases: [

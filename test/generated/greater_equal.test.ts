@@ -5,7 +5,7 @@ opSuite({
   op: 'greater_equal',
   spec: 'specs/math/greater_equal.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['a', 'b'],
   domain: [-2, 2],
   cases: [

@@ -5,7 +5,7 @@ opSuite({
   op: 'maximum',
   spec: 'specs/math/maximum.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['a', 'b'],
   domain: [-2, 2],
   cases: [

@@ -5,7 +5,7 @@ opSuite({
   op: 'ones_like',
   spec: 'specs/tensor/ones_like.yaml',
   dialects: ['cpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['x'],
   domain: [-2, 2],
   cases: [

@@ -5,7 +5,7 @@ opSuite({
   op: 'squeeze',
   spec: 'specs/tensor/squeeze.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32', 'bool'],
+  dtypes: ['float32', 'float64', 'int32', 'int64', 'bool'],
   tensors: ['x'],
   domain: [-2, 2],
   cases: [

@@ -5,7 +5,7 @@ opSuite({
   op: 'take',
   spec: 'specs/tensor/take.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['x', 'indices'],
   domain: [-2, 2],
   inputs: { indices: { dtype: 'int32', domain: [-2, 2] } },

@@ -5,7 +5,7 @@ opSuite({
   op: 'topk',
   spec: 'specs/tensor/topk.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['x'],
   domain: [-2, 2],
   cases: [

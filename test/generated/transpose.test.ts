@@ -5,7 +5,7 @@ opSuite({
   op: 'transpose',
   spec: 'specs/tensor/transpose.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32', 'bool'],
+  dtypes: ['float32', 'float64', 'int32', 'int64', 'bool'],
   tensors: ['x'],
   domain: [-2, 2],
   cases: [

@@ -5,7 +5,7 @@ opSuite({
   op: 'where',
   spec: 'specs/math/where.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64', 'int32'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['condition', 'x', 'y'],
   domain: [-2, 2],
   inputs: { condition: { dtype: 'bool' } },

@@ -34,7 +34,11 @@ describe('tensor construction refuses what is not numbers', () => {
     ['a nested string', [[1], ['x']], /element \[1, 0\] is the string "x"/],
     ['a ragged list', [[1, 2], [3]], /ragged nested list: element \[1\] has 1 items, expected a list of 2/],
     ['a list deeper than its first row', [[1], [[2]]], /ragged nested list: element \[1, 0\] is a list/],
-    ['BigInts', new BigInt64Array(2), /cannot read values from a BigInt64Array/],
+    [
+      'an int64 BigInt beyond 2^53',
+      BigInt64Array.of(1n, 2n ** 60n),
+      /int64 value 1152921504606846976 at index 1 is beyond ±2\^53/,
+    ],
   ])('%s', (_, values, message) => {
     const e = opError(() => tensor(values as never));
     expect(e.op).toBe('tensor');
@@ -44,7 +48,7 @@ describe('tensor construction refuses what is not numbers', () => {
 
   it('an unknown dtype and a shape the values do not fill', () => {
     expect(opError(() => tensor([1], { dtype: 'float128' as never })).message).toBe(
-      'raf.op.tensor (argument \'dtype\'): unknown dtype "float128"; expected one of float16, float32, float64, int32, bool',
+      'raf.op.tensor (argument \'dtype\'): unknown dtype "float128"; expected one of float16, float32, float64, int64, int32, int8, uint8, bool',
     );
     expect(opError(() => tensor([1, 2, 3], { shape: [2, 2] })).arg).toBe('shape');
   });

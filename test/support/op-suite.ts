@@ -135,7 +135,7 @@ export function makeInputs(
     const make = (sh: readonly number[], k: number): Tensor => {
       const next = rng(k);
       const n = sizeOf(sh);
-      if (d === 'int32')
+      if (d === 'int32' || d === 'int64')
         return tensor(
           Array.from({ length: n }, () => Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next())),
           { dtype: d, shape: sh },
@@ -156,10 +156,21 @@ export function makeInputs(
 }
 
 /** ONNX TensorProto.DataType codes, for dtype-valued attrs (Cast's `to`). */
-const ONNX_DTYPE: Readonly<Record<DType, number>> = { float32: 1, int32: 6, bool: 9, float16: 10, float64: 11 };
+const ONNX_DTYPE: Readonly<Record<DType, number>> = {
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+};
 
 function toOracle(t: Tensor): OracleTensor {
-  return { dtype: t.dtype as OracleTensor['dtype'], shape: [...t.shape], data: t.dataSync() as OracleTensor['data'] };
+  // int64 lives in a Float64Array of integers (dtype.ts); onnxruntime takes it as BigInts.
+  const data = t.dtype === 'int64' ? BigInt64Array.from(t.dataSync(), BigInt) : t.dataSync();
+  return { dtype: t.dtype as OracleTensor['dtype'], shape: [...t.shape], data: data as OracleTensor['data'] };
 }
 
 function onnxAttr(v: unknown): OracleAttr {

@@ -140,9 +140,9 @@ function checkGrad(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, error
   const given = new Set(g.inputs.map((i) => i.name));
   for (const t of tensors) {
     if (given.has(t.name)) continue;
-    // An input drawn as int32 or bool (indices, a condition) has no gradient; a float one does.
+    // An input drawn as an integer or bool (indices, a condition) has no gradient; a float one does.
     const dtype = op.tests.inputs[t.name]?.dtype;
-    if (dtype === 'int32' || dtype === 'bool') continue;
+    if (dtype === 'int32' || dtype === 'int64' || dtype === 'bool') continue;
     errors.push(
       new SpecError(
         at(['grad'], true),

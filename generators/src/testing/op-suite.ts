@@ -87,7 +87,7 @@ function makeInputs(s: OpSuite, shapes: Shapes, dtype: DType, seed: number): Rec
     const make = (sh: readonly number[], k: number): Tensor => {
       const next = rng(k);
       const n = sh.reduce((a, b) => a * b, 1);
-      if (d === 'int32' || d === 'bool') {
+      if (d === 'int32' || d === 'int64' || d === 'bool') {
         const ints = Array.from({ length: n }, () =>
           d === 'bool' ? (next() < 0.5 ? 0 : 1) : Math.floor(Math.ceil(lo) + (Math.ceil(hi) - Math.ceil(lo)) * next()),
         );

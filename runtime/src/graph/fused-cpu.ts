@@ -1,6 +1,6 @@
 // The CPU dialect's fused kernels: a group anchored on a reduction is one loop nest over the reduction's cells (prologue, combine, epilogue); any other anchor runs its own kernel, then every inlinable call after it is one loop over the output built from their compute expressions.
 
-import { allocStorage, roundToFloat16 } from '../dtype.ts';
+import { allocStorage, finishInt64, roundToFloat16 } from '../dtype.ts';
 import { broadcastRows } from '../dialects/cpu/support.ts';
 import { residentOutput, residentView } from '../dialects/wasm/support.ts';
 import { enabledDialects } from '../dialect.ts';
@@ -67,7 +67,9 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
   ) => void;
   return (inputs) => {
     const ts = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null);
-    return runInto(out, ts, (data, result) => loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16));
+    return runInto(node, out, ts, (data, result) =>
+      loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16),
+    );
   };
 }
 
@@ -76,7 +78,12 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
  * of wasm memory and resident inputs are read there in place, so a group between two wasm kernels (a convolution's
  * bias and activation) copies nothing; otherwise both are JavaScript arrays. The loop is the same either way.
  */
-function runInto(out: TensorType, ts: readonly Tensor[], loop: (data: unknown[], result: unknown) => void): Tensor {
+function runInto(
+  node: FusedNode,
+  out: TensorType,
+  ts: readonly Tensor[],
+  loop: (data: unknown[], result: unknown) => void,
+): Tensor {
   const pin = enabledDialects();
   const res = !pin || pin.includes('wasm') ? residentOutput(out) : null;
   if (!res) {
@@ -85,6 +92,8 @@ function runInto(out: TensorType, ts: readonly Tensor[], loop: (data: unknown[],
       ts.map((t) => t.dataSync()),
       result,
     );
+    // int64 never lives in wasm memory, so only this path checks its range.
+    if (out.dtype === 'int64') finishInt64(lastOp(node), 'out', result as Float64Array);
     return fromStorage(out.shape, out.dtype, result);
   }
   // Views are taken after the output's allocation, the last one of this call.
@@ -170,7 +179,13 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
     rnd: unknown,
   ) => void;
   return (inputs) =>
-    runInto(out, bind.tensors(node, inputs), (data, result) => loop(data, result, JS_HELPERS, roundToFloat16));
+    runInto(node, out, bind.tensors(node, inputs), (data, result) => loop(data, result, JS_HELPERS, roundToFloat16));
 }
 
 registerFusedCompiler('cpu', compileCpuFused);
+
+/** The op a fused group's result comes from (its last call), to name in an int64 range error. */
+function lastOp(node: FusedNode): string {
+  const last = node.fn.nodes[node.fn.nodes.length - 1];
+  return last?.kind === 'call' ? last.op.name : 'fused';
+}

@@ -4,7 +4,16 @@ import type { DType } from '../dtype.ts';
 import type { TensorType } from '../tensor.ts';
 import { isAtom, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 
-const SUFFIX: { [D in DType]: string } = { float16: 'f16', float32: 'f', float64: 'f64', int32: 'i', bool: 'b' };
+const SUFFIX: { [D in DType]: string } = {
+  float16: 'f16',
+  float32: 'f',
+  float64: 'f64',
+  int64: 'i64',
+  int32: 'i',
+  int8: 'i8',
+  uint8: 'u8',
+  bool: 'b',
+};
 
 export function formatType(t: TensorType): string {
   return `Tensor[(${t.shape.join(', ')}${t.shape.length === 1 ? ',' : ''}), ${t.dtype}]`;

@@ -68,10 +68,10 @@ function params(x: TensorType, axis: number, m: number, n: number): Uint32Array 
     .data(WORDS);
 }
 
-/** build() half of take and embedding: null unless x has GPU storage and indices are int32. */
+/** build() half of take and embedding: null unless x has GPU storage and indices are int32 (or int64, held as i32). */
 export function takeBuilder(x: TensorType, indices: TensorType): GpuContext | null {
   const gpu = requireGpu();
-  if (!gpuElementType(x.dtype) || indices.dtype !== 'int32') return null;
+  if (!gpuElementType(x.dtype) || gpuElementType(indices.dtype) !== 'i32') return null;
   gpu.pipelines.getPipelineSync(pipelineKey('take', 'b32,i32'), () => TAKE);
   return gpu;
 }
@@ -88,7 +88,12 @@ export function take(gpu: GpuContext, x: Tensor, indices: Tensor, axis: number, 
 
 export function takeDxBuilder(x: TensorType, indices: TensorType, dy: TensorType, out: TensorType): GpuContext | null {
   const gpu = requireGpu();
-  if (x.dtype !== 'float32' || dy.dtype !== 'float32' || out.dtype !== 'float32' || indices.dtype !== 'int32')
+  if (
+    x.dtype !== 'float32' ||
+    dy.dtype !== 'float32' ||
+    out.dtype !== 'float32' ||
+    gpuElementType(indices.dtype) !== 'i32'
+  )
     return null;
   gpu.pipelines.getPipelineSync(pipelineKey('take_dx', 'f32,i32'), () => TAKE_DX);
   return gpu;

@@ -48,6 +48,13 @@ export function warmPlace(gpu: GpuContext): void {
 function fillBits(dtype: TensorType['dtype'], value: number): number {
   if (dtype === 'float32') return new Uint32Array(Float32Array.of(value).buffer)[0]!;
   if (dtype === 'int32') return Math.trunc(value) | 0;
+  if (dtype === 'int64') {
+    // Held as i32 (storage.ts): a fill int32 cannot hold is refused, never wrapped.
+    const v = Math.trunc(value);
+    if (v < -(2 ** 31) || v > 2 ** 31 - 1)
+      throw new RangeError(`fill value ${value} does not fit the int32 words WebGPU holds int64 in`);
+    return v | 0;
+  }
   return value ? 1 : 0;
 }
 

@@ -89,7 +89,7 @@ const params = (x: Tensor, kind: LossKind) =>
     .u32(kind === 'cross_entropy' ? 1 : 0)
     .data(WORDS);
 
-/** build() half: null unless x (and dy) are float32 and the targets int32. */
+/** build() half: null unless x (and dy) are float32 and the targets int32 (or int64, held as i32). */
 export function lossBuilder(
   kind: LossKind,
   out: TensorType,
@@ -98,7 +98,12 @@ export function lossBuilder(
   dy?: TensorType,
 ): GpuContext | null {
   const gpu = requireGpu();
-  if (out.dtype !== 'float32' || x.dtype !== 'float32' || target.dtype !== 'int32' || (dy && dy.dtype !== 'float32'))
+  if (
+    out.dtype !== 'float32' ||
+    x.dtype !== 'float32' ||
+    (target.dtype !== 'int32' && target.dtype !== 'int64') ||
+    (dy && dy.dtype !== 'float32')
+  )
     return null;
   if (dy) gpu.pipelines.getPipelineSync(pipelineKey('loss_dx', 'f32,i32'), () => DX);
   else {

@@ -21,8 +21,34 @@ export const WEBGPU = toDevice('webgpu');
  * WGSL element type of the dtypes stored one per 32-bit word. WGSL has no 64-bit floats and no 8-bit storage, so bool is
  * widened to u32. float16 is not among them: it is packed two per word (see f16.ts), so kernels that move whole words
  * per element (gather, scatter, place) cannot serve it and must check this.
+ *
+ * int64 (indices, shapes, token ids) is narrowed to i32: upload checks every value fits int32 and refuses the tensor
+ * otherwise, never wrapping; readback widens again. No WebGPU kernel does integer arithmetic (elementwise ops render
+ * in f32 and leave integer outputs to the CPU), and a cast into int64 from a float stays on the CPU, so an int64 value
+ * on the GPU is always one that came from int32 range. int8 and uint8 have no GPU storage: moving one is refused,
+ * naming the dtype and the cast to use.
  */
-const ELEMENT: Partial<Record<DType, 'f32' | 'i32' | 'u32'>> = { float32: 'f32', int32: 'i32', bool: 'u32' };
+const ELEMENT: Partial<Record<DType, 'f32' | 'i32' | 'u32'>> = {
+  float32: 'f32',
+  int32: 'i32',
+  int64: 'i32',
+  bool: 'u32',
+};
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Refuses an int64 tensor whose values int32 (its WebGPU storage) cannot hold: the first such value and its index. */
+export function checkNarrowInt64(t: Tensor, data: ArrayLike<number>): void {
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (v < INT32_MIN || v > INT32_MAX)
+      throw new RangeError(
+        `cannot move ${t.toString()} to webgpu: WebGPU holds int64 as int32, and value ${v} at index ${i} is outside ` +
+          `[${INT32_MIN}, ${INT32_MAX}]; keep the tensor on the CPU (raf-op never wraps it)`,
+      );
+  }
+}
 
 export function gpuElementType(dtype: DType): 'f32' | 'i32' | 'u32' | undefined {
   return ELEMENT[dtype];
@@ -107,6 +133,8 @@ export class GpuStorage implements TensorStorage {
     for (const check of this.checks) await check;
     const { pool } = this.gpu;
     if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
+    // int64 is held narrowed to i32 (see ELEMENT); its CPU storage is a Float64Array.
+    if (this.dtype === 'int64') return Float64Array.from(await pool.readback(this.buffer, Int32Array, this.length));
     if (this.dtype === 'bool')
       return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
     // Little-endian halves, as WebGPU buffers are; widened into the Float32Array the CPU keeps float16 in.
@@ -138,11 +166,13 @@ export function gpuBuffer(t: Tensor): GPUBuffer {
 /** Copies a CPU tensor into a new GPU tensor. */
 export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
   if (!gpuHolds(t.dtype)) {
+    const to = t.dtype === 'int8' || t.dtype === 'uint8' ? 'int32' : 'float32';
     throw new Error(
-      `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to float32 first`,
+      `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to ${to} first`,
     );
   }
   const data = t.dataSync();
+  if (t.dtype === 'int64') checkNarrowInt64(t, data);
   const element = gpuElementType(t.dtype);
   // write() pads an odd count of halves with a zero half, filling the last word.
   const typed =
@@ -161,7 +191,7 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
   gpu.pool.write(buffer, typed);
   const storage = new GpuStorage(gpu, buffer, t.dtype, data.length);
   // Index tensors are small; keeping their values lets take/embedding/losses check bounds before dispatch.
-  if (t.dtype === 'int32' && data.length <= 1 << 20) storage.host = Int32Array.from(data);
+  if ((t.dtype === 'int32' || t.dtype === 'int64') && data.length <= 1 << 20) storage.host = Int32Array.from(data);
   return new Tensor(t.shape, t.dtype, storage);
 }
 

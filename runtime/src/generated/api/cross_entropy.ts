@@ -9,7 +9,7 @@ import { crossEntropyCast, crossEntropyFusion } from '../passes/cross_entropy.ts
 /** The base op raf.op.cross_entropy; its gradient is installed by the generated registry. */
 export const crossEntropyOp: OpDef<CrossEntropyArgs> = {
   name: 'cross_entropy',
-  doc: 'Softmax cross-entropy, the mean over n of -log_softmax(x)[n, target[n]], for logits x [N, C] and int32 class indices target [N]; one op, so the backward is softmax(x) - onehot without a log-softmax intermediate.',
+  doc: 'Softmax cross-entropy, the mean over n of -log_softmax(x)[n, target[n]], for logits x [N, C] and int32 or int64 class indices target [N]; one op, so the backward is softmax(x) - onehot without a log-softmax intermediate.',
   source: 'specs/nn/cross_entropy.yaml',
   schema: CrossEntropyArgs,
   tensorArgs: ['x', 'target'],
@@ -21,7 +21,7 @@ export const crossEntropyOp: OpDef<CrossEntropyArgs> = {
 };
 
 /**
- * Softmax cross-entropy, the mean over n of -log_softmax(x)[n, target[n]], for logits x [N, C] and int32 class indices target [N]; one op, so the backward is softmax(x) - onehot without a log-softmax intermediate.
+ * Softmax cross-entropy, the mean over n of -log_softmax(x)[n, target[n]], for logits x [N, C] and int32 or int64 class indices target [N]; one op, so the backward is softmax(x) - onehot without a log-softmax intermediate.
  *
  * @param x Tensor.
  * @param target Tensor.

@@ -9,7 +9,7 @@ import { embeddingCast, embeddingFusion } from '../passes/embedding.ts';
 /** The base op raf.op.embedding; its gradient is installed by the generated registry. */
 export const embeddingOp: OpDef<EmbeddingArgs> = {
   name: 'embedding',
-  doc: 'Rows of weight [V, D] picked by int32 indices of any shape; the result has shape indices.shape + [D].',
+  doc: 'Rows of weight [V, D] picked by int32 or int64 indices of any shape; the result has shape indices.shape + [D].',
   source: 'specs/nn/embedding.yaml',
   schema: EmbeddingArgs,
   tensorArgs: ['weight', 'indices'],
@@ -21,7 +21,7 @@ export const embeddingOp: OpDef<EmbeddingArgs> = {
 };
 
 /**
- * Rows of weight [V, D] picked by int32 indices of any shape; the result has shape indices.shape + [D].
+ * Rows of weight [V, D] picked by int32 or int64 indices of any shape; the result has shape indices.shape + [D].
  *
  * @param weight Tensor.
  * @param indices Tensor.

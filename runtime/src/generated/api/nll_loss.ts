@@ -9,7 +9,7 @@ import { nllLossCast, nllLossFusion } from '../passes/nll_loss.ts';
 /** The base op raf.op.nll_loss; its gradient is installed by the generated registry. */
 export const nllLossOp: OpDef<NllLossArgs> = {
   name: 'nll_loss',
-  doc: 'Negative log-likelihood loss, the mean over n of -x[n, target[n]], for log-probabilities x [N, C] and int32 class indices target [N].',
+  doc: 'Negative log-likelihood loss, the mean over n of -x[n, target[n]], for log-probabilities x [N, C] and int32 or int64 class indices target [N].',
   source: 'specs/nn/nll_loss.yaml',
   schema: NllLossArgs,
   tensorArgs: ['x', 'target'],
@@ -21,7 +21,7 @@ export const nllLossOp: OpDef<NllLossArgs> = {
 };
 
 /**
- * Negative log-likelihood loss, the mean over n of -x[n, target[n]], for log-probabilities x [N, C] and int32 class indices target [N].
+ * Negative log-likelihood loss, the mean over n of -x[n, target[n]], for log-probabilities x [N, C] and int32 or int64 class indices target [N].
  *
  * @param x Tensor.
  * @param target Tensor.

@@ -9,7 +9,7 @@ import { takeCast, takeFusion } from '../passes/take.ts';
 /** The base op raf.op.take; its gradient is installed by the generated registry. */
 export const takeOp: OpDef<TakeArgs> = {
   name: 'take',
-  doc: 'Gathers slices of x along axis at int32 indices (negative ones count from the end); the result has shape x.shape[:axis] + indices.shape + x.shape[axis + 1:].',
+  doc: 'Gathers slices of x along axis at int32 or int64 indices (negative ones count from the end); the result has shape x.shape[:axis] + indices.shape + x.shape[axis + 1:].',
   source: 'specs/tensor/take.yaml',
   schema: TakeArgs,
   tensorArgs: ['x', 'indices'],
@@ -21,7 +21,7 @@ export const takeOp: OpDef<TakeArgs> = {
 };
 
 /**
- * Gathers slices of x along axis at int32 indices (negative ones count from the end); the result has shape x.shape[:axis] + indices.shape + x.shape[axis + 1:].
+ * Gathers slices of x along axis at int32 or int64 indices (negative ones count from the end); the result has shape x.shape[:axis] + indices.shape + x.shape[axis + 1:].
  *
  * @param x Tensor.
  * @param indices Tensor.

@@ -4,6 +4,7 @@
 
 import { CPU, type Device } from '../../device.ts';
 import { invoke } from '../../dispatch.ts';
+import { getOp } from '../../registry.ts';
 import type { DType } from '../../dtype.ts';
 import { Tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
@@ -83,7 +84,10 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     if (values.has(input.name)) continue;
     const fixed = opts.constants?.[input.name];
     if (fixed) {
-      values.set(input.name, fixed);
+      // A constant given in another dtype than the input declares (an int32 sample rate for an int64 input) takes the
+      // input's dtype, as a fed value would.
+      const want = input.dtype;
+      values.set(input.name, want && fixed.dtype !== want ? (invoke(getOp('cast'), [fixed, want]) as Tensor) : fixed);
       continue;
     }
     const shape = opts.shapes?.[input.name] ?? input.shape;
@@ -93,8 +97,7 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
       );
     }
     if (!input.dtype) throw new Error(`FromOnnx: input '${input.name}' has no tensor element type`);
-    // int64 inputs (token ids, sample rates) run as int32; the session checks the values fit.
-    const dtype: DType = input.dtype === 'int64' ? 'int32' : input.dtype;
+    const dtype: DType = input.dtype;
     const v = mkVar({ shape: shape as number[], dtype }, device, input.name);
     params.push(v);
     values.set(input.name, rec.tensorOf(v));

@@ -307,6 +307,11 @@ function convertModule(mod: RelayModule, opts: FromRelayOptions): Graph {
   return { params, nodes: rec.nodes, outputs: outputs.map((o) => rec.atomOf(o)) };
 }
 
+/** One call of RAF's IR text, `raf.op.NAME(args...)`, on concrete values: what FromRelay runs for such a call. */
+export function fromRafCall(name: string, args: readonly unknown[], attrs: Record<string, unknown> = {}): unknown {
+  return rafCall(name, args, attrs);
+}
+
 /** RAF's IR text: `raf.op.NAME(args...)` passes every argument positionally, attrs included. */
 function rafCall(name: string, args: readonly unknown[], attrs: Record<string, unknown>): unknown {
   let op;

@@ -207,16 +207,17 @@ const constantForm: Form = (ctx) => {
     case 'value_floats':
       return [tensor(value as number[], { dtype: 'float32' })];
     case 'value_int':
-      return [tensor([value as number], { dtype: 'int32', shape: [] })];
+      return [tensor([value as number], { dtype: 'int64', shape: [] })];
     case 'value_ints':
-      return [tensor(value as number[], { dtype: 'int32' })];
+      return [tensor(value as number[], { dtype: 'int64' })];
     default:
       throw new Error(`Constant's '${v.name}' is not imported`);
   }
 };
 
+/** Shapes, sizes and indices computed at import are int64, as ONNX has them. */
 const intTensor = (values: readonly number[], shape?: readonly number[]) =>
-  tensor(values, { dtype: 'int32', ...(shape ? { shape } : {}) });
+  tensor(values, { dtype: 'int64', ...(shape ? { shape } : {}) });
 
 const shapeForm: Form = (ctx) => {
   const s = need(ctx, 0).shape;
@@ -228,7 +229,7 @@ const shapeForm: Form = (ctx) => {
 const constantOfShape: Form = (ctx) => {
   const shape = known(ctx, 0, "ConstantOfShape's shape");
   const v = ctx.attr('value') as OnnxTensor | undefined;
-  const dtype: DType = v ? (v.dtype === 'int64' ? 'int32' : v.dtype) : 'float32';
+  const dtype: DType = v ? v.dtype : 'float32';
   return [tensor(new Array<number>(sizeOf(shape)).fill(v?.values[0] ?? 0), { dtype, shape })];
 };
 

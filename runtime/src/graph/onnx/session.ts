@@ -78,7 +78,7 @@ export class OnnxSession {
 }
 
 function isIntScalar(t: Tensor): boolean {
-  return (t.dtype === 'int32' || t.dtype === 'bool') && t.size <= 1;
+  return (t.dtype === 'int32' || t.dtype === 'int64' || t.dtype === 'bool') && t.size <= 1;
 }
 
 /** Decodes an ONNX model for `run` by name, as onnxruntime's InferenceSession.create does. */

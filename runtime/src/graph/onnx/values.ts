@@ -1,15 +1,17 @@
-// Values FromOnnx knows at import: ONNX tensors as raf-op tensors (int64 narrowed with a range check), dtype codes.
+// Values FromOnnx knows at import: ONNX tensors as raf-op tensors (int64 kept, exact within ±2^53), dtype codes.
 
-import type { DType } from '../../dtype.ts';
+import { INT64_EXACT, type DType } from '../../dtype.ts';
 import { tensor, Tensor } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
 import type { OnnxTensor } from './proto.ts';
 
-/** ONNX element type codes a `dtype` arg can take (Cast's `to`); int64 narrows to int32 with a range check. */
+/** ONNX element type codes a `dtype` arg can take (Cast's `to`). */
 const ONNX_DTYPES: Readonly<Record<number, DType>> = {
   1: 'float32',
+  2: 'uint8',
+  3: 'int8',
   6: 'int32',
-  7: 'int32',
+  7: 'int64',
   9: 'bool',
   10: 'float16',
   11: 'float64',
@@ -21,16 +23,17 @@ export function onnxDType(code: number): DType {
   return d;
 }
 
-const INT32_MAX = 2 ** 31 - 1;
-
-/** An ONNX tensor as a concrete tensor; int64 narrows to int32 and refuses values that do not fit. */
+/**
+ * An ONNX tensor as a concrete tensor. int64 stays int64 (exact within ±2^53, see dtype.ts); values beyond are refused
+ * naming the tensor, except INT64_MAX/MIN, ONNX's "to the end" markers (Slice's ends), which clamp to ±(2^53 - 1).
+ */
 export function constTensor(t: OnnxTensor): Tensor {
   if (t.dtype === 'int64') {
-    // INT64_MAX/MIN are ONNX's "to the end" markers (Slice's ends); they clamp rather than wrap.
-    const values = t.values.map((v) => (v >= 2 ** 62 ? INT32_MAX : v <= -(2 ** 62) ? -INT32_MAX - 1 : v));
-    const bad = values.find((v) => v > INT32_MAX || v < -INT32_MAX - 1);
-    if (bad !== undefined) throw new Error(`int64 tensor '${t.name}' holds ${bad}, which int32 cannot represent`);
-    return tensor(values, { dtype: 'int32', shape: t.shape });
+    const values = t.values.map((v) => (v >= 2 ** 62 ? INT64_EXACT : v <= -(2 ** 62) ? -INT64_EXACT : v));
+    const bad = values.find((v) => !Number.isSafeInteger(v));
+    if (bad !== undefined)
+      throw new Error(`int64 tensor '${t.name}' holds ${bad}, beyond ±2^53, which raf-op's int64 holds exactly`);
+    return tensor(values, { dtype: 'int64', shape: t.shape });
   }
   return tensor(t.values, { dtype: t.dtype, shape: t.shape });
 }

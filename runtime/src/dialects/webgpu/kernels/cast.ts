@@ -1,4 +1,5 @@
-// WebGPU kernel of raf.op.cast (specs/tensor/cast.yaml): float32, float16, int32 and bool conversions; float64 stays on the CPU.
+// WebGPU kernel of raf.op.cast (specs/tensor/cast.yaml): float32, float16, int32 and bool conversions, and int64 (held as
+// i32) from the integer dtypes; float64, int8, uint8 and float → int64 stay on the CPU.
 
 import type { CastKernel } from '../../../generated/bridge/cast.ts';
 import type { DType } from '../../../dtype.ts';
@@ -21,7 +22,7 @@ function convert(v: string, from: Stored, to: DType): string {
   if (to === 'bool') return `select(0u, 1u, ${v} != ${f === 'f32' ? '0.0' : f === 'i32' ? '0i' : '0u'})`;
   // WGSL's f32 → i32 truncates toward zero like Math.trunc, but saturates where JS's `| 0` wraps (|v| ≥ 2³¹).
   // float16 results are converted to f32 here and rounded to half by pack_f16 at the store.
-  return to === 'int32' ? `i32(${v})` : `f32(${v})`;
+  return to === 'int32' || to === 'int64' ? `i32(${v})` : `f32(${v})`;
 }
 
 function source(from: Stored, to: DType): string {
@@ -67,6 +68,10 @@ export function castOnGpu(gpu: GpuContext, x: Tensor, dtype: DType): Tensor {
 export const castWebgpu: WebGpuBuilder<CastKernel> = (_attrs, out, { x }) => {
   const gpu = requireGpu();
   if (!gpuHolds(x.dtype) || !gpuHolds(out.dtype)) return null;
+  // int64 is held as i32 (storage.ts): from a float, WGSL's i32() would saturate values int32 cannot hold, so that
+  // cast stays on the CPU; from int32, int64 or bool every value fits and converts exactly.
+  if (out.dtype === 'int64' && gpuElementType(x.dtype) === 'f32') return null;
+  if (out.dtype === 'int64' && x.dtype === 'float16') return null;
   // Compiled here, so the first call pays no compile and a WGSL error surfaces at build.
   if (x.dtype !== out.dtype) pipelineFor(gpu, x.dtype, out.dtype);
   return ({ x }, _kattrs, kout) => castOnGpu(gpu, x, kout.dtype);
