@@ -27,9 +27,9 @@ const floats = (name: string, shape: number[], seed: number): InitializerSpec =>
   data: Array.from(randomUniform(shape, { seed, low: -1, high: 1 }).dataSync()),
 });
 
-/** A float32 or int32 input (an int32 one is fed to onnxruntime as the int64 the model declares). */
+/** A float32 or int64 input (the int64 the model declares, fed to onnxruntime as BigInts). */
 function oracleFeed(t: Tensor): OracleTensor {
-  if (t.dtype === 'int32')
+  if (t.dtype === 'int64')
     return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) };
   return { dtype: 'float32', shape: [...t.shape], data: t.dataSync() as Float32Array };
 }
@@ -85,7 +85,7 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       ),
       {
         x: randomUniform([3, 5], { seed: 1 }),
-        i0: tensor([2, 0, -1, 1, 1, 0], { dtype: 'int32', shape: [2, 3] }),
+        i0: tensor([2, 0, -1, 1, 1, 0], { dtype: 'int64', shape: [2, 3] }),
       },
     );
     expect(text.match(/raf\.op\.gather_elements/g)).toHaveLength(2);

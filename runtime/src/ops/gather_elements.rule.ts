@@ -6,11 +6,12 @@ import type { TensorType } from '../tensor.ts';
 import type { GatherElementsArgs } from '../generated/schema/gather_elements.ts';
 
 /**
- * Checks indices against x for an element-wise gather or scatter along axis (gather_elements, its backward): int32, x's
- * rank, and no longer than x on the other axes (ONNX and torch.gather read x at indices' coordinates there).
+ * Checks indices against x for an element-wise gather or scatter along axis (gather_elements, its backward): int32 or
+ * int64, x's rank, and no longer than x on the other axes (ONNX and torch.gather read x at indices' coordinates there).
  */
 export function checkElementIndices(op: string, x: TensorType, indices: TensorType, axis: number): void {
-  if (indices.dtype !== 'int32') throw new OpError(op, `must be int32, got ${indices.dtype}`, 'indices');
+  if (indices.dtype !== 'int32' && indices.dtype !== 'int64')
+    throw new OpError(op, `must be int32 or int64, got ${indices.dtype}`, 'indices');
   if (indices.shape.length !== x.shape.length)
     throw new OpError(op, `has rank ${indices.shape.length}, x has rank ${x.shape.length}; they must agree`, 'indices');
   const a = normalizeAxis(axis, x.shape.length);

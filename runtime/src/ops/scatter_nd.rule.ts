@@ -7,7 +7,8 @@ import type { ScatterNdArgs } from '../generated/schema/scatter_nd.ts';
 
 export function scatterNdRule<T extends TensorType>(args: ScatterNdArgs<T>): TensorType {
   const { x, indices, updates } = args;
-  if (indices.dtype !== 'int32') throw new OpError('scatter_nd', `must be int32, got ${indices.dtype}`, 'indices');
+  if (indices.dtype !== 'int32' && indices.dtype !== 'int64')
+    throw new OpError('scatter_nd', `must be int32 or int64, got ${indices.dtype}`, 'indices');
   const k = indices.shape[indices.shape.length - 1];
   if (k === undefined || k < 1 || k > x.shape.length)
     throw new OpError(

@@ -82,7 +82,7 @@ ${MAIN_1D} {
 
 export function gatherElementsBuilder(x: TensorType, indices: TensorType): GpuContext | null {
   const gpu = requireGpu();
-  if (!gpuElementType(x.dtype) || indices.dtype !== 'int32') return null;
+  if (!gpuElementType(x.dtype) || (indices.dtype !== 'int32' && indices.dtype !== 'int64')) return null;
   gpu.pipelines.getPipelineSync(pipelineKey('gather_elements', 'b32,i32'), () => GATHER);
   return gpu;
 }
@@ -108,7 +108,8 @@ export function gatherElements(gpu: GpuContext, x: Tensor, indices: Tensor, axis
 
 export function gatherElementsDxBuilder(indices: TensorType, dy: TensorType, out: TensorType): GpuContext | null {
   const gpu = requireGpu();
-  if (dy.dtype !== 'float32' || out.dtype !== 'float32' || indices.dtype !== 'int32') return null;
+  if (dy.dtype !== 'float32' || out.dtype !== 'float32' || (indices.dtype !== 'int32' && indices.dtype !== 'int64'))
+    return null;
   gpu.pipelines.getPipelineSync(pipelineKey('gather_elements_dx', 'f32,i32'), () => GATHER_DX);
   return gpu;
 }

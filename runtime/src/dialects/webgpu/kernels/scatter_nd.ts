@@ -54,7 +54,7 @@ const ELEMENT: Readonly<Record<string, 'f32' | 'i32'>> = { float32: 'f32', int32
 export const scatterNdWebgpu: WebGpuBuilder<ScatterNdKernel> = ({ reduction }, out, { indices }) => {
   const gpu = requireGpu();
   const element = ELEMENT[out.dtype];
-  if (!element || indices.dtype !== 'int32' || !APPLY[reduction]) return null;
+  if (!element || (indices.dtype !== 'int32' && indices.dtype !== 'int64') || !APPLY[reduction]) return null;
   const key = pipelineKey('scatter_nd', element, reduction);
   const pipeline = gpu.pipelines.getPipelineSync(key, () => source(element, reduction));
   return ({ x, indices, updates }, _attrs, kout) => {
