@@ -55,7 +55,8 @@ describe('Relay corpus (../shared/relay)', () => {
         } else expect(o.error ?? 'agrees').toBe('agrees');
       },
       // The model extracts (ResNet-50, MobileNet, GPT-2, float16 dense layers) push gigaflops through both sides.
-      heavy ? 900_000 : 60_000,
+      // The full GPT-2 (12 layers, 1600 tokens, float64 reference) took 641 s on this 2-core machine with int64 in.
+      file === 'menangerie_gpt2.rly' ? 1_800_000 : heavy ? 900_000 : 60_000,
     );
   }
 
