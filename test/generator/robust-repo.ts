@@ -66,14 +66,5 @@ export function runCli(
   });
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same kill points and mutations. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The runtime's seeded generator (mulberry32): the same seed gives the same kill points and mutations. */
+export { rng } from '../../runtime/src/tensor.ts';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DTYPES, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { DTYPES, rng, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, fromRelay, RelayParseError } from '../../runtime/src/graph/index.ts';
 import { assertAllClose } from './assert.ts';
 import { referenceProgram, roundTo, type RDType, type RValue, type T64 } from './relay-reference.ts';
@@ -18,18 +18,6 @@ export interface OpCall {
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CORPUS = resolve(ROOT, '../shared/relay');
-
-/** A small deterministic generator (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Integer inputs are drawn from [0, 10) unless a program needs a narrower range: class indices of nll_loss must lie

@@ -1,6 +1,7 @@
 // Emitter: the op definition (schema, type, declare, passes) and the typed public API with JSDoc.
 
-import type { ArgModel, Check, Model, OpModel } from '../spec/model.ts';
+import type { ArgModel, Model, OpModel } from '../spec/model.ts';
+import { checkText } from './docs.ts';
 import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { apiParamType, isTensor, literal, usesDType } from './types.ts';
 
@@ -81,19 +82,4 @@ function describeArg(a: ArgModel): string {
   if (a.default) parts.push(`default ${literal(a.default.value)}`);
   if (a.checks.length) parts.push(`checked: ${a.checks.map(checkText).join(', ')}`);
   return parts.join('; ') + '.';
-}
-
-export function checkText(c: Check): string {
-  switch (c.kind) {
-    case 'axis':
-    case 'axes':
-    case 'like':
-      return `${c.kind}(${c.of})`;
-    case 'one_of':
-      return `one_of(${c.values.join(', ')})`;
-    case 'range':
-      return `range(${c.lo}, ${c.hi})`;
-    default:
-      return c.kind;
-  }
 }

@@ -1,23 +1,9 @@
 // `--force` on an existing op starts from that op's spec: each question's default is the spec's current answer,
 // in the one-line syntax the flag takes, so replacing one answer keeps all the others.
 
-import type { Check, OpModel, ShapeRule } from '../spec/model.ts';
+import type { OpModel, ShapeRule } from '../spec/model.ts';
+import { checkText } from '../emit/docs.ts';
 import { formatDialects, formatMapping } from './answers.ts';
-
-function checkText(c: Check): string {
-  switch (c.kind) {
-    case 'axis':
-    case 'axes':
-    case 'like':
-      return `${c.kind}(${c.of})`;
-    case 'one_of':
-      return `one_of(${c.values.join(', ')})`;
-    case 'range':
-      return `range(${c.lo}, ${c.hi})`;
-    default:
-      return c.kind;
-  }
-}
 
 function ruleText(r: ShapeRule): string {
   switch (r.kind) {
