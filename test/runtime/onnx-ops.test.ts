@@ -218,9 +218,54 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
         ),
         { x: randomUniform([T, B, I], { seed: 50 + k }) },
       );
-      expect(text).toContain('raf.op.sigmoid');
+      expect(text).toContain('raf.op.gru(');
       console.log(`GRU ${c.direction} linear_before_reset=${c.lbr} max error ${maxError.toExponential(2)}`);
     }
+  });
+
+  it('LSTM as the lstm op: default activations spelled out, sequence_lens, initial states; refusals name the node', async () => {
+    const [T, B, I, H] = [3, 2, 4, 3];
+    const lstmNode = (inputs: string[], attrs: Record<string, unknown> = {}) =>
+      model(
+        [
+          {
+            op: 'LSTM',
+            inputs,
+            outputs: ['y', 'yh', 'yc'],
+            attrs: { hidden_size: H, direction: 'bidirectional', ...attrs },
+          },
+        ],
+        [{ name: 'x', dtype: 'float32', shape: [T, B, I] }],
+        [
+          floats('W', [2, 4 * H, I], 60),
+          floats('R', [2, 4 * H, H], 61),
+          floats('B', [2, 8 * H], 62),
+          { name: 'lens', dtype: 'int32', shape: [B], data: [3, 2] },
+          floats('h0', [2, B, H], 63),
+          floats('c0', [2, B, H], 64),
+          floats('P', [2, 3 * H], 65),
+        ],
+        14,
+        [{ name: 'y' }, { name: 'yh' }, { name: 'yc' }],
+      );
+    const acts = { activations: ['Sigmoid', 'Tanh', 'Tanh', 'Sigmoid', 'Tanh', 'Tanh'] };
+    const { text, maxError } = await agree(lstmNode(['x', 'W', 'R', 'B', 'lens', 'h0', 'c0'], acts), {
+      x: randomUniform([T, B, I], { seed: 66 }),
+    });
+    expect(text).toContain('raf.op.lstm(');
+    expect(text).not.toContain('raf.op.sigmoid');
+    console.log(`LSTM bidirectional with sequence_lens max error ${maxError.toExponential(2)}`);
+    expect(() => fromOnnx(buildModel(lstmNode(['x', 'W', 'R', 'B', '', 'h0', 'c0', 'P'])))).toThrow(
+      /node 0 \('n0_LSTM', LSTM\): LSTM peepholes are not imported/,
+    );
+    expect(() => fromOnnx(buildModel(lstmNode(['x', 'W', 'R'], { clip: { float: 3 } })))).toThrow(
+      /node 0 \('n0_LSTM', LSTM\): LSTM clip is not imported/,
+    );
+    expect(() =>
+      fromOnnx(
+        buildModel(lstmNode(['x', 'W', 'R'], { activations: ['Relu', 'Tanh', 'Tanh', 'Relu', 'Tanh', 'Tanh'] })),
+      ),
+    ).toThrow(/node 0 \('n0_LSTM', LSTM\): LSTM with custom activations/);
   });
 
   it('Loop with a known trip count and condition unrolls (carried value, iteration number, scan output)', async () => {

@@ -263,10 +263,10 @@ async function onnxExpected(
       );
       return answer(await runOnnxOp({ op: o.op, opset: o.opset, inputs: widened, attrs, outputs }), false);
     }
-    // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv...): ask it in float32.
+    // onnxruntime has no float64 kernel for some ops (Erf, HardSwish, Softplus, Conv, LSTM...): ask it in float32.
     if (
       !feeds.some((f) => f?.dtype === 'float64') ||
-      !/NOT_IMPLEMENTED|Could not find an implementation/i.test(String(e))
+      !/NOT_IMPLEMENTED|Could not find an implementation|does not support double/i.test(String(e))
     )
       throw e;
     const narrowed = feeds.map((f) =>

@@ -93,7 +93,9 @@ function buildCases(op: OpModel): Case[] {
   const combos = product(gridKeys.map((k) => op.tests.grid[k]!.map((v) => [k, v] as const)));
   const cases: Case[] = [];
   for (const perArg of op.tests.shapes) {
-    const shapes: Shapes = Object.fromEntries(tensors.map((t, i) => [t.name, perArg[i]!]));
+    const shapes: Shapes = Object.fromEntries(
+      tensors.flatMap((t, i) => (perArg[i] == null ? [] : [[t.name, perArg[i]!]])),
+    );
     for (const combo of combos) {
       const args = Object.fromEntries(combo);
       const full = withDefaults(attrs, args);
@@ -102,7 +104,10 @@ function buildCases(op: OpModel): Case[] {
   }
   // Explicit cases, for combinations a cross product cannot give (conv2d's groups need matching weights).
   for (const extra of op.tests.cases) {
-    const shapes: Shapes = Object.fromEntries(tensors.map((t, i) => [t.name, extra.shapes[i]!]));
+    // An optional tensor given no shape (null, or left off the end) is left out of the call.
+    const shapes: Shapes = Object.fromEntries(
+      tensors.flatMap((t, i) => (extra.shapes[i] == null ? [] : [[t.name, extra.shapes[i]!]])),
+    );
     cases.push({ shapes, args: { ...extra.args }, full: withDefaults(attrs, extra.args ?? {}) });
   }
   const defaulted = attrs.filter((a) => a.default);
@@ -235,7 +240,7 @@ function errorCases(op: OpModel, shapes: Shapes, full: Record<string, unknown>) 
     const tensors = op.args.filter(isTensor);
     errors.push({
       title: e.message,
-      shapes: Object.fromEntries(tensors.map((t, i) => [t.name, e.shapes[i]!])),
+      shapes: Object.fromEntries(tensors.flatMap((t, i) => (e.shapes[i] == null ? [] : [[t.name, e.shapes[i]!]]))),
       args: { ...full, ...e.args },
       message: e.message,
     });

@@ -366,6 +366,7 @@ function buildOp(
     attrs,
     errors,
     args.filter((a) => a.type === 'Tensor[]').map((a) => a.name),
+    args.filter((a) => a.type === 'Tensor?').map((a) => a.name),
   );
   if (typeof tests.oracle === 'string') checkOracle(raw, tests.oracle, argNames, specs, errors, ['tests', 'oracle']);
   else if (tests.oracle) {
@@ -779,13 +780,18 @@ function buildTests(
   attrs: ArgModel[],
   errors: SpecError[],
   listArgs: readonly string[] = [],
+  optionalArgs: readonly string[] = [],
 ): TestModel {
   const isShape = (s: unknown) => Array.isArray(s) && s.every((d) => Number.isInteger(d) && d >= 0);
-  // A Tensor[] arg takes a list of shapes, one per element.
+  // A Tensor[] arg takes a list of shapes, one per element; an optional tensor (Tensor?) takes null (left out).
   const fits = (s: unknown, k: number) =>
-    listArgs.includes(tensors[k]!) ? Array.isArray(s) && s.length > 0 && s.every(isShape) : isShape(s);
+    listArgs.includes(tensors[k]!)
+      ? Array.isArray(s) && s.length > 0 && s.every(isShape)
+      : isShape(s) || (s === null && optionalArgs.includes(tensors[k]!));
+  // Trailing optional tensors may be left off a case's shapes.
+  const required = tensors.length - [...tensors].reverse().findIndex((n) => !optionalArgs.includes(n));
   const checkShapes = (perArg: unknown[], path: Path) => {
-    if (perArg.length !== tensors.length) {
+    if (perArg.length > tensors.length || perArg.length < Math.min(required, tensors.length)) {
       errors.push(
         new SpecError(
           raw.locate(path),

@@ -124,6 +124,7 @@ export {
   type GreaterEqualInputs,
   type GreaterEqualKernel,
 } from './bridge/greater_equal.ts';
+export { gruBridge, type GruAttrs, type GruInputs, type GruKernel } from './bridge/gru.ts';
 export {
   hardSigmoidBridge,
   type HardSigmoidAttrs,
@@ -216,6 +217,7 @@ export {
   type LogsumexpInputs,
   type LogsumexpKernel,
 } from './bridge/logsumexp.ts';
+export { lstmBridge, type LstmAttrs, type LstmInputs, type LstmKernel } from './bridge/lstm.ts';
 export { matmulBridge, type MatmulAttrs, type MatmulInputs, type MatmulKernel } from './bridge/matmul.ts';
 export { matmulNtBridge, type MatmulNtAttrs, type MatmulNtInputs, type MatmulNtKernel } from './bridge/matmul_nt.ts';
 export { matmulTnBridge, type MatmulTnAttrs, type MatmulTnInputs, type MatmulTnKernel } from './bridge/matmul_tn.ts';

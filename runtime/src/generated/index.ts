@@ -240,6 +240,11 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { gruOp } from './api/gru.ts';
+import { gruGrad } from './grad/gru.ts';
+import { gruRelay } from './relay/gru.ts';
+import { gruCpuOp } from './dialects/cpu/gru.ts';
+import { gruWebgpuOp } from './dialects/webgpu/gru.ts';
 import { hardSigmoidOp } from './api/hard_sigmoid.ts';
 import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
 import { hardSigmoidRelay } from './relay/hard_sigmoid.ts';
@@ -331,6 +336,11 @@ import { logsumexpGrad } from './grad/logsumexp.ts';
 import { logsumexpRelay } from './relay/logsumexp.ts';
 import { logsumexpCpuOp } from './dialects/cpu/logsumexp.ts';
 import { logsumexpWebgpuOp } from './dialects/webgpu/logsumexp.ts';
+import { lstmOp } from './api/lstm.ts';
+import { lstmGrad } from './grad/lstm.ts';
+import { lstmRelay } from './relay/lstm.ts';
+import { lstmCpuOp } from './dialects/cpu/lstm.ts';
+import { lstmWebgpuOp } from './dialects/webgpu/lstm.ts';
 import { matmulOp } from './api/matmul.ts';
 import { matmulGrad } from './grad/matmul.ts';
 import { matmulRelay } from './relay/matmul.ts';
@@ -703,6 +713,7 @@ export const OPS = {
   global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  gru: gruOp,
   hard_sigmoid: hardSigmoidOp,
   hard_sigmoid_dx: hardSigmoidDxOp,
   hardswish: hardswishOp,
@@ -720,6 +731,7 @@ export const OPS = {
   log_softmax_dx: logSoftmaxDxOp,
   logical_not: logicalNotOp,
   logsumexp: logsumexpOp,
+  lstm: lstmOp,
   matmul: matmulOp,
   matmul_nt: matmulNtOp,
   matmul_tn: matmulTnOp,
@@ -827,6 +839,7 @@ globalAvgPool2dOp.grad = globalAvgPool2dGrad;
 globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+gruOp.grad = gruGrad;
 hardSigmoidOp.grad = hardSigmoidGrad;
 hardSigmoidDxOp.grad = hardSigmoidDxGrad;
 hardswishOp.grad = hardswishGrad;
@@ -844,6 +857,7 @@ logSoftmaxOp.grad = logSoftmaxGrad;
 logSoftmaxDxOp.grad = logSoftmaxDxGrad;
 logicalNotOp.grad = logicalNotGrad;
 logsumexpOp.grad = logsumexpGrad;
+lstmOp.grad = lstmGrad;
 matmulOp.grad = matmulGrad;
 matmulNtOp.grad = matmulNtGrad;
 matmulTnOp.grad = matmulTnGrad;
@@ -1008,6 +1022,8 @@ registerDialectOps([
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  gruCpuOp,
+  gruWebgpuOp,
   hardSigmoidCpuOp,
   hardSigmoidWasmOp,
   hardSigmoidWebgpuOp,
@@ -1048,6 +1064,8 @@ registerDialectOps([
   logicalNotWebgpuOp,
   logsumexpCpuOp,
   logsumexpWebgpuOp,
+  lstmCpuOp,
+  lstmWebgpuOp,
   matmulCpuOp,
   matmulWasmOp,
   matmulWebgpuOp,
@@ -1240,6 +1258,7 @@ installRelayConverters([
   globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
+  gruRelay,
   hardSigmoidRelay,
   hardSigmoidDxRelay,
   hardswishRelay,
@@ -1257,6 +1276,7 @@ installRelayConverters([
   logSoftmaxDxRelay,
   logicalNotRelay,
   logsumexpRelay,
+  lstmRelay,
   matmulRelay,
   matmulNtRelay,
   matmulTnRelay,

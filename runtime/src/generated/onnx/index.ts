@@ -45,6 +45,7 @@ import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
 import { globalMaxPool2dOnnx } from './global_max_pool2d.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { gruOnnx } from './gru.ts';
 import { hardSigmoidOnnx } from './hard_sigmoid.ts';
 import { hardSigmoidDxOnnx } from './hard_sigmoid_dx.ts';
 import { hardswishOnnx } from './hardswish.ts';
@@ -62,6 +63,7 @@ import { logSoftmaxOnnx } from './log_softmax.ts';
 import { logSoftmaxDxOnnx } from './log_softmax_dx.ts';
 import { logicalNotOnnx } from './logical_not.ts';
 import { logsumexpOnnx } from './logsumexp.ts';
+import { lstmOnnx } from './lstm.ts';
 import { matmulOnnx } from './matmul.ts';
 import { matmulNtOnnx } from './matmul_nt.ts';
 import { matmulTnOnnx } from './matmul_tn.ts';
@@ -168,6 +170,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   globalMaxPool2dOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  gruOnnx,
   hardSigmoidOnnx,
   hardSigmoidDxOnnx,
   hardswishOnnx,
@@ -185,6 +188,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   logSoftmaxDxOnnx,
   logicalNotOnnx,
   logsumexpOnnx,
+  lstmOnnx,
   matmulOnnx,
   matmulNtOnnx,
   matmulTnOnnx,

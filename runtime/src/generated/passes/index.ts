@@ -45,6 +45,7 @@ import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
 import { globalMaxPool2dCompute } from './global_max_pool2d.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { gruCompute } from './gru.ts';
 import { hardSigmoidCompute } from './hard_sigmoid.ts';
 import { hardSigmoidDxCompute } from './hard_sigmoid_dx.ts';
 import { hardswishCompute } from './hardswish.ts';
@@ -62,6 +63,7 @@ import { logSoftmaxCompute } from './log_softmax.ts';
 import { logSoftmaxDxCompute } from './log_softmax_dx.ts';
 import { logicalNotCompute } from './logical_not.ts';
 import { logsumexpCompute } from './logsumexp.ts';
+import { lstmCompute } from './lstm.ts';
 import { matmulCompute } from './matmul.ts';
 import { matmulNtCompute } from './matmul_nt.ts';
 import { matmulTnCompute } from './matmul_tn.ts';
@@ -168,6 +170,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   global_max_pool2d: globalMaxPool2dCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  gru: gruCompute,
   hard_sigmoid: hardSigmoidCompute,
   hard_sigmoid_dx: hardSigmoidDxCompute,
   hardswish: hardswishCompute,
@@ -185,6 +188,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   log_softmax_dx: logSoftmaxDxCompute,
   logical_not: logicalNotCompute,
   logsumexp: logsumexpCompute,
+  lstm: lstmCompute,
   matmul: matmulCompute,
   matmul_nt: matmulNtCompute,
   matmul_tn: matmulTnCompute,

@@ -11,13 +11,9 @@ import { maximum } from '../../generated/api/maximum.ts';
 import { minimum } from '../../generated/api/minimum.ts';
 import { multiply } from '../../generated/api/multiply.ts';
 import { reshape } from '../../generated/api/reshape.ts';
-import { sigmoid } from '../../generated/api/sigmoid.ts';
 import { softmax } from '../../generated/api/softmax.ts';
-import { split } from '../../generated/api/split.ts';
-import { subtract } from '../../generated/api/subtract.ts';
 import { squeeze } from '../../generated/api/squeeze.ts';
 import { take } from '../../generated/api/take.ts';
-import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
@@ -317,126 +313,48 @@ const clipForm: Form = (ctx) => {
 };
 
 /**
- * LSTM (forward, reverse, bidirectional; default activations, no peepholes), unrolled over the sequence, which is known
- * per imported shape: gates i, o, f, c in ONNX's order; Y [T, dirs, B, H], Y_h and Y_c [dirs, B, H].
+ * LSTM and GRU as the ops lstm and gru (through their mappings), after refusing what those do not compute: peepholes,
+ * custom activations (the defaults, spelled out, are fine), LSTM's input_forget, clip, layout = 1. hidden_size, which
+ * the ops require, is read from R when the node leaves it out; sequence_lens known at import to be the full length
+ * for every batch entry is dropped.
  */
-const lstm: Form = (ctx) => {
-  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
-  const [B, seqLens, h0, c0, P] = [3, 4, 5, 6, 7].map((i) => ctx.input(i));
-  if (P) throw new Error('LSTM peepholes are not imported');
-  if (ctx.attr('activations')) throw new Error('LSTM with custom activations is not imported');
-  if (num(ctx, 'input_forget', 0)) throw new Error('LSTM input_forget is not imported');
-  if (ctx.attr('clip') !== undefined) throw new Error('LSTM clip is not imported');
-  if (num(ctx, 'layout', 0)) throw new Error('LSTM layout = 1 is not imported');
-  const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
-  const [T, batch] = [x.shape[0]!, x.shape[1]!];
-  if (seqLens && valuesOf(seqLens, 'sequence_lens').some((l) => l !== T))
-    throw new Error('LSTM with sequence_lens shorter than the sequence is not imported');
-  const H = R.shape[2]!;
-  const dirs = direction === 'bidirectional' ? 2 : 1;
-  const take = (t: Tensor, d: number) => squeeze(dirs === 1 ? t : split(t, 2, 0)[d]!, [0]);
-  const steps = split(x, T > 1 ? Array.from({ length: T - 1 }, (_, i) => i + 1) : 1, 0).map((s) => squeeze(s, [0]));
-  const ys: Tensor[][] = [];
-  const hs: Tensor[] = [];
-  const cs: Tensor[] = [];
-  for (let d = 0; d < dirs; d++) {
-    const reverse = direction === 'reverse' || d === 1;
-    const wT = transpose(take(W, d), [1, 0]);
-    const rT = transpose(take(R, d), [1, 0]);
-    let bias: Tensor | null = null;
-    if (B) {
-      const [wb, rb] = split(take(B, d), 2, 0);
-      bias = add(wb!, rb!);
-    }
-    let h = h0 ? take(h0, d) : zeros([batch, H], x.dtype);
-    let c = c0 ? take(c0, d) : zeros([batch, H], x.dtype);
-    const out: Tensor[] = new Array(T);
-    for (let s = 0; s < T; s++) {
-      const t = reverse ? T - 1 - s : s;
-      let gates = add(matmul(steps[t]!, wT), matmul(h, rT));
-      if (bias) gates = add(gates, bias);
-      const [gi, go, gf, gc] = split(gates, 4, 1);
-      c = add(multiply(sigmoid(gf!), c), multiply(sigmoid(gi!), tanh(gc!)));
-      h = multiply(sigmoid(go!), tanh(c));
-      out[t] = h;
-    }
-    ys.push(out);
-    hs.push(h);
-    cs.push(c);
-  }
-  const stack = (ts: readonly Tensor[]) =>
-    concatenate(
-      ts.map((t) => expandDims(t, 0)),
-      0,
-    );
-  const y = stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!))));
-  return [y, stack(hs), stack(cs)];
-};
-
-/**
- * GRU (forward, reverse, bidirectional; default activations; linear_before_reset 0 or 1), unrolled over the sequence
- * like LSTM: gates z, r, h in ONNX's order; Y [T, dirs, B, H], Y_h [dirs, B, H].
- */
-const gru: Form = (ctx) => {
-  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
-  const [B, seqLens, h0] = [3, 4, 5].map((i) => ctx.input(i));
-  if (ctx.attr('activations')) throw new Error('GRU with custom activations is not imported');
-  if (ctx.attr('clip') !== undefined) throw new Error('GRU clip is not imported');
-  if (num(ctx, 'layout', 0)) throw new Error('GRU layout = 1 is not imported');
-  const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
-  if (!['forward', 'reverse', 'bidirectional'].includes(direction))
-    throw new Error(`GRU direction '${direction}' is not one of forward, reverse, bidirectional`);
-  const linearBeforeReset = num(ctx, 'linear_before_reset', 0) !== 0;
-  const [T, batch] = [x.shape[0]!, x.shape[1]!];
-  if (seqLens && valuesOf(seqLens, 'sequence_lens').some((l) => l !== T))
-    throw new Error('GRU with sequence_lens shorter than the sequence is not imported');
-  const H = R.shape[2]!;
-  const dirs = direction === 'bidirectional' ? 2 : 1;
-  const pick = (t: Tensor, d: number) => squeeze(dirs === 1 ? t : split(t, 2, 0)[d]!, [0]);
-  const steps = split(x, T > 1 ? Array.from({ length: T - 1 }, (_, i) => i + 1) : 1, 0).map((s) => squeeze(s, [0]));
-  const ys: Tensor[][] = [];
-  const hs: Tensor[] = [];
-  for (let d = 0; d < dirs; d++) {
-    const reverse = direction === 'reverse' || d === 1;
-    const wT = transpose(pick(W, d), [1, 0]);
-    const [rz, rr, rh] = split(pick(R, d), 3, 0).map((r) => transpose(r, [1, 0]));
-    const rzr = concatenate([rz!, rr!], 1);
-    const [wb, rb] = B ? split(pick(B, d), 2, 0) : [null, null];
-    const [rbzr, rbh] = rb ? split(rb, [2 * H], 0) : [null, null];
-    let h = h0 ? pick(h0, d) : zeros([batch, H], x.dtype);
-    const out: Tensor[] = new Array(T);
-    for (let s = 0; s < T; s++) {
-      const t = reverse ? T - 1 - s : s;
-      let xw = matmul(steps[t]!, wT);
-      if (wb) xw = add(xw, wb);
-      const [xzr, xh] = split(xw, [2 * H], 1);
-      let hzr = matmul(h, rzr);
-      if (rbzr) hzr = add(hzr, rbzr);
-      const [z, r] = split(sigmoid(add(xzr!, hzr)), 2, 1);
-      let cand: Tensor;
-      if (linearBeforeReset) {
-        let hr = matmul(h, rh!);
-        if (rbh) hr = add(hr, rbh);
-        cand = tanh(add(xh!, multiply(r!, hr)));
-      } else {
-        let hr = matmul(multiply(r!, h), rh!);
-        if (rbh) hr = add(hr, rbh);
-        cand = tanh(add(xh!, hr));
-      }
-      // h = (1 - z) * cand + z * h = cand + z * (h - cand)
-      h = add(cand, multiply(z!, subtract(h, cand)));
-      out[t] = h;
-    }
-    ys.push(out);
-    hs.push(h);
-  }
-  const stack = (ts: readonly Tensor[]) =>
-    concatenate(
-      ts.map((t) => expandDims(t, 0)),
-      0,
-    );
-  return [stack(Array.from({ length: T }, (_, t) => stack(ys.map((dir) => dir[t]!)))), stack(hs)];
-};
+const rnnForm =
+  (op: 'LSTM' | 'GRU', defaults: readonly string[]): Form =>
+  (ctx) => {
+    const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+    if (op === 'LSTM' && ctx.input(7)) throw new Error('LSTM peepholes are not imported');
+    const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
+    const dirs = direction === 'bidirectional' ? 2 : 1;
+    // A STRINGS attribute arrives joined by NUL (proto.ts).
+    const rawActs = ctx.attr('activations');
+    const acts = rawActs === undefined ? undefined : String(rawActs).split('\u0000');
+    const standard = Array.from({ length: dirs }, () => defaults).flat();
+    if (
+      acts &&
+      (acts.length !== standard.length || acts.some((a, i) => a.toLowerCase() !== standard[i]!.toLowerCase()))
+    )
+      throw new Error(
+        `${op} with custom activations [${acts.join(', ')}] is not imported (only ${standard.join(', ')})`,
+      );
+    if (ctx.attr('activation_alpha') !== undefined || ctx.attr('activation_beta') !== undefined)
+      throw new Error(`${op} activation_alpha/activation_beta are not imported`);
+    if (op === 'LSTM' && num(ctx, 'input_forget', 0)) throw new Error('LSTM input_forget is not imported');
+    if (ctx.attr('clip') !== undefined) throw new Error(`${op} clip is not imported`);
+    if (num(ctx, 'layout', 0)) throw new Error(`${op} layout = 1 is not imported`);
+    const T = x.shape[0]!;
+    let seqLens = ctx.input(4);
+    if (seqLens && !isSymbolic(seqLens) && valuesOf(seqLens, 'sequence_lens').every((l) => l === T))
+      seqLens = undefined;
+    const inputs = [x, W, R, ctx.input(3), seqLens, ctx.input(5), op === 'LSTM' ? ctx.input(6) : undefined];
+    const attrs: OnnxAttr[] = [
+      { name: 'direction', value: direction },
+      { name: 'hidden_size', value: num(ctx, 'hidden_size', R.shape[2]!) },
+    ];
+    if (op === 'GRU') attrs.push({ name: 'linear_before_reset', value: num(ctx, 'linear_before_reset', 0) });
+    return ctx.mapped(op, op === 'LSTM' ? inputs : inputs.slice(0, 6), attrs);
+  };
+const lstm = rnnForm('LSTM', ['Sigmoid', 'Tanh', 'Tanh']);
+const gru = rnnForm('GRU', ['Sigmoid', 'Tanh']);
 
 /** The most iterations FromOnnx unrolls a Loop to. */
 const MAX_UNROLL = 4096;
