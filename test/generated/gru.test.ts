@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'gru',
   spec: 'specs/nn/gru.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'w', 'r', 'b', 'sequence_lens', 'initial_h'],
   domain: [-2, 2],

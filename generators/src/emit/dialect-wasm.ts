@@ -34,6 +34,7 @@ function emitWasmOp(op: OpModel): EmittedFile {
     addImport(sf, path, paths.bridge(op.name), [n.bridge]);
     addImport(sf, path, paths.bridge(op.name), [n.attrs, n.inputs], true);
     addImport(sf, path, paths.schema(op.schema), [n.args], true);
+    if (op.out.tuple) addImport(sf, path, paths.runtime('tensor'), ['TensorType'], true);
     let build: string;
     if (op.compute) {
       addImport(sf, path, paths.runtime('dialects/wasm/index'), ['elementwise']);

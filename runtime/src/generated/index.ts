@@ -244,6 +244,7 @@ import { gruOp } from './api/gru.ts';
 import { gruGrad } from './grad/gru.ts';
 import { gruRelay } from './relay/gru.ts';
 import { gruCpuOp } from './dialects/cpu/gru.ts';
+import { gruWasmOp } from './dialects/wasm/gru.ts';
 import { gruWebgpuOp } from './dialects/webgpu/gru.ts';
 import { hardSigmoidOp } from './api/hard_sigmoid.ts';
 import { hardSigmoidGrad } from './grad/hard_sigmoid.ts';
@@ -340,6 +341,7 @@ import { lstmOp } from './api/lstm.ts';
 import { lstmGrad } from './grad/lstm.ts';
 import { lstmRelay } from './relay/lstm.ts';
 import { lstmCpuOp } from './dialects/cpu/lstm.ts';
+import { lstmWasmOp } from './dialects/wasm/lstm.ts';
 import { lstmWebgpuOp } from './dialects/webgpu/lstm.ts';
 import { matmulOp } from './api/matmul.ts';
 import { matmulGrad } from './grad/matmul.ts';
@@ -1023,6 +1025,7 @@ registerDialectOps([
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
   gruCpuOp,
+  gruWasmOp,
   gruWebgpuOp,
   hardSigmoidCpuOp,
   hardSigmoidWasmOp,
@@ -1065,6 +1068,7 @@ registerDialectOps([
   logsumexpCpuOp,
   logsumexpWebgpuOp,
   lstmCpuOp,
+  lstmWasmOp,
   lstmWebgpuOp,
   matmulCpuOp,
   matmulWasmOp,

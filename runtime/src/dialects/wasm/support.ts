@@ -21,14 +21,19 @@ const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
 const BYTES = { f32: 4, f64: 8 } as const;
 
 /**
- * Whether a kernel of this dialect can run: a float output and every tensor input of the same dtype. Throws (and
+ * Whether a kernel of this dialect can run: a float output and every float tensor input of the same dtype. Throws (and
  * dispatch lists why) when the module itself cannot load; returns false for dtypes it leaves to the CPU dialect.
  */
-export function wasmServes(out: TensorType, inputs: object): boolean {
-  if (!widthOf(out.dtype)) return false;
+export function wasmServes(out: TensorType | readonly TensorType[], inputs: object): boolean {
+  // A tuple op (lstm) serves when every output has the first one's dtype.
+  const outs: readonly TensorType[] = Array.isArray(out) ? out : [out as TensorType];
+  const dtype = outs[0]?.dtype;
+  if (!dtype || !widthOf(dtype) || outs.some((o) => o.dtype !== dtype)) return false;
   wasm();
+  // Integer inputs (lstm's sequence_lens) are lengths or indices the kernel reads as they are; floats must match.
   return Object.values(inputs as KernelInputs).every(
-    (v) => v === null || (!Array.isArray(v) && (v as Tensor).dtype === out.dtype),
+    (v) =>
+      v === null || (!Array.isArray(v) && ((v as Tensor).dtype === dtype || (v as Tensor).dtype.startsWith('int'))),
   );
 }
 

@@ -1,0 +1,92 @@
+// Wasm kernel of raf.op.gru (specs/nn/gru.yaml): per direction, x · Wᵀ for every step at once and, once per step for
+// the whole batch, h · R[z|r]ᵀ (with linear_before_reset h · Rᵀ for all three gates) and otherwise (r ⊙ h) · Rhᵀ, on
+// the SIMD matrix product; gates (z, r, h) and the state update are a loop over views of wasm memory.
+// raf-op-ignores: hidden_size (the output type, checked against r by the rule, already carries it)
+
+import type { GruKernel } from '../../../generated/bridge/gru.ts';
+import { sigmoid } from '../../cpu/rnn.ts';
+import { RnnArena, sequenceLengths } from '../rnn.ts';
+import { outBlock, widthOf } from '../support.ts';
+
+export const gruWasm: GruKernel = (
+  { x, w, r, b, sequence_lens, initial_h },
+  { direction, linear_before_reset },
+  outs,
+) => {
+  const mem = new RnnArena(widthOf(outs[0]!.dtype)!);
+  const [T, dirs, B, H] = outs[0]!.shape as [number, number, number, number];
+  const I = x.shape[2]!;
+  const G = 3 * H;
+  // Gates the first per-step product covers: z and r, or all three when the reset gate scales h · Rhᵀ.
+  const first = linear_before_reset ? G : 2 * H;
+  const lens = sequenceLengths('gru', sequence_lens, T, B);
+  const [px, pw, pr] = [mem.input(x), mem.input(w), mem.input(r)];
+  const [pxw, pg, ph, prh, pc] = [
+    mem.alloc(T * B * G),
+    mem.alloc(B * first),
+    mem.alloc(B * H),
+    mem.alloc(B * H),
+    mem.alloc(B * H),
+  ];
+  const y = outBlock(mem.arena, mem.width, outs[0]!);
+  const yh = outBlock(mem.arena, mem.width, outs[1]!);
+  const bv = b ? b.dataSync() : null;
+  const h0 = initial_h ? initial_h.dataSync() : null;
+  const [xw, gates, h, rh, cand] = [
+    mem.view(pxw, T * B * G),
+    mem.view(pg, B * first),
+    mem.view(ph, B * H),
+    mem.view(prh, B * H),
+    mem.view(pc, B * H),
+  ];
+  const [yv, yhv] = [mem.view(y.ptr, T * dirs * B * H), mem.view(yh.ptr, dirs * B * H)];
+  yv.fill(0);
+  const z = new Float64Array(H);
+  const rg = new Float64Array(H);
+  for (let d = 0; d < dirs; d++) {
+    const reverse = direction === 'reverse' || d === 1;
+    const wb = (g: number) => (bv ? bv[d * 2 * G + g]! : 0);
+    const rb = (g: number) => (bv ? bv[d * 2 * G + G + g]! : 0);
+    mem.productNt(px, pw + d * G * I * mem.bytes, pxw, T * B, G, I);
+    const s0 = d * B * H;
+    for (let k = 0; k < B * H; k++) h[k] = h0 ? h0[s0 + k]! : 0;
+    for (let s = 0; s < T; s++) {
+      const prd = pr + d * G * H * mem.bytes;
+      mem.productNt(ph, prd, pg, B, first, H);
+      const active = (n: number) => s < lens[n]!;
+      const stepOf = (n: number) => (reverse ? lens[n]! - 1 - s : s);
+      if (!linear_before_reset) {
+        // r ⊙ h first, for every batch entry, then its product with Rh.
+        for (let n = 0; n < B; n++) {
+          if (!active(n)) continue;
+          const [go, xo, ho] = [n * first, (stepOf(n) * B + n) * G, n * H];
+          for (let j = 0; j < H; j++) {
+            const rj = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb(H + j) + rb(H + j));
+            rh[ho + j] = rj * h[ho + j]!;
+          }
+        }
+        mem.productNt(prh, prd + 2 * H * H * mem.bytes, pc, B, H, H);
+      }
+      for (let n = 0; n < B; n++) {
+        if (!active(n)) continue;
+        const t = stepOf(n);
+        const [go, xo, ho, yo] = [n * first, (t * B + n) * G, n * H, ((t * dirs + d) * B + n) * H];
+        for (let j = 0; j < H; j++) {
+          z[j] = sigmoid(gates[go + j]! + xw[xo + j]! + wb(j) + rb(j));
+          rg[j] = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb(H + j) + rb(H + j));
+        }
+        for (let j = 0; j < H; j++) {
+          const recurrent = linear_before_reset
+            ? rg[j]! * (gates[go + 2 * H + j]! + rb(2 * H + j))
+            : cand[ho + j]! + rb(2 * H + j);
+          const c = Math.tanh(xw[xo + 2 * H + j]! + wb(2 * H + j) + recurrent);
+          const hj = (1 - z[j]!) * c + z[j]! * h[ho + j]!;
+          h[ho + j] = hj;
+          yv[yo + j] = hj;
+        }
+      }
+    }
+    for (let k = 0; k < B * H; k++) yhv[s0 + k] = h[k]!;
+  }
+  return [y.tensor(), yh.tensor()];
+};

@@ -1,0 +1,67 @@
+// Wasm kernel of raf.op.lstm (specs/nn/lstm.yaml): per direction, x · Wᵀ for every step at once and h · Rᵀ once per
+// step for the whole batch on the SIMD matrix product; the gates (i, o, f, c) and the state update are a loop over
+// views of wasm memory. Outputs stay resident in wasm memory.
+// raf-op-ignores: hidden_size (the output type, checked against r by the rule, already carries it)
+
+import type { LstmKernel } from '../../../generated/bridge/lstm.ts';
+import { sigmoid, summedBias } from '../../cpu/rnn.ts';
+import { RnnArena, sequenceLengths } from '../rnn.ts';
+import { outBlock, widthOf } from '../support.ts';
+
+export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, initial_c }, { direction }, outs) => {
+  const mem = new RnnArena(widthOf(outs[0]!.dtype)!);
+  const [T, dirs, B, H] = outs[0]!.shape as [number, number, number, number];
+  const I = x.shape[2]!;
+  const G = 4 * H;
+  const lens = sequenceLengths('lstm', sequence_lens, T, B);
+  const [px, pw, pr] = [mem.input(x), mem.input(w), mem.input(r)];
+  const [pxw, pg, ph] = [mem.alloc(T * B * G), mem.alloc(B * G), mem.alloc(B * H)];
+  const [y, yh, yc] = outs.map((o) => outBlock(mem.arena, mem.width, o)) as [
+    ReturnType<typeof outBlock>,
+    ReturnType<typeof outBlock>,
+    ReturnType<typeof outBlock>,
+  ];
+  const bv = b ? b.dataSync() : null;
+  const h0 = initial_h ? initial_h.dataSync() : null;
+  const c0 = initial_c ? initial_c.dataSync() : null;
+  const [xw, gates, h] = [mem.view(pxw, T * B * G), mem.view(pg, B * G), mem.view(ph, B * H)];
+  const [yv, yhv, ycv] = [
+    mem.view(y.ptr, T * dirs * B * H),
+    mem.view(yh.ptr, dirs * B * H),
+    mem.view(yc.ptr, dirs * B * H),
+  ];
+  yv.fill(0);
+  const c = new Float64Array(B * H);
+  for (let d = 0; d < dirs; d++) {
+    const reverse = direction === 'reverse' || d === 1;
+    const bias = summedBias(bv, d, G);
+    mem.productNt(px, pw + d * G * I * mem.bytes, pxw, T * B, G, I);
+    const s0 = d * B * H;
+    for (let k = 0; k < B * H; k++) {
+      h[k] = h0 ? h0[s0 + k]! : 0;
+      c[k] = c0 ? c0[s0 + k]! : 0;
+    }
+    for (let s = 0; s < T; s++) {
+      mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
+      for (let n = 0; n < B; n++) {
+        const L = lens[n]!;
+        if (s >= L) continue;
+        const t = reverse ? L - 1 - s : s;
+        const [go, xo, ho, yo] = [n * G, (t * B + n) * G, n * H, ((t * dirs + d) * B + n) * H];
+        for (let j = 0; j < H; j++) {
+          const a = (g: number) => gates[go + g * H + j]! + xw[xo + g * H + j]! + (bias ? bias[g * H + j]! : 0);
+          const cj = sigmoid(a(2)) * c[ho + j]! + sigmoid(a(0)) * Math.tanh(a(3));
+          c[ho + j] = cj;
+          const hj = sigmoid(a(1)) * Math.tanh(cj);
+          h[ho + j] = hj;
+          yv[yo + j] = hj;
+        }
+      }
+    }
+    for (let k = 0; k < B * H; k++) {
+      yhv[s0 + k] = h[k]!;
+      ycv[s0 + k] = c[k]!;
+    }
+  }
+  return [y.tensor(), yh.tensor(), yc.tensor()];
+};

@@ -1,0 +1,45 @@
+// Shared pieces of the wasm LSTM and GRU kernels (kernels/lstm.ts, kernels/gru.ts): the gate products run as the
+// module's SIMD matrix product (the input side of every step at once, then h · Rᵀ once per step for the whole batch);
+// the gate activations and state updates are a JavaScript loop over views of wasm memory.
+
+import type { Tensor } from '../../tensor.ts';
+import { callArena, wasm, type Arena } from './module.ts';
+import { allocFor, inPtr, type Width } from './support.ts';
+
+const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+const BYTES = { f32: 4, f64: 8 } as const;
+
+/** One call's wasm memory for an RNN kernel: inputs placed, scratch lent, products by pointer. */
+export class RnnArena {
+  readonly arena: Arena = callArena();
+  private readonly scratch: number;
+  readonly bytes: number;
+
+  constructor(readonly width: Width) {
+    this.bytes = BYTES[width];
+    this.scratch = width === 'f32' ? this.arena.alloc(wasm().matmul_scratch_bytes()) : 0;
+  }
+
+  input(t: Tensor): number {
+    return inPtr(this.arena, this.width, t);
+  }
+
+  alloc(n: number): number {
+    return allocFor(this.arena, this.width, n);
+  }
+
+  /** Take views only after the last allocation: growing memory detaches them. */
+  view(p: number, n: number): Float32Array | Float64Array {
+    return this.arena.view(ARRAY[this.width], p, n);
+  }
+
+  /** c[m×n] = a[m×k] (rows of k, contiguous) · b[n×k]ᵀ (b's rows contiguous, the layout of ONNX's W and R). */
+  productNt(a: number, b: number, c: number, m: number, n: number, k: number): void {
+    const w = wasm();
+    if (this.width === 'f32') w.matmul_f32(a, k, 1, b, 1, k, c, m, n, k, this.scratch);
+    else w.matmul_f64(a, k, 1, b, 1, k, c, m, n, k);
+  }
+}
+
+/** Each batch entry's length from sequence_lens' values (checked by the CPU helper's rule), or T. */
+export { sequenceLengths } from '../cpu/rnn.ts';
