@@ -42,6 +42,30 @@ describe('spec errors', () => {
     ).toEqual([]);
   });
 
+  it('lets a test case leave an optional tensor out (null, or off the end), never a required one', () => {
+    const spec = (cases: string) => ({
+      'specs/nn/gated.yaml': `op: gated
+doc: A gated op.
+args:
+  x: { type: Tensor }
+  w: { type: Tensor }
+  b: { type: Tensor?, default: null }
+  s: { type: Tensor?, default: null }
+out: same(x)
+grad: none
+tests:
+  cases:
+${cases}`,
+    });
+    expect(errorsOf(spec('    - { shapes: [[2], [2], null, [2]] }\n    - { shapes: [[2], [2]] }\n'))).toEqual([]);
+    expect(errorsOf(spec('    - { shapes: [[2], null] }\n'))).toEqual([
+      'specs/nn/gated.yaml:12:17: error: shapes are lists of non-negative integers',
+    ]);
+    expect(errorsOf(spec('    - { shapes: [[2]] }\n'))).toEqual([
+      'specs/nn/gated.yaml:12:17: error: test case gives 1 shapes for 4 tensor args (x, w, b, s)',
+    ]);
+  });
+
   it('names an unknown field with its position and a suggestion', () => {
     const errs = errorsOf(softmax('args:\n  x: { type: Tensor }\ngrad: none\nfusoin: opaque\n'));
     expect(errs).toEqual([
