@@ -8,6 +8,8 @@ import { allocFor, inPtr, type Width } from './support.ts';
 
 const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
 const BYTES = { f32: 4, f64: 8 } as const;
+/** Up to this many rows, a product against R runs row by row (see productNt). */
+const ROWS_IN_PLACE = 16;
 
 /** One call's wasm memory for an RNN kernel: inputs placed, scratch lent, products by pointer. */
 export class RnnArena {
@@ -36,8 +38,15 @@ export class RnnArena {
   /** c[m×n] = a[m×k] (rows of k, contiguous) · b[n×k]ᵀ (b's rows contiguous, the layout of ONNX's W and R). */
   productNt(a: number, b: number, c: number, m: number, n: number, k: number): void {
     const w = wasm();
-    if (this.width === 'f32') w.matmul_f32(a, k, 1, b, 1, k, c, m, n, k, this.scratch);
-    else w.matmul_f64(a, k, 1, b, 1, k, c, m, n, k);
+    if (this.width === 'f64') return w.matmul_f64(a, k, 1, b, 1, k, c, m, n, k);
+    // A few rows (the batch of one step against R): one in-place product per row, since packing R's 4·H rows on every
+    // step would cost more than the product itself.
+    if (m <= ROWS_IN_PLACE) {
+      for (let i = 0; i < m; i++)
+        w.matmul_f32(a + i * k * this.bytes, k, 1, b, 1, k, c + i * n * this.bytes, 1, n, k, this.scratch);
+      return;
+    }
+    w.matmul_f32(a, k, 1, b, 1, k, c, m, n, k, this.scratch);
   }
 }
 

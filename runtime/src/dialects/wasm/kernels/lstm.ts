@@ -49,10 +49,20 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
         const t = reverse ? L - 1 - s : s;
         const [go, xo, ho, yo] = [n * G, (t * B + n) * G, n * H, ((t * dirs + d) * B + n) * H];
         for (let j = 0; j < H; j++) {
-          const a = (g: number) => gates[go + g * H + j]! + xw[xo + g * H + j]! + (bias ? bias[g * H + j]! : 0);
-          const cj = sigmoid(a(2)) * c[ho + j]! + sigmoid(a(0)) * Math.tanh(a(3));
+          // Gate g of unit j: the recurrent product, the input side and the summed biases.
+          let ai = gates[go + j]! + xw[xo + j]!;
+          let ao = gates[go + H + j]! + xw[xo + H + j]!;
+          let af = gates[go + 2 * H + j]! + xw[xo + 2 * H + j]!;
+          let ac = gates[go + 3 * H + j]! + xw[xo + 3 * H + j]!;
+          if (bias) {
+            ai += bias[j]!;
+            ao += bias[H + j]!;
+            af += bias[2 * H + j]!;
+            ac += bias[3 * H + j]!;
+          }
+          const cj = sigmoid(af) * c[ho + j]! + sigmoid(ai) * Math.tanh(ac);
           c[ho + j] = cj;
-          const hj = sigmoid(a(1)) * Math.tanh(cj);
+          const hj = sigmoid(ao) * Math.tanh(cj);
           h[ho + j] = hj;
           yv[yo + j] = hj;
         }
