@@ -45,41 +45,47 @@ export const gruWasm: GruKernel = (
   const rg = new Float64Array(H);
   for (let d = 0; d < dirs; d++) {
     const reverse = direction === 'reverse' || d === 1;
-    const wb = (g: number) => (bv ? bv[d * 2 * G + g]! : 0);
-    const rb = (g: number) => (bv ? bv[d * 2 * G + G + g]! : 0);
+    // Biases of this direction (zeros without b): w's, and r's.
+    const wb = new Float64Array(G);
+    const rb = new Float64Array(G);
+    if (bv)
+      for (let g = 0; g < G; g++) {
+        wb[g] = bv[d * 2 * G + g]!;
+        rb[g] = bv[d * 2 * G + G + g]!;
+      }
     mem.productNt(px, pw + d * G * I * mem.bytes, pxw, T * B, G, I);
     const s0 = d * B * H;
     for (let k = 0; k < B * H; k++) h[k] = h0 ? h0[s0 + k]! : 0;
     for (let s = 0; s < T; s++) {
       const prd = pr + d * G * H * mem.bytes;
       mem.productNt(ph, prd, pg, B, first, H);
-      const active = (n: number) => s < lens[n]!;
-      const stepOf = (n: number) => (reverse ? lens[n]! - 1 - s : s);
       if (!linear_before_reset) {
         // r ⊙ h first, for every batch entry, then its product with Rh.
         for (let n = 0; n < B; n++) {
-          if (!active(n)) continue;
-          const [go, xo, ho] = [n * first, (stepOf(n) * B + n) * G, n * H];
+          const L = lens[n]!;
+          if (s >= L) continue;
+          const [go, xo, ho] = [n * first, ((reverse ? L - 1 - s : s) * B + n) * G, n * H];
           for (let j = 0; j < H; j++) {
-            const rj = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb(H + j) + rb(H + j));
+            const rj = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb[H + j]! + rb[H + j]!);
             rh[ho + j] = rj * h[ho + j]!;
           }
         }
         mem.productNt(prh, prd + 2 * H * H * mem.bytes, pc, B, H, H);
       }
       for (let n = 0; n < B; n++) {
-        if (!active(n)) continue;
-        const t = stepOf(n);
+        const L = lens[n]!;
+        if (s >= L) continue;
+        const t = reverse ? L - 1 - s : s;
         const [go, xo, ho, yo] = [n * first, (t * B + n) * G, n * H, ((t * dirs + d) * B + n) * H];
         for (let j = 0; j < H; j++) {
-          z[j] = sigmoid(gates[go + j]! + xw[xo + j]! + wb(j) + rb(j));
-          rg[j] = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb(H + j) + rb(H + j));
+          z[j] = sigmoid(gates[go + j]! + xw[xo + j]! + wb[j]! + rb[j]!);
+          rg[j] = sigmoid(gates[go + H + j]! + xw[xo + H + j]! + wb[H + j]! + rb[H + j]!);
         }
         for (let j = 0; j < H; j++) {
           const recurrent = linear_before_reset
-            ? rg[j]! * (gates[go + 2 * H + j]! + rb(2 * H + j))
-            : cand[ho + j]! + rb(2 * H + j);
-          const c = Math.tanh(xw[xo + 2 * H + j]! + wb(2 * H + j) + recurrent);
+            ? rg[j]! * (gates[go + 2 * H + j]! + rb[2 * H + j]!)
+            : cand[ho + j]! + rb[2 * H + j]!;
+          const c = Math.tanh(xw[xo + 2 * H + j]! + wb[2 * H + j]! + recurrent);
           const hj = (1 - z[j]!) * c + z[j]! * h[ho + j]!;
           h[ho + j] = hj;
           yv[yo + j] = hj;
