@@ -1,0 +1,188 @@
+// Threads for the wasm dialect, opt in: setWasmThreads(n) moves the module onto a shared memory and starts n − 1
+// workers; matmul (rows of the output), conv2d (output channels) and large same-shape elementwise ops (ranges) then
+// split across them and the main thread. Every output element is computed by one thread in the order the
+// single-threaded kernel uses, so results are bit-identical to setWasmThreads(1).
+
+import { clearKernelCache } from '../../../dispatch.ts';
+import { replaceWasmInstance, wasmModuleSource, wasmUnavailable, type Arena } from '../module.ts';
+import { Pool, type Call } from './pool.ts';
+import { MAX_PAGES, sharedMemoryVariant } from './shared-module.ts';
+
+/** The most threads setWasmThreads accepts (the module holds conv panel tables for this many). */
+export const MAX_WASM_THREADS = 16;
+
+/**
+ * Work below which a kernel stays on one thread, since waking the workers costs tens of microseconds: multiply-adds
+ * for matmul and conv2d, elements for elementwise ops. Tests lower them to reach the threaded paths with small inputs.
+ */
+export const threadThresholds = { products: 1 << 19, elements: 1 << 16 };
+
+/** Kernel calls split across threads so far (tests check the threaded paths really ran). */
+export const threadStats = { splitCalls: 0 };
+
+let pool: Pool | undefined;
+
+function runSplit(p: Pool, calls: readonly Call[]): void {
+  threadStats.splitCalls++;
+  p.run(calls);
+}
+
+/** How many threads wasm kernels use (1: the main thread alone, the default). */
+export function wasmThreads(): number {
+  return pool?.size ?? 1;
+}
+
+/**
+ * Runs wasm kernels on `n` threads: the main thread and n − 1 worker threads on a shared WebAssembly memory. 1 (the
+ * default) goes back to one thread and a private memory. Node only for now (worker_threads). Resident wasm tensors
+ * move out to JavaScript memory on a switch; call it once at startup, before loading models. Idle workers do not
+ * keep the process alive.
+ */
+export function setWasmThreads(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WASM_THREADS)
+    throw new Error(`setWasmThreads: n must be an integer from 1 to ${MAX_WASM_THREADS}; got ${n}`);
+  if (n === wasmThreads()) return;
+  const why = wasmUnavailable();
+  if (why) throw new Error(`setWasmThreads: the wasm dialect is unavailable: ${why}`);
+  const { bytes, imports } = wasmModuleSource();
+  pool?.close();
+  pool = undefined;
+  if (n === 1) {
+    replaceWasmInstance(new WebAssembly.Instance(new WebAssembly.Module(bytes), imports));
+    clearKernelCache();
+    return;
+  }
+  const shared = sharedMemoryVariant(bytes);
+  const module = new WebAssembly.Module(shared.bytes);
+  const memory = new WebAssembly.Memory({ initial: shared.initialPages, maximum: MAX_PAGES, shared: true });
+  const env = { ...(imports['env'] as object), memory };
+  const main = new WebAssembly.Instance(module, { ...imports, env });
+  // Workers instantiate first: an instantiation rewrites the module's static data, which must not happen mid-kernel.
+  const next = new Pool(module, memory, n - 1, main);
+  replaceWasmInstance(main);
+  clearKernelCache();
+  pool = next;
+}
+
+/** Splits `total` into at most `parts` runs whose lengths are multiples of `align` (the last takes the remainder). */
+export function splitRuns(total: number, parts: number, align: number): [start: number, length: number][] {
+  const units = Math.floor(total / align);
+  const n = Math.max(1, Math.min(parts, units));
+  const per = Math.floor(units / n);
+  const extra = units % n;
+  const runs: [number, number][] = [];
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const length = i === n - 1 ? total - start : (per + (i < extra ? 1 : 0)) * align;
+    runs.push([start, length]);
+    start += length;
+  }
+  return runs;
+}
+
+const BYTES = { f32: 4, f64: 8 } as const;
+
+/**
+ * matmul_<width> over rows split between the threads when threads are on and the product is large enough; false
+ * (nothing run) otherwise. f32 runs keep whole 4-row tiles and at least 4 rows, so each takes the blocked path the
+ * whole product takes. `scratch` is the caller's f32 scratch, used by the main thread; workers get their own.
+ */
+export function threadedMatmul(
+  arena: Arena,
+  width: 'f32' | 'f64',
+  a: number,
+  aRow: number,
+  aCol: number,
+  b: number,
+  bRow: number,
+  bCol: number,
+  c: number,
+  m: number,
+  n: number,
+  k: number,
+  scratch: number,
+  scratchBytes: number,
+): boolean {
+  if (!pool || m * n * k < threadThresholds.products) return false;
+  // Below one 4-row tile per thread, matmul_f32 may take its row-at-a-time path, summing in another order.
+  const runs = splitRuns(m, pool.size, width === 'f32' ? 4 : 1);
+  if (runs.length < 2) return false;
+  const bytes = BYTES[width];
+  const calls: Call[] = runs.map(([r0, rows], t) => {
+    const args = [a + r0 * aRow * bytes, aRow, aCol, b, bRow, bCol, c + r0 * n * bytes, rows, n, k];
+    if (width === 'f32') args.push(t === 0 ? scratch : arena.alloc(scratchBytes));
+    return [`matmul_${width}`, args];
+  });
+  runSplit(pool, calls);
+  return true;
+}
+
+/**
+ * conv2d_f32 (one image and group) over output channels split between the threads; false when not threaded. The
+ * arguments are conv2d_f32's; `scratch` serves the main thread.
+ */
+export function threadedConv2d(
+  arena: Arena,
+  args: readonly number[],
+  outChannels: number,
+  taps: number,
+  positions: number,
+  scratchBytes: number,
+): boolean {
+  if (!pool || outChannels * taps * positions < threadThresholds.products) return false;
+  const runs = splitRuns(outChannels, pool.size, 1);
+  if (runs.length < 2) return false;
+  // conv2d_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch): o and scratch change per run.
+  const [x, w, y] = args as [number, number, number];
+  const geometry = args.slice(3, 16);
+  const scratch = args[17]!;
+  const calls: Call[] = runs.map(([o0, count], t) => [
+    'conv2d_f32',
+    [x, w + o0 * taps * 4, y + o0 * positions * 4, ...geometry, count, t === 0 ? scratch : arena.alloc(scratchBytes)],
+  ]);
+  runSplit(pool, calls);
+  return true;
+}
+
+/**
+ * conv2d_dw_f32 (one image, c channels of h×wd, kernels kh×kw, output oh×ow) over channels split between the
+ * threads; false when not threaded. `args` are conv2d_dw_f32's.
+ */
+export function threadedDepthwise(args: readonly number[]): boolean {
+  const [x, w, y, c, h, wd, kh, kw] = args as [number, number, number, number, number, number, number, number];
+  const [oh, ow] = [args[14]!, args[15]!];
+  if (!pool || c * kh * kw * oh * ow < threadThresholds.elements) return false;
+  const runs = splitRuns(c, pool.size, 1);
+  if (runs.length < 2) return false;
+  runSplit(
+    pool,
+    runs.map(([c0, count]) => [
+      'conv2d_dw_f32',
+      [x + c0 * h * wd * 4, w + c0 * kh * kw * 4, y + c0 * oh * ow * 4, count, ...args.slice(4)],
+    ]),
+  );
+  return true;
+}
+
+/**
+ * A flat elementwise export `name(out, ...inputs, ...attrs, n)` over ranges of n split between the threads (whole
+ * 64-byte lines each); false when not threaded or n is small.
+ */
+export function threadedFlat(
+  name: string,
+  width: 'f32' | 'f64',
+  out: number,
+  inputs: readonly number[],
+  attrs: readonly number[],
+  n: number,
+): boolean {
+  if (!pool || n < threadThresholds.elements) return false;
+  const bytes = BYTES[width];
+  const runs = splitRuns(n, pool.size, 64 / bytes);
+  if (runs.length < 2) return false;
+  runSplit(
+    pool,
+    runs.map(([i0, count]) => [name, [out + i0 * bytes, ...inputs.map((p) => p + i0 * bytes), ...attrs, count]]),
+  );
+  return true;
+}
