@@ -28,7 +28,8 @@ function threaded(impl: Impl): Impl {
   };
 }
 
-function threadedCase(c: BenchCase): BenchCase {
+/** `c`'s raf-op and onnxruntime columns with 2 threads each (the smoke test runs a small one). */
+export function threadedCase(c: BenchCase): BenchCase {
   return defineCase({
     name: `${c.name} · ${THREADS} threads`,
     what: `${c.what}; ${THREADS} threads each`,

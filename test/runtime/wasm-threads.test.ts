@@ -216,6 +216,44 @@ describe('threaded elementwise', () => {
     }
 });
 
+describe('threaded broadcast elementwise (rows)', () => {
+  const cases: [number[], number[]][] = [
+    [
+      [3, 5, 7, 11],
+      [1, 5, 1, 1],
+    ],
+    [[67, 33], [33]],
+    [
+      [41, 1],
+      [41, 9],
+    ],
+  ];
+  for (const [as, bs] of cases)
+    for (const dtype of ['float32', 'float64'] as const)
+      it(`${dtype} ${JSON.stringify(as)} · ${JSON.stringify(bs)}`, () => {
+        const a = values(sizeOf(as), 9);
+        const b = values(sizeOf(bs), 10);
+        const [one, two] = bothWays(() =>
+          ops.multiply(tensor(a, { shape: as, dtype }), tensor(b, { shape: bs, dtype })),
+        );
+        expectIdentical(two, one);
+        // The float64 reference: each output index mapped back to both inputs (size-1 axes repeat).
+        const out = as.map((d, i) => Math.max(d, bs[bs.length - as.length + i] ?? 1));
+        const want: number[] = [];
+        const at = (shape: number[], idx: number[]) =>
+          shape.reduce((off, d, i) => off * d + (d === 1 ? 0 : idx[idx.length - shape.length + i]!), 0);
+        for (let f = 0; f < sizeOf(out); f++) {
+          const idx: number[] = [];
+          for (let i = out.length - 1, r = f; i >= 0; i--) {
+            idx.unshift(r % out[i]!);
+            r = Math.floor(r / out[i]!);
+          }
+          want.push(a[at(as, idx)]! * b[at(bs, idx)]!);
+        }
+        assertAllClose(two, want, tolerance(dtype));
+      });
+});
+
 describe('worker cleanup', () => {
   it('a program that turns threads on and never off still exits by itself', () => {
     const runtime = fileURLToPath(new URL('../../runtime/src/index.ts', import.meta.url));

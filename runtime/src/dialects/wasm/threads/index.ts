@@ -186,3 +186,32 @@ export function threadedFlat(
   );
   return true;
 }
+
+/**
+ * A broadcast elementwise export `name(out, ...inputs, ...starts, ...steps, ...attrs, rows, inner)` over its rows
+ * split between the threads (each input's run starts are an int32 table, one entry per row); false when not threaded
+ * or the output is small.
+ */
+export function threadedRows(
+  name: string,
+  width: 'f32' | 'f64',
+  out: number,
+  inputs: readonly number[],
+  starts: readonly number[],
+  steps: readonly number[],
+  attrs: readonly number[],
+  rows: number,
+  inner: number,
+): boolean {
+  if (!pool || rows * inner < threadThresholds.elements) return false;
+  const runs = splitRuns(rows, pool.size, 1);
+  if (runs.length < 2) return false;
+  runSplit(
+    pool,
+    runs.map(([r0, count]) => [
+      name,
+      [out + r0 * inner * BYTES[width], ...inputs, ...starts.map((s) => s + r0 * 4), ...steps, ...attrs, count, inner],
+    ]),
+  );
+  return true;
+}

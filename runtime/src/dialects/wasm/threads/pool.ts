@@ -19,7 +19,8 @@ const START_TIMEOUT_MS = 60_000;
 
 /**
  * The workers' code, evaluated as a CommonJS script by worker_threads (no file to locate after bundling). A worker
- * instantiates the module on the shared memory, points its conv panel tables at its own slice (conv_thread), then
+ * instantiates the module on the shared memory, points its conv panel tables and broadcast row scratch at its own
+ * slices (conv_thread, rows_thread), then
  * loops: wait for a new generation, run its slot's export, count itself done.
  */
 const WORKER_SOURCE = `
@@ -34,6 +35,7 @@ try {
   });
   fns = WebAssembly.Module.exports(module).map((e) => instance.exports[e.name]);
   instance.exports.conv_thread(index + 1);
+  instance.exports.rows_thread(index + 1);
 } catch (e) {
   Atomics.store(ctrl, ${FAILED}, 1);
 }
