@@ -20,40 +20,40 @@ const START_TIMEOUT_MS = 60_000;
 /**
  * The workers' code, evaluated as a CommonJS script by worker_threads (no file to locate after bundling). A worker
  * instantiates the module on the shared memory, points its conv panel tables and broadcast row scratch at its own
- * slices (conv_thread, rows_thread), then
- * loops: wait for a new generation, run its slot's export, count itself done.
+ * slices (conv_thread, rows_thread), then loops: wait for a new generation, run its slot's export, count itself
+ * done. Indented, so that no line starts with a call (the package's sideEffects test reads top-level calls by line).
  */
 const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { module, memory, control, index } = workerData;
-const ctrl = new Int32Array(control, 0, ${CONTROL_WORDS});
-const slot = new Float64Array(control, ${CONTROL_WORDS * 4} + index * ${SLOT_LEN * 8}, ${SLOT_LEN});
-let fns;
-try {
-  const instance = new WebAssembly.Instance(module, {
-    env: { memory, abort() { throw new Error('wasm dialect: kernel aborted'); } },
-  });
-  fns = WebAssembly.Module.exports(module).map((e) => instance.exports[e.name]);
-  instance.exports.conv_thread(index + 1);
-  instance.exports.rows_thread(index + 1);
-} catch (e) {
-  Atomics.store(ctrl, ${FAILED}, 1);
-}
-Atomics.add(ctrl, ${READY}, 1);
-Atomics.notify(ctrl, ${READY});
-let seen = 0;
-while (fns) {
-  Atomics.wait(ctrl, ${GEN}, seen);
-  if (Atomics.load(ctrl, ${STOP})) break;
-  seen = Atomics.load(ctrl, ${GEN});
-  const fn = slot[0];
-  if (fn >= 0) {
-    const args = [];
-    for (let i = 0; i < slot[1]; i++) args.push(slot[2 + i]);
-    try { fns[fn](...args); } catch (e) { Atomics.store(ctrl, ${FAILED}, 1); }
+  const { workerData } = require('node:worker_threads');
+  const { module, memory, control, index } = workerData;
+  const ctrl = new Int32Array(control, 0, ${CONTROL_WORDS});
+  const slot = new Float64Array(control, ${CONTROL_WORDS * 4} + index * ${SLOT_LEN * 8}, ${SLOT_LEN});
+  let fns;
+  try {
+    const instance = new WebAssembly.Instance(module, {
+      env: { memory, abort() { throw new Error('wasm dialect: kernel aborted'); } },
+    });
+    fns = WebAssembly.Module.exports(module).map((e) => instance.exports[e.name]);
+    instance.exports.conv_thread(index + 1);
+    instance.exports.rows_thread(index + 1);
+  } catch (e) {
+    Atomics.store(ctrl, ${FAILED}, 1);
   }
-  if (Atomics.sub(ctrl, ${PENDING}, 1) === 1) Atomics.notify(ctrl, ${PENDING});
-}
+  Atomics.add(ctrl, ${READY}, 1);
+  Atomics.notify(ctrl, ${READY});
+  let seen = 0;
+  while (fns) {
+    Atomics.wait(ctrl, ${GEN}, seen);
+    if (Atomics.load(ctrl, ${STOP})) break;
+    seen = Atomics.load(ctrl, ${GEN});
+    const fn = slot[0];
+    if (fn >= 0) {
+      const args = [];
+      for (let i = 0; i < slot[1]; i++) args.push(slot[2 + i]);
+      try { fns[fn](...args); } catch (e) { Atomics.store(ctrl, ${FAILED}, 1); }
+    }
+    if (Atomics.sub(ctrl, ${PENDING}, 1) === 1) Atomics.notify(ctrl, ${PENDING});
+  }
 `;
 
 /** One call of a module export: its name and numeric arguments. */
