@@ -6,7 +6,15 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ops, setWasmThreads, tensor, wasmThreads, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import {
+  initWasmThreads,
+  ops,
+  setWasmThreads,
+  tensor,
+  wasmThreads,
+  withDialect,
+  type Tensor,
+} from '../../runtime/src/index.ts';
 import { threadStats, threadThresholds } from '../../runtime/src/dialects/wasm/threads/index.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
@@ -101,6 +109,25 @@ describe('setWasmThreads', () => {
     expect(wasmThreads()).toBe(1);
     expect(() => setWasmThreads(0)).toThrow(/setWasmThreads: n must be an integer from 1 to 16; got 0/);
     expect(() => setWasmThreads(1.5)).toThrow(/got 1.5/);
+  });
+
+  it('initWasmThreads (the form browsers need) switches too, and its result equals one thread', async () => {
+    const a = values(12 * 21, 11);
+    const b = values(21 * 10, 12);
+    const f = () =>
+      withDialect(['wasm'], () =>
+        ops.matmul(tensor(a, { shape: [12, 21], dtype: 'float32' }), tensor(b, { shape: [21, 10], dtype: 'float32' })),
+      ).dataSync();
+    await initWasmThreads(1);
+    const one = f();
+    await initWasmThreads(2);
+    expect(wasmThreads()).toBe(2);
+    const before = threadStats.splitCalls;
+    const two = f();
+    expect(threadStats.splitCalls).toBe(before + 1);
+    expectIdentical(two, one);
+    assertAllClose(two, product(a, b, 12, 10, 21), tolerance('float32'));
+    await expect(initWasmThreads(17)).rejects.toThrow(/initWasmThreads: n must be an integer from 1 to 16; got 17/);
   });
 
   it('keeps tensors made before a switch readable after it', () => {

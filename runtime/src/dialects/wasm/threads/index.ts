@@ -5,6 +5,7 @@
 
 import { clearKernelCache } from '../../../dispatch.ts';
 import { replaceWasmInstance, wasmModuleSource, wasmUnavailable, type Arena } from '../module.ts';
+import { nodeBuiltin } from '../sources.mjs';
 import { Pool, type Call } from './pool.ts';
 import { MAX_PAGES, sharedMemoryVariant } from './shared-module.ts';
 
@@ -34,34 +35,69 @@ export function wasmThreads(): number {
 
 /**
  * Runs wasm kernels on `n` threads: the main thread and n − 1 worker threads on a shared WebAssembly memory. 1 (the
- * default) goes back to one thread and a private memory. Node only for now (worker_threads). Resident wasm tensors
- * move out to JavaScript memory on a switch; call it once at startup, before loading models. Idle workers do not
- * keep the process alive.
+ * default) goes back to one thread and a private memory. Node (worker_threads); in a browser, `await
+ * initWasmThreads(n)`. Resident wasm tensors move out to JavaScript memory on a switch; call it once at startup,
+ * before loading models. Idle workers do not keep the process alive.
  */
 export function setWasmThreads(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WASM_THREADS)
-    throw new Error(`setWasmThreads: n must be an integer from 1 to ${MAX_WASM_THREADS}; got ${n}`);
-  if (n === wasmThreads()) return;
-  const why = wasmUnavailable();
-  if (why) throw new Error(`setWasmThreads: the wasm dialect is unavailable: ${why}`);
-  const { bytes, imports } = wasmModuleSource();
-  pool?.close();
-  pool = undefined;
-  if (n === 1) {
-    replaceWasmInstance(new WebAssembly.Instance(new WebAssembly.Module(bytes), imports));
-    clearKernelCache();
-    return;
-  }
-  const shared = sharedMemoryVariant(bytes);
+  const start = begin('setWasmThreads', n);
+  if (!start) return;
+  if (n === 1) return start.adopt(new WebAssembly.Instance(new WebAssembly.Module(start.bytes), start.imports));
+  const shared = sharedMemoryVariant(start.bytes);
   const module = new WebAssembly.Module(shared.bytes);
-  const memory = new WebAssembly.Memory({ initial: shared.initialPages, maximum: MAX_PAGES, shared: true });
-  const env = { ...(imports['env'] as object), memory };
-  const main = new WebAssembly.Instance(module, { ...imports, env });
-  // Workers instantiate first: an instantiation rewrites the module's static data, which must not happen mid-kernel.
-  const next = new Pool(module, memory, n - 1, main);
-  replaceWasmInstance(main);
-  clearKernelCache();
-  pool = next;
+  const memory = sharedMemory(shared.initialPages);
+  const main = new WebAssembly.Instance(module, start.importsWith(memory));
+  // Workers instantiate after the main instance: an instantiation rewrites the module's static data, which must not
+  // happen mid-kernel, and the pool returns only once every worker has.
+  start.adopt(main, Pool.startNode(module, memory, n - 1, main));
+}
+
+/**
+ * setWasmThreads for any environment, browsers included: there the page must be cross-origin isolated (shared
+ * memory), workers are Web Workers started asynchronously, and the page's thread spins while they run a kernel.
+ */
+export async function initWasmThreads(n: number): Promise<void> {
+  const start = begin('initWasmThreads', n);
+  if (!start) return;
+  if (n === 1) return start.adopt(await WebAssembly.instantiate(await WebAssembly.compile(start.bytes), start.imports));
+  if ((globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === false)
+    throw new Error(
+      'initWasmThreads: this page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp), so it has no shared memory',
+    );
+  const shared = sharedMemoryVariant(start.bytes);
+  const module = await WebAssembly.compile(shared.bytes);
+  const memory = sharedMemory(shared.initialPages);
+  const main = await WebAssembly.instantiate(module, start.importsWith(memory));
+  const next = nodeBuiltin('node:worker_threads')
+    ? Pool.startNode(module, memory, n - 1, main)
+    : await Pool.startBrowser(module, memory, n - 1, main);
+  start.adopt(main, next);
+}
+
+/** Checks n, and unless it is the current count, stops the workers and returns how to finish the switch. */
+function begin(api: string, n: number) {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WASM_THREADS)
+    throw new Error(`${api}: n must be an integer from 1 to ${MAX_WASM_THREADS}; got ${n}`);
+  if (n === wasmThreads()) return null;
+  const why = wasmUnavailable();
+  if (why) throw new Error(`${api}: the wasm dialect is unavailable: ${why}`);
+  const { bytes, imports } = wasmModuleSource();
+  const adopt = (instance: WebAssembly.Instance, next?: Pool) => {
+    pool?.close();
+    pool = next;
+    replaceWasmInstance(instance);
+    clearKernelCache();
+  };
+  return {
+    bytes,
+    imports,
+    importsWith: (memory: WebAssembly.Memory) => ({ ...imports, env: { ...(imports['env'] as object), memory } }),
+    adopt,
+  };
+}
+
+function sharedMemory(initialPages: number): WebAssembly.Memory {
+  return new WebAssembly.Memory({ initial: initialPages, maximum: MAX_PAGES, shared: true });
 }
 
 /** Splits `total` into at most `parts` runs whose lengths are multiples of `align` (the last takes the remainder). */

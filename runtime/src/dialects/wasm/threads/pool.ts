@@ -18,14 +18,13 @@ const MAX_ARGS = SLOT_LEN - 2;
 const START_TIMEOUT_MS = 60_000;
 
 /**
- * The workers' code, evaluated as a CommonJS script by worker_threads (no file to locate after bundling). A worker
+ * The workers' code, given `data` = { module, memory, control, index } (no file to locate after bundling). A worker
  * instantiates the module on the shared memory, points its conv panel tables and broadcast row scratch at its own
  * slices (conv_thread, rows_thread), then loops: wait for a new generation, run its slot's export, count itself
  * done. Indented, so that no line starts with a call (the package's sideEffects test reads top-level calls by line).
  */
-const WORKER_SOURCE = `
-  const { workerData } = require('node:worker_threads');
-  const { module, memory, control, index } = workerData;
+const WORKER_BODY = `
+  const { module, memory, control, index } = data;
   const ctrl = new Int32Array(control, 0, ${CONTROL_WORDS});
   const slot = new Float64Array(control, ${CONTROL_WORDS * 4} + index * ${SLOT_LEN * 8}, ${SLOT_LEN});
   let fns;
@@ -55,35 +54,42 @@ const WORKER_SOURCE = `
     if (Atomics.sub(ctrl, ${PENDING}, 1) === 1) Atomics.notify(ctrl, ${PENDING});
   }
 `;
+/** Node: a CommonJS script given the data as workerData. */
+const NODE_WORKER_SOURCE = `
+  const data = require('node:worker_threads').workerData;
+  ${WORKER_BODY}
+`;
+/** Browsers: a classic worker script given the data by its first message. */
+const BROWSER_WORKER_SOURCE = `
+  self.onmessage = (event) => {
+    const data = event.data;
+    ${WORKER_BODY}
+  };
+`;
 
 /** One call of a module export: its name and numeric arguments. */
 export type Call = readonly [name: string, args: readonly number[]];
 
-interface NodeWorker {
-  unref(): void;
-  terminate(): Promise<number>;
+interface AnyWorker {
+  terminate(): unknown;
 }
 
 export class Pool {
   private readonly ctrl: Int32Array;
   private readonly slots: Float64Array[];
   private readonly exportIndex: Map<string, number>;
-  private readonly workers: NodeWorker[] = [];
+  private readonly workers: AnyWorker[] = [];
   /** Threads a call can use: the workers and the main thread. */
   readonly size: number;
 
-  constructor(
+  private constructor(
     module: WebAssembly.Module,
-    memory: WebAssembly.Memory,
-    workers: number,
     private readonly main: WebAssembly.Instance,
+    private readonly control: SharedArrayBuffer,
+    workers: number,
+    /** Whether this thread may block in Atomics.wait; a page's main thread may not, so there run() spins. */
+    private readonly canBlock: boolean,
   ) {
-    const wt = nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads');
-    if (!wt)
-      throw new Error(
-        'setWasmThreads: threads need Node worker_threads here; browsers (cross-origin isolated) are not supported yet',
-      );
-    const control = new SharedArrayBuffer(CONTROL_WORDS * 4 + workers * SLOT_LEN * 8);
     this.ctrl = new Int32Array(control, 0, CONTROL_WORDS);
     this.slots = Array.from(
       { length: workers },
@@ -91,31 +97,76 @@ export class Pool {
     );
     this.exportIndex = new Map(WebAssembly.Module.exports(module).map((e, i) => [e.name, i]));
     this.size = workers + 1;
+  }
+
+  /** Node: starts `workers` worker_threads on `memory` and waits (blocking) until each has instantiated `module`. */
+  static startNode(
+    module: WebAssembly.Module,
+    memory: WebAssembly.Memory,
+    workers: number,
+    main: WebAssembly.Instance,
+  ): Pool {
+    const wt = nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads');
+    if (!wt) throw new Error('setWasmThreads: no worker_threads here; in a browser, `await initWasmThreads(n)`');
+    const pool = new Pool(module, main, controlBlock(workers), workers, true);
     for (let index = 0; index < workers; index++) {
       // No inherited flags: the source is plain CommonJS, and loaders (tsx) or --input-type would only get in its way.
-      const w = new wt.Worker(WORKER_SOURCE, {
+      const w = new wt.Worker(NODE_WORKER_SOURCE, {
         eval: true,
         execArgv: [],
-        workerData: { module, memory, control, index },
+        workerData: { module, memory, control: pool.control, index },
       });
       // Idle workers never keep the process alive: a program (or a test run) ends without closing the pool.
       w.unref();
-      this.workers.push(w);
+      pool.workers.push(w);
     }
     // Every worker instantiates (and so rewrites the module's static data) before any kernel runs.
     const deadline = performance.now() + START_TIMEOUT_MS;
-    for (let ready; (ready = Atomics.load(this.ctrl, READY)) < workers;) {
+    for (let ready; (ready = Atomics.load(pool.ctrl, READY)) < workers;) {
       const left = deadline - performance.now();
-      if (left <= 0) {
-        this.close();
-        throw new Error(`setWasmThreads: ${workers - ready} of ${workers} workers did not start`);
+      if (left <= 0) pool.fail(`${workers - ready} of ${workers} workers did not start`);
+      Atomics.wait(pool.ctrl, READY, ready, left);
+    }
+    if (Atomics.load(pool.ctrl, FAILED)) pool.fail('a worker could not instantiate the shared-memory module');
+    return pool;
+  }
+
+  /**
+   * Browsers (cross-origin isolated, for shared memory): starts `workers` Web Workers and resolves once each has
+   * instantiated `module`. A worker cannot start while the page's thread is blocked, so this waits asynchronously.
+   */
+  static async startBrowser(
+    module: WebAssembly.Module,
+    memory: WebAssembly.Memory,
+    workers: number,
+    main: WebAssembly.Instance,
+  ): Promise<Pool> {
+    const W = (globalThis as { Worker?: new (url: string) => AnyWorker & { postMessage(m: unknown): void } }).Worker;
+    if (!W) throw new Error('initWasmThreads: no Worker here');
+    const canBlock = typeof (globalThis as { document?: unknown }).document === 'undefined';
+    const pool = new Pool(module, main, controlBlock(workers), workers, canBlock);
+    const url = URL.createObjectURL(new Blob([BROWSER_WORKER_SOURCE], { type: 'text/javascript' }));
+    try {
+      for (let index = 0; index < workers; index++) {
+        const w = new W(url);
+        pool.workers.push(w);
+        w.postMessage({ module, memory, control: pool.control, index });
       }
-      Atomics.wait(this.ctrl, READY, ready, left);
+      const deadline = performance.now() + START_TIMEOUT_MS;
+      for (let ready; (ready = Atomics.load(pool.ctrl, READY)) < workers;) {
+        if (performance.now() > deadline) pool.fail(`${workers - ready} of ${workers} workers did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      URL.revokeObjectURL(url);
     }
-    if (Atomics.load(this.ctrl, FAILED)) {
-      this.close();
-      throw new Error('setWasmThreads: a worker could not instantiate the shared-memory module');
-    }
+    if (Atomics.load(pool.ctrl, FAILED)) pool.fail('a worker could not instantiate the shared-memory module');
+    return pool;
+  }
+
+  private fail(why: string): never {
+    this.close();
+    throw new Error(`wasm threads: ${why}`);
   }
 
   /**
@@ -148,7 +199,8 @@ export class Pool {
       (this.main.exports[name] as (...a: number[]) => void)(...args);
     } finally {
       // The workers write this call's output: never return (not even on an error) while one still runs.
-      for (let left; (left = Atomics.load(this.ctrl, PENDING)) !== 0;) Atomics.wait(this.ctrl, PENDING, left);
+      for (let left; (left = Atomics.load(this.ctrl, PENDING)) !== 0;)
+        if (this.canBlock) Atomics.wait(this.ctrl, PENDING, left);
     }
     if (Atomics.exchange(this.ctrl, FAILED, 0)) throw new Error('wasm threads: a kernel failed in a worker');
   }
@@ -161,4 +213,8 @@ export class Pool {
     for (const w of this.workers) void w.terminate();
     this.workers.length = 0;
   }
+}
+
+function controlBlock(workers: number): SharedArrayBuffer {
+  return new SharedArrayBuffer(CONTROL_WORDS * 4 + workers * SLOT_LEN * 8);
 }
