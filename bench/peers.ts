@@ -55,12 +55,29 @@ export function tfjs(backend: 'cpu' | 'wasm', build: () => () => tf.Tensor | tf.
   };
 }
 
+/** onnxruntime's intra-op threads for sessions made now: 1, except inside withOrtThreads (the threaded cases). */
+let ortThreads = 1;
+
+/** `impl` (an onnx() column) with its session made for `threads` intra-op threads. */
+export function withOrtThreads(impl: Impl, threads: number): Impl {
+  return {
+    async setup() {
+      ortThreads = threads;
+      try {
+        return await impl.setup();
+      } finally {
+        ortThreads = 1;
+      }
+    },
+  };
+}
+
 /** An onnxruntime column: one session over `model`, intra- and inter-op threads 1, feeds made once. */
 export function onnx(model: ModelSpec, feeds: () => Record<string, { dims: number[]; data: Float32Array }>): Impl {
   return {
     async setup() {
       const session = await ort.InferenceSession.create(buildModel(model), {
-        intraOpNumThreads: 1,
+        intraOpNumThreads: ortThreads,
         interOpNumThreads: 1,
         executionMode: 'sequential',
         graphOptimizationLevel: 'all',

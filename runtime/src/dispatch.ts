@@ -34,6 +34,12 @@ export function dispatchStats(): DispatchStats {
   return { dispatches: dispatchCount, cachedKernels };
 }
 
+/** Forgets every compiled kernel (setWasmThreads swaps the wasm module's instance that cached kernels may hold). */
+export function clearKernelCache(): void {
+  kernelCache.clear();
+  cachedKernels = 0;
+}
+
 /**
  * Sees every call after its args are parsed and may answer it instead of a kernel; graph tracing
  * (runtime/src/graph/trace.ts) installs one to record calls on symbolic tensors.

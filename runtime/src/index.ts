@@ -39,6 +39,7 @@ export {
   type WebGpuTiming,
 } from './dialects/webgpu/index.ts';
 export { initWasm, toWasmMemory, wasmUnavailable } from './dialects/wasm/index.ts';
+export { initWasmThreads, setWasmThreads, wasmThreads } from './dialects/wasm/threads/index.ts';
 export * as graph from './graph/index.ts';
 export {
   trace,

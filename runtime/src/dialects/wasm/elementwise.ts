@@ -8,6 +8,7 @@ import type { Tensor } from '../../tensor.ts';
 import { broadcastRows } from '../cpu/support.ts';
 import { callArena, wasm } from './module.ts';
 import { inPtr, outBlock, widthOf } from './support.ts';
+import { threadedFlat, threadedRows } from './threads/index.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
 
@@ -27,8 +28,10 @@ export function elementwise<I extends object, T>(
   const width = widthOf(dtype);
   if (!width || tensors.some((t) => (inputs[t] as unknown as Tensor).dtype !== dtype)) return null;
   const mod = wasm();
-  const flat = mod[`${op}_${width}`] as Export | undefined;
-  const rows = mod[`${op}_${width}_rows`] as Export | undefined;
+  const flatName = `${op}_${width}`;
+  const flat = mod[flatName] as Export | undefined;
+  const rowsName = `${op}_${width}_rows`;
+  const rows = mod[rowsName] as Export | undefined;
   if (typeof flat !== 'function') throw new Error(`the wasm module has no ${op}_${width}; run \`npm run build:wasm\``);
   return (given, attrValues, out) => {
     const n = sizeOf(out.shape);
@@ -38,7 +41,8 @@ export function elementwise<I extends object, T>(
     const attrArgs = attrs.map((a) => Number(attrValues[a]));
     const res = outBlock(arena, width, out);
     if (ts.every((t) => shapesEqual(t.shape, out.shape))) {
-      flat(res.ptr, ...ptrs, ...attrArgs, n);
+      // Opt-in threads (threads/index.ts) split large ones into ranges (and broadcasts below into rows).
+      if (!threadedFlat(flatName, width, res.ptr, ptrs, attrArgs, n)) flat(res.ptr, ...ptrs, ...attrArgs, n);
       return res.tensor();
     }
     if (typeof rows !== 'function')
@@ -52,7 +56,8 @@ export function elementwise<I extends object, T>(
       arena.heap.writeI32(p, s);
       return p;
     });
-    rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
+    if (!threadedRows(rowsName, width, res.ptr, ptrs, starts, plan.steps, attrArgs, plan.rows, plan.inner))
+      rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
     return res.tensor();
   };
 }

@@ -4,6 +4,7 @@ import { sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { callArena, wasm } from './module.ts';
 import { inPtr, outBlock, widthOf } from './support.ts';
+import { threadedMatmul } from './threads/index.ts';
 
 /** out[..., m, n] = sum_k A[..., m, k] · B[..., k, n], reading A or B transposed through strides (no copy). */
 export function wasmMatrixProduct(
@@ -30,11 +31,14 @@ export function wasmMatrixProduct(
   const pb = inPtr(arena, width, b);
   const c = outBlock(arena, width, out);
   const pc = c.ptr;
-  const scratch = width === 'f32' ? arena.alloc(w.matmul_scratch_bytes()) : 0;
+  const scratchBytes = w.matmul_scratch_bytes();
+  const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
   for (let t = 0; t < aOffsets.length; t++) {
     const ap = pa + aOffsets[t]! * bytes;
     const bp = pb + bOffsets[t]! * bytes;
     const cp = pc + t * m * n * bytes;
+    // Opt-in threads (threads/index.ts) split the rows when on and the product is large.
+    if (threadedMatmul(arena, width, ap, aRow, aCol, bp, bRow, bCol, cp, m, n, k, scratch, scratchBytes)) continue;
     if (width === 'f32') w.matmul_f32(ap, aRow, aCol, bp, bRow, bCol, cp, m, n, k, scratch);
     else w.matmul_f64(ap, aRow, aCol, bp, bRow, bCol, cp, m, n, k);
   }

@@ -100,6 +100,8 @@ export interface WasmExports {
 
 let loaded: WasmExports | undefined;
 let failure: string | undefined;
+/** The module's bytes as loaded: threads/ derives its shared-memory variant from them. */
+let moduleBytes: Uint8Array<ArrayBuffer> | undefined;
 
 const IMPORTS = {
   env: {
@@ -138,7 +140,8 @@ function loadInNode(): WasmExports | undefined {
     });
     if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
   }
-  return adopt(new WebAssembly.Instance(new WebAssembly.Module(fs.readFileSync(WASM_URL)), IMPORTS));
+  moduleBytes = new Uint8Array(fs.readFileSync(WASM_URL));
+  return adopt(new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), IMPORTS));
 }
 
 function load(): WasmExports | undefined {
@@ -175,6 +178,9 @@ export async function initWasm(source?: string | URL | Response | BufferSource):
           ? await (await fetch(given)).arrayBuffer()
           : given;
     const { instance } = await WebAssembly.instantiate(bytes, IMPORTS);
+    moduleBytes = ArrayBuffer.isView(bytes)
+      ? new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength)
+      : new Uint8Array(bytes);
     adopt(instance);
     return true;
   } catch (e) {
@@ -187,6 +193,22 @@ export async function initWasm(source?: string | URL | Response | BufferSource):
 export function wasmUnavailable(): string | undefined {
   if (load()) return undefined;
   return failure ?? NOT_LOADED;
+}
+
+/** The loaded module's bytes and the imports its ordinary instance takes (for threads/). */
+export function wasmModuleSource(): { readonly bytes: Uint8Array<ArrayBuffer>; readonly imports: WebAssembly.Imports } {
+  wasm();
+  return { bytes: moduleBytes!, imports: IMPORTS };
+}
+
+/**
+ * Puts another instance of the module in place (threads/: one on shared memory, or back to a private one). Resident
+ * tensors first move out to JavaScript memory, since they live in the old instance's memory.
+ */
+export function replaceWasmInstance(instance: WebAssembly.Instance): void {
+  wasm();
+  spill?.();
+  adopt(instance);
 }
 
 export function wasm(): WasmExports {

@@ -18,8 +18,17 @@ let imgH = 0,
 
 // Top-left input pixel (row, column) read by each output position of the panel being packed. Sized by a literal, as
 // memory.data needs a constant before matmul.ts (which imports this file back) has declared NR = 8.
-const PANEL_Y = memory.data(8 * 4);
-const PANEL_X = memory.data(8 * 4);
+// With threads (threads/), every instance shares one memory: conv_thread gives each thread its own pair of tables.
+const MAX_THREADS = 16;
+const PANELS = memory.data(8 * 4 * 2 * MAX_THREADS);
+let PANEL_Y: usize = PANELS;
+let PANEL_X: usize = PANELS + 8 * 4;
+
+/** Points this instance's panel tables at thread t's slice (t < 16; the main thread keeps t = 0). */
+export function conv_thread(t: i32): void {
+  PANEL_Y = PANELS + <usize>t * 8 * 4 * 2;
+  PANEL_X = PANEL_Y + 8 * 4;
+}
 // A row so far outside the image that no tap brings it back: panel columns past the last output read zeros.
 const NOWHERE: i32 = -0x20000000;
 

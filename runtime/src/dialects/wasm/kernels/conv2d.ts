@@ -5,6 +5,7 @@ import { window2d } from '../../../ops/window.ts';
 import { sizeOf } from '../../../shape.ts';
 import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
+import { threadedConv2d, threadedDepthwise, threadedMatmul } from '../threads/index.ts';
 
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
@@ -37,8 +38,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   const col = width === 'f64' && !pointwise ? allocFor(arena, width, k * p) : 0;
   // Depthwise (one channel in and out per group): a direct loop per channel, no product to pack for one row.
   if (width === 'f32' && cg === 1 && og === 1) {
-    for (let i = 0; i < n; i++)
-      mod.conv2d_dw_f32(
+    for (let i = 0; i < n; i++) {
+      const args = [
         px + i * c * h * wd * bytes,
         pw,
         py + i * o * p * bytes,
@@ -55,19 +56,26 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
         g.padLeft,
         g.oh,
         g.ow,
-      );
+      ] as const;
+      // Opt-in threads (threads/index.ts) split the channels when on and the image is large.
+      if (!threadedDepthwise(args)) mod.conv2d_dw_f32(...args);
+    }
     return y.tensor();
   }
-  const scratch = width === 'f32' ? arena.alloc(mod.matmul_scratch_bytes()) : 0;
+  const scratchBytes = mod.matmul_scratch_bytes();
+  const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
   for (let i = 0; i < n; i++) {
     for (let gi = 0; gi < groups; gi++) {
       const xg = px + (i * c + gi * cg) * h * wd * bytes;
       const wg = pw + gi * og * k * bytes;
       const yg = py + (i * o + gi * og) * p * bytes;
       if (width === 'f32') {
-        if (pointwise) mod.matmul_f32(wg, k, 1, xg, p, 1, yg, og, p, k, scratch);
-        else
-          mod.conv2d_f32(
+        // Opt-in threads (threads/index.ts) split the output channels when on and the product is large.
+        if (pointwise) {
+          if (!threadedMatmul(arena, width, wg, k, 1, xg, p, 1, yg, og, p, k, scratch, scratchBytes))
+            mod.matmul_f32(wg, k, 1, xg, p, 1, yg, og, p, k, scratch);
+        } else {
+          const args = [
             xg,
             wg,
             yg,
@@ -86,7 +94,9 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
             g.ow,
             og,
             scratch,
-          );
+          ] as const;
+          if (!threadedConv2d(arena, args, og, k, p, scratchBytes)) mod.conv2d_f32(...args);
+        }
       } else {
         if (!pointwise)
           mod.im2col_f64(xg, col, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow);

@@ -1,0 +1,49 @@
+// Cases: the kernel cases matmul 256³ and 1024³, conv2d 3×3 and add 2^20 again with 2 threads: raf-op after
+// setWasmThreads(2) against onnxruntime with intraOpNumThreads 2, in the same run as the single-threaded rows.
+
+import { setWasmThreads } from '../../runtime/src/index.ts';
+import { defineCase, type BenchCase, type Impl } from '../case.ts';
+import { withOrtThreads } from '../peers.ts';
+import add from './add.ts';
+import conv2d from './conv2d.ts';
+import { matmulCase } from './matmul.ts';
+
+const THREADS = 2;
+
+/** A raf-op column run with `THREADS` wasm threads: switched on for its setup and inputs, off again when disposed. */
+function threaded(impl: Impl): Impl {
+  return {
+    async setup() {
+      setWasmThreads(THREADS);
+      const r = await impl.setup();
+      return {
+        ...r,
+        note: `${r.note ?? ''} ×${THREADS}`.trim(),
+        dispose: async () => {
+          await r.dispose?.();
+          setWasmThreads(1);
+        },
+      };
+    },
+  };
+}
+
+/** `c`'s raf-op and onnxruntime columns with 2 threads each (the smoke test runs a small one). */
+export function threadedCase(c: BenchCase): BenchCase {
+  return defineCase({
+    name: `${c.name} · ${THREADS} threads`,
+    what: `${c.what}; ${THREADS} threads each`,
+    group: c.group,
+    slow: c.slow,
+    impls: {
+      'raf-op': threaded(c.impls['raf-op']!),
+      onnxruntime: withOrtThreads(c.impls.onnxruntime!, THREADS),
+    },
+    gaps: {
+      'tfjs-wasm':
+        'tfjs-backend-wasm turns threads off under Node (its WASM_HAS_MULTITHREAD_SUPPORT flag is false when IS_NODE)',
+    },
+  });
+}
+
+export default [matmulCase(256), matmulCase(1024), conv2d, add].map(threadedCase);

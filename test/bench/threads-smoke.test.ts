@@ -1,0 +1,29 @@
+// The bench's threaded cases (bench/cases/threads.ts) on a small product: raf-op with 2 wasm threads and onnxruntime
+// with 2 intra-op threads run twice without error and agree, and the raf-op column leaves one thread behind it.
+
+import { describe, expect, it } from 'vitest';
+import { wasmThreads } from '../../runtime/src/index.ts';
+import { threadStats } from '../../runtime/src/dialects/wasm/threads/index.ts';
+import { matmulCase } from '../../bench/cases/matmul.ts';
+import { threadedCase } from '../../bench/cases/threads.ts';
+import { runCases } from '../../bench/harness.ts';
+
+describe('threaded bench cases', () => {
+  it('matmul 96³ with 2 threads: raf-op (split across threads) and onnxruntime agree', async () => {
+    // 96³ multiply-adds is over the split threshold, so the raf-op column really runs on two threads.
+    const c = threadedCase(matmulCase(96));
+    const before = threadStats.splitCalls;
+    const [r] = await runCases([c], { runs: 2, warmup: 0, slowMs: Infinity, slowRuns: 2 });
+    expect(threadStats.splitCalls).toBeGreaterThan(before);
+    expect(wasmThreads()).toBe(1);
+    expect(r!.name).toBe('matmul 96³ · 2 threads');
+    for (const impl of ['raf-op', 'onnxruntime'] as const) {
+      expect(r!.results[impl]!.error, impl).toBeUndefined();
+      expect(r!.results[impl]!.runs).toBe(2);
+    }
+    expect(r!.results['raf-op']!.note).toBe('wasm ×2');
+    const a = r!.agreement.onnxruntime as { max_abs_diff: number; scale: number };
+    expect(typeof a).toBe('object');
+    expect(a.max_abs_diff).toBeLessThanOrEqual(1e-5 * Math.max(1, a.scale));
+  });
+});

@@ -1,0 +1,303 @@
+// The wasm dialect's opt-in threads (runtime/src/dialects/wasm/threads/): with setWasmThreads(2) matmul, conv2d and
+// same-shape elementwise ops split across a worker and the main thread on a shared memory. Each result must equal the
+// single-threaded one bit for bit (every element summed by one thread in the same order) and a float64 reference
+// computed here, on sizes off every tile and vector width. The thresholds are lowered so small inputs split.
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  initWasmThreads,
+  ops,
+  setWasmThreads,
+  tensor,
+  wasmThreads,
+  withDialect,
+  type Tensor,
+} from '../../runtime/src/index.ts';
+import { threadStats, threadThresholds } from '../../runtime/src/dialects/wasm/threads/index.ts';
+import { sizeOf } from '../../runtime/src/shape.ts';
+import { assertAllClose, tolerance } from '../support/assert.ts';
+
+function values(n: number, seed: number): number[] {
+  let a = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    a = (a * 1664525 + 1013904223) >>> 0;
+    return (a >>> 8) / 2 ** 23 - 1;
+  });
+}
+
+/** c[i][j] = Σp a[i][p]·b[p][j], in float64. */
+function product(a: number[], b: number[], m: number, n: number, k: number): number[] {
+  const c: number[] = [];
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += a[i * k + p]! * b[p * n + j]!;
+      c.push(s);
+    }
+  return c;
+}
+
+/** NCHW convolution (cross-correlation) with groups, in float64. */
+function conv(
+  x: number[],
+  [n, c, h, wd]: number[],
+  w: number[],
+  [o, cg, kh, kw]: number[],
+  [sh, sw]: number[],
+  [pt, pl, pb, pr]: number[],
+  groups: number,
+): { data: number[]; shape: number[] } {
+  const oh = Math.floor((h! + pt! + pb! - kh!) / sh!) + 1;
+  const ow = Math.floor((wd! + pl! + pr! - kw!) / sw!) + 1;
+  const og = o! / groups;
+  const data: number[] = [];
+  for (let i = 0; i < n!; i++)
+    for (let oc = 0; oc < o!; oc++)
+      for (let oy = 0; oy < oh; oy++)
+        for (let ox = 0; ox < ow; ox++) {
+          let s = 0;
+          const g = Math.floor(oc / og);
+          for (let ci = 0; ci < cg!; ci++)
+            for (let ky = 0; ky < kh!; ky++)
+              for (let kx = 0; kx < kw!; kx++) {
+                const iy = oy * sh! - pt! + ky;
+                const ix = ox * sw! - pl! + kx;
+                if (iy < 0 || iy >= h! || ix < 0 || ix >= wd!) continue;
+                s += w[((oc * cg! + ci) * kh! + ky) * kw! + kx]! * x[((i * c! + g * cg! + ci) * h! + iy) * wd! + ix]!;
+              }
+          data.push(s);
+        }
+  return { data, shape: [n!, o!, oh, ow] };
+}
+
+/** Runs f on the wasm dialect with 1 thread, then with 2, and returns both results read out. */
+function bothWays(f: () => Tensor): [Float32Array | Float64Array, Float32Array | Float64Array] {
+  setWasmThreads(1);
+  const one = withDialect(['wasm'], f).dataSync() as Float32Array | Float64Array;
+  setWasmThreads(2);
+  const before = threadStats.splitCalls;
+  const two = withDialect(['wasm'], f).dataSync() as Float32Array | Float64Array;
+  // The threaded path really ran (the thresholds below are low enough for every case here).
+  expect(threadStats.splitCalls).toBeGreaterThan(before);
+  return [one, two];
+}
+
+function expectIdentical(a: ArrayLike<number>, b: ArrayLike<number>): void {
+  expect(a.length).toBe(b.length);
+  let differ = -1;
+  for (let i = 0; i < a.length && differ < 0; i++) if (!Object.is(a[i], b[i])) differ = i;
+  expect(differ, `element ${differ}: ${a[differ]} vs ${b[differ]}`).toBe(-1);
+}
+
+const saved = { ...threadThresholds };
+beforeAll(() => {
+  threadThresholds.products = 1;
+  threadThresholds.elements = 1;
+});
+afterAll(() => {
+  Object.assign(threadThresholds, saved);
+  setWasmThreads(1);
+});
+
+describe('setWasmThreads', () => {
+  it('switches between 1 and 2 threads and rejects bad counts', () => {
+    setWasmThreads(2);
+    expect(wasmThreads()).toBe(2);
+    setWasmThreads(1);
+    expect(wasmThreads()).toBe(1);
+    expect(() => setWasmThreads(0)).toThrow(/setWasmThreads: n must be an integer from 1 to 16; got 0/);
+    expect(() => setWasmThreads(1.5)).toThrow(/got 1.5/);
+  });
+
+  it('initWasmThreads (the form browsers need) switches too, and its result equals one thread', async () => {
+    const a = values(12 * 21, 11);
+    const b = values(21 * 10, 12);
+    const f = () =>
+      withDialect(['wasm'], () =>
+        ops.matmul(tensor(a, { shape: [12, 21], dtype: 'float32' }), tensor(b, { shape: [21, 10], dtype: 'float32' })),
+      ).dataSync();
+    await initWasmThreads(1);
+    const one = f();
+    await initWasmThreads(2);
+    expect(wasmThreads()).toBe(2);
+    const before = threadStats.splitCalls;
+    const two = f();
+    expect(threadStats.splitCalls).toBe(before + 1);
+    expectIdentical(two, one);
+    assertAllClose(two, product(a, b, 12, 10, 21), tolerance('float32'));
+    await expect(initWasmThreads(17)).rejects.toThrow(/initWasmThreads: n must be an integer from 1 to 16; got 17/);
+  });
+
+  it('keeps tensors made before a switch readable after it', () => {
+    setWasmThreads(1);
+    const a = values(40, 1);
+    const t = withDialect(['wasm'], () => ops.add(tensor(a, { dtype: 'float32' }), tensor(a, { dtype: 'float32' })));
+    setWasmThreads(2);
+    const u = withDialect(['wasm'], () => ops.add(t, t));
+    assertAllClose(
+      u.dataSync(),
+      a.map((v) => 4 * v),
+      tolerance('float32'),
+    );
+    assertAllClose(
+      t.dataSync(),
+      a.map((v) => 2 * v),
+      tolerance('float32'),
+    );
+  });
+});
+
+describe('threaded matmul', () => {
+  for (const [m, n, k] of [
+    [9, 13, 37],
+    [67, 129, 131],
+    [8, 3, 5],
+  ] as const)
+    for (const dtype of ['float32', 'float64'] as const)
+      it(`${dtype} ${m}×${k}·${k}×${n}`, () => {
+        const a = values(m * k, 1);
+        const b = values(k * n, 2);
+        const [one, two] = bothWays(() =>
+          ops.matmul(tensor(a, { shape: [m, k], dtype }), tensor(b, { shape: [k, n], dtype })),
+        );
+        expectIdentical(two, one);
+        assertAllClose(two, product(a, b, m, n, k), tolerance(dtype));
+      });
+
+  it('batched, with b transposed (matmul_nt)', () => {
+    const [batch, m, n, k] = [3, 10, 11, 17];
+    const a = values(batch * m * k, 3);
+    const bt = values(n * k, 4);
+    const b = Array.from({ length: k * n }, (_, t) => bt[(t % n) * k + Math.floor(t / n)]!);
+    const [one, two] = bothWays(() =>
+      ops.matmulNt(
+        tensor(a, { shape: [batch, m, k], dtype: 'float32' }),
+        tensor(bt, { shape: [n, k], dtype: 'float32' }),
+      ),
+    );
+    expectIdentical(two, one);
+    const want = Array.from({ length: batch }, (_, i) =>
+      product(a.slice(i * m * k, (i + 1) * m * k), b, m, n, k),
+    ).flat();
+    assertAllClose(two, want, tolerance('float32'));
+  });
+});
+
+describe('threaded conv2d', () => {
+  const cases: [string, number[], number[], number[], number[], number][] = [
+    ['3×3, padding 1', [2, 3, 11, 13], [7, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['3×3, stride 2', [1, 5, 12, 9], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1],
+    ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2],
+    ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
+  ];
+  for (const [name, xs, ws, stride, padding, groups] of cases)
+    it(name, () => {
+      const x = values(sizeOf(xs), 5);
+      const w = values(sizeOf(ws), 6);
+      const want = conv(x, xs, w, ws, stride, padding, groups);
+      const [one, two] = bothWays(() =>
+        ops.conv2d(
+          tensor(x, { shape: xs, dtype: 'float32' }),
+          tensor(w, { shape: ws, dtype: 'float32' }),
+          stride,
+          padding,
+          [1, 1],
+          groups,
+        ),
+      );
+      expectIdentical(two, one);
+      assertAllClose(two, want.data, tolerance('float32'));
+    });
+});
+
+describe('threaded elementwise', () => {
+  // Lengths off the 64-byte split unit and the vector width.
+  for (const n of [1001, 4099])
+    for (const dtype of ['float32', 'float64'] as const) {
+      const a = values(n, 7);
+      const b = values(n, 8);
+      it(`add ${dtype} ×${n}`, () => {
+        const [one, two] = bothWays(() => ops.add(tensor(a, { dtype }), tensor(b, { dtype })));
+        expectIdentical(two, one);
+        assertAllClose(
+          two,
+          a.map((v, i) => v + b[i]!),
+          tolerance(dtype),
+        );
+      });
+      it(`exp and leaky_relu (an attribute) ${dtype} ×${n}`, () => {
+        const [e1, e2] = bothWays(() => ops.exp(tensor(a, { dtype })));
+        expectIdentical(e2, e1);
+        assertAllClose(e2, a.map(Math.exp), tolerance(dtype));
+        const [l1, l2] = bothWays(() => ops.leakyRelu(tensor(a, { dtype }), 0.2));
+        expectIdentical(l2, l1);
+        assertAllClose(
+          l2,
+          a.map((v) => (v < 0 ? 0.2 * v : v)),
+          tolerance(dtype),
+        );
+      });
+    }
+});
+
+describe('threaded broadcast elementwise (rows)', () => {
+  const cases: [number[], number[]][] = [
+    [
+      [3, 5, 7, 11],
+      [1, 5, 1, 1],
+    ],
+    [[67, 33], [33]],
+    [
+      [41, 1],
+      [41, 9],
+    ],
+  ];
+  for (const [as, bs] of cases)
+    for (const dtype of ['float32', 'float64'] as const)
+      it(`${dtype} ${JSON.stringify(as)} · ${JSON.stringify(bs)}`, () => {
+        const a = values(sizeOf(as), 9);
+        const b = values(sizeOf(bs), 10);
+        const [one, two] = bothWays(() =>
+          ops.multiply(tensor(a, { shape: as, dtype }), tensor(b, { shape: bs, dtype })),
+        );
+        expectIdentical(two, one);
+        // The float64 reference: each output index mapped back to both inputs (size-1 axes repeat).
+        const out = as.map((d, i) => Math.max(d, bs[bs.length - as.length + i] ?? 1));
+        const want: number[] = [];
+        const at = (shape: number[], idx: number[]) =>
+          shape.reduce((off, d, i) => off * d + (d === 1 ? 0 : idx[idx.length - shape.length + i]!), 0);
+        for (let f = 0; f < sizeOf(out); f++) {
+          const idx: number[] = [];
+          for (let i = out.length - 1, r = f; i >= 0; i--) {
+            idx.unshift(r % out[i]!);
+            r = Math.floor(r / out[i]!);
+          }
+          want.push(a[at(as, idx)]! * b[at(bs, idx)]!);
+        }
+        assertAllClose(two, want, tolerance(dtype));
+      });
+});
+
+describe('worker cleanup', () => {
+  it('a program that turns threads on and never off still exits by itself', () => {
+    const runtime = fileURLToPath(new URL('../../runtime/src/index.ts', import.meta.url));
+    const script = `
+      import { ops, tensor, setWasmThreads, withDialect } from ${JSON.stringify(runtime)};
+      setWasmThreads(2);
+      const x = tensor(Array.from({ length: 1 << 17 }, (_, i) => i % 7), { dtype: 'float32' });
+      const y = withDialect(['wasm'], () => ops.add(x, x)).dataSync();
+      console.log(y[13]);
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+    expect(r.error, 'the child process did not exit by itself').toBeUndefined();
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe(String(2 * (13 % 7)));
+    expect(r.status).toBe(0);
+  }, 60_000);
+});
