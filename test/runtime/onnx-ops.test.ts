@@ -330,4 +330,48 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       console.log(`Conv 3-D ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
   });
+
+  it('ConvTranspose as raf.op.conv_transpose: 1-D and 2-D, bias or none, output_padding, groups, auto_pad, output_shape, opsets 1 to 17', async () => {
+    const cases: {
+      x: number[];
+      w: number[];
+      bias: boolean;
+      attrs: Record<string, number[] | number | string>;
+      opset: number;
+    }[] = [
+      {
+        x: [2, 4, 5, 4],
+        w: [4, 3, 3, 3],
+        bias: true,
+        attrs: { strides: [2, 2], pads: [1, 0, 1, 1], output_padding: [1, 0] },
+        opset: 17,
+      },
+      {
+        x: [1, 4, 4, 3],
+        w: [4, 1, 2, 3],
+        bias: false,
+        attrs: { group: 2, dilations: [2, 1], kernel_shape: [2, 3] },
+        opset: 11,
+      },
+      { x: [2, 3, 6], w: [3, 2, 4], bias: true, attrs: { strides: [3], auto_pad: 'SAME_LOWER' }, opset: 1 },
+      { x: [1, 2, 3, 3], w: [2, 2, 3, 3], bias: true, attrs: { strides: [2, 2], output_shape: [8, 6] }, opset: 13 },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'ConvTranspose', inputs: c.bias ? ['x', 'w', 'b'] : ['x', 'w'], outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: c.x }],
+          [
+            floats('w', c.w, 100 + k),
+            ...(c.bias ? [floats('b', [c.w[1]! * Number(c.attrs.group ?? 1)], 110 + k)] : []),
+          ],
+          c.opset,
+        ),
+        { x: randomUniform(c.x, { seed: 120 + k }) },
+      );
+      expect(text).toContain('raf.op.conv_transpose(%x');
+      expect(text).not.toContain('conv2d_dx');
+      console.log(`ConvTranspose (opset ${c.opset}) ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
 });

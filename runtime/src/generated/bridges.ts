@@ -54,6 +54,12 @@ export {
 export { conv2dBridge, type Conv2dAttrs, type Conv2dInputs, type Conv2dKernel } from './bridge/conv2d.ts';
 export { conv2dDwBridge, type Conv2dDwAttrs, type Conv2dDwInputs, type Conv2dDwKernel } from './bridge/conv2d_dw.ts';
 export { conv2dDxBridge, type Conv2dDxAttrs, type Conv2dDxInputs, type Conv2dDxKernel } from './bridge/conv2d_dx.ts';
+export {
+  convTransposeBridge,
+  type ConvTransposeAttrs,
+  type ConvTransposeInputs,
+  type ConvTransposeKernel,
+} from './bridge/conv_transpose.ts';
 export { cosBridge, type CosAttrs, type CosInputs, type CosKernel } from './bridge/cos.ts';
 export { cosDxBridge, type CosDxAttrs, type CosDxInputs, type CosDxKernel } from './bridge/cos_dx.ts';
 export {

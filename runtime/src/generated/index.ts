@@ -105,6 +105,11 @@ import { conv2dDxGrad } from './grad/conv2d_dx.ts';
 import { conv2dDxRelay } from './relay/conv2d_dx.ts';
 import { conv2dDxCpuOp } from './dialects/cpu/conv2d_dx.ts';
 import { conv2dDxWebgpuOp } from './dialects/webgpu/conv2d_dx.ts';
+import { convTransposeOp } from './api/conv_transpose.ts';
+import { convTransposeGrad } from './grad/conv_transpose.ts';
+import { convTransposeRelay } from './relay/conv_transpose.ts';
+import { convTransposeCpuOp } from './dialects/cpu/conv_transpose.ts';
+import { convTransposeWebgpuOp } from './dialects/webgpu/conv_transpose.ts';
 import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
 import { cosRelay } from './relay/cos.ts';
@@ -678,6 +683,7 @@ export const OPS = {
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
   conv2d_dx: conv2dDxOp,
+  conv_transpose: convTransposeOp,
   cos: cosOp,
   cos_dx: cosDxOp,
   cross_entropy: crossEntropyOp,
@@ -802,6 +808,7 @@ concatenateOp.grad = concatenateGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
 conv2dDxOp.grad = conv2dDxGrad;
+convTransposeOp.grad = convTransposeGrad;
 cosOp.grad = cosGrad;
 cosDxOp.grad = cosDxGrad;
 crossEntropyOp.grad = crossEntropyGrad;
@@ -948,6 +955,8 @@ registerDialectOps([
   conv2dDwWebgpuOp,
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
+  convTransposeCpuOp,
+  convTransposeWebgpuOp,
   cosCpuOp,
   cosWasmOp,
   cosWebgpuOp,
@@ -1215,6 +1224,7 @@ installRelayConverters([
   conv2dRelay,
   conv2dDwRelay,
   conv2dDxRelay,
+  convTransposeRelay,
   cosRelay,
   cosDxRelay,
   crossEntropyRelay,

@@ -21,6 +21,7 @@ export const OP_IDS = {
   conv2d: 0xbe0f6103,
   conv2d_dw: 0x2ee42c25,
   conv2d_dx: 0x2fe42db8,
+  conv_transpose: 0x4d1c38cd,
   cos: 0x09a1abe2,
   cos_dx: 0x60241cf3,
   cross_entropy: 0xc3c9af23,

@@ -18,6 +18,7 @@ export { ConcatenateArgs } from './schema/concatenate.ts';
 export { Conv2dArgs } from './schema/conv2d.ts';
 export { Conv2dDwArgs } from './schema/conv2d_dw.ts';
 export { Conv2dDxArgs } from './schema/conv2d_dx.ts';
+export { ConvTransposeArgs } from './schema/conv_transpose.ts';
 export { CosArgs } from './schema/cos.ts';
 export { CosDxArgs } from './schema/cos_dx.ts';
 export { CrossEntropyArgs } from './schema/cross_entropy.ts';

@@ -20,6 +20,7 @@ import { concatenateOnnx } from './concatenate.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
 import { conv2dDxOnnx } from './conv2d_dx.ts';
+import { convTransposeOnnx } from './conv_transpose.ts';
 import { cosOnnx } from './cos.ts';
 import { cosDxOnnx } from './cos_dx.ts';
 import { crossEntropyOnnx } from './cross_entropy.ts';
@@ -143,6 +144,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   conv2dOnnx,
   conv2dDwOnnx,
   conv2dDxOnnx,
+  convTransposeOnnx,
   cosOnnx,
   cosDxOnnx,
   crossEntropyOnnx,

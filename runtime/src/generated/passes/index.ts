@@ -20,6 +20,7 @@ import { concatenateCompute } from './concatenate.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
 import { conv2dDxCompute } from './conv2d_dx.ts';
+import { convTransposeCompute } from './conv_transpose.ts';
 import { cosCompute } from './cos.ts';
 import { cosDxCompute } from './cos_dx.ts';
 import { crossEntropyCompute } from './cross_entropy.ts';
@@ -143,6 +144,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
   conv2d_dx: conv2dDxCompute,
+  conv_transpose: convTransposeCompute,
   cos: cosCompute,
   cos_dx: cosDxCompute,
   cross_entropy: crossEntropyCompute,

@@ -21,7 +21,6 @@ import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
-import { conv2dDx } from '../../generated/api/conv2d_dx.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
@@ -485,40 +484,6 @@ const loop: Form = (ctx) => {
   return [...carried, ...Array.from({ length: nScans }, (_, k) => concatenate(scans[k]!, 0))];
 };
 
-/**
- * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
- * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
- * tensor standing for the forward conv's input.
- */
-const convTranspose: Form = (ctx) => {
-  const x = need(ctx, 0);
-  const w = need(ctx, 1);
-  const b = ctx.input(2);
-  const rank = x.shape.length - 2;
-  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D ConvTranspose is not imported (1-D and 2-D are)`);
-  if (ctx.attr('output_shape')) throw new Error('ConvTranspose output_shape is not imported (give pads)');
-  const mode = (ctx.attr('auto_pad') as string | undefined) ?? 'NOTSET';
-  if (mode !== 'NOTSET' && mode !== 'VALID') throw new Error(`ConvTranspose auto_pad ${mode} is not imported`);
-  const kernel = w.shape.slice(2);
-  const group = num(ctx, 'group', 1);
-  const strides = ints(ctx, 'strides') ?? kernel.map(() => 1);
-  const dil = ints(ctx, 'dilations') ?? kernel.map(() => 1);
-  const pads =
-    mode === 'VALID' ? [...kernel, ...kernel].map(() => 0) : (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0));
-  const extra = ints(ctx, 'output_padding') ?? kernel.map(() => 0);
-  const outSpatial = kernel.map(
-    (k, i) => (x.shape[2 + i]! - 1) * strides[i]! - pads[i]! - pads[i + rank]! + dil[i]! * (k - 1) + extra[i]! + 1,
-  );
-  const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
-  const [x2, w2] = rank === 1 ? [expandDims(x, 2), expandDims(w, 2)] : [x, w];
-  const shape = [x.shape[0]!, w.shape[1]! * group, ...as2d(outSpatial, 1)];
-  // conv2d_dx's padding is [top, left, bottom, right]; output_padding adds rows the forward conv would not read.
-  const padding = rank === 1 ? [0, pads[0]!, 0, pads[1]!] : pads;
-  let y = conv2dDx(zeros(shape, x.dtype), w2, x2, as2d(strides, 1), padding, as2d(dil, 1), group);
-  if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
-  return [rank === 1 ? squeeze(y, [2]) : y];
-};
-
 /** Where output index i of a resized axis reads from, in input coordinates (ONNX's coordinate_transformation_mode). */
 function sourceCoord(mode: string, i: number, inLen: number, outLen: number, scale: number): number {
   switch (mode) {
@@ -664,7 +629,6 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Clip: clipForm,
   LSTM: lstm,
   GRU: gru,
-  ConvTranspose: convTranspose,
   Resize: resize,
   Unsqueeze: unsqueeze,
 };
