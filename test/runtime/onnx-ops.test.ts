@@ -2,8 +2,8 @@
 // Einsum, Flatten, ...): each runs in raf-op (CPU, and WebGPU when there is an adapter) and in onnxruntime-node, and
 // every output must agree within 1e-4 (CPU) and 1e-3 (WebGPU, float32 in WGSL).
 
-import { describe, expect, it } from 'vitest';
-import { initWebGpu, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { getOp, initWebGpu, loadOnnx, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
@@ -373,5 +373,83 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       expect(text).not.toContain('conv2d_dx');
       console.log(`ConvTranspose (opset ${c.opset}) ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
+  });
+
+  it('ConstantOfShape, Range and Size on a dynamic dim go through their specs at each input shape; a run-time limit is refused', async () => {
+    const spec = model(
+      [
+        { op: 'Shape', inputs: ['x'], outputs: ['s'] },
+        {
+          op: 'ConstantOfShape',
+          inputs: ['s'],
+          outputs: ['c'],
+          attrs: { value: { tensor: { dtype: 'float32', shape: [1], data: [2.5] } } },
+        },
+        { op: 'Add', inputs: ['c', 'x'], outputs: ['y'] },
+        { op: 'Gather', inputs: ['s', 'zero'], outputs: ['n'], attrs: { axis: 0 } },
+        { op: 'Range', inputs: ['one', 'n', 'two'], outputs: ['r'] },
+        { op: 'Size', inputs: ['x'], outputs: ['k'] },
+      ],
+      [{ name: 'x', dtype: 'float32', shape: ['N', 3] }],
+      [ints('zero', [0], []), ints('one', [1], []), ints('two', [2], [])],
+      13,
+      [{ name: 'y' }, { name: 'r' }, { name: 'k' }],
+    );
+    const bytes = buildModel(spec);
+    const session = loadOnnx(bytes);
+    const declared = (op: string) => vi.spyOn(getOp(op), 'declare');
+    const spies = ['constant_of_shape', 'range', 'size'].map(declared);
+    try {
+      for (const n of [2, 7]) {
+        const x = randomUniform([n, 3], { seed: 130 + n });
+        const ours = session.run({ x });
+        const theirs = await runOnnxModel(bytes, { x: oracleFeed(x) });
+        ['y', 'r', 'k'].forEach((name, i) => {
+          expect([...ours[name]!.shape]).toEqual(theirs[i]!.shape);
+          assertAllClose(Array.from(ours[name]!.dataSync()), Array.from(toFloat64(theirs[i]!)), {
+            atol: 1e-6,
+            rtol: 1e-6,
+          });
+        });
+        console.log(`N = ${n}: range ${Array.from(ours.r!.dataSync()).join(' ')}, size ${ours.k!.dataSync()[0]}`);
+      }
+      // ConstantOfShape and Range ran through raf.op.constant_of_shape and raf.op.range at each of the two signatures.
+      expect(spies[0]!.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(spies[1]!.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(session.specializations).toBe(2);
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+    }
+    // Size of a known tensor (a constant) is the op itself.
+    const size = fromOnnx(
+      buildModel(
+        model(
+          [
+            { op: 'Size', inputs: ['w'], outputs: ['k'] },
+            { op: 'Cast', inputs: ['k'], outputs: ['kf'], attrs: { to: 1 } },
+            { op: 'Mul', inputs: ['x', 'kf'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2] }],
+          [floats('w', [2, 3], 140)],
+        ),
+      ),
+    );
+    expect(Array.from(execute(size, [tensor([1, -2], { shape: [2] })])[0]!.dataSync())).toEqual([6, -12]);
+    // A limit computed from the data at run time cannot fix the output's length while converting.
+    const dynamic = buildModel(
+      model(
+        [
+          { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } },
+          { op: 'Cast', inputs: ['m'], outputs: ['limit'], attrs: { to: 7 } },
+          { op: 'Range', inputs: ['one', 'limit', 'one'], outputs: ['y'] },
+        ],
+        [{ name: 'x', dtype: 'float32', shape: [4] }],
+        [ints('one', [1], [])],
+        13,
+      ),
+    );
+    expect(() => fromOnnx(dynamic)).toThrow(
+      /node 2 .*Range.*raf\.op\.range \(argument 'limit'\): decides the output shape by its values, so in a graph it must be a constant/,
+    );
   });
 });

@@ -51,6 +51,12 @@ export {
   type ConcatenateInputs,
   type ConcatenateKernel,
 } from './bridge/concatenate.ts';
+export {
+  constantOfShapeBridge,
+  type ConstantOfShapeAttrs,
+  type ConstantOfShapeInputs,
+  type ConstantOfShapeKernel,
+} from './bridge/constant_of_shape.ts';
 export { conv2dBridge, type Conv2dAttrs, type Conv2dInputs, type Conv2dKernel } from './bridge/conv2d.ts';
 export { conv2dDwBridge, type Conv2dDwAttrs, type Conv2dDwInputs, type Conv2dDwKernel } from './bridge/conv2d_dw.ts';
 export { conv2dDxBridge, type Conv2dDxAttrs, type Conv2dDxInputs, type Conv2dDxKernel } from './bridge/conv2d_dx.ts';
@@ -257,6 +263,7 @@ export { padBridge, type PadAttrs, type PadInputs, type PadKernel } from './brid
 export { padDxBridge, type PadDxAttrs, type PadDxInputs, type PadDxKernel } from './bridge/pad_dx.ts';
 export { powerBridge, type PowerAttrs, type PowerInputs, type PowerKernel } from './bridge/power.ts';
 export { prodBridge, type ProdAttrs, type ProdInputs, type ProdKernel } from './bridge/prod.ts';
+export { rangeBridge, type RangeAttrs, type RangeInputs, type RangeKernel } from './bridge/range.ts';
 export {
   reciprocalBridge,
   type ReciprocalAttrs,
@@ -309,6 +316,7 @@ export {
 } from './bridge/sigmoid_dx.ts';
 export { sinBridge, type SinAttrs, type SinInputs, type SinKernel } from './bridge/sin.ts';
 export { sinDxBridge, type SinDxAttrs, type SinDxInputs, type SinDxKernel } from './bridge/sin_dx.ts';
+export { sizeBridge, type SizeAttrs, type SizeInputs, type SizeKernel } from './bridge/size.ts';
 export { softmaxBridge, type SoftmaxAttrs, type SoftmaxInputs, type SoftmaxKernel } from './bridge/softmax.ts';
 export {
   softmaxDxBridge,

@@ -89,6 +89,11 @@ import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
 import { concatenateCpuOp } from './dialects/cpu/concatenate.ts';
 import { concatenateWebgpuOp } from './dialects/webgpu/concatenate.ts';
+import { constantOfShapeOp } from './api/constant_of_shape.ts';
+import { constantOfShapeGrad } from './grad/constant_of_shape.ts';
+import { constantOfShapeRelay } from './relay/constant_of_shape.ts';
+import { constantOfShapeCpuOp } from './dialects/cpu/constant_of_shape.ts';
+import { constantOfShapeWebgpuOp } from './dialects/webgpu/constant_of_shape.ts';
 import { conv2dOp } from './api/conv2d.ts';
 import { conv2dGrad } from './grad/conv2d.ts';
 import { conv2dRelay } from './relay/conv2d.ts';
@@ -442,6 +447,11 @@ import { prodGrad } from './grad/prod.ts';
 import { prodRelay } from './relay/prod.ts';
 import { prodCpuOp } from './dialects/cpu/prod.ts';
 import { prodWebgpuOp } from './dialects/webgpu/prod.ts';
+import { rangeOp } from './api/range.ts';
+import { rangeGrad } from './grad/range.ts';
+import { rangeRelay } from './relay/range.ts';
+import { rangeCpuOp } from './dialects/cpu/range.ts';
+import { rangeWebgpuOp } from './dialects/webgpu/range.ts';
 import { reciprocalOp } from './api/reciprocal.ts';
 import { reciprocalGrad } from './grad/reciprocal.ts';
 import { reciprocalRelay } from './relay/reciprocal.ts';
@@ -544,6 +554,11 @@ import { sinDxRelay } from './relay/sin_dx.ts';
 import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
 import { sinDxWasmOp } from './dialects/wasm/sin_dx.ts';
 import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
+import { sizeOp } from './api/size.ts';
+import { sizeGrad } from './grad/size.ts';
+import { sizeRelay } from './relay/size.ts';
+import { sizeCpuOp } from './dialects/cpu/size.ts';
+import { sizeWebgpuOp } from './dialects/webgpu/size.ts';
 import { softmaxOp } from './api/softmax.ts';
 import { softmaxGrad } from './grad/softmax.ts';
 import { softmaxRelay } from './relay/softmax.ts';
@@ -680,6 +695,7 @@ export const OPS = {
   clip_dx: clipDxOp,
   collapse_sum_like: collapseSumLikeOp,
   concatenate: concatenateOp,
+  constant_of_shape: constantOfShapeOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
   conv2d_dx: conv2dDxOp,
@@ -746,6 +762,7 @@ export const OPS = {
   pad_dx: padDxOp,
   power: powerOp,
   prod: prodOp,
+  range: rangeOp,
   reciprocal: reciprocalOp,
   reciprocal_dx: reciprocalDxOp,
   relu: reluOp,
@@ -764,6 +781,7 @@ export const OPS = {
   sigmoid_dx: sigmoidDxOp,
   sin: sinOp,
   sin_dx: sinDxOp,
+  size: sizeOp,
   softmax: softmaxOp,
   softmax_dx: softmaxDxOp,
   softplus: softplusOp,
@@ -805,6 +823,7 @@ clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
 collapseSumLikeOp.grad = collapseSumLikeGrad;
 concatenateOp.grad = concatenateGrad;
+constantOfShapeOp.grad = constantOfShapeGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
 conv2dDxOp.grad = conv2dDxGrad;
@@ -871,6 +890,7 @@ padOp.grad = padGrad;
 padDxOp.grad = padDxGrad;
 powerOp.grad = powerGrad;
 prodOp.grad = prodGrad;
+rangeOp.grad = rangeGrad;
 reciprocalOp.grad = reciprocalGrad;
 reciprocalDxOp.grad = reciprocalDxGrad;
 reluOp.grad = reluGrad;
@@ -889,6 +909,7 @@ sigmoidOp.grad = sigmoidGrad;
 sigmoidDxOp.grad = sigmoidDxGrad;
 sinOp.grad = sinGrad;
 sinDxOp.grad = sinDxGrad;
+sizeOp.grad = sizeGrad;
 softmaxOp.grad = softmaxGrad;
 softmaxDxOp.grad = softmaxDxGrad;
 softplusOp.grad = softplusGrad;
@@ -948,6 +969,8 @@ registerDialectOps([
   collapseSumLikeCpuOp,
   concatenateCpuOp,
   concatenateWebgpuOp,
+  constantOfShapeCpuOp,
+  constantOfShapeWebgpuOp,
   conv2dCpuOp,
   conv2dWasmOp,
   conv2dWebgpuOp,
@@ -1103,6 +1126,8 @@ registerDialectOps([
   powerWebgpuOp,
   prodCpuOp,
   prodWebgpuOp,
+  rangeCpuOp,
+  rangeWebgpuOp,
   reciprocalCpuOp,
   reciprocalWasmOp,
   reciprocalWebgpuOp,
@@ -1151,6 +1176,8 @@ registerDialectOps([
   sinDxCpuOp,
   sinDxWasmOp,
   sinDxWebgpuOp,
+  sizeCpuOp,
+  sizeWebgpuOp,
   softmaxCpuOp,
   softmaxWasmOp,
   softmaxWebgpuOp,
@@ -1221,6 +1248,7 @@ installRelayConverters([
   clipDxRelay,
   collapseSumLikeRelay,
   concatenateRelay,
+  constantOfShapeRelay,
   conv2dRelay,
   conv2dDwRelay,
   conv2dDxRelay,
@@ -1287,6 +1315,7 @@ installRelayConverters([
   padDxRelay,
   powerRelay,
   prodRelay,
+  rangeRelay,
   reciprocalRelay,
   reciprocalDxRelay,
   reluRelay,
@@ -1305,6 +1334,7 @@ installRelayConverters([
   sigmoidDxRelay,
   sinRelay,
   sinDxRelay,
+  sizeRelay,
   softmaxRelay,
   softmaxDxRelay,
   softplusRelay,

@@ -17,6 +17,7 @@ import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
 import { collapseSumLikeOnnx } from './collapse_sum_like.ts';
 import { concatenateOnnx } from './concatenate.ts';
+import { constantOfShapeOnnx } from './constant_of_shape.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
 import { conv2dDxOnnx } from './conv2d_dx.ts';
@@ -83,6 +84,7 @@ import { padOnnx } from './pad.ts';
 import { padDxOnnx } from './pad_dx.ts';
 import { powerOnnx } from './power.ts';
 import { prodOnnx } from './prod.ts';
+import { rangeOnnx } from './range.ts';
 import { reciprocalOnnx } from './reciprocal.ts';
 import { reciprocalDxOnnx } from './reciprocal_dx.ts';
 import { reluOnnx } from './relu.ts';
@@ -101,6 +103,7 @@ import { sigmoidOnnx } from './sigmoid.ts';
 import { sigmoidDxOnnx } from './sigmoid_dx.ts';
 import { sinOnnx } from './sin.ts';
 import { sinDxOnnx } from './sin_dx.ts';
+import { sizeOnnx } from './size.ts';
 import { softmaxOnnx } from './softmax.ts';
 import { softmaxDxOnnx } from './softmax_dx.ts';
 import { softplusOnnx } from './softplus.ts';
@@ -141,6 +144,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   clipDxOnnx,
   collapseSumLikeOnnx,
   concatenateOnnx,
+  constantOfShapeOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
   conv2dDxOnnx,
@@ -207,6 +211,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   padDxOnnx,
   powerOnnx,
   prodOnnx,
+  rangeOnnx,
   reciprocalOnnx,
   reciprocalDxOnnx,
   reluOnnx,
@@ -225,6 +230,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   sigmoidDxOnnx,
   sinOnnx,
   sinDxOnnx,
+  sizeOnnx,
   softmaxOnnx,
   softmaxDxOnnx,
   softplusOnnx,

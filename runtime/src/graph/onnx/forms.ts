@@ -21,6 +21,9 @@ import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
+import { constantOfShape } from '../../generated/api/constant_of_shape.ts';
+import { range as rangeOp } from '../../generated/api/range.ts';
+import { size } from '../../generated/api/size.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
@@ -225,22 +228,27 @@ const shapeForm: Form = (ctx) => {
   return [intTensor(s.slice(clamp(num(ctx, 'start', 0)), clamp(num(ctx, 'end', n))))];
 };
 
-const constantOfShape: Form = (ctx) => {
-  const shape = known(ctx, 0, "ConstantOfShape's shape");
+/**
+ * ConstantOfShape as raf.op.constant_of_shape, its value attribute (a one-element tensor) giving value and dtype. A shape
+ * known at import (from Shape of an input, whose dims each signature fixes) runs while converting, so the result is a
+ * constant; one computed at run time is refused by the op's type function, naming the input.
+ */
+const constantOfShapeForm: Form = (ctx) => {
   const v = ctx.attr('value') as OnnxTensor | undefined;
   const dtype: DType = v ? v.dtype : 'float32';
-  return [tensor(new Array<number>(sizeOf(shape)).fill(v?.values[0] ?? 0), { dtype, shape })];
+  return [constantOfShape(need(ctx, 0), v?.values[0] ?? 0, dtype)];
 };
 
-const range: Form = (ctx) => {
-  const [start, limit, delta] = [0, 1, 2].map((i) => known(ctx, i, `Range's input ${i}`)[0]!);
-  const n = Math.max(0, Math.ceil((limit! - start!) / delta!));
-  return [
-    tensor(
-      Array.from({ length: n }, (_, i) => start! + i * delta!),
-      { dtype: need(ctx, 0).dtype },
-    ),
-  ];
+/** Range as raf.op.range; known start, limit and delta (constants, folded scalar inputs) run while converting. */
+const rangeForm: Form = (ctx) => [rangeOp(need(ctx, 0), need(ctx, 1), need(ctx, 2))];
+
+/**
+ * Size as raf.op.size on a known tensor; a traced input's shape is fixed per input signature, so its size folds to an
+ * int64 constant there (as Shape does), which keeps the shape arithmetic that reads it known at import.
+ */
+const sizeForm: Form = (ctx) => {
+  const x = need(ctx, 0);
+  return [isSymbolic(x) ? intTensor([sizeOf(x.shape)], []) : size(x)];
 };
 
 const expand: Form = (ctx) => {
@@ -614,9 +622,9 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
     return onnxDType(num(ctx, 'to', 1)) === x.dtype ? [x] : null;
   },
   Shape: shapeForm,
-  Size: (ctx) => [intTensor([sizeOf(need(ctx, 0).shape)], [])],
-  ConstantOfShape: constantOfShape,
-  Range: range,
+  Size: sizeForm,
+  ConstantOfShape: constantOfShapeForm,
+  Range: rangeForm,
   Expand: expand,
   Reshape: reshapeForm,
   Conv: conv,
