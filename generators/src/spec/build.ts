@@ -194,7 +194,8 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
         errors.push(
           new SpecError(raw.locate(path), `${kind}(...) takes the tensor whose rank bounds it`, `write ${kind}(x)`),
         );
-    } else if ((kind === 'nonneg' || kind === 'positive' || kind === 'values') && args.length === 0) checks.push({ kind });
+    } else if ((kind === 'nonneg' || kind === 'positive' || kind === 'values') && args.length === 0)
+      checks.push({ kind });
     else if (kind === 'one_of' && args.length)
       checks.push({
         kind,

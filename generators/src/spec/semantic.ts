@@ -99,7 +99,10 @@ function checkArgs(op: OpModel, at: At, errors: SpecError[]): void {
       if (c.kind === 'values') {
         if (a.type !== 'Tensor')
           errors.push(
-            new SpecError(at([...path, 'check']), `check 'values' reads a tensor's values, but '${a.name}' is ${a.type}`),
+            new SpecError(
+              at([...path, 'check']),
+              `check 'values' reads a tensor's values, but '${a.name}' is ${a.type}`,
+            ),
           );
         else if (op.out.shape.kind !== 'custom')
           errors.push(
