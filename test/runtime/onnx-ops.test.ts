@@ -305,7 +305,7 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
         ),
         { x: randomUniform([1, 2, 4, 5], { seed: 70 + k }) },
       );
-      expect(text).toContain('raf.op.matmul');
+      expect(text).toContain('raf.op.resize(%x');
       console.log(`Resize cubic ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
   });
@@ -451,5 +451,54 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
     expect(() => fromOnnx(dynamic)).toThrow(
       /node 2 .*Range.*raf\.op\.range \(argument 'limit'\): decides the output shape by its values, so in a graph it must be a constant/,
     );
+  });
+
+  it('Resize as raf.op.resize: nearest (every nearest_mode) and linear, at opsets 10, 11 and 13 (nearest over any axis)', async () => {
+    const cases: { opset: number; attrs: Record<string, string>; scales?: number[]; sizes?: number[] }[] = [
+      { opset: 10, attrs: { mode: 'nearest' }, scales: [1, 1, 2, 1.5] },
+      { opset: 10, attrs: { mode: 'linear' }, scales: [1, 1, 0.5, 2] },
+      {
+        opset: 11,
+        attrs: { mode: 'nearest', nearest_mode: 'ceil', coordinate_transformation_mode: 'asymmetric' },
+        sizes: [1, 2, 7, 9],
+      },
+      { opset: 13, attrs: { mode: 'nearest', nearest_mode: 'round_prefer_ceil' }, scales: [1, 3, 1.5, 0.6] },
+      {
+        opset: 13,
+        attrs: { mode: 'linear', coordinate_transformation_mode: 'pytorch_half_pixel' },
+        sizes: [1, 2, 3, 8],
+      },
+      {
+        opset: 13,
+        attrs: { mode: 'linear', coordinate_transformation_mode: 'align_corners' },
+        scales: [1, 1, 1.75, 0.5],
+      },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const given = c.scales
+        ? { name: 'scales', dtype: 'float32' as const, shape: [4], data: c.scales }
+        : ints('sizes', c.sizes!);
+      // Opset 11 and 12 take roi and scales as inputs even when unused: empty tensors.
+      const empty = (name: string) => ({ name, dtype: 'float32' as const, shape: [0], data: [] });
+      const inputs =
+        c.opset === 10
+          ? ['x', 'scales']
+          : c.opset < 13
+            ? ['x', 'roi', c.scales ? 'scales' : 'none', ...(c.sizes ? ['sizes'] : [])]
+            : c.scales
+              ? ['x', '', 'scales']
+              : ['x', '', '', 'sizes'];
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'Resize', inputs, outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: [1, 2, 4, 5] }],
+          [given, ...(c.opset === 11 || c.opset === 12 ? [empty('roi'), empty('none')] : [])],
+          c.opset,
+        ),
+        { x: randomUniform([1, 2, 4, 5], { seed: 150 + k }) },
+      );
+      expect(text).toContain('raf.op.resize(%x');
+      console.log(`Resize (opset ${c.opset}) ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
   });
 });

@@ -221,6 +221,9 @@ async function onnxExpected(
           : { dtype: 'int64', shape: [c.input.length], data: BigInt64Array.from(c.input.map(BigInt)) },
       ];
     }
+    // A float list ONNX takes as an input (Resize's scales) is a float32 tensor; an empty one is an input not given.
+    if (floats.includes(name) && Array.isArray(v))
+      return [v.length ? { dtype: 'float32', shape: [v.length], data: Float32Array.from(v as number[]) } : null];
     return [feedOf(name, v)];
   });
   function feedOf(name: string, v: unknown): OracleTensor {

@@ -279,6 +279,7 @@ export {
 export { reluBridge, type ReluAttrs, type ReluInputs, type ReluKernel } from './bridge/relu.ts';
 export { reluDxBridge, type ReluDxAttrs, type ReluDxInputs, type ReluDxKernel } from './bridge/relu_dx.ts';
 export { reshapeBridge, type ReshapeAttrs, type ReshapeInputs, type ReshapeKernel } from './bridge/reshape.ts';
+export { resizeBridge, type ResizeAttrs, type ResizeInputs, type ResizeKernel } from './bridge/resize.ts';
 export { rsqrtBridge, type RsqrtAttrs, type RsqrtInputs, type RsqrtKernel } from './bridge/rsqrt.ts';
 export { rsqrtDxBridge, type RsqrtDxAttrs, type RsqrtDxInputs, type RsqrtDxKernel } from './bridge/rsqrt_dx.ts';
 export {

@@ -481,6 +481,11 @@ import { reshapeGrad } from './grad/reshape.ts';
 import { reshapeRelay } from './relay/reshape.ts';
 import { reshapeCpuOp } from './dialects/cpu/reshape.ts';
 import { reshapeWebgpuOp } from './dialects/webgpu/reshape.ts';
+import { resizeOp } from './api/resize.ts';
+import { resizeGrad } from './grad/resize.ts';
+import { resizeRelay } from './relay/resize.ts';
+import { resizeCpuOp } from './dialects/cpu/resize.ts';
+import { resizeWebgpuOp } from './dialects/webgpu/resize.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
@@ -768,6 +773,7 @@ export const OPS = {
   relu: reluOp,
   relu_dx: reluDxOp,
   reshape: reshapeOp,
+  resize: resizeOp,
   rsqrt: rsqrtOp,
   rsqrt_dx: rsqrtDxOp,
   scaled_add: scaledAddOp,
@@ -896,6 +902,7 @@ reciprocalDxOp.grad = reciprocalDxGrad;
 reluOp.grad = reluGrad;
 reluDxOp.grad = reluDxGrad;
 reshapeOp.grad = reshapeGrad;
+resizeOp.grad = resizeGrad;
 rsqrtOp.grad = rsqrtGrad;
 rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
@@ -1142,6 +1149,8 @@ registerDialectOps([
   reluDxWebgpuOp,
   reshapeCpuOp,
   reshapeWebgpuOp,
+  resizeCpuOp,
+  resizeWebgpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
   rsqrtWebgpuOp,
@@ -1321,6 +1330,7 @@ installRelayConverters([
   reluRelay,
   reluDxRelay,
   reshapeRelay,
+  resizeRelay,
   rsqrtRelay,
   rsqrtDxRelay,
   scaledAddRelay,

@@ -91,6 +91,7 @@ export const OP_IDS = {
   relu: 0xdee94d25,
   relu_dx: 0x0805a652,
   reshape: 0xf2a4c867,
+  resize: 0x99659673,
   rsqrt: 0x0ee18ccd,
   rsqrt_dx: 0x783133ca,
   scaled_add: 0xee51635d,

@@ -83,6 +83,7 @@ export { ReciprocalDxArgs } from './schema/reciprocal_dx.ts';
 export { ReluArgs } from './schema/relu.ts';
 export { ReluDxArgs } from './schema/relu_dx.ts';
 export { ReshapeArgs } from './schema/reshape.ts';
+export { ResizeArgs } from './schema/resize.ts';
 export { RsqrtArgs } from './schema/rsqrt.ts';
 export { RsqrtDxArgs } from './schema/rsqrt_dx.ts';
 export { ScaledAddArgs } from './schema/scaled_add.ts';

@@ -90,6 +90,7 @@ import { reciprocalDxOnnx } from './reciprocal_dx.ts';
 import { reluOnnx } from './relu.ts';
 import { reluDxOnnx } from './relu_dx.ts';
 import { reshapeOnnx } from './reshape.ts';
+import { resizeOnnx } from './resize.ts';
 import { rsqrtOnnx } from './rsqrt.ts';
 import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
@@ -217,6 +218,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   reluOnnx,
   reluDxOnnx,
   reshapeOnnx,
+  resizeOnnx,
   rsqrtOnnx,
   rsqrtDxOnnx,
   scaledAddOnnx,

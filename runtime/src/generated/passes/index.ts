@@ -90,6 +90,7 @@ import { reciprocalDxCompute } from './reciprocal_dx.ts';
 import { reluCompute } from './relu.ts';
 import { reluDxCompute } from './relu_dx.ts';
 import { reshapeCompute } from './reshape.ts';
+import { resizeCompute } from './resize.ts';
 import { rsqrtCompute } from './rsqrt.ts';
 import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
@@ -217,6 +218,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   relu: reluCompute,
   relu_dx: reluDxCompute,
   reshape: reshapeCompute,
+  resize: resizeCompute,
   rsqrt: rsqrtCompute,
   rsqrt_dx: rsqrtDxCompute,
   scaled_add: scaledAddCompute,

@@ -24,6 +24,7 @@ import { concatenate } from '../../generated/api/concatenate.ts';
 import { constantOfShape } from '../../generated/api/constant_of_shape.ts';
 import { range as rangeOp } from '../../generated/api/range.ts';
 import { size } from '../../generated/api/size.ts';
+import { resize } from '../../generated/api/resize.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
@@ -492,116 +493,35 @@ const loop: Form = (ctx) => {
   return [...carried, ...Array.from({ length: nScans }, (_, k) => concatenate(scans[k]!, 0))];
 };
 
-/** Where output index i of a resized axis reads from, in input coordinates (ONNX's coordinate_transformation_mode). */
-function sourceCoord(mode: string, i: number, inLen: number, outLen: number, scale: number): number {
-  switch (mode) {
-    case 'half_pixel':
-      return (i + 0.5) / scale - 0.5;
-    case 'pytorch_half_pixel':
-      return outLen > 1 ? (i + 0.5) / scale - 0.5 : 0;
-    case 'align_corners':
-      return outLen > 1 ? (i * (inLen - 1)) / (outLen - 1) : 0;
-    case 'asymmetric':
-      return i / scale;
-    case 'tf_half_pixel_for_nn':
-      return (i + 0.5) / scale;
-    default:
-      throw new Error(`Resize coordinate_transformation_mode '${mode}' is not imported`);
-  }
-}
-
-const NEAREST: Readonly<Record<string, (v: number) => number>> = {
-  round_prefer_floor: (v) => Math.ceil(v - 0.5),
-  round_prefer_ceil: (v) => Math.floor(v + 0.5),
-  floor: Math.floor,
-  ceil: Math.ceil,
-};
-
 /**
- * Cubic interpolation's taps at source coordinate v: the four cells around it with Keys' kernel (coefficient a);
- * cells past the edge read the edge, or with exclude_outside drop out and the rest are renormalized.
+ * Resize as raf.op.resize, which takes every opset's form: before 11 the scales are input 1 and the coordinates
+ * asymmetric with nearest rounding down; from 11 roi, scales and sizes are inputs 1 to 3 (an empty one is not given).
+ * Scales and sizes must be known at import, as the output shape depends on them.
  */
-function cubicWeights(v: number, len: number, a: number, excludeOutside: boolean): [number, number][] {
-  const base = Math.floor(v);
-  const t = v - base;
-  const kernel = (d: number) => {
-    const x = Math.abs(d);
-    return x <= 1
-      ? (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1
-      : x < 2
-        ? a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a
-        : 0;
-  };
-  let taps: [number, number][] = [-1, 0, 1, 2].map((k) => [base + k, kernel(t - k)]);
-  if (excludeOutside) {
-    taps = taps.filter(([i]) => i >= 0 && i < len);
-    const total = taps.reduce((s, [, w]) => s + w, 0);
-    taps = taps.map(([i, w]) => [i, w / total]);
-  }
-  return taps.map(([i, w]) => [Math.min(len - 1, Math.max(0, i)), w]);
-}
-
-/**
- * Resize (nearest, linear, cubic) of the trailing axes: nearest is one gather per resized axis, linear and cubic one
- * matmul with the
- * axis' interpolation matrix; both index lists and matrices are computed at import from the known sizes.
- */
-const resize: Form = (ctx) => {
-  let x = need(ctx, 0);
-  const n = x.shape.length;
-  const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
-  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic')
-    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear, cubic are)`);
-  const cubicA = num(ctx, 'cubic_coeff_a', -0.75);
-  const excludeOutside = num(ctx, 'exclude_outside', 0) !== 0;
-  const coord =
-    ctx.opset < 11
-      ? 'asymmetric'
-      : ((ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel');
-  const round =
-    NEAREST[ctx.opset < 11 ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor')];
-  if (!round) throw new Error(`Resize nearest_mode '${String(ctx.attr('nearest_mode'))}' is not imported`);
+const resizeForm: Form = (ctx) => {
+  const x = need(ctx, 0);
   if (ctx.attr('axes')) throw new Error('Resize with axes is not imported');
-  const scalesAt = ctx.opset < 11 ? 1 : 2;
-  const scalesIn = ctx.input(scalesAt);
-  const sizesIn = ctx.opset < 11 ? undefined : ctx.input(3);
-  const sizes = sizesIn && sizesIn.size ? known(ctx, 3, "Resize's sizes") : null;
-  const scales = scalesIn && scalesIn.size ? known(ctx, scalesAt, "Resize's scales") : null;
-  if (!sizes && !scales) throw new Error('Resize needs scales or sizes');
-  for (let axis = 0; axis < n; axis++) {
-    const inLen = x.shape[axis]!;
-    const outLen = sizes ? sizes[axis]! : Math.floor(inLen * scales![axis]!);
-    const scale = scales && !sizes ? scales[axis]! : outLen / inLen;
-    if (outLen === inLen && scale === 1) continue;
-    if (axis < n - 2) throw new Error(`Resize of axis ${axis} is not imported (only the trailing two)`);
-    const src = Array.from({ length: outLen }, (_, i) => sourceCoord(coord, i, inLen, outLen, scale));
-    if (mode === 'nearest') {
-      x = take(x, intTensor(src.map((v) => Math.min(inLen - 1, Math.max(0, round(v))))), axis);
-      continue;
-    }
-    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights (cubic: four).
-    const a = new Array<number>(inLen * outLen).fill(0);
-    if (mode === 'cubic') {
-      src.forEach((v, o) =>
-        cubicWeights(v, inLen, cubicA, excludeOutside).forEach(([i, w]) => (a[i * outLen + o] += w)),
-      );
-    } else
-      src.forEach((v, o) => {
-        const c = Math.min(inLen - 1, Math.max(0, v));
-        const i0 = Math.floor(c);
-        const i1 = Math.min(i0 + 1, inLen - 1);
-        a[i0 * outLen + o] += 1 - (c - i0);
-        a[i1 * outLen + o] += c - i0;
-      });
-    const m = tensor(a, { dtype: x.dtype, shape: [inLen, outLen] });
-    if (axis === n - 1) x = matmul(x, m);
-    else {
-      const perm = [...Array(n).keys()];
-      [perm[n - 2], perm[n - 1]] = [n - 1, n - 2];
-      x = transpose(matmul(transpose(x, perm), m), perm);
-    }
-  }
-  return [x];
+  const old = ctx.opset < 11;
+  const list = (i: number, what: string) => {
+    const t = ctx.input(i);
+    return t && t.size ? known(ctx, i, what) : [];
+  };
+  const roi = old ? [] : list(1, "Resize's roi");
+  const mode = (ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel';
+  return [
+    resize(
+      x,
+      list(old ? 1 : 2, "Resize's scales"),
+      old ? null : list(3, "Resize's sizes").length ? list(3, "Resize's sizes") : null,
+      // roi only matters to tf_crop_and_resize (which resize refuses by mode); other modes ignore it, as ONNX says.
+      mode === 'tf_crop_and_resize' ? roi : [],
+      (ctx.attr('mode') as string | undefined) ?? 'nearest',
+      old ? 'asymmetric' : mode,
+      old ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor'),
+      num(ctx, 'cubic_coeff_a', -0.75),
+      num(ctx, 'exclude_outside', 0) !== 0,
+    ),
+  ];
 };
 
 /** Unsqueeze of any number of axes (an attribute before opset 13, an input after), as expand_dims one axis at a time. */
@@ -637,6 +557,6 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Clip: clipForm,
   LSTM: lstm,
   GRU: gru,
-  Resize: resize,
+  Resize: resizeForm,
   Unsqueeze: unsqueeze,
 };
