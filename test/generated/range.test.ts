@@ -12,7 +12,7 @@ opSuite({
   inputs: { start: { domain: [-3, 2] }, limit: { domain: [3, 9] }, delta: { domain: [0.3, 2] } },
   cases: [{ shapes: { start: [], limit: [], delta: [] }, args: {}, full: {} }],
   oracle: { kind: 'onnx', op: 'Range', opset: 17, inputs: ['start', 'limit', 'delta'], attrs: {} },
-  grad: [],
+  grad: ['start', 'limit', 'delta'],
   errors: [
     { title: 'must be a scalar', shapes: { start: [2], limit: [], delta: [] }, args: {}, message: 'must be a scalar' },
   ],
