@@ -500,7 +500,11 @@ const loop: Form = (ctx) => {
  */
 const resizeForm: Form = (ctx) => {
   const x = need(ctx, 0);
+  // Opset 18's additions: only their defaults are imported.
   if (ctx.attr('axes')) throw new Error('Resize with axes is not imported');
+  if (num(ctx, 'antialias', 0)) throw new Error('Resize with antialias is not imported');
+  const policy = (ctx.attr('keep_aspect_ratio_policy') as string | undefined) ?? 'stretch';
+  if (policy !== 'stretch') throw new Error(`Resize keep_aspect_ratio_policy '${policy}' is not imported (stretch is)`);
   const old = ctx.opset < 11;
   const list = (i: number, what: string) => {
     const t = ctx.input(i);
