@@ -3,7 +3,7 @@
 import type { DType } from './dtype.ts';
 import { OpError } from './errors.ts';
 import { broadcastShapes, formatShape, isValidAxis, normalizeAxis, type Shape } from './shape.ts';
-import type { TensorType } from './tensor.ts';
+import type { Tensor, TensorType } from './tensor.ts';
 
 /** `check: axis(x)` — one axis of x, returned non-negative; for a `Tensor[]` x, of its elements (the output rule checks they share a rank). */
 export function checkAxis(op: string, arg: string, axis: number, x: TensorType | readonly TensorType[]): number {
@@ -187,4 +187,28 @@ export function checkLike(op: string, arg: string, t: TensorType, other: string,
       arg,
     );
   }
+}
+
+/**
+ * `check: values` — the values of a tensor arg the output type depends on (range's bounds, constant_of_shape's shape),
+ * for the type function to hand to the op's rule. A traced tensor (graph mode) has none yet, and a tensor whose data
+ * lives on a device that cannot be read without waiting has none here: both are refused, naming op and arg.
+ */
+export function argValues(op: string, arg: string, t: TensorType): number[] {
+  const storage = (t as Partial<Tensor>).storage;
+  if (!storage) throw new OpError(op, 'needs a tensor with values (its values decide the output type)', arg);
+  if (storage.symbolic)
+    throw new OpError(
+      op,
+      'decides the output shape by its values, so in a graph it must be a constant known when tracing, not a value computed at run time',
+      arg,
+    );
+  const values = storage.readSync ? storage.readSync() : storage.hostValues?.();
+  if (!values)
+    throw new OpError(
+      op,
+      `decides the output shape by its values, which are on ${storage.device.kind} and cannot be read without waiting; compute it on the CPU (or move it there with \`await t.to('cpu')\`)`,
+      arg,
+    );
+  return Array.from(values, Number);
 }

@@ -28,6 +28,8 @@ export interface TensorStorage {
   pendingChecks?(): readonly Promise<void>[];
   /** Makes read() fail with `check`'s error, if it fails; a result inherits its inputs' pending checks. */
   deferCheck?(check: Promise<void>): void;
+  /** Values a device keeps on the host as well (WebGPU: small uploaded tensors), readable without waiting. */
+  hostValues?(): ArrayLike<number> | undefined;
 }
 
 export class CpuStorage implements TensorStorage {

@@ -39,8 +39,10 @@ export type FusionPattern = (typeof FUSION_PATTERNS)[number];
  * Conversions between an arg of ours and the ONNX input it maps to, where the two spell a value differently
  * (`onnx: { convert: { arg: name } }`); implemented in runtime/src/graph/onnx/convert.ts.
  * `split_sizes`: NumPy/Relay indices_or_sections (an int = equal sections, a list = split indices) ↔ ONNX Split's sizes.
+ * `value_tensor`: a number arg ↔ an ONNX attribute holding it as a one-element tensor of the op's `dtype` arg
+ * (ConstantOfShape's value).
  */
-export const ONNX_CONVERSIONS = ['split_sizes'] as const;
+export const ONNX_CONVERSIONS = ['split_sizes', 'value_tensor'] as const;
 export type OnnxConversion = (typeof ONNX_CONVERSIONS)[number];
 
 /** AMP cast rules after RAF: always cast data args to float16, never, or follow the inputs. */

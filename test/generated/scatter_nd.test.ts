@@ -63,7 +63,7 @@ opSuite({
     inputs: ['x', 'indices', 'updates'],
     attrs: { reduction: 'reduction' },
   },
-  grad: [],
+  grad: ['x', 'updates'],
   errors: [
     {
       shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] },

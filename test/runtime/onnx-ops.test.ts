@@ -2,8 +2,8 @@
 // Einsum, Flatten, ...): each runs in raf-op (CPU, and WebGPU when there is an adapter) and in onnxruntime-node, and
 // every output must agree within 1e-4 (CPU) and 1e-3 (WebGPU, float32 in WGSL).
 
-import { describe, expect, it } from 'vitest';
-import { initWebGpu, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { getOp, initWebGpu, loadOnnx, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
@@ -350,7 +350,7 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
         ),
         { x: randomUniform([1, 2, 4, 5], { seed: 70 + k }) },
       );
-      expect(text).toContain('raf.op.matmul');
+      expect(text).toContain('raf.op.resize(%x');
       console.log(`Resize cubic ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
   });
@@ -373,6 +373,177 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       );
       expect(text).toContain('raf.op.conv2d');
       console.log(`Conv 3-D ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('ConvTranspose as raf.op.conv_transpose: 1-D and 2-D, bias or none, output_padding, groups, auto_pad, output_shape, opsets 1 to 17', async () => {
+    const cases: {
+      x: number[];
+      w: number[];
+      bias: boolean;
+      attrs: Record<string, number[] | number | string>;
+      opset: number;
+    }[] = [
+      {
+        x: [2, 4, 5, 4],
+        w: [4, 3, 3, 3],
+        bias: true,
+        attrs: { strides: [2, 2], pads: [1, 0, 1, 1], output_padding: [1, 0] },
+        opset: 17,
+      },
+      {
+        x: [1, 4, 4, 3],
+        w: [4, 1, 2, 3],
+        bias: false,
+        attrs: { group: 2, dilations: [2, 1], kernel_shape: [2, 3] },
+        opset: 11,
+      },
+      { x: [2, 3, 6], w: [3, 2, 4], bias: true, attrs: { strides: [3], auto_pad: 'SAME_LOWER' }, opset: 1 },
+      { x: [1, 2, 3, 3], w: [2, 2, 3, 3], bias: true, attrs: { strides: [2, 2], output_shape: [8, 6] }, opset: 13 },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'ConvTranspose', inputs: c.bias ? ['x', 'w', 'b'] : ['x', 'w'], outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: c.x }],
+          [
+            floats('w', c.w, 100 + k),
+            ...(c.bias ? [floats('b', [c.w[1]! * Number(c.attrs.group ?? 1)], 110 + k)] : []),
+          ],
+          c.opset,
+        ),
+        { x: randomUniform(c.x, { seed: 120 + k }) },
+      );
+      expect(text).toContain('raf.op.conv_transpose(%x');
+      expect(text).not.toContain('conv2d_dx');
+      console.log(`ConvTranspose (opset ${c.opset}) ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
+    }
+  });
+
+  it('ConstantOfShape, Range and Size on a dynamic dim go through their specs at each input shape; a run-time limit is refused', async () => {
+    const spec = model(
+      [
+        { op: 'Shape', inputs: ['x'], outputs: ['s'] },
+        {
+          op: 'ConstantOfShape',
+          inputs: ['s'],
+          outputs: ['c'],
+          attrs: { value: { tensor: { dtype: 'float32', shape: [1], data: [2.5] } } },
+        },
+        { op: 'Add', inputs: ['c', 'x'], outputs: ['y'] },
+        { op: 'Gather', inputs: ['s', 'zero'], outputs: ['n'], attrs: { axis: 0 } },
+        { op: 'Range', inputs: ['one', 'n', 'two'], outputs: ['r'] },
+        { op: 'Size', inputs: ['x'], outputs: ['k'] },
+      ],
+      [{ name: 'x', dtype: 'float32', shape: ['N', 3] }],
+      [ints('zero', [0], []), ints('one', [1], []), ints('two', [2], [])],
+      13,
+      [{ name: 'y' }, { name: 'r' }, { name: 'k' }],
+    );
+    const bytes = buildModel(spec);
+    const session = loadOnnx(bytes);
+    const declared = (op: string) => vi.spyOn(getOp(op), 'declare');
+    const spies = ['constant_of_shape', 'range', 'size'].map(declared);
+    try {
+      for (const n of [2, 7]) {
+        const x = randomUniform([n, 3], { seed: 130 + n });
+        const ours = session.run({ x });
+        const theirs = await runOnnxModel(bytes, { x: oracleFeed(x) });
+        ['y', 'r', 'k'].forEach((name, i) => {
+          expect([...ours[name]!.shape]).toEqual(theirs[i]!.shape);
+          assertAllClose(Array.from(ours[name]!.dataSync()), Array.from(toFloat64(theirs[i]!)), {
+            atol: 1e-6,
+            rtol: 1e-6,
+          });
+        });
+        console.log(`N = ${n}: range ${Array.from(ours.r!.dataSync()).join(' ')}, size ${ours.k!.dataSync()[0]}`);
+      }
+      // ConstantOfShape and Range ran through raf.op.constant_of_shape and raf.op.range at each of the two signatures.
+      expect(spies[0]!.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(spies[1]!.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(session.specializations).toBe(2);
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+    }
+    // Size of a known tensor (a constant) is the op itself.
+    const size = fromOnnx(
+      buildModel(
+        model(
+          [
+            { op: 'Size', inputs: ['w'], outputs: ['k'] },
+            { op: 'Cast', inputs: ['k'], outputs: ['kf'], attrs: { to: 1 } },
+            { op: 'Mul', inputs: ['x', 'kf'], outputs: ['y'] },
+          ],
+          [{ name: 'x', dtype: 'float32', shape: [2] }],
+          [floats('w', [2, 3], 140)],
+        ),
+      ),
+    );
+    expect(Array.from(execute(size, [tensor([1, -2], { shape: [2] })])[0]!.dataSync())).toEqual([6, -12]);
+    // A limit computed from the data at run time cannot fix the output's length while converting.
+    const dynamic = buildModel(
+      model(
+        [
+          { op: 'ReduceMax', inputs: ['x'], outputs: ['m'], attrs: { keepdims: 0 } },
+          { op: 'Cast', inputs: ['m'], outputs: ['limit'], attrs: { to: 7 } },
+          { op: 'Range', inputs: ['one', 'limit', 'one'], outputs: ['y'] },
+        ],
+        [{ name: 'x', dtype: 'float32', shape: [4] }],
+        [ints('one', [1], [])],
+        13,
+      ),
+    );
+    expect(() => fromOnnx(dynamic)).toThrow(
+      /node 2 .*Range.*raf\.op\.range \(argument 'limit'\): decides the output shape by its values, so in a graph it must be a constant/,
+    );
+  });
+
+  it('Resize as raf.op.resize: nearest (every nearest_mode) and linear, at opsets 10, 11 and 13 (nearest over any axis)', async () => {
+    const cases: { opset: number; attrs: Record<string, string>; scales?: number[]; sizes?: number[] }[] = [
+      { opset: 10, attrs: { mode: 'nearest' }, scales: [1, 1, 2, 1.5] },
+      { opset: 10, attrs: { mode: 'linear' }, scales: [1, 1, 0.5, 2] },
+      {
+        opset: 11,
+        attrs: { mode: 'nearest', nearest_mode: 'ceil', coordinate_transformation_mode: 'asymmetric' },
+        sizes: [1, 2, 7, 9],
+      },
+      { opset: 13, attrs: { mode: 'nearest', nearest_mode: 'round_prefer_ceil' }, scales: [1, 3, 1.5, 0.6] },
+      {
+        opset: 13,
+        attrs: { mode: 'linear', coordinate_transformation_mode: 'pytorch_half_pixel' },
+        sizes: [1, 2, 3, 8],
+      },
+      {
+        opset: 13,
+        attrs: { mode: 'linear', coordinate_transformation_mode: 'align_corners' },
+        scales: [1, 1, 1.75, 0.5],
+      },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const given = c.scales
+        ? { name: 'scales', dtype: 'float32' as const, shape: [4], data: c.scales }
+        : ints('sizes', c.sizes!);
+      // Opset 11 and 12 take roi and scales as inputs even when unused: empty tensors.
+      const empty = (name: string) => ({ name, dtype: 'float32' as const, shape: [0], data: [] });
+      const inputs =
+        c.opset === 10
+          ? ['x', 'scales']
+          : c.opset < 13
+            ? ['x', 'roi', c.scales ? 'scales' : 'none', ...(c.sizes ? ['sizes'] : [])]
+            : c.scales
+              ? ['x', '', 'scales']
+              : ['x', '', '', 'sizes'];
+      const { text, maxError } = await agree(
+        model(
+          [{ op: 'Resize', inputs, outputs: ['y'], attrs: c.attrs }],
+          [{ name: 'x', dtype: 'float32', shape: [1, 2, 4, 5] }],
+          [given, ...(c.opset === 11 || c.opset === 12 ? [empty('roi'), empty('none')] : [])],
+          c.opset,
+        ),
+        { x: randomUniform([1, 2, 4, 5], { seed: 150 + k }) },
+      );
+      expect(text).toContain('raf.op.resize(%x');
+      console.log(`Resize (opset ${c.opset}) ${JSON.stringify(c.attrs)} max error ${maxError.toExponential(2)}`);
     }
   });
 });

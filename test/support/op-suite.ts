@@ -84,6 +84,8 @@ export interface OpSuite {
   readonly dialects: readonly string[];
   readonly dtypes: readonly DType[];
   readonly tensors: readonly string[];
+  /** Tensor args whose values decide the output type (`check: values`): constants in graph mode. */
+  readonly values?: readonly string[];
   readonly domain: readonly [number, number];
   /** Tensor args with a fixed dtype (indices, conditions) or their own domain. */
   readonly inputs?: InputSpecs;
@@ -219,6 +221,9 @@ async function onnxExpected(
           : { dtype: 'int64', shape: [c.input.length], data: BigInt64Array.from(c.input.map(BigInt)) },
       ];
     }
+    // A float list ONNX takes as an input (Resize's scales) is a float32 tensor; an empty one is an input not given.
+    if (floats.includes(name) && Array.isArray(v))
+      return [v.length ? { dtype: 'float32', shape: [v.length], data: Float32Array.from(v as number[]) } : null];
     return [feedOf(name, v)];
   });
   function feedOf(name: string, v: unknown): OracleTensor {
@@ -235,6 +240,13 @@ async function onnxExpected(
   for (const [onnxName, arg] of Object.entries(o.attrs)) {
     const v = full[arg];
     if (v === null || v === undefined) continue;
+    const asTensor = o.convert?.[arg] ? ONNX_CONVERSION_RULES[o.convert[arg]].toOnnxAttr : undefined;
+    if (asTensor) {
+      const t = asTensor(v, full);
+      // The proto builder's dtypes are ONNX's subset of ours (the conversion gives the op's output dtype).
+      attrs[onnxName] = { tensor: { ...t, shape: [...t.shape], data: [...t.data], dtype: t.dtype as 'float32' } };
+      continue;
+    }
     attrs[onnxName] =
       typeof v === 'boolean'
         ? v
@@ -514,6 +526,28 @@ export function opSuite(s: OpSuite): void {
         // A backward op takes the forward case's attrs under its own names (scaled_add_db's y is an int, not the output).
         const args = s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args;
         const f = (...xs: Tensor[]) => call(s.op, [], { ...inputs, ...args, ...flat.rebuild(xs) }) as Tensor | Tensor[];
+        const valued = s.values ?? [];
+        if (valued.length) {
+          // Args whose values decide the output type are refused as traced values, naming the arg; as constants the
+          // call is traced with the other tensors (or, with none left, runs while tracing and enters as a constant).
+          withDialect(['cpu'], () => {
+            expect(() => trace(f, flat.params)).toThrow(
+              new RegExp(`argument '(${valued.join('|')})'\\): decides the output shape by its values`),
+            );
+            const rest = flatTensors(
+              inputs,
+              Object.keys(inputs).filter((k) => !valued.includes(k)),
+            );
+            const g = (...xs: Tensor[]) =>
+              call(s.op, [], { ...inputs, ...args, ...rest.rebuild(xs) }) as Tensor | Tensor[];
+            const eager = g(...rest.params);
+            const graph = trace(g, rest.params);
+            expect(execute(graph, rest.params).map(valuesOf)).toEqual(
+              (eager instanceof Tensor ? [eager] : eager).map(valuesOf),
+            );
+          });
+          return;
+        }
         withDialect(['cpu'], () => {
           const eager = f(...flat.params);
           const graph = trace(f, flat.params);

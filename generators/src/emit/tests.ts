@@ -62,6 +62,10 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     dialects: op.out.shape.kind === 'host' ? ['cpu'] : op.dialects.map((d) => d.name),
     dtypes: op.tests.dtypes,
     tensors: op.args.filter(isTensor).map((a) => a.name),
+    // Tensor args whose values decide the output type (`check: values`): graph mode needs them constant.
+    ...(op.args.some((a) => a.checks.some((c) => c.kind === 'values'))
+      ? { values: op.args.filter((a) => a.checks.some((c) => c.kind === 'values')).map((a) => a.name) }
+      : {}),
     domain: casesOf.tests.domain,
     ...(Object.keys(casesOf.tests.inputs).length ? { inputs: casesOf.tests.inputs } : {}),
     ...(op.args.some((a) => a.type.startsWith('float'))
@@ -71,7 +75,8 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     oracle,
     ...(op.out.outputs ? { outputs: op.out.outputs } : {}),
     ...(op.tests.nonFinite ? { nonFinite: true } : {}),
-    grad: gradInputs(op),
+    // A custom gradient lists every tensor arg; inputs the tests fix to an integer or bool dtype (indices) have none.
+    grad: gradInputs(op).filter((n) => !/^(int|uint|bool)/.test(casesOf.tests.inputs[n]?.dtype ?? '')),
     errors: errorCases(
       op,
       vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes,

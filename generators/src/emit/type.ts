@@ -26,6 +26,12 @@ function emitType(op: OpModel): EmittedFile {
   }
   for (const a of op.args) {
     for (const c of a.checks) {
+      if (c.kind === 'values') {
+        // The rule reads this tensor's values: known ones, or a clear error (in a graph: not a constant).
+        checkFns.add('argValues');
+        body.push(`const ${valuesName(a)} = argValues('${op.name}', '${a.name}', args.${a.name});`);
+        continue;
+      }
       const stmt = checkStatement(op, a, c, checkFns);
       if (c.kind === 'axis' || c.kind === 'axes') {
         body.push(`const ${a.name} = ${stmt};`);
@@ -82,6 +88,11 @@ function emitType(op: OpModel): EmittedFile {
   });
 }
 
+/** The local holding the values of a tensor arg checked `values` (`shapeValues`). */
+function valuesName(a: ArgModel): string {
+  return camel(`${a.name}_values`);
+}
+
 /** The local holding a promoted tensor arg (`promotedX`), apart from the arg names the type function also declares. */
 function promotedName(a: ArgModel): string {
   return camel(`promoted_${a.name}`);
@@ -117,6 +128,8 @@ function checkStatement(op: OpModel, a: ArgModel, c: Check, used: Set<string>): 
     case 'range':
       used.add('checkRange');
       return guard(`checkRange(${head}, ${c.lo}, ${c.hi})`);
+    case 'values':
+      throw new Error('values checks are emitted by emitType');
   }
 }
 
@@ -161,8 +174,11 @@ function outExpression(op: OpModel, normalized: string[], used: Set<string>, bod
       }
       return `concatOf('${op.name}', '${rule.xs}', a.${rule.xs}, ${axis})`;
     }
-    case 'custom':
-      return `${camel(rule.fn)}(a)`;
+    case 'custom': {
+      const read = op.args.filter((a) => a.checks.some((c) => c.kind === 'values'));
+      const values = read.length ? `, { ${read.map((a) => `${a.name}: ${valuesName(a)}`).join(', ')} }` : '';
+      return `${camel(rule.fn)}(a${values})`;
+    }
     case 'host':
       return `${names(op).rule}(a)`;
   }

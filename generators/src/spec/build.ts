@@ -194,7 +194,8 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
         errors.push(
           new SpecError(raw.locate(path), `${kind}(...) takes the tensor whose rank bounds it`, `write ${kind}(x)`),
         );
-    } else if ((kind === 'nonneg' || kind === 'positive') && args.length === 0) checks.push({ kind });
+    } else if ((kind === 'nonneg' || kind === 'positive' || kind === 'values') && args.length === 0)
+      checks.push({ kind });
     else if (kind === 'one_of' && args.length)
       checks.push({
         kind,
@@ -207,7 +208,7 @@ function parseChecks(raw: RawSpec, path: Path, src: string, errors: SpecError[])
         new SpecError(
           raw.locate(path),
           `unknown check '${part.trim()}'`,
-          'checks are axis(x), axes(x), like(x), nonempty(x), nonneg, positive, one_of(a, b), range(lo, hi), joined with "and"',
+          'checks are axis(x), axes(x), like(x), nonempty(x), nonneg, positive, one_of(a, b), range(lo, hi), values (a tensor whose values the rule reads), joined with "and"',
         ),
       );
   }

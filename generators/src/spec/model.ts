@@ -17,6 +17,11 @@ export type Check =
   | { readonly kind: 'nonempty'; readonly of: string }
   | { readonly kind: 'nonneg' }
   | { readonly kind: 'positive' }
+  /**
+   * On a Tensor arg: the output type depends on its values (range, constant_of_shape), so the type function reads them
+   * and hands them to the custom rule; in a graph the tensor must then be a constant.
+   */
+  | { readonly kind: 'values' }
   | { readonly kind: 'one_of'; readonly values: readonly (string | number)[] }
   | { readonly kind: 'range'; readonly lo: number; readonly hi: number };
 

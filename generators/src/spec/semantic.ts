@@ -96,6 +96,24 @@ function checkArgs(op: OpModel, at: At, errors: SpecError[]): void {
       );
     }
     for (const c of a.checks) {
+      if (c.kind === 'values') {
+        if (a.type !== 'Tensor')
+          errors.push(
+            new SpecError(
+              at([...path, 'check']),
+              `check 'values' reads a tensor's values, but '${a.name}' is ${a.type}`,
+            ),
+          );
+        else if (op.out.shape.kind !== 'custom')
+          errors.push(
+            new SpecError(
+              at([...path, 'check']),
+              `check 'values' hands '${a.name}''s values to a custom output rule, but out is ${op.out.shape.kind}`,
+              'write out: custom(fn) and read them in its second parameter',
+            ),
+          );
+        continue;
+      }
       if (isTensorType(a.type) && c.kind !== 'like') {
         errors.push(
           new SpecError(

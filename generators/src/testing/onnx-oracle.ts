@@ -92,6 +92,9 @@ export async function onnxExpected(
     // A float arg ONNX takes as an input is a scalar of the data's dtype; other args (axes, shapes) int64 tensors.
     if (floats.includes(name) && typeof v === 'number')
       return [{ dtype: like!.dtype as OracleTensor['dtype'], shape: [], data: [v] }];
+    // A float list (Resize's scales) is a float32 tensor; an empty one is an input not given.
+    if (floats.includes(name) && Array.isArray(v))
+      return [v.length ? { dtype: 'float32', shape: [v.length], data: Float32Array.from(v as number[]) } : null];
     const list = Array.isArray(v) ? (v as number[]) : [v as number];
     return [{ dtype: 'int64', shape: [list.length], data: BigInt64Array.from(list.map(BigInt)) }];
   });
@@ -99,6 +102,13 @@ export async function onnxExpected(
   for (const [onnxName, arg] of Object.entries(o.attrs ?? {})) {
     const v = full[arg];
     if (v === null || v === undefined) continue;
+    const asTensor = o.convert?.[arg] ? ONNX_CONVERSION_RULES[o.convert[arg]].toOnnxAttr : undefined;
+    if (asTensor) {
+      // ConstantOfShape's value: a one-element tensor attribute of the op's dtype.
+      const t = asTensor(v, full);
+      attrs[onnxName] = { tensor: { dtype: t.dtype as 'float32', shape: [...t.shape], data: [...t.data] } };
+      continue;
+    }
     attrs[onnxName] =
       typeof v === 'boolean'
         ? Number(v)

@@ -51,9 +51,21 @@ export {
   type ConcatenateInputs,
   type ConcatenateKernel,
 } from './bridge/concatenate.ts';
+export {
+  constantOfShapeBridge,
+  type ConstantOfShapeAttrs,
+  type ConstantOfShapeInputs,
+  type ConstantOfShapeKernel,
+} from './bridge/constant_of_shape.ts';
 export { conv2dBridge, type Conv2dAttrs, type Conv2dInputs, type Conv2dKernel } from './bridge/conv2d.ts';
 export { conv2dDwBridge, type Conv2dDwAttrs, type Conv2dDwInputs, type Conv2dDwKernel } from './bridge/conv2d_dw.ts';
 export { conv2dDxBridge, type Conv2dDxAttrs, type Conv2dDxInputs, type Conv2dDxKernel } from './bridge/conv2d_dx.ts';
+export {
+  convTransposeBridge,
+  type ConvTransposeAttrs,
+  type ConvTransposeInputs,
+  type ConvTransposeKernel,
+} from './bridge/conv_transpose.ts';
 export { cosBridge, type CosAttrs, type CosInputs, type CosKernel } from './bridge/cos.ts';
 export { cosDxBridge, type CosDxAttrs, type CosDxInputs, type CosDxKernel } from './bridge/cos_dx.ts';
 export {
@@ -253,6 +265,7 @@ export { padBridge, type PadAttrs, type PadInputs, type PadKernel } from './brid
 export { padDxBridge, type PadDxAttrs, type PadDxInputs, type PadDxKernel } from './bridge/pad_dx.ts';
 export { powerBridge, type PowerAttrs, type PowerInputs, type PowerKernel } from './bridge/power.ts';
 export { prodBridge, type ProdAttrs, type ProdInputs, type ProdKernel } from './bridge/prod.ts';
+export { rangeBridge, type RangeAttrs, type RangeInputs, type RangeKernel } from './bridge/range.ts';
 export {
   reciprocalBridge,
   type ReciprocalAttrs,
@@ -268,6 +281,7 @@ export {
 export { reluBridge, type ReluAttrs, type ReluInputs, type ReluKernel } from './bridge/relu.ts';
 export { reluDxBridge, type ReluDxAttrs, type ReluDxInputs, type ReluDxKernel } from './bridge/relu_dx.ts';
 export { reshapeBridge, type ReshapeAttrs, type ReshapeInputs, type ReshapeKernel } from './bridge/reshape.ts';
+export { resizeBridge, type ResizeAttrs, type ResizeInputs, type ResizeKernel } from './bridge/resize.ts';
 export { rsqrtBridge, type RsqrtAttrs, type RsqrtInputs, type RsqrtKernel } from './bridge/rsqrt.ts';
 export { rsqrtDxBridge, type RsqrtDxAttrs, type RsqrtDxInputs, type RsqrtDxKernel } from './bridge/rsqrt_dx.ts';
 export {
@@ -305,6 +319,7 @@ export {
 } from './bridge/sigmoid_dx.ts';
 export { sinBridge, type SinAttrs, type SinInputs, type SinKernel } from './bridge/sin.ts';
 export { sinDxBridge, type SinDxAttrs, type SinDxInputs, type SinDxKernel } from './bridge/sin_dx.ts';
+export { sizeBridge, type SizeAttrs, type SizeInputs, type SizeKernel } from './bridge/size.ts';
 export { softmaxBridge, type SoftmaxAttrs, type SoftmaxInputs, type SoftmaxKernel } from './bridge/softmax.ts';
 export {
   softmaxDxBridge,

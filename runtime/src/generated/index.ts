@@ -89,6 +89,11 @@ import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
 import { concatenateCpuOp } from './dialects/cpu/concatenate.ts';
 import { concatenateWebgpuOp } from './dialects/webgpu/concatenate.ts';
+import { constantOfShapeOp } from './api/constant_of_shape.ts';
+import { constantOfShapeGrad } from './grad/constant_of_shape.ts';
+import { constantOfShapeRelay } from './relay/constant_of_shape.ts';
+import { constantOfShapeCpuOp } from './dialects/cpu/constant_of_shape.ts';
+import { constantOfShapeWebgpuOp } from './dialects/webgpu/constant_of_shape.ts';
 import { conv2dOp } from './api/conv2d.ts';
 import { conv2dGrad } from './grad/conv2d.ts';
 import { conv2dRelay } from './relay/conv2d.ts';
@@ -105,6 +110,11 @@ import { conv2dDxGrad } from './grad/conv2d_dx.ts';
 import { conv2dDxRelay } from './relay/conv2d_dx.ts';
 import { conv2dDxCpuOp } from './dialects/cpu/conv2d_dx.ts';
 import { conv2dDxWebgpuOp } from './dialects/webgpu/conv2d_dx.ts';
+import { convTransposeOp } from './api/conv_transpose.ts';
+import { convTransposeGrad } from './grad/conv_transpose.ts';
+import { convTransposeRelay } from './relay/conv_transpose.ts';
+import { convTransposeCpuOp } from './dialects/cpu/conv_transpose.ts';
+import { convTransposeWebgpuOp } from './dialects/webgpu/conv_transpose.ts';
 import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
 import { cosRelay } from './relay/cos.ts';
@@ -449,6 +459,11 @@ import { prodGrad } from './grad/prod.ts';
 import { prodRelay } from './relay/prod.ts';
 import { prodCpuOp } from './dialects/cpu/prod.ts';
 import { prodWebgpuOp } from './dialects/webgpu/prod.ts';
+import { rangeOp } from './api/range.ts';
+import { rangeGrad } from './grad/range.ts';
+import { rangeRelay } from './relay/range.ts';
+import { rangeCpuOp } from './dialects/cpu/range.ts';
+import { rangeWebgpuOp } from './dialects/webgpu/range.ts';
 import { reciprocalOp } from './api/reciprocal.ts';
 import { reciprocalGrad } from './grad/reciprocal.ts';
 import { reciprocalRelay } from './relay/reciprocal.ts';
@@ -478,6 +493,11 @@ import { reshapeGrad } from './grad/reshape.ts';
 import { reshapeRelay } from './relay/reshape.ts';
 import { reshapeCpuOp } from './dialects/cpu/reshape.ts';
 import { reshapeWebgpuOp } from './dialects/webgpu/reshape.ts';
+import { resizeOp } from './api/resize.ts';
+import { resizeGrad } from './grad/resize.ts';
+import { resizeRelay } from './relay/resize.ts';
+import { resizeCpuOp } from './dialects/cpu/resize.ts';
+import { resizeWebgpuOp } from './dialects/webgpu/resize.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
@@ -551,6 +571,11 @@ import { sinDxRelay } from './relay/sin_dx.ts';
 import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
 import { sinDxWasmOp } from './dialects/wasm/sin_dx.ts';
 import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
+import { sizeOp } from './api/size.ts';
+import { sizeGrad } from './grad/size.ts';
+import { sizeRelay } from './relay/size.ts';
+import { sizeCpuOp } from './dialects/cpu/size.ts';
+import { sizeWebgpuOp } from './dialects/webgpu/size.ts';
 import { softmaxOp } from './api/softmax.ts';
 import { softmaxGrad } from './grad/softmax.ts';
 import { softmaxRelay } from './relay/softmax.ts';
@@ -687,9 +712,11 @@ export const OPS = {
   clip_dx: clipDxOp,
   collapse_sum_like: collapseSumLikeOp,
   concatenate: concatenateOp,
+  constant_of_shape: constantOfShapeOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
   conv2d_dx: conv2dDxOp,
+  conv_transpose: convTransposeOp,
   cos: cosOp,
   cos_dx: cosDxOp,
   cross_entropy: crossEntropyOp,
@@ -754,11 +781,13 @@ export const OPS = {
   pad_dx: padDxOp,
   power: powerOp,
   prod: prodOp,
+  range: rangeOp,
   reciprocal: reciprocalOp,
   reciprocal_dx: reciprocalDxOp,
   relu: reluOp,
   relu_dx: reluDxOp,
   reshape: reshapeOp,
+  resize: resizeOp,
   rsqrt: rsqrtOp,
   rsqrt_dx: rsqrtDxOp,
   scaled_add: scaledAddOp,
@@ -772,6 +801,7 @@ export const OPS = {
   sigmoid_dx: sigmoidDxOp,
   sin: sinOp,
   sin_dx: sinDxOp,
+  size: sizeOp,
   softmax: softmaxOp,
   softmax_dx: softmaxDxOp,
   softplus: softplusOp,
@@ -813,9 +843,11 @@ clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
 collapseSumLikeOp.grad = collapseSumLikeGrad;
 concatenateOp.grad = concatenateGrad;
+constantOfShapeOp.grad = constantOfShapeGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
 conv2dDxOp.grad = conv2dDxGrad;
+convTransposeOp.grad = convTransposeGrad;
 cosOp.grad = cosGrad;
 cosDxOp.grad = cosDxGrad;
 crossEntropyOp.grad = crossEntropyGrad;
@@ -880,11 +912,13 @@ padOp.grad = padGrad;
 padDxOp.grad = padDxGrad;
 powerOp.grad = powerGrad;
 prodOp.grad = prodGrad;
+rangeOp.grad = rangeGrad;
 reciprocalOp.grad = reciprocalGrad;
 reciprocalDxOp.grad = reciprocalDxGrad;
 reluOp.grad = reluGrad;
 reluDxOp.grad = reluDxGrad;
 reshapeOp.grad = reshapeGrad;
+resizeOp.grad = resizeGrad;
 rsqrtOp.grad = rsqrtGrad;
 rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
@@ -898,6 +932,7 @@ sigmoidOp.grad = sigmoidGrad;
 sigmoidDxOp.grad = sigmoidDxGrad;
 sinOp.grad = sinGrad;
 sinDxOp.grad = sinDxGrad;
+sizeOp.grad = sizeGrad;
 softmaxOp.grad = softmaxGrad;
 softmaxDxOp.grad = softmaxDxGrad;
 softplusOp.grad = softplusGrad;
@@ -957,6 +992,8 @@ registerDialectOps([
   collapseSumLikeCpuOp,
   concatenateCpuOp,
   concatenateWebgpuOp,
+  constantOfShapeCpuOp,
+  constantOfShapeWebgpuOp,
   conv2dCpuOp,
   conv2dWasmOp,
   conv2dWebgpuOp,
@@ -964,6 +1001,8 @@ registerDialectOps([
   conv2dDwWebgpuOp,
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
+  convTransposeCpuOp,
+  convTransposeWebgpuOp,
   cosCpuOp,
   cosWasmOp,
   cosWebgpuOp,
@@ -1116,6 +1155,8 @@ registerDialectOps([
   powerWebgpuOp,
   prodCpuOp,
   prodWebgpuOp,
+  rangeCpuOp,
+  rangeWebgpuOp,
   reciprocalCpuOp,
   reciprocalWasmOp,
   reciprocalWebgpuOp,
@@ -1130,6 +1171,8 @@ registerDialectOps([
   reluDxWebgpuOp,
   reshapeCpuOp,
   reshapeWebgpuOp,
+  resizeCpuOp,
+  resizeWebgpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
   rsqrtWebgpuOp,
@@ -1164,6 +1207,8 @@ registerDialectOps([
   sinDxCpuOp,
   sinDxWasmOp,
   sinDxWebgpuOp,
+  sizeCpuOp,
+  sizeWebgpuOp,
   softmaxCpuOp,
   softmaxWasmOp,
   softmaxWebgpuOp,
@@ -1234,9 +1279,11 @@ installRelayConverters([
   clipDxRelay,
   collapseSumLikeRelay,
   concatenateRelay,
+  constantOfShapeRelay,
   conv2dRelay,
   conv2dDwRelay,
   conv2dDxRelay,
+  convTransposeRelay,
   cosRelay,
   cosDxRelay,
   crossEntropyRelay,
@@ -1301,11 +1348,13 @@ installRelayConverters([
   padDxRelay,
   powerRelay,
   prodRelay,
+  rangeRelay,
   reciprocalRelay,
   reciprocalDxRelay,
   reluRelay,
   reluDxRelay,
   reshapeRelay,
+  resizeRelay,
   rsqrtRelay,
   rsqrtDxRelay,
   scaledAddRelay,
@@ -1319,6 +1368,7 @@ installRelayConverters([
   sigmoidDxRelay,
   sinRelay,
   sinDxRelay,
+  sizeRelay,
   softmaxRelay,
   softmaxDxRelay,
   softplusRelay,

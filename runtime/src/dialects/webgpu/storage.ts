@@ -93,6 +93,8 @@ export class GpuStorage implements TensorStorage {
    * before dispatch, instead of waiting for the GPU. Kernels never write into an uploaded tensor.
    */
   host: Int32Array | undefined;
+  /** For a small tensor (a scalar, a shape) uploaded from the CPU, its values, for type rules that read them (range). */
+  small: Float64Array | undefined;
   /** Checks the data must pass before it can be read: index bounds found only after dispatch (bounds.ts). */
   private readonly checks: Promise<void>[] = [];
 
@@ -126,6 +128,10 @@ export class GpuStorage implements TensorStorage {
 
   pendingChecks(): readonly Promise<void>[] {
     return this.checks;
+  }
+
+  hostValues(): ArrayLike<number> | undefined {
+    return this.small ?? this.host;
   }
 
   async read(): Promise<Storage> {
@@ -192,6 +198,7 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
   const storage = new GpuStorage(gpu, buffer, t.dtype, data.length);
   // Index tensors are small; keeping their values lets take/embedding/losses check bounds before dispatch.
   if ((t.dtype === 'int32' || t.dtype === 'int64') && data.length <= 1 << 20) storage.host = Int32Array.from(data);
+  if (data.length <= 64) storage.small = Float64Array.from(data, Number);
   return new Tensor(t.shape, t.dtype, storage);
 }
 

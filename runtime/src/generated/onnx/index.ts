@@ -17,9 +17,11 @@ import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
 import { collapseSumLikeOnnx } from './collapse_sum_like.ts';
 import { concatenateOnnx } from './concatenate.ts';
+import { constantOfShapeOnnx } from './constant_of_shape.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
 import { conv2dDxOnnx } from './conv2d_dx.ts';
+import { convTransposeOnnx } from './conv_transpose.ts';
 import { cosOnnx } from './cos.ts';
 import { cosDxOnnx } from './cos_dx.ts';
 import { crossEntropyOnnx } from './cross_entropy.ts';
@@ -84,11 +86,13 @@ import { padOnnx } from './pad.ts';
 import { padDxOnnx } from './pad_dx.ts';
 import { powerOnnx } from './power.ts';
 import { prodOnnx } from './prod.ts';
+import { rangeOnnx } from './range.ts';
 import { reciprocalOnnx } from './reciprocal.ts';
 import { reciprocalDxOnnx } from './reciprocal_dx.ts';
 import { reluOnnx } from './relu.ts';
 import { reluDxOnnx } from './relu_dx.ts';
 import { reshapeOnnx } from './reshape.ts';
+import { resizeOnnx } from './resize.ts';
 import { rsqrtOnnx } from './rsqrt.ts';
 import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
@@ -102,6 +106,7 @@ import { sigmoidOnnx } from './sigmoid.ts';
 import { sigmoidDxOnnx } from './sigmoid_dx.ts';
 import { sinOnnx } from './sin.ts';
 import { sinDxOnnx } from './sin_dx.ts';
+import { sizeOnnx } from './size.ts';
 import { softmaxOnnx } from './softmax.ts';
 import { softmaxDxOnnx } from './softmax_dx.ts';
 import { softplusOnnx } from './softplus.ts';
@@ -142,9 +147,11 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   clipDxOnnx,
   collapseSumLikeOnnx,
   concatenateOnnx,
+  constantOfShapeOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
   conv2dDxOnnx,
+  convTransposeOnnx,
   cosOnnx,
   cosDxOnnx,
   crossEntropyOnnx,
@@ -209,11 +216,13 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   padDxOnnx,
   powerOnnx,
   prodOnnx,
+  rangeOnnx,
   reciprocalOnnx,
   reciprocalDxOnnx,
   reluOnnx,
   reluDxOnnx,
   reshapeOnnx,
+  resizeOnnx,
   rsqrtOnnx,
   rsqrtDxOnnx,
   scaledAddOnnx,
@@ -227,6 +236,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   sigmoidDxOnnx,
   sinOnnx,
   sinDxOnnx,
+  sizeOnnx,
   softmaxOnnx,
   softmaxDxOnnx,
   softplusOnnx,

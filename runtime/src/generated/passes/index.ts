@@ -17,9 +17,11 @@ import { clipCompute } from './clip.ts';
 import { clipDxCompute } from './clip_dx.ts';
 import { collapseSumLikeCompute } from './collapse_sum_like.ts';
 import { concatenateCompute } from './concatenate.ts';
+import { constantOfShapeCompute } from './constant_of_shape.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
 import { conv2dDxCompute } from './conv2d_dx.ts';
+import { convTransposeCompute } from './conv_transpose.ts';
 import { cosCompute } from './cos.ts';
 import { cosDxCompute } from './cos_dx.ts';
 import { crossEntropyCompute } from './cross_entropy.ts';
@@ -84,11 +86,13 @@ import { padCompute } from './pad.ts';
 import { padDxCompute } from './pad_dx.ts';
 import { powerCompute } from './power.ts';
 import { prodCompute } from './prod.ts';
+import { rangeCompute } from './range.ts';
 import { reciprocalCompute } from './reciprocal.ts';
 import { reciprocalDxCompute } from './reciprocal_dx.ts';
 import { reluCompute } from './relu.ts';
 import { reluDxCompute } from './relu_dx.ts';
 import { reshapeCompute } from './reshape.ts';
+import { resizeCompute } from './resize.ts';
 import { rsqrtCompute } from './rsqrt.ts';
 import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
@@ -102,6 +106,7 @@ import { sigmoidCompute } from './sigmoid.ts';
 import { sigmoidDxCompute } from './sigmoid_dx.ts';
 import { sinCompute } from './sin.ts';
 import { sinDxCompute } from './sin_dx.ts';
+import { sizeCompute } from './size.ts';
 import { softmaxCompute } from './softmax.ts';
 import { softmaxDxCompute } from './softmax_dx.ts';
 import { softplusCompute } from './softplus.ts';
@@ -142,9 +147,11 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   clip_dx: clipDxCompute,
   collapse_sum_like: collapseSumLikeCompute,
   concatenate: concatenateCompute,
+  constant_of_shape: constantOfShapeCompute,
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
   conv2d_dx: conv2dDxCompute,
+  conv_transpose: convTransposeCompute,
   cos: cosCompute,
   cos_dx: cosDxCompute,
   cross_entropy: crossEntropyCompute,
@@ -209,11 +216,13 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   pad_dx: padDxCompute,
   power: powerCompute,
   prod: prodCompute,
+  range: rangeCompute,
   reciprocal: reciprocalCompute,
   reciprocal_dx: reciprocalDxCompute,
   relu: reluCompute,
   relu_dx: reluDxCompute,
   reshape: reshapeCompute,
+  resize: resizeCompute,
   rsqrt: rsqrtCompute,
   rsqrt_dx: rsqrtDxCompute,
   scaled_add: scaledAddCompute,
@@ -227,6 +236,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   sigmoid_dx: sigmoidDxCompute,
   sin: sinCompute,
   sin_dx: sinDxCompute,
+  size: sizeCompute,
   softmax: softmaxCompute,
   softmax_dx: softmaxDxCompute,
   softplus: softplusCompute,

@@ -1,6 +1,7 @@
 // Value conversions between an arg of ours and the ONNX input it maps to, where the two spell a value differently (spec `onnx.convert`).
 
 import { normalizeAxis } from '../../shape.ts';
+import type { DType } from '../../dtype.ts';
 import type { TensorType } from '../../tensor.ts';
 import type { OnnxConversion } from '../../vocab.ts';
 
@@ -16,6 +17,11 @@ export interface OnnxConversionRule {
   ): { readonly input: readonly number[] | null; readonly outputs: number };
   /** ONNX → ours (FromOnnx): from the node's constant input (null when it omits it) and its output count. */
   fromOnnx(input: readonly number[] | null, outputs: number): unknown;
+  /** For an arg ONNX spells as a tensor attribute (the test oracle): that tensor's dtype, shape and values. */
+  toOnnxAttr?(
+    value: unknown,
+    args: Readonly<Record<string, unknown>>,
+  ): { readonly dtype: DType; readonly shape: number[]; readonly data: number[] };
 }
 
 export const ONNX_CONVERSION_RULES: { [K in OnnxConversion]: OnnxConversionRule } = {
@@ -35,6 +41,18 @@ export const ONNX_CONVERSION_RULES: { [K in OnnxConversion]: OnnxConversionRule 
       let at = 0;
       for (const size of input.slice(0, -1)) indices.push((at += size));
       return indices;
+    },
+  },
+  // ConstantOfShape's value: our number and dtype args, ONNX's one-element tensor attribute (its dtype the output's).
+  value_tensor: {
+    toOnnx() {
+      throw new Error('value_tensor converts an attribute, not an input');
+    },
+    fromOnnx(input) {
+      return input?.[0] ?? 0;
+    },
+    toOnnxAttr(value, args) {
+      return { dtype: args.dtype as DType, shape: [1], data: [value as number] };
     },
   },
 };

@@ -17,7 +17,10 @@ import { take } from '../../generated/api/take.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { where } from '../../generated/api/where.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
-import { conv2dDx } from '../../generated/api/conv2d_dx.ts';
+import { constantOfShape } from '../../generated/api/constant_of_shape.ts';
+import { range as rangeOp } from '../../generated/api/range.ts';
+import { size } from '../../generated/api/size.ts';
+import { resize } from '../../generated/api/resize.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
@@ -222,22 +225,27 @@ const shapeForm: Form = (ctx) => {
   return [intTensor(s.slice(clamp(num(ctx, 'start', 0)), clamp(num(ctx, 'end', n))))];
 };
 
-const constantOfShape: Form = (ctx) => {
-  const shape = known(ctx, 0, "ConstantOfShape's shape");
+/**
+ * ConstantOfShape as raf.op.constant_of_shape, its value attribute (a one-element tensor) giving value and dtype. A shape
+ * known at import (from Shape of an input, whose dims each signature fixes) runs while converting, so the result is a
+ * constant; one computed at run time is refused by the op's type function, naming the input.
+ */
+const constantOfShapeForm: Form = (ctx) => {
   const v = ctx.attr('value') as OnnxTensor | undefined;
   const dtype: DType = v ? v.dtype : 'float32';
-  return [tensor(new Array<number>(sizeOf(shape)).fill(v?.values[0] ?? 0), { dtype, shape })];
+  return [constantOfShape(need(ctx, 0), v?.values[0] ?? 0, dtype)];
 };
 
-const range: Form = (ctx) => {
-  const [start, limit, delta] = [0, 1, 2].map((i) => known(ctx, i, `Range's input ${i}`)[0]!);
-  const n = Math.max(0, Math.ceil((limit! - start!) / delta!));
-  return [
-    tensor(
-      Array.from({ length: n }, (_, i) => start! + i * delta!),
-      { dtype: need(ctx, 0).dtype },
-    ),
-  ];
+/** Range as raf.op.range; known start, limit and delta (constants, folded scalar inputs) run while converting. */
+const rangeForm: Form = (ctx) => [rangeOp(need(ctx, 0), need(ctx, 1), need(ctx, 2))];
+
+/**
+ * Size as raf.op.size on a known tensor; a traced input's shape is fixed per input signature, so its size folds to an
+ * int64 constant there (as Shape does), which keeps the shape arithmetic that reads it known at import.
+ */
+const sizeForm: Form = (ctx) => {
+  const x = need(ctx, 0);
+  return [isSymbolic(x) ? intTensor([sizeOf(x.shape)], []) : size(x)];
 };
 
 const expand: Form = (ctx) => {
@@ -404,149 +412,38 @@ const loop: Form = (ctx) => {
 };
 
 /**
- * ConvTranspose (1-D, 2-D) as conv2d_dx, the transposed convolution conv2d's backward already is: ONNX's weight
- * [C_in, C_out / group, kH, kW] is the forward conv's [O, C / group, kH, kW]; the output's shape comes from a zero
- * tensor standing for the forward conv's input.
+ * Resize as raf.op.resize, which takes every opset's form: before 11 the scales are input 1 and the coordinates
+ * asymmetric with nearest rounding down; from 11 roi, scales and sizes are inputs 1 to 3 (an empty one is not given).
+ * Scales and sizes must be known at import, as the output shape depends on them.
  */
-const convTranspose: Form = (ctx) => {
+const resizeForm: Form = (ctx) => {
   const x = need(ctx, 0);
-  const w = need(ctx, 1);
-  const b = ctx.input(2);
-  const rank = x.shape.length - 2;
-  if (rank !== 1 && rank !== 2) throw new Error(`${rank}-D ConvTranspose is not imported (1-D and 2-D are)`);
-  if (ctx.attr('output_shape')) throw new Error('ConvTranspose output_shape is not imported (give pads)');
-  const mode = (ctx.attr('auto_pad') as string | undefined) ?? 'NOTSET';
-  if (mode !== 'NOTSET' && mode !== 'VALID') throw new Error(`ConvTranspose auto_pad ${mode} is not imported`);
-  const kernel = w.shape.slice(2);
-  const group = num(ctx, 'group', 1);
-  const strides = ints(ctx, 'strides') ?? kernel.map(() => 1);
-  const dil = ints(ctx, 'dilations') ?? kernel.map(() => 1);
-  const pads =
-    mode === 'VALID' ? [...kernel, ...kernel].map(() => 0) : (ints(ctx, 'pads') ?? [...kernel, ...kernel].map(() => 0));
-  const extra = ints(ctx, 'output_padding') ?? kernel.map(() => 0);
-  const outSpatial = kernel.map(
-    (k, i) => (x.shape[2 + i]! - 1) * strides[i]! - pads[i]! - pads[i + rank]! + dil[i]! * (k - 1) + extra[i]! + 1,
-  );
-  const as2d = (v: readonly number[], fill: number) => (rank === 1 ? [fill, v[0]!] : [...v]);
-  const [x2, w2] = rank === 1 ? [expandDims(x, 2), expandDims(w, 2)] : [x, w];
-  const shape = [x.shape[0]!, w.shape[1]! * group, ...as2d(outSpatial, 1)];
-  // conv2d_dx's padding is [top, left, bottom, right]; output_padding adds rows the forward conv would not read.
-  const padding = rank === 1 ? [0, pads[0]!, 0, pads[1]!] : pads;
-  let y = conv2dDx(zeros(shape, x.dtype), w2, x2, as2d(strides, 1), padding, as2d(dil, 1), group);
-  if (b) y = add(y, reshape(b, [b.shape[0]!, 1, 1]));
-  return [rank === 1 ? squeeze(y, [2]) : y];
-};
-
-/** Where output index i of a resized axis reads from, in input coordinates (ONNX's coordinate_transformation_mode). */
-function sourceCoord(mode: string, i: number, inLen: number, outLen: number, scale: number): number {
-  switch (mode) {
-    case 'half_pixel':
-      return (i + 0.5) / scale - 0.5;
-    case 'pytorch_half_pixel':
-      return outLen > 1 ? (i + 0.5) / scale - 0.5 : 0;
-    case 'align_corners':
-      return outLen > 1 ? (i * (inLen - 1)) / (outLen - 1) : 0;
-    case 'asymmetric':
-      return i / scale;
-    case 'tf_half_pixel_for_nn':
-      return (i + 0.5) / scale;
-    default:
-      throw new Error(`Resize coordinate_transformation_mode '${mode}' is not imported`);
-  }
-}
-
-const NEAREST: Readonly<Record<string, (v: number) => number>> = {
-  round_prefer_floor: (v) => Math.ceil(v - 0.5),
-  round_prefer_ceil: (v) => Math.floor(v + 0.5),
-  floor: Math.floor,
-  ceil: Math.ceil,
-};
-
-/**
- * Cubic interpolation's taps at source coordinate v: the four cells around it with Keys' kernel (coefficient a);
- * cells past the edge read the edge, or with exclude_outside drop out and the rest are renormalized.
- */
-function cubicWeights(v: number, len: number, a: number, excludeOutside: boolean): [number, number][] {
-  const base = Math.floor(v);
-  const t = v - base;
-  const kernel = (d: number) => {
-    const x = Math.abs(d);
-    return x <= 1
-      ? (a + 2) * x ** 3 - (a + 3) * x ** 2 + 1
-      : x < 2
-        ? a * x ** 3 - 5 * a * x ** 2 + 8 * a * x - 4 * a
-        : 0;
-  };
-  let taps: [number, number][] = [-1, 0, 1, 2].map((k) => [base + k, kernel(t - k)]);
-  if (excludeOutside) {
-    taps = taps.filter(([i]) => i >= 0 && i < len);
-    const total = taps.reduce((s, [, w]) => s + w, 0);
-    taps = taps.map(([i, w]) => [i, w / total]);
-  }
-  return taps.map(([i, w]) => [Math.min(len - 1, Math.max(0, i)), w]);
-}
-
-/**
- * Resize (nearest, linear, cubic) of the trailing axes: nearest is one gather per resized axis, linear and cubic one
- * matmul with the
- * axis' interpolation matrix; both index lists and matrices are computed at import from the known sizes.
- */
-const resize: Form = (ctx) => {
-  let x = need(ctx, 0);
-  const n = x.shape.length;
-  const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
-  if (mode !== 'nearest' && mode !== 'linear' && mode !== 'cubic')
-    throw new Error(`Resize mode '${mode}' is not imported (nearest, linear, cubic are)`);
-  const cubicA = num(ctx, 'cubic_coeff_a', -0.75);
-  const excludeOutside = num(ctx, 'exclude_outside', 0) !== 0;
-  const coord =
-    ctx.opset < 11
-      ? 'asymmetric'
-      : ((ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel');
-  const round =
-    NEAREST[ctx.opset < 11 ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor')];
-  if (!round) throw new Error(`Resize nearest_mode '${String(ctx.attr('nearest_mode'))}' is not imported`);
+  // Opset 18's additions: only their defaults are imported.
   if (ctx.attr('axes')) throw new Error('Resize with axes is not imported');
-  const scalesAt = ctx.opset < 11 ? 1 : 2;
-  const scalesIn = ctx.input(scalesAt);
-  const sizesIn = ctx.opset < 11 ? undefined : ctx.input(3);
-  const sizes = sizesIn && sizesIn.size ? known(ctx, 3, "Resize's sizes") : null;
-  const scales = scalesIn && scalesIn.size ? known(ctx, scalesAt, "Resize's scales") : null;
-  if (!sizes && !scales) throw new Error('Resize needs scales or sizes');
-  for (let axis = 0; axis < n; axis++) {
-    const inLen = x.shape[axis]!;
-    const outLen = sizes ? sizes[axis]! : Math.floor(inLen * scales![axis]!);
-    const scale = scales && !sizes ? scales[axis]! : outLen / inLen;
-    if (outLen === inLen && scale === 1) continue;
-    if (axis < n - 2) throw new Error(`Resize of axis ${axis} is not imported (only the trailing two)`);
-    const src = Array.from({ length: outLen }, (_, i) => sourceCoord(coord, i, inLen, outLen, scale));
-    if (mode === 'nearest') {
-      x = take(x, intTensor(src.map((v) => Math.min(inLen - 1, Math.max(0, round(v))))), axis);
-      continue;
-    }
-    // Linear: y[..., o] = Σ_i A[i, o] x[..., i] along the axis, A holding each output's two weights (cubic: four).
-    const a = new Array<number>(inLen * outLen).fill(0);
-    if (mode === 'cubic') {
-      src.forEach((v, o) =>
-        cubicWeights(v, inLen, cubicA, excludeOutside).forEach(([i, w]) => (a[i * outLen + o] += w)),
-      );
-    } else
-      src.forEach((v, o) => {
-        const c = Math.min(inLen - 1, Math.max(0, v));
-        const i0 = Math.floor(c);
-        const i1 = Math.min(i0 + 1, inLen - 1);
-        a[i0 * outLen + o] += 1 - (c - i0);
-        a[i1 * outLen + o] += c - i0;
-      });
-    const m = tensor(a, { dtype: x.dtype, shape: [inLen, outLen] });
-    if (axis === n - 1) x = matmul(x, m);
-    else {
-      const perm = [...Array(n).keys()];
-      [perm[n - 2], perm[n - 1]] = [n - 1, n - 2];
-      x = transpose(matmul(transpose(x, perm), m), perm);
-    }
-  }
-  return [x];
+  if (num(ctx, 'antialias', 0)) throw new Error('Resize with antialias is not imported');
+  const policy = (ctx.attr('keep_aspect_ratio_policy') as string | undefined) ?? 'stretch';
+  if (policy !== 'stretch') throw new Error(`Resize keep_aspect_ratio_policy '${policy}' is not imported (stretch is)`);
+  const old = ctx.opset < 11;
+  const list = (i: number, what: string) => {
+    const t = ctx.input(i);
+    return t && t.size ? known(ctx, i, what) : [];
+  };
+  const roi = old ? [] : list(1, "Resize's roi");
+  const mode = (ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel';
+  return [
+    resize(
+      x,
+      list(old ? 1 : 2, "Resize's scales"),
+      old ? null : list(3, "Resize's sizes").length ? list(3, "Resize's sizes") : null,
+      // roi only matters to tf_crop_and_resize (which resize refuses by mode); other modes ignore it, as ONNX says.
+      mode === 'tf_crop_and_resize' ? roi : [],
+      (ctx.attr('mode') as string | undefined) ?? 'nearest',
+      old ? 'asymmetric' : mode,
+      old ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor'),
+      num(ctx, 'cubic_coeff_a', -0.75),
+      num(ctx, 'exclude_outside', 0) !== 0,
+    ),
+  ];
 };
 
 /** Unsqueeze of any number of axes (an attribute before opset 13, an input after), as expand_dims one axis at a time. */
@@ -567,9 +464,9 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
     return onnxDType(num(ctx, 'to', 1)) === x.dtype ? [x] : null;
   },
   Shape: shapeForm,
-  Size: (ctx) => [intTensor([sizeOf(need(ctx, 0).shape)], [])],
-  ConstantOfShape: constantOfShape,
-  Range: range,
+  Size: sizeForm,
+  ConstantOfShape: constantOfShapeForm,
+  Range: rangeForm,
   Expand: expand,
   Reshape: reshapeForm,
   Conv: conv,
@@ -582,7 +479,6 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Clip: clipForm,
   LSTM: lstm,
   GRU: gru,
-  ConvTranspose: convTranspose,
-  Resize: resize,
+  Resize: resizeForm,
   Unsqueeze: unsqueeze,
 };

@@ -1,0 +1,83 @@
+// WebGPU kernel of raf.op.resize (specs/nn/resize.yaml): one pass per resized axis, one invocation per output element
+// summing its taps; the tap tables (input index and weight per output index, padded to the widest) come from
+// resizePlan on the host and are uploaded per call (their buffers, and the passes' intermediates, go back to the pool
+// when collected, never while a queued pass may still read them). float32 only.
+
+import type { ResizeKernel } from '../../../generated/bridge/resize.ts';
+import { resizePlan } from '../../../ops/resize.rule.ts';
+import { sizeOf } from '../../../shape.ts';
+import { tensor, type Tensor } from '../../../tensor.ts';
+import { requireGpu } from '../dialect.ts';
+import { FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
+import { allocGpu, uploadTensor } from '../storage.ts';
+
+const SOURCE = `@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> tap_at: array<i32>;
+@group(0) @binding(2) var<storage, read> tap_w: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+${paramsWgsl(4, 5)}
+${MAIN_1D} {
+  ${FLAT_INDEX}
+  let total = pu(0u);
+  if (i >= total) { return; }
+  let in_len = pu(1u);
+  let out_len = pu(2u);
+  let inner = pu(3u);
+  let taps = pu(4u);
+  let k = i % inner;
+  let o = (i / inner) % out_len;
+  let a = i / (inner * out_len);
+  var acc = 0.0;
+  for (var t = 0u; t < taps; t++) {
+    let src = u32(tap_at[o * taps + t]);
+    acc += tap_w[o * taps + t] * x[(a * in_len + src) * inner + k];
+  }
+  y[i] = acc;
+}`;
+
+export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) => {
+  const gpu = requireGpu();
+  if (out.dtype !== 'float32' || x.dtype !== 'float32') return null;
+  const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('resize', 'f32'), () => SOURCE);
+  return ({ x }, attrs, kout) => {
+    const plan = resizePlan({ x, ...attrs });
+    let cur: Tensor = x;
+    const shape = [...x.shape];
+    for (const { axis, inLen, outLen, taps } of plan.axes) {
+      const width = Math.max(...taps.map((t) => t.length));
+      const at = new Int32Array(outLen * width);
+      const w = new Float32Array(outLen * width);
+      taps.forEach((t, o) => t.forEach(([i, v], k) => ((at[o * width + k] = i), (w[o * width + k] = v))));
+      shape[axis] = outLen;
+      const next = allocGpu(gpu, { shape: [...shape], dtype: 'float32' });
+      const total = sizeOf(shape);
+      const params = new Params()
+        .u32(total)
+        .u32(inLen)
+        .u32(outLen)
+        .u32(sizeOf(shape.slice(axis + 1)))
+        .u32(width);
+      const atT = uploadTensor(gpu, tensor(at, { dtype: 'int32', shape: [at.length] }));
+      const wT = uploadTensor(gpu, tensor(w, { dtype: 'float32', shape: [w.length] }));
+      launch(gpu, pipeline, [cur, atT, wT, next], params.data(5), total, 'resize');
+      cur = next;
+    }
+    // No axis changed: a copy, so the output never aliases x.
+    if (cur === x) {
+      const copy = allocGpu(gpu, kout);
+      const total = sizeOf(kout.shape);
+      const at = uploadTensor(gpu, tensor([0], { dtype: 'int32', shape: [1] }));
+      const w = uploadTensor(gpu, tensor([1], { dtype: 'float32', shape: [1] }));
+      launch(
+        gpu,
+        pipeline,
+        [x, at, w, copy],
+        new Params().u32(total).u32(1).u32(1).u32(total).u32(1).data(5),
+        total,
+        'resize',
+      );
+      return copy;
+    }
+    return cur;
+  };
+};
