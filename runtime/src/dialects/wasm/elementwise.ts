@@ -4,10 +4,10 @@
 import type { Kernel } from '../../dialect.ts';
 import type { DType } from '../../dtype.ts';
 import { shapesEqual, sizeOf } from '../../shape.ts';
-import type { Tensor } from '../../tensor.ts';
+import type { Tensor, TensorType } from '../../tensor.ts';
 import { broadcastRows } from '../cpu/support.ts';
 import { callArena, wasm } from './module.ts';
-import { inPtr, outBlock, widthOf } from './support.ts';
+import { inPtr, outBlock, widthOf, type Width } from './support.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
 
@@ -30,29 +30,59 @@ export function elementwise<I extends object, T>(
   const flat = mod[`${op}_${width}`] as Export | undefined;
   const rows = mod[`${op}_${width}_rows`] as Export | undefined;
   if (typeof flat !== 'function') throw new Error(`the wasm module has no ${op}_${width}; run \`npm run build:wasm\``);
-  return (given, attrValues, out) => {
-    const n = sizeOf(out.shape);
-    const arena = callArena();
-    const ts = tensors.map((t) => given[t] as unknown as Tensor);
-    const ptrs = ts.map((t) => inPtr(arena, width, t));
-    const attrArgs = attrs.map((a) => Number(attrValues[a]));
-    const res = outBlock(arena, width, out);
-    if (ts.every((t) => shapesEqual(t.shape, out.shape))) {
-      flat(res.ptr, ...ptrs, ...attrArgs, n);
+  const [t0, t1] = tensors;
+  // One or two tensor inputs and no attrs (most ops): no per-call arrays or spread calls on the same-shape path.
+  if (attrs.length === 0 && (tensors.length === 1 || tensors.length === 2)) {
+    const two = tensors.length === 2;
+    return (given, attrValues, out) => {
+      const a = given[t0!] as unknown as Tensor;
+      const b = two ? (given[t1!] as unknown as Tensor) : a;
+      if (!shapesEqual(a.shape, out.shape) || !shapesEqual(b.shape, out.shape))
+        return general(flat, rows, op, width, tensors, attrs, given, attrValues, out);
+      const arena = callArena();
+      const pa = inPtr(arena, width, a);
+      const pb = two ? inPtr(arena, width, b) : 0;
+      const res = outBlock(arena, width, out);
+      if (two) flat(res.ptr, pa, pb, sizeOf(out.shape));
+      else flat(res.ptr, pa, sizeOf(out.shape));
       return res.tensor();
-    }
-    if (typeof rows !== 'function')
-      throw new Error(`the wasm module has no ${op}_${width}_rows; run \`npm run build:wasm\``);
-    const plan = broadcastRows(
-      out.shape,
-      ts.map((t) => t.shape),
-    );
-    const starts = plan.starts.map((s) => {
-      const p = arena.alloc(Math.max(s.length, 1) * 4);
-      arena.heap.writeI32(p, s);
-      return p;
-    });
-    rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
+    };
+  }
+  return (given, attrValues, out) => general(flat, rows, op, width, tensors, attrs, given, attrValues, out);
+}
+
+function general<I extends object, T>(
+  flat: Export,
+  rows: Export | undefined,
+  op: string,
+  width: Width,
+  tensors: readonly (keyof I & string)[],
+  attrs: readonly (keyof T & string)[],
+  given: I,
+  attrValues: T,
+  out: TensorType,
+): Tensor {
+  const n = sizeOf(out.shape);
+  const arena = callArena();
+  const ts = tensors.map((t) => given[t] as unknown as Tensor);
+  const ptrs = ts.map((t) => inPtr(arena, width, t));
+  const attrArgs = attrs.map((a) => Number(attrValues[a]));
+  const res = outBlock(arena, width, out);
+  if (ts.every((t) => shapesEqual(t.shape, out.shape))) {
+    flat(res.ptr, ...ptrs, ...attrArgs, n);
     return res.tensor();
-  };
+  }
+  if (typeof rows !== 'function')
+    throw new Error(`the wasm module has no ${op}_${width}_rows; run \`npm run build:wasm\``);
+  const plan = broadcastRows(
+    out.shape,
+    ts.map((t) => t.shape),
+  );
+  const starts = plan.starts.map((s) => {
+    const p = arena.alloc(Math.max(s.length, 1) * 4);
+    arena.heap.writeI32(p, s);
+    return p;
+  });
+  rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
+  return res.tensor();
 }
