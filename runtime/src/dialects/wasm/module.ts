@@ -36,8 +36,9 @@ export interface WasmExports {
   ): void;
   softmax_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
   softmax_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
-  sum_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
-  sum_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
+  /** kind: 0 sum (divided by div), 1 max, 2 min; see as/reduce.ts. */
+  reduce_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number, kind: number, div: number): void;
+  reduce_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, kind: number, div: number): void;
   conv2d_f32(
     x: Ptr,
     w: Ptr,
