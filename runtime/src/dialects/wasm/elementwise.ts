@@ -3,13 +3,20 @@
 
 import type { Kernel } from '../../dialect.ts';
 import type { DType } from '../../dtype.ts';
-import { shapesEqual, sizeOf } from '../../shape.ts';
+import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
-import { broadcastRows } from '../cpu/support.ts';
+import { broadcastRows, type RowPlan } from '../cpu/support.ts';
 import { callArena, wasm } from './module.ts';
 import { inPtr, outBlock, widthOf, type Width } from './support.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
+
+/** The broadcast walk of a kernel's last call that needed one, and the shapes it was planned for. */
+interface LastPlan {
+  out: Shape;
+  ins: Shape[];
+  plan: RowPlan | null;
+}
 
 /**
  * The kernel for one op and dtype. Inputs of the output's shape go to `<op>_<width>(out, ...tensors, ...attrs, n)`,
@@ -31,6 +38,7 @@ export function elementwise<I extends object, T>(
   const rows = mod[`${op}_${width}_rows`] as Export | undefined;
   if (typeof flat !== 'function') throw new Error(`the wasm module has no ${op}_${width}; run \`npm run build:wasm\``);
   const [t0, t1] = tensors;
+  const last: LastPlan = { out: [], ins: [], plan: null };
   // One or two tensor inputs and no attrs (most ops): no per-call arrays or spread calls on the same-shape path.
   if (attrs.length === 0 && (tensors.length === 1 || tensors.length === 2)) {
     const two = tensors.length === 2;
@@ -38,7 +46,7 @@ export function elementwise<I extends object, T>(
       const a = given[t0!] as unknown as Tensor;
       const b = two ? (given[t1!] as unknown as Tensor) : a;
       if (!shapesEqual(a.shape, out.shape) || !shapesEqual(b.shape, out.shape))
-        return general(flat, rows, op, width, tensors, attrs, given, attrValues, out);
+        return general(flat, rows, op, width, tensors, attrs, given, attrValues, out, last);
       const arena = callArena();
       const pa = inPtr(arena, width, a);
       const pb = two ? inPtr(arena, width, b) : 0;
@@ -48,7 +56,7 @@ export function elementwise<I extends object, T>(
       return res.tensor();
     };
   }
-  return (given, attrValues, out) => general(flat, rows, op, width, tensors, attrs, given, attrValues, out);
+  return (given, attrValues, out) => general(flat, rows, op, width, tensors, attrs, given, attrValues, out, last);
 }
 
 function general<I extends object, T>(
@@ -61,6 +69,7 @@ function general<I extends object, T>(
   given: I,
   attrValues: T,
   out: TensorType,
+  last: LastPlan,
 ): Tensor {
   const n = sizeOf(out.shape);
   const arena = callArena();
@@ -74,10 +83,21 @@ function general<I extends object, T>(
   }
   if (typeof rows !== 'function')
     throw new Error(`the wasm module has no ${op}_${width}_rows; run \`npm run build:wasm\``);
-  const plan = broadcastRows(
-    out.shape,
-    ts.map((t) => t.shape),
-  );
+  // A model repeats its broadcasts (a bias on every step): the walk is planned again only when the shapes change.
+  if (
+    !last.plan ||
+    !shapesEqual(last.out, out.shape) ||
+    ts.length !== last.ins.length ||
+    ts.some((t, k) => !shapesEqual(t.shape, last.ins[k]!))
+  ) {
+    last.plan = broadcastRows(
+      out.shape,
+      ts.map((t) => t.shape),
+    );
+    last.out = out.shape;
+    last.ins = ts.map((t) => t.shape);
+  }
+  const plan = last.plan;
   const starts = plan.starts.map((s) => {
     const p = arena.alloc(Math.max(s.length, 1) * 4);
     arena.heap.writeI32(p, s);
