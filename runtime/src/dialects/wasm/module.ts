@@ -265,6 +265,15 @@ export class Heap {
   view(ctor: Float32ArrayConstructor | Float64ArrayConstructor, p: Ptr, length: number): Float32Array | Float64Array {
     return new ctor(this.w.memory.buffer, p, length);
   }
+  /** A copy of `bytes` bytes at p, in a new ArrayBuffer of JavaScript memory. */
+  copyOut(p: Ptr, bytes: number): ArrayBuffer {
+    const buffer = this.w.memory.buffer;
+    if (buffer instanceof ArrayBuffer) return buffer.slice(p, p + bytes);
+    // Shared memory (a threaded build): its slice would be shared too; copy into a plain buffer instead.
+    const out = new ArrayBuffer(bytes);
+    new Uint8Array(out).set(new Uint8Array(buffer, p, bytes));
+    return out;
+  }
   /** Copies `bytes` bytes from src to dst within wasm memory. */
   copy(dst: Ptr, src: Ptr, bytes: number): void {
     new Uint8Array(this.w.memory.buffer).copyWithin(dst, src, src + bytes);
