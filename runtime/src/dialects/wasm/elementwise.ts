@@ -6,7 +6,7 @@ import type { DType } from '../../dtype.ts';
 import { shapesEqual, sizeOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { broadcastRows, type RowPlan } from '../cpu/support.ts';
-import { callArena, wasm } from './module.ts';
+import { callArena, wasm, type Arena } from './module.ts';
 import { inPtr, outBlock, widthOf, type Width } from './support.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
@@ -45,8 +45,20 @@ export function elementwise<I extends object, T>(
     return (given, attrValues, out) => {
       const a = given[t0!] as unknown as Tensor;
       const b = two ? (given[t1!] as unknown as Tensor) : a;
-      if (!shapesEqual(a.shape, out.shape) || !shapesEqual(b.shape, out.shape))
-        return general(flat, rows, op, width, tensors, attrs, given, attrValues, out, last);
+      if (!shapesEqual(a.shape, out.shape) || !shapesEqual(b.shape, out.shape)) {
+        if (!two || typeof rows !== 'function')
+          return general(flat, rows, op, width, tensors, attrs, given, attrValues, out, last);
+        // Two inputs broadcast (a bias, a per-channel scale): the walk without per-call arrays or spreads.
+        const plan = planFor(last, out.shape, [a, b]);
+        const arena = callArena();
+        const pa = inPtr(arena, width, a);
+        const pb = inPtr(arena, width, b);
+        const res = outBlock(arena, width, out);
+        const sa = startsIn(arena, plan.starts[0]!);
+        const sb = startsIn(arena, plan.starts[1]!);
+        rows(res.ptr, pa, pb, sa, sb, plan.steps[0]!, plan.steps[1]!, plan.rows, plan.inner);
+        return res.tensor();
+      }
       const arena = callArena();
       const pa = inPtr(arena, width, a);
       const pb = two ? inPtr(arena, width, b) : 0;
@@ -83,26 +95,33 @@ function general<I extends object, T>(
   }
   if (typeof rows !== 'function')
     throw new Error(`the wasm module has no ${op}_${width}_rows; run \`npm run build:wasm\``);
-  // A model repeats its broadcasts (a bias on every step): the walk is planned again only when the shapes change.
+  const plan = planFor(last, out.shape, ts);
+  const starts = plan.starts.map((s) => startsIn(arena, s));
+  rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
+  return res.tensor();
+}
+
+/** The broadcast walk for these shapes: a model repeats its broadcasts (a bias on every step), so the last one is kept. */
+function planFor(last: LastPlan, out: Shape, ts: readonly Tensor[]): RowPlan {
   if (
     !last.plan ||
-    !shapesEqual(last.out, out.shape) ||
+    !shapesEqual(last.out, out) ||
     ts.length !== last.ins.length ||
     ts.some((t, k) => !shapesEqual(t.shape, last.ins[k]!))
   ) {
     last.plan = broadcastRows(
-      out.shape,
+      out,
       ts.map((t) => t.shape),
     );
-    last.out = out.shape;
+    last.out = out;
     last.ins = ts.map((t) => t.shape);
   }
-  const plan = last.plan;
-  const starts = plan.starts.map((s) => {
-    const p = arena.alloc(Math.max(s.length, 1) * 4);
-    arena.heap.writeI32(p, s);
-    return p;
-  });
-  rows(res.ptr, ...ptrs, ...starts, ...plan.steps, ...attrArgs, plan.rows, plan.inner);
-  return res.tensor();
+  return last.plan;
+}
+
+/** A run-start table copied into this call's arena. */
+function startsIn(arena: Arena, starts: Int32Array): number {
+  const p = arena.alloc(Math.max(starts.length, 1) * 4);
+  arena.heap.writeI32(p, starts);
+  return p;
 }
