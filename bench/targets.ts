@@ -10,6 +10,10 @@ export const TARGETS =
 /** Allowed raf-op / onnxruntime ratio per kernel case; cases not named only need to match tfjs-wasm. */
 const ORT_FACTOR: Readonly<Record<string, number>> = {
   softmax: 2,
+  log_softmax: 2,
+  'sum last axis': 2,
+  'mean last axis': 2,
+  'max last axis': 2,
   'add 2^20': 2,
   'add [1,C,1,1]': 2,
   'ewise chain': 2,

@@ -2,7 +2,7 @@
 
 import type { DType } from './dtype.ts';
 import { OpError } from './errors.ts';
-import { broadcastShapes, formatShape, isValidAxis, normalizeAxis, type Shape } from './shape.ts';
+import { broadcastShapes, formatShape, shapesEqual, isValidAxis, normalizeAxis, type Shape } from './shape.ts';
 import type { Tensor, TensorType } from './tensor.ts';
 
 /** `check: axis(x)` — one axis of x, returned non-negative; for a `Tensor[]` x, of its elements (the output rule checks they share a rank). */
@@ -87,14 +87,18 @@ export function checkDtypes(op: string, arg: string, t: TensorType, allowed: rea
 
 /** All named tensors must share one dtype; the first one sets it. */
 export function sameDtype(op: string, tensors: Readonly<Record<string, TensorType>>): DType {
-  const entries = Object.entries(tensors);
-  const [firstName, first] = entries[0]!;
-  for (const [name, t] of entries.slice(1)) {
-    if (t.dtype !== first.dtype) {
-      throw new OpError(op, `dtype mismatch: ${firstName} is ${first.dtype}, ${name} is ${t.dtype}`, name);
+  let firstName: string | undefined;
+  let first: DType | undefined;
+  for (const name in tensors) {
+    const d = tensors[name]!.dtype;
+    if (first === undefined) {
+      firstName = name;
+      first = d;
+    } else if (d !== first) {
+      throw new OpError(op, `dtype mismatch: ${firstName} is ${first}, ${name} is ${d}`, name);
     }
   }
-  return first.dtype;
+  return first!;
 }
 
 // ---- output rules ----
@@ -105,7 +109,11 @@ export function sameAs(x: TensorType, dtype?: DType): TensorType {
 
 export function broadcastOf(op: string, tensors: Readonly<Record<string, TensorType>>, dtype?: DType): TensorType {
   const d = sameDtype(op, tensors);
-  const shape = broadcastShapes(...Object.values(tensors).map((t) => t.shape));
+  const shapes: Shape[] = [];
+  for (const name in tensors) shapes.push(tensors[name]!.shape);
+  // Inputs of one shape (the usual case) give that shape itself: a tensor's frozen shape is shared, not copied.
+  if (shapes.length && shapes.every((s) => shapesEqual(s, shapes[0]!))) return { shape: shapes[0]!, dtype: dtype ?? d };
+  const shape = broadcastShapes(...shapes);
   if (!shape) {
     const desc = Object.entries(tensors).map(([n, t]) => `${n} ${formatShape(t.shape)}`);
     throw new OpError(op, `cannot broadcast ${desc.join(' with ')}`);

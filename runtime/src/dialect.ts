@@ -58,7 +58,7 @@ const dialects = new Map<string, DialectInfo>();
 const dialectOps = new Map<string, AnyDialectOp[]>();
 
 /** dialectOpsFor's answers by op and device kind; cleared whenever a dialect or dialect op is registered. */
-const forKind = new Map<string, AnyDialectOp[]>();
+const forKind = new Map<DeviceKind, Map<string, AnyDialectOp[]>>();
 
 export function registerDialect(info: DialectInfo): void {
   dialects.set(info.name, info);
@@ -84,11 +84,12 @@ export function registerDialectOps(ops: readonly AnyDialectOp[]): void {
 /** Dialect ops of a base op for a device kind, highest level first. */
 export function dialectOpsFor(op: string, kind: DeviceKind): readonly AnyDialectOp[] {
   // Every eager call asks: answered once per op and kind until the registry changes.
-  const key = `${kind}:${op}`;
-  let list = forKind.get(key);
+  let byOp = forKind.get(kind);
+  if (!byOp) forKind.set(kind, (byOp = new Map()));
+  let list = byOp.get(op);
   if (!list) {
     list = (dialectOps.get(op) ?? []).filter((d) => dialects.get(d.dialect)?.devices.includes(kind));
-    forKind.set(key, list);
+    byOp.set(op, list);
   }
   return list;
 }

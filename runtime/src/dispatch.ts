@@ -104,10 +104,21 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
  * ran) fails its reads with the same error: `exp(take(x, i))` refuses like `take(x, i)`.
  */
 function inheritChecks(inputs: unknown, result: Tensor | readonly Tensor[]): void {
+  // Most storages have no checks at all: look before building the set of input tensors.
+  if (!anyPendingChecks(inputs)) return;
   const pending: Promise<void>[] = [];
   for (const t of tensorsIn(inputs)) pending.push(...(t.storage.pendingChecks?.() ?? []));
   if (!pending.length) return;
   for (const t of result instanceof Tensor ? [result] : result) for (const p of pending) t.storage.deferCheck?.(p);
+}
+
+/** Whether any tensor among a kernel's inputs (a record of tensors, lists or nulls) has storage that keeps checks. */
+function anyPendingChecks(inputs: unknown): boolean {
+  if (inputs instanceof Tensor) return inputs.storage.pendingChecks !== undefined;
+  if (Array.isArray(inputs)) return inputs.some(anyPendingChecks);
+  if (inputs !== null && typeof inputs === 'object')
+    for (const k in inputs) if (anyPendingChecks((inputs as Record<string, unknown>)[k])) return true;
+  return false;
 }
 
 /** A kernel must return what declare promised: the dtype and rank of each output, and a tuple's length. */
@@ -168,20 +179,41 @@ function buildCached(
 
 /** Device shared by all tensor args; ops never move data between devices implicitly. */
 export function commonDevice(op: string, tensors: Readonly<Record<string, Tensor | readonly Tensor[] | null>>): Device {
-  let first: [string, Device] | undefined;
-  for (const [name, v] of Object.entries(tensors)) {
-    for (const t of v === null ? [] : Array.isArray(v) ? v : [v as Tensor]) {
-      if (t.isDisposed) throw new OpError(op, `tensor #${t.id} was disposed and cannot be read`, name);
-      if (!first) first = [name, t.device];
-      else if (t.device !== first[1]) {
-        throw new OpError(
-          op,
-          `is on ${deviceName(t.device)} but ${first[0]} is on ${deviceName(first[1])}; move it with \`await t.to(...)\``,
-          name,
-        );
-      }
+  let firstName: string | undefined;
+  let firstDevice: Device | undefined;
+  for (const name in tensors) {
+    const v = tensors[name]!;
+    if (v === null) continue;
+    if (v instanceof Tensor) {
+      if (firstDevice === undefined) {
+        if (v.isDisposed) throw disposedError(op, v, name);
+        firstName = name;
+        firstDevice = v.device;
+      } else checkSameDevice(op, v, name, firstName!, firstDevice);
+      continue;
+    }
+    for (const t of v) {
+      if (firstDevice === undefined) {
+        if (t.isDisposed) throw disposedError(op, t, name);
+        firstName = name;
+        firstDevice = t.device;
+      } else checkSameDevice(op, t, name, firstName!, firstDevice);
     }
   }
-  if (!first) throw new OpError(op, 'has no tensor argument to take a device from');
-  return first[1];
+  if (!firstDevice) throw new OpError(op, 'has no tensor argument to take a device from');
+  return firstDevice;
+}
+
+function disposedError(op: string, t: Tensor, name: string): OpError {
+  return new OpError(op, `tensor #${t.id} was disposed and cannot be read`, name);
+}
+
+function checkSameDevice(op: string, t: Tensor, name: string, firstName: string, first: Device): void {
+  if (t.isDisposed) throw disposedError(op, t, name);
+  if (t.device !== first)
+    throw new OpError(
+      op,
+      `is on ${deviceName(t.device)} but ${firstName} is on ${deviceName(first)}; move it with \`await t.to(...)\``,
+      name,
+    );
 }

@@ -23,33 +23,50 @@ export function parseArgs(
   op: string,
   fields: readonly FieldSpec[],
   positional: readonly unknown[],
-  keyword: Keyword = {},
+  keyword?: Keyword,
 ): Record<string, unknown> {
-  const names = fields.map((f) => f.name);
   if (positional.length > fields.length) {
+    const names = fields.map((f) => f.name);
     throw new OpError(op, `takes at most ${fields.length} arguments (${names.join(', ')}), got ${positional.length}`);
   }
-  for (const k of Object.keys(keyword)) {
-    const at = names.indexOf(k);
-    if (at < 0) throw new OpError(op, `unknown argument '${k}'; arguments are ${names.join(', ')}`);
-    if (at < positional.length && positional[at] !== undefined) {
-      throw new OpError(op, 'given both positionally and by keyword', k);
+  if (keyword)
+    for (const k of Object.keys(keyword)) {
+      const at = fields.findIndex((f) => f.name === k);
+      if (at < 0) {
+        const names = fields.map((f) => f.name);
+        throw new OpError(op, `unknown argument '${k}'; arguments are ${names.join(', ')}`);
+      }
+      if (at < positional.length && positional[at] !== undefined) {
+        throw new OpError(op, 'given both positionally and by keyword', k);
+      }
     }
-  }
+  const kw = keyword ?? NO_KEYWORDS;
   const out: Record<string, unknown> = {};
-  const scalarDtype = firstTensorDtype(fields, positional, keyword);
-  const scalarDevice = firstTensorDevice(fields, positional, keyword);
-  fields.forEach((f, i) => {
+  // What plain numbers become: looked up only when some argument is one.
+  let scalarDtype: DType | undefined;
+  let scalarDevice: Device | undefined;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
     let v = i < positional.length ? positional[i] : undefined;
-    if (v === undefined) v = keyword[f.name];
+    if (v === undefined) v = kw[f.name];
     if (v === undefined) {
       if (!('default' in f)) throw new OpError(op, 'missing required argument', f.name);
       v = f.default;
     }
-    out[f.name] = coerce(op, f, v, scalarDtype, scalarDevice);
-  });
+    // The common case, a tensor for a tensor field, skips the general coercion.
+    if (v instanceof Tensor && (f.type === 'Tensor' || f.type === 'Tensor?')) out[f.name] = v;
+    else {
+      if (scalarDtype === undefined) {
+        scalarDtype = firstTensorDtype(fields, positional, kw);
+        scalarDevice = firstTensorDevice(fields, positional, kw);
+      }
+      out[f.name] = coerce(op, f, v, scalarDtype, scalarDevice);
+    }
+  }
   return out;
 }
+
+const NO_KEYWORDS: Keyword = Object.freeze({});
 
 /**
  * The dtype plain numbers take: the first tensor arg's, skipping bool tensors so that
@@ -85,40 +102,41 @@ function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalar
     throw new OpError(op, `expects ${f.type}, got null`, f.name);
   }
   const base = optional ? f.type.slice(0, -1) : f.type;
-  const fail = (): never => {
-    throw new OpError(op, `expects ${f.type}, got ${describe(v)}`, f.name);
-  };
   switch (base) {
     case 'Tensor':
       if (v instanceof Tensor) return v;
       // Plain numbers and arrays become CPU tensors of the call's dtype (like `add(x, 1)`).
       if (typeof v === 'number' || Array.isArray(v))
         return placeOn(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
-      return fail();
+      return failCoerce(op, f, v);
     case 'Tensor[]':
       if (Array.isArray(v) && v.every((t) => t instanceof Tensor)) return v;
-      return fail();
+      return failCoerce(op, f, v);
     case 'int':
-      return isInt(v) ? v : fail();
+      return isInt(v) ? v : failCoerce(op, f, v);
     case 'int[]':
       if (isInt(v)) return [v];
-      return Array.isArray(v) && v.every(isInt) ? [...v] : fail();
+      return Array.isArray(v) && v.every(isInt) ? [...v] : failCoerce(op, f, v);
     case 'int|int[]':
       if (isInt(v)) return v;
-      return Array.isArray(v) && v.every(isInt) ? [...v] : fail();
+      return Array.isArray(v) && v.every(isInt) ? [...v] : failCoerce(op, f, v);
     case 'float':
-      return typeof v === 'number' ? v : fail();
+      return typeof v === 'number' ? v : failCoerce(op, f, v);
     case 'float[]':
-      return Array.isArray(v) && v.every((x) => typeof x === 'number') ? [...v] : fail();
+      return Array.isArray(v) && v.every((x) => typeof x === 'number') ? [...v] : failCoerce(op, f, v);
     case 'bool':
-      return typeof v === 'boolean' ? v : fail();
+      return typeof v === 'boolean' ? v : failCoerce(op, f, v);
     case 'dtype':
-      return isDType(v) ? v : fail();
+      return isDType(v) ? v : failCoerce(op, f, v);
     case 'string':
-      return typeof v === 'string' ? v : fail();
+      return typeof v === 'string' ? v : failCoerce(op, f, v);
     default:
       throw new Error(`unhandled arg type ${f.type}`);
   }
+}
+
+function failCoerce(op: string, f: FieldSpec, v: unknown): never {
+  throw new OpError(op, `expects ${f.type}, got ${describe(v)}`, f.name);
 }
 
 function describe(v: unknown): string {

@@ -9,8 +9,24 @@ const scopes: Tensor[][] = [];
 export function trackOutputs(result: Tensor | readonly Tensor[], inputs: unknown): void {
   const top = scopes[scopes.length - 1];
   if (!top) return;
+  // One output that is no input (the usual case) needs no set of the inputs.
+  if (result instanceof Tensor && !holds(inputs, result)) {
+    top.push(result);
+    return;
+  }
   const given = returned(inputs, new Set());
   for (const t of result instanceof Tensor ? [result] : result) if (!given.has(t)) top.push(t);
+}
+
+/** Whether `value` (a tensor, or arrays and plain objects holding them, at any depth) holds `t`. */
+function holds(value: unknown, t: Tensor): boolean {
+  if (value === t) return true;
+  if (value instanceof Tensor) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (holds(v, t)) return true;
+  } else if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    for (const k in value) if (holds((value as Record<string, unknown>)[k], t)) return true;
+  return false;
 }
 
 /** The tensors in a value: a tensor, or arrays and plain objects holding them, at any depth. */

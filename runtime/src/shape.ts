@@ -19,7 +19,10 @@ export function stridesOf(shape: Shape): number[] {
 }
 
 export function shapesEqual(a: Shape, b: Shape): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** NumPy broadcasting; returns null when the shapes are incompatible. */

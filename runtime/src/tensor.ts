@@ -19,6 +19,8 @@ import type { TapeNode } from './autodiff.ts';
 /** What a dialect keeps for a tensor's data; CPU storage is a typed array read synchronously. */
 export interface TensorStorage {
   readonly device: Device;
+  /** Set by the first tensor that wraps this storage: it owns it; later wrappers (views, autodiff leaves) do not. */
+  [OWNED]?: boolean;
   /** Set on a traced value's storage: it has a type and a device but no data (graph tracing, type inference). */
   readonly symbolic?: boolean;
   read(): Promise<Storage>;
@@ -32,8 +34,12 @@ export interface TensorStorage {
   hostValues?(): ArrayLike<number> | undefined;
 }
 
+/** The key of TensorStorage's ownership mark (a field, not a WeakSet entry: one property test per tensor made). */
+export const OWNED: unique symbol = Symbol('raf-op owned storage');
+
 export class CpuStorage implements TensorStorage {
   readonly device = CPU;
+  [OWNED] = false;
   constructor(readonly array: Storage) {}
   read(): Promise<Storage> {
     return Promise.resolve(this.array);
@@ -147,8 +153,6 @@ function describeValue(v: unknown): string {
 
 let nextId = 0;
 
-/** Storage some tensor already wraps: a second tensor around it (a view, a fresh autodiff leaf) does not own it. */
-const wrapped = new WeakSet<TensorStorage>();
 /** Open `disposeUnkept` scopes, innermost last: the tensors made in each that own their storage. */
 const scopes: Tensor[][] = [];
 /** Tensors something long-lived holds (a traced graph's constants): no scope disposes them. */
@@ -197,16 +201,21 @@ export class Tensor implements TensorType {
   outputIndex = 0;
   grad: Tensor | undefined;
   private disposed = false;
+  /** The element count, computed once (the shape never changes). */
+  readonly size: number;
 
   constructor(
     shape: Shape,
     readonly dtype: DType,
     readonly storage: TensorStorage,
   ) {
-    this.shape = Object.freeze([...shape]);
-    if (!wrapped.has(storage)) {
-      wrapped.add(storage);
-      scopes[scopes.length - 1]?.push(this);
+    // A frozen shape (another tensor's, or a type function's that reused one) is shared, not copied.
+    this.shape = Object.isFrozen(shape) && Array.isArray(shape) ? shape : Object.freeze(Array.from(shape));
+    this.size = sizeOf(this.shape);
+    // The first tensor around a storage owns it (see OWNED).
+    if (storage[OWNED] !== true) {
+      storage[OWNED] = true;
+      if (scopes.length) scopes[scopes.length - 1]!.push(this);
     }
   }
 
@@ -215,9 +224,6 @@ export class Tensor implements TensorType {
   }
   get ndim(): number {
     return this.shape.length;
-  }
-  get size(): number {
-    return sizeOf(this.shape);
   }
 
   /** Synchronous read; only CPU storage can answer without waiting. */

@@ -421,7 +421,18 @@ export function opSuite(s: OpSuite): void {
         });
         return webgpuCases({ op: s.op, dtypes: s.dtypes, cases: s.cases, grad: s.grad, callArgs, title });
       }
-      describe.each(s.dtypes)('%s', (dtype) => {
+      // The wasm dialect serves float32 and float64 only: pinned to it, the other dtypes must be refused by name.
+      const refused: readonly DType[] =
+        dialect === 'wasm' ? s.dtypes.filter((d) => d !== 'float32' && d !== 'float64') : [];
+      if (refused.length && s.cases.length)
+        it.each(refused)('wasm refuses %s (a lower level serves it)', (dtype) => {
+          const c = s.cases[0]!;
+          const inputs = makeInputs(c.shapes, dtype, s.domain, 1, s.inputs);
+          expect(() => withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }))).toThrow(
+            new RegExp(`raf\\.op\\.wasm\\.${s.op} \\(level \\d+\\): cannot build for ${dtype}`),
+          );
+        });
+      describe.each(s.dtypes.filter((d) => !refused.includes(d)))('%s', (dtype) => {
         it.each(s.cases.map((c, i) => [title(c), c, i] as const))('forward %s', async (_t, c, i) => {
           const o = s.oracle;
           if (o.kind === 'onnx') {

@@ -71,8 +71,12 @@ function emitGrad(op: OpModel): EmittedFile {
     } else {
       const called = new Set<string>();
       const scalars = new Set(op.args.filter((a) => SCALAR_TYPES.has(a.type)).map((a) => a.name));
-      const entries = g.inputs.map(
-        (i) => `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called, scalars).text}`,
+      // With several inputs each gradient is a getter: backward reads only those of inputs that need one, so
+      // matmul's backward with a constant `a` (a layer's input) computes no gradient for it.
+      const entries = g.inputs.map((i) =>
+        g.inputs.length > 1
+          ? `// ${i.name}: ${i.source}\nget ${i.name}() {\nreturn ${render(i.formula, called, scalars).text};\n}`
+          : `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called, scalars).text}`,
       );
       for (const c of called) addImport(sf, path, paths.api(c), [camel(c)]);
       fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn {\n${entries.join(',\n')}\n};\n}`;

@@ -375,6 +375,7 @@ import { maxOp } from './api/max.ts';
 import { maxGrad } from './grad/max.ts';
 import { maxRelay } from './relay/max.ts';
 import { maxCpuOp } from './dialects/cpu/max.ts';
+import { maxWasmOp } from './dialects/wasm/max.ts';
 import { maxWebgpuOp } from './dialects/webgpu/max.ts';
 import { maxPool2dOp } from './api/max_pool2d.ts';
 import { maxPool2dGrad } from './grad/max_pool2d.ts';
@@ -396,6 +397,7 @@ import { meanOp } from './api/mean.ts';
 import { meanGrad } from './grad/mean.ts';
 import { meanRelay } from './relay/mean.ts';
 import { meanCpuOp } from './dialects/cpu/mean.ts';
+import { meanWasmOp } from './dialects/wasm/mean.ts';
 import { meanWebgpuOp } from './dialects/webgpu/mean.ts';
 import { meanDxOp } from './api/mean_dx.ts';
 import { meanDxGrad } from './grad/mean_dx.ts';
@@ -406,6 +408,7 @@ import { minOp } from './api/min.ts';
 import { minGrad } from './grad/min.ts';
 import { minRelay } from './relay/min.ts';
 import { minCpuOp } from './dialects/cpu/min.ts';
+import { minWasmOp } from './dialects/wasm/min.ts';
 import { minWebgpuOp } from './dialects/webgpu/min.ts';
 import { minimumOp } from './api/minimum.ts';
 import { minimumGrad } from './grad/minimum.ts';
@@ -1119,6 +1122,7 @@ registerDialectOps([
   matmulTnWasmOp,
   matmulTnWebgpuOp,
   maxCpuOp,
+  maxWasmOp,
   maxWebgpuOp,
   maxPool2dCpuOp,
   maxPool2dWasmOp,
@@ -1128,10 +1132,12 @@ registerDialectOps([
   maximumCpuOp,
   maximumWebgpuOp,
   meanCpuOp,
+  meanWasmOp,
   meanWebgpuOp,
   meanDxCpuOp,
   meanDxWebgpuOp,
   minCpuOp,
+  minWasmOp,
   minWebgpuOp,
   minimumCpuOp,
   minimumWebgpuOp,

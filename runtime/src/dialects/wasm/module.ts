@@ -36,8 +36,9 @@ export interface WasmExports {
   ): void;
   softmax_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
   softmax_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, log: boolean): void;
-  sum_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
-  sum_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number): void;
+  /** kind: 0 sum (divided by div), 1 max, 2 min; see as/reduce.ts. */
+  reduce_f32(x: Ptr, y: Ptr, outer: number, len: number, inner: number, kind: number, div: number): void;
+  reduce_f64(x: Ptr, y: Ptr, outer: number, len: number, inner: number, kind: number, div: number): void;
   conv2d_f32(
     x: Ptr,
     w: Ptr,
@@ -285,6 +286,15 @@ export class Heap {
   /** A view of wasm memory; take views only after the last alloc of a call, since growing detaches them. */
   view(ctor: Float32ArrayConstructor | Float64ArrayConstructor, p: Ptr, length: number): Float32Array | Float64Array {
     return new ctor(this.w.memory.buffer, p, length);
+  }
+  /** A copy of `bytes` bytes at p, in a new ArrayBuffer of JavaScript memory. */
+  copyOut(p: Ptr, bytes: number): ArrayBuffer {
+    const buffer = this.w.memory.buffer;
+    if (buffer instanceof ArrayBuffer) return buffer.slice(p, p + bytes);
+    // Shared memory (a threaded build): its slice would be shared too; copy into a plain buffer instead.
+    const out = new ArrayBuffer(bytes);
+    new Uint8Array(out).set(new Uint8Array(buffer, p, bytes));
+    return out;
   }
   /** Copies `bytes` bytes from src to dst within wasm memory. */
   copy(dst: Ptr, src: Ptr, bytes: number): void {

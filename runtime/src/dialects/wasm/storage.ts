@@ -3,7 +3,7 @@
 
 import type { Storage } from '../../dtype.ts';
 import { CPU } from '../../device.ts';
-import type { TensorStorage } from '../../tensor.ts';
+import { OWNED, type TensorStorage } from '../../tensor.ts';
 import { setSpill, wasmHeap, type Heap } from './module.ts';
 
 /**
@@ -16,6 +16,8 @@ const live = new Map<WasmStorage, number>();
 let residentBytes = 0;
 /** The storage inserted into `live` last: touching it again changes nothing, so it skips the Map work. */
 let newest: WasmStorage | undefined;
+/** Counts insertions into `live`; a storage's `stamp` is the count when it was (re)inserted. */
+let clock = 0;
 
 /** How many bytes resident tensors may hold before the oldest move out to JavaScript memory. */
 export const RESIDENT_BUDGET = 64 << 20;
@@ -26,9 +28,11 @@ export const RESIDENT_BUDGET = 64 << 20;
  */
 export class WasmStorage implements TensorStorage {
   readonly device = CPU;
+  [OWNED] = false;
   private block: number | undefined;
   private array: Storage | undefined;
   private readonly epoch: number;
+  private stamp: number;
   constructor(
     private readonly heap: Heap,
     ptr: number,
@@ -40,18 +44,24 @@ export class WasmStorage implements TensorStorage {
     this.epoch = heap.epoch;
     live.set(this, bytes);
     newest = this;
+    this.stamp = ++clock;
     residentBytes += bytes;
   }
   /** The block's address while the elements are still in wasm memory; undefined once they moved out. */
   get ptr(): number | undefined {
     return this.block;
   }
-  /** Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). */
+  /**
+   * Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). At
+   * most clock - stamp storages were inserted after it, so under half of `live` is newer when that is below
+   * live.size / 2: it is kept in place, which spares an input used on every call the Map work each time.
+   */
   touch(): void {
-    if (this.block === undefined || newest === this) return;
+    if (this.block === undefined || newest === this || clock - this.stamp < live.size >> 1) return;
     live.delete(this);
     live.set(this, this.bytes);
     newest = this;
+    this.stamp = ++clock;
   }
   readSync(): Storage {
     return this.moveOut(false);
@@ -65,10 +75,9 @@ export class WasmStorage implements TensorStorage {
   /** Copies the elements to JavaScript memory and gives the block back (`later`: see release). */
   moveOut(later: boolean): Storage {
     if (!this.array) {
-      // A fresh array filled by set() copies as one block; slice() of a view on wasm memory is markedly slower.
-      const array = new this.ctor(this.length);
-      array.set(this.heap.view(this.ctor, this.block!, this.length));
-      this.array = array as Storage;
+      // ArrayBuffer.prototype.slice copies into a buffer it need not zero first (a fresh array filled by set() is
+      // zeroed, then written again); TypedArray slice() of a view on wasm memory is markedly slower than either.
+      this.array = new this.ctor(this.heap.copyOut(this.block!, this.length * this.ctor.BYTES_PER_ELEMENT)) as Storage;
       this.release(later);
     }
     return this.array;
@@ -90,6 +99,7 @@ export class WasmStorage implements TensorStorage {
 
 /** Moves the oldest resident tensors out until `bytes` more fit in the budget (call before allocating them). */
 export function makeRoom(bytes: number): void {
+  if (residentBytes + bytes <= RESIDENT_BUDGET) return;
   for (const s of live.keys()) {
     if (residentBytes + bytes <= RESIDENT_BUDGET) break;
     s.moveOut(true);

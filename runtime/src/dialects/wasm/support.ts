@@ -94,17 +94,39 @@ export interface OutBlock {
  */
 export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock {
   const n = sizeOf(out.shape);
-  if (out.dtype === 'float16') {
-    const ptr = allocFor(arena, width, n);
-    return { ptr, tensor: () => readTensor(arena, width, ptr, out) };
-  }
+  if (out.dtype === 'float16') return new CopiedOut(arena, width, allocFor(arena, width, n), out);
   const bytes = paddedBytes(width, n);
   makeRoom(bytes);
-  const ptr = arena.heap.alloc(bytes);
-  return {
-    ptr,
-    tensor: () => new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n)),
-  };
+  return new ResidentOut(arena, width, arena.heap.alloc(bytes), bytes, n, out);
+}
+
+/** A float16 output: read out (rounded) at once. */
+class CopiedOut implements OutBlock {
+  constructor(
+    private readonly arena: Arena,
+    private readonly width: Width,
+    readonly ptr: number,
+    private readonly out: TensorType,
+  ) {}
+  tensor(): Tensor {
+    return readTensor(this.arena, this.width, this.ptr, this.out);
+  }
+}
+
+/** A float32/float64 output: stays in wasm memory as a resident tensor. */
+class ResidentOut implements OutBlock {
+  constructor(
+    private readonly arena: Arena,
+    private readonly width: Width,
+    readonly ptr: number,
+    private readonly bytes: number,
+    private readonly n: number,
+    private readonly out: TensorType,
+  ) {}
+  tensor(): Tensor {
+    const { arena, width, ptr, bytes, n, out } = this;
+    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n));
+  }
 }
 
 /**

@@ -17,9 +17,13 @@ export const addGrad: GradDef | null = {
     const c = ctx as unknown as AddGradContext;
     return {
       // a: dy
-      a: c.dy,
+      get a() {
+        return c.dy;
+      },
       // b: dy
-      b: c.dy,
+      get b() {
+        return c.dy;
+      },
     };
   },
 };

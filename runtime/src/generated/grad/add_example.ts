@@ -21,9 +21,13 @@ export const addExampleGrad: GradDef | null = {
     const c = ctx as unknown as AddExampleGradContext;
     return {
       // data1: dy * x
-      data1: multiply(c.dy, c.x),
+      get data1() {
+        return multiply(c.dy, c.x);
+      },
       // data2: dy * y
-      data2: multiply(c.dy, c.y),
+      get data2() {
+        return multiply(c.dy, c.y);
+      },
     };
   },
 };

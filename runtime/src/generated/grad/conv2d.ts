@@ -25,9 +25,13 @@ export const conv2dGrad: GradDef | null = {
     const c = ctx as unknown as Conv2dGradContext;
     return {
       // x: conv2d_dx(x, w, dy, stride, padding, dilation, groups)
-      x: conv2dDx(c.x, c.w, c.dy, c.stride, c.padding, c.dilation, c.groups),
+      get x() {
+        return conv2dDx(c.x, c.w, c.dy, c.stride, c.padding, c.dilation, c.groups);
+      },
       // w: conv2d_dw(x, w, dy, stride, padding, dilation, groups)
-      w: conv2dDw(c.x, c.w, c.dy, c.stride, c.padding, c.dilation, c.groups),
+      get w() {
+        return conv2dDw(c.x, c.w, c.dy, c.stride, c.padding, c.dilation, c.groups);
+      },
     };
   },
 };

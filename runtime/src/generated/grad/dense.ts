@@ -21,11 +21,17 @@ export const denseGrad: GradDef | null = {
     const c = ctx as unknown as DenseGradContext;
     return {
       // x: matmul(dy, w)
-      x: matmul(c.dy, c.w),
+      get x() {
+        return matmul(c.dy, c.w);
+      },
       // w: matmul_tn(dy, x)
-      w: matmulTn(c.dy, c.x),
+      get w() {
+        return matmulTn(c.dy, c.x);
+      },
       // b: dy
-      b: c.dy,
+      get b() {
+        return c.dy;
+      },
     };
   },
 };

@@ -22,9 +22,13 @@ export const divideGrad: GradDef | null = {
     const c = ctx as unknown as DivideGradContext;
     return {
       // a: dy / b
-      a: divide(c.dy, c.b),
+      get a() {
+        return divide(c.dy, c.b);
+      },
       // b: -(dy * y / b)
-      b: negative(divide(multiply(c.dy, c.y), c.b)),
+      get b() {
+        return negative(divide(multiply(c.dy, c.y), c.b));
+      },
     };
   },
 };

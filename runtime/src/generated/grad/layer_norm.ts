@@ -28,11 +28,17 @@ export const layerNormGrad: GradDef | null = {
     const c = ctx as unknown as LayerNormGradContext;
     return {
       // x: layer_norm_dx(x, scale, dy, axis, epsilon)
-      x: layerNormDx(c.x, c.scale, c.dy, c.axis, c.epsilon),
+      get x() {
+        return layerNormDx(c.x, c.scale, c.dy, c.axis, c.epsilon);
+      },
       // scale: dy * layer_norm(x, 1, 0, axis, epsilon)
-      scale: multiply(c.dy, layerNorm(c.x, 1, 0, c.axis, c.epsilon)),
+      get scale() {
+        return multiply(c.dy, layerNorm(c.x, 1, 0, c.axis, c.epsilon));
+      },
       // bias: dy
-      bias: c.dy,
+      get bias() {
+        return c.dy;
+      },
     };
   },
 };

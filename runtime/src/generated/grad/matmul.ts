@@ -21,9 +21,13 @@ export const matmulGrad: GradDef | null = {
     const c = ctx as unknown as MatmulGradContext;
     return {
       // a: matmul_nt(dy, b)
-      a: matmulNt(c.dy, c.b),
+      get a() {
+        return matmulNt(c.dy, c.b);
+      },
       // b: matmul_tn(a, dy)
-      b: matmulTn(c.a, c.dy),
+      get b() {
+        return matmulTn(c.a, c.dy);
+      },
     };
   },
 };

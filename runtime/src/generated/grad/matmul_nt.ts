@@ -21,9 +21,13 @@ export const matmulNtGrad: GradDef | null = {
     const c = ctx as unknown as MatmulNtGradContext;
     return {
       // a: matmul(dy, b)
-      a: matmul(c.dy, c.b),
+      get a() {
+        return matmul(c.dy, c.b);
+      },
       // b: matmul_tn(dy, a)
-      b: matmulTn(c.dy, c.a),
+      get b() {
+        return matmulTn(c.dy, c.a);
+      },
     };
   },
 };

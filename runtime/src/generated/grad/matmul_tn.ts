@@ -21,9 +21,13 @@ export const matmulTnGrad: GradDef | null = {
     const c = ctx as unknown as MatmulTnGradContext;
     return {
       // a: matmul_nt(b, dy)
-      a: matmulNt(c.b, c.dy),
+      get a() {
+        return matmulNt(c.b, c.dy);
+      },
       // b: matmul(a, dy)
-      b: matmul(c.a, c.dy),
+      get b() {
+        return matmul(c.a, c.dy);
+      },
     };
   },
 };

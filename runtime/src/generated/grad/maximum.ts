@@ -21,9 +21,13 @@ export const maximumGrad: GradDef | null = {
     const c = ctx as unknown as MaximumGradContext;
     return {
       // a: where(greater_equal(a, b), dy, 0)
-      a: where(greaterEqual(c.a, c.b), c.dy, 0),
+      get a() {
+        return where(greaterEqual(c.a, c.b), c.dy, 0);
+      },
       // b: where(greater_equal(a, b), 0, dy)
-      b: where(greaterEqual(c.a, c.b), 0, c.dy),
+      get b() {
+        return where(greaterEqual(c.a, c.b), 0, c.dy);
+      },
     };
   },
 };

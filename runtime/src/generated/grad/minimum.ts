@@ -21,9 +21,13 @@ export const minimumGrad: GradDef | null = {
     const c = ctx as unknown as MinimumGradContext;
     return {
       // a: where(less_equal(a, b), dy, 0)
-      a: where(lessEqual(c.a, c.b), c.dy, 0),
+      get a() {
+        return where(lessEqual(c.a, c.b), c.dy, 0);
+      },
       // b: where(less_equal(a, b), 0, dy)
-      b: where(lessEqual(c.a, c.b), 0, c.dy),
+      get b() {
+        return where(lessEqual(c.a, c.b), 0, c.dy);
+      },
     };
   },
 };

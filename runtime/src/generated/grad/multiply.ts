@@ -20,9 +20,13 @@ export const multiplyGrad: GradDef | null = {
     const c = ctx as unknown as MultiplyGradContext;
     return {
       // a: dy * b
-      a: multiply(c.dy, c.b),
+      get a() {
+        return multiply(c.dy, c.b);
+      },
       // b: dy * a
-      b: multiply(c.dy, c.a),
+      get b() {
+        return multiply(c.dy, c.a);
+      },
     };
   },
 };

@@ -24,9 +24,13 @@ export const powerGrad: GradDef | null = {
     const c = ctx as unknown as PowerGradContext;
     return {
       // a: dy * b * power(a, b - 1)
-      a: multiply(multiply(c.dy, c.b), power(c.a, subtract(c.b, 1))),
+      get a() {
+        return multiply(multiply(c.dy, c.b), power(c.a, subtract(c.b, 1)));
+      },
       // b: dy * y * log(a)
-      b: multiply(multiply(c.dy, c.y), log(c.a)),
+      get b() {
+        return multiply(multiply(c.dy, c.y), log(c.a));
+      },
     };
   },
 };

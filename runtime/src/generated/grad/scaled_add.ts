@@ -22,9 +22,13 @@ export const scaledAddGrad: GradDef | null = {
     const c = ctx as unknown as ScaledAddGradContext;
     return {
       // a: scaled_add_da(dy, x)
-      a: scaledAddDa(c.dy, c.x),
+      get a() {
+        return scaledAddDa(c.dy, c.x);
+      },
       // b: scaled_add_db(dy, y)
-      b: scaledAddDb(c.dy, c.y),
+      get b() {
+        return scaledAddDb(c.dy, c.y);
+      },
     };
   },
 };

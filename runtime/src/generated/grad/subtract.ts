@@ -18,9 +18,13 @@ export const subtractGrad: GradDef | null = {
     const c = ctx as unknown as SubtractGradContext;
     return {
       // a: dy
-      a: c.dy,
+      get a() {
+        return c.dy;
+      },
       // b: -dy
-      b: negative(c.dy),
+      get b() {
+        return negative(c.dy);
+      },
     };
   },
 };

@@ -19,9 +19,13 @@ export const whereGrad: GradDef | null = {
     const c = ctx as unknown as WhereGradContext;
     return {
       // x: where(condition, dy, 0)
-      x: where(c.condition, c.dy, 0),
+      get x() {
+        return where(c.condition, c.dy, 0);
+      },
       // y: where(condition, 0, dy)
-      y: where(c.condition, 0, c.dy),
+      get y() {
+        return where(c.condition, 0, c.dy);
+      },
     };
   },
 };

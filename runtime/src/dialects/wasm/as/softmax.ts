@@ -1,6 +1,6 @@
 // Softmax and log-softmax for the wasm dialect (AssemblyScript): SIMD rows in f32, a strided scalar path otherwise.
 
-import { vexp_f32 } from './vmath';
+import { vexp_nonpos_f32 } from './vmath';
 
 /**
  * y = softmax(x) (or log_softmax when `log`) along the middle axis of x viewed as (outer, len, inner).
@@ -22,8 +22,21 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
 function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
-  let mv = f32x4.splat(-Infinity);
-  for (let i: usize = 0; i < vecEnd; i += 16) mv = f32x4.max(mv, v128.load(x + i));
+  // The maximum in four accumulators (16 lanes a step), so the max chain's latency does not bound the pass.
+  const wideEnd = (<usize>(len & ~15)) << 2;
+  let m0 = f32x4.splat(-Infinity);
+  let m1 = m0;
+  let m2 = m0;
+  let m3 = m0;
+  let j: usize = 0;
+  for (; j < wideEnd; j += 64) {
+    m0 = f32x4.max(m0, v128.load(x + j));
+    m1 = f32x4.max(m1, v128.load(x + j, 16));
+    m2 = f32x4.max(m2, v128.load(x + j, 32));
+    m3 = f32x4.max(m3, v128.load(x + j, 48));
+  }
+  for (; j < vecEnd; j += 16) m0 = f32x4.max(m0, v128.load(x + j));
+  const mv = f32x4.max(f32x4.max(m0, m1), f32x4.max(m2, m3));
   let m = Mathf.max(
     Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
     Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
@@ -36,21 +49,21 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
   let i: usize = 0;
   if (log) {
     for (; i + 32 <= vecEnd; i += 32) {
-      s0 = f32x4.add(s0, vexp_f32(f32x4.sub(v128.load(x + i), mvec)));
-      s1 = f32x4.add(s1, vexp_f32(f32x4.sub(v128.load(x + i, 16), mvec)));
+      s0 = f32x4.add(s0, vexp_nonpos_f32(f32x4.sub(v128.load(x + i), mvec)));
+      s1 = f32x4.add(s1, vexp_nonpos_f32(f32x4.sub(v128.load(x + i, 16), mvec)));
     }
-    for (; i < vecEnd; i += 16) s0 = f32x4.add(s0, vexp_f32(f32x4.sub(v128.load(x + i), mvec)));
+    for (; i < vecEnd; i += 16) s0 = f32x4.add(s0, vexp_nonpos_f32(f32x4.sub(v128.load(x + i), mvec)));
   } else {
     for (; i + 32 <= vecEnd; i += 32) {
-      const e0 = vexp_f32(f32x4.sub(v128.load(x + i), mvec));
-      const e1 = vexp_f32(f32x4.sub(v128.load(x + i, 16), mvec));
+      const e0 = vexp_nonpos_f32(f32x4.sub(v128.load(x + i), mvec));
+      const e1 = vexp_nonpos_f32(f32x4.sub(v128.load(x + i, 16), mvec));
       v128.store(y + i, e0);
       v128.store(y + i, e1, 16);
       s0 = f32x4.add(s0, e0);
       s1 = f32x4.add(s1, e1);
     }
     for (; i < vecEnd; i += 16) {
-      const e = vexp_f32(f32x4.sub(v128.load(x + i), mvec));
+      const e = vexp_nonpos_f32(f32x4.sub(v128.load(x + i), mvec));
       v128.store(y + i, e);
       s0 = f32x4.add(s0, e);
     }

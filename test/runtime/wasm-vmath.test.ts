@@ -1,0 +1,54 @@
+// The wasm dialect's vector exp, sigmoid and tanh (as/vmath.ts) against float64 references over their whole range:
+// saturation far out, ±Infinity, NaN, -0, and a length that is no multiple of the vector width.
+
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
+
+/** -120..120 densely near zero and sparsely far out, the special values, and an odd count. */
+const xs = [
+  ...Array.from({ length: 401 }, (_, i) => (i - 200) / 20),
+  ...Array.from({ length: 97 }, (_, i) => -120 + i * 2.5),
+  88.7,
+  88.8,
+  -87.3,
+  -87.4,
+  -103,
+  Infinity,
+  -Infinity,
+  NaN,
+  -0,
+  0,
+];
+const input = Float32Array.from(xs);
+
+const refs = {
+  exp: Math.exp,
+  sigmoid: (x: number) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
+  tanh: Math.tanh,
+} as const;
+
+describe('wasm vector math', () => {
+  for (const op of ['exp', 'sigmoid', 'tanh'] as const)
+    it(`${op} is within 4e-7 relative (or 1e-37 absolute) of float64, with NaN, ±Infinity and -0 exact`, () => {
+      const got = withDialect(['wasm'], () => ops[op](tensor(input))).dataSync();
+      expect(got.length).toBe(input.length);
+      for (let i = 0; i < input.length; i++) {
+        const x = input[i]!;
+        const want = refs[op](x);
+        const g = got[i]!;
+        if (Number.isNaN(want)) expect(g, `${op}(${x})`).toBeNaN();
+        else if (!Number.isFinite(want) || want === 0)
+          expect(Object.is(g, Math.fround(want)) || (want === 0 && Math.abs(g) < 1e-37), `${op}(${x}) = ${g}`).toBe(
+            true,
+          );
+        else {
+          const f = Math.fround(want);
+          // Past f32's range the answer is Infinity or a flush to 0; within it, a few ulps.
+          if (!Number.isFinite(f)) expect(g, `${op}(${x})`).toBe(f);
+          else
+            expect(Math.abs(g - want) <= 4e-7 * Math.abs(want) + 1e-37, `${op}(${x}) = ${g}, want ${want}`).toBe(true);
+        }
+      }
+      if (op === 'tanh') expect(Object.is(got[input.length - 2], -0)).toBe(true);
+    });
+});
