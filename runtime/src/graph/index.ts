@@ -9,6 +9,8 @@ export { printGraph, formatType } from './printer.ts';
 export { inferTypes, checkTypes } from './infer.ts';
 export {
   execute,
+  executeUnplanned,
+  planStats,
   executeCounted,
   kernelLaunches,
   fusedStats,
