@@ -1,10 +1,11 @@
 // What every dialect's fused-kernel compiler shares: a group read as `[anchor] inlinable*`, its loop inputs, and the anchor's own kernel.
 
 import type { DeviceKind } from '../device.ts';
-import { buildDialectKernel, dialectOpsFor, enabledDialects } from '../dialect.ts';
+import { buildDialectKernel, dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel } from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
 import { broadcastStrides, coalesce, shapesEqual, sizeOf, stridesOf } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
+import { constValue } from './executor.ts';
 import type { ComputeExpr } from './expr.ts';
 import { isAtom, singleOut, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
 import { inlinable, PROLOGUE_REDUCTIONS } from './passes/fuse.ts';
@@ -89,20 +90,33 @@ function planPrologue(chain: readonly CallNode[], reduce: CallNode): FusedProlog
   return { slots, steps: chainSteps(chain, slotAllocator(slots)) };
 }
 
-/** Runs one call through its highest enabled dialect op for `kind` directly: inside a fused launch it is not a separate dispatch. */
+/**
+ * Runs one call through its highest enabled dialect op for `kind` directly: inside a fused launch it is not a separate
+ * dispatch. Shapes and attrs are static in a graph, so the kernel is built once per dialect pin and reused.
+ */
 export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly unknown[]) => Tensor {
+  const built = new Map<string, { d: AnyDialectOp; kernel: Kernel<unknown, unknown, TensorType> }>();
   return (values) => {
     const args = n.op.schema.parse(n.op.name, values);
     const decl = n.op.declare(args);
     if (decl.kind !== 'tensor')
       throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
     const pin = enabledDialects();
+    const key = pin ? pin.join(',') : '*';
+    const hit = built.get(key);
+    if (hit) {
+      const inputs = hit.d.bridge.inputs(decl.args);
+      return hit.kernel(inputs, hit.d.bridge.attrs(decl.args), decl.out) as Tensor;
+    }
     for (const d of dialectOpsFor(n.op.name, kind)) {
       if (pin && !pin.includes(d.dialect)) continue;
       const inputs = d.bridge.inputs(decl.args);
       const attrs = d.bridge.attrs(decl.args);
-      const kernel = buildDialectKernel(d, attrs, decl.out, inputs);
-      if (kernel) return kernel(inputs, attrs, decl.out) as Tensor;
+      const kernel = buildDialectKernel(d, attrs, decl.out, inputs) as Kernel<unknown, unknown, TensorType> | null;
+      if (kernel) {
+        built.set(key, { d, kernel });
+        return kernel(inputs, attrs, decl.out) as Tensor;
+      }
     }
     throw new Error(`fused: no ${kind} kernel for raf.op.${n.op.name}`);
   };
@@ -124,7 +138,13 @@ export function slotTensors(
     env.set(singleOut(plan.anchor!), anchorRun(inputs));
   } else if (plan.anchor && anchorRun) {
     const value = (a: unknown): unknown =>
-      isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a;
+      isAtom(a)
+        ? a.kind === 'var'
+          ? env.get(a)
+          : constValue(a)
+        : Array.isArray(a) && a.some(isAtom)
+          ? a.map(value)
+          : a;
     env.set(singleOut(plan.anchor), anchorRun(plan.anchor.args.map(value)));
   }
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));

@@ -20,6 +20,7 @@ export {
 export { autodiff, type AutodiffOptions } from './passes/autodiff.ts';
 export { autoCast, precisionReport, type AutoCastOptions } from './passes/autocast.ts';
 export { fuseOps } from './passes/fuse.ts';
+export { foldBatchNorm } from './passes/fold-batch-norm.ts';
 export {
   fuseDialect,
   registerPattern,
