@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadOnnx, ops, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, executeUnplanned, fuseOps, Model, planStats, trace } from '../../runtime/src/graph/index.ts';
+import { wasmHeap } from '../../runtime/src/dialects/wasm/module.ts';
 import { feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
 
@@ -129,6 +130,26 @@ describe('execution plans', () => {
     const x = randomUniform([4, 6], { low: -1, high: 1, seed: 8 });
     const want = executeUnplanned(g0, [x]).map(values);
     for (let run = 0; run < 2; run++) execute(g, [x]).forEach((t, i) => expectClose(values(t), want[i]!));
+  });
+
+  it('reuses wasm memory: after the first run at a signature, runs neither grow the heap nor leave blocks behind', () => {
+    const [m, k] = [16, 32];
+    const w = randomUniform([k, k], { low: -1, high: 1, seed: 6 });
+    const g = fuseOps(trace((x: Tensor) => shared(x, w), [spec('x', [m, k])]));
+    const x = randomUniform([m, k], { low: -1, high: 1, seed: 7 });
+    const ref = sharedRef(values(x), values(w), m, k, k);
+    const heap = wasmHeap();
+    const runOnce = () => {
+      const outs = execute(g, [x]);
+      outs.forEach((t, i) => expectClose(values(t), ref[i]!));
+      outs.forEach((t) => t.dispose());
+    };
+    runOnce();
+    runOnce();
+    const [extent, live] = [heap.extent, heap.liveBytes];
+    for (let run = 0; run < 5; run++) runOnce();
+    expect(heap.extent).toBe(extent);
+    expect(heap.liveBytes).toBe(live);
   });
 
   const committed = CORPUS.filter(
