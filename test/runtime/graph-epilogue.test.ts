@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import { execute, executeUnplanned, fuseOps, printGraph, trace } from '../../runtime/src/graph/index.ts';
+import { execute, executeUnplanned, fuseEpilogues, fuseOps, printGraph, trace } from '../../runtime/src/graph/index.ts';
 
 const f32 = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
 const values = (t: Tensor): number[] => Array.from(t.dataSync() as Float32Array);
@@ -117,6 +117,31 @@ describe('conv2d epilogues after fuseOps', () => {
     });
     expectClose(values(execute(g, [x])[0]!), want, 1e-5);
     expectClose(values(executeUnplanned(g0, [x])[0]!), want, 1e-5);
+  });
+});
+
+describe('fuseEpilogues', () => {
+  it('keeps conv2d + bias + leaky_relu + maximum as one wasm group and returns other groups to single calls', () => {
+    const [c, h, wd, o] = [2, 5, 6, 4];
+    const w = randomUniform([o, c, 1, 1], { low: -1, high: 1, seed: 51 });
+    const b = randomUniform([o, 1, 1], { low: -1, high: 1, seed: 52 });
+    const g0 = trace(
+      (x: Tensor) => {
+        const y = ops.maximum(ops.leakyRelu(ops.add(ops.conv2d(x, w), b), 0.2), -0.1);
+        return ops.multiply(ops.exp(y), 0.5);
+      },
+      [f32('x', [1, c, h, wd])],
+    );
+    const g = fuseEpilogues(g0);
+    expect(g.nodes.map((n) => (n.kind === 'fused' ? 'fused' : n.op.name))).toEqual(['fused', 'exp', 'multiply']);
+    const x = randomUniform([1, c, h, wd], { low: -2, high: 2, seed: 53 });
+    const conv = convRef(values(x), values(w), c, h, wd, o, 1, 0);
+    const bs = values(b);
+    const want = conv.map((v, i) => {
+      const t = v + bs[Math.floor(i / (h * wd))]!;
+      return Math.exp(Math.max(t > 0 ? t : 0.2 * t, -0.1)) * 0.5;
+    });
+    for (let run = 0; run < 2; run++) expectClose(values(execute(g, [x])[0]!), want);
   });
 });
 

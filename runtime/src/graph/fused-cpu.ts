@@ -192,8 +192,25 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
 // ---------------------------------------------------------------------------------------------------------------------
 // Bias and activation epilogues in wasm
 
+/** Whether the CPU compiler runs `node` as its anchor's wasm kernel plus an in-place wasm epilogue (see wasmEpilogue). */
+export function hasWasmEpilogue(node: FusedNode): boolean {
+  const plan = planFused(node);
+  if (!plan || !plan.anchor || plan.prologue || reductionLayout(node, plan)) return false;
+  return wasmEpilogue(node, plan) !== null;
+}
+
 /** Activation codes of runtime/src/dialects/wasm/as/epilogue.ts. */
-const ACT = { none: 0, relu: 1, leaky_relu: 2, clip: 3, hard_sigmoid: 4, hardswish: 5, sigmoid: 6 } as const;
+const ACT = {
+  none: 0,
+  relu: 1,
+  leaky_relu: 2,
+  clip: 3,
+  hard_sigmoid: 4,
+  hardswish: 5,
+  sigmoid: 6,
+  max: 7,
+  min: 8,
+} as const;
 
 /**
  * For a group `conv2d | matmul | dense` then `add(·, per-channel constant)` and/or one activation (relu, leaky_relu,
@@ -239,6 +256,14 @@ function wasmEpilogue(
     k += act.calls;
     cur = singleOut(chain[k - 1]!);
   }
+  // A second one-call activation with at most one parameter (leaky_relu then maximum with a constant).
+  let [code2, a2] = [ACT.none as number, 0];
+  const second = act ? matchActivation(chain.slice(k, k + 1), cur) : null;
+  if (second && second.code !== ACT.clip && second.code !== ACT.hard_sigmoid) {
+    [code2, a2] = [second.code, second.a];
+    cur = singleOut(chain[k]!);
+    k += 1;
+  }
   // A residual: + a same-shaped float32 input of the group, added in place by the wasm add.
   let residual = -1;
   const last = chain[k];
@@ -265,8 +290,9 @@ function wasmEpilogue(
     const pr = residual >= 0 ? inPtr(arena, 'f32', slots[residual]!) : 0;
     const mod = wasm();
     if (bias || code !== ACT.none) {
-      if (layout === 'planes') (mod['bias_act_planes_f32'] as WasmFn)(s.ptr, pb, rows, channels, inner, code, a, b);
-      else (mod['bias_act_cols_f32'] as WasmFn)(s.ptr, pb, rows, inner, code, a, b);
+      if (layout === 'planes')
+        (mod['bias_act_planes_f32'] as WasmFn)(s.ptr, pb, rows, channels, inner, code, a, b, code2, a2);
+      else (mod['bias_act_cols_f32'] as WasmFn)(s.ptr, pb, rows, inner, code, a, b, code2, a2);
     }
     if (residual >= 0) (mod['add_f32'] as WasmFn)(s.ptr, s.ptr, pr, sizeOf(shape));
     return t;
@@ -310,7 +336,8 @@ function matchActivation(
   const c = calls[0];
   if (!c) return null;
   const arg = (n: CallNode, name: string) => argOf(n, name);
-  if (c.op.name !== 'add' && arg(c, 'x') !== x) return null;
+  const binary = c.op.name === 'add' || c.op.name === 'maximum' || c.op.name === 'minimum';
+  if (!binary && arg(c, 'x') !== x) return null;
   switch (c.op.name) {
     case 'relu':
       return { code: ACT.relu, a: 0, b: 0, calls: 1 };
@@ -324,6 +351,12 @@ function matchActivation(
       return { code: ACT.clip, a: Number(arg(c, 'a_min')), b: Number(arg(c, 'a_max')), calls: 1 };
     case 'hard_sigmoid':
       return { code: ACT.hard_sigmoid, a: Number(arg(c, 'alpha')), b: Number(arg(c, 'beta')), calls: 1 };
+    case 'maximum':
+    case 'minimum': {
+      const bound = scalarConst(otherArg(c, x));
+      if (bound === null) return null;
+      return { code: c.op.name === 'maximum' ? ACT.max : ACT.min, a: bound, b: 0, calls: 1 };
+    }
     case 'add': {
       // x · clip(x + 3, 0, 6) / 6
       const [clip, mul, div] = [calls[1], calls[2], calls[3]];

@@ -21,6 +21,7 @@ export { autodiff, type AutodiffOptions } from './passes/autodiff.ts';
 export { autoCast, precisionReport, type AutoCastOptions } from './passes/autocast.ts';
 export { fuseOps } from './passes/fuse.ts';
 export { foldBatchNorm } from './passes/fold-batch-norm.ts';
+export { fuseEpilogues } from './passes/fuse-epilogues.ts';
 export {
   fuseDialect,
   registerPattern,
