@@ -3,7 +3,8 @@
 
 import { readFileSync } from 'node:fs';
 import { loadOnnx, type Tensor } from '../../runtime/src/index.ts';
-import { fuseOps } from '../../runtime/src/graph/index.ts';
+import { fuseEpilogues } from '../../runtime/src/graph/index.ts';
+import type { Graph } from '../../runtime/src/graph/index.ts';
 import { feedsFor, ortFeeds, ortSession } from '../../test/onnx-corpus/compare.ts';
 import { CORPUS, corpusFile, type CorpusModel } from '../../test/onnx-corpus/fetch.ts';
 import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
@@ -12,11 +13,11 @@ import { readAll } from '../raf.ts';
 const bytesOf = (m: CorpusModel): Uint8Array => new Uint8Array(readFileSync(corpusFile(m)!));
 
 /** One session per column; each run feeds the same inputs and reads every output back. */
-function rafColumn(m: CorpusModel, fused: boolean): Impl {
+function rafColumn(m: CorpusModel, pass: ((g: Graph) => Graph) | null): Impl {
   return {
     setup() {
       const bytes = bytesOf(m);
-      const session = loadOnnx(bytes, fused ? { passes: [(g) => fuseOps(g)] } : { passes: [] });
+      const session = loadOnnx(bytes, { passes: pass ? [pass] : [] });
       const feeds = feedsFor(m, bytes);
       const outputs = (): Tensor[] => {
         const out = session.run(feeds);
@@ -64,10 +65,14 @@ export function modelCase(m: CorpusModel): BenchCase {
     .join(', ');
   return defineCase({
     name: `model ${m.name}`,
-    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: fuseOps; unfused: as imported) against onnxruntime, 1 thread`,
+    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: fuseEpilogues, fuseOps' groups that run as wasm conv/matmul/dense epilogues; unfused: as imported) against onnxruntime, 1 thread`,
     group: 'graph',
     unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
-    impls: { 'raf-op': rafColumn(m, true), 'raf-op unfused': rafColumn(m, false), onnxruntime: ortColumn(m) },
+    impls: {
+      'raf-op': rafColumn(m, fuseEpilogues),
+      'raf-op unfused': rafColumn(m, null),
+      onnxruntime: ortColumn(m),
+    },
   });
 }
 

@@ -38,6 +38,13 @@ export function dispatchStats(): DispatchStats {
 export function clearKernelCache(): void {
   kernelCache.clear();
   cachedKernels = 0;
+  epoch++;
+}
+
+let epoch = 0;
+/** Counts clearKernelCache calls: caches of built kernels outside dispatch (graph execution plans) drop theirs when it moves. */
+export function kernelEpoch(): number {
+  return epoch;
 }
 
 /**

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'hardswish_dx',
   spec: 'specs/nn/hardswish.yaml (derived gradient of hardswish)',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'dy'],
   domain: [-6, 6],

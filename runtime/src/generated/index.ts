@@ -272,11 +272,13 @@ import { hardswishOp } from './api/hardswish.ts';
 import { hardswishGrad } from './grad/hardswish.ts';
 import { hardswishRelay } from './relay/hardswish.ts';
 import { hardswishCpuOp } from './dialects/cpu/hardswish.ts';
+import { hardswishWasmOp } from './dialects/wasm/hardswish.ts';
 import { hardswishWebgpuOp } from './dialects/webgpu/hardswish.ts';
 import { hardswishDxOp } from './api/hardswish_dx.ts';
 import { hardswishDxGrad } from './grad/hardswish_dx.ts';
 import { hardswishDxRelay } from './relay/hardswish_dx.ts';
 import { hardswishDxCpuOp } from './dialects/cpu/hardswish_dx.ts';
+import { hardswishDxWasmOp } from './dialects/wasm/hardswish_dx.ts';
 import { hardswishDxWebgpuOp } from './dialects/webgpu/hardswish_dx.ts';
 import { instanceNormOp } from './api/instance_norm.ts';
 import { instanceNormGrad } from './grad/instance_norm.ts';
@@ -1076,8 +1078,10 @@ registerDialectOps([
   hardSigmoidDxWasmOp,
   hardSigmoidDxWebgpuOp,
   hardswishCpuOp,
+  hardswishWasmOp,
   hardswishWebgpuOp,
   hardswishDxCpuOp,
+  hardswishDxWasmOp,
   hardswishDxWebgpuOp,
   instanceNormCpuOp,
   instanceNormWebgpuOp,

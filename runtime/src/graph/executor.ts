@@ -1,16 +1,21 @@
 // The graph executor (RAF's VM to eager mode's interpreter): runs calls through the dispatcher and fused groups through a dialect's fused-kernel compiler.
 
 import type { DeviceKind } from '../device.ts';
+import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
 import { toWasmMemory } from '../dialects/wasm/support.ts';
-import { dispatchStats, invoke } from '../dispatch.ts';
+import { dispatchStats, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
+import { finishInt64 } from '../dtype.ts';
+import { OpError } from '../errors.ts';
+import { trackOutputs } from '../scope.ts';
 import { shapesEqual } from '../shape.ts';
-import { keepAlive, type Tensor, type TensorStorage } from '../tensor.ts';
+import { checkAllocation, CpuStorage, keepAlive, Tensor, type TensorStorage, type TensorType } from '../tensor.ts';
 import {
   bindOut,
   definedVars,
   isAtom,
   nodeInputs,
   type Atom,
+  type CallNode,
   type Const,
   type FusedNode,
   type Graph,
@@ -25,7 +30,7 @@ export type FusedKernel = (inputs: readonly Tensor[]) => Tensor;
 export type FusedCompiler = (node: FusedNode) => FusedKernel | null;
 
 const compilers = new Map<DeviceKind, FusedCompiler>();
-const compiled = new WeakMap<FusedNode, FusedKernel | null>();
+let compiled = new WeakMap<FusedNode, FusedKernel | null>();
 let fusedLaunches = 0;
 
 export function registerFusedCompiler(kind: DeviceKind, compile: FusedCompiler): void {
@@ -39,7 +44,7 @@ export function fusedStats(): { readonly launches: number } {
 
 /** Kernel launches (dispatched calls plus fused groups) so far. */
 export function kernelLaunches(): number {
-  return dispatchStats().dispatches + fusedLaunches;
+  return dispatchStats().dispatches + fusedLaunches + plannedLaunches;
 }
 
 /**
@@ -47,11 +52,21 @@ export function kernelLaunches(): number {
  * node reading it has run (a value no node reads, right after the node that made it), so a GPU run holds only the
  * buffers still needed. Inputs, constants and outputs are never disposed, nor anything sharing their storage (a
  * reshape view of an input), nor a tensor the autodiff tape recorded (its backward may still read it).
+ *
+ * A CPU graph runs through its execution plan (see ExecutionPlan): the first run at a dialect pin records, per call,
+ * the kernel dispatch chose and its static attrs; later runs call those kernels directly. Graphs whose inputs or
+ * constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  checkInputs(g, inputs);
+  const plan = planFor(g, inputs);
+  if (plan) return runPlan(plan, g, inputs);
+  return executeUnplanned(g, inputs);
+}
+
+function checkInputs(g: Graph, inputs: readonly Tensor[]): void {
   if (inputs.length !== g.params.length)
     throw new Error(`execute: the graph takes ${g.params.length} inputs, got ${inputs.length}`);
-  const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => {
     const t = inputs[i]!;
     if (t.dtype !== p.type.dtype || !shapesEqual(t.shape, p.type.shape)) {
@@ -59,8 +74,14 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
         `execute: input ${i} (%${p.hint ?? i}) is ${t.toString()}, the graph was traced for ${formatType(p.type)}`,
       );
     }
-    env.set(p, t);
   });
+}
+
+/** `execute` call by call through the dispatcher, with no plan (what a plan's steps must agree with). */
+export function executeUnplanned(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  checkInputs(g, inputs);
+  const env = new Map<Var, Tensor>();
+  g.params.forEach((p, i) => env.set(p, inputs[i]!));
   const atom = (a: Atom): Tensor => {
     if (a.kind === 'const') return constValue(a);
     const t = env.get(a);
@@ -102,17 +123,359 @@ export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   }
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// Execution plans
+
+/** Where a planned step reads a kernel input: a var's slot in the run's value table, a constant, or a list of them. */
+type Ref = number | Const | null | readonly Ref[];
+
+/** One node of a plan: a kernel with its inputs' refs and static attrs, a fused group's kernel, or a dispatched call. */
+type Step =
+  | {
+      readonly kind: 'kernel';
+      readonly kernel: Kernel<unknown, unknown, OutType>;
+      readonly refs: readonly (readonly [string, Ref])[];
+      readonly attrs: unknown;
+      readonly out: OutType;
+      readonly int64: string | null;
+      readonly outs: readonly number[];
+    }
+  | {
+      readonly kind: 'fused';
+      readonly node: FusedNode;
+      readonly refs: readonly Ref[];
+      readonly outs: readonly number[];
+    }
+  | { readonly kind: 'invoke'; readonly node: CallNode; readonly outs: readonly number[] };
+
+/**
+ * A graph's execution plan at one dialect pin: per node the dialect kernel dispatch picked (declare, the type checks
+ * and the kernel choice are done once, at the first run), the kernel's static attrs and where its inputs come from;
+ * values live in a table indexed by slot instead of a map, and each slot's release point is precomputed. Shapes are
+ * static in a graph, so a graph is one input signature: a new signature is a new graph (Model.graph and
+ * OnnxSession.graphFor trace or convert one per signature), hence a new plan.
+ */
+interface ExecutionPlan {
+  readonly steps: readonly Step[];
+  /** Slots of the graph's params, in order. */
+  readonly params: readonly number[];
+  readonly slots: number;
+  /** For each step, the slots whose last reader it is (or which it made and nobody reads). */
+  readonly dies: readonly (readonly number[])[];
+  readonly outputs: readonly (number | Const)[];
+  readonly consts: readonly Const[];
+  /** Each var's slot, for the args of dispatched calls. */
+  readonly slotOf: ReadonlyMap<Var, number>;
+}
+
+/** Plans by graph, then by dialect pin; `null` marks a graph the plan does not run (non-CPU, or grad). */
+let plans = new WeakMap<Graph, Map<string, ExecutionPlan | null>>();
+/** The dispatcher's kernel epoch the plans and compiled groups were built in (setWasmThreads swaps the module). */
+let builtIn = kernelEpoch();
+
+/** Drops plans and compiled fused kernels built before the dispatcher last forgot its kernels. */
+function dropStaleKernels(): void {
+  if (builtIn === kernelEpoch()) return;
+  builtIn = kernelEpoch();
+  plans = new WeakMap();
+  compiled = new WeakMap();
+  placed = new WeakMap();
+}
+let plannedLaunches = 0;
+
+/** Graph runs through a plan so far: how tests tell a planned run from a dispatched one. */
+export function planStats(): { readonly plans: number; readonly launches: number } {
+  return { plans: planCount, launches: plannedLaunches };
+}
+let planCount = 0;
+
+/** Whether a tracer has a hook on the dispatcher (its calls must reach the hook, so nothing runs planned). */
+function dispatchHooked(): boolean {
+  const hook = setInvokeHook(null);
+  setInvokeHook(hook);
+  return hook !== null;
+}
+
+function planFor(g: Graph, inputs: readonly Tensor[]): ExecutionPlan | 'record' | null {
+  if (dispatchHooked()) return null;
+  for (const t of inputs) if (t.requiresGrad) return null;
+  const pin = enabledDialects();
+  const key = pin ? pin.join(',') : '*';
+  dropStaleKernels();
+  let byPin = plans.get(g);
+  if (!byPin) plans.set(g, (byPin = new Map()));
+  const p = byPin.get(key);
+  if (p !== undefined) return p;
+  if (!plannable(g)) {
+    byPin.set(key, null);
+    return null;
+  }
+  return 'record';
+}
+
+/** Every node on the CPU, and no constant the tape would differentiate. */
+function plannable(g: Graph): boolean {
+  for (const n of g.nodes) for (const v of definedVars(n)) if (v.device.kind !== 'cpu') return false;
+  for (const c of lifetimes(g).consts) if (c.value.requiresGrad || c.value.device.kind !== 'cpu') return false;
+  return true;
+}
+
+function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  if (plan === 'record') return recordPlan(g, inputs);
+  const env: (Tensor | undefined)[] = new Array(plan.slots);
+  plan.params.forEach((s, i) => (env[s] = inputs[i]!));
+  return runSteps(plan, env, inputs, (step) => {
+    if (step.kind === 'kernel') {
+      const ins: Record<string, unknown> = {};
+      for (const [k, r] of step.refs) ins[k] = resolve(r, env);
+      plannedLaunches++;
+      const result = step.kernel(ins, step.attrs, step.out);
+      finishKernel(step, result, ins);
+      return result;
+    }
+    if (step.kind === 'fused')
+      return runFused(
+        step.node,
+        step.refs.map((r) => resolve(r, env) as Tensor),
+      );
+    return invoke(
+      step.node.op,
+      step.node.args.map((a) => atomValue(a, env, plan)),
+    ) as Tensor | readonly Tensor[];
+  });
+}
+
+function resolve(r: Ref, env: readonly (Tensor | undefined)[]): unknown {
+  if (typeof r === 'number') return env[r]!;
+  if (r === null) return null;
+  if (Array.isArray(r)) return r.map((x: Ref) => resolve(x, env));
+  return constValue(r as Const);
+}
+
+/** An arg of a dispatched call with its atoms replaced by their values. */
+function atomValue(
+  a: unknown,
+  env: readonly (Tensor | undefined)[],
+  plan: { readonly slotOf: ReadonlyMap<Var, number> },
+): unknown {
+  if (isAtom(a)) return a.kind === 'const' ? constValue(a) : env[plan.slotOf.get(a)!]!;
+  return Array.isArray(a) && a.some(isAtom) ? a.map((x) => atomValue(x, env, plan)) : a;
+}
+
+/** What dispatch does after a kernel: int64 range checks, and the enclosing disposeUnkept scope takes the outputs. */
+function finishKernel(step: { readonly int64: string | null }, result: Tensor | readonly Tensor[], ins: unknown): void {
+  if (step.int64)
+    for (const t of result instanceof Tensor ? [result] : result)
+      if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
+        finishInt64(step.int64, 'out', t.storage.array as Float64Array);
+  trackOutputs(result, ins);
+}
+
+/**
+ * The run loop shared by a plan's runs and its recording: `run` computes step i; outputs land in their slots, and
+ * each slot is released after its last reader, disposing its tensor once no live slot shares the storage.
+ */
+function runSteps<S extends { readonly outs: readonly number[] }>(
+  plan: {
+    readonly steps: readonly S[];
+    readonly dies: readonly (readonly number[])[];
+    readonly outputs: readonly (number | Const)[];
+    readonly consts: readonly Const[];
+    readonly params: readonly number[];
+  },
+  env: (Tensor | undefined)[],
+  inputs: readonly Tensor[],
+  run: (step: S, i: number) => Tensor | readonly Tensor[],
+): Tensor[] {
+  const owned = new Set<TensorStorage>();
+  for (const t of inputs) owned.add(t.storage);
+  for (const c of plan.consts) owned.add(constValue(c).storage);
+  const holders = new Map<TensorStorage, number>();
+  const release = (s: number): void => {
+    const t = env[s];
+    if (!t) return;
+    env[s] = undefined;
+    const left = holders.get(t.storage)! - 1;
+    if (left > 0) holders.set(t.storage, left);
+    else {
+      holders.delete(t.storage);
+      if (!owned.has(t.storage) && !t.requiresGrad) t.dispose();
+    }
+  };
+  const steps = plan.steps;
+  try {
+    for (let i = 0; i < steps.length; i++) {
+      const outs = steps[i]!.outs;
+      const r = run(steps[i]!, i);
+      if (r instanceof Tensor) {
+        env[outs[0]!] = r;
+        holders.set(r.storage, (holders.get(r.storage) ?? 0) + 1);
+      } else
+        outs.forEach((s, k) => {
+          const t = r[k]!;
+          env[s] = t;
+          holders.set(t.storage, (holders.get(t.storage) ?? 0) + 1);
+        });
+      for (const s of plan.dies[i]!) release(s);
+    }
+    return plan.outputs.map((o) => (typeof o === 'number' ? env[o]! : o.value));
+  } catch (e) {
+    const params = new Set(plan.params);
+    for (let s = 0; s < env.length; s++) if (!params.has(s)) release(s);
+    throw e;
+  }
+}
+
+/**
+ * The first planned run of a graph at a dialect pin: each call goes through the dispatcher's steps (parse, declare,
+ * the allocation limit, the first dialect whose kernel builds), and the plan keeps the kernel with its attrs and the
+ * slots its inputs come from. A call whose kernel inputs are not the call's own atoms (parse or declare made a
+ * tensor), whose declare answers a value, or that no kernel serves stays a dispatched call in the plan (dispatch
+ * then raises its own errors). The plan is kept only when the whole run succeeds.
+ */
+function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  const slotOf = new Map<Var, number>();
+  const slot = (v: Var): number => {
+    let s = slotOf.get(v);
+    if (s === undefined) slotOf.set(v, (s = slotOf.size));
+    return s;
+  };
+  const params = g.params.map(slot);
+  for (const n of g.nodes) for (const v of definedVars(n)) slot(v);
+  const life = lifetimes(g);
+  const steps: Step[] = [];
+  const plan = {
+    steps,
+    params,
+    slotOf,
+    slots: slotOf.size,
+    dies: life.dies.map((vs) => vs.map((v) => slotOf.get(v)!)),
+    outputs: g.outputs.map((a) => (a.kind === 'const' ? a : slotOf.get(a)!)),
+    consts: life.consts,
+  };
+  const env: (Tensor | undefined)[] = new Array(plan.slots);
+  params.forEach((s, i) => (env[s] = inputs[i]!));
+  const refOf = (a: Atom): Ref => (a.kind === 'const' ? a : slotOf.get(a)!);
+  const outsOf = (n: CallNode | FusedNode) => definedVars(n).map((v) => slotOf.get(v)!);
+  // Placeholder steps run the recording; each is replaced by what it recorded.
+  const outputs = runSteps({ ...plan, steps: g.nodes.map((n) => ({ outs: outsOf(n) })) }, env, inputs, (_, i) => {
+    const n = g.nodes[i]!;
+    const outs = outsOf(n);
+    if (n.kind === 'fused') {
+      steps.push({ kind: 'fused', node: n, refs: n.inputs.map(refOf), outs });
+      return runFused(
+        n,
+        n.inputs.map((a) => resolve(refOf(a), env) as Tensor),
+      );
+    }
+    const args = n.args.map((a) => atomValue(a, env, plan));
+    const recorded = recordCall(n, args, env, refOf, outs);
+    steps.push(recorded.step);
+    return recorded.result;
+  });
+  plans.get(g)!.set(enabledDialects()?.join(',') ?? '*', plan);
+  planCount++;
+  return outputs;
+}
+
+function recordCall(
+  n: CallNode,
+  args: readonly unknown[],
+  env: readonly (Tensor | undefined)[],
+  refOf: (a: Atom) => Ref,
+  outs: readonly number[],
+): { step: Step; result: Tensor | readonly Tensor[] } {
+  const op = n.op;
+  const dispatched = () => ({
+    step: { kind: 'invoke', node: n, outs } as Step,
+    result: invoke(op, args) as Tensor | readonly Tensor[],
+  });
+  const decl = op.declare(op.schema.parse(op.name, args));
+  if (decl.kind === 'value') return dispatched();
+  const out: OutType = decl.kind === 'tuple' ? decl.outs : decl.out;
+  for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
+  const pin = enabledDialects();
+  // Each tensor the call was given, by identity, with the atom it came from.
+  const given = new Map<Tensor, Ref>();
+  n.args.forEach((a, i) => {
+    if (isAtom(a)) given.set(args[i] as Tensor, refOf(a));
+    else if (Array.isArray(a))
+      a.forEach((x, k) => {
+        if (isAtom(x)) given.set((args[i] as Tensor[])[k]!, refOf(x));
+      });
+  });
+  for (const d of dialectOpsFor(op.name, decl.device.kind)) {
+    if (pin && !pin.includes(d.dialect)) continue;
+    const ins = d.bridge.inputs(decl.args) as Record<string, unknown>;
+    const attrs = d.bridge.attrs(decl.args);
+    let kernel: Kernel<unknown, unknown, OutType> | null;
+    try {
+      kernel = buildDialectKernel(d, attrs, out, ins);
+    } catch {
+      kernel = null;
+    }
+    if (!kernel) continue;
+    const refs: [string, Ref][] = [];
+    for (const [k, v] of Object.entries(ins)) {
+      const r = refFor(v, given);
+      if (r === undefined) return dispatched();
+      refs.push([k, r]);
+    }
+    const step: Step = { kind: 'kernel', kernel, refs, attrs, out, int64: op.name, outs };
+    const fresh: Record<string, unknown> = {};
+    for (const [k, r] of refs) fresh[k] = resolve(r, env);
+    plannedLaunches++;
+    const result = kernel(fresh, attrs, out);
+    checkPlanned(op.name, d.dialect, result, out);
+    finishKernel(step, result, fresh);
+    return { step, result };
+  }
+  return dispatched();
+}
+
+/** A kernel input's ref: null, a tensor the call was given (by identity), or a list of them; undefined otherwise. */
+function refFor(v: unknown, given: ReadonlyMap<Tensor, Ref>): Ref | undefined {
+  if (v === null) return null;
+  if (v instanceof Tensor) return given.get(v);
+  if (Array.isArray(v)) {
+    const list: Ref[] = [];
+    for (const x of v) {
+      const r = refFor(x, given);
+      if (r === undefined) return undefined;
+      list.push(r);
+    }
+    return list;
+  }
+  return undefined;
+}
+
+/** As dispatch checks: the kernel returned what declare promised (dtype and rank of each output, a tuple's length). */
+function checkPlanned(op: string, dialect: string, result: Tensor | readonly Tensor[], out: OutType): void {
+  const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
+  const got = result instanceof Tensor ? [result] : result;
+  const fits =
+    Array.isArray(out) === !(result instanceof Tensor) &&
+    got.length === outs.length &&
+    got.every((t, i) => t.dtype === outs[i]!.dtype && t.shape.length === outs[i]!.shape.length);
+  if (!fits)
+    throw new OpError(
+      op,
+      `dialect ${dialect} returned ${got.map((t) => t.toString()).join(', ')}, declared ${outs.map((o) => `${o.dtype} ${JSON.stringify(o.shape)}`).join(', ')}`,
+    );
+}
+
 /** Float constants of CPU graphs, copied once into wasm memory: wasm kernels then read weights in place every run. */
-const placed = new WeakMap<Const, Tensor>();
+let placed = new WeakMap<Const, Tensor>();
 
 /**
  * The tensor a run reads for constant `c`: a float32/float64 CPU constant is copied into wasm memory on first use (a
  * resident tensor, kept alive with the graph), so wasm kernels stop copying weights in on every call; a CPU kernel
  * reading it moves it back out once. Values are unchanged either way.
  */
-function constValue(c: Const): Tensor {
+export function constValue(c: Const): Tensor {
   const t = c.value;
   if (t.device.kind !== 'cpu' || (t.dtype !== 'float32' && t.dtype !== 'float64') || t.size < 16) return t;
+  dropStaleKernels();
   let p = placed.get(c);
   if (!p) {
     p = keepAlive(toWasmMemory(t));
@@ -154,6 +517,7 @@ function lifetimes(g: Graph): Lifetimes {
 }
 
 function runFused(n: FusedNode, inputs: Tensor[]): Tensor {
+  dropStaleKernels();
   let kernel = compiled.get(n);
   if (kernel === undefined) {
     const compile = compilers.get(n.out.device.kind);

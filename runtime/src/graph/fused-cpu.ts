@@ -2,14 +2,17 @@
 
 import { allocStorage, finishInt64, roundToFloat16 } from '../dtype.ts';
 import { broadcastRows } from '../dialects/cpu/support.ts';
-import { residentOutput, residentView } from '../dialects/wasm/support.ts';
+import { callArena, wasm, wasmUnavailable } from '../dialects/wasm/module.ts';
+import { WasmStorage } from '../dialects/wasm/storage.ts';
+import { inPtr, residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
 import { enabledDialects } from '../dialect.ts';
-import { sizeOf } from '../shape.ts';
-import { fromStorage, type Tensor, type TensorType } from '../tensor.ts';
+import { shapesEqual, sizeOf } from '../shape.ts';
+import { fromStorage, keepAlive, type Tensor, type TensorType } from '../tensor.ts';
 import { exprToJs, JS_HELPERS } from './expr.ts';
 import { registerFusedCompiler, type FusedKernel } from './executor.ts';
-import { singleOut, type FusedNode } from './ir.ts';
+import { singleOut, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
 import {
+  argOf,
   Bindings,
   broadcastOffset,
   combineText,
@@ -65,8 +68,12 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     h: unknown,
     rnd: unknown,
   ) => void;
+  const epilogue = anchorRun && !plan.prologue ? wasmEpilogue(node, plan) : null;
+  const anchorSlot = plan.anchor ? plan.slots.indexOf(singleOut(plan.anchor)) : -1;
   return (inputs) => {
     const ts = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null);
+    const done = epilogue ? epilogue(ts[anchorSlot]!, ts) : null;
+    if (done) return done;
     return runInto(node, out, ts, (data, result) =>
       loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16),
     );
@@ -180,6 +187,188 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
   ) => void;
   return (inputs) =>
     runInto(node, out, bind.tensors(node, inputs), (data, result) => loop(data, result, JS_HELPERS, roundToFloat16));
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Bias and activation epilogues in wasm
+
+/** Whether the CPU compiler runs `node` as its anchor's wasm kernel plus an in-place wasm epilogue (see wasmEpilogue). */
+export function hasWasmEpilogue(node: FusedNode): boolean {
+  const plan = planFused(node);
+  if (!plan || !plan.anchor || plan.prologue || reductionLayout(node, plan)) return false;
+  return wasmEpilogue(node, plan) !== null;
+}
+
+/** Activation codes of runtime/src/dialects/wasm/as/epilogue.ts. */
+const ACT = {
+  none: 0,
+  relu: 1,
+  leaky_relu: 2,
+  clip: 3,
+  hard_sigmoid: 4,
+  hardswish: 5,
+  sigmoid: 6,
+  max: 7,
+  min: 8,
+} as const;
+
+/**
+ * For a group `conv2d | matmul | dense` then `add(·, per-channel constant)` and/or one activation (relu, leaky_relu,
+ * clip, hard_sigmoid, sigmoid, hardswish, or hardswish spelled out as ONNX exporters write it: x · clip(x + 3, 0, 6) /
+ * 6), then optionally + a same-shaped input (a residual), and nothing else, float32: a function applying bias and activation in place to the anchor's result with one wasm
+ * call, when that result lies in wasm memory (the wasm kernel ran); null when it does not, and the group's JavaScript
+ * loop runs instead. Null when the group is not of that form.
+ */
+function wasmEpilogue(
+  node: FusedNode,
+  plan: FusedPlan,
+): ((y: Tensor, slots: readonly Tensor[]) => Tensor | null) | null {
+  const anchor = plan.anchor!;
+  const layout =
+    anchor.op.name === 'conv2d' ? 'planes' : anchor.op.name === 'matmul' || anchor.op.name === 'dense' ? 'cols' : null;
+  const y = singleOut(anchor);
+  const shape = y.type.shape;
+  if (
+    !layout ||
+    y.type.dtype !== 'float32' ||
+    node.out.type.dtype !== 'float32' ||
+    !shapesEqual(shape, node.out.type.shape)
+  )
+    return null;
+  if (layout === 'planes' && shape.length !== 4) return null;
+  if (shape.length < 1 || sizeOf(shape) === 0) return null;
+  const calls = node.fn.nodes as readonly CallNode[];
+  const chain = calls.slice(calls.indexOf(anchor) + 1);
+  let cur: Var = y;
+  let k = 0;
+  let bias: Float32Array | null = null;
+  const channels = layout === 'planes' ? shape[1]! : shape[shape.length - 1]!;
+  const first = chain[0];
+  if (first?.op.name === 'add') {
+    const o = otherArg(first, cur);
+    if (o?.kind === 'const') bias = channelVector(o.value, shape, layout === 'planes' ? 1 : shape.length - 1);
+    if (!bias) return null;
+    cur = singleOut(first);
+    k = 1;
+  }
+  const act = matchActivation(chain.slice(k), cur);
+  if (act) {
+    k += act.calls;
+    cur = singleOut(chain[k - 1]!);
+  }
+  // A second one-call activation with at most one parameter (leaky_relu then maximum with a constant).
+  let [code2, a2] = [ACT.none as number, 0];
+  const second = act ? matchActivation(chain.slice(k, k + 1), cur) : null;
+  if (second && second.code !== ACT.clip && second.code !== ACT.hard_sigmoid) {
+    [code2, a2] = [second.code, second.a];
+    cur = singleOut(chain[k]!);
+    k += 1;
+  }
+  // A residual: + a same-shaped float32 input of the group, added in place by the wasm add.
+  let residual = -1;
+  const last = chain[k];
+  if (last?.op.name === 'add' && k === chain.length - 1) {
+    const r = otherArg(last, cur);
+    if (r?.kind === 'var' && r.type.dtype === 'float32' && shapesEqual(r.type.shape, shape) && r !== cur) {
+      residual = plan.slots.indexOf(r);
+      if (residual >= 0) k++;
+    }
+  }
+  if (k !== chain.length || k === 0) return null;
+  const [code, a, b] = act ? [act.code, act.a, act.b] : [ACT.none, 0, 0];
+  const rows = layout === 'planes' ? shape[0]! * channels : sizeOf(shape) / channels;
+  const inner = layout === 'planes' ? shape[2]! * shape[3]! : channels;
+  let biasTensor: Tensor | null = null;
+  return (t, slots) => {
+    if (wasmUnavailable()) return null;
+    if (bias && !biasTensor) biasTensor = keepAlive(toWasmMemory(fromStorage([channels], 'float32', bias)));
+    const arena = callArena();
+    // After callArena: a heap restart there may have moved t out of wasm memory.
+    const s = t.storage;
+    if (!(s instanceof WasmStorage) || s.ptr === undefined || t.dtype !== 'float32') return null;
+    const pb = biasTensor ? inPtr(arena, 'f32', biasTensor) : 0;
+    const pr = residual >= 0 ? inPtr(arena, 'f32', slots[residual]!) : 0;
+    const mod = wasm();
+    if (bias || code !== ACT.none) {
+      if (layout === 'planes')
+        (mod['bias_act_planes_f32'] as WasmFn)(s.ptr, pb, rows, channels, inner, code, a, b, code2, a2);
+      else (mod['bias_act_cols_f32'] as WasmFn)(s.ptr, pb, rows, inner, code, a, b, code2, a2);
+    }
+    if (residual >= 0) (mod['add_f32'] as WasmFn)(s.ptr, s.ptr, pr, sizeOf(shape));
+    return t;
+  };
+}
+
+type WasmFn = (...args: number[]) => void;
+
+/** `c`'s other operand when one of its two tensor args (a, b) is `v`. */
+function otherArg(c: CallNode, v: Var): Atom | undefined {
+  const [a, b] = [argOf(c, 'a') as Atom, argOf(c, 'b') as Atom];
+  return a === v ? b : b === v ? a : undefined;
+}
+
+/** A float32 constant that varies only along `axis` of `shape` (size 1 there, or that axis' size), as one vector. */
+function channelVector(t: Tensor, shape: readonly number[], axis: number): Float32Array | null {
+  if (t.dtype !== 'float32' || t.shape.length > shape.length) return null;
+  const lead = shape.length - t.shape.length;
+  const n = shape[axis]!;
+  for (let d = 0; d < t.shape.length; d++) {
+    const size = t.shape[d]!;
+    if (size !== 1 && !(d + lead === axis && size === n)) return null;
+  }
+  const data = t.dataSync() as Float32Array;
+  return data.length === n ? Float32Array.from(data) : new Float32Array(n).fill(data[0]!);
+}
+
+/** A float32 scalar constant's value, or null. */
+function scalarConst(a: unknown): number | null {
+  if (!isAtomConst(a) || a.value.size !== 1 || !a.value.dtype.startsWith('float')) return null;
+  return Number((a.value.dataSync() as Float32Array)[0]);
+}
+const isAtomConst = (a: unknown): a is Extract<Atom, { kind: 'const' }> =>
+  typeof a === 'object' && a !== null && (a as Atom).kind === 'const';
+
+/** The activation the calls start with, applied to `x`: its code, parameters and how many calls spell it. */
+function matchActivation(
+  calls: readonly CallNode[],
+  x: Var,
+): { code: number; a: number; b: number; calls: number } | null {
+  const c = calls[0];
+  if (!c) return null;
+  const arg = (n: CallNode, name: string) => argOf(n, name);
+  const binary = c.op.name === 'add' || c.op.name === 'maximum' || c.op.name === 'minimum';
+  if (!binary && arg(c, 'x') !== x) return null;
+  switch (c.op.name) {
+    case 'relu':
+      return { code: ACT.relu, a: 0, b: 0, calls: 1 };
+    case 'sigmoid':
+      return { code: ACT.sigmoid, a: 0, b: 0, calls: 1 };
+    case 'hardswish':
+      return { code: ACT.hardswish, a: 0, b: 0, calls: 1 };
+    case 'leaky_relu':
+      return { code: ACT.leaky_relu, a: Number(arg(c, 'alpha')), b: 0, calls: 1 };
+    case 'clip':
+      return { code: ACT.clip, a: Number(arg(c, 'a_min')), b: Number(arg(c, 'a_max')), calls: 1 };
+    case 'hard_sigmoid':
+      return { code: ACT.hard_sigmoid, a: Number(arg(c, 'alpha')), b: Number(arg(c, 'beta')), calls: 1 };
+    case 'maximum':
+    case 'minimum': {
+      const bound = scalarConst(otherArg(c, x));
+      if (bound === null) return null;
+      return { code: c.op.name === 'maximum' ? ACT.max : ACT.min, a: bound, b: 0, calls: 1 };
+    }
+    case 'add': {
+      // x · clip(x + 3, 0, 6) / 6
+      const [clip, mul, div] = [calls[1], calls[2], calls[3]];
+      if (scalarConst(otherArg(c, x)) !== 3 || !clip || !mul || !div) return null;
+      if (clip.op.name !== 'clip' || arg(clip, 'x') !== singleOut(c)) return null;
+      if (Number(arg(clip, 'a_min')) !== 0 || Number(arg(clip, 'a_max')) !== 6) return null;
+      if (mul.op.name !== 'multiply' || otherArg(mul, singleOut(clip)) !== x) return null;
+      if (div.op.name !== 'divide' || arg(div, 'a') !== singleOut(mul) || scalarConst(arg(div, 'b')) !== 6) return null;
+      return { code: ACT.hardswish, a: 0, b: 0, calls: 4 };
+    }
+  }
+  return null;
 }
 
 registerFusedCompiler('cpu', compileCpuFused);

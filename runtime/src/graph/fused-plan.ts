@@ -1,10 +1,11 @@
 // What every dialect's fused-kernel compiler shares: a group read as `[anchor] inlinable*`, its loop inputs, and the anchor's own kernel.
 
 import type { DeviceKind } from '../device.ts';
-import { buildDialectKernel, dialectOpsFor, enabledDialects } from '../dialect.ts';
+import { buildDialectKernel, dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel } from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
 import { broadcastStrides, coalesce, shapesEqual, sizeOf, stridesOf } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
+import { constValue } from './executor.ts';
 import type { ComputeExpr } from './expr.ts';
 import { isAtom, singleOut, type Atom, type CallNode, type FusedNode, type Var } from './ir.ts';
 import { inlinable, PROLOGUE_REDUCTIONS } from './passes/fuse.ts';
@@ -89,20 +90,56 @@ function planPrologue(chain: readonly CallNode[], reduce: CallNode): FusedProlog
   return { slots, steps: chainSteps(chain, slotAllocator(slots)) };
 }
 
-/** Runs one call through its highest enabled dialect op for `kind` directly: inside a fused launch it is not a separate dispatch. */
+/**
+ * Runs one call through its highest enabled dialect op for `kind` directly: inside a fused launch it is not a separate
+ * dispatch. Shapes and attrs are static in a graph, so the kernel is built once per dialect pin and reused.
+ */
 export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly unknown[]) => Tensor {
+  // Per dialect pin: the kernel, its attrs, and where each kernel input comes from in `values` (by position), when
+  // every input is one of the values as given; else parse and declare run on every launch.
+  const built = new Map<
+    string,
+    {
+      d: AnyDialectOp;
+      kernel: Kernel<unknown, unknown, TensorType>;
+      attrs: unknown;
+      out: TensorType;
+      from: readonly (readonly [string, number | null])[] | null;
+    }
+  >();
   return (values) => {
+    const pin = enabledDialects();
+    const key = pin ? pin.join(',') : '*';
+    const hit = built.get(key);
+    if (hit?.from) {
+      const inputs: Record<string, unknown> = {};
+      for (const [k, i] of hit.from) inputs[k] = i === null ? null : values[i];
+      return hit.kernel(inputs, hit.attrs, hit.out) as Tensor;
+    }
     const args = n.op.schema.parse(n.op.name, values);
     const decl = n.op.declare(args);
     if (decl.kind !== 'tensor')
       throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
-    const pin = enabledDialects();
+    if (hit) return hit.kernel(hit.d.bridge.inputs(decl.args), hit.d.bridge.attrs(decl.args), decl.out) as Tensor;
     for (const d of dialectOpsFor(n.op.name, kind)) {
       if (pin && !pin.includes(d.dialect)) continue;
-      const inputs = d.bridge.inputs(decl.args);
+      const inputs = d.bridge.inputs(decl.args) as Record<string, unknown>;
       const attrs = d.bridge.attrs(decl.args);
-      const kernel = buildDialectKernel(d, attrs, decl.out, inputs);
-      if (kernel) return kernel(inputs, attrs, decl.out) as Tensor;
+      const kernel = buildDialectKernel(d, attrs, decl.out, inputs) as Kernel<unknown, unknown, TensorType> | null;
+      if (kernel) {
+        const from: [string, number | null][] | null = [];
+        for (const [k, v] of Object.entries(inputs)) {
+          const i = v === null ? null : values.indexOf(v);
+          // A tensor given at two positions could be told apart by position on later launches: not cached.
+          if (i === -1 || Array.isArray(v) || (i !== null && values.lastIndexOf(v) !== i)) {
+            built.set(key, { d, kernel, attrs, out: decl.out, from: null });
+            return kernel(inputs, attrs, decl.out) as Tensor;
+          }
+          from.push([k, i]);
+        }
+        built.set(key, { d, kernel, attrs, out: decl.out, from });
+        return kernel(inputs, attrs, decl.out) as Tensor;
+      }
     }
     throw new Error(`fused: no ${kind} kernel for raf.op.${n.op.name}`);
   };
@@ -124,7 +161,13 @@ export function slotTensors(
     env.set(singleOut(plan.anchor!), anchorRun(inputs));
   } else if (plan.anchor && anchorRun) {
     const value = (a: unknown): unknown =>
-      isAtom(a) ? (a.kind === 'var' ? env.get(a) : a.value) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a;
+      isAtom(a)
+        ? a.kind === 'var'
+          ? env.get(a)
+          : constValue(a)
+        : Array.isArray(a) && a.some(isAtom)
+          ? a.map(value)
+          : a;
     env.set(singleOut(plan.anchor), anchorRun(plan.anchor.args.map(value)));
   }
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));

@@ -9,6 +9,8 @@ export { printGraph, formatType } from './printer.ts';
 export { inferTypes, checkTypes } from './infer.ts';
 export {
   execute,
+  executeUnplanned,
+  planStats,
   executeCounted,
   kernelLaunches,
   fusedStats,
@@ -18,6 +20,8 @@ export {
 export { autodiff, type AutodiffOptions } from './passes/autodiff.ts';
 export { autoCast, precisionReport, type AutoCastOptions } from './passes/autocast.ts';
 export { fuseOps } from './passes/fuse.ts';
+export { foldBatchNorm } from './passes/fold-batch-norm.ts';
+export { fuseEpilogues } from './passes/fuse-epilogues.ts';
 export {
   fuseDialect,
   registerPattern,

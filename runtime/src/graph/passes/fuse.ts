@@ -3,7 +3,9 @@
 import { COMPUTE } from '../../generated/passes/index.ts';
 import type { FusionPattern } from '../../vocab.ts';
 import { definedVars, useCounts, type CallNode, type Graph, type Var } from '../ir.ts';
+import { foldBatchNorm } from './fold-batch-norm.ts';
 import { applyGroups, type Group } from './group.ts';
+import { recognizeHardSwish } from './hardswish.ts';
 
 /**
  * What may follow a group's current sink inside one kernel, by the sink group's pattern (TVM's
@@ -31,8 +33,12 @@ export function inlinable(n: CallNode): boolean {
   return (n.op.fusion === 'elemwise' || n.op.fusion === 'broadcast') && !!COMPUTE[n.op.name];
 }
 
-/** Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. */
+/**
+ * Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. Inference
+ * batch_norms are folded and spelled-out hardswish recognized first (foldBatchNorm, recognizeHardSwish), so a conv2d's scale, shift and activation fuse onto it.
+ */
 export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
+  g = recognizeHardSwish(foldBatchNorm(g));
   const uses = useCounts(g);
   const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   // Both devices' compilers inline an elementwise prologue into a reduction's loop.

@@ -14,6 +14,8 @@ export * from './gelu';
 export * from './gelu_dx';
 export * from './hard_sigmoid';
 export * from './hard_sigmoid_dx';
+export * from './hardswish';
+export * from './hardswish_dx';
 export * from './leaky_relu';
 export * from './leaky_relu_dx';
 export * from './log';

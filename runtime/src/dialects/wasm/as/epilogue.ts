@@ -1,0 +1,106 @@
+// Bias and activation epilogues for the wasm dialect (AssemblyScript): applied in place to a convolution's or matrix
+// product's output right after its kernel, so `conv2d + bias + activation` after fuseOps is one launch with no
+// JavaScript loop over the output.
+
+import { vsigmoid_f32 } from './vmath';
+
+// Activation codes; the JavaScript side (runtime/src/graph/fused-cpu.ts) uses the same numbers.
+const NONE = 0;
+const RELU = 1;
+const LEAKY_RELU = 2;
+const CLIP = 3;
+const HARD_SIGMOID = 4;
+const HARDSWISH = 5;
+const SIGMOID = 6;
+const MAX = 7;
+const MIN = 8;
+
+function act4(v: v128, act: i32, a: v128, b: v128): v128 {
+  const zero = f32x4.splat(0);
+  if (act == RELU) return f32x4.max(v, zero);
+  if (act == LEAKY_RELU) return v128.bitselect(v, f32x4.mul(v, a), f32x4.gt(v, zero));
+  if (act == CLIP) return f32x4.min(f32x4.max(v, a), b);
+  if (act == HARD_SIGMOID) return f32x4.min(f32x4.max(f32x4.add(f32x4.mul(v, a), b), zero), f32x4.splat(1));
+  if (act == HARDSWISH) {
+    const c = f32x4.min(f32x4.max(f32x4.add(v, f32x4.splat(3)), zero), f32x4.splat(6));
+    return f32x4.div(f32x4.mul(v, c), f32x4.splat(6));
+  }
+  if (act == SIGMOID) return vsigmoid_f32(v);
+  if (act == MAX) return f32x4.max(v, a);
+  if (act == MIN) return f32x4.min(v, a);
+  return v;
+}
+
+function act1(v: f32, act: i32, a: f32, b: f32): f32 {
+  return f32x4.extract_lane(act4(f32x4.splat(v), act, f32x4.splat(a), f32x4.splat(b)), 0);
+}
+
+/**
+ * y[r, i] = act(y[r, i] + bias[r % channels]) over rows·plane elements (NCHW: a row is one channel of one image); no
+ * bias when `bias` is 0. `a`, `b` are the activation's parameters (alpha; min and max; alpha and beta; the bound of
+ * max and min); a second activation `act2` with parameter `a2` follows (0: none), as leaky_relu then max(·, c).
+ */
+export function bias_act_planes_f32(
+  y: usize,
+  bias: usize,
+  rows: i32,
+  channels: i32,
+  plane: i32,
+  act: i32,
+  a: f32,
+  b: f32,
+  act2: i32,
+  a2: f32,
+): void {
+  const av = f32x4.splat(a);
+  const bv = f32x4.splat(b);
+  const a2v = f32x4.splat(a2);
+  const vec = plane & ~3;
+  for (let r = 0; r < rows; r++) {
+    const p = y + <usize>r * <usize>plane * 4;
+    const c: f32 = bias ? load<f32>(bias + <usize>(r % channels) * 4) : 0;
+    const cv = f32x4.splat(c);
+    let i = 0;
+    for (; i < vec; i += 4) {
+      const q = p + ((<usize>i) << 2);
+      v128.store(q, act4(act4(f32x4.add(v128.load(q), cv), act, av, bv), act2, a2v, a2v));
+    }
+    for (; i < plane; i++) {
+      const q = p + ((<usize>i) << 2);
+      store<f32>(q, act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2));
+    }
+  }
+}
+
+/** y[r, j] = act(y[r, j] + bias[j]) over rows·cols elements (a matrix product's rows); no bias when `bias` is 0. */
+export function bias_act_cols_f32(
+  y: usize,
+  bias: usize,
+  rows: i32,
+  cols: i32,
+  act: i32,
+  a: f32,
+  b: f32,
+  act2: i32,
+  a2: f32,
+): void {
+  const a2v = f32x4.splat(a2);
+  const av = f32x4.splat(a);
+  const bv = f32x4.splat(b);
+  const vec = cols & ~3;
+  const zero = f32x4.splat(0);
+  for (let r = 0; r < rows; r++) {
+    const p = y + <usize>r * <usize>cols * 4;
+    let j = 0;
+    for (; j < vec; j += 4) {
+      const q = p + ((<usize>j) << 2);
+      const c = bias ? v128.load(bias + ((<usize>j) << 2)) : zero;
+      v128.store(q, act4(act4(f32x4.add(v128.load(q), c), act, av, bv), act2, a2v, a2v));
+    }
+    for (; j < cols; j++) {
+      const q = p + ((<usize>j) << 2);
+      const c: f32 = bias ? load<f32>(bias + ((<usize>j) << 2)) : 0;
+      store<f32>(q, act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2));
+    }
+  }
+}
