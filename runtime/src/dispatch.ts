@@ -113,9 +113,9 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
 function inheritChecks(inputs: unknown, result: Tensor | readonly Tensor[]): void {
   // Most storages have no checks at all: look before building the set of input tensors.
   if (!anyPendingChecks(inputs)) return;
-  const pending: Promise<void>[] = [];
-  for (const t of tensorsIn(inputs)) pending.push(...(t.storage.pendingChecks?.() ?? []));
-  if (!pending.length) return;
+  const pending = new Set<Promise<void>>();
+  for (const t of tensorsIn(inputs)) for (const p of t.storage.pendingChecks?.() ?? []) pending.add(p);
+  if (!pending.size) return;
   for (const t of result instanceof Tensor ? [result] : result) for (const p of pending) t.storage.deferCheck?.(p);
 }
 

@@ -220,6 +220,7 @@ describe('fused kernels on WebGPU (one WGSL pipeline per group)', async () => {
     }
     expect(b.outputs[0]!.device.kind).toBe('webgpu');
     expect(gpu!.uncapturedErrors).toEqual([]);
+    expect(gpu!.pipelines.errors).toEqual([]);
     return { unfused: a.launches, fused: b.launches, gpuUnfused: p1 - p0, gpuFused: p2 - p1 };
   }
 
@@ -332,6 +333,63 @@ describe('fused kernels on WebGPU (one WGSL pipeline per group)', async () => {
       randomUniform([5], { seed: 6 }),
     ];
     expect(await onGpu(g, fuseOps(g), xs)).toEqual({ unfused: 2, fused: 1, gpuUnfused: 2, gpuFused: 1 });
+  });
+
+  it.skipIf(!gpu)(
+    'a negative base raised to an integral power (x ** 2 of a layer norm, a cube) as the CPU gives it, in a reduction, a chain and a matrix epilogue',
+    async () => {
+      const g = trace(
+        (x: Tensor, w: Tensor) => {
+          const centred = ops.subtract(x, ops.mean(x, [-1], true));
+          const norm = ops.divide(centred, ops.sqrt(ops.add(ops.mean(ops.power(centred, 2), [-1], true), 1e-5)));
+          const cube = ops.power(ops.subtract(x, 0.5), 3);
+          return ops.add(ops.power(ops.matmul(norm, w), 2), ops.sum(cube, [-1], true));
+        },
+        [spec('x', [6, 16]), spec('w', [16, 16])],
+      );
+      const xs = [
+        randomUniform([6, 16], { seed: 21, low: -2, high: 1 }),
+        randomUniform([16, 16], { seed: 22, low: -1 }),
+      ];
+      // WGSL's own pow(x, y) is NaN for every x < 0: the fused text calls a helper with the CPU's signs.
+      const r = await onGpu(g, fuseOps(g), xs);
+      expect(r.fused).toBeLessThan(r.unfused);
+    },
+  );
+
+  it.skipIf(!gpu)(
+    'a clip to +Infinity (an open bound, which WGSL cannot spell) runs, and no pipeline fails',
+    async () => {
+      const g = trace((x: Tensor) => ops.log(ops.clip(ops.multiply(x, 3), 1e-10, Infinity)), [spec('x', [4, 50])]);
+      const xs = [randomUniform([4, 50], { seed: 23, low: -1, high: 1 })];
+      await onGpu(g, fuseOps(g), xs);
+    },
+  );
+
+  it.skipIf(!gpu)('reading what a pipeline that failed to compile wrote rejects with the compile error', async () => {
+    const { elementwise } = await import('../../runtime/src/dialects/webgpu/elementwise.ts');
+    const broken = elementwise({
+      op: 'broken_for_test',
+      inputs: ['x'],
+      attrs: [],
+      out: 'float',
+      expr: 'v_x + no_such_value',
+      helpers: '',
+    });
+    const x = await randomUniform([8], { seed: 24 }).to('webgpu');
+    const kernel = broken({}, { shape: [8], dtype: 'float32' }, { x } as never) as (...a: unknown[]) => Tensor;
+    const y = kernel({ x }, {}, { shape: [8], dtype: 'float32' });
+    const errorsBefore = gpu!.pipelines.errors.length;
+    await expect(y.data()).rejects.toThrow(/broken_for_test.*failed to compile/);
+    // What is computed from it fails the same way instead of reading garbage.
+    await expect(ops.exp(y).data()).rejects.toThrow(/failed to compile/);
+    expect(gpu!.pipelines.errors.length).toBeGreaterThanOrEqual(errorsBefore);
+    // The invalid pipeline's launches also raised uncaptured validation errors: let them land, then forget them all
+    // (the other tests check that both lists stay empty).
+    await gpu!.device.queue.onSubmittedWorkDone();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gpu!.pipelines.errors.length = 0;
+    gpu!.uncapturedErrors.length = 0;
   });
 
   it.skipIf(!gpu)('matmul + bias + relu by pattern, then the rule-based rest', async () => {

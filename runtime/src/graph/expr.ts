@@ -141,12 +141,25 @@ const WGSL_FUNCTIONS: { readonly [F in ComputeFn]: ((a: readonly string[]) => st
   min: ([a, b]) => `select(min(${a}, ${b}), ${a} + ${b}, ${wgslIsNan(a!)} || ${wgslIsNan(b!)})`,
   max: ([a, b]) => `select(max(${a}, ${b}), ${a} + ${b}, ${wgslIsNan(a!)} || ${wgslIsNan(b!)})`,
   clamp: ([x, lo, hi]) => `select(min(max(${x}, ${lo}), ${hi}), ${x}, ${wgslIsNan(x!)})`,
-  pow: ([a, b]) => `pow(${a}, ${b})`,
+  pow: ([a, b]) => `raf_pow(${a}, ${b})`,
   log1p: ([x]) => `log(1.0 + ${x})`,
   expm1: ([x]) => `(exp(${x}) - 1.0)`,
   softplus: ([x]) => `(max(${x}, 0.0) + log(1.0 + exp(-abs(${x}))))`,
   reciprocal: ([x]) => `(1.0 / ${x})`,
 };
+
+/**
+ * Functions the WGSL of exprToWgsl may call; every shader holding such text includes them. WGSL's pow(x, y) is
+ * exp2(y * log2(x)), NaN for x < 0, where JavaScript and the CPU dialect give (-2) ** 2 = 4: integral exponents of a
+ * negative base get the magnitude with the sign of an odd power, as the generated power kernel does.
+ */
+export const WGSL_EXPR_HELPERS = `fn raf_pow(x: f32, y: f32) -> f32 {
+  if (y == 0.0) { return 1.0; }
+  let magnitude = pow(abs(x), y);
+  if (x >= 0.0) { return magnitude; }
+  if (y != floor(y)) { return pow(x, y); }
+  return select(magnitude, -magnitude, fract(y * 0.5) != 0.0);
+}`;
 
 /** WGSL text of `e` as an f32 expression (booleans become 0 or 1), or null when a function has no WGSL spelling. */
 export function exprToWgsl(e: ComputeExpr, names: Readonly<Record<string, string>>): string | null {
@@ -166,7 +179,7 @@ export function exprToWgsl(e: ComputeExpr, names: Readonly<Record<string, string
       case 'binary': {
         const [l, r] = [visit(x.lhs), visit(x.rhs)];
         if (!l || !r) return null;
-        if (x.op === '**') return { text: `pow(${num(l)}, ${num(r)})`, bool: false };
+        if (x.op === '**') return { text: `raf_pow(${num(l)}, ${num(r)})`, bool: false };
         if (x.op === '&&' || x.op === '||') return { text: `(${cond(l)} ${x.op} ${cond(r)})`, bool: true };
         if (['<', '<=', '>', '>=', '==', '!='].includes(x.op))
           return { text: `(${num(l)} ${x.op} ${num(r)})`, bool: true };

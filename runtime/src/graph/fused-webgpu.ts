@@ -8,7 +8,7 @@ import { workgroupGrid } from '../dialects/webgpu/pipelines.ts';
 import { allocGpu, gpuBuffer } from '../dialects/webgpu/storage.ts';
 import { shapesEqual } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
-import { exprToWgsl } from './expr.ts';
+import { exprToWgsl, WGSL_EXPR_HELPERS } from './expr.ts';
 import { execute, registerFusedCompiler, type FusedKernel } from './executor.ts';
 import { singleOut, type Atom, type FusedNode } from './ir.ts';
 import {
@@ -145,6 +145,7 @@ function reductionKernel(
     ...(perRow || lanes === 1 ? store : ['if (lane == 0u) {', ...indent(store), '}']),
   ];
   const source = [
+    WGSL_EXPR_HELPERS,
     ...bind.atoms.map((_, k) => `@group(0) @binding(${k}) var<storage, read> b${k}: array<f32>;`),
     `@group(0) @binding(${bind.atoms.length}) var<storage, read_write> out: array<f32>;`,
     ...(lanes > 1 ? [`var<workgroup> part: array<f32, ${lanes}>;`] : []),
@@ -227,6 +228,7 @@ function matrixGroup(node: FusedNode, plan: FusedPlan): FusedKernel | null {
     key: `fused_matrix_${nextId++}`,
     inputs: bind.atoms.length,
     body: body.map((l) => `    ${l}`).join('\n'),
+    helpers: WGSL_EXPR_HELPERS,
   };
   return (inputs) => {
     const param = (a: Atom) => (a.kind === 'const' ? a.value : inputs[node.fn.params.indexOf(a)]!);
@@ -248,8 +250,11 @@ function chainGroup(
   const texts: string[] = [];
   for (const st of plan.steps) {
     const names: Record<string, string> = {};
-    for (const [v, ref] of Object.entries(st.names))
+    for (const [v, ref] of Object.entries(st.names)) {
+      // WGSL has no literal for ±Infinity or NaN (clip's open bound): such a group stays unfused on WebGPU.
+      if ('value' in ref && !Number.isFinite(ref.value)) return null;
       names[v] = 'slot' in ref ? `v_s${ref.slot}` : 'step' in ref ? `(${texts[ref.step]})` : `f32(${ref.value})`;
+    }
     const t = exprToWgsl(st.expr, names);
     if (t === null) return null;
     texts.push(t);
@@ -263,7 +268,7 @@ function chainGroup(
     attrs: [],
     out: 'float',
     expr: texts[texts.length - 1]!,
-    helpers: '',
+    helpers: WGSL_EXPR_HELPERS,
   });
   let kernel: ((kin: Kin, attrs: Record<string, number>, out: TensorType) => Tensor) | null | undefined;
   return (xs) => {

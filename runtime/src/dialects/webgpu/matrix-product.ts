@@ -20,6 +20,8 @@ export interface MatrixEpilogue {
   readonly key: string;
   readonly inputs: number;
   readonly body: string;
+  /** WGSL functions the body calls, placed before the kernel. */
+  readonly helpers?: string;
 }
 
 // With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
@@ -27,7 +29,7 @@ const source = (bias: boolean, epi?: MatrixEpilogue) => {
   const extra = epi?.inputs ?? 0;
   const outBinding = (bias ? 3 : 2) + extra;
   const product = `acc${bias ? ' + bias[col]' : ''}`;
-  return `@group(0) @binding(0) var<storage, read> a: array<f32>;
+  return `${epi?.helpers ? `${epi.helpers}\n` : ''}@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
 ${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}${Array.from({ length: extra }, (_, k) => `@group(0) @binding(${(bias ? 3 : 2) + k}) var<storage, read> e${k}: array<f32>;\n`).join('')}@group(0) @binding(${outBinding}) var<storage, read_write> out: array<f32>;
 ${paramsWgsl(outBinding + 1, WORDS)}

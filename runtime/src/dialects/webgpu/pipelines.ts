@@ -27,6 +27,9 @@ export interface DispatchOptions {
  * Caches compiled compute pipelines per device. The key must identify the WGSL source completely (op name,
  * dtype, workgroup size, ...) but not the shapes, which travel in uniforms; the source factory only runs on a miss.
  */
+/** Compile checks (see PipelineCache.compiling) that passed: storages holding one drop it. */
+export const passedChecks = new WeakSet<Promise<void>>();
+
 export class PipelineCache {
   readonly device: GPUDevice;
   private readonly pool: BufferPool;
@@ -83,14 +86,21 @@ export class PipelineCache {
     this.device.pushErrorScope('validation');
     const module = this.device.createShaderModule({ label: key, code: makeSource() });
     const pipeline = this.device.createComputePipeline({ label: key, layout: 'auto', compute: { module, entryPoint } });
-    void this.device.popErrorScope().then((err) => {
-      if (!err) return;
+    const check: Promise<void> = this.device.popErrorScope().then((err) => {
+      this.compiling.delete(check);
+      if (!err) {
+        passedChecks.add(check);
+        return;
+      }
       this.ready.delete(cacheKey);
       this.cache.delete(cacheKey);
       const msg = `WebGPU pipeline "${key}" (entry ${entryPoint}) failed to compile: ${err.message}`;
       this.errors.push(msg);
       console.warn(`[raf-op webgpu] ${msg}`);
+      throw new Error(msg);
     });
+    check.catch(() => undefined); // reported through the tensors that hold it (see compiling) and `errors`
+    this.compiling.add(check);
     this.ready.set(cacheKey, pipeline);
     this.cache.set(cacheKey, Promise.resolve(pipeline));
     return pipeline;
@@ -98,6 +108,13 @@ export class PipelineCache {
 
   /** Compile errors reported asynchronously for pipelines made by getPipelineSync(). */
   readonly errors: string[] = [];
+
+  /**
+   * The compile checks of getPipelineSync() pipelines not yet known to be valid. A GPU tensor made while one is
+   * pending holds it (GpuStorage), so reading what a broken pipeline wrote fails with its error instead of returning
+   * whatever the buffer held; tensors computed from it inherit the check through dispatch.
+   */
+  readonly compiling = new Set<Promise<void>>();
 
   /** Keys of every pipeline compiled since creation or clear(), sorted. */
   compiledPipelineKeys(): string[] {

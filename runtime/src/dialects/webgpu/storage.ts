@@ -14,6 +14,9 @@ import {
 } from '../../tensor.ts';
 import { currentGpu, type GpuContext } from './device.ts';
 import { initWebGpu, webgpuUnavailable } from './dialect.ts';
+import { passedChecks } from './pipelines.ts';
+
+const NO_CHECKS: readonly Promise<void>[] = [];
 
 export const WEBGPU = toDevice('webgpu');
 
@@ -96,7 +99,7 @@ export class GpuStorage implements TensorStorage {
   /** For a small tensor (a scalar, a shape) uploaded from the CPU, its values, for type rules that read them (range). */
   small: Float64Array | undefined;
   /** Checks the data must pass before it can be read: index bounds found only after dispatch (bounds.ts). */
-  private readonly checks: Promise<void>[] = [];
+  private readonly checks = new Set<Promise<void>>();
 
   constructor(
     readonly gpu: GpuContext,
@@ -108,6 +111,8 @@ export class GpuStorage implements TensorStorage {
     this.lease = { gpu, buffer, released: false };
     this.generation = gpu.pool.generation(buffer);
     collected?.register(this, this.lease, this.lease);
+    // A pipeline whose compile is still being validated may be the one writing this buffer (see PipelineCache.compiling).
+    for (const check of gpu.pipelines.compiling) this.deferCheck(check);
   }
 
   /** The buffer, after checking it is still this storage's: not released, and not handed to another tensor since. */
@@ -122,12 +127,16 @@ export class GpuStorage implements TensorStorage {
 
   /** Makes read() fail with `check`'s error, if it fails (an out-of-range index behind this result). */
   deferCheck(check: Promise<void>): void {
+    if (passedChecks.has(check) || this.checks.has(check)) return;
     check.catch(() => undefined); // reported by read(); unread results must not raise unhandled rejections
-    this.checks.push(check);
+    this.checks.add(check);
   }
 
   pendingChecks(): readonly Promise<void>[] {
-    return this.checks;
+    if (!this.checks.size) return NO_CHECKS;
+    // Checks already known to pass (a pipeline that compiled) are forgotten, so they stop travelling downstream.
+    for (const check of this.checks) if (passedChecks.has(check)) this.checks.delete(check);
+    return [...this.checks];
   }
 
   hostValues(): ArrayLike<number> | undefined {
