@@ -121,6 +121,7 @@ export async function plan(
   root: string,
   generated: readonly EmittedFile[],
   stubs: readonly StubFile[],
+  opts: { readonly deletes?: boolean } = {},
 ): Promise<Change[]> {
   const changes: Change[] = [];
   const wanted = new Set<string>();
@@ -133,7 +134,8 @@ export async function plan(
     else if (onDisk !== formatted[i])
       changes.push({ path: f.path, action: 'update', kind: 'generated', content: formatted[i] });
   });
-  for (const dir of generatedDirs(root)) {
+  // A scaffold plans a subset and deletes nothing: it need not list the generated folders.
+  for (const dir of opts.deletes === false ? [] : generatedDirs(root)) {
     for (const path of listFiles(root, dir)) {
       if (!wanted.has(path)) changes.push({ path, action: 'delete', kind: 'generated' });
     }
