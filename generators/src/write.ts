@@ -66,8 +66,15 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
   const whole = process.env.RAF_OP_FORMAT_WHOLE === '1';
   if (extname(file.path) === '.json' && !whole && isPrettierJson(file.content)) return file.content;
   if (extname(file.path) === '.ts' && isAggregate(file.source) && !whole) {
+    // An aggregate no op changed is found whole, without cutting it again.
+    const key = sha(prettierVersion, JSON.stringify(options), 'pieces', file.content);
+    const hit = formatted.get(key);
+    if (hit !== undefined) return hit;
     const pieces = await formatTsInPieces(file.content, one, options.printWidth ?? 80);
-    if (pieces !== undefined) return pieces;
+    if (pieces !== undefined) {
+      formatted.set(key, pieces);
+      return pieces;
+    }
   }
   if (extname(file.path) !== '.md') return one(file.content);
   // A docs page is one section per op: formatted section by section, a new op reformats its own section only
