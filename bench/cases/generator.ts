@@ -115,17 +115,19 @@ const env = { ...process.env, YO_NO_UPDATE_NOTIFIER: '1', NO_UPDATE_NOTIFIER: '1
 
 const scaffold = defineCase({
   name: 'scaffold elementwise op',
-  what: '`npm run new -- softsign_N --compute "x / (1 + abs(x))" --yes` as a process: spec, bindings, stubs, checklist',
+  what: '`npm run new -- softsign_N --compute "x / (1 + abs(x))" --yes` as a process, N never scaffolded before: spec, bindings, stubs, checklist',
   group: 'generator',
   impls: {
     'raf-op': {
       setup() {
         const dir = tempRepo();
+        // An op name never used before, in this run or an earlier one: the same name in the same fresh copy would find
+        // every file printed and formatted in the memos, and time a scaffold no user runs.
+        const fresh = `softsign_${Date.now().toString(36)}${process.pid.toString(36)}`;
         let n = 0;
         return {
-          // A fresh op name each run, so every run scaffolds a new op rather than finding it done.
           run: () => {
-            const args = [RUN, 'scaffold', `softsign_${n++}`, '--compute', 'x / (1 + abs(x))', '--yes'];
+            const args = [RUN, 'scaffold', `${fresh}_${n++}`, '--compute', 'x / (1 + abs(x))', '--yes'];
             const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env });
             if (r.status !== 0) throw new Error(`npm run new failed:\n${r.stderr || r.stdout}`);
           },

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GEN_STATE_DIR, generatedDirs, specFiles } from './layout.ts';
+import { memoDisabled } from './memo.ts';
 
 const GENERATOR_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE_DIR = join(GENERATOR_ROOT, '../node_modules/.cache/raf-op');
@@ -61,6 +62,8 @@ function currentOutputs(root: string, extra: readonly string[]): Record<string, 
 export function upToDate(root: string): string | undefined {
   // A run under way or interrupted (the writer's lock, staging or journal): take the full path.
   if (existsSync(join(root, GEN_STATE_DIR))) return undefined;
+  // A run without memos (RAF_OP_NO_MEMO=1), or formatting every file whole, checks everything from scratch.
+  if (memoDisabled() || process.env.RAF_OP_FORMAT_WHOLE === '1') return undefined;
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(manifestPath(root), 'utf8')) as Manifest;

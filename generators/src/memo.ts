@@ -3,7 +3,7 @@
 // regeneration after one spec edit cost about one op's work, and a scaffold's regeneration nearly free.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,15 +29,18 @@ export function sourceSalt(moduleUrl: string): string {
 
 const all: Memo[] = [];
 
+/** An entry's file name: the key itself when it is a hash (as every caller's is), else a hash of it. */
+const fileName = (key: string) => (/^[\w-]{1,100}$/.test(key) ? key : sha(key));
+
 /**
- * One memo file: key → text. Loaded on first use; `saveMemos()` writes back those that changed, keeping only the
- * entries this run used once a file holds more than `limit` (a few full regenerations' worth), so it stays small
- * enough to load fast. Without a writable cache every run computes everything.
+ * One memo: key → text, one file per entry in a folder named after it, read on first use of its key (a scaffold reads
+ * the few dozen it needs, not every entry a full regeneration made). `saveMemos()` writes the new entries; once the
+ * folder holds more than `limit` (a few full regenerations' worth) the oldest are removed. Without a writable cache
+ * every run computes everything.
  */
 export class Memo {
-  private entries: Map<string, string> | undefined;
-  private readonly used = new Set<string>();
-  private dirty = false;
+  private readonly entries = new Map<string, string | undefined>();
+  private readonly pending = new Map<string, string>();
   hits = 0;
   misses = 0;
 
@@ -48,19 +51,8 @@ export class Memo {
     all.push(this);
   }
 
-  private get file(): string {
-    return join(memoDir(), `${this.name}.json`);
-  }
-
-  private load(): Map<string, string> {
-    if (!this.entries) {
-      try {
-        this.entries = new Map(Object.entries(JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, string>));
-      } catch {
-        this.entries = new Map();
-      }
-    }
-    return this.entries;
+  private get dir(): string {
+    return join(memoDir(), this.name);
   }
 
   get(key: string): string | undefined {
@@ -68,8 +60,15 @@ export class Memo {
       this.misses++;
       return undefined;
     }
-    const v = this.load().get(key);
-    this.used.add(key);
+    let v = this.entries.get(key);
+    if (v === undefined && !this.entries.has(key)) {
+      try {
+        v = readFileSync(join(this.dir, fileName(key)), 'utf8');
+      } catch {
+        v = undefined;
+      }
+      this.entries.set(key, v);
+    }
     if (v === undefined) this.misses++;
     else this.hits++;
     return v;
@@ -77,32 +76,48 @@ export class Memo {
 
   set(key: string, value: string): void {
     if (memoDisabled()) return;
-    this.load().set(key, value);
-    this.used.add(key);
-    this.dirty = true;
+    this.entries.set(key, value);
+    this.pending.set(key, value);
   }
 
   save(): void {
-    if (!this.entries || !this.dirty) return;
-    const keep =
-      this.entries.size > this.limit ? [...this.entries].filter(([k]) => this.used.has(k)) : [...this.entries];
+    if (!this.pending.size) return;
     try {
-      mkdirSync(dirname(this.file), { recursive: true });
-      // Runs in other roots share the file: write aside and rename, so no reader sees half a file.
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(Object.fromEntries(keep)));
-      renameSync(tmp, this.file);
-      this.dirty = false;
+      mkdirSync(this.dir, { recursive: true });
+      // Runs in other roots share the folder: write aside and rename, so no reader sees half an entry.
+      for (const [key, value] of this.pending) {
+        const tmp = join(this.dir, `${fileName(key)}.${process.pid}.tmp`);
+        writeFileSync(tmp, value);
+        renameSync(tmp, join(this.dir, fileName(key)));
+      }
+      this.pending.clear();
+      this.prune();
+      // The single-file memo of earlier versions, no longer read.
+      rmSync(`${this.dir}.json`, { force: true });
     } catch {
       // A read-only install still generates correctly, only slower.
     }
   }
 
-  /** Forgets what is in memory (the file stays): tests use it to compare a cold run with a warm one. */
+  /** Over the limit by half: down to the `limit` most recently written entries. */
+  private prune(): void {
+    const names = readdirSync(this.dir);
+    if (names.length <= this.limit * 1.5) return;
+    const dated = names.map((n) => {
+      try {
+        return { n, t: statSync(join(this.dir, n)).mtimeMs };
+      } catch {
+        return { n, t: 0 };
+      }
+    });
+    dated.sort((a, b) => b.t - a.t);
+    for (const { n } of dated.slice(this.limit)) rmSync(join(this.dir, n), { force: true });
+  }
+
+  /** Forgets what is in memory (the files stay): tests use it to compare a cold run with a warm one. */
   reset(): void {
-    this.entries = undefined;
-    this.used.clear();
-    this.dirty = false;
+    this.entries.clear();
+    this.pending.clear();
     this.hits = this.misses = 0;
   }
 }

@@ -19,8 +19,9 @@ import { hostname } from 'node:os';
 import { dirname, extname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import type * as prettier from 'prettier';
+import { formatTsInPieces, isPrettierJson } from './chunks.ts';
 import { Memo, saveMemos, sha } from './memo.ts';
-import type { EmittedFile } from './emit/files.ts';
+import { isAggregate, type EmittedFile } from './emit/files.ts';
 import { GEN_STATE_DIR, generatedDirs } from './layout.ts';
 import type { StubFile } from './emit/stubs.ts';
 
@@ -61,6 +62,20 @@ export async function format(root: string, file: EmittedFile): Promise<string> {
     formatted.set(key, out);
     return out;
   };
+  // Aggregate files (a line or an entry per op) in pieces: a new op formats only the pieces that list it (chunks.ts).
+  const whole = process.env.RAF_OP_FORMAT_WHOLE === '1';
+  if (extname(file.path) === '.json' && !whole && isPrettierJson(file.content)) return file.content;
+  if (extname(file.path) === '.ts' && isAggregate(file.source) && !whole) {
+    // An aggregate no op changed is found whole, without cutting it again.
+    const key = sha(prettierVersion, JSON.stringify(options), 'pieces', file.content);
+    const hit = formatted.get(key);
+    if (hit !== undefined) return hit;
+    const pieces = await formatTsInPieces(file.content, one, options.printWidth ?? 80);
+    if (pieces !== undefined) {
+      formatted.set(key, pieces);
+      return pieces;
+    }
+  }
   if (extname(file.path) !== '.md') return one(file.content);
   // A docs page is one section per op: formatted section by section, a new op reformats its own section only
   // (prettier takes seconds over a whole page of tables). A block under `<!-- prettier-ignore -->` is what prettier
@@ -113,6 +128,7 @@ export async function plan(
   root: string,
   generated: readonly EmittedFile[],
   stubs: readonly StubFile[],
+  opts: { readonly deletes?: boolean } = {},
 ): Promise<Change[]> {
   const changes: Change[] = [];
   const wanted = new Set<string>();
@@ -125,7 +141,8 @@ export async function plan(
     else if (onDisk !== formatted[i])
       changes.push({ path: f.path, action: 'update', kind: 'generated', content: formatted[i] });
   });
-  for (const dir of generatedDirs(root)) {
+  // A scaffold plans a subset and deletes nothing: it need not list the generated folders.
+  for (const dir of opts.deletes === false ? [] : generatedDirs(root)) {
     for (const path of listFiles(root, dir)) {
       if (!wanted.has(path)) changes.push({ path, action: 'delete', kind: 'generated' });
     }

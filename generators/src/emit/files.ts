@@ -104,6 +104,9 @@ type NamedImport = { name: string; isTypeOnly?: boolean } | string;
  * structures in one go is an order of magnitude faster than editing a SourceFile step by step.
  */
 export class FileBuilder {
+  /** Print without ts-morph when every statement is of a kind `plainText` writes (aggregate files). */
+  constructor(private readonly plain = false) {}
+
   /** module → imported name → type-only; one import declaration per module, names sorted. */
   private readonly imports = new Map<string, Map<string, boolean>>();
   private readonly statements: (string | StatementStructures)[] = [];
@@ -158,6 +161,10 @@ export class FileBuilder {
     });
     const statements = this.statements.map(escapeDocs);
     const structures = imports.length ? [...imports, '', ...statements] : statements;
+    // An aggregate (a line or an entry per op) in a few plain kinds is written directly: ts-morph would load, and take
+    // most of a scaffold's printing over these long files, for a text prettier reformats anyway.
+    const plain = this.plain ? plainText(structures) : undefined;
+    if (plain !== undefined) return plain;
     const key = structureKey(path, structures);
     const hit = key === undefined ? undefined : printed.get(key);
     if (hit !== undefined) return hit;
@@ -171,6 +178,92 @@ export class FileBuilder {
     if (key !== undefined) printed.set(key, text);
     return text;
   }
+}
+
+/** A file made from every spec (`specs/**\/*.yaml`) rather than one op's: the registry, the indexes, the op ids. */
+export const isAggregate = (source: string): boolean => source.includes('*');
+
+type Named = string | { readonly name: string; readonly isTypeOnly?: boolean; readonly alias?: string };
+
+/** The keys each plain kind may set (to anything for `kind`, to a falsy value for the rest unless handled below). */
+const PLAIN_KEYS: Readonly<Record<number, readonly string[]>> = {
+  [KIND.ImportDeclaration]: ['kind', 'moduleSpecifier', 'isTypeOnly', 'namedImports'],
+  [KIND.ExportDeclaration]: ['kind', 'moduleSpecifier', 'isTypeOnly', 'namedExports'],
+  [KIND.VariableStatement]: ['kind', 'isExported', 'docs', 'declarationKind', 'declarations'],
+  [KIND.TypeAlias]: ['kind', 'isExported', 'docs', 'name', 'type'],
+};
+
+/**
+ * The file as TypeScript when it holds only imports, re-exports, variable statements, type aliases and text, each on
+ * its own lines with no blank line between (what ts-morph writes for these, up to indentation and quotes, which
+ * prettier sets); undefined for anything else, which ts-morph prints. A test checks prettier makes the same of both.
+ */
+export function plainText(structures: readonly unknown[]): string | undefined {
+  const out: string[] = [];
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const docsOf = (docs: unknown): string[] | undefined => {
+    if (docs === undefined) return [];
+    if (!Array.isArray(docs) || !docs.every((d) => typeof d === 'string')) return undefined;
+    return docs.map((d: string) =>
+      d.includes('\n')
+        ? `/**\n${d
+            .split('\n')
+            .map((l) => ` * ${l}`.trimEnd())
+            .join('\n')}\n */`
+        : `/** ${d} */`,
+    );
+  };
+  const names = (list: unknown): string | undefined => {
+    if (!Array.isArray(list)) return undefined;
+    const parts: string[] = [];
+    for (const n of list as Named[]) {
+      if (typeof n === 'string') parts.push(n);
+      else if (n && typeof n.name === 'string' && !n.alias) parts.push(`${n.isTypeOnly ? 'type ' : ''}${n.name}`);
+      else return undefined;
+    }
+    return parts.join(', ');
+  };
+  for (const s of structures) {
+    if (typeof s === 'string') {
+      if (s !== '') out.push(s);
+      continue;
+    }
+    if (typeof s !== 'object' || s === null) return undefined;
+    const o = s as Record<string, unknown>;
+    const allowed = PLAIN_KEYS[o.kind as number];
+    if (!allowed || Object.entries(o).some(([k, v]) => !allowed.includes(k) && v !== undefined)) return undefined;
+    const spec = str(o.moduleSpecifier);
+    const type = o.isTypeOnly ? ' type' : '';
+    if (o.kind === KIND.ImportDeclaration || o.kind === KIND.ExportDeclaration) {
+      const list = names(o.kind === KIND.ImportDeclaration ? (o.namedImports ?? []) : (o.namedExports ?? []));
+      if (spec === undefined || list === undefined) return undefined;
+      const word = o.kind === KIND.ImportDeclaration ? 'import' : 'export';
+      if (list === '' && (o.isTypeOnly || word === 'export')) return undefined;
+      out.push(list === '' ? `import '${spec}';` : `${word}${type} { ${list} } from '${spec}';`);
+    } else if (o.kind === KIND.VariableStatement) {
+      const docs = docsOf(o.docs);
+      const kind = o.declarationKind ?? CONST;
+      if (!docs || (kind !== 'const' && kind !== 'let') || !Array.isArray(o.declarations)) return undefined;
+      const decls: string[] = [];
+      for (const d of o.declarations as Record<string, unknown>[]) {
+        if (Object.keys(d).some((k) => !['name', 'type', 'initializer'].includes(k) && d[k] !== undefined))
+          return undefined;
+        const name = str(d.name);
+        const t = d.type === undefined ? '' : str(d.type);
+        const init = d.initializer === undefined ? '' : str(d.initializer);
+        if (name === undefined || t === undefined || init === undefined) return undefined;
+        decls.push(`${name}${t ? `: ${t}` : ''}${init ? ` = ${init}` : ''}`);
+      }
+      out.push(...docs, `${o.isExported ? 'export ' : ''}${kind} ${decls.join(', ')};`);
+    } else {
+      const docs = docsOf(o.docs);
+      const name = str(o.name);
+      const t = str(o.type);
+      if (!docs || name === undefined || t === undefined) return undefined;
+      out.push(...docs, `${o.isExported ? 'export ' : ''}type ${name} = ${t};`);
+    }
+  }
+  return `${out.join('\n')}\n`;
 }
 
 /** Every JSDoc text in a structure (and its members), escaped: a spec's doc may contain `*\/`. */
@@ -192,10 +285,23 @@ function escapeDocs<T>(s: T): T {
  * the writer formats the text with prettier afterwards.
  */
 export function tsFile(path: string, emitter: string, source: string, build: (sf: FileBuilder) => void): EmittedFile {
-  const builder = new FileBuilder();
-  build(builder);
-  const content = `${generatedHeader(emitter, source)}\n\n${builder.print(path)}`;
-  return { path, content, emitter, source, kind: 'generated' };
+  const plain = isAggregate(source) && process.env.RAF_OP_FORMAT_WHOLE !== '1';
+  let content: string | undefined;
+  // Built and printed when first read: a scaffold reads only its op's files and the aggregates, of some 1600.
+  return {
+    path,
+    get content() {
+      if (content === undefined) {
+        const builder = new FileBuilder(plain);
+        build(builder);
+        content = `${generatedHeader(emitter, source)}\n\n${builder.print(path)}`;
+      }
+      return content;
+    },
+    emitter,
+    source,
+    kind: 'generated',
+  };
 }
 
 export function generatedHeader(emitter: string, source: string): string {

@@ -55,7 +55,7 @@ async function planNewOp(
   const mine = (f: EmittedFile) =>
     !ownSpec(f.source) || specPaths.some((p) => f.source.startsWith(`${p} `) || f.source === p);
   // Planning a subset would mark every other generated file as extra; a new op deletes nothing.
-  return (await plan(root, generated.filter(mine), stubs.filter(mine))).filter((c) => c.action !== 'delete');
+  return plan(root, generated.filter(mine), stubs.filter(mine), { deletes: false });
 }
 
 /** The repository's model before the scaffold; a broken tree is refused before any question is asked. */

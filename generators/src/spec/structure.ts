@@ -1,7 +1,7 @@
 // Structural validation against the JSON Schema shipped for editors, translated to spec errors.
 
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Memo, sha, sourceSalt } from '../memo.ts';
 import { didYouMean, SpecError } from './errors.ts';
 import { jsonExact, type Path, type RawSpec } from './load.ts';
@@ -9,9 +9,13 @@ import { jsonExact, type Path, type RawSpec } from './load.ts';
 const require = createRequire(import.meta.url);
 export const SPEC_SCHEMA = require('../../schema/op-spec.schema.json') as Record<string, unknown>;
 
+type AjvModule = typeof import('ajv');
 // verbose: errors carry their parent schema, which lists the allowed fields for hints.
 let compiled: ValidateFunction | undefined;
-const validator = () => (compiled ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(SPEC_SCHEMA));
+const validator = () =>
+  (compiled ??= new (require('ajv') as AjvModule).Ajv({ allErrors: true, strict: false, verbose: true }).compile(
+    SPEC_SCHEMA,
+  ));
 
 /** Data that validated once validates again: memoized, so the schema compiles only for a new or edited spec. */
 const valid = new Memo('spec-valid');
@@ -21,15 +25,43 @@ const VALID_SALT = sha(
   (require('ajv/package.json') as { version: string }).version,
 );
 
+/**
+ * Whether data is valid, by the schema compiled to code once (Ajv's standalone output, memoized by the schema's hash):
+ * a new spec is checked without loading Ajv or compiling the schema, which takes longer than a scaffold's check. Only
+ * a spec that fails needs Ajv itself, for its errors.
+ */
+let passes: ((data: unknown) => boolean) | undefined;
+const standalone = new Memo('spec-validator', 16);
+function isValid(data: unknown): boolean {
+  if (!passes) {
+    const key = sha(VALID_SALT, 'standalone');
+    let code = standalone.get(key);
+    if (code === undefined) {
+      const { Ajv } = require('ajv') as AjvModule;
+      const toCode = (require('ajv/dist/standalone') as { default: (ajv: unknown, fn: unknown) => string }).default;
+      const ajv = new Ajv({ strict: false, code: { source: true } });
+      code = toCode(ajv, ajv.compile(SPEC_SCHEMA));
+      standalone.set(key, code);
+    }
+    const m = { exports: {} as unknown };
+    // The generated module is CommonJS; the runtime helpers it may require are Ajv's own.
+    new Function('require', 'module', 'exports', code)(require, m, m.exports);
+    const fn = (m.exports as { default?: unknown }).default ?? m.exports;
+    passes = (data) => (fn as (d: unknown) => boolean)(data) === true;
+  }
+  return passes(data);
+}
+
 export function checkStructure(raw: RawSpec): SpecError[] {
   // Only data JSON gives back exactly has a key that stands for it (no infinities, -0, undefined).
   const key = jsonExact(raw.data) ? sha(VALID_SALT, JSON.stringify(raw.data)) : undefined;
   if (key !== undefined && valid.get(key) === 'ok') return [];
-  const validate = validator();
-  if (validate(raw.data)) {
+  if (isValid(raw.data)) {
     if (key !== undefined) valid.set(key, 'ok');
     return [];
   }
+  const validate = validator();
+  if (validate(raw.data)) return []; // never: both compile the same schema
   const errors = (validate.errors ?? []).filter(isSpecific);
   const seen = new Set<string>();
   const out: SpecError[] = [];
