@@ -77,7 +77,7 @@ describe('incremental regeneration', () => {
     expect(printed).toBeGreaterThan(0);
     expect(printed).toBeLessThanOrEqual(incremental.changes.length);
     expect(after['spec-data']! - before['spec-data']!).toBe(1);
-  });
+  }, 120_000); // a memo-free generation of every op (~10 s of CPU alone) plus a warm one: slow on a loaded machine
 
   it('gen --check still reports a stale file, a hand edit of a generated file and a spec edit, with warm memos', async () => {
     const root = await warmRoot('incr-check');
