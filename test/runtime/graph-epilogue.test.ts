@@ -5,17 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { execute, executeUnplanned, fuseEpilogues, fuseOps, printGraph, trace } from '../../runtime/src/graph/index.ts';
+import { expectClose } from '../support/reference.ts';
 
 const f32 = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
 const values = (t: Tensor): number[] => Array.from(t.dataSync() as Float32Array);
-
-function expectClose(got: readonly number[], want: readonly number[], tol = 1e-5): void {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++) {
-    expect(Number.isFinite(want[i]!)).toBe(true);
-    expect(Math.abs(got[i]! - want[i]!)).toBeLessThanOrEqual(tol * (1 + Math.abs(want[i]!)));
-  }
-}
 
 /** float64 NCHW convolution, stride 1, `pad` on every side, one image. */
 function convRef(x: number[], w: number[], c: number, h: number, wd: number, o: number, k: number, pad: number) {

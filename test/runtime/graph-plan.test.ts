@@ -16,17 +16,10 @@ import {
 import { wasmHeap } from '../../runtime/src/dialects/wasm/module.ts';
 import { feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
+import { expectClose } from '../support/reference.ts';
 
 const spec = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
 const values = (t: Tensor): number[] => Array.from(t.dataSync() as Float32Array);
-
-function expectClose(got: readonly number[], want: readonly number[], tol = 1e-5): void {
-  expect(got.length).toBe(want.length);
-  for (let i = 0; i < want.length; i++) {
-    expect(Number.isFinite(want[i]!)).toBe(true);
-    expect(Math.abs(got[i]! - want[i]!)).toBeLessThanOrEqual(tol * (1 + Math.abs(want[i]!)));
-  }
-}
 
 /** a = exp(x) feeds three later nodes (two of them after other intermediates die); b, c reuse freed buffers. */
 const shared = (x: Tensor, w: Tensor): Tensor[] => {

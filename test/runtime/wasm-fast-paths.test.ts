@@ -7,26 +7,7 @@ import { execute, fromOnnx, fuseOps } from '../../runtime/src/graph/index.ts';
 import { buildModel } from '../support/onnx-proto.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
-
-function values(n: number, seed: number): number[] {
-  let a = seed >>> 0;
-  return Array.from({ length: n }, () => {
-    a = (a * 1664525 + 1013904223) >>> 0;
-    return (a >>> 8) / 2 ** 23 - 1;
-  });
-}
-
-/** c[i][j] = Σp a[i][p]·b[p][j] (b given as [k, n]), in float64. */
-function product(a: number[], b: number[], m: number, n: number, k: number): number[] {
-  const c: number[] = [];
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      for (let p = 0; p < k; p++) s += a[i * k + p]! * b[p * n + j]!;
-      c.push(s);
-    }
-  return c;
-}
+import { lcgValues as values, matmulRef as product } from '../support/reference.ts';
 
 const transpose = (b: number[], k: number, n: number) =>
   Array.from({ length: k * n }, (_, t) => b[(t % k) * n + Math.floor(t / k)]!);
