@@ -24,6 +24,7 @@ export {
 export { parseArgs, type FieldSpec, type Keyword } from './schema.ts';
 export { invoke, call, commonDevice } from './dispatch.ts';
 export {
+  argValues,
   broadcastOf,
   checkAxes,
   checkAxis,
