@@ -174,7 +174,7 @@ export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): 
     const ratios = Object.fromEntries(
       IMPLS.filter((p) => p !== 'raf-op' && raf && res[p]?.median_ms).map((p) => [p, raf! / res[p]!.median_ms!]),
     );
-    const target = checkTarget(c.name, res);
+    const target = checkTarget(c.name, c.group, res);
     results.push({
       name: c.name,
       what: c.what,

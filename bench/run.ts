@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       '  a software adapter: WebGPU times measure the CPU it emulates on, so only ratios between columns mean anything',
     );
   console.log(render(results, RUNS));
-  console.log(`\nTargets (issue 7): ${TARGETS}`);
+  console.log(`\nTargets: ${TARGETS}`);
   const out = join(HERE, 'results');
   mkdirSync(out, { recursive: true });
   const file = join(out, 'latest.json');
