@@ -58,6 +58,9 @@ export function tfjs(backend: 'cpu' | 'wasm', build: () => () => tf.Tensor | tf.
 /** onnxruntime's intra-op threads for sessions made now: 1, except inside withOrtThreads (the threaded cases). */
 let ortThreads = 1;
 
+/** The intra-op threads a session made now should have (for columns that make their own sessions). */
+export const ortThreadCount = (): number => ortThreads;
+
 /** `impl` (an onnx() column) with its session made for `threads` intra-op threads. */
 export function withOrtThreads(impl: Impl, threads: number): Impl {
   return {

@@ -8,6 +8,7 @@ import type { Graph } from '../../runtime/src/graph/index.ts';
 import { feedsFor, ortFeeds, ortSession } from '../../test/onnx-corpus/compare.ts';
 import { CORPUS, corpusFile, type CorpusModel } from '../../test/onnx-corpus/fetch.ts';
 import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
+import { ortThreadCount } from '../peers.ts';
 import { readAll } from '../raf.ts';
 
 const bytesOf = (m: CorpusModel): Uint8Array => new Uint8Array(readFileSync(corpusFile(m)!));
@@ -42,7 +43,7 @@ function ortColumn(m: CorpusModel): Impl {
   return {
     async setup() {
       const bytes = bytesOf(m);
-      const session = await ortSession(bytes);
+      const session = await ortSession(bytes, ortThreadCount());
       const feeds = ortFeeds(bytes, feedsFor(m, bytes));
       return {
         run: async () => {

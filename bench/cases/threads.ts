@@ -1,5 +1,6 @@
-// Cases: the kernel cases matmul 256³ and 1024³, conv2d 3×3 and add 2^20 again with 2 threads: raf-op after
-// setWasmThreads(2) against onnxruntime with intraOpNumThreads 2, in the same run as the single-threaded rows.
+// Cases: the kernel cases matmul 256³ and 1024³, conv2d 3×3 and add 2^20, and the real models of the ONNX corpus,
+// again with 2 threads: raf-op after setWasmThreads(2) against onnxruntime with intraOpNumThreads 2, in the same run
+// as the single-threaded rows.
 
 import { setWasmThreads } from '../../runtime/src/index.ts';
 import { defineCase, type BenchCase, type Impl } from '../case.ts';
@@ -7,6 +8,7 @@ import { withOrtThreads } from '../peers.ts';
 import add from './add.ts';
 import conv2d from './conv2d.ts';
 import { matmulCase } from './matmul.ts';
+import models from './onnx_models.ts';
 
 const THREADS = 2;
 
@@ -35,6 +37,7 @@ export function threadedCase(c: BenchCase): BenchCase {
     what: `${c.what}; ${THREADS} threads each`,
     group: c.group,
     slow: c.slow,
+    unavailable: c.unavailable,
     impls: {
       'raf-op': threaded(c.impls['raf-op']!),
       onnxruntime: withOrtThreads(c.impls.onnxruntime!, THREADS),
@@ -46,4 +49,4 @@ export function threadedCase(c: BenchCase): BenchCase {
   });
 }
 
-export default [matmulCase(256), matmulCase(1024), conv2d, add].map(threadedCase);
+export default [matmulCase(256), matmulCase(1024), conv2d, add, ...models].map(threadedCase);

@@ -59,9 +59,9 @@ function toOrt(name: string, t: Tensor, dtype: string | null): ort.Tensor {
   return new ort.Tensor('float32', Float32Array.from(data), [...t.shape]);
 }
 
-export async function ortSession(bytes: Uint8Array): Promise<ort.InferenceSession> {
+export async function ortSession(bytes: Uint8Array, threads = 1): Promise<ort.InferenceSession> {
   return ort.InferenceSession.create(bytes, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     logSeverityLevel: 3,
