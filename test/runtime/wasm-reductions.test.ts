@@ -95,6 +95,23 @@ describe('wasm reductions', () => {
       }
     }
   });
+  it('max and min of long rows: NaN in any of the 16-lane blocks or the tail gives NaN; ±Infinity fold as values', () => {
+    const len = 1029;
+    for (const at of [0, 15, 16, 517, 1023, 1024, 1028]) {
+      const xs = values(3 * len, at + 11, 4);
+      xs[at] = NaN;
+      xs[len + at] = Infinity;
+      xs[2 * len + at] = -Infinity;
+      const t = toWasmMemory(tensor(xs, { shape: [3, len] }));
+      const xf = Array.from(Float32Array.from(xs));
+      for (const op of ['max', 'min'] as const) {
+        const got = Array.from(wasmOp(op, t, [-1]).dataSync());
+        expect(got[0], `${op}, NaN at ${at}`).toBeNaN();
+        for (const r of [1, 2])
+          expect(got[r], `${op} row ${r}, ±Infinity at ${at}`).toBe(REFS[op](xf.slice(r * len, (r + 1) * len)));
+      }
+    }
+  });
 });
 
 describe('wasm softmax and log_softmax', () => {
