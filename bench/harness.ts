@@ -1,6 +1,8 @@
 // Runs cases: timed medians per column, one untimed run per column to check the columns agree, and the tables.
 
 import { readFileSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { GROUPS, IMPLS, type BenchCase, type Group, type ImplName } from './case.ts';
 import { checkTarget } from './targets.ts';
 
@@ -40,8 +42,27 @@ export interface HarnessOptions {
   /** 'cpu': time runs by this process's CPU time (user + system) rather than the wall clock, for a machine shared
    * with other work, where waiting for a core would count against whichever column happened to wait. */
   readonly clock?: 'wall' | 'cpu';
+  /** 'minor': a young-generation collection before every run (untimed), so each run's results are freed before the
+   * next allocates its own: see collectGarbage. */
+  readonly gc?: 'minor';
   /** Called before and after each column, for progress on stderr. */
   readonly progress?: (line: string) => void;
+}
+
+let gcHandle: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
+/**
+ * A minor collection now. Without one, the arrays each run reads its results into (4 MiB for add 2^20) live on until
+ * V8's external-memory limit starts a collection, so for many runs in a row every result lands in memory the
+ * allocator must fetch from the kernel again: one page fault per 4 KiB, about 3 µs each on this VM (3 ms for 4 MiB),
+ * paid by whichever column runs while it lasts, the first in a process most (raf-op's). Collecting before each run
+ * frees the last run's arrays, so every column reads into reused memory and the medians compare kernels and copies.
+ */
+function collectGarbage(): void {
+  if (!gcHandle) {
+    v8.setFlagsFromString('--expose-gc');
+    gcHandle = vm.runInNewContext('gc') as typeof gcHandle;
+  }
+  gcHandle!({ type: 'minor' });
 }
 
 const median = (xs: number[]) => {
@@ -87,6 +108,7 @@ async function measure(
   try {
     const once = async () => {
       runner.before?.();
+      if (o.gc) collectGarbage();
       if (o.clock === 'cpu') {
         const c0 = process.cpuUsage();
         const k0 = childrenCpuMs();

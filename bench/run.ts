@@ -18,6 +18,8 @@ const filter = argv.includes('--filter') ? argv[argv.indexOf('--filter') + 1]! :
 const only = argv.includes('--impls') ? argv[argv.indexOf('--impls') + 1]!.split(',') : null;
 /** --cpu-time: time by process CPU time instead of the wall clock (see HarnessOptions.clock). */
 const cpuTime = argv.includes('--cpu-time');
+/** --gc: a minor collection before every run (untimed), see HarnessOptions.gc. */
+const gcRuns = argv.includes('--gc');
 const RUNS = quick ? 3 : 20;
 const WARMUP = quick ? 1 : 3;
 const SLOW_MS = 1000;
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
     slowMs: SLOW_MS,
     slowRuns: SLOW_RUNS,
     clock: cpuTime ? 'cpu' : 'wall',
+    ...(gcRuns ? { gc: 'minor' as const } : {}),
     progress: (l) => process.stderr.write(l),
   });
 
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
   const software =
     typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
   console.log(
-    `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after ${WARMUP} warm-up (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
+    `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after ${WARMUP} warm-up${gcRuns ? ', a minor GC before each' : ''} (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
   );
   if (gpuLine) console.log(`WebGPU adapter: ${gpuLine}`);
   if (software)

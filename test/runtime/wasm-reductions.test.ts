@@ -95,6 +95,23 @@ describe('wasm reductions', () => {
       }
     }
   });
+  it('max and min of long rows: NaN in any of the 16-lane blocks or the tail gives NaN; ±Infinity fold as values', () => {
+    const len = 1029;
+    for (const at of [0, 15, 16, 517, 1023, 1024, 1028]) {
+      const xs = values(3 * len, at + 11, 4);
+      xs[at] = NaN;
+      xs[len + at] = Infinity;
+      xs[2 * len + at] = -Infinity;
+      const t = toWasmMemory(tensor(xs, { shape: [3, len] }));
+      const xf = Array.from(Float32Array.from(xs));
+      for (const op of ['max', 'min'] as const) {
+        const got = Array.from(wasmOp(op, t, [-1]).dataSync());
+        expect(got[0], `${op}, NaN at ${at}`).toBeNaN();
+        for (const r of [1, 2])
+          expect(got[r], `${op} row ${r}, ±Infinity at ${at}`).toBe(REFS[op](xf.slice(r * len, (r + 1) * len)));
+      }
+    }
+  });
 });
 
 describe('wasm softmax and log_softmax', () => {
@@ -135,6 +152,44 @@ describe('wasm softmax and log_softmax', () => {
           // log_softmax of large inputs is large: compare relative to the magnitude of the shift as well.
           assertAllClose(ly.dataSync(), rows(xs, len, logSoftmaxRef), tolerance(dtype), 'log_softmax');
         });
+
+  it('float32 softmax rows are within a few ulps of float64 down to e^-87, and under 2^-126 below (the flush)', () => {
+    // Rows spread over 100 units: exp(x - max) spans the whole f32 range, through the vector exp's flush at -88.
+    // x - max rounds to f32 (half an ulp of |x - max|, |x - max| · 2^-24 relative after exp), then 2e-6 for the rest.
+    for (const len of [7, 61, 1031]) {
+      const { t, xs } = input([3, len], values(3 * len, len, 50, 10), 'float32');
+      const ys = Array.from(withDialect(['wasm'], () => ops.softmax(t, -1)).dataSync());
+      const want = rows(xs, len, softmaxRef);
+      const ms = Array.from({ length: 3 }, (_, r) => Math.max(...xs.slice(r * len, (r + 1) * len)));
+      for (let i = 0; i < ys.length; i++) {
+        const d = xs[i]! - ms[Math.floor(i / len)]!;
+        // Near and past the flush the result is subnormal or 0: absolute error under the smallest normal.
+        expect(ys[i]).toBeGreaterThanOrEqual(0);
+        expect(Math.abs(ys[i]! - want[i]!), `element ${i}, x - max = ${d}`).toBeLessThanOrEqual(
+          (2e-6 - d * 2 ** -24) * want[i]! + 1.2e-38,
+        );
+      }
+    }
+  });
+
+  it('a NaN anywhere in a row makes that softmax / log_softmax row NaN; -Infinity elements give 0 / -Infinity', () => {
+    for (const at of [0, 9, 37, 40]) {
+      const xs = values(2 * 41, at + 3, 5);
+      xs[at] = NaN;
+      xs[41 + ((at + 7) % 41)] = -Infinity;
+      const t = toWasmMemory(tensor(xs, { shape: [2, 41] }));
+      const xf = Array.from(Float32Array.from(xs));
+      const y = Array.from(withDialect(['wasm'], () => ops.softmax(t, -1)).dataSync());
+      const ly = Array.from(withDialect(['wasm'], () => ops.logSoftmax(t, -1)).dataSync());
+      expect(y.slice(0, 41).every(Number.isNaN)).toBe(true);
+      expect(ly.slice(0, 41).every(Number.isNaN)).toBe(true);
+      assertAllClose(y.slice(41), softmaxRef(xf.slice(41)), tolerance('float32'), 'softmax, second row');
+      expect(y[41 + ((at + 7) % 41)]).toBe(0);
+      expect(ly[41 + ((at + 7) % 41)]).toBe(-Infinity);
+      const finite = ly.slice(41).filter(Number.isFinite);
+      expect(finite.length).toBe(40);
+    }
+  });
 
   it('softmax over a middle axis (the strided path) matches the reference', () => {
     const { t, xs } = input([2, 7, 3], values(42, 3, 5), 'float32');

@@ -72,7 +72,11 @@ function sumRow_f32(r: usize, bytes: usize): f64 {
   return s;
 }
 
-/** The max (kind MAX) or min of one contiguous row of `bytes` > 0 bytes; NaN anywhere gives NaN. */
+/**
+ * The max (kind MAX) or min of one contiguous row of `bytes` > 0 bytes; NaN anywhere gives NaN. The vector part folds
+ * with pmax/pmin (one instruction each, where f32x4.max/min's NaN rules take several) and keeps NaN apart: a mask
+ * of the lanes that were ever NaN (x != x), checked once at the end.
+ */
 @inline
 function extremeRow_f32(r: usize, bytes: usize, kind: i32): f32 {
   const vecEnd = bytes & ~63;
@@ -81,33 +85,55 @@ function extremeRow_f32(r: usize, bytes: usize, kind: i32): f32 {
   let m1 = init;
   let m2 = init;
   let m3 = init;
+  let n0 = i32x4.splat(0);
+  let n1 = n0;
   if (kind == MAX) {
     for (let i: usize = 0; i < vecEnd; i += 64) {
-      m0 = f32x4.max(m0, v128.load(r + i));
-      m1 = f32x4.max(m1, v128.load(r + i, 16));
-      m2 = f32x4.max(m2, v128.load(r + i, 32));
-      m3 = f32x4.max(m3, v128.load(r + i, 48));
+      const v0 = v128.load(r + i);
+      const v1 = v128.load(r + i, 16);
+      const v2 = v128.load(r + i, 32);
+      const v3 = v128.load(r + i, 48);
+      m0 = f32x4.pmax(m0, v0);
+      m1 = f32x4.pmax(m1, v1);
+      m2 = f32x4.pmax(m2, v2);
+      m3 = f32x4.pmax(m3, v3);
+      n0 = v128.or(n0, v128.or(f32x4.ne(v0, v0), f32x4.ne(v1, v1)));
+      n1 = v128.or(n1, v128.or(f32x4.ne(v2, v2), f32x4.ne(v3, v3)));
     }
-    const mv = f32x4.max(f32x4.max(m0, m1), f32x4.max(m2, m3));
-    let m = Mathf.max(
+  } else {
+    for (let i: usize = 0; i < vecEnd; i += 64) {
+      const v0 = v128.load(r + i);
+      const v1 = v128.load(r + i, 16);
+      const v2 = v128.load(r + i, 32);
+      const v3 = v128.load(r + i, 48);
+      m0 = f32x4.pmin(m0, v0);
+      m1 = f32x4.pmin(m1, v1);
+      m2 = f32x4.pmin(m2, v2);
+      m3 = f32x4.pmin(m3, v3);
+      n0 = v128.or(n0, v128.or(f32x4.ne(v0, v0), f32x4.ne(v1, v1)));
+      n1 = v128.or(n1, v128.or(f32x4.ne(v2, v2), f32x4.ne(v3, v3)));
+    }
+  }
+  if (v128.any_true(v128.or(n0, n1))) return NaN;
+  // The four accumulators and the tail by Math's max/min, which propagate a NaN of the (scalar) tail.
+  const mv =
+    kind == MAX
+      ? f32x4.max(f32x4.max(m0, m1), f32x4.max(m2, m3))
+      : f32x4.min(f32x4.min(m0, m1), f32x4.min(m2, m3));
+  let m: f32;
+  if (kind == MAX) {
+    m = Mathf.max(
       Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
       Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
     );
     for (let i = vecEnd; i < bytes; i += 4) m = Mathf.max(m, load<f32>(r + i));
-    return m;
+  } else {
+    m = Mathf.min(
+      Mathf.min(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
+      Mathf.min(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
+    );
+    for (let i = vecEnd; i < bytes; i += 4) m = Mathf.min(m, load<f32>(r + i));
   }
-  for (let i: usize = 0; i < vecEnd; i += 64) {
-    m0 = f32x4.min(m0, v128.load(r + i));
-    m1 = f32x4.min(m1, v128.load(r + i, 16));
-    m2 = f32x4.min(m2, v128.load(r + i, 32));
-    m3 = f32x4.min(m3, v128.load(r + i, 48));
-  }
-  const mv = f32x4.min(f32x4.min(m0, m1), f32x4.min(m2, m3));
-  let m = Mathf.min(
-    Mathf.min(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
-    Mathf.min(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
-  );
-  for (let i = vecEnd; i < bytes; i += 4) m = Mathf.min(m, load<f32>(r + i));
   return m;
 }
 

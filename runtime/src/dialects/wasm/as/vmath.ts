@@ -24,21 +24,21 @@ const ROUNDER_BITS: i32 = 0x4b400000;
 // one load each (from L1), which the optimizer cannot fold back.
 const F_EXP_HI = 0;
 const F_EXP_LO = 1;
-const F_LOG2E = 2;
-const F_ROUNDER = 3;
-const F_LN2_HI = 4;
-const F_LN2_LO = 5;
-const F_P5 = 6;
-const F_P4 = 7;
-const F_P3 = 8;
-const F_P2 = 9;
-const F_P1 = 10;
-const F_ONE = 11;
+export const F_LOG2E = 2;
+export const F_ROUNDER = 3;
+export const F_LN2_HI = 4;
+export const F_LN2_LO = 5;
+export const F_P5 = 6;
+export const F_P4 = 7;
+export const F_P3 = 8;
+export const F_P2 = 9;
+export const F_P1 = 10;
+export const F_ONE = 11;
 const F_INF = 12;
 const F_TWO = 13;
 const I_ROUNDER_BITS = 14;
 const I_BIAS = 15;
-const I_ROUNDER_UNBIAS = 16;
+export const I_ROUNDER_UNBIAS = 16;
 const I_SIGN = 17;
 const I_ABS = 18;
 const F_T3 = 19;
@@ -46,6 +46,7 @@ const F_T5 = 20;
 const F_T7 = 21;
 const F_T9 = 22;
 const F_TANH_SMALL = 23;
+export const F_EXP_FLUSH = 24;
 const TABLE: usize = memory.data<u32>(
   [
     // EXP_HI
@@ -96,12 +97,15 @@ const TABLE: usize = memory.data<u32>(
     0x3cb327a4, 0x3cb327a4, 0x3cb327a4, 0x3cb327a4,
     // 0.25
     0x3e800000, 0x3e800000, 0x3e800000, 0x3e800000,
+    // -88: vexp_nonpos's clamp, where n = round(x·log2 e) = -127 and 2^n's exponent bits are 0 (see there)
+    0xc2b00000, 0xc2b00000, 0xc2b00000, 0xc2b00000,
   ],
   16,
 );
 
+/** The vector constant at table index i (the F_/I_ names above). */
 @inline
-function K(i: i32): v128 {
+export function K(i: i32): v128 {
   return v128.load(TABLE + ((<usize>i) << 4));
 }
 
@@ -140,19 +144,63 @@ export function vexp_f32(x: v128): v128 {
 
 /**
  * exp(x) for x ≤ 0 (or NaN), as softmax needs after subtracting the row's maximum: nothing can overflow and
- * n = round(x·log2 e) stays in [-126, 0], so 2^n is one normal exponent and the upper clamp and split go away.
+ * n = round(x·log2 e) stays in [-127, 0], so 2^n is one exponent field and the upper clamp and split go away. x is
+ * clamped at -88, where n = -127: (n + 127) << 23 is then +0, so everything below about -87.98 comes out exactly 0
+ * with no compare and select (between there and -87.34 the result is a correct subnormal). NaN stays NaN (pmax keeps
+ * its first operand when the comparison fails) and -Infinity gives 0.
  */
 @inline
 export function vexp_nonpos_f32(x: v128): v128 {
-  const c = f32x4.pmax(x, K(F_EXP_LO));
-  const t = f32x4.add(f32x4.mul(c, K(F_LOG2E)), K(F_ROUNDER));
-  const n = f32x4.sub(t, K(F_ROUNDER));
-  let r = f32x4.sub(c, f32x4.mul(n, K(F_LN2_HI)));
-  r = f32x4.sub(r, f32x4.mul(n, K(F_LN2_LO)));
-  // (n + 127) << 23: the bits of 2^n, n read from t's low mantissa bits.
-  const scale = i32x4.shl(i32x4.sub(t, K(I_ROUNDER_UNBIAS)), 23);
-  const y = f32x4.mul(expPoly(r), scale);
-  return v128.bitselect(f32x4.splat(0), y, f32x4.lt(x, K(F_EXP_LO)));
+  return vexpNonposWith(
+    x,
+    K(F_EXP_FLUSH),
+    K(F_LOG2E),
+    K(F_ROUNDER),
+    K(F_LN2_HI),
+    K(F_LN2_LO),
+    K(I_ROUNDER_UNBIAS),
+    K(F_P5),
+    K(F_P4),
+    K(F_P3),
+    K(F_P2),
+    K(F_P1),
+    K(F_ONE),
+  );
+}
+
+/**
+ * vexp_nonpos_f32 with its constants as arguments (each `vexpConst(VEXP_NONPOS + i)`, in this order): a loop that
+ * stores loads them once before it, since V8 reloads a table constant at every use inside such a loop (it cannot
+ * tell the stores miss the table). About a third off softmax's exp pass.
+ */
+@inline
+export function vexpNonposWith(
+  x: v128,
+  flush: v128,
+  log2e: v128,
+  rounder: v128,
+  ln2Hi: v128,
+  ln2Lo: v128,
+  unbias: v128,
+  p5: v128,
+  p4: v128,
+  p3: v128,
+  p2: v128,
+  p1: v128,
+  one: v128,
+): v128 {
+  const c = f32x4.pmax(x, flush);
+  const t = f32x4.add(f32x4.mul(c, log2e), rounder);
+  const n = f32x4.sub(t, rounder);
+  let r = f32x4.sub(c, f32x4.mul(n, ln2Hi));
+  r = f32x4.sub(r, f32x4.mul(n, ln2Lo));
+  // (n + 127) << 23: the bits of 2^n, n read from t's low mantissa bits; +0 at n = -127.
+  const scale = i32x4.shl(i32x4.sub(t, unbias), 23);
+  let p = f32x4.add(f32x4.mul(p5, r), p4);
+  p = f32x4.add(f32x4.mul(p, r), p3);
+  p = f32x4.add(f32x4.mul(p, r), p2);
+  p = f32x4.add(f32x4.mul(p, r), p1);
+  return f32x4.mul(f32x4.add(f32x4.mul(p, r), one), scale);
 }
 
 /**
