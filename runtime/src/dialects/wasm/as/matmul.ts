@@ -111,10 +111,13 @@ export function blockedProduct(
     memory.fill(c, 0, <usize>m * <usize>n * 4);
     return;
   }
+  // Depth blocks of equal size (784 = 4 × 196, not 3 × 256 + 16): a thin last block would read and write all of c for
+  // little work.
+  const kStep = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC);
   for (let jc = 0; jc < n; jc += NC) {
     const nc = min(NC, n - jc);
-    for (let pc = 0; pc < k; pc += KC) {
-      const kc = min(KC, k - pc);
+    for (let pc = 0; pc < k; pc += kStep) {
+      const kc = min(kStep, k - pc);
       if (image) packImagePanels(b, pc, jc, kc, nc, packB);
       else packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
       for (let ic = 0; ic < m; ic += MC) {
