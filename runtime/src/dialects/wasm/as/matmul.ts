@@ -1,17 +1,19 @@
 // Matrix product for the wasm dialect (AssemblyScript): cache blocks of packed panels around a 4×8 f32x4 register tile.
+// V8 (x64) allocates 15 xmm registers to wasm: 4×8 is the largest tile whose 8 accumulators, 2 B vectors, A splats and
+// product temporaries fit; 5×8 and 6×8 spill accumulators to the stack and run slower (measured, issue 15).
 
 import { packImagePanels } from './conv';
 
 // Register tile: MR rows × NR columns = 8 v128 accumulators, leaving registers for two B vectors and an A splat.
 const MR = 4;
 export const NR = 8;
-// Cache blocks: a KC×NR panel of B (8 KiB) stays in L1 while the MC×KC block of A (64 KiB) streams from L2.
+// Cache blocks: a KC×NR panel of B (8 KiB) stays in L1 while the MC×KC block of A (256 KiB, splat) streams from L2.
 const KC = 256;
 const MC = 64;
 const NC = 512;
 
 const PACK_B_BYTES: usize = <usize>KC * NC * 4;
-const PACK_A_BYTES: usize = <usize>MC * KC * 4;
+const PACK_A_BYTES: usize = <usize>MC * KC * 16;
 const TILE_BYTES: usize = <usize>MR * NR * 4;
 
 /** Bytes of scratch matmul_f32 needs (packed panels and an edge tile); the caller lends them. */
@@ -109,10 +111,13 @@ export function blockedProduct(
     memory.fill(c, 0, <usize>m * <usize>n * 4);
     return;
   }
+  // Depth blocks of equal size (784 = 4 × 196, not 3 × 256 + 16): a thin last block would read and write all of c for
+  // little work.
+  const kStep = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC);
   for (let jc = 0; jc < n; jc += NC) {
     const nc = min(NC, n - jc);
-    for (let pc = 0; pc < k; pc += KC) {
-      const kc = min(KC, k - pc);
+    for (let pc = 0; pc < k; pc += kStep) {
+      const kc = min(kStep, k - pc);
       if (image) packImagePanels(b, pc, jc, kc, nc, packB);
       else packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
       for (let ic = 0; ic < m; ic += MC) {
@@ -121,7 +126,7 @@ export function blockedProduct(
         for (let jr = 0; jr < nc; jr += NR) {
           const bp = packB + <usize>jr * <usize>kc * 4;
           for (let ir = 0; ir < mc; ir += MR) {
-            const ap = packA + <usize>ir * <usize>kc * 4;
+            const ap = packA + <usize>ir * <usize>kc * 16;
             const cp = c + (<usize>(ic + ir) * <usize>n + <usize>(jc + jr)) * 4;
             tileKernel(kc, ap, bp, cp, n, pc > 0, min(MR, mc - ir), min(NR, nc - jr), tile);
           }
@@ -158,18 +163,25 @@ function packPanelsB(b: usize, bRow: i32, bCol: i32, pc: i32, jc: i32, kc: i32, 
   }
 }
 
-/** A[ic.., pc..] into MR-tall panels, column p of a panel contiguous; rows past m are zero. */
+/**
+ * A[ic.., pc..] into MR-tall panels, each element splat across a v128: the kernel then loads A as it loads B, and
+ * V8's vbroadcastss from memory (a load and a shuffle) leaves the inner loop. Rows past m are zero.
+ */
 function packPanelsA(a: usize, aRow: i32, aCol: i32, ic: i32, pc: i32, mc: i32, kc: i32, dst: usize): void {
+  const rowStep = <usize>aRow * 4;
+  const colStep = <usize>aCol * 4;
   for (let i0 = 0; i0 < mc; i0 += MR) {
     const height = min(MR, mc - i0);
-    let out = dst + <usize>i0 * <usize>kc * 4;
+    let out = dst + <usize>i0 * <usize>kc * 16;
+    let src = a + (<usize>(ic + i0) * <usize>aRow + <usize>pc * <usize>aCol) * 4;
+    if (height < MR) memory.fill(out, 0, <usize>kc * MR * 16);
     for (let p = 0; p < kc; p++) {
-      for (let r = 0; r < MR; r++) {
-        const v: f32 =
-          r < height ? load<f32>(a + (<usize>(ic + i0 + r) * <usize>aRow + <usize>(pc + p) * <usize>aCol) * 4) : 0;
-        store<f32>(out + <usize>r * 4, v);
-      }
-      out += MR * 4;
+      v128.store(out, v128.load32_splat(src));
+      if (height > 1) v128.store(out, v128.load32_splat(src + rowStep), 16);
+      if (height > 2) v128.store(out, v128.load32_splat(src + 2 * rowStep), 32);
+      if (height > 3) v128.store(out, v128.load32_splat(src + 3 * rowStep), 48);
+      src += colStep;
+      out += MR * 16;
     }
   }
 }
@@ -197,19 +209,19 @@ function tileKernel(
   for (let p = 0; p < kc; p++) {
     const b0 = v128.load(bp);
     const b1 = v128.load(bp, 16);
-    let av = v128.load32_splat(ap);
+    let av = v128.load(ap);
     c00 = f32x4.add(c00, f32x4.mul(av, b0));
     c01 = f32x4.add(c01, f32x4.mul(av, b1));
-    av = v128.load32_splat(ap, 4);
+    av = v128.load(ap, 16);
     c10 = f32x4.add(c10, f32x4.mul(av, b0));
     c11 = f32x4.add(c11, f32x4.mul(av, b1));
-    av = v128.load32_splat(ap, 8);
+    av = v128.load(ap, 32);
     c20 = f32x4.add(c20, f32x4.mul(av, b0));
     c21 = f32x4.add(c21, f32x4.mul(av, b1));
-    av = v128.load32_splat(ap, 12);
+    av = v128.load(ap, 48);
     c30 = f32x4.add(c30, f32x4.mul(av, b0));
     c31 = f32x4.add(c31, f32x4.mul(av, b1));
-    ap += MR * 4;
+    ap += MR * 16;
     bp += NR * 4;
   }
   const full = rows == MR && cols == NR;

@@ -1,0 +1,84 @@
+// The wasm dialect's blocked float32 product (as/matmul.ts: packed panels, A splat, 4×8 register tile) against a float64
+// reference: shapes that cross every cache block (KC = 256, MC = 64, NC = 512) and end in partial tiles, with A or B
+// read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them.
+
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { lcgValues as values, matmulRef as product } from '../support/reference.ts';
+
+const transpose = (x: readonly number[], rows: number, cols: number) =>
+  Array.from({ length: rows * cols }, (_, t) => x[(t % rows) * cols + Math.floor(t / rows)]!);
+
+/**
+ * Each element within the standard bound for a float32 sum of k products, k·2⁻²⁴·Σp |a[i][p]·b[p][j]| (γk with unit
+ * roundoff 2⁻²⁴; lcgValues are exact in float32, so the float64 reference sees the very inputs the kernel does).
+ */
+function expectWithinSumBound(
+  got: Float32Array | Float64Array,
+  a: number[],
+  b: number[],
+  m: number,
+  n: number,
+  k: number,
+) {
+  const want = product(a, b, m, n, k);
+  const absSum = product(
+    a.map((v) => Math.abs(v)),
+    b.map((v) => Math.abs(v)),
+    m,
+    n,
+    k,
+  );
+  expect(got.length).toBe(m * n);
+  let worst = 0;
+  for (let i = 0; i < m * n; i++) {
+    const bound = k * 2 ** -24 * absSum[i]! + 1e-30;
+    worst = Math.max(worst, Math.abs(got[i]! - want[i]!) / bound);
+  }
+  expect(worst).toBeLessThanOrEqual(1);
+}
+
+const f32 = (data: number[], shape: number[]) => tensor(data, { shape, dtype: 'float32' });
+
+describe('wasm blocked float32 product', () => {
+  for (const [m, n, k] of [
+    [70, 521, 300], // past MC, NC and KC, a 2-row and a 1-column edge tile
+    [5, 9, 17], // one full tile and edges in both directions
+    [64, 16, 1], // k = 1
+    [130, 10, 784], // the MLP bench's shapes: n = 10 is one full and one 2-wide panel, k spans four KC blocks
+  ] as const) {
+    const a = values(m * k, 11);
+    const b = values(k * n, 12);
+    const run = (f: () => Tensor) => withDialect(['wasm'], f).dataSync() as Float32Array;
+    it(`matmul ${m}×${k}·${k}×${n}`, () => {
+      expectWithinSumBound(
+        run(() => ops.matmul(f32(a, [m, k]), f32(b, [k, n]))),
+        a,
+        b,
+        m,
+        n,
+        k,
+      );
+    });
+    it(`matmul_nt ${m}×${k}·(${n}×${k})ᵀ reads B through strides`, () => {
+      expectWithinSumBound(
+        run(() => ops.matmulNt(f32(a, [m, k]), f32(transpose(b, k, n), [n, k]))),
+        a,
+        b,
+        m,
+        n,
+        k,
+      );
+    });
+    it(`matmul_tn (${k}×${m})ᵀ·${k}×${n} reads A through strides`, () => {
+      expectWithinSumBound(
+        run(() => ops.matmulTn(f32(transpose(a, m, k), [k, m]), f32(b, [k, n]))),
+        a,
+        b,
+        m,
+        n,
+        k,
+      );
+    });
+  }
+});
