@@ -114,6 +114,7 @@ import { convTransposeOp } from './api/conv_transpose.ts';
 import { convTransposeGrad } from './grad/conv_transpose.ts';
 import { convTransposeRelay } from './relay/conv_transpose.ts';
 import { convTransposeCpuOp } from './dialects/cpu/conv_transpose.ts';
+import { convTransposeWasmOp } from './dialects/wasm/conv_transpose.ts';
 import { convTransposeWebgpuOp } from './dialects/webgpu/conv_transpose.ts';
 import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
@@ -1007,6 +1008,7 @@ registerDialectOps([
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
   convTransposeCpuOp,
+  convTransposeWasmOp,
   convTransposeWebgpuOp,
   cosCpuOp,
   cosWasmOp,

@@ -271,6 +271,16 @@ function finishKernel(step: { readonly int64: string | null }, result: Tensor | 
   trackOutputs(result, ins);
 }
 
+let stepTimer: ((step: number, ms: number) => void) | null = null;
+
+/**
+ * Times each node of planned runs: `timer(i, ms)` after node i of the graph ran (its kernel, not the releases after
+ * it); null stops. What `profileGraph` builds its per-op table from.
+ */
+export function setStepTimer(timer: ((step: number, ms: number) => void) | null): void {
+  stepTimer = timer;
+}
+
 /**
  * The run loop shared by a plan's runs and its recording: `run` computes step i; outputs land in their slots, and
  * each slot is released after its last reader, disposing its tensor once no live slot shares the storage.
@@ -303,10 +313,13 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
     }
   };
   const steps = plan.steps;
+  const timer = stepTimer;
   try {
     for (let i = 0; i < steps.length; i++) {
       const outs = steps[i]!.outs;
+      const t0 = timer ? performance.now() : 0;
       const r = run(steps[i]!, i);
+      if (timer) timer(i, performance.now() - t0);
       if (r instanceof Tensor) {
         env[outs[0]!] = r;
         holders.set(r.storage, (holders.get(r.storage) ?? 0) + 1);
