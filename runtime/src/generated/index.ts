@@ -503,6 +503,7 @@ import { resizeOp } from './api/resize.ts';
 import { resizeGrad } from './grad/resize.ts';
 import { resizeRelay } from './relay/resize.ts';
 import { resizeCpuOp } from './dialects/cpu/resize.ts';
+import { resizeWasmOp } from './dialects/wasm/resize.ts';
 import { resizeWebgpuOp } from './dialects/webgpu/resize.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
@@ -1184,6 +1185,7 @@ registerDialectOps([
   reshapeCpuOp,
   reshapeWebgpuOp,
   resizeCpuOp,
+  resizeWasmOp,
   resizeWebgpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
