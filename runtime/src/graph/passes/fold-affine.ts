@@ -6,7 +6,9 @@ import { getOp } from '../../registry.ts';
 import { fromStorage, type Tensor } from '../../tensor.ts';
 import { mkConst, useCounts, type Atom, type CallNode, type Const, type Graph, type Node, type Var } from '../ir.ts';
 
-const isConst = (a: unknown): a is Const => typeof a === 'object' && a !== null && (a as Atom).kind === 'const';
+/** A constant whose values can be read now (CPU memory; a GPU graph's constants are left alone). */
+const isConst = (a: unknown): a is Const =>
+  typeof a === 'object' && a !== null && (a as Atom).kind === 'const' && (a as Const).value.device.kind === 'cpu';
 const isVar = (a: unknown): a is Var => typeof a === 'object' && a !== null && (a as Atom).kind === 'var';
 const arg = (n: CallNode, name: string): unknown =>
   n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];

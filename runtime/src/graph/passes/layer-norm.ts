@@ -13,7 +13,7 @@ const arg = (n: CallNode, name: string): unknown =>
 /** The value of a one-element float constant, or null. */
 function scalar(a: unknown): number | null {
   const c = a as Atom;
-  if (typeof a !== 'object' || a === null || c.kind !== 'const') return null;
+  if (typeof a !== 'object' || a === null || c.kind !== 'const' || c.value.device.kind !== 'cpu') return null;
   if (c.value.size !== 1 || !c.value.dtype.startsWith('float')) return null;
   return Number((c.value.dataSync() as ArrayLike<number>)[0]);
 }
