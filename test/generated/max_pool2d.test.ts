@@ -90,6 +90,21 @@ opSuite({
       full: { kernel: [3, 2], stride: [2, 2], padding: [1, 1, 0, 1] },
     },
     {
+      shapes: { x: [1, 3, 6, 19] },
+      args: { kernel: [2, 2], stride: [2, 2] },
+      full: { kernel: [2, 2], stride: [2, 2], padding: [0, 0, 0, 0] },
+    },
+    {
+      shapes: { x: [1, 2, 3, 16] },
+      args: { kernel: [1, 2], stride: [1, 2] },
+      full: { kernel: [1, 2], stride: [1, 2], padding: [0, 0, 0, 0] },
+    },
+    {
+      shapes: { x: [1, 2, 5, 18] },
+      args: { kernel: [3, 2], stride: [2, 2], padding: [1, 0, 1, 1] },
+      full: { kernel: [3, 2], stride: [2, 2], padding: [1, 0, 1, 1] },
+    },
+    {
       shapes: { x: [1, 2, 5, 5] },
       args: { kernel: [2, 2] },
       full: { kernel: [2, 2], stride: [1, 1], padding: [0, 0, 0, 0] },

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'strided_slice',
   spec: 'specs/tensor/strided_slice.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['x'],
   domain: [-2, 2],

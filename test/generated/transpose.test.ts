@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'transpose',
   spec: 'specs/tensor/transpose.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32', 'int64', 'bool'],
   tensors: ['x'],
   domain: [-2, 2],

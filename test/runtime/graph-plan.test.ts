@@ -2,7 +2,7 @@
 // executor and with float64 references computed here, across new shapes, shared values and repeated runs.
 
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadOnnx, ops, randomUniform, setWasmThreads, tensor, type Tensor } from '../../runtime/src/index.ts';
 import {
   execute,
@@ -14,6 +14,7 @@ import {
   trace,
 } from '../../runtime/src/graph/index.ts';
 import { wasmHeap } from '../../runtime/src/dialects/wasm/module.ts';
+import { WasmStorage } from '../../runtime/src/dialects/wasm/storage.ts';
 import { feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
 import { expectClose } from '../support/reference.ts';
@@ -173,6 +174,36 @@ describe('execution plans', () => {
     for (let run = 0; run < 5; run++) runOnce();
     expect(heap.extent).toBe(extent);
     expect(heap.liveBytes).toBe(live);
+  });
+
+  it('runs reshape, expand_dims, squeeze and flatten as views: wasm-resident values stay in wasm memory', () => {
+    const [m, k] = [6, 8];
+    const f = (x: Tensor): Tensor[] => {
+      const a = ops.exp(x);
+      const b = ops.squeeze(ops.expandDims(ops.reshape(a, [k, m]), 0), [0]);
+      const c = ops.multiply(ops.flatten(ops.expandDims(b, 2), 0), 2);
+      // A view of an input, and one the graph returns (which must not share storage with what the graph keeps).
+      return [ops.add(ops.reshape(c, [m, k]), ops.reshape(x, [m, k])), ops.reshape(a, [k * m])];
+    };
+    const g = trace(f, [spec('x', [m, k])]);
+    const x = randomUniform([m, k], { low: -1, high: 1, seed: 9 });
+    const xs = values(x);
+    const want = [xs.map((v) => 2 * Math.exp(v) + v), xs.map((v) => Math.exp(v))];
+    const moveOut = vi.spyOn(WasmStorage.prototype, 'moveOut');
+    try {
+      for (let run = 0; run < 3; run++) {
+        moveOut.mockClear();
+        const outs = execute(g, [x]);
+        // Nothing between the wasm kernels left wasm memory (the CPU reshape kernel used to read its input out).
+        if (run > 0) expect(moveOut).not.toHaveBeenCalled();
+        expect(outs[1]!.storage).not.toBe(outs[0]!.storage);
+        outs.forEach((t, i) => expectClose(values(t), want[i]!));
+        outs.forEach((t) => t.dispose());
+      }
+      expectClose(values(x), xs);
+    } finally {
+      moveOut.mockRestore();
+    }
   });
 
   const committed = CORPUS.filter(

@@ -88,6 +88,7 @@ import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
 import { concatenateCpuOp } from './dialects/cpu/concatenate.ts';
+import { concatenateWasmOp } from './dialects/wasm/concatenate.ts';
 import { concatenateWebgpuOp } from './dialects/webgpu/concatenate.ts';
 import { constantOfShapeOp } from './api/constant_of_shape.ts';
 import { constantOfShapeGrad } from './grad/constant_of_shape.ts';
@@ -114,6 +115,7 @@ import { convTransposeOp } from './api/conv_transpose.ts';
 import { convTransposeGrad } from './grad/conv_transpose.ts';
 import { convTransposeRelay } from './relay/conv_transpose.ts';
 import { convTransposeCpuOp } from './dialects/cpu/conv_transpose.ts';
+import { convTransposeWasmOp } from './dialects/wasm/conv_transpose.ts';
 import { convTransposeWebgpuOp } from './dialects/webgpu/conv_transpose.ts';
 import { cosOp } from './api/cos.ts';
 import { cosGrad } from './grad/cos.ts';
@@ -502,6 +504,7 @@ import { resizeOp } from './api/resize.ts';
 import { resizeGrad } from './grad/resize.ts';
 import { resizeRelay } from './relay/resize.ts';
 import { resizeCpuOp } from './dialects/cpu/resize.ts';
+import { resizeWasmOp } from './dialects/wasm/resize.ts';
 import { resizeWebgpuOp } from './dialects/webgpu/resize.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
@@ -630,6 +633,7 @@ import { stridedSliceOp } from './api/strided_slice.ts';
 import { stridedSliceGrad } from './grad/strided_slice.ts';
 import { stridedSliceRelay } from './relay/strided_slice.ts';
 import { stridedSliceCpuOp } from './dialects/cpu/strided_slice.ts';
+import { stridedSliceWasmOp } from './dialects/wasm/strided_slice.ts';
 import { stridedSliceWebgpuOp } from './dialects/webgpu/strided_slice.ts';
 import { stridedSliceDxOp } from './api/strided_slice_dx.ts';
 import { stridedSliceDxGrad } from './grad/strided_slice_dx.ts';
@@ -689,6 +693,7 @@ import { transposeOp } from './api/transpose.ts';
 import { transposeGrad } from './grad/transpose.ts';
 import { transposeRelay } from './relay/transpose.ts';
 import { transposeCpuOp } from './dialects/cpu/transpose.ts';
+import { transposeWasmOp } from './dialects/wasm/transpose.ts';
 import { transposeWebgpuOp } from './dialects/webgpu/transpose.ts';
 import { whereOp } from './api/where.ts';
 import { whereGrad } from './grad/where.ts';
@@ -996,6 +1001,7 @@ registerDialectOps([
   clipDxWebgpuOp,
   collapseSumLikeCpuOp,
   concatenateCpuOp,
+  concatenateWasmOp,
   concatenateWebgpuOp,
   constantOfShapeCpuOp,
   constantOfShapeWebgpuOp,
@@ -1007,6 +1013,7 @@ registerDialectOps([
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
   convTransposeCpuOp,
+  convTransposeWasmOp,
   convTransposeWebgpuOp,
   cosCpuOp,
   cosWasmOp,
@@ -1182,6 +1189,7 @@ registerDialectOps([
   reshapeCpuOp,
   reshapeWebgpuOp,
   resizeCpuOp,
+  resizeWasmOp,
   resizeWebgpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
@@ -1241,6 +1249,7 @@ registerDialectOps([
   squeezeCpuOp,
   squeezeWebgpuOp,
   stridedSliceCpuOp,
+  stridedSliceWasmOp,
   stridedSliceWebgpuOp,
   stridedSliceDxCpuOp,
   stridedSliceDxWebgpuOp,
@@ -1267,6 +1276,7 @@ registerDialectOps([
   topkCpuOp,
   topkWebgpuOp,
   transposeCpuOp,
+  transposeWasmOp,
   transposeWebgpuOp,
   whereCpuOp,
   whereWebgpuOp,

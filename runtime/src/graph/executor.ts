@@ -2,13 +2,22 @@
 
 import type { DeviceKind } from '../device.ts';
 import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
-import { toWasmMemory } from '../dialects/wasm/support.ts';
+import { WasmStorage } from '../dialects/wasm/storage.ts';
+import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
 import { dispatchStats, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
-import { finishInt64 } from '../dtype.ts';
+import { allocStorage, finishInt64 } from '../dtype.ts';
 import { OpError } from '../errors.ts';
 import { trackOutputs } from '../scope.ts';
 import { shapesEqual } from '../shape.ts';
-import { checkAllocation, CpuStorage, keepAlive, Tensor, type TensorStorage, type TensorType } from '../tensor.ts';
+import {
+  checkAllocation,
+  CpuStorage,
+  fromStorage,
+  keepAlive,
+  Tensor,
+  type TensorStorage,
+  type TensorType,
+} from '../tensor.ts';
 import {
   bindOut,
   definedVars,
@@ -146,7 +155,22 @@ type Step =
       readonly refs: readonly Ref[];
       readonly outs: readonly number[];
     }
-  | { readonly kind: 'invoke'; readonly node: CallNode; readonly outs: readonly number[] };
+  | { readonly kind: 'invoke'; readonly node: CallNode; readonly outs: readonly number[] }
+  | {
+      readonly kind: 'view';
+      readonly x: Ref;
+      readonly out: TensorType;
+      /** A value the graph returns gets storage of its own (see recordCall). */
+      readonly copy: boolean;
+      readonly outs: readonly number[];
+    };
+
+/**
+ * Ops whose output is their input's elements in the same order under another shape: a plan runs them as a tensor of
+ * the new shape over the input's storage (no copy, and a wasm-resident input stays in wasm memory). The run loop
+ * counts holders per storage, so the storage is released only after the input and every view of it are dead.
+ */
+const VIEW_OPS = new Set(['reshape', 'expand_dims', 'squeeze', 'flatten']);
 
 /**
  * A graph's execution plan at one dialect pin: per node the dialect kernel dispatch picked (declare, the type checks
@@ -238,6 +262,7 @@ function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tens
         step.node,
         step.refs.map((r) => resolve(r, env) as Tensor),
       );
+    if (step.kind === 'view') return viewOf(resolve(step.x, env) as Tensor, step.out, step.copy);
     return invoke(
       step.node.op,
       step.node.args.map((a) => atomValue(a, env, plan)),
@@ -269,6 +294,16 @@ function finishKernel(step: { readonly int64: string | null }, result: Tensor | 
       if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
         finishInt64(step.int64, 'out', t.storage.array as Float64Array);
   trackOutputs(result, ins);
+}
+
+let stepTimer: ((step: number, ms: number) => void) | null = null;
+
+/**
+ * Times each node of planned runs: `timer(i, ms)` after node i of the graph ran (its kernel, not the releases after
+ * it); null stops. What `profileGraph` builds its per-op table from.
+ */
+export function setStepTimer(timer: ((step: number, ms: number) => void) | null): void {
+  stepTimer = timer;
 }
 
 /**
@@ -303,10 +338,13 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
     }
   };
   const steps = plan.steps;
+  const timer = stepTimer;
   try {
     for (let i = 0; i < steps.length; i++) {
       const outs = steps[i]!.outs;
+      const t0 = timer ? performance.now() : 0;
       const r = run(steps[i]!, i);
+      if (timer) timer(i, performance.now() - t0);
       if (r instanceof Tensor) {
         env[outs[0]!] = r;
         holders.set(r.storage, (holders.get(r.storage) ?? 0) + 1);
@@ -356,6 +394,7 @@ function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   const env: (Tensor | undefined)[] = new Array(plan.slots);
   params.forEach((s, i) => (env[s] = inputs[i]!));
   const refOf = (a: Atom): Ref => (a.kind === 'const' ? a : slotOf.get(a)!);
+  const returned = new Set<Atom>(g.outputs);
   const outsOf = (n: CallNode | FusedNode) => definedVars(n).map((v) => slotOf.get(v)!);
   // Placeholder steps run the recording; each is replaced by what it recorded.
   const outputs = runSteps({ ...plan, steps: g.nodes.map((n) => ({ outs: outsOf(n) })) }, env, inputs, (_, i) => {
@@ -369,7 +408,7 @@ function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
       );
     }
     const args = n.args.map((a) => atomValue(a, env, plan));
-    const recorded = recordCall(n, args, env, refOf, outs);
+    const recorded = recordCall(n, args, env, refOf, outs, returned);
     steps.push(recorded.step);
     return recorded.result;
   });
@@ -384,6 +423,7 @@ function recordCall(
   env: readonly (Tensor | undefined)[],
   refOf: (a: Atom) => Ref,
   outs: readonly number[],
+  returned: ReadonlySet<Atom>,
 ): { step: Step; result: Tensor | readonly Tensor[] } {
   const op = n.op;
   const dispatched = () => ({
@@ -394,6 +434,13 @@ function recordCall(
   if (decl.kind === 'value') return dispatched();
   const out: OutType = decl.kind === 'tuple' ? decl.outs : decl.out;
   for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
+  // A view op on a var or constant of the output's dtype; one the graph returns is a copy (a caller disposing an output
+  // must not free storage the graph still reads, an input's or a constant's).
+  const x = n.args[0];
+  if (VIEW_OPS.has(op.name) && decl.kind === 'tensor' && isAtom(x) && (args[0] as Tensor).dtype === decl.out.dtype) {
+    const step: Step = { kind: 'view', x: refOf(x), out: decl.out, copy: returned.has(n.out as Var), outs };
+    return { step, result: viewOf(args[0] as Tensor, decl.out, step.copy) };
+  }
   const pin = enabledDialects();
   // Each tensor the call was given, by identity, with the atom it came from.
   const given = new Map<Tensor, Ref>();
@@ -431,6 +478,26 @@ function recordCall(
     return { step, result };
   }
   return dispatched();
+}
+
+/**
+ * `x`'s elements as a tensor of type `out` (a view op's planned run): sharing x's storage, or with `copy` in storage of
+ * its own, in wasm memory when x is resident there (so x is not moved out to JavaScript memory to be copied).
+ */
+function viewOf(x: Tensor, out: TensorType, copy: boolean): Tensor {
+  plannedLaunches++;
+  if (!copy) return new Tensor(out.shape, out.dtype, x.storage);
+  if (x.storage instanceof WasmStorage && x.storage.ptr !== undefined) {
+    const r = residentOutput(out);
+    const from = r && residentView(r.arena, x);
+    if (r && from) {
+      r.data().set(from);
+      return r.tensor();
+    }
+  }
+  const data = allocStorage(out.dtype, x.size);
+  data.set(x.dataSync() as never);
+  return fromStorage(out.shape, out.dtype, data);
 }
 
 /** A kernel input's ref: null, a tensor the call was given (by identity), or a list of them; undefined otherwise. */

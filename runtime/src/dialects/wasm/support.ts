@@ -31,9 +31,10 @@ export function wasmServes(out: TensorType | readonly TensorType[], inputs: obje
   if (!dtype || !widthOf(dtype) || outs.some((o) => o.dtype !== dtype)) return false;
   wasm();
   // Integer inputs (lstm's sequence_lens) are lengths or indices the kernel reads as they are; floats must match.
+  // A list input (concatenate's) serves when each of its tensors does.
+  const fits = (t: Tensor) => t.dtype === dtype || t.dtype.startsWith('int');
   return Object.values(inputs as KernelInputs).every(
-    (v) =>
-      v === null || (!Array.isArray(v) && ((v as Tensor).dtype === dtype || (v as Tensor).dtype.startsWith('int'))),
+    (v) => v === null || (Array.isArray(v) ? (v as Tensor[]).every(fits) : fits(v as Tensor)),
   );
 }
 

@@ -6,6 +6,8 @@ import { definedVars, useCounts, type CallNode, type Graph, type Var } from '../
 import { foldBatchNorm } from './fold-batch-norm.ts';
 import { applyGroups, type Group } from './group.ts';
 import { recognizeHardSwish } from './hardswish.ts';
+import { recognizeLayerNorm } from './layer-norm.ts';
+import { foldScalarAffine } from './fold-affine.ts';
 
 /**
  * What may follow a group's current sink inside one kernel, by the sink group's pattern (TVM's
@@ -35,10 +37,12 @@ export function inlinable(n: CallNode): boolean {
 
 /**
  * Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. Inference
- * batch_norms are folded and spelled-out hardswish recognized first (foldBatchNorm, recognizeHardSwish), so a conv2d's scale, shift and activation fuse onto it.
+ * batch_norms are folded and spelled-out hardswish recognized first (foldBatchNorm, recognizeHardSwish), so a conv2d's scale, shift and activation fuse onto it;
+ * a scalar scale and shift after a conv2d fold into it (foldScalarAffine); spelled-out layer normalization becomes one
+ * layer_norm call (recognizeLayerNorm).
  */
 export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
-  g = recognizeHardSwish(foldBatchNorm(g));
+  g = recognizeLayerNorm(recognizeHardSwish(foldScalarAffine(foldBatchNorm(g))));
   const uses = useCounts(g);
   const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   // Both devices' compilers inline an elementwise prologue into a reduction's loop.
