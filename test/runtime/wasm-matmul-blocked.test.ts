@@ -1,6 +1,7 @@
 // The wasm dialect's blocked float32 product (as/matmul.ts: packed panels, A splat, 4×8 register tile) against a float64
 // reference: shapes that cross every cache block (KC = 256, MC = 64, NC = 512) and end in partial tiles, with A or B
-// read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them.
+// read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them; and products of under
+// four rows, which read B in place without packing.
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -46,6 +47,8 @@ describe('wasm blocked float32 product', () => {
     [5, 9, 17], // one full tile and edges in both directions
     [64, 16, 1], // k = 1
     [130, 10, 784], // the MLP bench's shapes: n = 10 is one full and one 2-wide panel, k spans four KC blocks
+    [1, 39, 131], // one row (a dense layer on one sample): B read in place, four columns at a time and a 3-column tail
+    [3, 8, 6], // three rows, k under one vector plus a tail
   ] as const) {
     const a = values(m * k, 11);
     const b = values(k * n, 12);

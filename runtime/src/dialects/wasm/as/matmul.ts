@@ -51,19 +51,64 @@ export function matmul_f32(
   blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch);
 }
 
-/** c[j] = Σp a[p]·b[j·ld + p] for j < n: b's columns are contiguous (b transposed), one dot product each. */
+/**
+ * c[j] = Σp a[p]·b[j·ld + p] for j < n: b's columns are contiguous (b transposed), one dot product each. Four columns
+ * at a time: four independent accumulator chains (one chain waits on each add's latency) sharing each load of a.
+ */
 function rowDots(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
   const k4 = k & ~3;
-  for (let j = 0; j < n; j++) {
-    const bj = b + <usize>j * <usize>ld * 4;
+  const step = <usize>ld * 4;
+  let j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const b0 = b + <usize>j * step;
+    const b1 = b0 + step;
+    const b2 = b1 + step;
+    const b3 = b2 + step;
+    let acc0 = f32x4.splat(0);
+    let acc1 = f32x4.splat(0);
+    let acc2 = f32x4.splat(0);
+    let acc3 = f32x4.splat(0);
+    let p = 0;
+    for (; p < k4; p += 4) {
+      const off = <usize>p * 4;
+      const av = v128.load(a + off);
+      acc0 = f32x4.add(acc0, f32x4.mul(av, v128.load(b0 + off)));
+      acc1 = f32x4.add(acc1, f32x4.mul(av, v128.load(b1 + off)));
+      acc2 = f32x4.add(acc2, f32x4.mul(av, v128.load(b2 + off)));
+      acc3 = f32x4.add(acc3, f32x4.mul(av, v128.load(b3 + off)));
+    }
+    let s0 = laneSum(acc0);
+    let s1 = laneSum(acc1);
+    let s2 = laneSum(acc2);
+    let s3 = laneSum(acc3);
+    for (; p < k; p++) {
+      const off = <usize>p * 4;
+      const ap = load<f32>(a + off);
+      s0 += ap * load<f32>(b0 + off);
+      s1 += ap * load<f32>(b1 + off);
+      s2 += ap * load<f32>(b2 + off);
+      s3 += ap * load<f32>(b3 + off);
+    }
+    const cj = c + <usize>j * 4;
+    store<f32>(cj, s0);
+    store<f32>(cj + 4, s1);
+    store<f32>(cj + 8, s2);
+    store<f32>(cj + 12, s3);
+  }
+  for (; j < n; j++) {
+    const bj = b + <usize>j * step;
     let acc = f32x4.splat(0);
     let p = 0;
     for (; p < k4; p += 4) acc = f32x4.add(acc, f32x4.mul(v128.load(a + <usize>p * 4), v128.load(bj + <usize>p * 4)));
-    let s: f32 =
-      f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 2) + f32x4.extract_lane(acc, 3);
+    let s = laneSum(acc);
     for (; p < k; p++) s += load<f32>(a + <usize>p * 4) * load<f32>(bj + <usize>p * 4);
     store<f32>(c + <usize>j * 4, s);
   }
+}
+
+// Small enough that binaryen's optimizer inlines it (prettier cannot parse a top-level @inline here).
+function laneSum(v: v128): f32 {
+  return f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
 }
 
 /** c[j] = Σp a[p]·b[p·ld + j] for j < n: b's rows are contiguous, so c gathers a[p] times each row. */
