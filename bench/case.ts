@@ -46,6 +46,8 @@ export interface BenchCase {
   readonly incomparable?: Partial<Record<ImplName, string>>;
   /** Skipped by --quick (slow peers make it minutes long). */
   readonly slow?: boolean;
+  /** Timed by the wall clock even under --cpu-time: its columns run on several threads, whose CPU times add up. */
+  readonly wallClock?: boolean;
   /** Resolves to why the case cannot run here (no WebGPU adapter), or undefined when it can. */
   readonly unavailable?: () => Promise<string | undefined>;
 }

@@ -109,7 +109,7 @@ async function measure(
     const once = async () => {
       runner.before?.();
       if (o.gc) collectGarbage();
-      if (o.clock === 'cpu') {
+      if (o.clock === 'cpu' && !c.wallClock) {
         const c0 = process.cpuUsage();
         const k0 = childrenCpuMs();
         await runner.run();

@@ -37,6 +37,8 @@ export function threadedCase(c: BenchCase): BenchCase {
     what: `${c.what}; ${THREADS} threads each`,
     group: c.group,
     slow: c.slow,
+    // Process CPU time sums every thread's: it would time the work, not how long the call takes.
+    wallClock: true,
     unavailable: c.unavailable,
     impls: {
       'raf-op': threaded(c.impls['raf-op']!),
