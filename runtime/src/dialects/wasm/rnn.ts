@@ -54,6 +54,8 @@ type Ptr = number;
 /** The cell exports of as/rnn.ts (f32 only), beside the module's typed exports. */
 interface RnnExports {
   lstm_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, c: Ptr, h: Ptr, y: Ptr, H: number): void;
+  rnn_transpose_f32(src: Ptr, dst: Ptr, rows: number, cols: number): void;
+  rnn_step_f32(h: Ptr, rt: Ptr, out: Ptr, B: number, H: number, G: number): void;
 }
 export const rnnCells = (): RnnExports => wasm() as unknown as RnnExports;
 

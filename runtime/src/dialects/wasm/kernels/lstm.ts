@@ -25,6 +25,8 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
   // f32: the cell state and the summed biases live in wasm memory too, and each step's cell update is one SIMD call
   // per batch entry (as/rnn.ts); f64 keeps the loop below.
   const [pc, pb] = f32 ? [mem.alloc(B * H), mem.alloc(G)] : [0, 0];
+  // Over several steps, Rᵀ [H, 4H] once per direction and each step's h · Rᵀ as row-times-matrix SIMD (as/rnn.ts).
+  const prt = f32 && T > 1 ? mem.alloc(G * H) : 0;
   const bv = b ? b.dataSync() : null;
   const h0 = initial_h ? initial_h.dataSync() : null;
   const c0 = initial_c ? initial_c.dataSync() : null;
@@ -48,8 +50,10 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
       h[k] = h0 ? h0[s0 + k]! : 0;
       c[k] = c0 ? c0[s0 + k]! : 0;
     }
+    if (prt) cell.rnn_transpose_f32(pr + d * G * H * mem.bytes, prt, G, H);
     for (let s = 0; s < T; s++) {
-      mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
+      if (prt) cell.rnn_step_f32(ph, prt, pg, B, H, G);
+      else mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
       for (let n = 0; n < B; n++) {
         const L = lens[n]!;
         if (s >= L) continue;
