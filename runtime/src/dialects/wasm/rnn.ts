@@ -50,5 +50,14 @@ export class RnnArena {
   }
 }
 
+type Ptr = number;
+/** The cell exports of as/rnn.ts (f32 only), beside the module's typed exports. */
+interface RnnExports {
+  lstm_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, c: Ptr, h: Ptr, y: Ptr, H: number): void;
+  rnn_transpose_f32(src: Ptr, dst: Ptr, rows: number, cols: number): void;
+  rnn_step_f32(h: Ptr, rt: Ptr, out: Ptr, B: number, H: number, G: number): void;
+}
+export const rnnCells = (): RnnExports => wasm() as unknown as RnnExports;
+
 /** Each batch entry's length from sequence_lens' values (checked by the CPU helper's rule), or T. */
 export { sequenceLengths } from '../cpu/rnn.ts';

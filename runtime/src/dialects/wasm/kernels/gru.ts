@@ -5,7 +5,7 @@
 
 import type { GruKernel } from '../../../generated/bridge/gru.ts';
 import { sigmoid } from '../../cpu/rnn.ts';
-import { RnnArena, sequenceLengths } from '../rnn.ts';
+import { RnnArena, rnnCells, sequenceLengths } from '../rnn.ts';
 import { outBlock, widthOf } from '../support.ts';
 
 export const gruWasm: GruKernel = (
@@ -28,6 +28,11 @@ export const gruWasm: GruKernel = (
     mem.alloc(B * H),
     mem.alloc(B * H),
   ];
+  // f32 over several steps: R's gate blocks transposed once per direction, each step's products as SIMD
+  // row-times-matrix calls (as/rnn.ts) instead of per-row products against R.
+  const packed = mem.width === 'f32' && T > 1 && H % 4 === 0;
+  const [pta, pth] = packed ? [mem.alloc(H * first), linear_before_reset ? 0 : mem.alloc(H * H)] : [0, 0];
+  const cell = rnnCells();
   const y = outBlock(mem.arena, mem.width, outs[0]!);
   const yh = outBlock(mem.arena, mem.width, outs[1]!);
   const bv = b ? b.dataSync() : null;
@@ -56,9 +61,14 @@ export const gruWasm: GruKernel = (
     mem.productNt(px, pw + d * G * I * mem.bytes, pxw, T * B, G, I);
     const s0 = d * B * H;
     for (let k = 0; k < B * H; k++) h[k] = h0 ? h0[s0 + k]! : 0;
+    const prd = pr + d * G * H * mem.bytes;
+    if (packed) {
+      cell.rnn_transpose_f32(prd, pta, first, H);
+      if (pth) cell.rnn_transpose_f32(prd + 2 * H * H * mem.bytes, pth, H, H);
+    }
     for (let s = 0; s < T; s++) {
-      const prd = pr + d * G * H * mem.bytes;
-      mem.productNt(ph, prd, pg, B, first, H);
+      if (packed) cell.rnn_step_f32(ph, pta, pg, B, H, first);
+      else mem.productNt(ph, prd, pg, B, first, H);
       if (!linear_before_reset) {
         // r ⊙ h first, for every batch entry, then its product with Rh.
         for (let n = 0; n < B; n++) {
@@ -70,7 +80,8 @@ export const gruWasm: GruKernel = (
             rh[ho + j] = rj * h[ho + j]!;
           }
         }
-        mem.productNt(prh, prd + 2 * H * H * mem.bytes, pc, B, H, H);
+        if (packed) cell.rnn_step_f32(prh, pth, pc, B, H, H);
+        else mem.productNt(prh, prd + 2 * H * H * mem.bytes, pc, B, H, H);
       }
       for (let n = 0; n < B; n++) {
         const L = lens[n]!;

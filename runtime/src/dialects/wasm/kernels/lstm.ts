@@ -5,7 +5,7 @@
 
 import type { LstmKernel } from '../../../generated/bridge/lstm.ts';
 import { sigmoid, summedBias } from '../../cpu/rnn.ts';
-import { RnnArena, sequenceLengths } from '../rnn.ts';
+import { RnnArena, rnnCells, sequenceLengths } from '../rnn.ts';
 import { outBlock, widthOf } from '../support.ts';
 
 export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, initial_c }, { direction }, outs) => {
@@ -21,6 +21,12 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
     ReturnType<typeof outBlock>,
     ReturnType<typeof outBlock>,
   ];
+  const f32 = mem.width === 'f32';
+  // f32: the cell state and the summed biases live in wasm memory too, and each step's cell update is one SIMD call
+  // per batch entry (as/rnn.ts); f64 keeps the loop below.
+  const [pc, pb] = f32 ? [mem.alloc(B * H), mem.alloc(G)] : [0, 0];
+  // Over several steps, Rᵀ [H, 4H] once per direction and each step's h · Rᵀ as row-times-matrix SIMD (as/rnn.ts).
+  const prt = f32 && T > 1 ? mem.alloc(G * H) : 0;
   const bv = b ? b.dataSync() : null;
   const h0 = initial_h ? initial_h.dataSync() : null;
   const c0 = initial_c ? initial_c.dataSync() : null;
@@ -31,23 +37,33 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
     mem.view(yc.ptr, dirs * B * H),
   ];
   yv.fill(0);
-  const c = new Float64Array(B * H);
+  const c = f32 ? mem.view(pc, B * H) : new Float64Array(B * H);
+  const bw = f32 ? mem.view(pb, G) : null;
+  const cell = rnnCells();
   for (let d = 0; d < dirs; d++) {
     const reverse = direction === 'reverse' || d === 1;
     const bias = summedBias(bv, d, G);
+    if (bw) bw.set(bias ?? new Float64Array(G));
     mem.productNt(px, pw + d * G * I * mem.bytes, pxw, T * B, G, I);
     const s0 = d * B * H;
     for (let k = 0; k < B * H; k++) {
       h[k] = h0 ? h0[s0 + k]! : 0;
       c[k] = c0 ? c0[s0 + k]! : 0;
     }
+    if (prt) cell.rnn_transpose_f32(pr + d * G * H * mem.bytes, prt, G, H);
     for (let s = 0; s < T; s++) {
-      mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
+      if (prt) cell.rnn_step_f32(ph, prt, pg, B, H, G);
+      else mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
       for (let n = 0; n < B; n++) {
         const L = lens[n]!;
         if (s >= L) continue;
         const t = reverse ? L - 1 - s : s;
         const [go, xo, ho, yo] = [n * G, (t * B + n) * G, n * H, ((t * dirs + d) * B + n) * H];
+        if (f32) {
+          const e = mem.bytes;
+          cell.lstm_cell_f32(pg + go * e, pxw + xo * e, pb, pc + ho * e, ph + ho * e, y.ptr + yo * e, H);
+          continue;
+        }
         for (let j = 0; j < H; j++) {
           // Gate g of unit j: the recurrent product, the input side and the summed biases.
           let ai = gates[go + j]! + xw[xo + j]!;

@@ -1,0 +1,109 @@
+// Gate nonlinearities and state updates of the wasm LSTM and GRU kernels (runtime/src/dialects/wasm/kernels/lstm.ts,
+// gru.ts) in f32x4: one pass over a batch entry's gate row per step. Pointers are byte addresses of f32 rows.
+
+import { vsigmoid_f32, vtanh_f32 } from './vmath';
+
+@inline
+function sigmoid1(x: f32): f32 {
+  return f32x4.extract_lane(vsigmoid_f32(f32x4.splat(x)), 0);
+}
+
+@inline
+function tanh1(x: f32): f32 {
+  return f32x4.extract_lane(vtanh_f32(f32x4.splat(x)), 0);
+}
+
+/**
+ * One LSTM step of one batch entry: pre-activations a = gates + xw + bias for the gates (i, o, f, c), each H wide;
+ * c ← σ(f)·c + σ(i)·tanh(c̃), h ← σ(o)·tanh(c), and h also written to y.
+ */
+export function lstm_cell_f32(gates: usize, xw: usize, bias: usize, c: usize, h: usize, y: usize, H: i32): void {
+  const row = <usize>H << 2;
+  let j: i32 = 0;
+  for (; j + 4 <= H; j += 4) {
+    const o = <usize>j << 2;
+    const ai = f32x4.add(f32x4.add(v128.load(gates + o), v128.load(xw + o)), v128.load(bias + o));
+    const ao = f32x4.add(f32x4.add(v128.load(gates + row + o), v128.load(xw + row + o)), v128.load(bias + row + o));
+    const af = f32x4.add(
+      f32x4.add(v128.load(gates + 2 * row + o), v128.load(xw + 2 * row + o)),
+      v128.load(bias + 2 * row + o),
+    );
+    const ac = f32x4.add(
+      f32x4.add(v128.load(gates + 3 * row + o), v128.load(xw + 3 * row + o)),
+      v128.load(bias + 3 * row + o),
+    );
+    const cj = f32x4.add(f32x4.mul(vsigmoid_f32(af), v128.load(c + o)), f32x4.mul(vsigmoid_f32(ai), vtanh_f32(ac)));
+    v128.store(c + o, cj);
+    const hj = f32x4.mul(vsigmoid_f32(ao), vtanh_f32(cj));
+    v128.store(h + o, hj);
+    v128.store(y + o, hj);
+  }
+  for (; j < H; j++) {
+    const o = <usize>j << 2;
+    const ai = load<f32>(gates + o) + load<f32>(xw + o) + load<f32>(bias + o);
+    const ao = load<f32>(gates + row + o) + load<f32>(xw + row + o) + load<f32>(bias + row + o);
+    const af = load<f32>(gates + 2 * row + o) + load<f32>(xw + 2 * row + o) + load<f32>(bias + 2 * row + o);
+    const ac = load<f32>(gates + 3 * row + o) + load<f32>(xw + 3 * row + o) + load<f32>(bias + 3 * row + o);
+    const cj = sigmoid1(af) * load<f32>(c + o) + sigmoid1(ai) * tanh1(ac);
+    store<f32>(c + o, cj);
+    const hj = sigmoid1(ao) * tanh1(cj);
+    store<f32>(h + o, hj);
+    store<f32>(y + o, hj);
+  }
+}
+
+/** dst[cols×rows] = src[rows×cols]ᵀ: R (rows of H) to Rᵀ once per direction, outside the step loop. */
+export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32): void {
+  for (let i = 0; i < rows; i++) {
+    const s = src + ((<usize>i * <usize>cols) << 2);
+    for (let j = 0; j < cols; j++) store<f32>(dst + ((<usize>j * <usize>rows + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
+  }
+}
+
+/**
+ * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, rows of G contiguous), G a multiple of 4: per batch row, 32 columns at a time
+ * in eight f32x4 accumulators (h's value splat, rt's row loaded), then 4 at a time.
+ */
+export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32): void {
+  const grow = <usize>G << 2;
+  for (let n = 0; n < B; n++) {
+    const hn = h + ((<usize>n * <usize>H) << 2);
+    const on = out + ((<usize>n * <usize>G) << 2);
+    let g: i32 = 0;
+    for (; g + 32 <= G; g += 32) {
+      let p = rt + (<usize>g << 2);
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      let a4 = f32x4.splat(0), a5 = f32x4.splat(0), a6 = f32x4.splat(0), a7 = f32x4.splat(0);
+      for (let k = 0; k < H; k++) {
+        const s = v128.load32_splat(hn + (<usize>k << 2));
+        a0 = f32x4.add(a0, f32x4.mul(s, v128.load(p)));
+        a1 = f32x4.add(a1, f32x4.mul(s, v128.load(p, 16)));
+        a2 = f32x4.add(a2, f32x4.mul(s, v128.load(p, 32)));
+        a3 = f32x4.add(a3, f32x4.mul(s, v128.load(p, 48)));
+        a4 = f32x4.add(a4, f32x4.mul(s, v128.load(p, 64)));
+        a5 = f32x4.add(a5, f32x4.mul(s, v128.load(p, 80)));
+        a6 = f32x4.add(a6, f32x4.mul(s, v128.load(p, 96)));
+        a7 = f32x4.add(a7, f32x4.mul(s, v128.load(p, 112)));
+        p += grow;
+      }
+      const o = on + (<usize>g << 2);
+      v128.store(o, a0);
+      v128.store(o, a1, 16);
+      v128.store(o, a2, 32);
+      v128.store(o, a3, 48);
+      v128.store(o, a4, 64);
+      v128.store(o, a5, 80);
+      v128.store(o, a6, 96);
+      v128.store(o, a7, 112);
+    }
+    for (; g < G; g += 4) {
+      let p = rt + (<usize>g << 2);
+      let a = f32x4.splat(0);
+      for (let k = 0; k < H; k++) {
+        a = f32x4.add(a, f32x4.mul(v128.load32_splat(hn + (<usize>k << 2)), v128.load(p)));
+        p += grow;
+      }
+      v128.store(on + (<usize>g << 2), a);
+    }
+  }
+}
