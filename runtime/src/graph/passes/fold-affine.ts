@@ -4,21 +4,11 @@
 
 import { getOp } from '../../registry.ts';
 import { fromStorage, type Tensor } from '../../tensor.ts';
-import { mkConst, useCounts, type Atom, type CallNode, type Const, type Graph, type Node, type Var } from '../ir.ts';
+import { mkConst, useCounts, type CallNode, type Const, type Graph, type Node, type Var } from '../ir.ts';
+import { arg, isCpuConst, isVar, scalar as scalarOf, values } from './match.ts';
 
-/** A constant whose values can be read now (CPU memory; a GPU graph's constants are left alone). */
-const isConst = (a: unknown): a is Const =>
-  typeof a === 'object' && a !== null && (a as Atom).kind === 'const' && (a as Const).value.device.kind === 'cpu';
-const isVar = (a: unknown): a is Var => typeof a === 'object' && a !== null && (a as Atom).kind === 'var';
-const arg = (n: CallNode, name: string): unknown =>
-  n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
-const values = (t: Tensor): ArrayLike<number> => t.dataSync() as ArrayLike<number>;
-
-/** A one-element float constant's value, or null. */
-function scalar(a: unknown): number | null {
-  if (!isConst(a) || a.value.size !== 1 || !a.value.dtype.startsWith('float')) return null;
-  return Number(values(a.value)[0]);
-}
+const isConst = isCpuConst;
+const scalar = (a: unknown) => scalarOf(a, true);
 
 /** A binary call's (var, scalar) operands in either order, or null. */
 function varAndScalar(n: CallNode): [Var, number] | null {

@@ -3,27 +3,8 @@
 
 import { getOp } from '../../registry.ts';
 import { fromStorage, type Tensor } from '../../tensor.ts';
-import {
-  mkConst,
-  mkVar,
-  useCounts,
-  type Atom,
-  type CallNode,
-  type Const,
-  type Graph,
-  type Node,
-  type Var,
-} from '../ir.ts';
-
-const isConst = (a: unknown): a is Const => typeof a === 'object' && a !== null && (a as Atom).kind === 'const';
-const isVar = (a: unknown): a is Var => typeof a === 'object' && a !== null && (a as Atom).kind === 'var';
-const arg = (n: CallNode, name: string): unknown =>
-  n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
-const withArg = (n: CallNode, name: string, v: unknown): CallNode => {
-  const i = (n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name);
-  return { ...n, args: n.args.map((a, k) => (k === i ? v : a)) };
-};
-const values = (t: Tensor): ArrayLike<number> => t.dataSync() as ArrayLike<number>;
+import { mkConst, mkVar, useCounts, type CallNode, type Const, type Graph, type Node, type Var } from '../ir.ts';
+import { arg, isConst, isVar, values, withArg } from './match.ts';
 
 function constOf(like: Tensor, shape: readonly number[], data: ArrayLike<number>): Const {
   const array = like.dtype === 'float64' ? Float64Array.from(data) : Float32Array.from(data);

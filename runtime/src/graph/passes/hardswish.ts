@@ -3,34 +3,13 @@
 
 import { getOp } from '../../registry.ts';
 import { shapesEqual } from '../../shape.ts';
-import { useCounts, type Atom, type CallNode, type Graph, type Node, type Var } from '../ir.ts';
-
-const arg = (n: CallNode, name: string): unknown =>
-  n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
-
-/** The value of a one-element float constant, or null. */
-function scalar(a: unknown): number | null {
-  const c = a as Atom;
-  if (typeof a !== 'object' || a === null || c.kind !== 'const') return null;
-  if (c.value.size !== 1 || !c.value.dtype.startsWith('float')) return null;
-  return Number((c.value.dataSync() as ArrayLike<number>)[0]);
-}
-
-/** `n`'s other operand when one of its tensor args (a, b) is `v`. */
-function other(n: CallNode, v: Var): unknown {
-  const [a, b] = [arg(n, 'a'), arg(n, 'b')];
-  return a === v ? b : b === v ? a : undefined;
-}
+import type { Graph, Node, Var } from '../ir.ts';
+import { arg, other, readersOf, rewrite, scalar as scalarOf } from './match.ts';
 
 export function recognizeHardSwish(g: Graph): Graph {
-  const uses = useCounts(g);
-  const readers = new Map<Var, CallNode[]>();
-  for (const n of g.nodes)
-    if (n.kind === 'call')
-      for (const a of n.args)
-        if (typeof a === 'object' && a !== null && (a as Atom).kind === 'var')
-          readers.set(a as Var, [...(readers.get(a as Var) ?? []), n]);
-  const only = (v: Var): CallNode | undefined => (uses.get(v) === 1 ? readers.get(v)?.[0] : undefined);
+  const { only } = readersOf(g);
+  // Constants on any device: a small GPU upload stays readable.
+  const scalar = (a: unknown) => scalarOf(a, false);
   const drop = new Set<Node>();
   const replace = new Map<Node, Node>();
   for (const add of g.nodes) {
@@ -50,6 +29,5 @@ export function recognizeHardSwish(g: Graph): Graph {
     for (const n of [add, clip, mul]) drop.add(n);
     replace.set(div, { kind: 'call', op: getOp('hardswish'), args: [x], out: div.out });
   }
-  if (!drop.size) return g;
-  return { ...g, nodes: g.nodes.filter((n) => !drop.has(n)).map((n) => replace.get(n) ?? n) };
+  return rewrite(g, drop, replace);
 }

@@ -6,23 +6,7 @@
 import { getOp } from '../../registry.ts';
 import { shapesEqual } from '../../shape.ts';
 import { useCounts, type Atom, type CallNode, type Graph, type Node, type Var } from '../ir.ts';
-
-const arg = (n: CallNode, name: string): unknown =>
-  n.args[(n.op.schema.fields as readonly { name: string }[]).findIndex((f) => f.name === name)];
-
-/** The value of a one-element float constant, or null. */
-function scalar(a: unknown): number | null {
-  const c = a as Atom;
-  if (typeof a !== 'object' || a === null || c.kind !== 'const' || c.value.device.kind !== 'cpu') return null;
-  if (c.value.size !== 1 || !c.value.dtype.startsWith('float')) return null;
-  return Number((c.value.dataSync() as ArrayLike<number>)[0]);
-}
-
-/** `n`'s other operand when one of its tensor args (a, b) is `v`. */
-function other(n: CallNode, v: Var): unknown {
-  const [a, b] = [arg(n, 'a'), arg(n, 'b')];
-  return a === v ? b : b === v ? a : undefined;
-}
+import { arg, other, readersOf, rewrite, scalar as scalarOf } from './match.ts';
 
 /** A float constant of shape [len] in `dtype`. */
 function vectorConst(a: unknown, len: number, dtype: string): boolean {
@@ -33,13 +17,8 @@ function vectorConst(a: unknown, len: number, dtype: string): boolean {
 
 export function recognizeLayerNorm(g: Graph): Graph {
   const uses = useCounts(g);
-  const readers = new Map<Var, CallNode[]>();
-  for (const n of g.nodes)
-    if (n.kind === 'call')
-      for (const a of n.args)
-        if (typeof a === 'object' && a !== null && (a as Atom).kind === 'var')
-          readers.set(a as Var, [...(readers.get(a as Var) ?? []), n]);
-  const only = (v: Var): CallNode | undefined => (uses.get(v) === 1 ? readers.get(v)?.[0] : undefined);
+  const { readers, only } = readersOf(g);
+  const scalar = (a: unknown) => scalarOf(a, true);
   const lastAxisMean = (n: CallNode | undefined, rank: number): boolean => {
     if (n?.op.name !== 'mean' || n.out.kind !== 'var' || arg(n, 'keepdims') !== true) return false;
     const axis = arg(n, 'axis') as readonly number[] | null;
@@ -87,6 +66,5 @@ export function recognizeLayerNorm(g: Graph): Graph {
       out: bAdd.out,
     });
   }
-  if (!drop.size) return g;
-  return { ...g, nodes: g.nodes.filter((n) => !drop.has(n)).map((n) => replace.get(n) ?? n) };
+  return rewrite(g, drop, replace);
 }
