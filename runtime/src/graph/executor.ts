@@ -300,7 +300,7 @@ let stepTimer: ((step: number, ms: number) => void) | null = null;
 
 /**
  * Times each node of planned runs: `timer(i, ms)` after node i of the graph ran (its kernel, not the releases after
- * it); null stops. What `profileGraph` builds its per-op table from.
+ * it); null stops. What `bench/profile-model.ts` builds its per-op table from.
  */
 export function setStepTimer(timer: ((step: number, ms: number) => void) | null): void {
   stepTimer = timer;

@@ -5,21 +5,18 @@
 import { sizeOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { callArena } from './module.ts';
-import { outBlock, residentView, widthOf } from './support.ts';
-
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+import { outBlock, residentView, WIDTH_ARRAY, widthOf } from './support.ts';
 
 /** Tables by attrs (a planned graph passes the same attrs object on every run), then by x's shape. */
-const tables = new WeakMap<object, Map<string, Int32Array>>();
+const tables = new WeakMap<object, Map<string, unknown>>();
 
-/** The index table for these attrs and x's shape, built by `build` on first use. */
-export function indexFor(attrs: object, shape: Shape, build: () => Int32Array): Int32Array {
+/** The table (an index table, a resize plan) for these attrs and x's shape, built by `build` on first use. */
+export function tableFor<T>(attrs: object, shape: Shape, build: () => T): T {
   let byShape = tables.get(attrs);
   if (!byShape) tables.set(attrs, (byShape = new Map()));
   const key = shape.join(',');
-  let t = byShape.get(key);
-  if (!t) byShape.set(key, (t = build()));
-  return t;
+  if (!byShape.has(key)) byShape.set(key, build());
+  return byShape.get(key) as T;
 }
 
 /** out[i] = x[index[i]], the output a resident block. */
@@ -29,7 +26,7 @@ export function gatherOverWasm(x: Tensor, out: TensorType, index: Int32Array): T
   const y = outBlock(arena, width, out);
   // Views only after the last allocation: growing memory detaches them.
   const xs = residentView(arena, x) ?? x.dataSync();
-  const ys = arena.view(ARRAY[width], y.ptr, sizeOf(out.shape));
+  const ys = arena.view(WIDTH_ARRAY[width], y.ptr, sizeOf(out.shape));
   for (let i = 0; i < index.length; i++) ys[i] = xs[index[i]!]!;
   return y.tensor();
 }

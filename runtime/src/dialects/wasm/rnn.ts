@@ -4,9 +4,8 @@
 
 import type { Tensor } from '../../tensor.ts';
 import { callArena, wasm, type Arena } from './module.ts';
-import { allocFor, inPtr, type Width } from './support.ts';
+import { allocFor, inPtr, WIDTH_ARRAY, type Width } from './support.ts';
 
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
 const BYTES = { f32: 4, f64: 8 } as const;
 /** Up to this many rows, a product against R runs row by row (see productNt). */
 const ROWS_IN_PLACE = 16;
@@ -32,7 +31,7 @@ export class RnnArena {
 
   /** Take views only after the last allocation: growing memory detaches them. */
   view(p: number, n: number): Float32Array | Float64Array {
-    return this.arena.view(ARRAY[this.width], p, n);
+    return this.arena.view(WIDTH_ARRAY[this.width], p, n);
   }
 
   /** c[m×n] = a[m×k] (rows of k, contiguous) · b[n×k]ᵀ (b's rows contiguous, the layout of ONNX's W and R). */

@@ -17,7 +17,8 @@ export function widthOf(dtype: DType): Width | null {
   return null;
 }
 
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+/** The typed array of each width. */
+export const WIDTH_ARRAY = { f32: Float32Array, f64: Float64Array } as const;
 const BYTES = { f32: 4, f64: 8 } as const;
 
 /**
@@ -51,7 +52,7 @@ export function allocFor(arena: Arena, width: Width, n: number): number {
 export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, shape: Shape = t.shape): void {
   const src = t.dataSync();
   const n = sizeOf(shape);
-  const dst = arena.view(ARRAY[width], p, n);
+  const dst = arena.view(WIDTH_ARRAY[width], p, n);
   if (shapesEqual(t.shape, shape)) {
     dst.set(src);
     return;
@@ -63,8 +64,8 @@ export function writeTensor(arena: Arena, width: Width, p: number, t: Tensor, sh
 /** A CPU tensor holding a copy of the output's elements at p (set() copies as one block, faster than slice()). */
 export function readTensor(arena: Arena, width: Width, p: number, out: TensorType): Tensor {
   const n = sizeOf(out.shape);
-  const data = new ARRAY[width](n);
-  data.set(arena.view(ARRAY[width], p, n));
+  const data = new WIDTH_ARRAY[width](n);
+  data.set(arena.view(WIDTH_ARRAY[width], p, n));
   return finish(new Tensor(out.shape, out.dtype, new CpuStorage(data)));
 }
 
@@ -126,7 +127,7 @@ class ResidentOut implements OutBlock {
   ) {}
   tensor(): Tensor {
     const { arena, width, ptr, bytes, n, out } = this;
-    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, ARRAY[width], n));
+    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, WIDTH_ARRAY[width], n));
   }
 }
 
@@ -141,7 +142,7 @@ export function toWasmMemory(t: Tensor): Tensor {
   if (t.storage instanceof WasmStorage && t.storage.ptr !== undefined) return t;
   const arena = callArena();
   const block = outBlock(arena, width, t);
-  arena.view(ARRAY[width], block.ptr, t.size).set(t.dataSync());
+  arena.view(WIDTH_ARRAY[width], block.ptr, t.size).set(t.dataSync());
   return block.tensor();
 }
 
@@ -159,7 +160,7 @@ export function overWasmMemory(
   const px = inPtr(arena, width, x);
   const y = outBlock(arena, width, out);
   // Views only after the last allocation: growing memory detaches them.
-  loop(arena.view(ARRAY[width], px, x.size), arena.view(ARRAY[width], y.ptr, sizeOf(out.shape)));
+  loop(arena.view(WIDTH_ARRAY[width], px, x.size), arena.view(WIDTH_ARRAY[width], y.ptr, sizeOf(out.shape)));
   return y.tensor();
 }
 
@@ -169,7 +170,7 @@ export function residentView(arena: Arena, t: Tensor): Float32Array | Float64Arr
   const width = widthOf(t.dtype);
   if (!width || t.dtype === 'float16' || !(s instanceof WasmStorage) || s.ptr === undefined) return null;
   s.touch();
-  return arena.view(ARRAY[width], s.ptr, t.size);
+  return arena.view(WIDTH_ARRAY[width], s.ptr, t.size);
 }
 
 /**
@@ -185,7 +186,7 @@ export function residentOutput(
   const block = outBlock(arena, width, out);
   return {
     arena,
-    data: () => arena.view(ARRAY[width], block.ptr, sizeOf(out.shape)),
+    data: () => arena.view(WIDTH_ARRAY[width], block.ptr, sizeOf(out.shape)),
     tensor: () => block.tensor(),
   };
 }

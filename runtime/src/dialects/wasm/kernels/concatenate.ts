@@ -4,16 +4,14 @@
 import type { ConcatenateKernel } from '../../../generated/bridge/concatenate.ts';
 import { sizeOf } from '../../../shape.ts';
 import { callArena } from '../module.ts';
-import { outBlock, residentView, widthOf } from '../support.ts';
-
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+import { outBlock, residentView, WIDTH_ARRAY, widthOf } from '../support.ts';
 
 export const concatenateWasm: ConcatenateKernel = ({ xs }, { axis }, out) => {
   const width = widthOf(out.dtype)!;
   const arena = callArena();
   const y = outBlock(arena, width, out);
   // Views only after the last allocation: growing memory detaches them.
-  const ys = arena.view(ARRAY[width], y.ptr, sizeOf(out.shape));
+  const ys = arena.view(WIDTH_ARRAY[width], y.ptr, sizeOf(out.shape));
   // Row-major: everything after axis is one contiguous run per outer index, for every input.
   const outer = sizeOf(out.shape.slice(0, axis));
   const inner = sizeOf(out.shape.slice(axis + 1));

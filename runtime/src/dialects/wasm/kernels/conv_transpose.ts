@@ -6,9 +6,7 @@ import type { ConvTransposeKernel } from '../../../generated/bridge/conv_transpo
 import { convTransposeGeometry } from '../../../ops/conv_transpose.rule.ts';
 import { window2d } from '../../../ops/window.ts';
 import { callArena, wasm } from '../module.ts';
-import { allocFor, inPtr, outBlock, residentView, widthOf } from '../support.ts';
-
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+import { allocFor, inPtr, outBlock, residentView, WIDTH_ARRAY, widthOf } from '../support.ts';
 
 export const convTransposeWasm: ConvTransposeKernel = (
   { x, w, bias },
@@ -46,8 +44,8 @@ export const convTransposeWasm: ConvTransposeKernel = (
   const y = outBlock(arena, width, out);
   // Views only after the last allocation: growing memory detaches them.
   const biasView = bias ? (residentView(arena, bias) ?? bias.dataSync()) : null;
-  const ys = arena.view(ARRAY[width], y.ptr, n * o * oh * ow);
-  const cs = arena.view(ARRAY[width], cols, rows * p);
+  const ys = arena.view(WIDTH_ARRAY[width], y.ptr, n * o * oh * ow);
+  const cs = arena.view(WIDTH_ARRAY[width], cols, rows * p);
   const plane = oh * ow;
   for (let b = 0; b < n; b++) {
     for (let oc = 0; oc < o; oc++)

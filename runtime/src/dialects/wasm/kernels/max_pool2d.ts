@@ -1,4 +1,4 @@
-// Wasm kernel of raf.op.max_pool2d (specs/nn/max_pool2d.yaml): float32 runs as.pool's max_pool2d_f32; float64 the CPU
+// Wasm kernel of raf.op.max_pool2d (specs/nn/max_pool2d.yaml): float32 runs as/pool's max_pool2d_f32; float64 the CPU
 // kernel's loop over wasm memory.
 
 import type { MaxPool2dKernel } from '../../../generated/bridge/max_pool2d.ts';

@@ -5,29 +5,18 @@
 
 import type { ResizeAttrs, ResizeKernel } from '../../../generated/bridge/resize.ts';
 import { resizePlan, type ResizeAxis } from '../../../ops/resize.rule.ts';
-import { sizeOf, type Shape } from '../../../shape.ts';
+import { sizeOf, stridesOf, type Shape } from '../../../shape.ts';
+import { gatherOverWasm, tableFor } from '../gather.ts';
 import { callArena } from '../module.ts';
-import { outBlock, residentView, widthOf } from '../support.ts';
-
-const ARRAY = { f32: Float32Array, f64: Float64Array } as const;
+import { outBlock, residentView, WIDTH_ARRAY, widthOf } from '../support.ts';
 
 type Table = { readonly gather: Int32Array } | { readonly axes: readonly ResizeAxis[] };
 
-/** Tables by attrs (a planned graph passes the same attrs object on every run), then by x's shape. */
-const tables = new WeakMap<ResizeAttrs, Map<string, Table>>();
-
-function tableFor(attrs: ResizeAttrs, shape: Shape): Table {
-  let byShape = tables.get(attrs);
-  if (!byShape) tables.set(attrs, (byShape = new Map()));
-  const key = shape.join(',');
-  let t = byShape.get(key);
-  if (t) return t;
+function buildTable(attrs: ResizeAttrs, shape: Shape): Table {
   const plan = resizePlan({ x: { shape, dtype: 'float32' }, ...attrs });
-  t = plan.axes.every((a) => a.taps.every((taps) => taps.length === 1 && taps[0]![1] === 1))
+  return plan.axes.every((a) => a.taps.every((taps) => taps.length === 1 && taps[0]![1] === 1))
     ? { gather: gatherIndex(shape, plan.shape, plan.axes) }
     : { axes: plan.axes };
-  byShape.set(key, t);
-  return t;
 }
 
 /** For each output element, the input element nearest resize copies. */
@@ -38,8 +27,7 @@ function gatherIndex(inShape: Shape, outShape: Shape, axes: readonly ResizeAxis[
     const a = axes.find((x) => x.axis === d);
     return Int32Array.from({ length: len }, (_, o) => (a ? a.taps[o]![0]![0] : o));
   });
-  const inStrides = new Array<number>(rank).fill(1);
-  for (let d = rank - 2; d >= 0; d--) inStrides[d] = inStrides[d + 1]! * inShape[d + 1]!;
+  const inStrides = stridesOf(inShape);
   let index = Int32Array.of(0);
   for (let d = 0; d < rank; d++) {
     const len = outShape[d]!;
@@ -52,18 +40,14 @@ function gatherIndex(inShape: Shape, outShape: Shape, axes: readonly ResizeAxis[
 }
 
 export const resizeWasm: ResizeKernel = ({ x }, attrs, out) => {
+  const table = tableFor(attrs, x.shape, () => buildTable(attrs, x.shape));
+  if ('gather' in table) return gatherOverWasm(x, out, table.gather);
   const width = widthOf(out.dtype)!;
-  const table = tableFor(attrs, x.shape);
   const arena = callArena();
   const y = outBlock(arena, width, out);
   // Views only after the last allocation: growing memory detaches them.
   const xs = residentView(arena, x) ?? x.dataSync();
-  const ys = arena.view(ARRAY[width], y.ptr, sizeOf(out.shape));
-  if ('gather' in table) {
-    const idx = table.gather;
-    for (let i = 0; i < idx.length; i++) ys[i] = xs[idx[i]!]!;
-    return y.tensor();
-  }
+  const ys = arena.view(WIDTH_ARRAY[width], y.ptr, sizeOf(out.shape));
   let data: ArrayLike<number> = xs;
   const shape = [...x.shape];
   table.axes.forEach(({ axis, inLen, outLen, taps }, k) => {

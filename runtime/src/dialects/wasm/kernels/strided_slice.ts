@@ -4,13 +4,13 @@
 import type { StridedSliceKernel } from '../../../generated/bridge/strided_slice.ts';
 import { resolveSlice } from '../../../ops/slice.ts';
 import { sliceIndex } from '../../cpu/slice.ts';
-import { gatherOverWasm, indexFor } from '../gather.ts';
+import { gatherOverWasm, tableFor } from '../gather.ts';
 
 export const stridedSliceWasm: StridedSliceKernel = ({ x }, attrs, out) =>
   gatherOverWasm(
     x,
     out,
-    indexFor(attrs, x.shape, () =>
+    tableFor(attrs, x.shape, () =>
       sliceIndex(x.shape, resolveSlice('strided_slice', x.shape, attrs.begin, attrs.end, attrs.strides, attrs.axes)),
     ),
   );
