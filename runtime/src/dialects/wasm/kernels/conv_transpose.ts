@@ -8,22 +8,9 @@ import { window2d } from '../../../ops/window.ts';
 import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, residentView, WIDTH_ARRAY, widthOf } from '../support.ts';
 
-export const convTransposeWasm: ConvTransposeKernel = (
-  { x, w, bias },
-  { stride, padding, output_padding, dilation, groups, auto_pad, output_shape },
-  out,
-) => {
-  const geo = convTransposeGeometry({
-    x,
-    w,
-    stride,
-    padding,
-    output_padding,
-    dilation,
-    groups,
-    auto_pad,
-    output_shape,
-  });
+export const convTransposeWasm: ConvTransposeKernel = ({ x, w, bias }, attrs, out) => {
+  const { groups } = attrs;
+  const geo = convTransposeGeometry({ x, w, ...attrs });
   const width = widthOf(out.dtype)!;
   const bytes = width === 'f32' ? 4 : 8;
   // The conv2d whose backward this is reads the output as its input and makes x's spatial size.
