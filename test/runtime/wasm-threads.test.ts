@@ -18,40 +18,7 @@ import {
 import { threadStats, threadThresholds } from '../../runtime/src/dialects/wasm/threads/index.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
-import { lcgValues as values, matmulRef as product } from '../support/reference.ts';
-
-/** NCHW convolution (cross-correlation) with groups, in float64. */
-function conv(
-  x: number[],
-  [n, c, h, wd]: number[],
-  w: number[],
-  [o, cg, kh, kw]: number[],
-  [sh, sw]: number[],
-  [pt, pl, pb, pr]: number[],
-  groups: number,
-): { data: number[]; shape: number[] } {
-  const oh = Math.floor((h! + pt! + pb! - kh!) / sh!) + 1;
-  const ow = Math.floor((wd! + pl! + pr! - kw!) / sw!) + 1;
-  const og = o! / groups;
-  const data: number[] = [];
-  for (let i = 0; i < n!; i++)
-    for (let oc = 0; oc < o!; oc++)
-      for (let oy = 0; oy < oh; oy++)
-        for (let ox = 0; ox < ow; ox++) {
-          let s = 0;
-          const g = Math.floor(oc / og);
-          for (let ci = 0; ci < cg!; ci++)
-            for (let ky = 0; ky < kh!; ky++)
-              for (let kx = 0; kx < kw!; kx++) {
-                const iy = oy * sh! - pt! + ky;
-                const ix = ox * sw! - pl! + kx;
-                if (iy < 0 || iy >= h! || ix < 0 || ix >= wd!) continue;
-                s += w[((oc * cg! + ci) * kh! + ky) * kw! + kx]! * x[((i * c! + g * cg! + ci) * h! + iy) * wd! + ix]!;
-              }
-          data.push(s);
-        }
-  return { data, shape: [n!, o!, oh, ow] };
-}
+import { conv2dRef as conv, lcgValues as values, matmulRef as product } from '../support/reference.ts';
 
 /** Runs f on the wasm dialect with 1 thread, then with 2, and returns both results read out. */
 function bothWays(f: () => Tensor): [Float32Array | Float64Array, Float32Array | Float64Array] {

@@ -31,3 +31,40 @@ export function expectClose(got: readonly number[], want: readonly number[], tol
     expect(Math.abs(got[i]! - want[i]!)).toBeLessThanOrEqual(tol * (1 + Math.abs(want[i]!)));
   }
 }
+
+/**
+ * NCHW convolution (cross-correlation) with groups, strides, pads [top, left, bottom, right] and dilations, in float64:
+ * every tap summed in place, no im2col.
+ */
+export function conv2dRef(
+  x: readonly number[],
+  [n, c, h, wd]: readonly number[],
+  w: readonly number[],
+  [o, cg, kh, kw]: readonly number[],
+  [sh, sw]: readonly number[],
+  [pt, pl, pb, pr]: readonly number[],
+  groups: number,
+  [dh, dw]: readonly number[] = [1, 1],
+): { data: number[]; shape: number[] } {
+  const oh = Math.floor((h! + pt! + pb! - dh! * (kh! - 1) - 1) / sh!) + 1;
+  const ow = Math.floor((wd! + pl! + pr! - dw! * (kw! - 1) - 1) / sw!) + 1;
+  const og = o! / groups;
+  const data: number[] = [];
+  for (let i = 0; i < n!; i++)
+    for (let oc = 0; oc < o!; oc++)
+      for (let oy = 0; oy < oh; oy++)
+        for (let ox = 0; ox < ow; ox++) {
+          let s = 0;
+          const g = Math.floor(oc / og);
+          for (let ci = 0; ci < cg!; ci++)
+            for (let ky = 0; ky < kh!; ky++)
+              for (let kx = 0; kx < kw!; kx++) {
+                const iy = oy * sh! - pt! + ky * dh!;
+                const ix = ox * sw! - pl! + kx * dw!;
+                if (iy < 0 || iy >= h! || ix < 0 || ix >= wd!) continue;
+                s += w[((oc * cg! + ci) * kh! + ky) * kw! + kx]! * x[((i * c! + g * cg! + ci) * h! + iy) * wd! + ix]!;
+              }
+          data.push(s);
+        }
+  return { data, shape: [n!, o!, oh, ow] };
+}

@@ -77,6 +77,25 @@ export interface WasmExports {
     oh: number,
     ow: number,
   ): void;
+  conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number): void;
+  im2col_f32(
+    x: Ptr,
+    col: Ptr,
+    ld: number,
+    c: number,
+    h: number,
+    w: number,
+    kh: number,
+    kw: number,
+    sh: number,
+    sw: number,
+    dh: number,
+    dw: number,
+    pt: number,
+    pl: number,
+    oh: number,
+    ow: number,
+  ): void;
   im2col_f64(
     x: Ptr,
     col: Ptr,

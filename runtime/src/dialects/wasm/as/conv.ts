@@ -24,10 +24,16 @@ const PANELS = memory.data(8 * 4 * 2 * MAX_THREADS);
 let PANEL_Y: usize = PANELS;
 let PANEL_X: usize = PANELS + 8 * 4;
 
-/** Points this instance's panel tables at thread t's slice (t < 16; the main thread keeps t = 0). */
+// Zero-padded copies of a depthwise convolution's input (conv2d_dw_f32), DW_FLOATS per thread.
+const DW_FLOATS = 4096;
+const DW_ALL = memory.data(DW_FLOATS * 4 * MAX_THREADS, 16);
+let DW_BUF: usize = DW_ALL;
+
+/** Points this instance's panel tables and depthwise rows at thread t's slice (t < 16; the main thread keeps t = 0). */
 export function conv_thread(t: i32): void {
   PANEL_Y = PANELS + <usize>t * 8 * 4 * 2;
   PANEL_X = PANEL_Y + 8 * 4;
+  DW_BUF = DW_ALL + <usize>t * DW_FLOATS * 4;
 }
 // A row so far outside the image that no tap brings it back: panel columns past the last output read zeros.
 const NOWHERE: i32 = -0x20000000;
@@ -144,6 +150,164 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
 }
 
 /**
+ * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 16): the positions
+ * ride in the lanes and four output channels share each load of col, so nothing is packed. Packing splats every
+ * weight across a vector for the blocked product; with P this small that costs more than the product itself.
+ * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart.
+ */
+export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32): void {
+  const wStep = <usize>k * 4;
+  const cStep = <usize>ld * 4;
+  let i = 0;
+  for (; i + 4 <= o; i += 4) {
+    const w0 = w + <usize>i * wStep;
+    for (let p0 = 0; p0 < p; p0 += 8) {
+      const y0 = y + (<usize>i * <usize>p + <usize>p0) * 4;
+      if (p - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
+      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
+    }
+  }
+  for (; i < o; i++) {
+    const wi = w + <usize>i * wStep;
+    for (let p0 = 0; p0 < p; p0 += 4) {
+      let acc = f32x4.splat(0);
+      let src = col + <usize>p0 * 4;
+      for (let q = 0; q < k; q++) {
+        acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wi + <usize>q * 4), v128.load(src)));
+        src += cStep;
+      }
+      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, p - p0);
+    }
+  }
+}
+
+/** Four rows of y, eight positions (`valid` of them real) from p0: eight accumulators, two col loads a step. */
+function fewQuad8(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, yStep: usize, k: i32, valid: i32): void {
+  const w1 = w0 + wStep;
+  const w2 = w1 + wStep;
+  const w3 = w2 + wStep;
+  let a0 = f32x4.splat(0),
+    a1 = f32x4.splat(0),
+    a2 = f32x4.splat(0),
+    a3 = f32x4.splat(0);
+  let b0 = f32x4.splat(0),
+    b1 = f32x4.splat(0),
+    b2 = f32x4.splat(0),
+    b3 = f32x4.splat(0);
+  let src = col;
+  const end = <usize>k * 4;
+  for (let q: usize = 0; q < end; q += 4) {
+    const c0 = v128.load(src);
+    const c1 = v128.load(src, 16);
+    src += cStep;
+    let s = v128.load32_splat(w0 + q);
+    a0 = f32x4.add(a0, f32x4.mul(s, c0));
+    b0 = f32x4.add(b0, f32x4.mul(s, c1));
+    s = v128.load32_splat(w1 + q);
+    a1 = f32x4.add(a1, f32x4.mul(s, c0));
+    b1 = f32x4.add(b1, f32x4.mul(s, c1));
+    s = v128.load32_splat(w2 + q);
+    a2 = f32x4.add(a2, f32x4.mul(s, c0));
+    b2 = f32x4.add(b2, f32x4.mul(s, c1));
+    s = v128.load32_splat(w3 + q);
+    a3 = f32x4.add(a3, f32x4.mul(s, c0));
+    b3 = f32x4.add(b3, f32x4.mul(s, c1));
+  }
+  v128.store(y, a0);
+  v128.store(y + yStep, a1);
+  v128.store(y + 2 * yStep, a2);
+  v128.store(y + 3 * yStep, a3);
+  storeLanes(y + 16, b0, valid - 4);
+  storeLanes(y + yStep + 16, b1, valid - 4);
+  storeLanes(y + 2 * yStep + 16, b2, valid - 4);
+  storeLanes(y + 3 * yStep + 16, b3, valid - 4);
+}
+
+/** Four rows of y, four positions (`valid` of them real) from p0. */
+function fewQuad4(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, yStep: usize, k: i32, valid: i32): void {
+  const w1 = w0 + wStep;
+  const w2 = w1 + wStep;
+  const w3 = w2 + wStep;
+  let a0 = f32x4.splat(0),
+    a1 = f32x4.splat(0),
+    a2 = f32x4.splat(0),
+    a3 = f32x4.splat(0);
+  let src = col;
+  const end = <usize>k * 4;
+  for (let q: usize = 0; q < end; q += 4) {
+    const c0 = v128.load(src);
+    src += cStep;
+    a0 = f32x4.add(a0, f32x4.mul(v128.load32_splat(w0 + q), c0));
+    a1 = f32x4.add(a1, f32x4.mul(v128.load32_splat(w1 + q), c0));
+    a2 = f32x4.add(a2, f32x4.mul(v128.load32_splat(w2 + q), c0));
+    a3 = f32x4.add(a3, f32x4.mul(v128.load32_splat(w3 + q), c0));
+  }
+  storeLanes(y, a0, valid);
+  storeLanes(y + yStep, a1, valid);
+  storeLanes(y + 2 * yStep, a2, valid);
+  storeLanes(y + 3 * yStep, a3, valid);
+}
+
+/** The first n (≥ 1) lanes of v at p: a whole vector when n ≥ 4, else lane by lane (the rest is another row's). */
+function storeLanes(p: usize, v: v128, n: i32): void {
+  if (n >= 4) {
+    v128.store(p, v);
+    return;
+  }
+  store<f32>(p, f32x4.extract_lane(v, 0));
+  if (n > 1) store<f32>(p, f32x4.extract_lane(v, 1), 4);
+  if (n > 2) store<f32>(p, f32x4.extract_lane(v, 2), 8);
+}
+
+/**
+ * im2col(x) for conv_few_f32: K = c·kh·kw rows of oh·ow positions, each row `ld` floats long (zero past oh·ow), 0 in
+ * the padding.
+ */
+export function im2col_f32(
+  x: usize,
+  col: usize,
+  ld: i32,
+  c: i32,
+  h: i32,
+  w: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+): void {
+  const rowBytes = <usize>ld * 4;
+  const used = <usize>oh * <usize>ow;
+  let row = col;
+  for (let ci = 0; ci < c; ci++) {
+    const plane = x + <usize>ci * <usize>h * <usize>w * 4;
+    for (let ky = 0; ky < kh; ky++) {
+      for (let kx = 0; kx < kw; kx++) {
+        let out = row;
+        for (let oy = 0; oy < oh; oy++) {
+          const iy = oy * sh - pt + ky * dh;
+          for (let ox = 0; ox < ow; ox++) {
+            const ix = ox * sw - pl + kx * dw;
+            store<f32>(
+              out,
+              <u32>iy < <u32>h && <u32>ix < <u32>w ? load<f32>(plane + (<usize>iy * <usize>w + <usize>ix) * 4) : 0,
+            );
+            out += 4;
+          }
+        }
+        if (<usize>ld > used) memory.fill(out, 0, (<usize>ld - used) * 4);
+        row += rowBytes;
+      }
+    }
+  }
+}
+
+/**
  * The float64 path writes im2col(x) out for matmul_f64 (tests and gradchecks; speed is the f32 path's job): col has
  * the layout above, oh·ow columns per tap row, 0 in the padding.
  */
@@ -187,8 +351,13 @@ export function im2col_f64(
 
 /**
  * A depthwise convolution (one input and one output channel per group) read straight from the image: per channel,
- * y[oy, ox] = Σ w[ky, kx]·x[oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] over in-bounds taps. With unit column stride and
- * dilation, four outputs of a row whose taps are all inside the row take one f32x4 per tap; the rest go one by one.
+ * y[oy, ox] = Σ w[ky, kx]·x[oy·sh − pt + ky·dh, ox·sw − pl + kx·dw] over in-bounds taps.
+ *
+ * The taps read zero-padded copies of the image (DW_BUF), so every tap of four neighbouring outputs is one f32x4 load
+ * with no bounds test, even on images narrower than the kernel's reach (a 5×5 kernel over 4 columns). A small image is
+ * padded whole, once per channel, into a buffer whose border is zeroed once per call; a large one a row band at a
+ * time (the kh rows one output row reads). Column strides 1 and 2 vectorize (stride 2 takes the even lanes of two
+ * loads); other strides, and rows too wide for the buffer, take the scalar loop.
  */
 export function conv2d_dw_f32(
   x: usize,
@@ -208,7 +377,149 @@ export function conv2d_dw_f32(
   oh: i32,
   ow: i32,
 ): void {
-  const vectorRow = sw == 1 && dw == 1;
+  // Padded row length: the last vector of outputs (ow rounded up to 4) reads up to 8 floats from its last tap.
+  const ow4 = (ow + 3) & ~3;
+  const len = ((ow4 - 4) * sw + (kw - 1) * dw + 8 + 3) & ~3;
+  if ((sw != 1 && sw != 2) || <i64>len * kh > DW_FLOATS) {
+    depthwiseScalar(x, w, y, c, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow);
+    return;
+  }
+  const rowBytes = <usize>len * 4;
+  // Input columns that land in a padded row: [pl, pl + copied) holds x's columns [0, copied).
+  const copied = max(0, min(wd, len - pl));
+  // Padded rows read by the whole output: [0, rows) holds x's rows [−pt, rows − pt).
+  const rows = (oh - 1) * sh + (kh - 1) * dh + 1;
+  if (<i64>rows * len <= DW_FLOATS) {
+    memory.fill(DW_BUF, 0, <usize>rows * rowBytes);
+    const first = max(0, pt);
+    const last = min(rows, pt + h);
+    for (let ch = 0; ch < c; ch++) {
+      const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
+      for (let r = first; r < last; r++)
+        copyFloats(DW_BUF + <usize>r * rowBytes + <usize>pl * 4, xp + <usize>(r - pt) * <usize>wd * 4, copied);
+      const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
+      const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+      for (let oy = 0; oy < oh; oy++) {
+        // Rows of the padding are zero: only the taps on the image's rows are summed.
+        const iy0 = oy * sh - pt;
+        let ky0 = 0;
+        while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
+        let ky1 = kh;
+        while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= h) ky1--;
+        const band = DW_BUF + <usize>(oy * sh) * rowBytes;
+        depthwiseRow(band, <usize>dh * rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
+      }
+    }
+    return;
+  }
+  for (let ch = 0; ch < c; ch++) {
+    const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
+    const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
+    const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+    for (let oy = 0; oy < oh; oy++) {
+      const iy0 = oy * sh - pt;
+      // Taps whose input row lies outside the image add nothing: only the rows in range are copied and summed.
+      let ky0 = 0;
+      while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
+      let ky1 = kh;
+      while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= h) ky1--;
+      for (let ky = ky0; ky < ky1; ky++) {
+        const dst = DW_BUF + <usize>ky * rowBytes;
+        if (pl > 0) memory.fill(dst, 0, <usize>pl * 4);
+        copyFloats(dst + <usize>pl * 4, xp + <usize>(iy0 + ky * dh) * <usize>wd * 4, copied);
+        const end = pl + copied;
+        if (end < len) memory.fill(dst + <usize>end * 4, 0, <usize>(len - end) * 4);
+      }
+      depthwiseRow(DW_BUF, rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
+    }
+  }
+}
+
+/** n floats from src to dst, four at a time (no bulk-memory call: the rows here are a few vectors long). */
+function copyFloats(dst: usize, src: usize, n: i32): void {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) v128.store(dst + <usize>i * 4, v128.load(src + <usize>i * 4));
+  for (; i < n; i++) store<f32>(dst + <usize>i * 4, load<f32>(src + <usize>i * 4));
+}
+
+/**
+ * One depthwise output row of ow values at y from padded rows `rows` + ky·step (ky in [ky0, ky1)), four outputs a
+ * vector, on two chains of adds (even and odd taps). Column stride 2 takes the even lanes of two loads.
+ */
+function depthwiseRow(
+  rows: usize,
+  step: usize,
+  ky0: i32,
+  ky1: i32,
+  wp: usize,
+  kw: i32,
+  sw: i32,
+  dw: i32,
+  y: usize,
+  ow: i32,
+): void {
+  const tapStep = <usize>dw * 4;
+  for (let ox = 0; ox < ow; ox += 4) {
+    let acc = f32x4.splat(0);
+    let odd = f32x4.splat(0);
+    for (let ky = ky0; ky < ky1; ky++) {
+      let at = rows + <usize>ky * step + <usize>(ox * sw) * 4;
+      let wk = wp + <usize>ky * <usize>kw * 4;
+      const wEnd = wk + <usize>kw * 4;
+      if (sw == 1) {
+        for (; wk + 4 < wEnd; wk += 8) {
+          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), v128.load(at)));
+          odd = f32x4.add(odd, f32x4.mul(v128.load32_splat(wk, 4), v128.load(at + tapStep)));
+          at += 2 * tapStep;
+        }
+        if (wk < wEnd) acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), v128.load(at)));
+      } else {
+        for (; wk + 4 < wEnd; wk += 8) {
+          const e0 = v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6);
+          const at1 = at + tapStep;
+          const e1 = v128.shuffle<f32>(v128.load(at1), v128.load(at1, 16), 0, 2, 4, 6);
+          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), e0));
+          odd = f32x4.add(odd, f32x4.mul(v128.load32_splat(wk, 4), e1));
+          at += 2 * tapStep;
+        }
+        if (wk < wEnd) {
+          const e0 = v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6);
+          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), e0));
+        }
+      }
+    }
+    acc = f32x4.add(acc, odd);
+    const out = y + <usize>ox * 4;
+    if (ox + 4 <= ow) {
+      v128.store(out, acc);
+    } else {
+      // The row's last 1–3 outputs: the lanes past ow belong to the next row (or past the output), not stored.
+      store<f32>(out, f32x4.extract_lane(acc, 0));
+      if (ox + 1 < ow) store<f32>(out, f32x4.extract_lane(acc, 1), 4);
+      if (ox + 2 < ow) store<f32>(out, f32x4.extract_lane(acc, 2), 8);
+    }
+  }
+}
+
+/** conv2d_dw_f32 one output at a time with bounds tests: any stride, any width. */
+function depthwiseScalar(
+  x: usize,
+  w: usize,
+  y: usize,
+  c: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+): void {
   for (let ch = 0; ch < c; ch++) {
     const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
     const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
@@ -216,23 +527,8 @@ export function conv2d_dw_f32(
     for (let oy = 0; oy < oh; oy++) {
       const iy0 = oy * sh - pt;
       const yrow = yp + <usize>oy * <usize>ow * 4;
-      let ox = 0;
-      while (ox < ow) {
+      for (let ox = 0; ox < ow; ox++) {
         const ix0 = ox * sw - pl;
-        if (vectorRow && ix0 >= 0 && ox + 4 <= ow && ix0 + 3 + kw - 1 < wd) {
-          let acc = f32x4.splat(0);
-          for (let ky = 0; ky < kh; ky++) {
-            const iy = iy0 + ky * dh;
-            if (<u32>iy >= <u32>h) continue;
-            const row = xp + (<usize>iy * <usize>wd + <usize>ix0) * 4;
-            const wrow = wp + <usize>ky * <usize>kw * 4;
-            for (let kx = 0; kx < kw; kx++)
-              acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wrow + <usize>kx * 4), v128.load(row + <usize>kx * 4)));
-          }
-          v128.store(yrow + <usize>ox * 4, acc);
-          ox += 4;
-          continue;
-        }
         let s: f32 = 0;
         for (let ky = 0; ky < kh; ky++) {
           const iy = iy0 + ky * dh;
@@ -245,7 +541,6 @@ export function conv2d_dw_f32(
           }
         }
         store<f32>(yrow + <usize>ox * 4, s);
-        ox++;
       }
     }
   }

@@ -7,6 +7,9 @@ import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
 import { threadedConv2d, threadedDepthwise, threadedMatmul } from '../threads/index.ts';
 
+/** Output positions (oh·ow) up to which conv_few_f32 beats packing panels for the blocked product. */
+const FEW_POSITIONS = 16;
+
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
   const bytes = width === 'f32' ? 4 : 8;
@@ -59,6 +62,27 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       ] as const;
       // Opt-in threads (threads/index.ts) split the channels when on and the image is large.
       if (!threadedDepthwise(args)) mod.conv2d_dw_f32(...args);
+    }
+    return y.tensor();
+  }
+  // A few output positions (late CNN stages, 1×1 images): the product without packing (as/conv.ts conv_few_f32), or
+  // for one position a matrix-vector product; im2col is written out unless x already is it, 4-aligned.
+  if (width === 'f32' && p <= FEW_POSITIONS) {
+    const ld = p === 1 ? 1 : (p + 3) & ~3;
+    const direct = pointwise && ld === p;
+    const col = direct ? 0 : allocFor(arena, width, k * ld);
+    for (let i = 0; i < n; i++) {
+      for (let gi = 0; gi < groups; gi++) {
+        const xg = px + (i * c + gi * cg) * h * wd * 4;
+        const wg = pw + gi * og * k * 4;
+        const yg = py + (i * o + gi * og) * p * 4;
+        if (!direct)
+          mod.im2col_f32(xg, col, ld, cg, h, wd, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, g.oh, g.ow);
+        const cols = direct ? xg : col;
+        // One position: y[og] = w[og, K] · col[K], dot products over w's contiguous rows (matmul_f32's row path).
+        if (p === 1) mod.matmul_f32(cols, k, 1, wg, 1, k, yg, 1, og, k, 0);
+        else mod.conv_few_f32(wg, cols, ld, yg, og, k, p);
+      }
     }
     return y.tensor();
   }

@@ -1,0 +1,78 @@
+// The wasm convolution's paths for the small convolutions of real CNNs (issue 15), each against the float64 reference
+// in test/support: the unpacked product for few output positions (conv_few_f32, one position as a matrix-vector
+// product), and the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized,
+// others scalar).
+
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
+import { sizeOf } from '../../runtime/src/shape.ts';
+import { assertAllClose, tolerance } from '../support/assert.ts';
+import { conv2dRef, lcgValues as values } from '../support/reference.ts';
+
+type Case = [name: string, x: number[], w: number[], stride: number[], pads: number[], groups: number, dil?: number[]];
+
+function check([, xs, ws, stride, pads, groups, dil = [1, 1]]: Case): void {
+  const x = values(sizeOf(xs), 11);
+  const w = values(sizeOf(ws), 12);
+  const want = conv2dRef(x, xs, w, ws, stride, pads, groups, dil);
+  const got = withDialect(['wasm'], () =>
+    ops.conv2d(
+      tensor(x, { shape: xs, dtype: 'float32' }),
+      tensor(w, { shape: ws, dtype: 'float32' }),
+      stride,
+      pads,
+      dil,
+      groups,
+    ),
+  );
+  expect(got.shape).toEqual(want.shape);
+  assertAllClose(got.dataSync(), want.data, tolerance('float32'));
+}
+
+describe('wasm conv2d with few output positions', () => {
+  const cases: Case[] = [
+    // One position: squeeze-excite 1×1 convolutions on a pooled image, and a 3×1 kernel that leaves 1×1.
+    ['pointwise on 1×1, 6 outputs', [1, 40, 1, 1], [6, 40, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 down to 1×1', [1, 9, 3, 1], [5, 9, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    // Positions a multiple of 4 read x as it lies; the rest go through im2col rows padded to 4.
+    ['pointwise 2×2, 13 outputs (a row past the quads)', [1, 37, 2, 2], [13, 37, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×3', [1, 19, 2, 3], [8, 19, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 4×4 (two vectors, whole)', [2, 21, 4, 4], [9, 21, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 3×5 (two vectors, last partial)', [1, 16, 3, 5], [7, 16, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 1×14, 2 groups', [1, 12, 1, 14], [10, 6, 1, 1], [1, 1], [0, 0, 0, 0], 2],
+    ['3×3 stride 2 padding 1 to 2×2', [1, 11, 4, 4], [12, 11, 3, 3], [2, 2], [1, 1, 1, 1], 1],
+    ['1×3 padding left and right, 3×3 out', [1, 8, 3, 3], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['dilated 3×3 to 2×2', [1, 6, 6, 6], [4, 6, 3, 3], [1, 1], [0, 0, 0, 0], 1, [2, 2]],
+    // Just past the threshold: the blocked product, for contrast.
+    ['pointwise 17 positions (blocked)', [1, 10, 1, 17], [6, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm depthwise conv2d', () => {
+  const dw = (
+    name: string,
+    c: number,
+    h: number,
+    wd: number,
+    k: number[],
+    stride: number[],
+    pads: number[],
+    dil?: number[],
+  ): Case => [name, [1, c, h, wd], [c, 1, k[0]!, k[1]!], stride, pads, c, dil];
+  const cases: Case[] = [
+    // Narrower than the kernel's reach: every tap of every output touches padding.
+    dw('5×5 padding 2 over 4 columns', 6, 7, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 padding 1, rows of 1, 2, 3 past the vectors', 3, 5, 9, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw('3×3 padding 1 on 2 columns', 2, 3, 2, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw('column stride 2', 4, 8, 11, [3, 3], [1, 2], [1, 1, 1, 1]),
+    dw('row stride 2', 4, 9, 8, [5, 5], [2, 1], [2, 2, 2, 2]),
+    dw('stride 2 both, uneven pads', 3, 10, 13, [3, 3], [2, 2], [0, 1, 1, 0]),
+    dw('column stride 3 (scalar)', 3, 7, 14, [3, 3], [1, 3], [1, 1, 1, 1]),
+    dw('dilation 2', 3, 9, 10, [3, 3], [1, 1], [2, 2, 2, 2], [2, 2]),
+    dw('an image too tall to pad whole (a band of rows at a time)', 2, 100, 30, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw('rows wider than the padded-row buffer (scalar)', 2, 6, 1200, [3, 5], [1, 1], [1, 2, 1, 2]),
+    dw('no padding, 7×7', 2, 9, 12, [7, 7], [1, 1], [0, 0, 0, 0]),
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});
