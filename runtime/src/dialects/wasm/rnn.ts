@@ -55,6 +55,8 @@ interface RnnExports {
   lstm_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, c: Ptr, h: Ptr, y: Ptr, H: number): void;
   rnn_transpose_f32(src: Ptr, dst: Ptr, rows: number, cols: number): void;
   rnn_step_f32(h: Ptr, rt: Ptr, out: Ptr, B: number, H: number, G: number): void;
+  gru_reset_f32(gates: Ptr, xw: Ptr, bias: Ptr, h: Ptr, rh: Ptr, H: number): void;
+  gru_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, rec: Ptr, h: Ptr, y: Ptr, H: number, linearBeforeReset: boolean): void;
 }
 export const rnnCells = (): RnnExports => wasm() as unknown as RnnExports;
 

@@ -107,3 +107,64 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
     }
   }
 }
+
+/**
+ * The reset gate's product input of one GRU step for one batch entry (linear_before_reset = 0): rh = σ(a)·h with
+ * a = gates + xw + bias, all H wide (the r blocks of the gate rows and of the combined bias).
+ */
+export function gru_reset_f32(gates: usize, xw: usize, bias: usize, h: usize, rh: usize, H: i32): void {
+  let j: i32 = 0;
+  for (; j + 4 <= H; j += 4) {
+    const o = <usize>j << 2;
+    const a = f32x4.add(f32x4.add(v128.load(gates + o), v128.load(xw + o)), v128.load(bias + o));
+    v128.store(rh + o, f32x4.mul(vsigmoid_f32(a), v128.load(h + o)));
+  }
+  for (; j < H; j++) {
+    const o = <usize>j << 2;
+    store<f32>(rh + o, sigmoid1(load<f32>(gates + o) + load<f32>(xw + o) + load<f32>(bias + o)) * load<f32>(h + o));
+  }
+}
+
+/**
+ * One GRU step of one batch entry. gates holds h·R[z|r]ᵀ (and h·Rhᵀ after them with linear_before_reset), xw the
+ * input side [z|r|h], bias 4H floats [Wbz+Rbz | Wbr+Rbr | Wbh | Rbh]. rec is h·Rhᵀ (linear_before_reset, scaled here by
+ * the reset gate) or (r⊙h)·Rhᵀ. z = σ(·), ĥ = tanh(xw_h + Wbh + recurrent + …), h ← (1 − z)·ĥ + z·h, also written to y.
+ */
+export function gru_cell_f32(
+  gates: usize,
+  xw: usize,
+  bias: usize,
+  rec: usize,
+  h: usize,
+  y: usize,
+  H: i32,
+  linearBeforeReset: bool,
+): void {
+  const row = <usize>H << 2;
+  const one = f32x4.splat(1);
+  let j: i32 = 0;
+  for (; j + 4 <= H; j += 4) {
+    const o = <usize>j << 2;
+    const z = vsigmoid_f32(f32x4.add(f32x4.add(v128.load(gates + o), v128.load(xw + o)), v128.load(bias + o)));
+    let recurrent = f32x4.add(v128.load(rec + o), v128.load(bias + 3 * row + o));
+    if (linearBeforeReset) {
+      const ar = f32x4.add(f32x4.add(v128.load(gates + row + o), v128.load(xw + row + o)), v128.load(bias + row + o));
+      recurrent = f32x4.mul(vsigmoid_f32(ar), recurrent);
+    }
+    const c = vtanh_f32(f32x4.add(f32x4.add(v128.load(xw + 2 * row + o), v128.load(bias + 2 * row + o)), recurrent));
+    const hj = f32x4.add(f32x4.mul(f32x4.sub(one, z), c), f32x4.mul(z, v128.load(h + o)));
+    v128.store(h + o, hj);
+    v128.store(y + o, hj);
+  }
+  for (; j < H; j++) {
+    const o = <usize>j << 2;
+    const z = sigmoid1(load<f32>(gates + o) + load<f32>(xw + o) + load<f32>(bias + o));
+    let recurrent = load<f32>(rec + o) + load<f32>(bias + 3 * row + o);
+    if (linearBeforeReset)
+      recurrent *= sigmoid1(load<f32>(gates + row + o) + load<f32>(xw + row + o) + load<f32>(bias + row + o));
+    const c = tanh1(load<f32>(xw + 2 * row + o) + load<f32>(bias + 2 * row + o) + recurrent);
+    const hj = (<f32>1 - z) * c + z * load<f32>(h + o);
+    store<f32>(h + o, hj);
+    store<f32>(y + o, hj);
+  }
+}
