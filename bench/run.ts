@@ -22,6 +22,8 @@ const cpuTime = argv.includes('--cpu-time');
 const gcRuns = argv.includes('--gc');
 const RUNS = quick ? 3 : 20;
 const WARMUP = quick ? 1 : 3;
+/** And at least this long per column (see HarnessOptions.warmupMs). */
+const WARMUP_MS = quick ? 0 : 300;
 const SLOW_MS = 1000;
 const SLOW_RUNS = quick ? 1 : 5;
 /** Within a group: kernel cases in the issue's order; cases other files add come after, by name. */
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   const results = await runCases(cases, {
     runs: RUNS,
     warmup: WARMUP,
+    warmupMs: WARMUP_MS,
     slowMs: SLOW_MS,
     slowRuns: SLOW_RUNS,
     clock: cpuTime ? 'cpu' : 'wall',
@@ -87,7 +90,7 @@ async function main(): Promise<void> {
   const software =
     typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
   console.log(
-    `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after ${WARMUP} warm-up${gcRuns ? ', a minor GC before each' : ''} (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
+    `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after a warm-up of ${WARMUP} runs${WARMUP_MS ? ` and at least ${WARMUP_MS} ms` : ''}${gcRuns ? ', a minor GC before each' : ''} (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
   );
   if (gpuLine) console.log(`WebGPU adapter: ${gpuLine}`);
   if (software)
@@ -102,7 +105,7 @@ async function main(): Promise<void> {
   const webgpu = typeof gpu === 'object' ? { ...gpu, software } : gpu === undefined ? null : { unavailable: gpu };
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), machine, webgpu, quick, filter, runs: RUNS, warmup: WARMUP, cases: results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine, webgpu, quick, filter, runs: RUNS, warmup: WARMUP, warmupMs: WARMUP_MS, cases: results }, null, 2)}\n`,
   );
   console.log(`results: ${file}`);
 }

@@ -87,3 +87,21 @@ describe('bench harness', () => {
     expect(render([r!], 2)).toContain('skipped');
   });
 });
+
+describe('bench warm-up', () => {
+  it('goes on past its run count until warmupMs have passed, then times exactly `runs` runs', async () => {
+    const calls: number[] = [];
+    const c: BenchCase = {
+      name: 'warm-up probe',
+      what: 'counts its runs',
+      group: 'kernels',
+      impls: { 'raf-op': { setup: () => ({ run: () => void calls.push(performance.now()) }) } },
+    };
+    const [r] = await runCases([c], { runs: 2, warmup: 1, warmupMs: 40, slowMs: Infinity, slowRuns: 2 });
+    expect(r!.results['raf-op']!.runs).toBe(2);
+    // The warm-up ran more than its one run, and the timed runs began only once its 40 ms had passed (30 leaves room
+    // for the moment between the harness reading the clock and the first run).
+    expect(calls.length - 2).toBeGreaterThan(1);
+    expect(calls.at(-2)! - calls[0]!).toBeGreaterThanOrEqual(30);
+  });
+});
