@@ -29,6 +29,7 @@ import {
   type Expr,
 } from '../../generators/src/expr/index.ts';
 import * as cpuMath from '../../runtime/src/dialects/cpu/math.ts';
+import { renderAs } from '../../generators/src/emit/dialect-wasm.ts';
 
 /** Deterministic PRNG (mulberry32) so a failing random case reproduces. */
 function rng(seed: number): () => number {
@@ -457,5 +458,26 @@ describe('renderWgsl', () => {
     expect(wgslHelperSource(parseExpr('softplus(x)'))).toBe(
       `${WGSL_HELPERS.raf_log1p}\n\n${WGSL_HELPERS.raf_softplus}`,
     );
+  });
+});
+
+describe('renderAs: hoisted helper constants', () => {
+  const names = { x: 'xv', dy: 'dyv' };
+  it('a single sigmoid call takes its 13 constants as arguments (loaded before the loop); f64 keeps the plain form', () => {
+    const used = new Set<string>();
+    const text = renderAs(parseExpr('sigmoid(x) * x'), names, 'f32', used);
+    expect(text).toContain('vsigmoidWith_f32(xv, vsigmoidK0,');
+    expect(text).toContain('vsigmoidK12)');
+    expect([...used].sort()).toEqual(['vsigmoidK_f32', 'vsigmoidWith_f32']);
+    const f64 = new Set<string>();
+    expect(renderAs(parseExpr('sigmoid(x) * x'), names, 'f64', f64)).toContain('vsigmoid_f64(xv)');
+    expect([...f64]).toEqual(['vsigmoid_f64']);
+  });
+  it('two sigmoid calls keep the table form (two live sets of constants would spill)', () => {
+    const used = new Set<string>();
+    const text = renderAs(parseExpr('dy * sigmoid(x) * (1 - sigmoid(x))'), names, 'f32', used);
+    expect(text.split('vsigmoid_f32(xv)').length).toBe(3);
+    expect(text).not.toContain('With_');
+    expect([...used]).toEqual(['vsigmoid_f32']);
   });
 });

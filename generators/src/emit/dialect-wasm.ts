@@ -84,6 +84,7 @@ function emitAsKernel(op: OpModel): EmittedFile {
       `/** ${op.name} over n ${width} elements, ${lanes} lanes at a time (buffers are padded to whole vectors). */`,
       `export function ${op.name}_${width}(${params.join(', ')}): void {`,
       ...attrs.map((a) => `const ${a}v = ${vec(width)}.splat(<${width}>${a});`),
+      ...hoistedConstants(expr, width),
       `const bytes = (<usize>n * ${width === 'f32' ? 4 : 8} + 15) & ~15;`,
       'for (let i: usize = 0; i < bytes; i += 16) {',
       ...tensors.map((t) => `const ${t}v = v128.load(${t} + i);`),
@@ -133,6 +134,7 @@ function rowsKernel(
     `/** ${op.name} over a broadcast walk of ${width} elements: rows runs of inner, each input stepping 1 or 0. */`,
     `export function ${op.name}_${width}_rows(${params.join(', ')}): void {`,
     ...attrs.map((a) => `const ${a}v = ${vec(width)}.splat(<${width}>${a});`),
+    ...hoistedConstants(expr, width),
     `const end = <usize>inner << ${shift};`,
     'const vecEnd = end & ~15;',
     ...tensors.map((t) => `const ${t}Mask: usize = ${t}Step ? <usize>-1 : 0;`),
@@ -175,19 +177,57 @@ interface Code {
   readonly kind: 'num' | 'bool';
 }
 
-type VectorFn = (args: readonly string[], source: readonly Expr[], w: Width, helpers: Set<string>) => string;
+type VectorFn = (
+  args: readonly string[],
+  source: readonly Expr[],
+  w: Width,
+  helpers: Set<string>,
+  hoist: ReadonlySet<string>,
+) => string;
 
 const builtin =
   (name: string): VectorFn =>
   (args, _s, w) =>
     `${vec(w)}.${name}(${args.join(', ')})`;
+/**
+ * vmath helpers that also take their vector constants as arguments, `<name>With_<w>(x, k0, …)` with each k from
+ * `<name>K_<w>(i)`: a generated loop loads them once before it starts, since V8 reloads a table constant at every use
+ * inside a loop that stores (it cannot tell the stores miss the table). The number is how many constants.
+ */
+const HOISTED: Readonly<Record<string, number>> = { vsigmoid_f32: 13 };
+const withName = (fn: string) => fn.replace(/_(f32|f64)$/, 'With_$1');
+
+/** The locals a hoisted helper's constants live in. */
+const hoistedLocals = (helper: string): string[] =>
+  Array.from({ length: HOISTED[helper]! }, (_, i) => `${helper.replace(/_f(32|64)$/, '')}K${i}`);
+
 /** A function of runtime/src/dialects/wasm/as/vmath.ts, one per width. */
 const helper =
   (name: string): VectorFn =>
-  (args, _s, w, helpers) => {
-    helpers.add(`${name}_${w}`);
-    return `${name}_${w}(${args.join(', ')})`;
+  (args, _s, w, helpers, hoist) => {
+    const fn = `${name}_${w}`;
+    if (hoist.has(fn)) {
+      helpers.add(`${name}With_${w}`).add(`${name}K_${w}`);
+      return `${name}With_${w}(${[...args, ...hoistedLocals(fn)].join(', ')})`;
+    }
+    helpers.add(fn);
+    return `${fn}(${args.join(', ')})`;
   };
+
+/** Before a loop over `expr`: the constants of each hoisted helper it calls, loaded once. */
+function hoistedConstants(expr: string, w: Width): string[] {
+  return Object.keys(HOISTED)
+    .filter((fn) => fn.endsWith(`_${w}`) && expr.includes(`${withName(fn)}(`))
+    .flatMap((fn) => {
+      const k = fn.replace(/_f(32|64)$/, `K_${w}`);
+      return [
+        `// ${fn}'s constants, loaded once here rather than at every use inside the loop (see vmath.ts).`,
+        `const ${hoistedLocals(fn)
+          .map((l, i) => `${l} = ${k}(${i})`)
+          .join(', ')};`,
+      ];
+    });
+}
 const splat = (w: Width, value: number | string) => `${vec(w)}.splat(<${w}>${value})`;
 
 // Typed over CallFn so a function added to the expression IR is a compile error here until it has a rendering.
@@ -212,10 +252,10 @@ const FUNCTIONS: { readonly [F in CallFn]: VectorFn } = {
   min: builtin('min'),
   max: builtin('max'),
   clamp: ([x, lo, hi], _s, w) => `${vec(w)}.min(${vec(w)}.max(${x}, ${lo}), ${hi})`,
-  pow: (args, [, exponent], w, helpers) =>
+  pow: (args, [, exponent], w, helpers, hoist) =>
     exponent!.kind === 'const' && exponent!.value === 2
       ? `${vec(w)}.mul(${args[0]}, ${args[0]})`
-      : helper('vpow')(args, [], w, helpers),
+      : helper('vpow')(args, [], w, helpers, hoist),
   log1p: helper('vlog1p'),
   expm1: helper('vexpm1'),
   softplus: helper('vsoftplus'),
@@ -233,6 +273,24 @@ function literal(value: number, w: Width): string {
 
 /** One vector expression computing `expr`; every node is a call, so no precedence rules are needed. */
 export function renderAs(expr: Expr, names: Readonly<Record<string, string>>, w: Width, helpers: Set<string>): string {
+  // Hoisted constants stay in registers only for one call site: an expression calling a helper twice (a gradient's
+  // σ(x)·(1 − σ(x))) would keep two sets live, past the 15 xmm registers V8 gives wasm, so it keeps the table form.
+  const all = new Set(Object.keys(HOISTED));
+  const first = renderWith(expr, names, w, new Set(), all);
+  const once = new Set([...all].filter((fn) => first.split(`${withName(fn)}(`).length === 2));
+  const used = new Set<string>();
+  const text = renderWith(expr, names, w, used, once);
+  for (const h of used) helpers.add(h);
+  return text;
+}
+
+function renderWith(
+  expr: Expr,
+  names: Readonly<Record<string, string>>,
+  w: Width,
+  helpers: Set<string>,
+  hoist: ReadonlySet<string>,
+): string {
   const V = vec(w);
   const asNum = (c: Code): string => (c.kind === 'num' ? c.text : `v128.and(${c.text}, ${splat(w, 1)})`);
   const asBool = (c: Code): string => (c.kind === 'bool' ? c.text : `${V}.ne(${c.text}, ${splat(w, 0)})`);
@@ -253,7 +311,10 @@ export function renderAs(expr: Expr, names: Readonly<Record<string, string>>, w:
         const { op } = node;
         const [lhs, rhs] = [visit(node.lhs), visit(node.rhs)];
         if (op === '**')
-          return { text: FUNCTIONS.pow([asNum(lhs), asNum(rhs)], [node.lhs, node.rhs], w, helpers), kind: 'num' };
+          return {
+            text: FUNCTIONS.pow([asNum(lhs), asNum(rhs)], [node.lhs, node.rhs], w, helpers, hoist),
+            kind: 'num',
+          };
         if (op === '&&' || op === '||')
           return { text: `v128.${op === '&&' ? 'and' : 'or'}(${asBool(lhs)}, ${asBool(rhs)})`, kind: 'bool' };
         if ((op === '==' || op === '!=') && lhs.kind === 'bool' && rhs.kind === 'bool') {
@@ -272,6 +333,7 @@ export function renderAs(expr: Expr, names: Readonly<Record<string, string>>, w:
             node.args,
             w,
             helpers,
+            hoist,
           ),
           kind: 'num',
         };
