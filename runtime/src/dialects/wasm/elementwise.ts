@@ -8,7 +8,7 @@ import type { Tensor, TensorType } from '../../tensor.ts';
 import { broadcastRows, type RowPlan } from '../cpu/support.ts';
 import { callArena, wasm, type Arena } from './module.ts';
 import { inPtr, outBlock, widthOf, type Width } from './support.ts';
-import { threadedFlat, threadedRows, threadThresholds } from './threads/index.ts';
+import { threadedFlat, threadedRows, threadThresholds, wasmThreads } from './threads/index.ts';
 
 type Export = (out: number, ...rest: number[]) => void;
 
@@ -43,14 +43,15 @@ export function elementwise<I extends object, T>(
   const [t0, t1] = tensors;
   const last: LastPlan = { out: [], ins: [], plan: null };
   // One or two tensor inputs and no attrs (most ops): no per-call arrays or spread calls on the same-shape path.
-  // Large calls take the general path, where opt-in threads (threads/index.ts) may split them.
+  // Large calls with threads on take the general path, where opt-in threads (threads/index.ts) may split them.
+  const split = (n: number) => n >= threadThresholds.elements && wasmThreads() > 1;
   if (attrs.length === 0 && (tensors.length === 1 || tensors.length === 2)) {
     const two = tensors.length === 2;
     return (given, attrValues, out) => {
       const a = given[t0!] as unknown as Tensor;
       const b = two ? (given[t1!] as unknown as Tensor) : a;
       if (!shapesEqual(a.shape, out.shape) || !shapesEqual(b.shape, out.shape)) {
-        if (!two || typeof rows !== 'function' || sizeOf(out.shape) >= threadThresholds.elements)
+        if (!two || typeof rows !== 'function' || split(sizeOf(out.shape)))
           return general(flat, rows, flatName, rowsName, op, width, tensors, attrs, given, attrValues, out, last);
         // Two inputs broadcast (a bias, a per-channel scale): the walk without per-call arrays or spreads.
         const plan = planFor(last, out.shape, [a, b]);
@@ -64,7 +65,7 @@ export function elementwise<I extends object, T>(
         return res.tensor();
       }
       const n = sizeOf(out.shape);
-      if (n >= threadThresholds.elements)
+      if (split(n))
         return general(flat, rows, flatName, rowsName, op, width, tensors, attrs, given, attrValues, out, last);
       const arena = callArena();
       const pa = inPtr(arena, width, a);
