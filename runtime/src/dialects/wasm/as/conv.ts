@@ -402,10 +402,8 @@ export function conv2d_dw_f32(
       for (let oy = 0; oy < oh; oy++) {
         // Rows of the padding are zero: only the taps on the image's rows are summed.
         const iy0 = oy * sh - pt;
-        let ky0 = 0;
-        while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
-        let ky1 = kh;
-        while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= h) ky1--;
+        const ky0 = firstTapIn(iy0, dh, kh);
+        const ky1 = tapsEndIn(iy0, dh, ky0, kh, h);
         const band = DW_BUF + <usize>(oy * sh) * rowBytes;
         depthwiseRow(band, <usize>dh * rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
       }
@@ -419,10 +417,8 @@ export function conv2d_dw_f32(
     for (let oy = 0; oy < oh; oy++) {
       const iy0 = oy * sh - pt;
       // Taps whose input row lies outside the image add nothing: only the rows in range are copied and summed.
-      let ky0 = 0;
-      while (ky0 < kh && iy0 + ky0 * dh < 0) ky0++;
-      let ky1 = kh;
-      while (ky1 > ky0 && iy0 + (ky1 - 1) * dh >= h) ky1--;
+      const ky0 = firstTapIn(iy0, dh, kh);
+      const ky1 = tapsEndIn(iy0, dh, ky0, kh, h);
       for (let ky = ky0; ky < ky1; ky++) {
         const dst = DW_BUF + <usize>ky * rowBytes;
         if (pl > 0) memory.fill(dst, 0, <usize>pl * 4);
@@ -433,6 +429,20 @@ export function conv2d_dw_f32(
       depthwiseRow(DW_BUF, rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
     }
   }
+}
+
+/** The first kernel row ky whose input row iy0 + ky·dh is not above the image (kh when none is). */
+function firstTapIn(iy0: i32, dh: i32, kh: i32): i32 {
+  let ky = 0;
+  while (ky < kh && iy0 + ky * dh < 0) ky++;
+  return ky;
+}
+
+/** One past the last kernel row from ky0 whose input row iy0 + ky·dh is not below the image's h rows. */
+function tapsEndIn(iy0: i32, dh: i32, ky0: i32, kh: i32, h: i32): i32 {
+  let ky = kh;
+  while (ky > ky0 && iy0 + (ky - 1) * dh >= h) ky--;
+  return ky;
 }
 
 /** n floats from src to dst, four at a time (no bulk-memory call: the rows here are a few vectors long). */
