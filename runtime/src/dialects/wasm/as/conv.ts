@@ -381,7 +381,31 @@ export function conv2d_dw_f32(
   const ow4 = (ow + 3) & ~3;
   const len = ((ow4 - 4) * sw + (kw - 1) * dw + 8 + 3) & ~3;
   if ((sw != 1 && sw != 2) || <i64>len * kh > DW_FLOATS) {
-    depthwiseScalar(x, w, y, c, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow);
+    // One output at a time with bounds tests: any stride, any width.
+    for (let ch = 0; ch < c; ch++) {
+      const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
+      const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
+      const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+      for (let oy = 0; oy < oh; oy++) {
+        const iy0 = oy * sh - pt;
+        const yrow = yp + <usize>oy * <usize>ow * 4;
+        for (let ox = 0; ox < ow; ox++) {
+          const ix0 = ox * sw - pl;
+          let s: f32 = 0;
+          for (let ky = 0; ky < kh; ky++) {
+            const iy = iy0 + ky * dh;
+            if (<u32>iy >= <u32>h) continue;
+            const row = xp + <usize>iy * <usize>wd * 4;
+            const wrow = wp + <usize>ky * <usize>kw * 4;
+            for (let kx = 0; kx < kw; kx++) {
+              const ix = ix0 + kx * dw;
+              if (<u32>ix < <u32>wd) s += load<f32>(wrow + <usize>kx * 4) * load<f32>(row + <usize>ix * 4);
+            }
+          }
+          store<f32>(yrow + <usize>ox * 4, s);
+        }
+      }
+    }
     return;
   }
   const rowBytes = <usize>len * 4;
@@ -507,51 +531,6 @@ function depthwiseRow(
       store<f32>(out, f32x4.extract_lane(acc, 0));
       if (ox + 1 < ow) store<f32>(out, f32x4.extract_lane(acc, 1), 4);
       if (ox + 2 < ow) store<f32>(out, f32x4.extract_lane(acc, 2), 8);
-    }
-  }
-}
-
-/** conv2d_dw_f32 one output at a time with bounds tests: any stride, any width. */
-function depthwiseScalar(
-  x: usize,
-  w: usize,
-  y: usize,
-  c: i32,
-  h: i32,
-  wd: i32,
-  kh: i32,
-  kw: i32,
-  sh: i32,
-  sw: i32,
-  dh: i32,
-  dw: i32,
-  pt: i32,
-  pl: i32,
-  oh: i32,
-  ow: i32,
-): void {
-  for (let ch = 0; ch < c; ch++) {
-    const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
-    const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
-    const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
-    for (let oy = 0; oy < oh; oy++) {
-      const iy0 = oy * sh - pt;
-      const yrow = yp + <usize>oy * <usize>ow * 4;
-      for (let ox = 0; ox < ow; ox++) {
-        const ix0 = ox * sw - pl;
-        let s: f32 = 0;
-        for (let ky = 0; ky < kh; ky++) {
-          const iy = iy0 + ky * dh;
-          if (<u32>iy >= <u32>h) continue;
-          const row = xp + <usize>iy * <usize>wd * 4;
-          const wrow = wp + <usize>ky * <usize>kw * 4;
-          for (let kx = 0; kx < kw; kx++) {
-            const ix = ix0 + kx * dw;
-            if (<u32>ix < <u32>wd) s += load<f32>(wrow + <usize>kx * 4) * load<f32>(row + <usize>ix * 4);
-          }
-        }
-        store<f32>(yrow + <usize>ox * 4, s);
-      }
     }
   }
 }
