@@ -30,6 +30,7 @@ import {
   type Graph,
   type Var,
 } from './ir.ts';
+import { MemoryRecorder, type MemoryLayout, type StepMemory } from './memory-plan.ts';
 import { formatType } from './printer.ts';
 
 /** One launch of a fused group: its inputs in `node.inputs` order, one output. */
@@ -190,6 +191,8 @@ interface ExecutionPlan {
   readonly consts: readonly Const[];
   /** Each var's slot, for the args of dispatched calls. */
   readonly slotOf: ReadonlyMap<Var, number>;
+  /** Where intermediates in wasm memory go (see memory-plan.ts); null when none lives there. */
+  readonly memory: MemoryLayout | null;
 }
 
 /** Plans by graph, then by dialect pin; `null` marks a graph the plan does not run (non-CPU, or grad). */
@@ -248,7 +251,10 @@ function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tens
   if (plan === 'record') return recordPlan(g, inputs);
   const env: (Tensor | undefined)[] = new Array(plan.slots);
   plan.params.forEach((s, i) => (env[s] = inputs[i]!));
-  return runSteps(plan, env, inputs, (step) => {
+  // A plan whose block is gone (the heap started over) lost its constants' wasm copies too: they are placed again.
+  if (plan.memory && plan.memory.block.base < 0) replaceConsts(g);
+  const memory = plan.memory?.reserve() ? plan.memory : undefined;
+  const outputs = runSteps(plan, env, inputs, memory, (step) => {
     if (step.kind === 'kernel') {
       const ins: Record<string, unknown> = {};
       for (const [k, r] of step.refs) ins[k] = resolve(r, env);
@@ -268,6 +274,14 @@ function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tens
       step.node.args.map((a) => atomValue(a, env, plan)),
     ) as Tensor | readonly Tensor[];
   });
+  memory?.endRun(outputs);
+  return outputs;
+}
+
+/** The memory layout of the plan `g` runs with now (see memory-plan.ts): null before its first run, or when none. */
+export function memoryLayoutOf(g: Graph): MemoryLayout | null {
+  const p = plans.get(g)?.get(enabledDialects()?.join(',') ?? '*');
+  return p ? p.memory : null;
 }
 
 function resolve(r: Ref, env: readonly (Tensor | undefined)[]): unknown {
@@ -320,13 +334,14 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
   },
   env: (Tensor | undefined)[],
   inputs: readonly Tensor[],
+  memory: StepMemory<unknown> | undefined,
   run: (step: S, i: number) => Tensor | readonly Tensor[],
 ): Tensor[] {
   const owned = new Set<TensorStorage>();
   for (const t of inputs) owned.add(t.storage);
   for (const c of plan.consts) owned.add(constValue(c).storage);
   const holders = new Map<TensorStorage, number>();
-  const release = (s: number): void => {
+  const release = (s: number, step: number): void => {
     const t = env[s];
     if (!t) return;
     env[s] = undefined;
@@ -334,16 +349,29 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
     if (left > 0) holders.set(t.storage, left);
     else {
       holders.delete(t.storage);
-      if (!owned.has(t.storage) && !t.requiresGrad) t.dispose();
+      if (!owned.has(t.storage) && !t.requiresGrad) {
+        t.dispose();
+        memory?.disposed(t.storage, step);
+      }
     }
   };
   const steps = plan.steps;
   const timer = stepTimer;
+  // The memory plan's step under way (-1: none) and what its beginStep returned, to end it should the step throw.
+  let step = -1;
+  let token: unknown;
   try {
     for (let i = 0; i < steps.length; i++) {
       const outs = steps[i]!.outs;
       const t0 = timer ? performance.now() : 0;
-      const r = run(steps[i]!, i);
+      let r: Tensor | readonly Tensor[];
+      if (memory) {
+        token = memory.beginStep(i);
+        step = i;
+        r = run(steps[i]!, i);
+        memory.endStep(token, i, r);
+        step = -1;
+      } else r = run(steps[i]!, i);
       if (timer) timer(i, performance.now() - t0);
       if (r instanceof Tensor) {
         env[outs[0]!] = r;
@@ -354,12 +382,13 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
           env[s] = t;
           holders.set(t.storage, (holders.get(t.storage) ?? 0) + 1);
         });
-      for (const s of plan.dies[i]!) release(s);
+      for (const s of plan.dies[i]!) release(s, i);
     }
     return plan.outputs.map((o) => (typeof o === 'number' ? env[o]! : o.value));
   } catch (e) {
+    if (step >= 0) memory!.endStep(token, step, []);
     const params = new Set(plan.params);
-    for (let s = 0; s < env.length; s++) if (!params.has(s)) release(s);
+    for (let s = 0; s < env.length; s++) if (!params.has(s)) release(s, -1);
     throw e;
   }
 }
@@ -391,13 +420,15 @@ function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
     outputs: g.outputs.map((a) => (a.kind === 'const' ? a : slotOf.get(a)!)),
     consts: life.consts,
   };
+  const recorder = new MemoryRecorder();
   const env: (Tensor | undefined)[] = new Array(plan.slots);
   params.forEach((s, i) => (env[s] = inputs[i]!));
   const refOf = (a: Atom): Ref => (a.kind === 'const' ? a : slotOf.get(a)!);
   const returned = new Set<Atom>(g.outputs);
   const outsOf = (n: CallNode | FusedNode) => definedVars(n).map((v) => slotOf.get(v)!);
   // Placeholder steps run the recording; each is replaced by what it recorded.
-  const outputs = runSteps({ ...plan, steps: g.nodes.map((n) => ({ outs: outsOf(n) })) }, env, inputs, (_, i) => {
+  const placeholders = g.nodes.map((n) => ({ outs: outsOf(n) }));
+  const outputs = runSteps({ ...plan, steps: placeholders }, env, inputs, recorder, (_, i) => {
     const n = g.nodes[i]!;
     const outs = outsOf(n);
     if (n.kind === 'fused') {
@@ -412,7 +443,9 @@ function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
     steps.push(recorded.step);
     return recorded.result;
   });
-  plans.get(g)!.set(enabledDialects()?.join(',') ?? '*', plan);
+  const memory = recorder.layout(steps.length);
+  memory?.reserve();
+  plans.get(g)!.set(enabledDialects()?.join(',') ?? '*', { ...plan, memory });
   planCount++;
   return outputs;
 }
@@ -549,6 +582,21 @@ export function constValue(c: Const): Tensor {
     placed.set(c, p);
   }
   return p.isDisposed ? t : p;
+}
+
+/** Copies the constants of g and of its fused groups into wasm memory again where their copies were moved out. */
+function replaceConsts(g: Graph): void {
+  for (const n of g.nodes) {
+    if (n.kind === 'fused') replaceConsts(n.fn);
+    for (const c of nodeInputs(n)) {
+      if (c.kind !== 'const') continue;
+      const p = placed.get(c);
+      if (p && p.storage instanceof WasmStorage && p.storage.ptr === undefined) {
+        placed.delete(c);
+        constValue(c);
+      }
+    }
+  }
 }
 
 interface Lifetimes {

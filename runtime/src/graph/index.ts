@@ -10,6 +10,7 @@ export { inferTypes, checkTypes } from './infer.ts';
 export {
   execute,
   executeUnplanned,
+  memoryLayoutOf,
   planStats,
   executeCounted,
   kernelLaunches,

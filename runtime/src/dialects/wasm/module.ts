@@ -132,6 +132,7 @@ const IMPORTS = {
 };
 
 function adopt(instance: WebAssembly.Instance): WasmExports {
+  dropPlanBlocks(false);
   loaded = instance.exports as unknown as WasmExports;
   heap = new Heap(loaded);
   arena = new Arena(heap);
@@ -252,6 +253,10 @@ export class Heap {
   liveBytes = 0;
   /** Bumped by reset(): blocks from an earlier epoch are gone and must not be released again. */
   epoch = 0;
+  /** Blocks handed out by alloc() so far (from a free list or new): a planned graph run adds none. */
+  allocs = 0;
+  /** Whether the block allocOut() handed out last lies in a graph plan's memory (its storage must not free it). */
+  lastOutPlanned = false;
   constructor(private readonly w: WasmExports) {
     this.base = alignUp(w.heap_base(), 64);
     this.top = this.base;
@@ -262,6 +267,7 @@ export class Heap {
   }
   alloc(bytes: number): Ptr {
     const size = blockSize(bytes);
+    this.allocs++;
     this.liveBytes += size;
     const reused = this.free.get(size)?.pop();
     if (reused !== undefined) return reused;
@@ -279,20 +285,54 @@ export class Heap {
     if (!list) this.free.set(size, (list = []));
     list.push(p);
   }
+  /**
+   * A block for a kernel's output, which outlives the call: where the graph plan of the step under way puts it when
+   * there is one (the n-th output block of a step goes where the plan's recording saw a block of the same size),
+   * else a block of its own; logged while a plan records.
+   */
+  allocOut(bytes: number): Ptr {
+    const pl = planHooks.place;
+    if (pl && pl.block.base >= 0) {
+      const { sizes, taken } = pl;
+      for (let n = 0; n < sizes.length; n++) {
+        if (sizes[n] !== bytes || taken[n]) continue;
+        taken[n] = true;
+        if (pl.offsets[n]! < 0) break;
+        this.lastOutPlanned = true;
+        return pl.block.base + pl.offsets[n]!;
+      }
+    }
+    this.lastOutPlanned = false;
+    const p = this.alloc(bytes);
+    planHooks.log?.outs.push(p, bytes);
+    return p;
+  }
   /** Frees a block when the next call begins (the call under way may still read it). */
   releaseLater(p: Ptr, bytes: number): void {
     this.temps.push(p, bytes);
   }
   /** A block freed when the next call begins. */
   temp(bytes: number): Ptr {
+    const size = blockSize(bytes);
+    // A planned step's temporaries bump through the plans' scratch block, which the next call starts over.
+    const sc = planScratch;
+    if (planHooks.place && sc.base >= 0 && planHooks.top + size <= sc.bytes) {
+      const p = sc.base + planHooks.top;
+      planHooks.top += size;
+      return p;
+    }
     const p = this.alloc(bytes);
     this.temps.push(p, bytes);
+    const log = planHooks.log;
+    if (log) log.tempPeak = Math.max(log.tempPeak, (log.tempNow += size));
     return p;
   }
   /** Frees the last call's temporaries. */
   endCall(): void {
     for (let i = 0; i < this.temps.length; i += 2) this.release(this.temps[i]!, this.temps[i + 1]!);
     this.temps = [];
+    planHooks.top = 0;
+    if (planHooks.log) planHooks.log.tempNow = 0;
   }
   /** Forgets every block (all must be released or abandoned): the next alloc starts at the base again. */
   reset(): void {
@@ -364,9 +404,100 @@ export function callArena(): Arena {
   heap!.endCall();
   if (heap!.extent > HEAP_LIMIT) {
     spill?.();
+    dropPlanBlocks(true);
     if (heap!.liveBytes === 0) heap!.reset();
   }
   return arena!;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Graph plans' memory (see graph/memory-plan.ts): the heap side
+
+/** One graph plan's block of wasm memory: base is -1 until it is allocated and after it is dropped. */
+export interface PlanBlock {
+  base: number;
+  readonly bytes: number;
+}
+
+/** The output blocks and the temporaries' peak of one step while a plan records (outs: ptr, bytes pairs). */
+export interface AllocLog {
+  readonly outs: number[];
+  tempNow: number;
+  tempPeak: number;
+  /** The storages made over those blocks (a step's results, or values of its own it frees before it ends). */
+  readonly made: object[];
+}
+
+/**
+ * Where the step under way of a planned run puts its output blocks. The ones its recording saw, in order: sizes[n]
+ * bytes at block.base + offsets[n] (-1: a block of its own, for a value the graph returns); an output block takes the
+ * first entry of its size not yet taken (so a block the recording run made once, a weight copied in on first use,
+ * does not shift the rest). Its temporaries go to the scratch block all plans share.
+ */
+export interface Placement {
+  readonly block: PlanBlock;
+  readonly offsets: readonly number[];
+  readonly sizes: readonly number[];
+  readonly taken: boolean[];
+  /** The storages made over the plan's blocks during the step (the run checks each is one of the step's results). */
+  readonly handed: object[];
+}
+
+/**
+ * What the heap does for the step under way: log it (a plan recording), place it (a planned run), or neither; `top`
+ * is the next free byte of the scratch block in a planned step.
+ */
+export const planHooks: { log: AllocLog | null; place: Placement | null; top: number } = {
+  log: null,
+  place: null,
+  top: 0,
+};
+
+/**
+ * Scratch space for planned steps' temporaries, shared by every plan: steps never run at once, and a call's
+ * temporaries are dead once the next call begins, even when that call is a nested graph's. Sized to the largest need.
+ */
+const planScratch: PlanBlock = { base: -1, bytes: 0 };
+
+/** Plan blocks allocated from the current heap. */
+const planBlocks = new Set<PlanBlock>();
+
+/**
+ * A plan block of `bytes` from the heap (the caller holds no views: this may grow memory), or false when the module is
+ * not loaded. Dropped with every other when the heap starts over; the plan then allocates it again.
+ */
+export function allocPlanBlock(block: PlanBlock): boolean {
+  if (!loaded) return false;
+  block.base = heap!.alloc(block.bytes);
+  planBlocks.add(block);
+  return true;
+}
+
+/** Makes the shared scratch block at least `bytes` long (call between runs, holding no views); false: it is not. */
+export function reservePlanScratch(bytes: number): boolean {
+  if (!loaded) return false;
+  if (planScratch.base >= 0 && planScratch.bytes >= bytes) return true;
+  if (planScratch.base >= 0) heap!.release(planScratch.base, planScratch.bytes);
+  (planScratch as { bytes: number }).bytes = Math.max(bytes, planScratch.bytes);
+  planScratch.base = heap!.alloc(planScratch.bytes);
+  return true;
+}
+
+/** Gives a plan block back (a plan that is no longer used). */
+export function freePlanBlock(block: PlanBlock): void {
+  if (block.base < 0 || !planBlocks.delete(block)) return;
+  heap!.release(block.base, block.bytes);
+  block.base = -1;
+}
+
+/** Forgets every plan block; `release`: give them back to the heap first (it starts over only when nothing is live). */
+function dropPlanBlocks(release: boolean): void {
+  for (const b of [...planBlocks, planScratch]) {
+    if (b.base < 0) continue;
+    if (release) heap!.release(b.base, b.bytes);
+    b.base = -1;
+  }
+  planBlocks.clear();
 }
 
 export function alignUp(n: number, to: number): number {

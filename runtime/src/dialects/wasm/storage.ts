@@ -4,7 +4,7 @@
 import type { Storage } from '../../dtype.ts';
 import { CPU } from '../../device.ts';
 import { OWNED, type TensorStorage } from '../../tensor.ts';
-import { setSpill, wasmHeap, type Heap } from './module.ts';
+import { planHooks, setSpill, wasmHeap, type Heap } from './module.ts';
 
 /**
  * Resident storages, oldest first (a Map iterates in insertion order), held strongly: the heap cannot tell a tensor
@@ -33,19 +33,28 @@ export class WasmStorage implements TensorStorage {
   private array: Storage | undefined;
   private readonly epoch: number;
   private stamp: number;
+  /** Where the block began, kept after it is released (a graph plan's recording matches blocks by address). */
+  readonly blockAt: number;
   constructor(
     private readonly heap: Heap,
     ptr: number,
     private readonly bytes: number,
     private readonly ctor: Float32ArrayConstructor | Float64ArrayConstructor,
     private readonly length: number,
+    /** The block lies in a graph plan's memory, which owns it: releasing it gives nothing back to the heap. */
+    readonly planned = false,
   ) {
     this.block = ptr;
+    this.blockAt = ptr;
     this.epoch = heap.epoch;
     live.set(this, bytes);
     newest = this;
     this.stamp = ++clock;
-    residentBytes += bytes;
+    if (planned) planHooks.place?.handed.push(this);
+    else {
+      residentBytes += bytes;
+      planHooks.log?.made.push(this);
+    }
   }
   /** The block's address while the elements are still in wasm memory; undefined once they moved out. */
   get ptr(): number | undefined {
@@ -89,6 +98,7 @@ export class WasmStorage implements TensorStorage {
     this.block = undefined;
     live.delete(this);
     if (newest === this) newest = undefined;
+    if (this.planned) return;
     residentBytes -= this.bytes;
     // A block from before a heap restart is already gone.
     if (this.epoch !== this.heap.epoch) return;
@@ -118,7 +128,8 @@ export function residentStorage(
   bytes: number,
   ctor: Float32ArrayConstructor | Float64ArrayConstructor,
   length: number,
+  planned = false,
 ): WasmStorage {
   wasmHeap();
-  return new WasmStorage(heap, ptr, bytes, ctor, length);
+  return new WasmStorage(heap, ptr, bytes, ctor, length, planned);
 }

@@ -99,7 +99,8 @@ export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock 
   if (out.dtype === 'float16') return new CopiedOut(arena, width, allocFor(arena, width, n), out);
   const bytes = paddedBytes(width, n);
   makeRoom(bytes);
-  return new ResidentOut(arena, width, arena.heap.alloc(bytes), bytes, n, out);
+  const ptr = arena.heap.allocOut(bytes);
+  return new ResidentOut(arena, width, ptr, bytes, n, out, arena.heap.lastOutPlanned);
 }
 
 /** A float16 output: read out (rounded) at once. */
@@ -124,10 +125,11 @@ class ResidentOut implements OutBlock {
     private readonly bytes: number,
     private readonly n: number,
     private readonly out: TensorType,
+    private readonly planned: boolean,
   ) {}
   tensor(): Tensor {
-    const { arena, width, ptr, bytes, n, out } = this;
-    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, WIDTH_ARRAY[width], n));
+    const { arena, width, ptr, bytes, n, out, planned } = this;
+    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, WIDTH_ARRAY[width], n, planned));
   }
 }
 
