@@ -76,3 +76,54 @@ describe('wasm depthwise conv2d', () => {
   ];
   for (const c of cases) it(c[0], () => check(c));
 });
+
+describe('wasm conv2d blocked product: image panels packed with vector loads where every tap is inside', () => {
+  const cases: Case[] = [
+    ['3×1 unpadded, 8 columns, 2 groups', [1, 6, 12, 8], [4, 3, 3, 1], [1, 1], [0, 0, 0, 0], 2],
+    [
+      '1×3 padding left and right, 4 columns (a panel spans two output rows)',
+      [1, 5, 9, 4],
+      [6, 5, 1, 3],
+      [1, 1],
+      [0, 1, 0, 1],
+      1,
+    ],
+    [
+      '3×3 padding 1, 6 columns (panel halves cross rows at times)',
+      [2, 4, 7, 6],
+      [5, 4, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+    ],
+    [
+      '3×3 stride 2 padding 1 (column stride 2 packs lane by lane)',
+      [1, 3, 12, 13],
+      [4, 3, 3, 3],
+      [2, 2],
+      [1, 1, 1, 1],
+      1,
+    ],
+    ['row stride 2, bottom padding only', [1, 4, 11, 9], [3, 4, 3, 3], [2, 1], [0, 0, 1, 0], 1],
+    [
+      'dilation 2, padding 2, 2 columns (halves not contiguous)',
+      [1, 3, 10, 2],
+      [3, 3, 3, 3],
+      [1, 1],
+      [2, 2, 2, 2],
+      1,
+      [2, 2],
+    ],
+    ['dilation 2, padding 2, 8 columns', [1, 3, 9, 8], [4, 3, 3, 3], [1, 1], [2, 2, 2, 2], 1, [2, 2]],
+    ['3×3 padding 1 with 360 taps (two depth blocks)', [1, 40, 6, 8], [8, 40, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    [
+      '5×5 unpadded, 30 columns (right-edge panels pack lane by lane)',
+      [1, 3, 9, 34],
+      [4, 3, 5, 5],
+      [1, 1],
+      [0, 0, 0, 0],
+      1,
+    ],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});

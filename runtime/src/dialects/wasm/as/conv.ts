@@ -29,11 +29,45 @@ const DW_FLOATS = 4096;
 const DW_ALL = memory.data(DW_FLOATS * 4 * MAX_THREADS, 16);
 let DW_BUF: usize = DW_ALL;
 
+// Byte offset of each im2col row of the depth block being packed from its position's top-left pixel (ci·plane +
+// ky·dilH·rows + kx·dilW), TAP_ROWS per thread: a block has at most KC (matmul.ts) rows.
+const TAP_ROWS = 256;
+const TAPS_ALL = memory.data(TAP_ROWS * 4 * MAX_THREADS, 16);
+let TAP_OFF: usize = TAPS_ALL;
+
 /** Points this instance's panel tables and depthwise rows at thread t's slice (t < 16; the main thread keeps t = 0). */
 export function conv_thread(t: i32): void {
   PANEL_Y = PANELS + <usize>t * 8 * 4 * 2;
   PANEL_X = PANEL_Y + 8 * 4;
   DW_BUF = DW_ALL + <usize>t * DW_FLOATS * 4;
+  TAP_OFF = TAPS_ALL + <usize>t * TAP_ROWS * 4;
+}
+
+/**
+ * c planes of h×w into planes of hp×wp with pt zero rows above, pl zero columns left and zeros after: a padded
+ * convolution then runs unpadded on the copy, so every panel packs with vector loads (packImagePanels' fast path).
+ */
+export function pad_planes_f32(x: usize, dst: usize, c: i32, h: i32, w: i32, pt: i32, pl: i32, hp: i32, wp: i32): void {
+  memory.fill(dst, 0, <usize>c * <usize>hp * <usize>wp * 4);
+  for (let ci = 0; ci < c; ci++) {
+    const src = x + <usize>ci * <usize>h * <usize>w * 4;
+    const out = dst + (<usize>ci * <usize>hp * <usize>wp + <usize>pt * <usize>wp + <usize>pl) * 4;
+    for (let y = 0; y < h; y++)
+      memory.copy(out + <usize>y * <usize>wp * 4, src + <usize>y * <usize>w * 4, <usize>w * 4);
+  }
+}
+
+/**
+ * Where the four output positions from q read their top-left pixel, when they lie on one output row at unit stride
+ * and every tap of theirs is inside the image (so four neighbouring pixels load as one vector for each tap); else 0.
+ */
+function quadOrigin(x: usize, q: i32, spanY: i32, spanX: i32): usize {
+  const ox = q % outW;
+  if (ox + 4 > outW) return 0;
+  const iy = (q / outW) * strH - padT;
+  const ix = ox - padL;
+  if (iy < 0 || iy + spanY >= imgH || ix < 0 || ix + 3 + spanX >= imgW) return 0;
+  return x + (<usize>iy * <usize>imgW + <usize>ix) * 4;
 }
 // A row so far outside the image that no tap brings it back: panel columns past the last output read zeros.
 const NOWHERE: i32 = -0x20000000;
@@ -81,9 +115,44 @@ export function conv2d_f32(
 export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, dst: usize): void {
   const taps = kerH * kerW;
   const plane = <usize>imgH * <usize>imgW * 4;
+  // Rows pc.. as byte offsets from a position's top-left pixel, for panels whose taps all land inside the image.
+  const quads = strW == 1 && kc <= TAP_ROWS;
+  if (quads) {
+    let ci = pc / taps;
+    let ky = (pc % taps) / kerW;
+    let kx = (pc % taps) % kerW;
+    for (let p = 0; p < kc; p++) {
+      store<i32>(TAP_OFF + <usize>p * 4, ci * <i32>plane + (ky * dilH * imgW + kx * dilW) * 4);
+      if (++kx == kerW) {
+        kx = 0;
+        if (++ky == kerH) {
+          ky = 0;
+          ci++;
+        }
+      }
+    }
+  }
+  const spanY = (kerH - 1) * dilH;
+  const spanX = (kerW - 1) * dilW;
   for (let j0 = 0; j0 < nc; j0 += NR) {
     const width = min(NR, nc - j0);
     const q0 = jc + j0;
+    // Both halves of the panel four neighbouring pixels per tap, inside the image (an unpadded or padded-copy
+    // convolution, away from its right edge): two vector loads per row, whether or not the halves share an output row.
+    if (quads && width == NR) {
+      const a = quadOrigin(x, q0, spanY, spanX);
+      const b = a ? quadOrigin(x, q0 + 4, spanY, spanX) : 0;
+      if (b) {
+        let out = dst + <usize>j0 * <usize>kc * 4;
+        for (let p = 0; p < kc; p++) {
+          const off = <usize>load<i32>(TAP_OFF + <usize>p * 4);
+          v128.store(out, v128.load(a + off));
+          v128.store(out, v128.load(b + off), 16);
+          out += NR * 4;
+        }
+        continue;
+      }
+    }
     const oy0 = q0 / outW;
     const ox0 = q0 % outW;
     // NR outputs on one output row at unit stride read NR neighbouring pixels of one input row: two vector loads.

@@ -88,9 +88,17 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   }
   const scratchBytes = mod.matmul_scratch_bytes();
   const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
+  // A padded float32 convolution runs unpadded on a zero-padded copy of each image (c·hp·wp floats, small beside the
+  // im2col panels it feeds), so every panel away from the right edge packs with vector loads and no bounds tests.
+  const hp = Math.max(h + g.padTop, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
+  const wp = Math.max(wd + g.padLeft, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1);
+  const padded = width === 'f32' && !pointwise && (hp > h || wp > wd);
+  const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
+  const [ih, iw, pt, pl] = padded ? [hp, wp, 0, 0] : [h, wd, g.padTop, g.padLeft];
   for (let i = 0; i < n; i++) {
+    if (padded) mod.pad_planes_f32(px + i * c * h * wd * 4, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
     for (let gi = 0; gi < groups; gi++) {
-      const xg = px + (i * c + gi * cg) * h * wd * bytes;
+      const xg = padded ? xPad + gi * cg * ih * iw * 4 : px + (i * c + gi * cg) * h * wd * bytes;
       const wg = pw + gi * og * k * bytes;
       const yg = py + (i * o + gi * og) * p * bytes;
       if (width === 'f32') {
@@ -104,16 +112,16 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
             wg,
             yg,
             cg,
-            h,
-            wd,
+            ih,
+            iw,
             g.kh,
             g.kw,
             g.sh,
             g.sw,
             g.dh,
             g.dw,
-            g.padTop,
-            g.padLeft,
+            pt,
+            pl,
             g.oh,
             g.ow,
             og,
