@@ -78,7 +78,17 @@ export interface WasmExports {
     ow: number,
   ): void;
   conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number): void;
-  pad_planes_f32(x: Ptr, dst: Ptr, c: number, h: number, w: number, pt: number, pl: number, hp: number, wp: number): void;
+  pad_planes_f32(
+    x: Ptr,
+    dst: Ptr,
+    c: number,
+    h: number,
+    w: number,
+    pt: number,
+    pl: number,
+    hp: number,
+    wp: number,
+  ): void;
   im2col_f32(
     x: Ptr,
     col: Ptr,
