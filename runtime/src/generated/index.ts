@@ -42,6 +42,7 @@ import { avgPool2dOp } from './api/avg_pool2d.ts';
 import { avgPool2dGrad } from './grad/avg_pool2d.ts';
 import { avgPool2dRelay } from './relay/avg_pool2d.ts';
 import { avgPool2dCpuOp } from './dialects/cpu/avg_pool2d.ts';
+import { avgPool2dWasmOp } from './dialects/wasm/avg_pool2d.ts';
 import { avgPool2dWebgpuOp } from './dialects/webgpu/avg_pool2d.ts';
 import { avgPool2dDxOp } from './api/avg_pool2d_dx.ts';
 import { avgPool2dDxGrad } from './grad/avg_pool2d_dx.ts';
@@ -982,6 +983,7 @@ registerDialectOps([
   argminCpuOp,
   argminWebgpuOp,
   avgPool2dCpuOp,
+  avgPool2dWasmOp,
   avgPool2dWebgpuOp,
   avgPool2dDxCpuOp,
   avgPool2dDxWebgpuOp,

@@ -1,4 +1,4 @@
-// Pooling for the wasm dialect (AssemblyScript): max over 2-D windows and the global mean of each plane, float32.
+// Pooling for the wasm dialect (AssemblyScript): max and mean over 2-D windows and the global mean of each plane, float32.
 
 /**
  * y[p, oy, ox] = the max of x[p] over the window at (oy·sh − pt, ox·sw − pl) of kh × kw, clipped to the plane (padded
@@ -57,6 +57,53 @@ export function max_pool2d_f32(
           for (let ix = kx0; ix < kx1; ix++) best = max(best, load<f32>(row + <usize>ix * 4));
         }
         store<f32>(yp, best);
+        yp += 4;
+      }
+    }
+  }
+}
+
+/**
+ * y[p, oy, ox] = the mean of x[p] over the window at (oy·sh − pt, ox·sw − pl) of kh × kw, summed in float64 as the CPU
+ * kernel does. The divisor: the window's cells inside the plane, or with hEnd ≥ 0 (count_include_pad) its cells above
+ * row hEnd and left of column wEnd (the padded plane's edges).
+ */
+export function avg_pool2d_f32(
+  x: usize,
+  y: usize,
+  planes: i32,
+  h: i32,
+  w: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+  hEnd: i32,
+  wEnd: i32,
+): void {
+  let yp = y;
+  for (let p = 0; p < planes; p++) {
+    const plane = x + <usize>p * <usize>h * <usize>w * 4;
+    for (let oy = 0; oy < oh; oy++) {
+      const y0 = oy * sh - pt;
+      const ky0 = max(0, y0);
+      const ky1 = min(h, y0 + kh);
+      const rows = hEnd >= 0 ? min(y0 + kh, hEnd) - y0 : ky1 - ky0;
+      for (let ox = 0; ox < ow; ox++) {
+        const x0 = ox * sw - pl;
+        const kx0 = max(0, x0);
+        const kx1 = min(w, x0 + kw);
+        const cols = wEnd >= 0 ? min(x0 + kw, wEnd) - x0 : kx1 - kx0;
+        let s: f64 = 0;
+        for (let iy = ky0; iy < ky1; iy++) {
+          const row = plane + <usize>iy * <usize>w * 4;
+          for (let ix = kx0; ix < kx1; ix++) s += <f64>load<f32>(row + <usize>ix * 4);
+        }
+        store<f32>(yp, <f32>(s / <f64>(max(rows, 0) * max(cols, 0))));
         yp += 4;
       }
     }
