@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'minimum',
   spec: 'specs/math/minimum.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['a', 'b'],
   domain: [-2, 2],

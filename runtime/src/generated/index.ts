@@ -397,6 +397,7 @@ import { maximumOp } from './api/maximum.ts';
 import { maximumGrad } from './grad/maximum.ts';
 import { maximumRelay } from './relay/maximum.ts';
 import { maximumCpuOp } from './dialects/cpu/maximum.ts';
+import { maximumWasmOp } from './dialects/wasm/maximum.ts';
 import { maximumWebgpuOp } from './dialects/webgpu/maximum.ts';
 import { meanOp } from './api/mean.ts';
 import { meanGrad } from './grad/mean.ts';
@@ -419,6 +420,7 @@ import { minimumOp } from './api/minimum.ts';
 import { minimumGrad } from './grad/minimum.ts';
 import { minimumRelay } from './relay/minimum.ts';
 import { minimumCpuOp } from './dialects/cpu/minimum.ts';
+import { minimumWasmOp } from './dialects/wasm/minimum.ts';
 import { minimumWebgpuOp } from './dialects/webgpu/minimum.ts';
 import { multiplyOp } from './api/multiply.ts';
 import { multiplyGrad } from './grad/multiply.ts';
@@ -1143,6 +1145,7 @@ registerDialectOps([
   maxPool2dDxCpuOp,
   maxPool2dDxWebgpuOp,
   maximumCpuOp,
+  maximumWasmOp,
   maximumWebgpuOp,
   meanCpuOp,
   meanWasmOp,
@@ -1153,6 +1156,7 @@ registerDialectOps([
   minWasmOp,
   minWebgpuOp,
   minimumCpuOp,
+  minimumWasmOp,
   minimumWebgpuOp,
   multiplyCpuOp,
   multiplyWasmOp,

@@ -19,6 +19,8 @@ export * from './hardswish_dx';
 export * from './leaky_relu';
 export * from './leaky_relu_dx';
 export * from './log';
+export * from './maximum';
+export * from './minimum';
 export * from './multiply';
 export * from './negative';
 export * from './power';
