@@ -96,14 +96,10 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
       [1, 1, 1, 1],
       1,
     ],
-    [
-      '3×3 stride 2 padding 1 (column stride 2 packs lane by lane)',
-      [1, 3, 12, 13],
-      [4, 3, 3, 3],
-      [2, 2],
-      [1, 1, 1, 1],
-      1,
-    ],
+    ['3×3 stride 2 padding 1 (column stride 2: even lanes)', [1, 3, 12, 13], [4, 3, 3, 3], [2, 2], [1, 1, 1, 1], 1],
+    ['3×3 stride 2 unpadded, a spare column at the right', [1, 2, 11, 20], [3, 2, 3, 3], [2, 2], [0, 0, 0, 0], 1],
+    ['column stride 2 only, dilation 2, 2 groups', [1, 4, 9, 22], [6, 2, 2, 3], [1, 2], [1, 0, 0, 1], 2, [1, 2]],
+    ['column stride 3 (packs lane by lane)', [1, 3, 8, 30], [4, 3, 3, 3], [1, 3], [1, 1, 1, 1], 1],
     ['row stride 2, bottom padding only', [1, 4, 11, 9], [3, 4, 3, 3], [2, 1], [0, 0, 1, 0], 1],
     [
       'dilation 2, padding 2, 2 columns (halves not contiguous)',

@@ -58,15 +58,16 @@ export function pad_planes_f32(x: usize, dst: usize, c: i32, h: i32, w: i32, pt:
 }
 
 /**
- * Where the four output positions from q read their top-left pixel, when they lie on one output row at unit stride
- * and every tap of theirs is inside the image (so four neighbouring pixels load as one vector for each tap); else 0.
+ * Where the four output positions from q read their top-left pixel, when they lie on one output row and every pixel
+ * the taps' vector loads touch is inside the image (column stride 1: four neighbouring pixels, one vector per tap;
+ * stride 2: eight, two vectors whose even lanes are the four); else 0.
  */
 function quadOrigin(x: usize, q: i32, spanY: i32, spanX: i32): usize {
   const ox = q % outW;
   if (ox + 4 > outW) return 0;
   const iy = (q / outW) * strH - padT;
-  const ix = ox - padL;
-  if (iy < 0 || iy + spanY >= imgH || ix < 0 || ix + 3 + spanX >= imgW) return 0;
+  const ix = ox * strW - padL;
+  if (iy < 0 || iy + spanY >= imgH || ix < 0 || ix + 4 * strW - 1 + spanX >= imgW) return 0;
   return x + (<usize>iy * <usize>imgW + <usize>ix) * 4;
 }
 // A row so far outside the image that no tap brings it back: panel columns past the last output read zeros.
@@ -116,7 +117,7 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
   const taps = kerH * kerW;
   const plane = <usize>imgH * <usize>imgW * 4;
   // Rows pc.. as byte offsets from a position's top-left pixel, for panels whose taps all land inside the image.
-  const quads = strW == 1 && kc <= TAP_ROWS;
+  const quads = (strW == 1 || strW == 2) && kc <= TAP_ROWS;
   if (quads) {
     let ci = pc / taps;
     let ky = (pc % taps) / kerW;
@@ -137,17 +138,27 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
   for (let j0 = 0; j0 < nc; j0 += NR) {
     const width = min(NR, nc - j0);
     const q0 = jc + j0;
-    // Both halves of the panel four neighbouring pixels per tap, inside the image (an unpadded or padded-copy
-    // convolution, away from its right edge): two vector loads per row, whether or not the halves share an output row.
+    // Both halves of the panel four pixels per tap at column stride 1 or 2, inside the image (an unpadded or
+    // padded-copy convolution, away from its right edge): two or four vector loads per row, whether or not the halves
+    // share an output row.
     if (quads && width == NR) {
       const a = quadOrigin(x, q0, spanY, spanX);
       const b = a ? quadOrigin(x, q0 + 4, spanY, spanX) : 0;
-      if (b) {
-        let out = dst + <usize>j0 * <usize>kc * 4;
+      let out = dst + <usize>j0 * <usize>kc * 4;
+      if (b && strW == 1) {
         for (let p = 0; p < kc; p++) {
           const off = <usize>load<i32>(TAP_OFF + <usize>p * 4);
           v128.store(out, v128.load(a + off));
           v128.store(out, v128.load(b + off), 16);
+          out += NR * 4;
+        }
+        continue;
+      }
+      if (b) {
+        for (let p = 0; p < kc; p++) {
+          const off = <usize>load<i32>(TAP_OFF + <usize>p * 4);
+          v128.store(out, v128.shuffle<f32>(v128.load(a + off), v128.load(a + off, 16), 0, 2, 4, 6));
+          v128.store(out, v128.shuffle<f32>(v128.load(b + off), v128.load(b + off, 16), 0, 2, 4, 6), 16);
           out += NR * 4;
         }
         continue;

@@ -91,7 +91,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   // A padded float32 convolution runs unpadded on a zero-padded copy of each image (c·hp·wp floats, small beside the
   // im2col panels it feeds), so every panel away from the right edge packs with vector loads and no bounds tests.
   const hp = Math.max(h + g.padTop, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
-  const wp = Math.max(wd + g.padLeft, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1);
+  // At column stride 2 the last four outputs' loads reach one column past their last tap: the copy has it, zero.
+  const wp = Math.max(wd + g.padLeft, (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 + (g.sw === 2 ? 1 : 0));
   const padded = width === 'f32' && !pointwise && (hp > h || wp > wd);
   const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
   const [ih, iw, pt, pl] = padded ? [hp, wp, 0, 0] : [h, wd, g.padTop, g.padLeft];
