@@ -5,14 +5,14 @@
 
 import {
   alignUp,
-  allocPlanBlock,
-  freePlanBlock,
+  allocKeptBlock,
+  freeKeptBlock,
   HEAP_LIMIT,
   planHooks,
   reservePlanScratch,
   type AllocLog,
   type Placement,
-  type PlanBlock,
+  type KeptBlock,
 } from '../dialects/wasm/module.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { Tensor, type TensorStorage } from '../tensor.ts';
@@ -111,7 +111,7 @@ export class MemoryRecorder implements StepMemory<AllocLog | null> {
     const offsets = this.sizes.map((s) => s.map(() => -1));
     for (const v of placed) offsets[v.from]![v.seq] = v.offset;
     // A plan with no value to place still gets a 64-byte block: its steps' temporaries go to scratch all the same.
-    const block: PlanBlock = { base: -1, bytes: Math.max(end, 64) };
+    const block: KeptBlock = { base: -1, bytes: Math.max(end, 64) };
     const places: Placement[] = [];
     for (let i = 0; i < steps; i++)
       places.push({
@@ -127,7 +127,7 @@ export class MemoryRecorder implements StepMemory<AllocLog | null> {
 }
 
 /** A layout the collector took (its graph is gone) gives its block back to the heap. */
-const unused = new FinalizationRegistry<PlanBlock>((block) => freePlanBlock(block));
+const unused = new FinalizationRegistry<KeptBlock>((block) => freeKeptBlock(block));
 
 /**
  * A plan's memory layout, used by its runs: each step's placement is installed while the step runs. Should a block of
@@ -137,7 +137,7 @@ const unused = new FinalizationRegistry<PlanBlock>((block) => freePlanBlock(bloc
 export class MemoryLayout implements StepMemory<Placement | null> {
   private broken = false;
   constructor(
-    readonly block: PlanBlock,
+    readonly block: KeptBlock,
     private readonly places: readonly Placement[],
     /** How many values have a fixed offset: the graph's intermediates and fused groups' inner results. */
     readonly planned: number,
@@ -155,7 +155,7 @@ export class MemoryLayout implements StepMemory<Placement | null> {
    */
   reserve(): boolean {
     if (this.broken) return false;
-    return reservePlanScratch(this.scratchBytes) && (this.block.base >= 0 || allocPlanBlock(this.block));
+    return reservePlanScratch(this.scratchBytes) && (this.block.base >= 0 || allocKeptBlock(this.block));
   }
 
   beginStep(step: number): Placement | null {
@@ -192,7 +192,7 @@ export class MemoryLayout implements StepMemory<Placement | null> {
       const s = t.storage;
       if (s instanceof WasmStorage && s.planned && s.ptr !== undefined) this.abandon(s);
     }
-    if (this.broken) freePlanBlock(this.block);
+    if (this.broken) freeKeptBlock(this.block);
   }
 
   private abandon(s: WasmStorage): void {

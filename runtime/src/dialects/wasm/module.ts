@@ -143,7 +143,7 @@ const IMPORTS = {
 };
 
 function adopt(instance: WebAssembly.Instance): WasmExports {
-  dropPlanBlocks(false);
+  dropKeptBlocks(false);
   loaded = instance.exports as unknown as WasmExports;
   heap = new Heap(loaded);
   arena = new Arena(heap);
@@ -415,17 +415,20 @@ export function callArena(): Arena {
   heap!.endCall();
   if (heap!.extent > HEAP_LIMIT) {
     spill?.();
-    dropPlanBlocks(true);
+    dropKeptBlocks(true);
     if (heap!.liveBytes === 0) heap!.reset();
   }
   return arena!;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
-// Graph plans' memory (see graph/memory-plan.ts): the heap side
+// Blocks kept across calls: graph plans' memory (see graph/memory-plan.ts) and layout ops' index tables
 
-/** One graph plan's block of wasm memory: base is -1 until it is allocated and after it is dropped. */
-export interface PlanBlock {
+/**
+ * A block of wasm memory kept across calls (a graph plan's values, a layout op's index table): base is -1 until it is
+ * allocated and after it is dropped, which happens to every kept block when the heap starts over.
+ */
+export interface KeptBlock {
   base: number;
   readonly bytes: number;
 }
@@ -446,7 +449,7 @@ export interface AllocLog {
  * does not shift the rest). Its temporaries go to the scratch block all plans share.
  */
 export interface Placement {
-  readonly block: PlanBlock;
+  readonly block: KeptBlock;
   readonly offsets: readonly number[];
   readonly sizes: readonly number[];
   readonly taken: boolean[];
@@ -468,19 +471,19 @@ export const planHooks: { log: AllocLog | null; place: Placement | null; top: nu
  * Scratch space for planned steps' temporaries, shared by every plan: steps never run at once, and a call's
  * temporaries are dead once the next call begins, even when that call is a nested graph's. Sized to the largest need.
  */
-const planScratch: PlanBlock = { base: -1, bytes: 0 };
+const planScratch: KeptBlock = { base: -1, bytes: 0 };
 
-/** Plan blocks allocated from the current heap. */
-const planBlocks = new Set<PlanBlock>();
+/** Kept blocks allocated from the current heap. */
+const keptBlocks = new Set<KeptBlock>();
 
 /**
- * A plan block of `bytes` from the heap (the caller holds no views: this may grow memory), or false when the module is
- * not loaded. Dropped with every other when the heap starts over; the plan then allocates it again.
+ * Allocates `block` from the heap (the caller holds no views: this may grow memory); false when the module is not
+ * loaded. Dropped with every other when the heap starts over; its owner then allocates (and fills) it again.
  */
-export function allocPlanBlock(block: PlanBlock): boolean {
+export function allocKeptBlock(block: KeptBlock): boolean {
   if (!loaded) return false;
   block.base = heap!.alloc(block.bytes);
-  planBlocks.add(block);
+  keptBlocks.add(block);
   return true;
 }
 
@@ -494,21 +497,21 @@ export function reservePlanScratch(bytes: number): boolean {
   return true;
 }
 
-/** Gives a plan block back (a plan that is no longer used). */
-export function freePlanBlock(block: PlanBlock): void {
-  if (block.base < 0 || !planBlocks.delete(block)) return;
+/** Gives a kept block back (its owner is gone). */
+export function freeKeptBlock(block: KeptBlock): void {
+  if (block.base < 0 || !keptBlocks.delete(block)) return;
   heap!.release(block.base, block.bytes);
   block.base = -1;
 }
 
-/** Forgets every plan block; `release`: give them back to the heap first (it starts over only when nothing is live). */
-function dropPlanBlocks(release: boolean): void {
-  for (const b of [...planBlocks, planScratch]) {
+/** Forgets every kept block; `release`: give them back to the heap first (it starts over only when nothing is live). */
+function dropKeptBlocks(release: boolean): void {
+  for (const b of [...keptBlocks, planScratch]) {
     if (b.base < 0) continue;
     if (release) heap!.release(b.base, b.bytes);
     b.base = -1;
   }
-  planBlocks.clear();
+  keptBlocks.clear();
 }
 
 export function alignUp(n: number, to: number): number {

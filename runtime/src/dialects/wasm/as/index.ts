@@ -7,6 +7,7 @@ export { conv2d_dw_f32, conv2d_f32, conv_few_f32, conv_thread, im2col_f32, im2co
 export { layer_norm_f32, layer_norm_f64 } from './layer_norm';
 export { bias_act_cols_f32, bias_act_planes_f32 } from './epilogue';
 export { rows_thread } from './rows';
+export { gather_f32, gather_f64 } from './gather';
 export { avg_pool2d_f32, global_avg_f32, max_pool2d_f32 } from './pool';
 export { gru_cell_f32, gru_reset_f32, lstm_cell_f32, rnn_step_f32, rnn_transpose_f32 } from './rnn';
 export * from '../../../generated/dialects/wasm/as/index';

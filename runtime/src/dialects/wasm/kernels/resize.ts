@@ -40,7 +40,7 @@ function gatherIndex(inShape: Shape, outShape: Shape, axes: readonly ResizeAxis[
 }
 
 export const resizeWasm: ResizeKernel = ({ x }, attrs, out) => {
-  const table = tableFor(attrs, x.shape, () => buildTable(attrs, x.shape));
+  const table = tableFor('resize', attrs, x.shape, () => buildTable(attrs, x.shape));
   if ('gather' in table) return gatherOverWasm(x, out, table.gather);
   const width = widthOf(out.dtype)!;
   const arena = callArena();

@@ -10,7 +10,7 @@ export const stridedSliceWasm: StridedSliceKernel = ({ x }, attrs, out) =>
   gatherOverWasm(
     x,
     out,
-    tableFor(attrs, x.shape, () =>
+    tableFor('strided_slice', attrs, x.shape, () =>
       sliceIndex(x.shape, resolveSlice('strided_slice', x.shape, attrs.begin, attrs.end, attrs.strides, attrs.axes)),
     ),
   );

@@ -9,5 +9,5 @@ export const transposeWasm: TransposeKernel = ({ x }, attrs, out) =>
   gatherOverWasm(
     x,
     out,
-    tableFor(attrs, x.shape, () => transposeIndex(x.shape, attrs.axes, out.shape)),
+    tableFor('transpose', attrs, x.shape, () => transposeIndex(x.shape, attrs.axes, out.shape)),
   );
