@@ -33,6 +33,18 @@ describe('wasm gathers', () => {
     }
   });
 
+  it('gather in JavaScript when the table is too large to keep in wasm memory (over 4 Mi entries)', () => {
+    const n = (1 << 21) + 3;
+    const big = randomUniform([2, n], { low: -1, high: 1, seed: 5 });
+    const xs = values(big);
+    const y = withDialect(['wasm'], () => ops.transpose(big, [1, 0]));
+    const ys = y.dataSync() as Float32Array;
+    let wrong = 0;
+    for (let i = 0; i < n; i++) if (ys[2 * i] !== xs[i] || ys[2 * i + 1] !== xs[n + i]) wrong++;
+    expect(wrong).toBe(0);
+    y.dispose();
+  });
+
   it('copy their table into wasm memory again after the heap starts over', () => {
     run().dispose();
     toWasmMemory(zeros([HEAP_LIMIT / 4 + 1024])).dispose();

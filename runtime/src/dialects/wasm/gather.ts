@@ -4,14 +4,18 @@
 
 import { sizeOf, type Shape } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
-import { allocKeptBlock, callArena, freeKeptBlock, wasm, wasmHeap, type KeptBlock } from './module.ts';
-import { inPtr, outBlock, widthOf } from './support.ts';
+import { allocKeptBlock, callArena, freeKeptBlock, HEAP_LIMIT, wasm, wasmHeap, type KeptBlock } from './module.ts';
+import { inPtr, outBlock, residentView, WIDTH_ARRAY, widthOf } from './support.ts';
 
 /** Tables by attrs object (a planned graph passes the same one on every run), then by x's shape. */
 const byAttrs = new WeakMap<object, Map<string, unknown>>();
 /** The most recent tables by op, attrs' values and shape: eager calls make new attrs objects every time. */
 const recent = new Map<string, unknown>();
 const RECENT_TABLES = 64;
+/** Index entries the recent tables may hold together (64 MiB of int32); the oldest go first. */
+const RECENT_ENTRIES = 16 << 20;
+let recentEntries = 0;
+const entriesOf = (t: unknown) => (t instanceof Int32Array ? t.length : 0);
 
 /**
  * The table (an index table, a resize plan) of op `kind` for these attrs and x's shape, built by `build` on first use
@@ -23,10 +27,16 @@ export function tableFor<T>(kind: string, attrs: object, shape: Shape, build: ()
   if (byShape?.has(key)) return byShape.get(key) as T;
   const full = `${kind}${JSON.stringify(attrs)}:${key}`;
   let table = recent.get(full) as T | undefined;
-  if (table === undefined) table = build();
-  recent.delete(full);
+  if (table === undefined) {
+    table = build();
+    recentEntries += entriesOf(table);
+  } else recent.delete(full);
   recent.set(full, table);
-  if (recent.size > RECENT_TABLES) recent.delete(recent.keys().next().value!);
+  while (recent.size > RECENT_TABLES || (recentEntries > RECENT_ENTRIES && recent.size > 1)) {
+    const [oldest, t] = recent.entries().next().value!;
+    recent.delete(oldest);
+    recentEntries -= entriesOf(t);
+  }
   if (!byShape) byAttrs.set(attrs, (byShape = new Map()));
   byShape.set(key, table);
   return table;
@@ -53,10 +63,21 @@ function indexPtr(index: Int32Array): number {
 
 type Gather = (x: number, y: number, index: number, n: number) => void;
 
+/** Tables above this many entries (16 MiB) are not copied into wasm memory: they gather in JavaScript. */
+const KEPT_ENTRIES = HEAP_LIMIT / 32;
+
 /** out[i] = x[index[i]], the output a resident block. */
 export function gatherOverWasm(x: Tensor, out: TensorType, index: Int32Array): Tensor {
   const width = widthOf(out.dtype)!;
   const arena = callArena();
+  if (index.length > KEPT_ENTRIES) {
+    const y = outBlock(arena, width, out);
+    // Views only after the last allocation: growing memory detaches them.
+    const xs = residentView(arena, x) ?? x.dataSync();
+    const ys = arena.view(WIDTH_ARRAY[width], y.ptr, index.length);
+    for (let i = 0; i < index.length; i++) ys[i] = xs[index[i]!]!;
+    return y.tensor();
+  }
   // After callArena: a heap restart there drops the tables' copies.
   const pi = indexPtr(index);
   const px = inPtr(arena, width, x);
