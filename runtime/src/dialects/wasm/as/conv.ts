@@ -614,3 +614,48 @@ function depthwiseRow(
     }
   }
 }
+
+/**
+ * col2im of a transposed convolution: row r = (oc·kh + ky)·kw + kx of cols (h·wd input positions each) adds onto the
+ * output positions (iy·sh − pt + ky·dh, ix·sw − pl + kx·dw) of channel oc's oh×ow plane of y, where they land.
+ */
+export function col2im_f32(
+  cols: usize,
+  y: usize,
+  rows: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+): void {
+  const taps = kh * kw;
+  for (let r = 0; r < rows; r++) {
+    const kx = r % kw;
+    const ky = (r / kw) % kh;
+    const plane = y + <usize>(r / taps) * <usize>oh * <usize>ow * 4;
+    const src = cols + <usize>r * <usize>h * <usize>wd * 4;
+    // The input columns whose output column lands inside the plane: x0 ≤ ix < x1.
+    const shift = kx * dw - pl;
+    const x0 = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+    const x1 = min(wd, (ow - 1 - shift) / sw + 1);
+    if (ow - 1 - shift < 0 || x0 >= x1) continue;
+    for (let iy = 0; iy < h; iy++) {
+      const yy = iy * sh - pt + ky * dh;
+      if (<u32>yy >= <u32>oh) continue;
+      const rowOut = plane + <usize>yy * <usize>ow * 4;
+      const rowIn = src + <usize>iy * <usize>wd * 4;
+      for (let ix = x0; ix < x1; ix++) {
+        const at = rowOut + <usize>(ix * sw + shift) * 4;
+        store<f32>(at, load<f32>(at) + load<f32>(rowIn + <usize>ix * 4));
+      }
+    }
+  }
+}

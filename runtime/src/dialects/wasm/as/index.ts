@@ -3,7 +3,16 @@
 export { matmul_f32, matmul_f64, matmul_scratch_bytes } from './matmul';
 export { softmax_f32, softmax_f64 } from './softmax';
 export { reduce_f32, reduce_f64 } from './reduce';
-export { conv2d_dw_f32, conv2d_f32, conv_few_f32, conv_thread, im2col_f32, im2col_f64, pad_planes_f32 } from './conv';
+export {
+  col2im_f32,
+  conv2d_dw_f32,
+  conv2d_f32,
+  conv_few_f32,
+  conv_thread,
+  im2col_f32,
+  im2col_f64,
+  pad_planes_f32,
+} from './conv';
 export { layer_norm_f32, layer_norm_f64 } from './layer_norm';
 export { bias_act_cols_f32, bias_act_planes_f32 } from './epilogue';
 export { rows_thread } from './rows';

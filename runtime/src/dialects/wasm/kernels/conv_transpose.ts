@@ -1,12 +1,15 @@
 // Wasm kernel of raf.op.conv_transpose (specs/nn/conv_transpose.yaml): per image and group, the SIMD matrix product
 // cols[O/g·KH·KW, H·W] = w_gᵀ · x_g (w read transposed through strides), then col2im: each column row scatters onto
-// the output positions its tap reaches (a JavaScript loop over wasm memory), on top of the bias.
+// the output positions its tap reaches (as/conv.ts col2im_f32; for float64 a JavaScript loop over wasm memory), on top
+// of the bias.
 
 import type { ConvTransposeKernel } from '../../../generated/bridge/conv_transpose.ts';
 import { convTransposeGeometry } from '../../../ops/conv_transpose.rule.ts';
 import { window2d } from '../../../ops/window.ts';
 import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, residentView, WIDTH_ARRAY, widthOf } from '../support.ts';
+
+type Col2im = (cols: number, y: number, ...dims: number[]) => void;
 
 export const convTransposeWasm: ConvTransposeKernel = ({ x, w, bias }, attrs, out) => {
   const { groups } = attrs;
@@ -41,8 +44,13 @@ export const convTransposeWasm: ConvTransposeKernel = ({ x, w, bias }, attrs, ou
       // w_g is [cg, rows] row-major: as A = w_gᵀ [rows × cg], element (i, q) sits at q·rows + i.
       const wg = pw + gi * cg * rows * bytes;
       const xg = px + (b * c + gi * cg) * p * bytes;
-      if (width === 'f32') mod.matmul_f32(wg, 1, rows, xg, p, 1, cols, rows, p, cg, scratch);
-      else mod.matmul_f64(wg, 1, rows, xg, p, 1, cols, rows, p, cg);
+      if (width === 'f32') {
+        mod.matmul_f32(wg, 1, rows, xg, p, 1, cols, rows, p, cg, scratch);
+        const yg = y.ptr + (b * o + gi * og) * plane * 4;
+        (mod.col2im_f32 as Col2im)(cols, yg, rows, h, wd, kh, kw, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padLeft, oh, ow);
+        continue;
+      }
+      mod.matmul_f64(wg, 1, rows, xg, p, 1, cols, rows, p, cg);
       for (let r = 0; r < rows; r++) {
         const kx = r % kw;
         const ky = ((r - kx) / kw) % kh;
