@@ -66,6 +66,8 @@ describe('wasm depthwise conv2d', () => {
     dw('3×3 padding 1, rows of 1, 2, 3 past the vectors', 3, 5, 9, [3, 3], [1, 1], [1, 1, 1, 1]),
     dw('3×3 padding 1 on 2 columns', 2, 3, 2, [3, 3], [1, 1], [1, 1, 1, 1]),
     dw('column stride 2', 4, 8, 11, [3, 3], [1, 2], [1, 1, 1, 1]),
+    dw('column stride 2, 10 columns out (eight at a time, then the rest)', 3, 6, 19, [3, 3], [1, 2], [1, 1, 1, 1]),
+    dw('column stride 2, 5×5 dilated, 16 columns out', 2, 12, 40, [5, 5], [1, 2], [4, 4, 4, 4], [2, 2]),
     dw('row stride 2', 4, 9, 8, [5, 5], [2, 1], [2, 2, 2, 2]),
     dw('stride 2 both, uneven pads', 3, 10, 13, [3, 3], [2, 2], [0, 1, 1, 0]),
     dw('column stride 3 (scalar)', 3, 7, 14, [3, 3], [1, 3], [1, 1, 1, 1]),

@@ -573,7 +573,56 @@ function depthwiseRow(
   ow: i32,
 ): void {
   const tapStep = <usize>dw * 4;
-  for (let ox = 0; ox < ow; ox += 4) {
+  let ox = 0;
+  // Eight outputs a step, two vectors sharing each weight splat: four independent sums (even and odd taps of each)
+  // keep the adds' latency hidden, where one vector's chain of taps would wait on it.
+  for (; ox + 8 <= ow; ox += 8) {
+    let a0 = f32x4.splat(0);
+    let a1 = f32x4.splat(0);
+    let b0 = f32x4.splat(0);
+    let b1 = f32x4.splat(0);
+    for (let ky = ky0; ky < ky1; ky++) {
+      let at = rows + <usize>ky * step + <usize>(ox * sw) * 4;
+      let wk = wp + <usize>ky * <usize>kw * 4;
+      const wEnd = wk + <usize>kw * 4;
+      if (sw == 1) {
+        for (; wk + 4 < wEnd; wk += 8) {
+          const w0 = v128.load32_splat(wk);
+          const w1 = v128.load32_splat(wk, 4);
+          const at1 = at + tapStep;
+          a0 = f32x4.add(a0, f32x4.mul(w0, v128.load(at)));
+          b0 = f32x4.add(b0, f32x4.mul(w0, v128.load(at, 16)));
+          a1 = f32x4.add(a1, f32x4.mul(w1, v128.load(at1)));
+          b1 = f32x4.add(b1, f32x4.mul(w1, v128.load(at1, 16)));
+          at += 2 * tapStep;
+        }
+        if (wk < wEnd) {
+          const w0 = v128.load32_splat(wk);
+          a0 = f32x4.add(a0, f32x4.mul(w0, v128.load(at)));
+          b0 = f32x4.add(b0, f32x4.mul(w0, v128.load(at, 16)));
+        }
+      } else {
+        for (; wk + 4 < wEnd; wk += 8) {
+          const w0 = v128.load32_splat(wk);
+          const w1 = v128.load32_splat(wk, 4);
+          const at1 = at + tapStep;
+          a0 = f32x4.add(a0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
+          b0 = f32x4.add(b0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6)));
+          a1 = f32x4.add(a1, f32x4.mul(w1, v128.shuffle<f32>(v128.load(at1), v128.load(at1, 16), 0, 2, 4, 6)));
+          b1 = f32x4.add(b1, f32x4.mul(w1, v128.shuffle<f32>(v128.load(at1, 32), v128.load(at1, 48), 0, 2, 4, 6)));
+          at += 2 * tapStep;
+        }
+        if (wk < wEnd) {
+          const w0 = v128.load32_splat(wk);
+          a0 = f32x4.add(a0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
+          b0 = f32x4.add(b0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6)));
+        }
+      }
+    }
+    v128.store(y + <usize>ox * 4, f32x4.add(a0, a1));
+    v128.store(y + <usize>ox * 4, f32x4.add(b0, b1), 16);
+  }
+  for (; ox < ow; ox += 4) {
     let acc = f32x4.splat(0);
     let odd = f32x4.splat(0);
     for (let ky = ky0; ky < ky1; ky++) {
