@@ -3,7 +3,7 @@
 // references computed here, and against the CPU dialect's JavaScript loops (the fallback when wasm is pinned off).
 
 import { describe, expect, it } from 'vitest';
-import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { execute, executeUnplanned, fuseEpilogues, fuseOps, printGraph, trace } from '../../runtime/src/graph/index.ts';
 import { expectClose } from '../support/reference.ts';
 
@@ -92,6 +92,31 @@ describe('conv2d epilogues after fuseOps', () => {
       expect(g.nodes, name).toHaveLength(1);
       const want = conv.map((v, i) => fr(v + b0[Math.floor(i / plane)]!));
       for (let run = 0; run < 2; run++) expectClose(values(execute(g, [x])[0]!), want, 1e-5);
+    }
+  });
+
+  it('epilogues keep a NaN from the convolution NaN, as the unfused ops do', () => {
+    const acts: [string, (t: Tensor) => Tensor][] = [
+      ['hardswish', (t) => ops.hardswish(t)],
+      ['hard_sigmoid', (t) => ops.hardSigmoid(t, 0.2, 0.5)],
+      ['relu', (t) => ops.relu(t)],
+      ['clip', (t) => ops.clip(t, -0.5, 0.75)],
+    ];
+    const xs = values(randomUniform([1, c, h, wd], { low: -2, high: 2, seed: 22 }));
+    xs[wd + 2] = NaN; // channel 0, row 1, column 2: every output whose window covers it is NaN
+    const x = tensor(xs, { shape: [1, c, h, wd], dtype: 'float32' });
+    for (const [name, f] of acts) {
+      const g = fuseOps(trace((x: Tensor) => f(ops.add(ops.conv2d(x, w), cb)), [f32('x', [1, c, h, wd])]));
+      expect(g.nodes, name).toHaveLength(1);
+      const got = values(execute(g, [x])[0]!);
+      const want = withDialect(['cpu'], () => values(f(ops.add(ops.conv2d(x, w), cb))));
+      expect(got.map(Number.isNaN), name).toEqual(want.map(Number.isNaN));
+      expect(got.filter(Number.isNaN).length, name).toBeGreaterThan(0);
+      expectClose(
+        got.filter((v) => !Number.isNaN(v)),
+        want.filter((v) => !Number.isNaN(v)),
+        1e-5,
+      );
     }
   });
 
