@@ -44,6 +44,9 @@ describe('wasm conv2d with few output positions', () => {
     ['1×3 padding left and right, 3×3 out', [1, 8, 3, 3], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['dilated 3×3 to 2×2', [1, 6, 6, 6], [4, 6, 3, 3], [1, 1], [0, 0, 0, 0], 1, [2, 2]],
     // Just past the threshold: the blocked product, for contrast.
+    ['pointwise 6×4, 40 outputs (24 positions, read in place)', [1, 36, 6, 4], [40, 36, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 48 positions, 2 groups', [1, 20, 8, 6], [14, 10, 1, 1], [1, 1], [0, 0, 0, 0], 2],
+    ['pointwise 52 positions (blocked)', [1, 12, 4, 13], [9, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 17 positions (blocked)', [1, 10, 1, 17], [6, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));

@@ -9,6 +9,12 @@ import { threadedConv2d, threadedDepthwise, threadedMatmul } from '../threads/in
 
 /** Output positions (oh·ow) up to which conv_few_f32 beats packing panels for the blocked product. */
 const FEW_POSITIONS = 16;
+/**
+ * The same for a pointwise convolution over a multiple of 4 positions, which conv_few_f32 reads in place: the blocked
+ * product packs every weight as a 16-byte splat, which few positions do not repay (480×480 weights over 24 positions:
+ * 357 → 296 µs; even at 48, 153 → 147).
+ */
+const FEW_POINTWISE = 48;
 
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
@@ -67,7 +73,7 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   }
   // A few output positions (late CNN stages, 1×1 images): the product without packing (as/conv.ts conv_few_f32), or
   // for one position a matrix-vector product; im2col is written out unless x already is it, 4-aligned.
-  if (width === 'f32' && p <= FEW_POSITIONS) {
+  if (width === 'f32' && (p <= FEW_POSITIONS || (pointwise && p % 4 === 0 && p <= FEW_POINTWISE))) {
     const ld = p === 1 ? 1 : (p + 3) & ~3;
     const direct = pointwise && ld === p;
     const col = direct ? 0 : allocFor(arena, width, k * ld);
