@@ -49,6 +49,8 @@ describe('wasm blocked float32 product', () => {
     [130, 10, 784], // the MLP bench's shapes: n = 10 is one full and one 2-wide panel, k spans four KC blocks
     [1, 39, 131], // one row (a dense layer on one sample): B read in place, four columns at a time and a 3-column tail
     [3, 8, 6], // three rows, k under one vector plus a tail
+    [2, 96, 50], // two rows of B read in place, three whole blocks of 32 columns
+    [1, 70, 5], // one row: two blocks of 32 columns, then six
   ] as const) {
     const a = values(m * k, 11);
     const b = values(k * n, 12);

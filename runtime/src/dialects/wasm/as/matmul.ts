@@ -111,15 +111,54 @@ function laneSum(v: v128): f32 {
   return f32x4.extract_lane(v, 0) + f32x4.extract_lane(v, 1) + f32x4.extract_lane(v, 2) + f32x4.extract_lane(v, 3);
 }
 
-/** c[j] = Σp a[p]·b[p·ld + j] for j < n: b's rows are contiguous, so c gathers a[p] times each row. */
+/**
+ * c[j] = Σp a[p]·b[p·ld + j] for j < n: b's rows are contiguous, so c gathers a[p] times each row. Thirty-two columns
+ * at a time stay in eight accumulators over all of p (one load of b per four products, where adding into c in memory
+ * costs a load and a store more); the last columns add into c row by row. Each c[j] sums over p in order either way.
+ */
 function rowAxpy(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
-  memory.fill(c, 0, <usize>n * 4);
+  const step = <usize>ld * 4;
+  const n32 = n & ~31;
+  for (let j = 0; j < n32; j += 32) {
+    let c0 = f32x4.splat(0);
+    let c1 = c0;
+    let c2 = c0;
+    let c3 = c0;
+    let c4 = c0;
+    let c5 = c0;
+    let c6 = c0;
+    let c7 = c0;
+    let bp = b + <usize>j * 4;
+    for (let p = 0; p < k; p++) {
+      const av = v128.load32_splat(a + <usize>p * 4);
+      c0 = f32x4.add(c0, f32x4.mul(av, v128.load(bp)));
+      c1 = f32x4.add(c1, f32x4.mul(av, v128.load(bp, 16)));
+      c2 = f32x4.add(c2, f32x4.mul(av, v128.load(bp, 32)));
+      c3 = f32x4.add(c3, f32x4.mul(av, v128.load(bp, 48)));
+      c4 = f32x4.add(c4, f32x4.mul(av, v128.load(bp, 64)));
+      c5 = f32x4.add(c5, f32x4.mul(av, v128.load(bp, 80)));
+      c6 = f32x4.add(c6, f32x4.mul(av, v128.load(bp, 96)));
+      c7 = f32x4.add(c7, f32x4.mul(av, v128.load(bp, 112)));
+      bp += step;
+    }
+    const cj = c + <usize>j * 4;
+    v128.store(cj, c0);
+    v128.store(cj, c1, 16);
+    v128.store(cj, c2, 32);
+    v128.store(cj, c3, 48);
+    v128.store(cj, c4, 64);
+    v128.store(cj, c5, 80);
+    v128.store(cj, c6, 96);
+    v128.store(cj, c7, 112);
+  }
+  if (n32 == n) return;
+  memory.fill(c + <usize>n32 * 4, 0, <usize>(n - n32) * 4);
   const n4 = n & ~3;
   for (let p = 0; p < k; p++) {
     const ap: f32 = load<f32>(a + <usize>p * 4);
     const av = f32x4.splat(ap);
-    const bp = b + <usize>p * <usize>ld * 4;
-    let j = 0;
+    const bp = b + <usize>p * step;
+    let j = n32;
     for (; j < n4; j += 4) {
       const at = c + <usize>j * 4;
       v128.store(at, f32x4.add(v128.load(at), f32x4.mul(av, v128.load(bp + <usize>j * 4))));
