@@ -252,7 +252,7 @@ function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tens
   const env: (Tensor | undefined)[] = new Array(plan.slots);
   plan.params.forEach((s, i) => (env[s] = inputs[i]!));
   // A plan whose block is gone (the heap started over) lost its constants' wasm copies too: they are placed again.
-  if (plan.memory && plan.memory.block.base < 0) replaceConsts(g);
+  if (plan.memory?.lost) replaceConsts(g);
   const memory = plan.memory?.reserve() ? plan.memory : undefined;
   const outputs = runSteps(plan, env, inputs, memory, (step) => {
     if (step.kind === 'kernel') {
@@ -351,7 +351,7 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
       holders.delete(t.storage);
       if (!owned.has(t.storage) && !t.requiresGrad) {
         t.dispose();
-        memory?.disposed(t.storage, step);
+        memory?.disposed?.(t.storage, step);
       }
     }
   };

@@ -21,7 +21,7 @@ import { Tensor, type TensorStorage } from '../tensor.ts';
 export interface StepMemory<Token> {
   beginStep(step: number): Token;
   endStep(token: Token, step: number, result: Tensor | readonly Tensor[]): void;
-  disposed(storage: TensorStorage, step: number): void;
+  disposed?(storage: TensorStorage, step: number): void;
 }
 
 /** An output block of the recording: the `seq`-th block step `from` kept (see endStep), freed after step `to`. */
@@ -149,6 +149,11 @@ export class MemoryLayout implements StepMemory<Placement | null> {
     unused.register(this, block);
   }
 
+  /** Whether the block was dropped by a heap restart (the plan's constants lost their wasm copies with it). */
+  get lost(): boolean {
+    return !this.broken && this.block.base < 0;
+  }
+
   /**
    * Makes sure the block is allocated (when the plan is made, and again after the heap started over); false: run
    * without it. Call it with no views of wasm memory held, since it may grow memory.
@@ -180,8 +185,6 @@ export class MemoryLayout implements StepMemory<Placement | null> {
         this.abandon(s);
     handed.length = 0;
   }
-
-  disposed(): void {}
 
   /**
    * After a run: an output lying in the block (which a layout never plans) is moved out and the layout given up; a

@@ -266,8 +266,6 @@ export class Heap {
   epoch = 0;
   /** Blocks handed out by alloc() so far (from a free list or new): a planned graph run adds none. */
   allocs = 0;
-  /** Whether the block allocOut() handed out last lies in a graph plan's memory (its storage must not free it). */
-  lastOutPlanned = false;
   constructor(private readonly w: WasmExports) {
     this.base = alignUp(w.heap_base(), 64);
     this.top = this.base;
@@ -309,11 +307,9 @@ export class Heap {
         if (sizes[n] !== bytes || taken[n]) continue;
         taken[n] = true;
         if (pl.offsets[n]! < 0) break;
-        this.lastOutPlanned = true;
         return pl.block.base + pl.offsets[n]!;
       }
     }
-    this.lastOutPlanned = false;
     const p = this.alloc(bytes);
     planHooks.log?.outs.push(p, bytes);
     return p;
@@ -471,7 +467,13 @@ export const planHooks: { log: AllocLog | null; place: Placement | null; top: nu
  * Scratch space for planned steps' temporaries, shared by every plan: steps never run at once, and a call's
  * temporaries are dead once the next call begins, even when that call is a nested graph's. Sized to the largest need.
  */
-const planScratch: KeptBlock = { base: -1, bytes: 0 };
+const planScratch = { base: -1, bytes: 0 };
+
+/** Whether p lies in the block of the graph plan whose step is under way (a block its storage must not free). */
+export function inPlacedBlock(p: Ptr): boolean {
+  const block = planHooks.place?.block;
+  return block !== undefined && block.base >= 0 && p >= block.base && p < block.base + block.bytes;
+}
 
 /** Kept blocks allocated from the current heap. */
 const keptBlocks = new Set<KeptBlock>();
@@ -492,7 +494,7 @@ export function reservePlanScratch(bytes: number): boolean {
   if (!loaded) return false;
   if (planScratch.base >= 0 && planScratch.bytes >= bytes) return true;
   if (planScratch.base >= 0) heap!.release(planScratch.base, planScratch.bytes);
-  (planScratch as { bytes: number }).bytes = Math.max(bytes, planScratch.bytes);
+  planScratch.bytes = Math.max(bytes, planScratch.bytes);
   planScratch.base = heap!.alloc(planScratch.bytes);
   return true;
 }

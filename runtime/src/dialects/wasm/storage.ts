@@ -4,7 +4,7 @@
 import type { Storage } from '../../dtype.ts';
 import { CPU } from '../../device.ts';
 import { OWNED, type TensorStorage } from '../../tensor.ts';
-import { planHooks, setSpill, wasmHeap, type Heap } from './module.ts';
+import { inPlacedBlock, planHooks, setSpill, wasmHeap, type Heap } from './module.ts';
 
 /**
  * Resident storages, oldest first (a Map iterates in insertion order), held strongly: the heap cannot tell a tensor
@@ -35,22 +35,23 @@ export class WasmStorage implements TensorStorage {
   private stamp: number;
   /** Where the block began, kept after it is released (a graph plan's recording matches blocks by address). */
   readonly blockAt: number;
+  /** The block lies in a graph plan's memory, which owns it: releasing it gives nothing back to the heap. */
+  readonly planned: boolean;
   constructor(
     private readonly heap: Heap,
     ptr: number,
     private readonly bytes: number,
     private readonly ctor: Float32ArrayConstructor | Float64ArrayConstructor,
     private readonly length: number,
-    /** The block lies in a graph plan's memory, which owns it: releasing it gives nothing back to the heap. */
-    readonly planned = false,
   ) {
     this.block = ptr;
     this.blockAt = ptr;
+    this.planned = inPlacedBlock(ptr);
     this.epoch = heap.epoch;
     live.set(this, bytes);
     newest = this;
     this.stamp = ++clock;
-    if (planned) planHooks.place?.handed.push(this);
+    if (this.planned) planHooks.place!.handed.push(this);
     else {
       residentBytes += bytes;
       planHooks.log?.made.push(this);
@@ -128,8 +129,7 @@ export function residentStorage(
   bytes: number,
   ctor: Float32ArrayConstructor | Float64ArrayConstructor,
   length: number,
-  planned = false,
 ): WasmStorage {
   wasmHeap();
-  return new WasmStorage(heap, ptr, bytes, ctor, length, planned);
+  return new WasmStorage(heap, ptr, bytes, ctor, length);
 }

@@ -99,8 +99,7 @@ export function outBlock(arena: Arena, width: Width, out: TensorType): OutBlock 
   if (out.dtype === 'float16') return new CopiedOut(arena, width, allocFor(arena, width, n), out);
   const bytes = paddedBytes(width, n);
   makeRoom(bytes);
-  const ptr = arena.heap.allocOut(bytes);
-  return new ResidentOut(arena, width, ptr, bytes, n, out, arena.heap.lastOutPlanned);
+  return new ResidentOut(arena, width, arena.heap.allocOut(bytes), bytes, n, out);
 }
 
 /** A float16 output: read out (rounded) at once. */
@@ -125,11 +124,10 @@ class ResidentOut implements OutBlock {
     private readonly bytes: number,
     private readonly n: number,
     private readonly out: TensorType,
-    private readonly planned: boolean,
   ) {}
   tensor(): Tensor {
-    const { arena, width, ptr, bytes, n, out, planned } = this;
-    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, WIDTH_ARRAY[width], n, planned));
+    const { arena, width, ptr, bytes, n, out } = this;
+    return new Tensor(out.shape, out.dtype, residentStorage(arena.heap, ptr, bytes, WIDTH_ARRAY[width], n));
   }
 }
 
