@@ -1,4 +1,4 @@
-// Cases: softmax, matmul and add on the GPU, raf-op's webgpu dialect against tfjs-backend-webgpu on the same adapter.
+// Cases: softmax, log_softmax, sums, matmul and add on the GPU, raf-op's webgpu dialect against tfjs-backend-webgpu on the same adapter.
 
 import { ops } from '../../runtime/src/index.ts';
 import { defineCase, type BenchCase } from '../case.ts';
@@ -15,6 +15,36 @@ export function softmaxGpuCase(rows = 256, cols = 1024): BenchCase {
     impls: {
       'raf-op': rafGpu('softmax', x, (t) => ops.softmax(t, -1)),
       'tfjs-webgpu': tfjsGpu(x, (t) => tf.softmax(t)),
+    },
+  });
+}
+
+export function logSoftmaxGpuCase(rows = 256, cols = 1024): BenchCase {
+  const x = [{ shape: [rows, cols], data: data(rows * cols) }];
+  return defineCase({
+    name: `log_softmax ${rows}×${cols} · webgpu`,
+    what: `log_softmax(x, -1), x ${rows}×${cols} float32, on the GPU; each run waits for the queue`,
+    group: 'webgpu',
+    unavailable: noWebGpu,
+    impls: {
+      'raf-op': rafGpu('log_softmax', x, (t) => ops.logSoftmax(t, -1)),
+      'tfjs-webgpu': tfjsGpu(x, (t) => tf.logSoftmax(t)),
+    },
+  });
+}
+
+/** sum over the last axis of a [rows, cols] matrix, or over everything when rows is 1. */
+export function sumGpuCase(rows: number, cols: number): BenchCase {
+  const x = [{ shape: [rows, cols], data: data(rows * cols) }];
+  const all = rows === 1;
+  return defineCase({
+    name: all ? `sum 2^${Math.log2(cols)} · webgpu` : `sum ${rows}×${cols} rows · webgpu`,
+    what: `${all ? 'sum(x), all' : 'sum(x, [-1]), x'} ${rows}×${cols} float32, on the GPU; each run waits for the queue`,
+    group: 'webgpu',
+    unavailable: noWebGpu,
+    impls: {
+      'raf-op': rafGpu('sum', x, (t) => (all ? ops.sum(t) : ops.sum(t, [-1]))),
+      'tfjs-webgpu': tfjsGpu(x, (t) => (all ? tf.sum(t) : tf.sum(t, -1))),
     },
   });
 }
@@ -55,4 +85,12 @@ export function addGpuCase(n = 1 << 20): BenchCase {
   });
 }
 
-export default [softmaxGpuCase(), matmulGpuCase(256), matmulGpuCase(1024), addGpuCase()];
+export default [
+  softmaxGpuCase(),
+  logSoftmaxGpuCase(),
+  sumGpuCase(256, 1024),
+  sumGpuCase(1, 1 << 20),
+  matmulGpuCase(256),
+  matmulGpuCase(1024),
+  addGpuCase(),
+];

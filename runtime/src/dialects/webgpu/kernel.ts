@@ -80,7 +80,10 @@ export function allFloat32(out: TensorType, ...inputs: (Tensor | null | undefine
   return out.dtype === 'float32' && inputs.every((t) => !t || t.dtype === 'float32');
 }
 
-/** Binds buffers (tensors or raw) plus the uniform block and submits enough workgroups for `invocations` threads. */
+/**
+ * Binds buffers (tensors or raw) plus the uniform block and submits enough workgroups for `invocations` threads, in
+ * workgroups of `workgroupSize` (the pipeline's own @workgroup_size).
+ */
 export function launch(
   gpu: GpuContext,
   pipeline: GPUComputePipeline,
@@ -88,13 +91,14 @@ export function launch(
   uniforms: Uint32Array,
   invocations: number,
   label?: string,
+  workgroupSize = WORKGROUP,
 ): void {
   if (invocations === 0) return;
   gpu.pipelines.dispatch({
     pipeline,
     buffers: buffers.map((b) => ('storage' in b ? gpuBuffer(b) : b)),
     uniforms,
-    workgroups: workgroupGrid(invocations, WORKGROUP, gpu.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupGrid(invocations, workgroupSize, gpu.device.limits.maxComputeWorkgroupsPerDimension),
     label,
   });
 }

@@ -1,14 +1,19 @@
-// Shared pieces of the layer_norm kernels: one invocation per normalized row, scale/bias read through broadcast strides.
+// Shared pieces of the layer_norm kernels: a normalized row per invocation or per workgroup (row-fold.ts), scale/bias read through broadcast strides.
 
 import { broadcastStrides, sizeOf } from '../../shape.ts';
 import type { Tensor } from '../../tensor.ts';
 import { coalesce, MAX_RANK, Params } from './kernel.ts';
+import type { RowFold } from './row-fold.ts';
 
 // Words: rows, row length, epsilon (f32 bits), broadcast rank; then the normalized shape and the scale/bias strides.
 export const SHAPE = 4;
 export const SCALE_STRIDES = SHAPE + MAX_RANK;
 export const BIAS_STRIDES = SCALE_STRIDES + MAX_RANK;
 export const WORDS = BIAS_STRIDES + MAX_RANK;
+
+/** The row's sum, then (once `mean` is bound) its centered squares: not E[x²] - E[x]², which cancels in f32. */
+export const TOTAL: RowFold = { name: 'total', fold: 'sum', term: 'x[at]' };
+export const SQUARES: RowFold = { name: 'squares', fold: 'sum', term: '(x[at] - mean) * (x[at] - mean)' };
 
 /** WGSL: the offset of element k of a row in an operand broadcast to the normalized shape (strides at word `at`). */
 export const ROW_INDEX = `fn row_index(k: u32, at: u32) -> u32 {

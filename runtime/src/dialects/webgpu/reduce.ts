@@ -3,16 +3,8 @@
 import { sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
-import {
-  FLAT_INDEX,
-  launch,
-  MAIN_1D,
-  MAX_RANK,
-  Params,
-  paramsWgsl,
-  pipelineKey,
-  type WebGpuBuilder,
-} from './kernel.ts';
+import { launch, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
+import { foldLines, foldScratch, laneGroup, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
 import { allocGpu } from './storage.ts';
 
 // Words: output count, kept rank, reduced rank, reduced count; then kept shape/strides and reduced shape/strides.
@@ -22,19 +14,23 @@ const WORDS = REDUCED + 2 * MAX_RANK;
 
 export interface Reduction {
   readonly op: string;
-  /** WGSL statements computing `result` from `count` elements read as x[at(base, r)], r < count. */
-  readonly body: string;
+  /** Folds over the slice's elements, read as `x[at]`; the last binds `result` unless `finish` does. */
+  readonly folds: readonly RowFold[];
+  /** WGSL statements binding `result` from the folds (and `count`, the slice's length). */
+  readonly finish?: string;
   /** WGSL type of the output ('i32' for arg reductions). */
   readonly out?: 'f32' | 'i32';
 }
 
-function source(def: Reduction): string {
+/** The pipeline's source for output cells each reduced by `lanes` invocations. */
+export function reductionSource(def: Reduction, lanes: number): string {
   return `@group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> out: array<${def.out ?? 'f32'}>;
 ${paramsWgsl(2, WORDS)}
+${foldScratch(def.folds, lanes).join('\n')}
 
 // Offset of the r-th reduced element (row-major over the reduced axes) of the slice starting at base.
-fn at(base: u32, r: u32) -> u32 {
+fn elem_at(base: u32, r: u32) -> u32 {
   var left = r;
   var off = base;
   for (var d = pu(2u); d > 0u; d--) {
@@ -45,10 +41,9 @@ fn at(base: u32, r: u32) -> u32 {
   return off;
 }
 
-${MAIN_1D} {
-  ${FLAT_INDEX}
-  if (i >= pu(0u)) { return; }
-  var rem = i;
+${rowEntry(lanes).join('\n')}
+  if (row >= pu(0u)) { return; }
+  var rem = row;
   var base = 0u;
   for (var d = pu(1u); d > 0u; d--) {
     let size = pu(${KEPT}u + d - 1u);
@@ -56,8 +51,8 @@ ${MAIN_1D} {
     rem = rem / size;
   }
   let count = pu(3u);
-${def.body}
-  out[i] = result;
+${[...foldLines(def.folds, lanes, 'count', (k) => `elem_at(base, ${k})`), ...(def.finish ? [def.finish] : [])].map((l) => `  ${l}`).join('\n')}
+  ${lanes === 1 ? 'out[row] = result;' : 'if (lane == 0u) { out[row] = result; }'}
 }`;
 }
 
@@ -90,7 +85,10 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
     const gpu = requireGpu();
     if ((inputs as { x: Tensor }).x.dtype !== 'float32' || out.dtype !== (def.out === 'i32' ? 'int32' : 'float32'))
       return null;
-    const pipeline = gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32'), () => source(def));
+    const pipelineFor = (lanes: number) =>
+      gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : [])), () =>
+        reductionSource(def, lanes),
+      );
     const kernel = (
       { x }: { readonly x: Tensor },
       { axis }: { readonly axis: readonly number[] | number | null },
@@ -98,50 +96,31 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
     ): Tensor => {
       const n = sizeOf(kout.shape);
       const result = allocGpu(gpu, kout);
-      launch(gpu, pipeline, [x, result], reduceParams(x, axis, n), n, def.op);
+      if (n === 0) return result;
+      // A workgroup per output cell once the slices are long enough to share (row-fold.ts).
+      const lanes = lanesFor(sizeOf(x.shape) / n);
+      const params = reduceParams(x, axis, n);
+      launch(gpu, pipelineFor(lanes), [x, result], params, n * lanes, def.op, laneGroup(lanes));
       return result;
     };
     return kernel as K;
   };
 }
 
-const loop = (from: string, stmt: string) =>
-  `  for (var r = ${from}; r < count; r++) { let v = x[at(base, r)]; ${stmt} }`;
+const over = (name: string, fold: RowFold['fold'], term = 'x[at]'): RowFold => ({ name, fold, term });
 
-export const SUM: Reduction = { op: 'sum', body: `  var result = 0.0;\n${loop('0u', 'result += v;')}` };
-export const MEAN: Reduction = {
-  op: 'mean',
-  body: `  var acc = 0.0;\n${loop('0u', 'acc += v;')}\n  let result = acc / f32(count);`,
-};
-export const PROD: Reduction = { op: 'prod', body: `  var result = 1.0;\n${loop('0u', 'result *= v;')}` };
-/**
- * WGSL text testing `v` for NaN by its bits: WGSL's max/min/comparisons may ignore NaN (and `v != v` may be folded),
- * but the bit pattern cannot be. NaN semantics then match the CPU and NumPy: max/min propagate NaN, argmax/argmin
- * return the first NaN.
- */
-export const isNanWgsl = (v: string): string => `((bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u)`;
-
-export const MAX: Reduction = {
-  op: 'max',
-  body: `  var result = x[at(base, 0u)];\n${loop('1u', `if (!${isNanWgsl('result')}) { result = select(max(result, v), v, ${isNanWgsl('v')}); }`)}`,
-};
-export const MIN: Reduction = {
-  op: 'min',
-  body: `  var result = x[at(base, 0u)];\n${loop('1u', `if (!${isNanWgsl('result')}) { result = select(min(result, v), v, ${isNanWgsl('v')}); }`)}`,
-};
+export const SUM: Reduction = { op: 'sum', folds: [over('result', 'sum')] };
+export const MEAN: Reduction = { op: 'mean', folds: [over('acc', 'sum')], finish: 'let result = acc / f32(count);' };
+export const PROD: Reduction = { op: 'prod', folds: [over('result', 'prod')] };
+// NaN propagates (the CPU's and NumPy's semantics): WGSL's max/min may ignore it, so the folds test its bits.
+export const MAX: Reduction = { op: 'max', folds: [over('result', 'nanmax')] };
+export const MIN: Reduction = { op: 'min', folds: [over('result', 'nanmin')] };
 // Shifted by the maximum so exp cannot overflow; an all -inf slice would give NaN, as the CPU's does.
 export const LOGSUMEXP: Reduction = {
   op: 'logsumexp',
-  body: `  var m = x[at(base, 0u)];\n${loop('1u', 'm = max(m, v);')}\n  var s = 0.0;\n${loop('0u', 's += exp(v - m);')}\n  let result = m + log(s);`,
+  folds: [over('m', 'max'), over('s', 'sum', 'exp(x[at] - m)')],
+  finish: 'let result = m + log(s);',
 };
-// Strict comparisons keep the first extreme on ties, and the first NaN wins over every number, as in NumPy.
-export const ARGMAX: Reduction = {
-  op: 'argmax',
-  out: 'i32',
-  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', `if (!${isNanWgsl('best')} && (${isNanWgsl('v')} || v > best)) { best = v; result = i32(r); }`)}`,
-};
-export const ARGMIN: Reduction = {
-  op: 'argmin',
-  out: 'i32',
-  body: `  var best = x[at(base, 0u)];\n  var result = 0i;\n${loop('1u', `if (!${isNanWgsl('best')} && (${isNanWgsl('v')} || v < best)) { best = v; result = i32(r); }`)}`,
-};
+// The first extreme on ties, and the first NaN wins over every number, as in NumPy.
+export const ARGMAX: Reduction = { op: 'argmax', out: 'i32', folds: [over('result', 'argmax')] };
+export const ARGMIN: Reduction = { op: 'argmin', out: 'i32', folds: [over('result', 'argmin')] };

@@ -2,51 +2,57 @@
 
 import type { LayerNormDxKernel } from '../../../generated/bridge/layer_norm_dx.ts';
 import { requireGpu } from '../dialect.ts';
-import { allFloat32, FLAT_INDEX, launch, MAIN_1D, paramsWgsl, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
-import { normParams, ROW_INDEX, SCALE_STRIDES, WORDS } from '../norm.ts';
+import { allFloat32, launch, paramsWgsl, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
+import { normParams, ROW_INDEX, SCALE_STRIDES, SQUARES, TOTAL, WORDS } from '../norm.ts';
+import { eachElement, foldLines, foldScratch, laneGroup, lanesFor, rowEntry, type RowFold } from '../row-fold.ts';
 import { allocGpu } from '../storage.ts';
 
-const SOURCE = `@group(0) @binding(0) var<storage, read> x: array<f32>;
+const position = (k: string) => `base + ${k}`;
+const g = `dy[at] * scale[row_index(k, ${SCALE_STRIDES}u)]`;
+const GRADIENT_SUMS: RowFold[] = [
+  { name: 'g_total', fold: 'sum', term: g },
+  { name: 'gx_total', fold: 'sum', term: `${g} * (x[at] - mean) * inv` },
+];
+
+const source = (lanes: number) => `@group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> scale: array<f32>;
 @group(0) @binding(2) var<storage, read> dy: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 ${paramsWgsl(4, WORDS)}
+${foldScratch([TOTAL, SQUARES, ...GRADIENT_SUMS], lanes).join('\n')}
 ${ROW_INDEX}
-${MAIN_1D} {
-  ${FLAT_INDEX}
-  if (i >= pu(0u)) { return; }
-  let d = pu(1u);
-  let n = f32(d);
-  let base = i * d;
-  var mean = 0.0;
-  for (var k = 0u; k < d; k++) { mean += x[base + k]; }
-  mean = mean / n;
-  var variance = 0.0;
-  for (var k = 0u; k < d; k++) { let c = x[base + k] - mean; variance += c * c; }
-  let inv = inverseSqrt(variance / n + pf(2u));
-  var g_mean = 0.0;
-  var gx_mean = 0.0;
-  for (var k = 0u; k < d; k++) {
-    let g = dy[base + k] * scale[row_index(k, ${SCALE_STRIDES}u)];
-    g_mean += g;
-    gx_mean += g * (x[base + k] - mean) * inv;
-  }
-  g_mean = g_mean / n;
-  gx_mean = gx_mean / n;
-  for (var k = 0u; k < d; k++) {
-    let g = dy[base + k] * scale[row_index(k, ${SCALE_STRIDES}u)];
-    out[base + k] = inv * (g - g_mean - (x[base + k] - mean) * inv * gx_mean);
-  }
+${rowEntry(lanes).join('\n')}
+${[
+  'if (row >= pu(0u)) { return; }',
+  'let d = pu(1u);',
+  'let n = f32(d);',
+  'let base = row * d;',
+  ...foldLines([TOTAL], lanes, 'd', position),
+  'let mean = total / n;',
+  ...foldLines([SQUARES], lanes, 'd', position),
+  'let inv = inverseSqrt(squares / n + pf(2u));',
+  ...foldLines(GRADIENT_SUMS, lanes, 'd', position),
+  'let g_mean = g_total / n;',
+  'let gx_mean = gx_total / n;',
+  ...eachElement(lanes, 'd', position, [`out[at] = inv * (${g} - g_mean - (x[at] - mean) * inv * gx_mean);`]),
+]
+  .map((l) => `  ${l}`)
+  .join('\n')}
 }`;
 
 export const layerNormDxWebgpu: WebGpuBuilder<LayerNormDxKernel> = (_attrs, out, { x, scale, dy }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, scale, dy)) return null;
-  const pipeline = gpu.pipelines.getPipelineSync(pipelineKey('layer_norm_dx', 'f32'), () => SOURCE);
+  const pipelineFor = (lanes: number) =>
+    gpu.pipelines.getPipelineSync(pipelineKey('layer_norm_dx', 'f32', ...(lanes > 1 ? [`l${lanes}`] : [])), () =>
+      source(lanes),
+    );
   return ({ x, scale, dy }, { axis, epsilon }, kout) => {
     const result = allocGpu(gpu, kout);
     const uniforms = normParams(x, axis, epsilon, scale, null);
-    launch(gpu, pipeline, [x, scale, dy, result], uniforms, uniforms[0]!, 'layer_norm_dx');
+    const lanes = lanesFor(uniforms[1]!);
+    const rows = uniforms[0]!;
+    launch(gpu, pipelineFor(lanes), [x, scale, dy, result], uniforms, rows * lanes, 'layer_norm_dx', laneGroup(lanes));
     return result;
   };
 };

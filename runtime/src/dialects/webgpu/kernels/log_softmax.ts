@@ -7,11 +7,10 @@ import type { WebGpuBuilder } from '../kernel.ts';
 export const logSoftmaxWebgpu: WebGpuBuilder<LogSoftmaxKernel> = axisRowBuilder<LogSoftmaxKernel>({
   op: 'log_softmax',
   inputs: ['x'],
-  body: `
-  var m = in_x[base];
-  for (var k = 1u; k < len; k++) { m = max(m, in_x[base + k * inner]); }
-  var s = 0.0;
-  for (var k = 0u; k < len; k++) { s += exp(in_x[base + k * inner] - m); }
-  let shift = m + log(s);
-  for (var k = 0u; k < len; k++) { let at = base + k * inner; out[at] = in_x[at] - shift; }`,
+  folds: [
+    { name: 'm', fold: 'max', term: 'in_x[at]' },
+    { name: 's', fold: 'sum', term: 'exp(in_x[at] - m)' },
+  ],
+  between: 'let shift = m + log(s);',
+  value: 'in_x[at] - shift',
 });

@@ -7,8 +7,6 @@ import type { WebGpuBuilder } from '../kernel.ts';
 export const logSoftmaxDxWebgpu: WebGpuBuilder<LogSoftmaxDxKernel> = axisRowBuilder<LogSoftmaxDxKernel>({
   op: 'log_softmax_dx',
   inputs: ['y', 'dy'],
-  body: `
-  var s = 0.0;
-  for (var k = 0u; k < len; k++) { s += in_dy[base + k * inner]; }
-  for (var k = 0u; k < len; k++) { let at = base + k * inner; out[at] = in_dy[at] - exp(in_y[at]) * s; }`,
+  folds: [{ name: 's', fold: 'sum', term: 'in_dy[at]' }],
+  value: 'in_dy[at] - exp(in_y[at]) * s',
 });

@@ -3,7 +3,7 @@
 import type { MaxPool2dKernel } from '../../../generated/bridge/max_pool2d.ts';
 import { requireGpu } from '../dialect.ts';
 import { allFloat32, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
-import { isNanWgsl } from '../reduce.ts';
+import { isNanWgsl } from '../row-fold.ts';
 import { runWindow, sizeOfType, windowSource } from '../window.ts';
 
 const SOURCE = windowSource(

@@ -1,4 +1,4 @@
-// WebGPU kernel of raf.op.softmax (specs/nn/softmax.yaml): one invocation per row, max-shifted so exp cannot overflow.
+// WebGPU kernel of raf.op.softmax (specs/nn/softmax.yaml): max-shifted so exp cannot overflow, a row per invocation or per workgroup (axis.ts).
 
 import type { SoftmaxKernel } from '../../../generated/bridge/softmax.ts';
 import { axisRowBuilder } from '../axis.ts';
@@ -7,10 +7,9 @@ import type { WebGpuBuilder } from '../kernel.ts';
 export const softmaxWebgpu: WebGpuBuilder<SoftmaxKernel> = axisRowBuilder<SoftmaxKernel>({
   op: 'softmax',
   inputs: ['x'],
-  body: `
-  var m = in_x[base];
-  for (var k = 1u; k < len; k++) { m = max(m, in_x[base + k * inner]); }
-  var s = 0.0;
-  for (var k = 0u; k < len; k++) { s += exp(in_x[base + k * inner] - m); }
-  for (var k = 0u; k < len; k++) { let at = base + k * inner; out[at] = exp(in_x[at] - m) / s; }`,
+  folds: [
+    { name: 'm', fold: 'max', term: 'in_x[at]' },
+    { name: 's', fold: 'sum', term: 'exp(in_x[at] - m)' },
+  ],
+  value: 'exp(in_x[at] - m) / s',
 });

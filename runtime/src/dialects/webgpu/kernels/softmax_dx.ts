@@ -7,8 +7,6 @@ import type { WebGpuBuilder } from '../kernel.ts';
 export const softmaxDxWebgpu: WebGpuBuilder<SoftmaxDxKernel> = axisRowBuilder<SoftmaxDxKernel>({
   op: 'softmax_dx',
   inputs: ['y', 'dy'],
-  body: `
-  var s = 0.0;
-  for (var k = 0u; k < len; k++) { let at = base + k * inner; s += in_dy[at] * in_y[at]; }
-  for (var k = 0u; k < len; k++) { let at = base + k * inner; out[at] = in_y[at] * (in_dy[at] - s); }`,
+  folds: [{ name: 's', fold: 'sum', term: 'in_dy[at] * in_y[at]' }],
+  value: 'in_y[at] * (in_dy[at] - s)',
 });
