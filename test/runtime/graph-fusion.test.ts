@@ -322,6 +322,26 @@ describe('fused kernels on WebGPU (one WGSL pipeline per group)', async () => {
     },
   );
 
+  it.skipIf(!gpu)(
+    'a matmul large enough for the blocked 64 × 64 pipeline keeps its bias and relu epilogue',
+    async () => {
+      // 2 × 300 × 530 outputs (over BLOCKED_FROM), with partial tiles on both sides and k = 40 not a multiple of 16.
+      const g = trace(
+        (x: Tensor, w: Tensor, b: Tensor) => ops.relu(ops.add(ops.matmul(x, w), b)),
+        [spec('x', [2, 300, 40]), spec('w', [40, 530]), spec('b', [530])],
+      );
+      const xs = [
+        randomUniform([2, 300, 40], { seed: 4, low: -1 }),
+        randomUniform([40, 530], { seed: 5, low: -1 }),
+        randomUniform([530], { seed: 6, low: -1 }),
+      ];
+      expect(await onGpu(g, fuseOps(g), xs)).toEqual({ unfused: 3, fused: 1, gpuUnfused: 3, gpuFused: 1 });
+      expect(gpu!.pipelines.compiledPipelineKeys().some((k) => k.startsWith('webgpu:matrix_product|f32|b64|'))).toBe(
+        true,
+      );
+    },
+  );
+
   it.skipIf(!gpu)('dense with a tanh epilogue: 2 passes become 1', async () => {
     const g = trace(
       (x: Tensor, w: Tensor, b: Tensor) => ops.tanh(ops.dense(x, w, b)),

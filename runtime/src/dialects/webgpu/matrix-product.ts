@@ -8,6 +8,13 @@ import { allFloat32, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.
 import { allocGpu, gpuBuffer } from './storage.ts';
 
 const TILE = 16;
+/** The blocked pipeline's output tile (BLOCK × BLOCK per workgroup of 16 × 16, 4 × 4 outputs per invocation). */
+const BLOCK = 64;
+/**
+ * From this many output elements on (and both sides at least BLOCK), the blocked pipeline serves: it reads each
+ * staged value once per four products instead of once per product, but has 16 times fewer workgroups to spread.
+ */
+export const BLOCKED_FROM = 1 << 18;
 const BATCH = 8; // words: M, N, K, batch rank, a row/col step, b row/col step; then batch shape and strides
 const WORDS = BATCH + 3 * MAX_RANK;
 
@@ -24,15 +31,38 @@ export interface MatrixEpilogue {
   readonly helpers?: string;
 }
 
-// With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
-const source = (bias: boolean, epi?: MatrixEpilogue) => {
+/** Bindings, uniforms and the helpers both pipelines share. */
+const header = (bias: boolean, epi?: MatrixEpilogue) => {
   const extra = epi?.inputs ?? 0;
   const outBinding = (bias ? 3 : 2) + extra;
-  const product = `acc${bias ? ' + bias[col]' : ''}`;
   return `${epi?.helpers ? `${epi.helpers}\n` : ''}@group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
 ${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}${Array.from({ length: extra }, (_, k) => `@group(0) @binding(${(bias ? 3 : 2) + k}) var<storage, read> e${k}: array<f32>;\n`).join('')}@group(0) @binding(${outBinding}) var<storage, read_write> out: array<f32>;
 ${paramsWgsl(outBinding + 1, WORDS)}
+// The batch index (workgroup z) decodes into each operand's own, possibly broadcast, matrix offset.
+fn batch_offsets(z: u32) -> vec2<u32> {
+  var rem = z;
+  var off = vec2<u32>(0u, 0u);
+  for (var d = pu(3u); d > 0u; d--) {
+    let size = pu(${BATCH}u + d - 1u);
+    let c = rem % size;
+    rem = rem / size;
+    off += c * vec2<u32>(pu(${BATCH + MAX_RANK}u + d - 1u), pu(${BATCH + 2 * MAX_RANK}u + d - 1u));
+  }
+  return off;
+}`;
+};
+
+/** WGSL storing `value` (the product at row, col of batch z): plus bias[col] (dense), then the fused epilogue. */
+const store = (value: string, bias: boolean, epi?: MatrixEpilogue) => {
+  const product = `${value}${bias ? ' + bias[col]' : ''}`;
+  return `let o = wg.z * M * N + row * N + col;
+${epi ? `let prod = ${product};\n${epi.body}\nout[o] = res;` : `out[o] = ${product};`}`;
+};
+
+// With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
+const source = (bias: boolean, epi?: MatrixEpilogue) => {
+  return `${header(bias, epi)}
 var<workgroup> tileA: array<array<f32, ${TILE}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${TILE}>, ${TILE}>;
 
@@ -43,17 +73,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let K = pu(2u);
   let row = wg.y * ${TILE}u + lid.y;
   let col = wg.x * ${TILE}u + lid.x;
-  // The batch index (workgroup z) decodes into each operand's own, possibly broadcast, matrix offset.
-  var rem = wg.z;
-  var offA = 0u;
-  var offB = 0u;
-  for (var d = pu(3u); d > 0u; d--) {
-    let size = pu(${BATCH}u + d - 1u);
-    let c = rem % size;
-    rem = rem / size;
-    offA += c * pu(${BATCH + MAX_RANK}u + d - 1u);
-    offB += c * pu(${BATCH + 2 * MAX_RANK}u + d - 1u);
-  }
+  let offs = batch_offsets(wg.z);
+  let offA = offs.x;
+  let offB = offs.y;
   var acc = 0.0;
   for (var t = 0u; t < K; t += ${TILE}u) {
     // Every invocation must reach the barriers, so out-of-range ones load zeros instead of returning early.
@@ -70,16 +92,75 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     workgroupBarrier();
   }
   if (row < M && col < N) {
-    let o = wg.z * M * N + row * N + col;
-${epi ? `    let prod = ${product};\n${epi.body}\n    out[o] = res;` : `    out[o] = ${product};`}
+${store('acc', bias, epi)}
   }
 }`;
 };
 
-const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue) =>
+/**
+ * The blocked product: a workgroup of 16 × 16 computes a 64 × 64 tile, each invocation 4 × 4 outputs (rows lid.y +
+ * 16i, columns lid.x + 16j), from 64 × 16 slices of A and 16 × 64 slices of B staged in workgroup memory. Each
+ * output sums over k in the same order as the 16 × 16 pipeline.
+ */
+const blockedSource = (bias: boolean, epi?: MatrixEpilogue) => `${header(bias, epi)}
+var<workgroup> tileA: array<array<f32, ${BLOCK}>, ${TILE}>;
+var<workgroup> tileB: array<array<f32, ${BLOCK}>, ${TILE}>;
+
+@compute @workgroup_size(${TILE}, ${TILE})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let M = pu(0u);
+  let N = pu(1u);
+  let K = pu(2u);
+  let row0 = wg.y * ${BLOCK}u;
+  let col0 = wg.x * ${BLOCK}u;
+  let offs = batch_offsets(wg.z);
+  var acc: array<array<f32, 4>, 4>;
+  for (var t = 0u; t < K; t += ${TILE}u) {
+    // 1024 values of each operand, four per invocation; out of range ones stage zeros (every invocation must
+    // reach the barriers).
+    for (var s = 0u; s < 4u; s++) {
+      let e = li + s * 256u;
+      let r = e / ${TILE}u;
+      let ka = t + e % ${TILE}u;
+      var va = 0.0;
+      if (row0 + r < M && ka < K) { va = a[offs.x + (row0 + r) * pu(4u) + ka * pu(5u)]; }
+      tileA[e % ${TILE}u][r] = va;
+      let c = e % ${BLOCK}u;
+      let kb = t + e / ${BLOCK}u;
+      var vb = 0.0;
+      if (kb < K && col0 + c < N) { vb = b[offs.y + kb * pu(6u) + (col0 + c) * pu(7u)]; }
+      tileB[e / ${BLOCK}u][c] = vb;
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < ${TILE}u; k++) {
+      let av = vec4<f32>(tileA[k][lid.y], tileA[k][lid.y + 16u], tileA[k][lid.y + 32u], tileA[k][lid.y + 48u]);
+      let bv = vec4<f32>(tileB[k][lid.x], tileB[k][lid.x + 16u], tileB[k][lid.x + 32u], tileB[k][lid.x + 48u]);
+      for (var i = 0u; i < 4u; i++) {
+        for (var j = 0u; j < 4u; j++) { acc[i][j] += av[i] * bv[j]; }
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < 4u; i++) {
+    for (var j = 0u; j < 4u; j++) {
+      let row = row0 + lid.y + 16u * i;
+      let col = col0 + lid.x + 16u * j;
+      if (row < M && col < N) {
+${store('acc[i][j]', bias, epi)}
+      }
+    }
+  }
+}`;
+
+const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue, blocked = false) =>
   gpu.pipelines.getPipelineSync(
-    pipelineKey(bias ? 'matrix_product_bias' : 'matrix_product', 'f32', ...(epi ? [epi.key] : [])),
-    () => source(bias, epi),
+    pipelineKey(
+      bias ? 'matrix_product_bias' : 'matrix_product',
+      'f32',
+      ...(blocked ? ['b64'] : []),
+      ...(epi ? [epi.key] : []),
+    ),
+    () => (blocked ? blockedSource : source)(bias, epi),
   );
 
 /** build() of a matrix product reading A and/or B transposed. */
@@ -153,8 +234,10 @@ export function matrixProduct(
     .dims(aStrides)
     .dims(bStrides)
     .data(WORDS);
+  const blocked = m >= BLOCK && n >= BLOCK && m * n * count >= BLOCKED_FROM;
+  const tile = blocked ? BLOCK : TILE;
   gpu.pipelines.dispatch({
-    pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def),
+    pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def, blocked),
     buffers: [
       gpuBuffer(a),
       gpuBuffer(b),
@@ -163,7 +246,7 @@ export function matrixProduct(
       gpuBuffer(result),
     ],
     uniforms,
-    workgroups: [Math.ceil(n / TILE), Math.ceil(m / TILE), count],
+    workgroups: [Math.ceil(n / tile), Math.ceil(m / tile), count],
     label: bias ? 'dense' : 'matrix_product',
   });
   return result;
