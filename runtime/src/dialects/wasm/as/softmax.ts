@@ -11,9 +11,15 @@ import {
   F_P3,
   F_P4,
   F_P5,
+  F_Q1,
+  F_Q2,
+  F_Q3,
+  F_Q4,
+  F_Q5,
   F_ROUNDER,
   I_ROUNDER_UNBIAS,
   K,
+  vexp2NearWith,
   vexpNonposWith,
 } from './vmath';
 
@@ -34,12 +40,22 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
   softmaxStrided<f64>(x, y, outer, len, inner, log);
 }
 
+/**
+ * Set by rowMax_f32: whether every element of the row's whole vectors lies within NEAR of the maximum and none is
+ * NaN, so that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpNonposWith.
+ */
+let rowNear = false;
+/** How far below the maximum vexp2NearWith may go: its error, 2.4e-7 + |x - m|·7.3e-8 relative, is 1.7e-6 there. */
+const NEAR: f32 = 20;
+
 function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
   const m = rowMax_f32(x, len);
   // log: the sum only; else the exponentials go to y as well, to be scaled there.
-  const sv = expPass_f32(x, y, vecEnd, f32x4.splat(m), !log);
+  const sv = rowNear
+    ? expPassNear_f32(x, y, vecEnd, f32x4.splat(m), !log)
+    : expPassFlush_f32(x, y, vecEnd, f32x4.splat(m), !log);
   let s =
     <f64>f32x4.extract_lane(sv, 0) +
     <f64>f32x4.extract_lane(sv, 1) +
@@ -64,41 +80,110 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
 }
 
 /**
- * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several) in four accumulators (16
- * lanes a step), so neither the instruction count nor the max chain's latency bounds the pass. pmax may skip a NaN
- * lane: softmax needs no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway.
+ * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several) in two accumulators, so
+ * neither the instruction count nor the max chain's latency bounds the pass. pmax may skip a NaN lane: softmax needs
+ * no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway. Alongside, the minimum
+ * of the whole vectors (pmin) and their sum, which only serves to see a NaN (a sum that overflows to ±Infinity, or
+ * sees both, merely sends the row to the clamped path), set rowNear.
  */
 function rowMax_f32(x: usize, len: i32): f32 {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
-  const wideEnd = (<usize>(len & ~15)) << 2;
+  const wideEnd = (<usize>(len & ~7)) << 2;
   let m0 = f32x4.splat(-Infinity);
   let m1 = m0;
-  let m2 = m0;
-  let m3 = m0;
+  let n0 = f32x4.splat(Infinity);
+  let n1 = n0;
+  let s0 = f32x4.splat(0);
+  let s1 = s0;
   let j: usize = 0;
-  for (; j < wideEnd; j += 64) {
-    m0 = f32x4.pmax(m0, v128.load(x + j));
-    m1 = f32x4.pmax(m1, v128.load(x + j, 16));
-    m2 = f32x4.pmax(m2, v128.load(x + j, 32));
-    m3 = f32x4.pmax(m3, v128.load(x + j, 48));
+  for (; j < wideEnd; j += 32) {
+    const a = v128.load(x + j);
+    const b = v128.load(x + j, 16);
+    m0 = f32x4.pmax(m0, a);
+    m1 = f32x4.pmax(m1, b);
+    n0 = f32x4.pmin(n0, a);
+    n1 = f32x4.pmin(n1, b);
+    s0 = f32x4.add(s0, a);
+    s1 = f32x4.add(s1, b);
   }
-  for (; j < vecEnd; j += 16) m0 = f32x4.pmax(m0, v128.load(x + j));
-  const mv = f32x4.pmax(f32x4.pmax(m0, m1), f32x4.pmax(m2, m3));
+  for (; j < vecEnd; j += 16) {
+    const a = v128.load(x + j);
+    m0 = f32x4.pmax(m0, a);
+    n0 = f32x4.pmin(n0, a);
+    s0 = f32x4.add(s0, a);
+  }
+  const mv = f32x4.pmax(m0, m1);
+  const nv = f32x4.pmin(n0, n1);
+  const sv = f32x4.add(s0, s1);
   let m = Mathf.max(
     Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
     Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
   );
+  const lowest = Mathf.min(
+    Mathf.min(f32x4.extract_lane(nv, 0), f32x4.extract_lane(nv, 1)),
+    Mathf.min(f32x4.extract_lane(nv, 2), f32x4.extract_lane(nv, 3)),
+  );
+  const total =
+    f32x4.extract_lane(sv, 0) + f32x4.extract_lane(sv, 1) + f32x4.extract_lane(sv, 2) + f32x4.extract_lane(sv, 3);
   for (let i = vecEnd; i < end; i += 4) m = Mathf.max(m, load<f32>(x + i));
+  // lowest - m rounds like each x - m the pass computes, and is the least of them. A NaN (in the sum, or an m that a
+  // NaN in the tail made NaN) fails the comparison, as does a row of +Infinity (Infinity - Infinity).
+  rowNear = lowest - m >= -NEAR && total == total;
   return m;
 }
 
 /**
  * e^(x - m) over the row's whole vectors (bytes [0, vecEnd)), summed in two accumulators (half the add latency
- * chain), and stored to y when `write`. The exp's constants are loaded once here, before the loops: see
- * vexpNonposWith.
+ * chain), and stored to y when `write`: for rows whose elements all lie within NEAR of m (rowNear). The exp's
+ * constants are loaded once here, before the loops: see vexpNonposWith.
  */
-function expPass_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: bool): v128 {
+function expPassNear_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: bool): v128 {
+  const log2e = K(F_LOG2E);
+  const rounder = K(F_ROUNDER);
+  const q5 = K(F_Q5);
+  const q4 = K(F_Q4);
+  const q3 = K(F_Q3);
+  const q2 = K(F_Q2);
+  const q1 = K(F_Q1);
+  const one = K(F_ONE);
+  let s0 = f32x4.splat(0);
+  let s1 = f32x4.splat(0);
+  let i: usize = 0;
+  if (write) {
+    for (; i + 32 <= vecEnd; i += 32) {
+      const e0 = vexp2NearWith(f32x4.sub(v128.load(x + i), mvec), log2e, rounder, q5, q4, q3, q2, q1, one);
+      const e1 = vexp2NearWith(f32x4.sub(v128.load(x + i, 16), mvec), log2e, rounder, q5, q4, q3, q2, q1, one);
+      v128.store(y + i, e0);
+      v128.store(y + i, e1, 16);
+      s0 = f32x4.add(s0, e0);
+      s1 = f32x4.add(s1, e1);
+    }
+    if (i < vecEnd) {
+      const e = vexp2NearWith(f32x4.sub(v128.load(x + i), mvec), log2e, rounder, q5, q4, q3, q2, q1, one);
+      v128.store(y + i, e);
+      s0 = f32x4.add(s0, e);
+    }
+  } else {
+    for (; i + 32 <= vecEnd; i += 32) {
+      const d0 = f32x4.sub(v128.load(x + i), mvec);
+      const d1 = f32x4.sub(v128.load(x + i, 16), mvec);
+      s0 = f32x4.add(s0, vexp2NearWith(d0, log2e, rounder, q5, q4, q3, q2, q1, one));
+      s1 = f32x4.add(s1, vexp2NearWith(d1, log2e, rounder, q5, q4, q3, q2, q1, one));
+    }
+    if (i < vecEnd) {
+      const d = f32x4.sub(v128.load(x + i), mvec);
+      s0 = f32x4.add(s0, vexp2NearWith(d, log2e, rounder, q5, q4, q3, q2, q1, one));
+    }
+  }
+  return f32x4.add(s0, s1);
+}
+
+/**
+ * expPassNear_f32 for any row, by vexpNonposWith: clamped, so that far below m (and at -Infinity) e^(x - m) flushes
+ * to 0, and accurate to 2e-7 relative however far below m x lies.
+ */
+function expPassFlush_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: bool): v128 {
   const flush = K(F_EXP_FLUSH);
   const log2e = K(F_LOG2E);
   const rounder = K(F_ROUNDER);
