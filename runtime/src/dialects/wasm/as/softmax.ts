@@ -66,30 +66,46 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
     if (!log) store<f32>(y + j, <f32>e);
     s += e;
   }
+  // Four vectors a step in the last pass: one a step spends about as much on the loop as on the vector.
+  const wideEnd = (<usize>(len & ~15)) << 2;
   if (log) {
     const shift = f32x4.splat(<f32>(<f64>m + Math.log(s)));
-    for (let j: usize = 0; j < vecEnd; j += 16) v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
+    let j: usize = 0;
+    for (; j < wideEnd; j += 64) {
+      v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 16), shift), 16);
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 32), shift), 32);
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 48), shift), 48);
+    }
+    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
     const shiftScalar = f32x4.extract_lane(shift, 0);
-    for (let j = vecEnd; j < end; j += 4) store<f32>(y + j, load<f32>(x + j) - shiftScalar);
+    for (; j < end; j += 4) store<f32>(y + j, load<f32>(x + j) - shiftScalar);
   } else {
     const inv = f32x4.splat(<f32>(1 / s));
-    for (let j: usize = 0; j < vecEnd; j += 16) v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
+    let j: usize = 0;
+    for (; j < wideEnd; j += 64) {
+      v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 16), inv), 16);
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 32), inv), 32);
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 48), inv), 48);
+    }
+    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
     const invScalar = f32x4.extract_lane(inv, 0);
-    for (let j = vecEnd; j < end; j += 4) store<f32>(y + j, load<f32>(y + j) * invScalar);
+    for (; j < end; j += 4) store<f32>(y + j, load<f32>(y + j) * invScalar);
   }
 }
 
 /**
- * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several) in two accumulators, so
- * neither the instruction count nor the max chain's latency bounds the pass. pmax may skip a NaN lane: softmax needs
- * no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway. Alongside, the minimum
- * of the whole vectors (pmin) and their sum, which only serves to see a NaN (a sum that overflows to ±Infinity, or
- * sees both, merely sends the row to the clamped path), set rowNear.
+ * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several), four vectors a step reduced
+ * in pairs into two accumulators, so neither the loop nor the max chain's latency bounds the pass. pmax may skip a NaN
+ * lane: softmax needs no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway.
+ * Alongside, the minimum of the whole vectors (pmin) and their sum, which only serves to see a NaN (a sum that
+ * overflows to ±Infinity, or sees both, merely sends the row to the clamped path), set rowNear.
  */
 function rowMax_f32(x: usize, len: i32): f32 {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
-  const wideEnd = (<usize>(len & ~7)) << 2;
+  const wideEnd = (<usize>(len & ~15)) << 2;
   let m0 = f32x4.splat(-Infinity);
   let m1 = m0;
   let n0 = f32x4.splat(Infinity);
@@ -97,15 +113,17 @@ function rowMax_f32(x: usize, len: i32): f32 {
   let s0 = f32x4.splat(0);
   let s1 = s0;
   let j: usize = 0;
-  for (; j < wideEnd; j += 32) {
+  for (; j < wideEnd; j += 64) {
     const a = v128.load(x + j);
     const b = v128.load(x + j, 16);
-    m0 = f32x4.pmax(m0, a);
-    m1 = f32x4.pmax(m1, b);
-    n0 = f32x4.pmin(n0, a);
-    n1 = f32x4.pmin(n1, b);
-    s0 = f32x4.add(s0, a);
-    s1 = f32x4.add(s1, b);
+    const c = v128.load(x + j, 32);
+    const d = v128.load(x + j, 48);
+    m0 = f32x4.pmax(m0, f32x4.pmax(a, b));
+    m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
+    n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
+    n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
+    s0 = f32x4.add(s0, f32x4.add(a, b));
+    s1 = f32x4.add(s1, f32x4.add(c, d));
   }
   for (; j < vecEnd; j += 16) {
     const a = v128.load(x + j);
