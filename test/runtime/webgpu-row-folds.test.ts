@@ -9,6 +9,7 @@ import {
   releaseGpu,
   type GpuContext,
 } from '../../runtime/src/dialects/webgpu/index.ts';
+import { SPLIT_FROM } from '../../runtime/src/dialects/webgpu/reduce.ts';
 import { lanesFor } from '../../runtime/src/dialects/webgpu/row-fold.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
@@ -149,7 +150,7 @@ describe('webgpu softmax family against float64', () => {
   );
 });
 
-// Reductions over one axis, over several, over all, with slices from 5 to 12,000 elements.
+// Reductions over one axis, over several, over all, with slices from 5 to 40,000 elements.
 const REDUCE_CASES: { shape: number[]; axes: number[] }[] = [
   { shape: [6, 5], axes: [1] },
   { shape: [3, 700], axes: [1] },
@@ -157,6 +158,10 @@ const REDUCE_CASES: { shape: number[]; axes: number[] }[] = [
   { shape: [4, 30, 40], axes: [1, 2] },
   { shape: [3, 4, 1500], axes: [0, 2] },
   { shape: [12000], axes: [0] },
+  // From 2^14 elements per cell, with fewer than 128 cells, chunks of a slice fold in parallel, then their partials.
+  { shape: [20000], axes: [0] },
+  { shape: [2, 40000], axes: [1] },
+  { shape: [300, 2, 100], axes: [0, 2] },
 ];
 
 type Fold = (slice: number[]) => number;
@@ -221,6 +226,14 @@ describe('webgpu reductions against float64', () => {
       expect(Array.from(got)).toEqual(want);
     }
     xg.dispose();
+  });
+
+  it('folds slices of SPLIT_FROM elements and more in chunks, then their partials', (ctx) => {
+    if (!needGpu(ctx)) return;
+    expect(20000).toBeGreaterThanOrEqual(SPLIT_FROM);
+    const keys = gpu!.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
+    for (const op of ['sum', 'mean', 'prod', 'max', 'min', 'argmax', 'argmin'])
+      expect(keys.filter((k) => k.startsWith(`webgpu:${op}|f32|`) && /\|(chunks|partials)$/.test(k))).toHaveLength(2);
   });
 
   it('max and min propagate a NaN wherever it sits in a long slice', async (ctx) => {

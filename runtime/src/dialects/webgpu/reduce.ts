@@ -7,10 +7,23 @@ import { launch, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder }
 import { foldLines, foldScratch, laneGroup, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
 import { allocGpu } from './storage.ts';
 
-// Words: output count, kept rank, reduced rank, reduced count; then kept shape/strides and reduced shape/strides.
+// Words: output count, kept rank, reduced rank, reduced count; then kept shape/strides and reduced shape/strides;
+// then, for a split reduction, the chunks per cell and the elements per chunk.
 const KEPT = 4;
 const REDUCED = KEPT + 2 * MAX_RANK;
-const WORDS = REDUCED + 2 * MAX_RANK;
+const SPLIT = REDUCED + 2 * MAX_RANK;
+const WORDS = SPLIT + 2;
+
+/**
+ * Fewer output cells than this, each over at least SPLIT_FROM elements, split: their slices are cut into chunks of
+ * about CHUNK elements, a workgroup folds each chunk, and a second launch folds each cell's chunks (one workgroup per
+ * cell would leave most of a GPU idle: a sum of 2^20 elements took 2.1 ms on an H100 that way, 312 ms by one
+ * invocation).
+ */
+const SPLIT_CELLS = 128;
+export const SPLIT_FROM = 1 << 14;
+const CHUNK = 2048;
+const MAX_CHUNKS = 1024;
 
 export interface Reduction {
   readonly op: string;
@@ -22,11 +35,23 @@ export interface Reduction {
   readonly out?: 'f32' | 'i32';
 }
 
-/** The pipeline's source for output cells each reduced by `lanes` invocations. */
-export function reductionSource(def: Reduction, lanes: number): string {
+/**
+ * The pipeline's source for output cells each reduced by `lanes` invocations; `split`: each workgroup folds one chunk
+ * of a cell's slice instead (row = cell · chunks + chunk) and writes its partial (an arg fold: the value, and the
+ * element's index in the slice to `out_i`).
+ */
+export function reductionSource(def: Reduction, lanes: number, split = false): string {
+  const arg = def.out === 'i32';
+  const [fold] = def.folds;
+  const outType = split ? 'f32' : (def.out ?? 'f32');
+  const store = split
+    ? arg
+      ? `out[row] = ${fold!.name}_value; out_i[row] = i32(start) + ${fold!.name};`
+      : `out[row] = ${fold!.name};`
+    : 'out[row] = result;';
   return `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<${def.out ?? 'f32'}>;
-${paramsWgsl(2, WORDS)}
+@group(0) @binding(1) var<storage, read_write> out: array<${outType}>;
+${split && arg ? '@group(0) @binding(2) var<storage, read_write> out_i: array<i32>;\n' : ''}${paramsWgsl(split && arg ? 3 : 2, WORDS)}
 ${foldScratch(def.folds, lanes).join('\n')}
 
 // Offset of the r-th reduced element (row-major over the reduced axes) of the slice starting at base.
@@ -42,8 +67,19 @@ fn elem_at(base: u32, r: u32) -> u32 {
 }
 
 ${rowEntry(lanes).join('\n')}
-  if (row >= pu(0u)) { return; }
-  var rem = row;
+${
+  split
+    ? `  if (row >= pu(0u) * pu(${SPLIT}u)) { return; }
+  let cell = row / pu(${SPLIT}u);
+  let start = (row % pu(${SPLIT}u)) * pu(${SPLIT + 1}u);
+  // CHUNK and MAX_CHUNKS leave no chunk empty (a max fold starts from the chunk's first element).
+  let len = min(pu(3u), start + pu(${SPLIT + 1}u)) - start;`
+    : `  if (row >= pu(0u)) { return; }
+  let cell = row;
+  let start = 0u;
+  let len = pu(3u);`
+}
+  var rem = cell;
   var base = 0u;
   for (var d = pu(1u); d > 0u; d--) {
     let size = pu(${KEPT}u + d - 1u);
@@ -51,13 +87,38 @@ ${rowEntry(lanes).join('\n')}
     rem = rem / size;
   }
   let count = pu(3u);
-${[...foldLines(def.folds, lanes, 'count', (k) => `elem_at(base, ${k})`), ...(def.finish ? [def.finish] : [])].map((l) => `  ${l}`).join('\n')}
-  ${lanes === 1 ? 'out[row] = result;' : 'if (lane == 0u) { out[row] = result; }'}
+${[...foldLines(def.folds, lanes, 'len', (k) => `elem_at(base, start + ${k})`), ...(def.finish && !split ? [def.finish] : [])].map((l) => `  ${l}`).join('\n')}
+  ${lanes === 1 ? store : `if (lane == 0u) { ${store} }`}
+}`;
+}
+
+/** The second launch of a split reduction: each cell folds its chunks' partials (words: cells, chunks, count). */
+export function partialsSource(def: Reduction, lanes: number): string {
+  const arg = def.out === 'i32';
+  const [fold] = def.folds;
+  // Partials combine as their elements did (a sum of sums, the first extreme among the chunks' first extremes).
+  const folds: RowFold[] = [{ ...fold!, term: 'part_in[at]' }];
+  return `@group(0) @binding(0) var<storage, read> part_in: array<f32>;
+${arg ? '@group(0) @binding(1) var<storage, read> part_in_i: array<i32>;\n' : ''}@group(0) @binding(${arg ? 2 : 1}) var<storage, read_write> out: array<${def.out ?? 'f32'}>;
+${paramsWgsl(arg ? 3 : 2, 3)}
+${foldScratch(folds, lanes).join('\n')}
+${rowEntry(lanes).join('\n')}
+  if (row >= pu(0u)) { return; }
+  let chunks = pu(1u);
+  let count = pu(2u);
+${[...foldLines(folds, lanes, 'chunks', (k) => `row * chunks + ${k}`), ...(def.finish ? [def.finish] : [])].map((l) => `  ${l}`).join('\n')}
+  ${((st: string) => (lanes === 1 ? st : `if (lane == 0u) { ${st} }`))(arg ? `out[row] = part_in_i[row * chunks + u32(${fold!.name})];` : 'out[row] = result;')}
 }`;
 }
 
 /** Splits x's axes into kept and reduced ones; null or [] reduces everything, a single int is one axis. */
-export function reduceParams(x: TensorType, axis: readonly number[] | number | null, n: number): Uint32Array {
+export function reduceParams(
+  x: TensorType,
+  axis: readonly number[] | number | null,
+  n: number,
+  chunks = 1,
+  chunk = 0,
+): Uint32Array {
   const axes = axis === null ? [] : typeof axis === 'number' ? [axis < 0 ? axis + x.shape.length : axis] : axis;
   const all = axes.length === 0;
   const strides = stridesOf(x.shape);
@@ -73,6 +134,8 @@ export function reduceParams(x: TensorType, axis: readonly number[] | number | n
     .dims(kept.map((d) => strides[d]!))
     .dims(reduced.map((d) => x.shape[d]!))
     .dims(reduced.map((d) => strides[d]!))
+    .u32(chunks)
+    .u32(chunk)
     .data(WORDS);
 }
 
@@ -85,10 +148,12 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
     const gpu = requireGpu();
     if ((inputs as { x: Tensor }).x.dtype !== 'float32' || out.dtype !== (def.out === 'i32' ? 'int32' : 'float32'))
       return null;
-    const pipelineFor = (lanes: number) =>
-      gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : [])), () =>
-        reductionSource(def, lanes),
+    const pipelineFor = (lanes: number, stage: '' | 'chunks' | 'partials' = '') =>
+      gpu.pipelines.getPipelineSync(
+        pipelineKey(def.op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : []), ...(stage ? [stage] : [])),
+        () => (stage === 'partials' ? partialsSource(def, lanes) : reductionSource(def, lanes, stage === 'chunks')),
       );
+    const splits = def.folds.length === 1;
     const kernel = (
       { x }: { readonly x: Tensor },
       { axis }: { readonly axis: readonly number[] | number | null },
@@ -97,10 +162,44 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
       const n = sizeOf(kout.shape);
       const result = allocGpu(gpu, kout);
       if (n === 0) return result;
+      const count = sizeOf(x.shape) / n;
+      if (splits && n < SPLIT_CELLS && count >= SPLIT_FROM) return splitReduce(x, axis, n, count, result);
       // A workgroup per output cell once the slices are long enough to share (row-fold.ts).
-      const lanes = lanesFor(sizeOf(x.shape) / n);
+      const lanes = lanesFor(count);
       const params = reduceParams(x, axis, n);
       launch(gpu, pipelineFor(lanes), [x, result], params, n * lanes, def.op, laneGroup(lanes));
+      return result;
+    };
+    const splitReduce = (
+      x: Tensor,
+      axis: readonly number[] | number | null,
+      n: number,
+      count: number,
+      result: Tensor,
+    ): Tensor => {
+      const chunks = Math.min(MAX_CHUNKS, Math.ceil(count / CHUNK));
+      const chunk = Math.ceil(count / chunks);
+      const arg = def.out === 'i32';
+      const partials = allocGpu(gpu, { shape: [n * chunks], dtype: 'float32' });
+      const indices = arg ? allocGpu(gpu, { shape: [n * chunks], dtype: 'int32' }) : null;
+      const lanes = lanesFor(chunk);
+      const params = reduceParams(x, axis, n, chunks, chunk);
+      const firstOut = indices ? [partials, indices] : [partials];
+      launch(gpu, pipelineFor(lanes, 'chunks'), [x, ...firstOut], params, n * chunks * lanes, def.op, laneGroup(lanes));
+      const lanes2 = lanesFor(chunks);
+      const params2 = new Params().u32(n).u32(chunks).u32(count).data(3);
+      launch(
+        gpu,
+        pipelineFor(lanes2, 'partials'),
+        [...firstOut, result],
+        params2,
+        n * lanes2,
+        def.op,
+        laneGroup(lanes2),
+      );
+      // The queue runs the two launches before any later use of these buffers.
+      partials.dispose();
+      indices?.dispose();
       return result;
     };
     return kernel as K;

@@ -7,7 +7,10 @@ import { WORKGROUP } from './kernel.ts';
 export type Fold = 'sum' | 'prod' | 'max' | 'min' | 'nanmax' | 'nanmin' | 'argmax' | 'argmin';
 
 export interface RowFold {
-  /** The `let` the fold's result is bound to; later folds' terms may read it. An arg fold binds an i32 index. */
+  /**
+   * The `let` the fold's result is bound to; later folds' terms may read it. An arg fold binds an i32 index, and its
+   * value as `<name>_value`.
+   */
   readonly name: string;
   readonly fold: Fold;
   /** WGSL f32 expression of the element at buffer offset `at` (which the caller's position expression sets). */
@@ -103,6 +106,7 @@ export function foldLines(
     lines.push('}');
     if (lanes === 1) {
       lines.push(`let ${name} = ${isArg(fold) ? `i_${name}` : p};`);
+      if (isArg(fold)) lines.push(`let ${name}_value = ${p};`);
       continue;
     }
     const [pf, pi] = [`part_${name}`, `part_${name}_i`];
@@ -118,6 +122,7 @@ export function foldLines(
     else lines.push(`    ${pf}[lane] = ${combine(fold, `${pf}[lane]`, `${pf}[lane + s]`)};`);
     lines.push('  }', '  workgroupBarrier();', '}');
     lines.push(`let ${name} = ${isArg(fold) ? pi : pf}[0];`);
+    if (isArg(fold)) lines.push(`let ${name}_value = ${pf}[0];`);
   }
   return lines;
 }
