@@ -252,7 +252,9 @@ export function vexp2NearWith(
   const y = f32x4.mul(d, log2e);
   // n = round(y) sits in t's low mantissa bits, so t << 23 is n << 23 (t's own exponent and top bits shift out).
   const t = f32x4.add(y, rounder);
-  const r = f32x4.sub(y, f32x4.sub(t, rounder));
+  // The same n as a float by f32x4.nearest (ties to even, as t's rounding), one step off the path to r that t - rounder
+  // would add: r is on every exponential's critical path.
+  const r = f32x4.sub(y, f32x4.nearest(y));
   return i32x4.add(exp2Poly(r, q5, q4, q3, q2, q1, one), i32x4.shl(t, 23));
 }
 
