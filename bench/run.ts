@@ -43,6 +43,7 @@ const ORDER = [
   'sum 2^20 · webgpu',
   'matmul 256³ · webgpu',
   'matmul 1024³ · webgpu',
+  'conv2d 3×3 · webgpu',
   'add 2^20 · webgpu',
   'fusion sum+5 ewise · cpu',
   'fusion sum+5 ewise · webgpu',

@@ -1,4 +1,4 @@
-// Cases: softmax, log_softmax, sums, matmul and add on the GPU, raf-op's webgpu dialect against tfjs-backend-webgpu on the same adapter.
+// Cases: softmax, log_softmax, sums, matmul, conv2d and add on the GPU, raf-op's webgpu dialect against tfjs-backend-webgpu on the same adapter.
 
 import { ops } from '../../runtime/src/index.ts';
 import { defineCase, type BenchCase } from '../case.ts';
@@ -68,6 +68,45 @@ export function matmulGpuCase(n: number): BenchCase {
   });
 }
 
+/** The issue's ResNet-style 3×3 convolution (64→64 on 56×56, padding 1); tfjs gets NHWC/HWIO copies of the data. */
+export function conv2dGpuCase(): BenchCase {
+  const [C, H, W, O, K] = [64, 56, 56, 64, 3];
+  const [x, w] = [data(C * H * W, 1), data(O * C * K * K, 2)];
+  // Made once, outside the timing: x as HWC, w as HWIO.
+  const xHwc = new Float32Array(x.length);
+  for (let c = 0; c < C; c++) for (let p = 0; p < H * W; p++) xHwc[p * C + c] = x[c * H * W + p]!;
+  const wHwio = new Float32Array(w.length);
+  for (let o = 0; o < O; o++)
+    for (let c = 0; c < C; c++)
+      for (let t = 0; t < K * K; t++) wHwio[(t * C + c) * O + o] = w[(o * C + c) * K * K + t]!;
+  return defineCase({
+    name: 'conv2d 3×3 · webgpu',
+    what: `conv2d x[1,${C},${H},${W}] w[${O},${C},${K},${K}] pad 1, float32, on the GPU (tfjs in NHWC); each run waits for the queue`,
+    group: 'webgpu',
+    // 0.23 GFLOP a run: a second on llvmpipe.
+    slow: true,
+    unavailable: noWebGpu,
+    impls: {
+      'raf-op': rafGpu(
+        'conv2d',
+        [
+          { shape: [1, C, H, W], data: x },
+          { shape: [O, C, K, K], data: w },
+        ],
+        (a, b) => ops.conv2d(a, b, [1, 1], [1, 1, 1, 1]),
+      ),
+      'tfjs-webgpu': tfjsGpu(
+        [
+          { shape: [1, H, W, C], data: xHwc },
+          { shape: [K, K, C, O], data: wHwio },
+        ],
+        (a, b) => tf.conv2d(a as tf.Tensor4D, b as tf.Tensor4D, 1, 'same'),
+      ),
+    },
+    incomparable: { 'tfjs-webgpu': 'tfjs returns NHWC' },
+  });
+}
+
 export function addGpuCase(n = 1 << 20): BenchCase {
   const ab = [
     { shape: [n], data: data(n, 1) },
@@ -92,5 +131,6 @@ export default [
   sumGpuCase(1, 1 << 20),
   matmulGpuCase(256),
   matmulGpuCase(1024),
+  conv2dGpuCase(),
   addGpuCase(),
 ];
