@@ -51,7 +51,6 @@ export const F_Q1 = 25;
 export const F_Q2 = 26;
 export const F_Q3 = 27;
 export const F_Q4 = 28;
-export const F_Q5 = 29;
 const TABLE: usize = memory.data<u32>(
   [
     // EXP_HI
@@ -104,12 +103,11 @@ const TABLE: usize = memory.data<u32>(
     0x3e800000, 0x3e800000, 0x3e800000, 0x3e800000,
     // -88: vexp_nonpos's clamp, where n = round(x·log2 e) = -127 and 2^n's exponent bits are 0 (see there)
     0xc2b00000, 0xc2b00000, 0xc2b00000, 0xc2b00000,
-    // Q1..Q5: the 2^r polynomial of vexp2NearWith (the fit above with coefficient k times ln2^k)
-    0x3f317215, 0x3f317215, 0x3f317215, 0x3f317215,
-    0x3e75fcde, 0x3e75fcde, 0x3e75fcde, 0x3e75fcde,
-    0x3d635ba9, 0x3d635ba9, 0x3d635ba9, 0x3d635ba9,
-    0x3c1e7528, 0x3c1e7528, 0x3c1e7528, 0x3c1e7528,
-    0x3aaddcb8, 0x3aaddcb8, 0x3aaddcb8, 0x3aaddcb8,
+    // Q1..Q4: vexp2NearWith's polynomial for 2^(r/2), r in [-1/2, 1/2]
+    0x3eb171fe, 0x3eb171fe, 0x3eb171fe, 0x3eb171fe,
+    0x3d75fe23, 0x3d75fe23, 0x3d75fe23, 0x3d75fe23,
+    0x3be3c3bb, 0x3be3c3bb, 0x3be3c3bb, 0x3be3c3bb,
+    0x3a1d732d, 0x3a1d732d, 0x3a1d732d, 0x3a1d732d,
   ],
   16,
 );
@@ -214,35 +212,26 @@ export function vexpNonposWith(
   return f32x4.mul(f32x4.add(f32x4.mul(p, r), one), scale);
 }
 
-// Softmax's exp for rows that span little (as/softmax.ts), in base 2: y = d·log2 e, n = round(y), r = y - n (exact),
-// and 2^r by the same degree-5 polynomial as above with coefficient k times ln2^k (r spans [-1/2, 1/2], the image of
-// [-ln2/2, ln2/2]), evaluated in Estrin's form, whose halves run side by side. Against vexp_nonpos_f32 that drops the
-// Cody–Waite steps (two multiplies, two subtractions) and halves the polynomial's dependency chain, at a cost in
-// relative accuracy that grows with |d|: y's rounding (half an ulp of y) and log2 e's add up to |d|·7.3e-8 relative,
-// on top of the polynomial's 2.4e-7 (in f32), so 1.7e-6 at d = -20, the farthest softmax lets it go.
-
-/** 2^r for |r| ≤ 1/2 (Estrin: (1 + q1 r) + r²(q2 + q3 r) + r⁴(q4 + q5 r)). */
-@inline
-function exp2Poly(r: v128, q5: v128, q4: v128, q3: v128, q2: v128, q1: v128, one: v128): v128 {
-  const r2 = f32x4.mul(r, r);
-  const lo = f32x4.add(f32x4.mul(q1, r), one);
-  const mid = f32x4.add(f32x4.mul(q3, r), q2);
-  const hi = f32x4.add(f32x4.mul(q5, r), q4);
-  return f32x4.add(f32x4.add(lo, f32x4.mul(mid, r2)), f32x4.mul(hi, f32x4.mul(r2, r2)));
-}
+// Softmax's exp for rows that span little (as/softmax.ts), in base 2: y = d·log2 e, n = round(y), r = y - n (exact,
+// |r| ≤ 1/2), and 2^r as the square of 2^(r/2), which a degree-4 polynomial gives to 8.5e-8 relative (fitted like the
+// one above, by iteratively reweighted least squares, then its f32 coefficients nudged to the least error evaluated in
+// f32). Against vexp_nonpos_f32 that drops the Cody–Waite steps (two multiplies, two subtractions) and one degree, and
+// the polynomial's chain is short (Estrin's form); wasm SIMD has no FMA, and the loops these run in are bound by the
+// adds. The cost is relative accuracy: 4.1e-7 evaluated in f32 near d = 0 (the square doubles the polynomial's error),
+// and y's rounding (half an ulp of y) and log2 e's add |d|·7.3e-8, so 1.6e-6 at d = -16, the farthest softmax lets
+// it go.
 
 /**
- * e^d for -86 ≤ d ≤ 0 only (no NaN, no -Infinity; accurate as above for d ≥ -20). Nothing is clamped, and 2^n is
- * applied by adding n << 23 to the polynomial's bits, which only moves its exponent field: the polynomial lies in
+ * e^d for -86 ≤ d ≤ 0 only (no NaN, no -Infinity; accurate as above for d ≥ -16). Nothing is clamped, and 2^n is
+ * applied by adding n << 23 to the polynomial's bits, which only moves its exponent field: the square lies in
  * [0.70, 1.42] (exponent field 126 or 127), and n ≥ -125 keeps the result normal. Its constants are arguments for the
- * reason given at vexpNonposWith: K(F_LOG2E), K(F_ROUNDER), K(F_Q5) … K(F_Q1), K(F_ONE).
+ * reason given at vexpNonposWith: K(F_LOG2E), K(F_ROUNDER), K(F_Q4) … K(F_Q1), K(F_ONE).
  */
 @inline
 export function vexp2NearWith(
   d: v128,
   log2e: v128,
   rounder: v128,
-  q5: v128,
   q4: v128,
   q3: v128,
   q2: v128,
@@ -255,7 +244,12 @@ export function vexp2NearWith(
   // The same n as a float by f32x4.nearest (ties to even, as t's rounding), one step off the path to r that t - rounder
   // would add: r is on every exponential's critical path.
   const r = f32x4.sub(y, f32x4.nearest(y));
-  return i32x4.add(exp2Poly(r, q5, q4, q3, q2, q1, one), i32x4.shl(t, 23));
+  // 2^(r/2) = (1 + q1 r) + r²((q2 + q3 r) + q4 r²).
+  const r2 = f32x4.mul(r, r);
+  const lo = f32x4.add(f32x4.mul(q1, r), one);
+  const mid = f32x4.add(f32x4.mul(q3, r), q2);
+  const h = f32x4.add(lo, f32x4.mul(r2, f32x4.add(mid, f32x4.mul(q4, r2))));
+  return i32x4.add(f32x4.mul(h, h), i32x4.shl(t, 23));
 }
 
 /**
