@@ -70,17 +70,17 @@ const BLOCKED_SOURCE = windowSource(
   }`,
 );
 
-export const conv2dWebgpu: WebGpuBuilder<Conv2dKernel> = (attrs, out, { x, w }) => {
+export const conv2dWebgpu: WebGpuBuilder<Conv2dKernel> = ({ groups }, out, { x, w }) => {
   const gpu = requireGpu();
   if (!allFloat32(out, x, w)) return null;
-  const blocked = (attrs.groups ?? 1) === 1;
+  const blocked = groups === 1;
   const pipeline = blocked
     ? gpu.pipelines.getPipelineSync(pipelineKey('conv2d', 'f32', 'b4x4'), () => BLOCKED_SOURCE)
     : gpu.pipelines.getPipelineSync(pipelineKey('conv2d', 'f32'), () => SOURCE);
-  return ({ x, w }, kattrs, kout) => {
+  return ({ x, w }, attrs, kout) => {
     // One invocation per output element, or per block of four channels by four columns.
     const [n, o, oh, ow] = kout.shape as [number, number, number, number];
     const total = blocked ? n * Math.ceil(o / 4) * oh * Math.ceil(ow / 4) : sizeOfType(kout);
-    return runWindow(gpu, pipeline, 'conv2d', x, w.shape, kattrs, [x, w], kout, total);
+    return runWindow(gpu, pipeline, 'conv2d', x, w.shape, attrs, [x, w], kout, total);
   };
 };
