@@ -1,25 +1,23 @@
 // Softmax and log-softmax for the wasm dialect (AssemblyScript): SIMD rows in f32, a strided scalar path otherwise.
 
 import {
+  F_E1,
+  F_E2,
+  F_E3,
+  F_E4,
   F_EXP_FLUSH,
   F_LN2_HI,
   F_LN2_LO,
   F_LOG2E,
   F_ONE,
-  F_P1,
-  F_P2,
-  F_P3,
-  F_P4,
-  F_P5,
   F_Q1,
   F_Q2,
   F_Q3,
   F_Q4,
   F_ROUNDER,
-  I_ROUNDER_UNBIAS,
   K,
   vexp2NearWith,
-  vexpNonposWith,
+  vexpFlushWith,
 } from './vmath';
 
 /**
@@ -41,7 +39,7 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
 
 /**
  * Set by rowMax_f32: whether every element of the row's whole vectors lies within NEAR of the maximum and none is
- * NaN, so that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpNonposWith.
+ * NaN, so that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpFlushWith.
  */
 let rowNear = false;
 /** How far below the maximum vexp2NearWith may go: its error, 4.1e-7 + |x - m|·7.3e-8 relative, is 1.6e-6 there. */
@@ -196,8 +194,8 @@ function expPassNear_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: b
 }
 
 /**
- * expPassNear_f32 for any row, by vexpNonposWith: clamped, so that far below m (and at -Infinity) e^(x - m) flushes
- * to 0, and accurate to 2e-7 relative however far below m x lies.
+ * expPassNear_f32 for any row, by vexpFlushWith: clamped, so that far below m (and at -Infinity) e^(x - m) flushes to
+ * 0, and accurate to 4.4e-7 relative however far below m x lies.
  */
 function expPassFlush_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: bool): v128 {
   const flush = K(F_EXP_FLUSH);
@@ -205,12 +203,10 @@ function expPassFlush_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: 
   const rounder = K(F_ROUNDER);
   const ln2Hi = K(F_LN2_HI);
   const ln2Lo = K(F_LN2_LO);
-  const unbias = K(I_ROUNDER_UNBIAS);
-  const p5 = K(F_P5);
-  const p4 = K(F_P4);
-  const p3 = K(F_P3);
-  const p2 = K(F_P2);
-  const p1 = K(F_P1);
+  const e4 = K(F_E4);
+  const e3 = K(F_E3);
+  const e2 = K(F_E2);
+  const e1 = K(F_E1);
   const one = K(F_ONE);
   let s0 = f32x4.splat(0);
   let s1 = f32x4.splat(0);
@@ -219,16 +215,16 @@ function expPassFlush_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: 
     for (; i + 32 <= vecEnd; i += 32) {
       const d0 = f32x4.sub(v128.load(x + i), mvec);
       const d1 = f32x4.sub(v128.load(x + i, 16), mvec);
-      const e0 = vexpNonposWith(d0, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one);
-      const e1 = vexpNonposWith(d1, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one);
+      const e0 = vexpFlushWith(d0, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one);
+      const e1v = vexpFlushWith(d1, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one);
       v128.store(y + i, e0);
-      v128.store(y + i, e1, 16);
+      v128.store(y + i, e1v, 16);
       s0 = f32x4.add(s0, e0);
-      s1 = f32x4.add(s1, e1);
+      s1 = f32x4.add(s1, e1v);
     }
-    for (; i < vecEnd; i += 16) {
+    if (i < vecEnd) {
       const d = f32x4.sub(v128.load(x + i), mvec);
-      const e = vexpNonposWith(d, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one);
+      const e = vexpFlushWith(d, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one);
       v128.store(y + i, e);
       s0 = f32x4.add(s0, e);
     }
@@ -236,12 +232,12 @@ function expPassFlush_f32(x: usize, y: usize, vecEnd: usize, mvec: v128, write: 
     for (; i + 32 <= vecEnd; i += 32) {
       const d0 = f32x4.sub(v128.load(x + i), mvec);
       const d1 = f32x4.sub(v128.load(x + i, 16), mvec);
-      s0 = f32x4.add(s0, vexpNonposWith(d0, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one));
-      s1 = f32x4.add(s1, vexpNonposWith(d1, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one));
+      s0 = f32x4.add(s0, vexpFlushWith(d0, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one));
+      s1 = f32x4.add(s1, vexpFlushWith(d1, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one));
     }
-    for (; i < vecEnd; i += 16) {
+    if (i < vecEnd) {
       const d = f32x4.sub(v128.load(x + i), mvec);
-      s0 = f32x4.add(s0, vexpNonposWith(d, flush, log2e, rounder, ln2Hi, ln2Lo, unbias, p5, p4, p3, p2, p1, one));
+      s0 = f32x4.add(s0, vexpFlushWith(d, flush, log2e, rounder, ln2Hi, ln2Lo, e4, e3, e2, e1, one));
     }
   }
   return f32x4.add(s0, s1);
