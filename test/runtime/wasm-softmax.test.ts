@@ -1,7 +1,7 @@
 // The wasm dialect's float32 softmax rows (as/softmax.ts) against float64 references computed here. A row whose
 // elements all lie within 16 of its maximum takes a base-2 exp without a clamp (vexp2NearWith), any other row the
-// clamped vexpFlushWith: rows on both sides of that line, rows with one element, -Infinity, and NaNs whose payload
-// bits the unclamped exp would otherwise turn into finite numbers.
+// clamped vexpFlushWith: rows on both sides of that line, rows with one element, -Infinity, and NaNs of any payload
+// (which an exp that adds n to the exponent bits would turn into finite numbers).
 
 import { describe, expect, it } from 'vitest';
 import { fromStorage, ops, toWasmMemory, withDialect, type Tensor } from '../../runtime/src/index.ts';

@@ -38,8 +38,8 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
 }
 
 /**
- * Set by rowMax_f32: whether every element of the row's whole vectors lies within NEAR of the maximum and none is
- * NaN, so that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpFlushWith.
+ * Set by rowMax_f32: whether every element of the row's whole vectors lies within NEAR of the maximum (or is NaN), so
+ * that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpFlushWith.
  */
 let rowNear = false;
 /** How far below the maximum vexp2NearWith may go: its error, 4.1e-7 + |x - m|·7.3e-8 relative, is 1.6e-6 there. */
@@ -96,8 +96,7 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
  * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several), four vectors a step reduced
  * in pairs into two accumulators, so neither the loop nor the max chain's latency bounds the pass. pmax may skip a NaN
  * lane: softmax needs no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway.
- * Alongside, the minimum of the whole vectors (pmin) and their sum, which only serves to see a NaN (a sum that
- * overflows to ±Infinity, or sees both, merely sends the row to the clamped path), set rowNear.
+ * Alongside, the minimum of the whole vectors (pmin), which sets rowNear.
  */
 function rowMax_f32(x: usize, len: i32): f32 {
   const vecEnd = (<usize>(len & ~3)) << 2;
@@ -107,8 +106,6 @@ function rowMax_f32(x: usize, len: i32): f32 {
   let m1 = m0;
   let n0 = f32x4.splat(Infinity);
   let n1 = n0;
-  let s0 = f32x4.splat(0);
-  let s1 = s0;
   let j: usize = 0;
   for (; j < wideEnd; j += 64) {
     const a = v128.load(x + j);
@@ -119,18 +116,14 @@ function rowMax_f32(x: usize, len: i32): f32 {
     m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
     n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
     n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
-    s0 = f32x4.add(s0, f32x4.add(a, b));
-    s1 = f32x4.add(s1, f32x4.add(c, d));
   }
   for (; j < vecEnd; j += 16) {
     const a = v128.load(x + j);
     m0 = f32x4.pmax(m0, a);
     n0 = f32x4.pmin(n0, a);
-    s0 = f32x4.add(s0, a);
   }
   const mv = f32x4.pmax(m0, m1);
   const nv = f32x4.pmin(n0, n1);
-  const sv = f32x4.add(s0, s1);
   let m = Mathf.max(
     Mathf.max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)),
     Mathf.max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)),
@@ -139,12 +132,11 @@ function rowMax_f32(x: usize, len: i32): f32 {
     Mathf.min(f32x4.extract_lane(nv, 0), f32x4.extract_lane(nv, 1)),
     Mathf.min(f32x4.extract_lane(nv, 2), f32x4.extract_lane(nv, 3)),
   );
-  const total =
-    f32x4.extract_lane(sv, 0) + f32x4.extract_lane(sv, 1) + f32x4.extract_lane(sv, 2) + f32x4.extract_lane(sv, 3);
   for (let i = vecEnd; i < end; i += 4) m = Mathf.max(m, load<f32>(x + i));
-  // lowest - m rounds like each x - m the pass computes, and is the least of them. A NaN (in the sum, or an m that a
-  // NaN in the tail made NaN) fails the comparison, as does a row of +Infinity (Infinity - Infinity).
-  rowNear = lowest - m >= -NEAR && total == total;
+  // lowest - m rounds like each x - m the pass computes, and is the least of them. A NaN m (from a NaN in the tail)
+  // fails the comparison, as does a row of +Infinity (Infinity - Infinity); a NaN that pmax and pmin skipped stays NaN
+  // through vexp2NearWith, so its row's sum, and the row, are NaN all the same.
+  rowNear = lowest - m >= -NEAR;
   return m;
 }
 

@@ -231,10 +231,9 @@ export function vexpNonposWith(
 // it go.
 
 /**
- * e^d for -86 ≤ d ≤ 0 only (no NaN, no -Infinity; accurate as above for d ≥ -16). Nothing is clamped, and 2^n is
- * applied by adding n << 23 to the polynomial's bits, which only moves its exponent field: the square lies in
- * [0.70, 1.42] (exponent field 126 or 127), and n ≥ -125 keeps the result normal. Its constants are arguments for the
- * reason given at vexpNonposWith: K(F_LOG2E), K(F_ROUNDER), K(F_Q4) … K(F_Q1), K(F_ONE).
+ * e^d for -87 ≤ d ≤ 0 or NaN (accurate as above for d ≥ -16; no -Infinity, which gives NaN). Nothing is clamped. NaN
+ * stays NaN whatever its payload, as softmax needs for the row's sum. Its constants are arguments for the reason given
+ * at vexpNonposWith: K(F_LOG2E), K(F_ROUNDER), K(F_Q4) … K(F_Q1), K(F_ONE).
  */
 @inline
 export function vexp2NearWith(
@@ -258,7 +257,8 @@ export function vexp2NearWith(
   const lo = f32x4.add(f32x4.mul(q1, r), one);
   const mid = f32x4.add(f32x4.mul(q3, r), q2);
   const h = f32x4.add(lo, f32x4.mul(r2, f32x4.add(mid, f32x4.mul(q4, r2))));
-  return i32x4.add(f32x4.mul(h, h), i32x4.shl(t, 23));
+  // (n << 23) + bits(1.0) = (n + 127) << 23: the bits of 2^n, normal for n ≥ -126.
+  return f32x4.mul(f32x4.mul(h, h), i32x4.add(i32x4.shl(t, 23), one));
 }
 
 /**
