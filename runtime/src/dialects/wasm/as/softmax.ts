@@ -29,8 +29,7 @@ export function softmax_f32(x: usize, y: usize, outer: i32, len: i32, inner: i32
     softmaxStrided<f32>(x, y, outer, len, inner, log);
     return;
   }
-  const row = (<usize>len) << 2;
-  for (let o = 0; o < outer; o++) softmaxRow_f32(x + <usize>o * row, y + <usize>o * row, len, log);
+  softmaxRows_f32(x, y, outer, len, log);
 }
 
 export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32, log: bool): void {
@@ -38,57 +37,77 @@ export function softmax_f64(x: usize, y: usize, outer: i32, len: i32, inner: i32
 }
 
 /**
- * Set by rowMax_f32: whether every element of the row's whole vectors lies within NEAR of the maximum (or is NaN), so
+ * Set by scanRow_f32: whether every element of the row's whole vectors lies within NEAR of the maximum (or is NaN), so
  * that their exponentials can take vexp2NearWith (no clamp, base 2) instead of vexpFlushWith.
  */
 let rowNear = false;
 /** How far below the maximum vexp2NearWith may go: its error, 4.1e-7 + |x - m|·7.3e-8 relative, is 1.6e-6 there. */
 const NEAR: f32 = 16;
 
-function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
+/** What a row scan does besides: nothing, or the previous row's last pass (softmax: scale by k; log: x - k). */
+const FINISH_NONE = 0;
+const FINISH_SCALE = 1;
+const FINISH_SHIFT = 2;
+
+/**
+ * Rows of len contiguous elements: per row a scan for the maximum, the exponentials (and their sum), and a last pass
+ * that scales them by 1 / sum (softmax) or writes x - (m + log sum) (log). The last pass runs inside the next row's
+ * scan, whose loads wait on memory (the row's first touch) while the last pass stores to a row in cache: together
+ * they overlap. The last row's runs on its own.
+ */
+function softmaxRows_f32(x: usize, y: usize, outer: i32, len: i32, log: bool): void {
+  const row = (<usize>len) << 2;
+  const vecEnd = (<usize>(len & ~3)) << 2;
+  const finish = log ? FINISH_SHIFT : FINISH_SCALE;
+  let k: f32 = 0;
+  for (let o = 0; o < outer; o++) {
+    const xr = x + <usize>o * row;
+    const yr = y + <usize>o * row;
+    const m = scanRow_f32(xr, len, xr - row, yr - row, k, o == 0 ? FINISH_NONE : finish);
+    // log: the sum only; else the exponentials go to y as well, to be scaled there.
+    const sv = rowNear
+      ? expPassNear_f32(xr, yr, vecEnd, f32x4.splat(m), !log)
+      : expPassFlush_f32(xr, yr, vecEnd, f32x4.splat(m), !log);
+    let s =
+      <f64>f32x4.extract_lane(sv, 0) +
+      <f64>f32x4.extract_lane(sv, 1) +
+      <f64>f32x4.extract_lane(sv, 2) +
+      <f64>f32x4.extract_lane(sv, 3);
+    for (let j = vecEnd; j < row; j += 4) {
+      const e = Math.exp(<f64>load<f32>(xr + j) - <f64>m);
+      if (!log) store<f32>(yr + j, <f32>e);
+      s += e;
+    }
+    k = log ? <f32>(<f64>m + Math.log(s)) : <f32>(1 / s);
+  }
+  if (outer > 0) lastPass_f32(x + <usize>(outer - 1) * row, y + <usize>(outer - 1) * row, len, k, finish);
+}
+
+/** A row's last pass on its own (the last row), four vectors a step: y = y·k (FINISH_SCALE) or y = x - k. */
+function lastPass_f32(x: usize, y: usize, len: i32, k: f32, finish: i32): void {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
-  const m = rowMax_f32(x, len);
-  // log: the sum only; else the exponentials go to y as well, to be scaled there.
-  const sv = rowNear
-    ? expPassNear_f32(x, y, vecEnd, f32x4.splat(m), !log)
-    : expPassFlush_f32(x, y, vecEnd, f32x4.splat(m), !log);
-  let s =
-    <f64>f32x4.extract_lane(sv, 0) +
-    <f64>f32x4.extract_lane(sv, 1) +
-    <f64>f32x4.extract_lane(sv, 2) +
-    <f64>f32x4.extract_lane(sv, 3);
-  for (let j = vecEnd; j < end; j += 4) {
-    const e = Math.exp(<f64>load<f32>(x + j) - <f64>m);
-    if (!log) store<f32>(y + j, <f32>e);
-    s += e;
-  }
-  // Four vectors a step in the last pass: one a step spends about as much on the loop as on the vector.
   const wideEnd = (<usize>(len & ~15)) << 2;
-  if (log) {
-    const shift = f32x4.splat(<f32>(<f64>m + Math.log(s)));
-    let j: usize = 0;
+  const kv = f32x4.splat(k);
+  let j: usize = 0;
+  if (finish == FINISH_SCALE) {
     for (; j < wideEnd; j += 64) {
-      v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
-      v128.store(y + j, f32x4.sub(v128.load(x + j, 16), shift), 16);
-      v128.store(y + j, f32x4.sub(v128.load(x + j, 32), shift), 32);
-      v128.store(y + j, f32x4.sub(v128.load(x + j, 48), shift), 48);
+      v128.store(y + j, f32x4.mul(v128.load(y + j), kv));
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 16), kv), 16);
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 32), kv), 32);
+      v128.store(y + j, f32x4.mul(v128.load(y + j, 48), kv), 48);
     }
-    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.sub(v128.load(x + j), shift));
-    const shiftScalar = f32x4.extract_lane(shift, 0);
-    for (; j < end; j += 4) store<f32>(y + j, load<f32>(x + j) - shiftScalar);
+    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.mul(v128.load(y + j), kv));
+    for (; j < end; j += 4) store<f32>(y + j, load<f32>(y + j) * k);
   } else {
-    const inv = f32x4.splat(<f32>(1 / s));
-    let j: usize = 0;
     for (; j < wideEnd; j += 64) {
-      v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
-      v128.store(y + j, f32x4.mul(v128.load(y + j, 16), inv), 16);
-      v128.store(y + j, f32x4.mul(v128.load(y + j, 32), inv), 32);
-      v128.store(y + j, f32x4.mul(v128.load(y + j, 48), inv), 48);
+      v128.store(y + j, f32x4.sub(v128.load(x + j), kv));
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 16), kv), 16);
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 32), kv), 32);
+      v128.store(y + j, f32x4.sub(v128.load(x + j, 48), kv), 48);
     }
-    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.mul(v128.load(y + j), inv));
-    const invScalar = f32x4.extract_lane(inv, 0);
-    for (; j < end; j += 4) store<f32>(y + j, load<f32>(y + j) * invScalar);
+    for (; j < vecEnd; j += 16) v128.store(y + j, f32x4.sub(v128.load(x + j), kv));
+    for (; j < end; j += 4) store<f32>(y + j, load<f32>(x + j) - k);
   }
 }
 
@@ -96,28 +115,67 @@ function softmaxRow_f32(x: usize, y: usize, len: i32, log: bool): void {
  * The row's maximum, by pmax (one instruction, where f32x4.max's NaN rules take several), four vectors a step reduced
  * in pairs into two accumulators, so neither the loop nor the max chain's latency bounds the pass. pmax may skip a NaN
  * lane: softmax needs no NaN from here, since exp(NaN - m) makes the row's sum, and so the whole row, NaN anyway.
- * Alongside, the minimum of the whole vectors (pmin), which sets rowNear.
+ * Alongside, the minimum of the whole vectors (pmin), which sets rowNear, and the previous row's last pass (px, py,
+ * k) as `finish` says, each kind in a loop of its own.
  */
-function rowMax_f32(x: usize, len: i32): f32 {
+function scanRow_f32(x: usize, len: i32, px: usize, py: usize, k: f32, finish: i32): f32 {
   const vecEnd = (<usize>(len & ~3)) << 2;
   const end = (<usize>len) << 2;
   const wideEnd = (<usize>(len & ~15)) << 2;
+  const kv = f32x4.splat(k);
   let m0 = f32x4.splat(-Infinity);
   let m1 = m0;
   let n0 = f32x4.splat(Infinity);
   let n1 = n0;
   let j: usize = 0;
-  for (; j < wideEnd; j += 64) {
-    const a = v128.load(x + j);
-    const b = v128.load(x + j, 16);
-    const c = v128.load(x + j, 32);
-    const d = v128.load(x + j, 48);
-    m0 = f32x4.pmax(m0, f32x4.pmax(a, b));
-    m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
-    n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
-    n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
+  if (finish == FINISH_SCALE) {
+    for (; j < wideEnd; j += 64) {
+      const a = v128.load(x + j);
+      const b = v128.load(x + j, 16);
+      const c = v128.load(x + j, 32);
+      const d = v128.load(x + j, 48);
+      m0 = f32x4.pmax(m0, f32x4.pmax(a, b));
+      m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
+      n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
+      n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
+      v128.store(py + j, f32x4.mul(v128.load(py + j), kv));
+      v128.store(py + j, f32x4.mul(v128.load(py + j, 16), kv), 16);
+      v128.store(py + j, f32x4.mul(v128.load(py + j, 32), kv), 32);
+      v128.store(py + j, f32x4.mul(v128.load(py + j, 48), kv), 48);
+    }
+    for (; j < vecEnd; j += 16) v128.store(py + j, f32x4.mul(v128.load(py + j), kv));
+    for (; j < end; j += 4) store<f32>(py + j, load<f32>(py + j) * k);
+  } else if (finish == FINISH_SHIFT) {
+    for (; j < wideEnd; j += 64) {
+      const a = v128.load(x + j);
+      const b = v128.load(x + j, 16);
+      const c = v128.load(x + j, 32);
+      const d = v128.load(x + j, 48);
+      m0 = f32x4.pmax(m0, f32x4.pmax(a, b));
+      m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
+      n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
+      n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
+      v128.store(py + j, f32x4.sub(v128.load(px + j), kv));
+      v128.store(py + j, f32x4.sub(v128.load(px + j, 16), kv), 16);
+      v128.store(py + j, f32x4.sub(v128.load(px + j, 32), kv), 32);
+      v128.store(py + j, f32x4.sub(v128.load(px + j, 48), kv), 48);
+    }
+    for (; j < vecEnd; j += 16) v128.store(py + j, f32x4.sub(v128.load(px + j), kv));
+    for (; j < end; j += 4) store<f32>(py + j, load<f32>(px + j) - k);
+  } else {
+    for (; j < wideEnd; j += 64) {
+      const a = v128.load(x + j);
+      const b = v128.load(x + j, 16);
+      const c = v128.load(x + j, 32);
+      const d = v128.load(x + j, 48);
+      m0 = f32x4.pmax(m0, f32x4.pmax(a, b));
+      m1 = f32x4.pmax(m1, f32x4.pmax(c, d));
+      n0 = f32x4.pmin(n0, f32x4.pmin(a, b));
+      n1 = f32x4.pmin(n1, f32x4.pmin(c, d));
+    }
   }
-  for (; j < vecEnd; j += 16) {
+  // The partial step: up to three whole vectors (the last pass's share of them ran above).
+  for (j = wideEnd; j < vecEnd; j += 16) {
     const a = v128.load(x + j);
     m0 = f32x4.pmax(m0, a);
     n0 = f32x4.pmin(n0, a);
