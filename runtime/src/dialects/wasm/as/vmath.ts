@@ -189,7 +189,7 @@ export function vexp_nonpos_f32(x: v128): v128 {
 /**
  * vexp_nonpos_f32 with its constants as arguments (each `vexpConst(VEXP_NONPOS + i)`, in this order): a loop that
  * stores loads them once before it, since V8 reloads a table constant at every use inside such a loop (it cannot
- * tell the stores miss the table). About a third off softmax's exp pass.
+ * tell the stores miss the table). About a third off softmax's exp pass when it used this.
  */
 @inline
 export function vexpNonposWith(
@@ -225,10 +225,10 @@ export function vexpNonposWith(
 // |r| ≤ 1/2), and 2^r as the square of 2^(r/2), which a degree-4 polynomial gives to 8.5e-8 relative (fitted like the
 // one above, by iteratively reweighted least squares, then its f32 coefficients nudged to the least error evaluated in
 // f32). Against vexp_nonpos_f32 that drops the Cody–Waite steps (two multiplies, two subtractions) and one degree, and
-// the polynomial's chain is short (Estrin's form); wasm SIMD has no FMA, and the loops these run in are bound by the
-// adds. The cost is relative accuracy: 4.1e-7 evaluated in f32 near d = 0 (the square doubles the polynomial's error),
-// and y's rounding (half an ulp of y) and log2 e's add |d|·7.3e-8, so 1.6e-6 at d = -16, the farthest softmax lets
-// it go.
+// the chain from d to the result is about half as long; wasm SIMD has no FMA, and the loops these run in are bound
+// by the adds and by that chain. The cost is relative accuracy: 4.1e-7 evaluated in f32 near d = 0 (the square
+// doubles the polynomial's error), and y's rounding (half an ulp of y) and log2 e's add |d|·7.3e-8, so 1.6e-6 at
+// d = -16, the farthest softmax lets it go.
 
 /**
  * e^d for -87 ≤ d ≤ 0 or NaN (accurate as above for d ≥ -16; no -Infinity, which gives NaN). Nothing is clamped. NaN
@@ -265,8 +265,9 @@ export function vexp2NearWith(
  * e^d for d ≤ 0, -Infinity or NaN, for softmax rows that span more: vexp_nonpos_f32's clamp at -88 and Cody–Waite
  * reduction (so its error does not grow with |d|), with r = c - n·ln2 taken from n = nearest(y) as in vexp2NearWith,
  * and e^r as the square of a degree-4 polynomial for e^(r/2) (vexp2NearWith's, in r rather than r·log2 e): 4.4e-7
- * relative over the whole range (vexp_nonpos_f32: 1.8e-7), in three adds and four multiplies fewer. Below about
- * -87.98 the result is exactly +0, -Infinity gives 0, NaN stays NaN. Its constants are arguments (see
+ * relative over the whole range (vexp_nonpos_f32: 1.8e-7). As many adds and one multiply more, but a dependency chain
+ * about half as long, which is what bounds the loop: about a fifth off softmax's exp pass. Below about -87.98 the
+ * result is exactly +0, -Infinity gives 0, NaN stays NaN. Its constants are arguments (see
  * vexpNonposWith): K(F_EXP_FLUSH), K(F_LOG2E), K(F_ROUNDER), K(F_LN2_HI), K(F_LN2_LO), K(F_E4) … K(F_E1), K(F_ONE).
  */
 @inline
