@@ -1,7 +1,7 @@
 // Fusion: rule-based grouping by fusion pattern and dialect patterns with levels; fused and unfused graphs agree and launch fewer kernels.
 
 import { describe, expect, it } from 'vitest';
-import { ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
+import { gpuSync, ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
 import {
   alt,
   executeCounted,
@@ -406,7 +406,7 @@ describe('fused kernels on WebGPU (one WGSL pipeline per group)', async () => {
     expect(gpu!.pipelines.errors.length).toBeGreaterThanOrEqual(errorsBefore);
     // The invalid pipeline's launches also raised uncaptured validation errors: let them land, then forget them all
     // (the other tests check that both lists stay empty).
-    await gpu!.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     await new Promise((resolve) => setTimeout(resolve, 50));
     gpu!.pipelines.errors.length = 0;
     gpu!.uncapturedErrors.length = 0;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   backward,
+  gpuSync,
   ops,
   randomUniform,
   tensor,
@@ -117,7 +118,7 @@ async function hundredRuns(pool: GpuContext['pool'], g: Graph, x: Tensor): Promi
   }
   // Counted before any await: exact, no finalizer can have run since the caller's count.
   const after = pool.liveBufferCount();
-  await gpu!.device.queue.onSubmittedWorkDone();
+  await gpuSync();
   return { after, peak };
 }
 
@@ -133,7 +134,7 @@ describe('graph execution releases intermediates', () => {
     const got = Array.from(await y0!.data());
     got.forEach((v, i) => expect(Math.abs(v - expected[i]!)).toBeLessThan(1e-3));
     y0!.dispose();
-    await gpu!.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     await settle();
     const before = pool.liveBufferCount();
     const heapBefore = process.memoryUsage().heapUsed;
@@ -153,7 +154,7 @@ describe('graph execution releases intermediates', () => {
     const g = fuseOps(await moveGraph(fromOnnx(transformerBlock()), 'webgpu'));
     const x = await randomUniform([5, 8], { seed: 4 }).to('webgpu');
     execute(g, [x])[0]!.dispose();
-    await gpu!.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     await settle();
     const before = pool.liveBufferCount();
     const { after, peak } = await hundredRuns(pool, g, x);
@@ -216,7 +217,7 @@ describe('the eager tape releases what it saved', () => {
     cpu.grads[1]!.dataSync().forEach((v, i) => expect(Math.abs(v - first![i]!)).toBeLessThan(1e-3));
     expect(Math.abs((await value.data())[0]! - cpu.value.item())).toBeLessThan(1e-3);
     for (const t of [value, ...grads]) t.dispose();
-    await gpu!.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     expect(pool.liveBufferCount()).toBeLessThanOrEqual(before);
     x.dispose();
     w.dispose();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import {
   call,
+  gpuSync,
   ops,
   randomUniform,
   tensor,
@@ -392,7 +393,7 @@ describe('float16 on webgpu', () => {
         for (let i = 0; i < 350; i++) for (const y of steps[i % steps.length]!(x!)) y.dispose();
       }),
     );
-    await g.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     expect(kept.size).toBe(0);
     expect(g.pool.stats().created - created).toBeLessThan(50);
     expect(g.uncapturedErrors).toEqual([]);

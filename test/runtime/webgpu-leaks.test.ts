@@ -1,7 +1,7 @@
 // A thousand op calls and disposals on the GPU leave the count of live GPU buffers where it started.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { gpuSync, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import {
   initWebGpu,
   releaseGpu,
@@ -42,7 +42,7 @@ describe('webgpu buffers', () => {
     withDialect(['webgpu'], () => {
       for (let i = 0; i < 1000; i++) for (const y of steps[i % steps.length]!(x)) y.dispose();
     });
-    await gpu.device.queue.onSubmittedWorkDone();
+    await gpuSync();
     expect(gpu.pool.liveBufferCount()).toBe(before);
     // Disposed buffers go back to the pool and are reused, so only a handful were ever created.
     expect(gpu.pool.stats().created - created).toBeLessThan(50);

@@ -14,9 +14,11 @@ export interface WebGpuTiming {
   readonly liveBuffers: number;
 }
 
-/** Resolves when every command submitted so far has finished on the GPU. */
+/** Submits the open batch, then resolves when every command submitted so far has finished on the GPU. */
 export async function gpuSync(): Promise<void> {
-  await requireGpu().device.queue.onSubmittedWorkDone();
+  const gpu = requireGpu();
+  gpu.pool.flush();
+  await gpu.device.queue.onSubmittedWorkDone();
 }
 
 /**
@@ -34,10 +36,10 @@ export async function benchWebGpu(
     for (const t of r instanceof Tensor ? [r] : (r ?? [])) t.dispose();
   };
   for (let i = 0; i < (options.warmup ?? 5); i++) run();
-  await gpu.device.queue.onSubmittedWorkDone();
+  await gpuSync();
   const t0 = performance.now();
   for (let i = 0; i < iterations; i++) run();
-  await gpu.device.queue.onSubmittedWorkDone();
+  await gpuSync();
   const totalMs = performance.now() - t0;
   return {
     iterations,

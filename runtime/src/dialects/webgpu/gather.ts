@@ -109,9 +109,8 @@ export function copyTensor(gpu: GpuContext, x: Tensor, out: TensorType): Tensor 
   const result = allocGpu(gpu, out);
   const bytes = gpuByteSize(out.dtype, sizeOf(out.shape));
   if (bytes > 0) {
-    const enc = gpu.device.createCommandEncoder({ label: 'copy' });
-    enc.copyBufferToBuffer(gpuBuffer(x), 0, gpuBuffer(result), 0, bytes);
-    gpu.device.queue.submit([enc.finish()]);
+    gpu.pool.encoder().copyBufferToBuffer(gpuBuffer(x), 0, gpuBuffer(result), 0, bytes);
+    gpu.pool.encoded();
   }
   return result;
 }

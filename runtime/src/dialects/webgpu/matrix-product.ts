@@ -216,9 +216,8 @@ export function matrixProduct(
   if (k === 0 && !bias && !epilogue) {
     // No products to sum: the pooled buffer holds stale data, so clear it. (With a bias or an epilogue the shader
     // runs on its empty sum, which is already right.)
-    const enc = gpu.device.createCommandEncoder();
-    enc.clearBuffer(gpuBuffer(result));
-    gpu.device.queue.submit([enc.finish()]);
+    gpu.pool.encoder().clearBuffer(gpuBuffer(result));
+    gpu.pool.encoded();
     return result;
   }
   const uniforms = new Params()

@@ -1,7 +1,7 @@
 // Compiled compute-pipeline cache keyed by string, plus the dispatch helper that binds buffers/uniforms and submits.
 /// <reference types="@webgpu/types" />
 
-import { alignUp, BufferUsage, type BufferPool, type BytesLike } from './buffers.ts';
+import { alignUp, asBytes, type BufferPool, type BytesLike } from './buffers.ts';
 
 /** One storage binding: a whole buffer, or an explicit range of one. */
 export type StorageBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
@@ -36,7 +36,7 @@ export class PipelineCache {
   private readonly cache = new Map<string, Promise<GPUComputePipeline>>();
   private readonly ready = new Map<string, GPUComputePipeline>();
   private compiled = 0;
-  /** Compute dispatches submitted so far: what fusion tests count, since one graph call may launch several. */
+  /** Compute dispatches encoded so far: what fusion tests count, since one graph call may launch several. */
   dispatches = 0;
   /** Every key compiled since creation or clear(), for reporting how many distinct pipelines a run needed. */
   private readonly compiledKeySet = new Set<string>();
@@ -143,9 +143,8 @@ export class PipelineCache {
   }
 
   /**
-   * Binds buffers (+ uniforms) to group 0, dispatches, and submits immediately. Immediate submission is what
-   * makes releasing the temporary uniform buffer right away safe: a later writeBuffer into the recycled buffer
-   * is queued after this submit.
+   * Binds buffers (+ uniforms, a slot of the batch's uniform buffer) to group 0 and encodes the dispatch into the
+   * pool's open batch (BufferPool.encoder), which is submitted at the end of the task, when full, or before a read.
    */
   dispatch(opts: DispatchOptions): void {
     const [x, y = 1, z = 1] = typeof opts.workgroups === 'number' ? [opts.workgroups] : opts.workgroups;
@@ -166,32 +165,26 @@ export class PipelineCache {
       resource: isGpuBuffer(b) ? { buffer: b } : b,
     }));
 
-    let uniformBuffer: GPUBuffer | undefined;
     if (opts.uniforms !== undefined) {
-      const byteLength = opts.uniforms.byteLength;
+      const bytes = asBytes(opts.uniforms);
       // Uniform bindings are sized in 16-byte units by WGSL's uniform layout rules.
-      const bindSize = Math.max(alignUp(byteLength, 16), 16);
-      uniformBuffer = this.pool.acquire(bindSize, BufferUsage.UNIFORM | BufferUsage.COPY_DST, 'raf-op uniforms');
-      this.pool.write(uniformBuffer, opts.uniforms);
-      entries.push({ binding: opts.buffers.length, resource: { buffer: uniformBuffer, offset: 0, size: bindSize } });
+      const bindSize = Math.max(alignUp(bytes.byteLength, 16), 16);
+      const padded = bytes.byteLength === bindSize ? bytes : new Uint8Array(bindSize);
+      if (padded !== bytes) padded.set(bytes);
+      entries.push({ binding: opts.buffers.length, resource: this.pool.uniformSlot(padded, bindSize) });
     }
 
-    try {
-      const bindGroup = this.device.createBindGroup({
-        label: opts.label,
-        layout: opts.pipeline.getBindGroupLayout(0),
-        entries,
-      });
-      const enc = this.device.createCommandEncoder({ label: opts.label });
-      const pass = enc.beginComputePass({ label: opts.label });
-      pass.setPipeline(opts.pipeline);
-      pass.setBindGroup(0, bindGroup);
-      pass.dispatchWorkgroups(x, y, z);
-      pass.end();
-      this.device.queue.submit([enc.finish()]);
-    } finally {
-      if (uniformBuffer) this.pool.release(uniformBuffer);
-    }
+    const bindGroup = this.device.createBindGroup({
+      label: opts.label,
+      layout: opts.pipeline.getBindGroupLayout(0),
+      entries,
+    });
+    const pass = this.pool.encoder().beginComputePass({ label: opts.label });
+    pass.setPipeline(opts.pipeline);
+    pass.setBindGroup(0, bindGroup);
+    pass.dispatchWorkgroups(x, y, z);
+    pass.end();
+    this.pool.encoded();
   }
 
   private async compile(key: string, code: string, entryPoint: string): Promise<GPUComputePipeline> {

@@ -202,6 +202,7 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
     Math.max(gpuByteSize(t.dtype, data.length), 4),
     undefined,
     `raf-op ${t.dtype}[${t.shape.join(',')}]`,
+    true,
   );
   gpu.pool.write(buffer, typed);
   const storage = new GpuStorage(gpu, buffer, t.dtype, data.length);
