@@ -1,36 +1,16 @@
 // WebGPU submissions are batched: the passes of one task share a command buffer (BufferPool.encoder), and a buffer
 // released while its batch is open never takes an upload before that batch is submitted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { gpuSync, ops, tensor, withDialect } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
 import { BATCH_PASSES } from '../../runtime/src/dialects/webgpu/buffers.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
-
-const needGpu = (ctx: { skip: (note?: string) => void }): GpuContext | undefined => {
-  if (gpu) return gpu;
-  if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-  ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-  return undefined;
-};
+const needGpu = useWebGpu();
 
 describe('webgpu batches', () => {
   it('submits the passes of one task together, at most BATCH_PASSES at a time', async (ctx) => {
     const g = needGpu(ctx);
-    if (!g) return;
     const x = await tensor([0.5, -1, 2, 3]).to('webgpu');
     await gpuSync();
     const [d0, s0] = [g.pipelines.dispatches, g.pool.submissions];
@@ -57,7 +37,6 @@ describe('webgpu batches', () => {
 
   it('never uploads into a buffer released in the open batch before the passes that read it have run', async (ctx) => {
     const g = needGpu(ctx);
-    if (!g) return;
     const x = await tensor([0.25]).to('webgpu');
     await gpuSync();
     const [a, b, c] = withDialect(['webgpu'], () => {

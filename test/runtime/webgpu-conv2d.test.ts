@@ -1,23 +1,11 @@
 // WebGPU conv2d on its blocked pipeline (no groups: four output channels by four columns per invocation) and on the
 // per-element one (groups), with edge blocks, strides, dilations and uneven padding, against float64 computed here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
+const needGpu = useWebGpu();
 
 interface Geometry {
   x: [number, number, number, number];
@@ -98,10 +86,7 @@ const CASES: (Geometry & { name: string })[] = [
 
 describe('webgpu conv2d against float64', () => {
   it.for(CASES)('$name', async (g, ctx) => {
-    if (!gpu) {
-      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-      return ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-    }
+    const gpu = needGpu(ctx);
     const x = randomUniform(g.x, { seed: 1, low: -1, high: 1 });
     const w = randomUniform(g.w, { seed: 2, low: -1, high: 1 });
     const want = reference(x, w, g);
@@ -117,7 +102,7 @@ describe('webgpu conv2d against float64', () => {
   });
 
   it('takes the blocked pipeline without groups and the per-element one with them', (ctx) => {
-    if (!gpu) return ctx.skip('no WebGPU');
+    const gpu = needGpu(ctx);
     const keys = gpu.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
     expect(keys).toEqual(expect.arrayContaining(['webgpu:conv2d|f32|b4x4', 'webgpu:conv2d|f32']));
   });

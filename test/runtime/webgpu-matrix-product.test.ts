@@ -1,24 +1,12 @@
 // The WebGPU matrix products on both pipelines (16 × 16 tiles for small outputs, 64 × 64 blocks with 4 × 4 outputs
 // per invocation from BLOCKED_FROM on), with partial tiles, transposes, broadcast batches and a bias, against float64.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
 import { BLOCKED_FROM } from '../../runtime/src/dialects/webgpu/matrix-product.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
+const needGpu = useWebGpu();
 
 /** a·b in float64 over broadcast batches; aT/bT read a or b transposed (their last two axes swapped). */
 function reference(
@@ -86,10 +74,7 @@ describe('webgpu matrix products against float64', () => {
   });
 
   it.for(CASES)('$name', async ({ a: as, b: bs, op }, ctx) => {
-    if (!gpu) {
-      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-      return ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-    }
+    const gpu = needGpu(ctx);
     const a = randomUniform(as, { seed: as.length + as[0]!, low: -1, high: 1 });
     const b = randomUniform(bs, { seed: bs.length + bs[0]!, low: -1, high: 1 });
     const bias = op === 'dense' ? randomUniform([bs[0]!], { seed: 3, low: -1, high: 1 }) : undefined;
@@ -115,7 +100,7 @@ describe('webgpu matrix products against float64', () => {
   });
 
   it('serves outputs from BLOCKED_FROM on with the blocked pipeline', async (ctx) => {
-    if (!gpu) return ctx.skip('no WebGPU');
+    const gpu = needGpu(ctx);
     const keys = gpu.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
     expect(keys).toContain('webgpu:matrix_product|f32');
     expect(keys).toContain('webgpu:matrix_product|f32|b64');

@@ -1,32 +1,13 @@
 // The softmax family and the reductions on WebGPU, for rows that one invocation walks alone and for long rows that a
 // workgroup shares (64 or 256 lanes combining in workgroup memory), against float64 references computed here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ops, tensor, type Tensor } from '../../runtime/src/index.ts';
-import {
-  gpuUnavailableReason,
-  initWebGpu,
-  releaseGpu,
-  type GpuContext,
-} from '../../runtime/src/dialects/webgpu/index.ts';
 import { SPLIT_FROM } from '../../runtime/src/dialects/webgpu/reduce.ts';
 import { lanesFor } from '../../runtime/src/dialects/webgpu/row-fold.ts';
-import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
-let gpu: GpuContext | null = null;
-beforeAll(async () => {
-  gpu = await initWebGpu();
-});
-afterAll(async () => {
-  await releaseGpu();
-});
-
-const needGpu = (ctx: { skip: (note?: string) => void }): boolean => {
-  if (gpu) return true;
-  if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
-  ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
-  return false;
-};
+const needGpu = useWebGpu();
 
 /** Deterministic values in [lo, hi). */
 function values(n: number, seed: number, lo = -3, hi = 3): Float32Array {
@@ -103,7 +84,7 @@ describe('webgpu row folds: lane counts', () => {
 
 describe('webgpu softmax family against float64', () => {
   it.for(ROW_SHAPES)('softmax and log_softmax over $shape axis $axis', async ({ shape, axis }, ctx) => {
-    if (!needGpu(ctx)) return;
+    needGpu(ctx);
     const n = shape.reduce((a, b) => a * b, 1);
     const x = values(n, n, -20, 20);
     const rows = slices(shape, [axis < 0 ? axis + shape.length : axis]);
@@ -126,7 +107,7 @@ describe('webgpu softmax family against float64', () => {
   it.for(ROW_SHAPES.slice(0, -1))(
     'softmax_dx and log_softmax_dx over $shape axis $axis',
     async ({ shape, axis }, ctx) => {
-      if (!needGpu(ctx)) return;
+      needGpu(ctx);
       const n = shape.reduce((a, b) => a * b, 1);
       const y = values(n, n + 1, 0, 1);
       const dy = values(n, n + 2);
@@ -195,7 +176,7 @@ const REDUCTIONS: { op: string; run: (x: Tensor, axes: number[]) => Tensor; ref:
 describe('webgpu reductions against float64', () => {
   for (const { op, run, ref, lo, hi } of REDUCTIONS)
     it.for(REDUCE_CASES)(`${op} over $shape axes $axes`, async ({ shape, axes }, ctx) => {
-      if (!needGpu(ctx)) return;
+      needGpu(ctx);
       const n = shape.reduce((a, b) => a * b, 1);
       const x = values(n, n + op.length, lo, hi);
       const want = slices(shape, axes).map((idx) => ref(idx.map((i) => x[i]!)));
@@ -205,7 +186,7 @@ describe('webgpu reductions against float64', () => {
     });
 
   it.for(REDUCE_CASES)('argmax and argmin over the last of $shape, with ties and NaNs', async ({ shape }, ctx) => {
-    if (!needGpu(ctx)) return;
+    needGpu(ctx);
     const n = shape.reduce((a, b) => a * b, 1);
     // Few distinct values, so every slice has ties; a NaN in every other slice, two in some.
     const x = values(n, n + 7, 0, 4).map(Math.floor);
@@ -229,15 +210,15 @@ describe('webgpu reductions against float64', () => {
   });
 
   it('folds slices of SPLIT_FROM elements and more in chunks, then their partials', (ctx) => {
-    if (!needGpu(ctx)) return;
+    const gpu = needGpu(ctx);
     expect(20000).toBeGreaterThanOrEqual(SPLIT_FROM);
-    const keys = gpu!.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
+    const keys = gpu.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
     for (const op of ['sum', 'mean', 'prod', 'max', 'min', 'argmax', 'argmin'])
       expect(keys.filter((k) => k.startsWith(`webgpu:${op}|f32|`) && /\|(chunks|partials)$/.test(k))).toHaveLength(2);
   });
 
   it('max and min propagate a NaN wherever it sits in a long slice', async (ctx) => {
-    if (!needGpu(ctx)) return;
+    needGpu(ctx);
     const shape = [4, 3000];
     const x = values(12000, 5);
     // Slice 0 has none; the others one NaN at the start, the middle and the end (different lanes' shares).
@@ -263,7 +244,7 @@ describe('webgpu layer_norm against float64', () => {
     { shape: [2, 3000], axis: 1 },
     { shape: [2, 40, 30], axis: 1 },
   ])('layer_norm and layer_norm_dx over $shape from axis $axis', async ({ shape, axis }, ctx) => {
-    if (!needGpu(ctx)) return;
+    needGpu(ctx);
     const a = axis < 0 ? axis + shape.length : axis;
     const n = shape.reduce((p, q) => p * q, 1);
     const d = shape.slice(a).reduce((p, q) => p * q, 1);
