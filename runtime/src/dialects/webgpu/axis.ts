@@ -4,8 +4,8 @@
 import { normalizeAxis, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
-import { allFloat32, launch, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
-import { eachElement, foldLines, foldScratch, laneGroup, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
+import { allFloat32, Params, paramsWgsl, type WebGpuBuilder } from './kernel.ts';
+import { eachElement, foldLines, foldScratch, launchRows, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
 import { allocGpu } from './storage.ts';
 
 export interface AxisRowKernel {
@@ -54,10 +54,6 @@ export function axisRowBuilder<K extends (inputs: any, attrs: { readonly axis: n
   return (_attrs, out, inputs) => {
     const gpu = requireGpu();
     if (!allFloat32(out, ...def.inputs.map((name) => (inputs as Record<string, Tensor>)[name]))) return null;
-    const pipelineFor = (lanes: number) =>
-      gpu.pipelines.getPipelineSync(pipelineKey(def.op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : [])), () =>
-        axisRowSource(def, lanes),
-      );
     const kernel = (
       kin: Readonly<Record<string, Tensor>>,
       kattrs: { readonly axis: number },
@@ -71,10 +67,8 @@ export function axisRowBuilder<K extends (inputs: any, attrs: { readonly axis: n
       const result = allocGpu(gpu, kout);
       if (len === 0 || rows === 0) return result;
       const uniforms = new Params().u32(rows).u32(len).u32(inner).data(WORDS);
-      const lanes = lanesFor(len);
       const buffers = [...def.inputs.map((name) => kin[name]!), result];
-      // One lane: an invocation per row; more: a workgroup of `lanes` per row.
-      launch(gpu, pipelineFor(lanes), buffers, uniforms, rows * lanes, def.op, laneGroup(lanes));
+      launchRows(gpu, def.op, lanesFor(len), (lanes) => axisRowSource(def, lanes), buffers, uniforms, rows);
       return result;
     };
     return kernel as K;

@@ -3,8 +3,8 @@
 import { sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
-import { launch, MAX_RANK, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from './kernel.ts';
-import { foldLines, foldScratch, laneGroup, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
+import { MAX_RANK, Params, paramsWgsl, type WebGpuBuilder } from './kernel.ts';
+import { foldLines, foldScratch, launchRows, lanesFor, rowEntry, type RowFold } from './row-fold.ts';
 import { allocGpu } from './storage.ts';
 
 // Words: output count, kept rank, reduced rank, reduced count; then kept shape/strides and reduced shape/strides;
@@ -148,11 +148,6 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
     const gpu = requireGpu();
     if ((inputs as { x: Tensor }).x.dtype !== 'float32' || out.dtype !== (def.out === 'i32' ? 'int32' : 'float32'))
       return null;
-    const pipelineFor = (lanes: number, stage: '' | 'chunks' | 'partials' = '') =>
-      gpu.pipelines.getPipelineSync(
-        pipelineKey(def.op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : []), ...(stage ? [stage] : [])),
-        () => (stage === 'partials' ? partialsSource(def, lanes) : reductionSource(def, lanes, stage === 'chunks')),
-      );
     const splits = def.folds.length === 1;
     const kernel = (
       { x }: { readonly x: Tensor },
@@ -165,9 +160,8 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
       const count = sizeOf(x.shape) / n;
       if (splits && n < SPLIT_CELLS && count >= SPLIT_FROM) return splitReduce(x, axis, n, count, result);
       // A workgroup per output cell once the slices are long enough to share (row-fold.ts).
-      const lanes = lanesFor(count);
-      const params = reduceParams(x, axis, n);
-      launch(gpu, pipelineFor(lanes), [x, result], params, n * lanes, def.op, laneGroup(lanes));
+      const source = (lanes: number) => reductionSource(def, lanes);
+      launchRows(gpu, def.op, lanesFor(count), source, [x, result], reduceParams(x, axis, n), n);
       return result;
     };
     const splitReduce = (
@@ -182,21 +176,13 @@ export function reduction<K extends (inputs: any, attrs: any, out: TensorType) =
       const arg = def.out === 'i32';
       const partials = allocGpu(gpu, { shape: [n * chunks], dtype: 'float32' });
       const indices = arg ? allocGpu(gpu, { shape: [n * chunks], dtype: 'int32' }) : null;
-      const lanes = lanesFor(chunk);
-      const params = reduceParams(x, axis, n, chunks, chunk);
       const firstOut = indices ? [partials, indices] : [partials];
-      launch(gpu, pipelineFor(lanes, 'chunks'), [x, ...firstOut], params, n * chunks * lanes, def.op, laneGroup(lanes));
-      const lanes2 = lanesFor(chunks);
+      const chunkSource = (lanes: number) => reductionSource(def, lanes, true);
+      const params = reduceParams(x, axis, n, chunks, chunk);
+      launchRows(gpu, def.op, lanesFor(chunk), chunkSource, [x, ...firstOut], params, n * chunks, 'chunks');
       const params2 = new Params().u32(n).u32(chunks).u32(count).data(3);
-      launch(
-        gpu,
-        pipelineFor(lanes2, 'partials'),
-        [...firstOut, result],
-        params2,
-        n * lanes2,
-        def.op,
-        laneGroup(lanes2),
-      );
+      const partialSource = (lanes: number) => partialsSource(def, lanes);
+      launchRows(gpu, def.op, lanesFor(chunks), partialSource, [...firstOut, result], params2, n, 'partials');
       // The queue runs the two launches before any later use of these buffers.
       partials.dispose();
       indices?.dispose();

@@ -1,7 +1,9 @@
 // WGSL for folds along a row (the softmax family's max and sum, the reductions): by one invocation for short rows, by a
 // workgroup of lanes that share the row and combine their partials in workgroup memory for long ones.
 
-import { WORKGROUP } from './kernel.ts';
+import type { Tensor } from '../../tensor.ts';
+import type { GpuContext } from './device.ts';
+import { launch, pipelineKey, WORKGROUP } from './kernel.ts';
 
 /** How elements combine. nanmax/nanmin propagate NaN (the first one read wins); max/min are WGSL's builtins. */
 export type Fold = 'sum' | 'prod' | 'max' | 'min' | 'nanmax' | 'nanmin' | 'argmax' | 'argmin';
@@ -24,7 +26,7 @@ export const SHARED_FROM = 64;
 export const lanesFor = (len: number): 1 | 64 | 256 => (len < SHARED_FROM ? 1 : len <= 1024 ? 64 : 256);
 
 /** The workgroup size a row kernel launches with: the 1-D kernels' own for one lane, else one workgroup per row. */
-export const laneGroup = (lanes: number): number => (lanes === 1 ? WORKGROUP : lanes);
+const laneGroup = (lanes: number): number => (lanes === 1 ? WORKGROUP : lanes);
 
 /** WGSL testing `v` for NaN by its bits: WGSL's max/min/comparisons may ignore NaN, and `v != v` may be folded away. */
 export const isNanWgsl = (v: string): string => `((bitcast<u32>(${v}) & 0x7fffffffu) > 0x7f800000u)`;
@@ -147,4 +149,23 @@ export function rowEntry(lanes: number): string[] {
     'fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lane: u32, @builtin(num_workgroups) nwg: vec3<u32>) {',
     lanes === 1 ? `  let row = gid.x + gid.y * nwg.x * ${WORKGROUP}u;` : '  let row = wg.x + wg.y * nwg.x;',
   ];
+}
+
+/**
+ * Launches `rows` rows folded by `lanes` invocations each (one per row, or a workgroup per row), on the f32 pipeline
+ * `op` keyed by its lane count (and `stage`, for kernels with several), compiling `source(lanes)` on first use.
+ */
+export function launchRows(
+  gpu: GpuContext,
+  op: string,
+  lanes: number,
+  source: (lanes: number) => string,
+  buffers: readonly Tensor[],
+  uniforms: Uint32Array,
+  rows: number,
+  stage?: string,
+): void {
+  const key = pipelineKey(op, 'f32', ...(lanes > 1 ? [`l${lanes}`] : []), ...(stage ? [stage] : []));
+  const pipeline = gpu.pipelines.getPipelineSync(key, () => source(lanes));
+  launch(gpu, pipeline, buffers, uniforms, rows * lanes, op, laneGroup(lanes));
 }
