@@ -61,8 +61,7 @@ ${epi ? `let prod = ${product};\n${epi.body}\nout[o] = res;` : `out[o] = ${produ
 };
 
 // With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
-const source = (bias: boolean, epi?: MatrixEpilogue) => {
-  return `${header(bias, epi)}
+const source = (bias: boolean, epi?: MatrixEpilogue) => `${header(bias, epi)}
 var<workgroup> tileA: array<array<f32, ${TILE}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${TILE}>, ${TILE}>;
 
@@ -95,7 +94,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
 ${store('acc', bias, epi)}
   }
 }`;
-};
 
 /**
  * The blocked product: a workgroup of 16 × 16 computes a 64 × 64 tile, each invocation 4 × 4 outputs (rows lid.y +
