@@ -1,5 +1,6 @@
 // Memory under real use: a graph run disposes every intermediate after its last use, the eager tape releases what it
 // saved once its backward ran, and neither leaves GPU buffers behind over many runs of a real imported ONNX model.
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,13 +15,25 @@ import {
   withDialect,
   type Tensor,
 } from '../../runtime/src/index.ts';
-import { execute, fromOnnx, fuseOps, moveGraph, trace, type Graph } from '../../runtime/src/graph/index.ts';
+import {
+  execute,
+  executeUnplanned,
+  fromOnnx,
+  fuseOps,
+  moveGraph,
+  trace,
+  type Graph,
+} from '../../runtime/src/graph/index.ts';
+import { wasmHeap } from '../../runtime/src/dialects/wasm/module.ts';
 import {
   gpuUnavailableReason,
   initWebGpu,
   releaseGpu,
   type GpuContext,
 } from '../../runtime/src/dialects/webgpu/index.ts';
+import { loadOnnx } from '../../runtime/src/index.ts';
+import { feedsFor } from '../onnx-corpus/compare.ts';
+import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
 import { buildModel, type InitializerSpec, type NodeSpec } from '../support/onnx-proto.ts';
 import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
 
@@ -169,7 +182,68 @@ describe('graph execution releases intermediates', () => {
   });
 });
 
+describe('real models on WebGPU, fused', () => {
+  // The committed corpus models: their fused groups run an anchor's own kernel (a convolution, a squeeze, a slice),
+  // then the chain after it as one pipeline; the anchor's result is the group's and must go back to the pool.
+  it.for(['silero-vad-16k-op15', 'ppocr-cls-mobile-v2', 'oww-melspectrogram'])(
+    '%s run 5 times returns to its starting live buffers, and matches the CPU',
+    async (name, ctx) => {
+      const { pool } = needGpu(ctx);
+      const m = CORPUS.find((c) => c.name === name)!;
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const session = loadOnnx(bytes, { passes: [fuseOps] });
+      const feeds = feedsFor(m, bytes);
+      const cpu = session.graphFor(feeds);
+      const g = await moveGraph(cpu, 'webgpu');
+      const cpuInputs = g.params.map((p) => feeds[p.hint!]!);
+      const inputs = await Promise.all(cpuInputs.map((t) => t.to('webgpu')));
+      const want = execute(cpu, cpuInputs).map((t) => Array.from(t.dataSync()));
+      for (const t of execute(g, inputs)) t.dispose();
+      await gpuSync();
+      await settle();
+      const before = pool.liveBufferCount();
+      for (let i = 0; i < 4; i++) {
+        const outs = execute(g, inputs);
+        // Counted before any await: only the outputs are new.
+        expect(pool.liveBufferCount() - before).toBe(outs.length);
+        for (const t of outs) t.dispose();
+      }
+      const outs = execute(g, inputs);
+      const got = await Promise.all(outs.map(async (t) => Array.from(await t.data())));
+      for (const t of outs) t.dispose();
+      got.forEach((values, k) =>
+        values.forEach((v, i) => expect(Math.abs(v - want[k]![i]!)).toBeLessThan(1e-4 * (1 + Math.abs(want[k]![i]!)))),
+      );
+      await gpuSync();
+      expect(pool.liveBufferCount()).toBeLessThanOrEqual(before);
+      for (const t of inputs) t.dispose();
+    },
+  );
+});
+
 describe('graph execution on the CPU and wasm dialects', () => {
+  // The same models on the default dispatch: a fused group whose anchor (a transpose, a product) runs its own wasm
+  // kernel gives that block back once the chain has read it, in planned runs and call by call.
+  it.for(['silero-vad-16k-op15', 'ppocr-cls-mobile-v2', 'oww-melspectrogram'])(
+    '%s, fused, run 5 times leaves the wasm heap live bytes where they started',
+    (name) => {
+      const m = CORPUS.find((c) => c.name === name)!;
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const session = loadOnnx(bytes, { passes: [fuseOps] });
+      const feeds = feedsFor(m, bytes);
+      const g = session.graphFor(feeds);
+      const inputs = g.params.map((p) => feeds[p.hint!]!);
+      const want = executeUnplanned(g, inputs).map((t) => Array.from(t.dataSync()));
+      for (const run of [executeUnplanned, execute]) {
+        for (const t of run(g, inputs)) t.dispose();
+        const before = wasmHeap().liveBytes;
+        for (let i = 0; i < 5; i++) for (const t of run(g, inputs)) t.dispose();
+        expect(wasmHeap().liveBytes).toBe(before);
+        expect(run(g, inputs).map((t) => Array.from(t.dataSync()))).toEqual(want);
+      }
+    },
+  );
+
   it.each(['cpu', 'wasm'] as const)(
     'the imported block run 100 times on %s returns the JS heap to its level',
     (dialect) => {

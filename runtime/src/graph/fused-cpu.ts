@@ -19,6 +19,7 @@ import {
   directKernel,
   planFused,
   reductionLayout,
+  releaseIntermediate,
   shapeOf,
   slotTensors,
   walkOffset,
@@ -74,9 +75,12 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     const ts = slotTensors(node, plan, inputs, anchorRun as ((values: readonly unknown[]) => Tensor) | null);
     const done = epilogue ? epilogue(ts[anchorSlot]!, ts) : null;
     if (done) return done;
-    return runInto(node, out, ts, (data, result) =>
+    const result = runInto(node, out, ts, (data, result) =>
       loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16),
     );
+    // The anchor's result is the group's own intermediate: its memory goes back once the loop has read it.
+    if (anchorSlot >= 0) releaseIntermediate(ts[anchorSlot]!, inputs, result);
+    return result;
   };
 }
 

@@ -173,6 +173,16 @@ export function slotTensors(
   return plan.slots.map((s) => (s.kind === 'var' ? env.get(s)! : s.value));
 }
 
+/**
+ * Disposes a tensor a fused launch made for itself (the anchor's result, which the chain after it read), unless it
+ * shares storage with one of the group's inputs or with the group's result: an anchor that is a view hands back its
+ * input's storage.
+ */
+export function releaseIntermediate(t: Tensor, inputs: readonly Tensor[], result: Tensor): void {
+  if (t.storage === result.storage || inputs.some((x) => x.storage === t.storage)) return;
+  t.dispose();
+}
+
 /** The reductions of PROLOGUE_REDUCTIONS; each combine is associative, so partial results merge in any order. */
 export type RowReduction = 'sum' | 'mean' | 'prod' | 'max' | 'min';
 

@@ -20,6 +20,7 @@ import {
   dtypeOf,
   planFused,
   reductionLayout,
+  releaseIntermediate,
   shapeOf,
   slotTensors,
   walkOffset,
@@ -271,12 +272,16 @@ function chainGroup(
     helpers: WGSL_EXPR_HELPERS,
   });
   let kernel: ((kin: Kin, attrs: Record<string, number>, out: TensorType) => Tensor) | null | undefined;
+  const anchorSlot = plan.anchor ? plan.slots.indexOf(singleOut(plan.anchor)) : -1;
   return (xs) => {
     const ts = slotTensors(node, plan, xs, anchorRun);
     const kin = Object.fromEntries(ts.map((t, s) => [`s${s}`, t]));
     if (kernel === undefined) kernel = build({}, node.out.type, kin);
     // Input dtypes the elementwise builder cannot serve: run the group's calls one by one instead.
-    return kernel ? kernel(kin, {}, node.out.type) : execute(node.fn, xs)[0]!;
+    const result = kernel ? kernel(kin, {}, node.out.type) : execute(node.fn, xs)[0]!;
+    // The anchor's result is the group's own intermediate: its buffer goes back to the pool once the chain has read it.
+    if (anchorSlot >= 0) releaseIntermediate(ts[anchorSlot]!, xs, result);
+    return result;
   };
 }
 
