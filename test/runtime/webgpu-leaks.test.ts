@@ -26,6 +26,8 @@ describe('webgpu buffers', () => {
     }
     const x = await randomUniform([8, 16], { seed: 1 }).to('webgpu');
     const w = await randomUniform([16, 4], { seed: 2 }).to('webgpu');
+    // Per-channel vectors for batch_norm over x's 16 columns (axis 1).
+    const x0 = await randomUniform([16], { seed: 3 }).to('webgpu');
     const before = gpu.pool.liveBufferCount();
     const created = gpu.pool.stats().created;
     // A mix of generated and hand kernels; every result, intermediates included, is disposed once used.
@@ -38,6 +40,12 @@ describe('webgpu buffers', () => {
         const m = ops.matmul(t, w);
         return [m, ops.reshape(m, [4, 8])];
       },
+      // Two passes with uploaded tap tables and an intermediate between them; then batch_norm, built from other ops.
+      (t) => [ops.resize(t, [2, 1.5], null, [], 'linear')],
+      (t) => {
+        const v = ops.abs(x0);
+        return [v, ops.batchNorm(t, x0, x0, x0, v)];
+      },
     ];
     withDialect(['webgpu'], () => {
       for (let i = 0; i < 1000; i++) for (const y of steps[i % steps.length]!(x)) y.dispose();
@@ -49,5 +57,6 @@ describe('webgpu buffers', () => {
     expect(gpu.uncapturedErrors).toEqual([]);
     x.dispose();
     w.dispose();
+    x0.dispose();
   });
 });

@@ -1,7 +1,8 @@
 // WebGPU kernel of raf.op.resize (specs/nn/resize.yaml): one pass per resized axis, one invocation per output element
 // summing its taps; the tap tables (input index and weight per output index, padded to the widest) come from
-// resizePlan on the host and are uploaded per call (their buffers, and the passes' intermediates, go back to the pool
-// when collected, never while a queued pass may still read them). float32 only.
+// resizePlan on the host and are uploaded per call. The tables and the passes' intermediates are disposed as soon as
+// their pass is encoded: the pool holds a buffer released while its batch is open away from uploads until the batch
+// is submitted, so no queued pass reads another's data. float32 only.
 
 import type { ResizeKernel } from '../../../generated/bridge/resize.ts';
 import { resizePlan } from '../../../ops/resize.rule.ts';
@@ -60,6 +61,9 @@ export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) =>
       const atT = uploadTensor(gpu, tensor(at, { dtype: 'int32', shape: [at.length] }));
       const wT = uploadTensor(gpu, tensor(w, { dtype: 'float32', shape: [w.length] }));
       launch(gpu, pipeline, [cur, atT, wT, next], params.data(5), total, 'resize');
+      atT.dispose();
+      wT.dispose();
+      if (cur !== x) cur.dispose();
       cur = next;
     }
     // No axis changed: a copy, so the output never aliases x.
@@ -76,6 +80,8 @@ export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) =>
         total,
         'resize',
       );
+      at.dispose();
+      w.dispose();
       return copy;
     }
     return cur;
