@@ -42,6 +42,8 @@ export function sizeClass(bytes: number): number {
 export interface BufferPoolOptions {
   /** Released buffers beyond this many pooled bytes are destroyed instead of kept. Default 512 MiB. */
   maxPooledBytes?: number;
+  /** Distinct uniform contents kept before the slots start over (see uniformSlot). Default UNIFORM_SLOTS_MAX. */
+  maxUniformSlots?: number;
 }
 
 export interface BufferPoolStats {
@@ -65,11 +67,12 @@ export interface TypedArrayConstructor<T extends ArrayBufferView> {
 }
 
 /**
- * Recycles GPUBuffers per (usage, size class), and holds the open batch: kernels encode their passes into one
- * command encoder (encoder()), submitted at the end of the current task, every BATCH_PASSES passes, or before
- * anything outside it reads the queue (flush()); each submission costs far more than a pass (about 0.2 ms apiece
- * through Dawn's Vulkan backend on an H100 host). Their uniforms share one buffer per batch (uniformSlot), written
- * just before the batch is submitted.
+ * Recycles GPUBuffers per (usage, size class), and holds the open batch: kernels encode their dispatches into one
+ * command encoder, submitted at the end of the current task, every BATCH_PASSES dispatches or copies, or before
+ * anything outside it reads the queue (flush()); each submission costs far more than a dispatch (about 0.2 ms apiece
+ * through Dawn's Vulkan backend on an H100 host). Consecutive dispatches share one compute pass (computePass()),
+ * which WebGPU orders like separate passes: a dispatch sees every earlier dispatch's writes. Uniform blocks live in
+ * slots written once and kept by content (uniformSlot), so a graph's runs bind the same slots every time.
  *
  * The queue runs a writeBuffer before any command buffer submitted after it, so a buffer released while a batch is
  * open must not take an upload before that batch is submitted: an encoded pass may have yet to read it. Such a
@@ -82,6 +85,8 @@ export interface TypedArrayConstructor<T extends ArrayBufferView> {
 export class BufferPool {
   readonly device: GPUDevice;
   readonly maxPooledBytes: number;
+  /** Distinct uniform contents kept before the slots start over; a test may lower it to make that happen. */
+  maxUniformSlots: number;
   private readonly free = new Map<string, GPUBuffer[]>();
   private readonly live = new Set<GPUBuffer>();
   /** How many times each buffer went back to the pool (or was destroyed): a holder compares it with what it saw. */
@@ -91,21 +96,29 @@ export class BufferPool {
   private pooledCount = 0;
   private createdCount = 0;
   private reusedCount = 0;
-  /** The open batch's encoder and its passes. */
+  /** The open batch's encoder, its compute pass while dispatches follow one another, and its commands so far. */
   private batch: GPUCommandEncoder | null = null;
+  private pass: GPUComputePassEncoder | null = null;
   private batchPasses = 0;
   /** Buffers released while the batch was open (by pool key), and those destroyed meanwhile. */
   private readonly held = new Map<string, GPUBuffer[]>();
   private heldDestroyed: GPUBuffer[] = [];
-  /** The batch's uniforms: one buffer, its contents staged here until the flush writes them. */
-  private uniforms: { buffer: GPUBuffer; staged: Uint8Array; used: number } | null = null;
-  private readonly uniformBuffers: GPUBuffer[] = [];
+  /** Uniform slots by content (see uniformSlot), the buffers they sit in, and the room left in the newest. */
+  private readonly uniformSlots = new Map<string, UniformSlot>();
+  private uniformBuffers: GPUBuffer[] = [];
+  private uniformUsed = UNIFORM_BUFFER_BYTES;
+  /** Bind groups by pipeline and bindings (see bindGroup); dropped whenever a buffer they may name is destroyed. */
+  private readonly bindGroups = new Map<string, GPUBindGroup>();
+  private readonly layouts = new WeakMap<GPUComputePipeline, { id: number; layout: GPUBindGroupLayout }>();
+  private readonly bufferIds = new WeakMap<GPUBuffer, number>();
+  private nextId = 0;
   /** Command buffers submitted by flush() so far. */
   submissions = 0;
 
   constructor(device: GPUDevice, options: BufferPoolOptions = {}) {
     this.device = device;
     this.maxPooledBytes = options.maxPooledBytes ?? 512 * 1024 * 1024;
+    this.maxUniformSlots = options.maxUniformSlots ?? UNIFORM_SLOTS_MAX;
   }
 
   /**
@@ -152,8 +165,15 @@ export class BufferPool {
     return buffer;
   }
 
-  /** The open batch's command encoder, opening one (and scheduling its submission for the end of this task). */
+  /**
+   * The open batch's command encoder, for a copy or a clear: opens the batch (scheduling its submission for the end of
+   * this task) and ends its compute pass, if one is open.
+   */
   encoder(): GPUCommandEncoder {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
     if (!this.batch) {
       this.batch = this.device.createCommandEncoder({ label: 'raf-op batch' });
       queueMicrotask(() => this.flush());
@@ -161,56 +181,118 @@ export class BufferPool {
     return this.batch;
   }
 
-  /** Counts one pass or copy encoded into the batch; a full batch is submitted. */
+  /** The batch's open compute pass, for a dispatch: the one the previous dispatch used, unless a copy came between. */
+  computePass(): GPUComputePassEncoder {
+    return (this.pass ??= this.encoder().beginComputePass({ label: 'raf-op dispatches' }));
+  }
+
+  /** Counts one dispatch or copy encoded into the batch; a full batch is submitted. */
   encoded(): void {
     if (++this.batchPasses >= BATCH_PASSES) this.flush();
   }
 
   /**
-   * Room for one dispatch's uniforms in the batch's uniform buffer: the binding to use. The bytes are copied now and
-   * written to the GPU by the flush, before the batch runs.
+   * The uniform binding holding `data` (padded to bindSize): a slot written once, when this content is first asked for,
+   * and handed out for every later dispatch with the same content. A new slot is one no encoded pass reads yet, so
+   * its writeBuffer may run ahead of the open batch. The slots (outside the pool's tensor books) start over when
+   * maxUniformSlots distinct contents have been seen; the old buffers are destroyed once the batch is submitted.
    */
-  uniformSlot(data: Uint8Array, bindSize: number): { buffer: GPUBuffer; offset: number; size: number } {
-    const align = this.device.limits.minUniformBufferOffsetAlignment;
-    const slot = alignUp(bindSize, align);
-    if (this.uniforms && this.uniforms.used + slot > this.uniforms.staged.byteLength) this.flush();
-    this.encoder();
-    if (!this.uniforms) {
-      // The pool's own buffers, outside its tensor books (live, pooled): one per batch, back when it is submitted.
-      const capacity = Math.max(UNIFORM_BATCH_BYTES, slot);
-      const spare = this.uniformBuffers.findIndex((b) => b.size >= capacity);
-      const buffer =
-        spare >= 0
-          ? this.uniformBuffers.splice(spare, 1)[0]!
-          : this.device.createBuffer({
-              size: capacity,
-              usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
-              label: 'raf-op uniforms',
-            });
-      this.uniforms = { buffer, staged: new Uint8Array(buffer.size), used: 0 };
+  uniformSlot(data: Uint8Array, bindSize: number): UniformSlot {
+    const words = new Uint16Array(data.buffer, data.byteOffset, data.byteLength >> 1);
+    const key = `${bindSize}:${String.fromCharCode.apply(null, words as unknown as number[])}`;
+    const known = this.uniformSlots.get(key);
+    if (known) return known;
+    const slot = alignUp(bindSize, this.device.limits.minUniformBufferOffsetAlignment);
+    if (this.uniformSlots.size >= this.maxUniformSlots) {
+      this.uniformSlots.clear();
+      this.forgetBindGroups();
+      if (this.batch) this.heldDestroyed.push(...this.uniformBuffers);
+      else for (const b of this.uniformBuffers) b.destroy();
+      this.uniformBuffers = [];
+      this.uniformUsed = UNIFORM_BUFFER_BYTES;
     }
-    const u = this.uniforms;
-    const offset = u.used;
-    u.staged.set(data.subarray(0, Math.min(data.byteLength, bindSize)), offset);
-    u.used += slot;
-    return { buffer: u.buffer, offset, size: bindSize };
+    if (this.uniformUsed + slot > UNIFORM_BUFFER_BYTES) {
+      this.uniformBuffers.push(
+        this.device.createBuffer({
+          size: Math.max(UNIFORM_BUFFER_BYTES, slot),
+          usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+          label: 'raf-op uniforms',
+        }),
+      );
+      this.uniformUsed = 0;
+    }
+    const out: UniformSlot = {
+      buffer: this.uniformBuffers[this.uniformBuffers.length - 1]!,
+      offset: this.uniformUsed,
+      size: bindSize,
+      id: this.nextId++,
+    };
+    this.uniformUsed += slot;
+    this.write(out.buffer, data.byteLength > bindSize ? data.subarray(0, bindSize) : data, out.offset);
+    this.uniformSlots.set(key, out);
+    return out;
   }
 
-  /** Submits the open batch, if any (its uniforms written first), and returns the buffers held meanwhile. */
+  /**
+   * A bind group of `pipeline`'s group 0 with these storage bindings (whole buffers, or ranges) and, last, `uniform`:
+   * made once and kept while every buffer it names lives, so repeated dispatches (a graph's runs) skip createBindGroup.
+   */
+  bindGroup(
+    pipeline: GPUComputePipeline,
+    buffers: readonly (GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number })[],
+    uniform: UniformSlot | undefined,
+    label?: string,
+  ): GPUBindGroup {
+    let known = this.layouts.get(pipeline);
+    if (!known) this.layouts.set(pipeline, (known = { id: this.nextId++, layout: pipeline.getBindGroupLayout(0) }));
+    let key = `${known.id}`;
+    for (const b of buffers) {
+      if (isBuffer(b)) key += `,${this.idOf(b)}`;
+      else key += `,${this.idOf(b.buffer)}@${b.offset ?? 0}+${b.size ?? '*'}`;
+    }
+    if (uniform) key += `|${uniform.id}`;
+    const hit = this.bindGroups.get(key);
+    if (hit) return hit;
+    const entries: GPUBindGroupEntry[] = buffers.map((b, i) => ({
+      binding: i,
+      resource: isBuffer(b) ? { buffer: b } : b,
+    }));
+    if (uniform) entries.push({ binding: buffers.length, resource: uniform });
+    const group = this.device.createBindGroup({ label, layout: known.layout, entries });
+    if (this.bindGroups.size >= BIND_GROUPS_MAX) this.bindGroups.clear();
+    this.bindGroups.set(key, group);
+    return group;
+  }
+
+  private idOf(buffer: GPUBuffer): number {
+    let id = this.bufferIds.get(buffer);
+    if (id === undefined) this.bufferIds.set(buffer, (id = this.nextId++));
+    return id;
+  }
+
+  /**
+   * Drops every kept bind group, when a buffer is about to be destroyed: none could be bound again (a destroyed buffer
+   * never comes back from the pool, so no key names it), but each would keep the buffer's wrapper alive.
+   */
+  private forgetBindGroups(): void {
+    this.bindGroups.clear();
+  }
+
+  /** Submits the open batch, if any, and returns the buffers held meanwhile. */
   flush(): void {
     const batch = this.batch;
     if (!batch) return;
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
     this.batch = null;
     this.batchPasses = 0;
-    const uniforms = this.uniforms;
-    this.uniforms = null;
     try {
-      if (uniforms) this.write(uniforms.buffer, uniforms.staged.subarray(0, uniforms.used));
       this.device.queue.submit([batch.finish()]);
       this.submissions++;
     } finally {
       // Submitted: what the batch read may be reused by anything now.
-      if (uniforms) this.uniformBuffers.push(uniforms.buffer);
       for (const list of this.held.values()) for (const b of list) this.recycle(b);
       this.held.clear();
       for (const b of this.heldDestroyed) b.destroy();
@@ -237,6 +319,7 @@ export class BufferPool {
   private recycle(buffer: GPUBuffer): void {
     const size = buffer.size;
     if (this.pooledBytesTotal + size > this.maxPooledBytes) {
+      this.forgetBindGroups();
       buffer.destroy();
       return;
     }
@@ -254,6 +337,7 @@ export class BufferPool {
       throw new Error(`BufferPool.destroy: buffer "${buffer.label}" is not live in this pool`);
     this.generations.set(buffer, this.generation(buffer) + 1);
     this.liveBytesTotal -= buffer.size;
+    this.forgetBindGroups();
     // An encoded pass may still name it: a destroyed buffer would fail the batch's submission.
     if (this.batch) this.heldDestroyed.push(buffer);
     else buffer.destroy();
@@ -346,6 +430,7 @@ export class BufferPool {
 
   /** Destroys every pooled (released) buffer; live ones are untouched. */
   trim(): void {
+    this.forgetBindGroups();
     for (const list of this.free.values()) for (const b of list) b.destroy();
     this.free.clear();
     this.pooledCount = 0;
@@ -357,16 +442,35 @@ export class BufferPool {
     this.flush();
     this.trim();
     for (const b of this.uniformBuffers.splice(0)) b.destroy();
+    this.uniformSlots.clear();
+    this.uniformUsed = UNIFORM_BUFFER_BYTES;
     for (const b of this.live) b.destroy();
     this.live.clear();
     this.liveBytesTotal = 0;
   }
 }
 
-/** Passes (and copies) per submission at most: a long synchronous loop of kernels still reaches the GPU in steps. */
+/** Dispatches (and copies) per submission at most: a long synchronous loop of kernels still reaches the GPU in steps. */
 export const BATCH_PASSES = 64;
-/** A batch's uniform buffer (a few hundred bytes a dispatch at most; a fuller batch is submitted early). */
-const UNIFORM_BATCH_BYTES = 64 * 1024;
+/** Uniform slots live in buffers of this size (a slot is a few hundred bytes at most, 256-byte aligned). */
+const UNIFORM_BUFFER_BYTES = 64 * 1024;
+/** Distinct uniform contents kept before the slots start over (about 4 MiB of slots at 256 bytes each). */
+export const UNIFORM_SLOTS_MAX = 16384;
+/** Bind groups kept before the cache starts over. */
+const BIND_GROUPS_MAX = 8192;
+
+/** A dispatch's uniform binding: a range of one of the pool's uniform buffers, and the slot's id for cache keys. */
+export interface UniformSlot {
+  readonly buffer: GPUBuffer;
+  readonly offset: number;
+  readonly size: number;
+  readonly id: number;
+}
+
+function isBuffer(b: GPUBuffer | { buffer: GPUBuffer }): b is GPUBuffer {
+  // Duck-typed: Dawn's GPUBuffer class is not a global in Node, so instanceof is unavailable.
+  return typeof (b as GPUBuffer).mapAsync === 'function';
+}
 
 function poolKey(usage: number, size: number): string {
   return `${usage}:${size}`;

@@ -2,10 +2,10 @@
 // concatenation for any 4-byte dtype, with shapes and strides as uniforms.
 
 import { sizeOf } from '../../shape.ts';
-import type { Tensor, TensorType } from '../../tensor.ts';
+import { Tensor, type TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
-import { allocGpu, gpuBuffer, gpuByteSize } from './storage.ts';
+import { allocGpu, gpuBuffer, gpuByteSize, GpuStorage } from './storage.ts';
 
 const SHAPE = 4; // words: count, rank, base offset, scale (f32 bits), then shape and strides
 const STRIDES = SHAPE + MAX_RANK;
@@ -102,8 +102,8 @@ export function scatterInto(gpu: GpuContext, src: Tensor, dst: Tensor, strides: 
 }
 
 /**
- * The same elements under a new shape (reshape, expand_dims, squeeze): a buffer-to-buffer copy on the queue, no
- * shader. A copy rather than a shared buffer, so every tensor owns its buffer and dispose() never frees another's data.
+ * The same elements in a buffer of their own: a buffer-to-buffer copy on the queue, no shader. For a result a kernel
+ * goes on to write into (scatter's), or a cast that changes nothing; a new shape alone takes viewTensor.
  */
 export function copyTensor(gpu: GpuContext, x: Tensor, out: TensorType): Tensor {
   const result = allocGpu(gpu, out);
@@ -113,4 +113,15 @@ export function copyTensor(gpu: GpuContext, x: Tensor, out: TensorType): Tensor 
     gpu.pool.encoded();
   }
   return result;
+}
+
+/**
+ * The same elements under a new shape (reshape, expand_dims, squeeze, flatten): a tensor sharing x's buffer, with no
+ * copy and nothing encoded. Disposing either one leaves the other's data alone (see GpuStorage.view).
+ */
+export function viewTensor(x: Tensor, out: TensorType): Tensor {
+  if (!(x.storage instanceof GpuStorage) || x.isDisposed)
+    throw new Error(`${x.toString()} is not a live webgpu tensor; it cannot be viewed under a new shape`);
+  if (out.dtype !== x.dtype) throw new Error(`a view keeps the dtype: ${x.dtype} cannot be viewed as ${out.dtype}`);
+  return new Tensor(out.shape, out.dtype, x.storage.view());
 }

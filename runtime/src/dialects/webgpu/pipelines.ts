@@ -1,7 +1,7 @@
 // Compiled compute-pipeline cache keyed by string, plus the dispatch helper that binds buffers/uniforms and submits.
 /// <reference types="@webgpu/types" />
 
-import { alignUp, asBytes, type BufferPool, type BytesLike } from './buffers.ts';
+import { alignUp, asBytes, type BufferPool, type BytesLike, type UniformSlot } from './buffers.ts';
 
 /** One storage binding: a whole buffer, or an explicit range of one. */
 export type StorageBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
@@ -143,8 +143,9 @@ export class PipelineCache {
   }
 
   /**
-   * Binds buffers (+ uniforms, a slot of the batch's uniform buffer) to group 0 and encodes the dispatch into the
-   * pool's open batch (BufferPool.encoder), which is submitted at the end of the task, when full, or before a read.
+   * Binds buffers (+ uniforms, a slot kept by content) to group 0 through a kept bind group, and encodes the dispatch
+   * into the pool's open compute pass (BufferPool.computePass), submitted at the end of the task, when full, or before
+   * a read.
    */
   dispatch(opts: DispatchOptions): void {
     const [x, y = 1, z = 1] = typeof opts.workgroups === 'number' ? [opts.workgroups] : opts.workgroups;
@@ -160,30 +161,20 @@ export class PipelineCache {
     if (x * y * z === 0) return;
     this.dispatches++;
 
-    const entries: GPUBindGroupEntry[] = opts.buffers.map((b, i) => ({
-      binding: i,
-      resource: isGpuBuffer(b) ? { buffer: b } : b,
-    }));
-
+    let uniform: UniformSlot | undefined;
     if (opts.uniforms !== undefined) {
       const bytes = asBytes(opts.uniforms);
       // Uniform bindings are sized in 16-byte units by WGSL's uniform layout rules.
       const bindSize = Math.max(alignUp(bytes.byteLength, 16), 16);
       const padded = bytes.byteLength === bindSize ? bytes : new Uint8Array(bindSize);
       if (padded !== bytes) padded.set(bytes);
-      entries.push({ binding: opts.buffers.length, resource: this.pool.uniformSlot(padded, bindSize) });
+      uniform = this.pool.uniformSlot(padded, bindSize);
     }
-
-    const bindGroup = this.device.createBindGroup({
-      label: opts.label,
-      layout: opts.pipeline.getBindGroupLayout(0),
-      entries,
-    });
-    const pass = this.pool.encoder().beginComputePass({ label: opts.label });
+    const bindGroup = this.pool.bindGroup(opts.pipeline, opts.buffers, uniform, opts.label);
+    const pass = this.pool.computePass();
     pass.setPipeline(opts.pipeline);
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(x, y, z);
-    pass.end();
     this.pool.encoded();
   }
 
@@ -234,9 +225,4 @@ export function workgroupGrid(
   if (y > maxPerDimension)
     throw new RangeError(`${invocations} invocations need more than ${maxPerDimension}^2 workgroups`);
   return [Math.ceil(groups / y), y, 1];
-}
-
-function isGpuBuffer(b: StorageBinding): b is GPUBuffer {
-  // Duck-typed: Dawn's GPUBuffer class is not a global in Node, so instanceof is unavailable.
-  return typeof (b as GPUBuffer).mapAsync === 'function';
 }

@@ -67,21 +67,24 @@ export function gpuByteSize(dtype: DType, n: number): number {
   return dtype === 'float16' ? Math.ceil(n / 2) * 4 : n * 4;
 }
 
+/** A pooled buffer and the storages holding it: a tensor's own, and those of its views (reshape, squeeze, ...). */
 interface Lease {
   readonly gpu: GpuContext;
   readonly buffer: GPUBuffer;
+  holders: number;
   released: boolean;
 }
 
+/** One holder lets go; the last one gives the buffer back to the pool. */
 function giveBack(lease: Lease): void {
-  if (lease.released) return;
+  if (lease.released || --lease.holders > 0) return;
   lease.released = true;
   // A released device already destroyed its pool; the buffer is gone with it.
   if (currentGpu() === lease.gpu) lease.gpu.pool.release(lease.buffer);
 }
 
 /**
- * Tensors that are never disposed (gradient intermediates, numbers placed on the GPU) give their buffer back when
+ * Tensors that are never disposed (gradient intermediates, numbers placed on the GPU) let go of their buffer when
  * garbage-collected. dispose() stays the prompt way: collection may come late or, at exit, not at all.
  */
 const collected = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<Lease>(giveBack) : undefined;
@@ -100,6 +103,7 @@ export class GpuStorage implements TensorStorage {
   small: Float64Array | undefined;
   /** Checks the data must pass before it can be read: index bounds found only after dispatch (bounds.ts). */
   private readonly checks = new Set<Promise<void>>();
+  private disposed = false;
 
   constructor(
     readonly gpu: GpuContext,
@@ -107,17 +111,38 @@ export class GpuStorage implements TensorStorage {
     readonly dtype: DType,
     /** Logical element count; the pooled buffer is usually larger. */
     readonly length: number,
+    /** The lease of the storage this one views; a new storage takes the buffer's first lease. */
+    shared?: Lease,
   ) {
-    this.lease = { gpu, buffer, released: false };
+    if (shared) shared.holders++;
+    this.lease = shared ?? { gpu, buffer, holders: 1, released: false };
     this.generation = gpu.pool.generation(buffer);
-    collected?.register(this, this.lease, this.lease);
+    collected?.register(this, this.lease, this);
     // A pipeline whose compile is still being validated may be the one writing this buffer (see PipelineCache.compiling).
     for (const check of gpu.pipelines.compiling) this.deferCheck(check);
   }
 
+  /**
+   * The same buffer, held by one more storage: what a tensor under a new shape (reshape, squeeze, expand_dims,
+   * flatten) keeps instead of a copy. The buffer goes back to the pool once every storage holding it is disposed. No
+   * kernel writes into its inputs, so the views never see each other change.
+   */
+  view(): GpuStorage {
+    const v = new GpuStorage(this.gpu, this.liveBuffer(), this.dtype, this.length, this.lease);
+    v.host = this.host;
+    v.small = this.small;
+    for (const check of this.checks) v.deferCheck(check);
+    return v;
+  }
+
   /** The buffer, after checking it is still this storage's: not released, and not handed to another tensor since. */
   liveBuffer(): GPUBuffer {
-    if (this.lease.released || currentGpu() !== this.gpu || !this.gpu.pool.holds(this.buffer, this.generation))
+    if (
+      this.disposed ||
+      this.lease.released ||
+      currentGpu() !== this.gpu ||
+      !this.gpu.pool.holds(this.buffer, this.generation)
+    )
       throw new Error(
         `a webgpu tensor's buffer was disposed (or its device released) and may now hold another tensor's data; ` +
           'it cannot be read or bound',
@@ -159,7 +184,9 @@ export class GpuStorage implements TensorStorage {
   }
 
   dispose(): void {
-    collected?.unregister(this.lease);
+    if (this.disposed) return;
+    this.disposed = true;
+    collected?.unregister(this);
     giveBack(this.lease);
   }
 }

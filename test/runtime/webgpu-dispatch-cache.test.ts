@@ -1,0 +1,119 @@
+// What a WebGPU dispatch keeps between calls: uniform slots by content and bind groups by pipeline and buffers (so a
+// repeated call writes no uniforms and creates no bind group), with the slots started over safely inside an open
+// batch; and what reshape-like ops keep: a view of their input's buffer instead of a copy.
+import { describe, expect, it } from 'vitest';
+
+import { gpuSync, ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import type { GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
+
+const needGpu = useWebGpu();
+
+/** Counts the device's createBindGroup and the queue's writeBuffer calls while `fn` runs. */
+function counted<R>(g: GpuContext, fn: () => R): { result: R; bindGroups: number; writes: number } {
+  const device = g.device as { createBindGroup: GPUDevice['createBindGroup'] };
+  const queue = g.device.queue as { writeBuffer: GPUQueue['writeBuffer'] };
+  const [create, write] = [device.createBindGroup, queue.writeBuffer];
+  let [bindGroups, writes] = [0, 0];
+  device.createBindGroup = (d) => (bindGroups++, create.call(g.device, d));
+  queue.writeBuffer = (...a) => (writes++, write.apply(g.device.queue, a));
+  try {
+    return { result: fn(), bindGroups, writes };
+  } finally {
+    device.createBindGroup = create;
+    queue.writeBuffer = write;
+  }
+}
+
+const tanhOf = (xs: Float32Array | number[]): number[] => Array.from(xs, (v) => Math.tanh(v));
+
+describe('webgpu dispatch caches', () => {
+  it('a repeated call writes no uniforms and creates no bind group', async (ctx) => {
+    const g = needGpu(ctx);
+    const x = await randomUniform([3, 7], { seed: 1 }).to('webgpu');
+    const want = tanhOf(randomUniform([3, 7], { seed: 1 }).dataSync() as Float32Array);
+    // Warm-up: the pipeline, its uniform slot and a bind group for x and the output buffer the pool hands out.
+    for (let i = 0; i < 3; i++) withDialect(['webgpu'], () => ops.tanh(x)).dispose();
+    await gpuSync();
+    const { result, bindGroups, writes } = counted(g, () =>
+      withDialect(['webgpu'], () => {
+        let last: Tensor | null = null;
+        for (let i = 0; i < 50; i++) {
+          last?.dispose();
+          last = ops.tanh(x);
+        }
+        return last!;
+      }),
+    );
+    expect(writes).toBe(0);
+    expect(bindGroups).toBeLessThanOrEqual(2);
+    Array.from(await result.data()).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 6));
+    result.dispose();
+    x.dispose();
+    expect(g.uncapturedErrors).toEqual([]);
+  });
+
+  it('starts the uniform slots over past maxUniformSlots, within an open batch', async (ctx) => {
+    const g = needGpu(ctx);
+    // Tensors of 40 lengths: each tanh's uniform block (its length) is new, so the slots start over ten times.
+    const xs = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => tensor(Array.from({ length: n + 1 }, (_, i) => i / 8 - 1)).to('webgpu')),
+    );
+    const saved = g.pool.maxUniformSlots;
+    g.pool.maxUniformSlots = 4;
+    let ys: Tensor[];
+    try {
+      ys = withDialect(['webgpu'], () => xs.map((x) => ops.tanh(x)));
+    } finally {
+      g.pool.maxUniformSlots = saved;
+    }
+    for (const [n, y] of ys.entries()) {
+      const want = tanhOf(Array.from({ length: n + 1 }, (_, i) => i / 8 - 1));
+      Array.from(await y.data()).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 6));
+    }
+    for (const t of [...xs, ...ys]) t.dispose();
+    expect(g.uncapturedErrors).toEqual([]);
+  });
+});
+
+describe('webgpu views', () => {
+  it('reshape, expand_dims, squeeze and flatten share their input buffer, which lives while any of them does', async (ctx) => {
+    const g = needGpu(ctx);
+    const values = Array.from({ length: 24 }, (_, i) => i * 0.5 - 3);
+    const x = await tensor(values, { shape: [2, 3, 4] }).to('webgpu');
+    await gpuSync();
+    const live = g.pool.liveBufferCount();
+    const [r, e, s, f] = withDialect(['webgpu'], () => {
+      const r = ops.reshape(x, [6, 4]);
+      const e = ops.expandDims(r, 0);
+      const s = ops.squeeze(e, [0]);
+      const f = ops.flatten(x, 1);
+      return [r, e, s, f];
+    });
+    // Four new tensors, no new buffer and nothing encoded.
+    expect(g.pool.liveBufferCount()).toBe(live);
+    expect([r.shape, e.shape, s.shape, f.shape]).toEqual([
+      [6, 4],
+      [1, 6, 4],
+      [6, 4],
+      [2, 12],
+    ]);
+    // The input and two of its views go; the rest still read the data, and a kernel still reads a view.
+    x.dispose();
+    r.dispose();
+    e.dispose();
+    expect(g.pool.liveBufferCount()).toBe(live);
+    expect(Array.from(await s.data())).toEqual(values);
+    const t = withDialect(['webgpu'], () => ops.tanh(f));
+    Array.from(await t.data()).forEach((v, i) => expect(v).toBeCloseTo(Math.tanh(values[i]!), 6));
+    t.dispose();
+    s.dispose();
+    expect(g.pool.liveBufferCount()).toBe(live);
+    // The last holder returns the buffer; disposing a tensor twice does not return it twice.
+    f.dispose();
+    f.dispose();
+    expect(g.pool.liveBufferCount()).toBe(live - 1);
+    expect(() => withDialect(['webgpu'], () => ops.tanh(s))).toThrow(/disposed/);
+    expect(g.uncapturedErrors).toEqual([]);
+  });
+});
