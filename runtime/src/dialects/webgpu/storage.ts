@@ -168,19 +168,32 @@ export class GpuStorage implements TensorStorage {
     return this.small ?? this.host;
   }
 
+  /**
+   * The data, once every pending check has passed. The copy out of the buffer is encoded at the call, before any
+   * check is awaited: the tensor may be disposed meanwhile (a graph run frees an index tensor once its last reader has
+   * run, while the index check still reads it), and the buffer's next owner may write it in the same batch.
+   */
   async read(): Promise<Storage> {
-    this.liveBuffer();
-    for (const check of this.checks) await check;
     const { pool } = this.gpu;
-    if (this.dtype === 'int32') return pool.readback(this.buffer, Int32Array, this.length);
+    const buffer = this.liveBuffer();
+    const n = this.length;
+    const raw =
+      this.dtype === 'float32'
+        ? pool.readback(buffer, Float32Array, n)
+        : this.dtype === 'float16'
+          ? pool.readback(buffer, Uint16Array, n)
+          : this.dtype === 'bool'
+            ? pool.readback(buffer, Uint32Array, n)
+            : pool.readback(buffer, Int32Array, n);
+    raw.catch(() => undefined); // a failed check below is what the caller hears about
+    for (const check of this.checks) await check;
+    const data = await raw;
     // int64 is held narrowed to i32 (see ELEMENT); its CPU storage is a Float64Array.
-    if (this.dtype === 'int64') return Float64Array.from(await pool.readback(this.buffer, Int32Array, this.length));
-    if (this.dtype === 'bool')
-      return Uint8Array.from(await pool.readback(this.buffer, Uint32Array, this.length), (v) => (v ? 1 : 0));
+    if (this.dtype === 'int64') return Float64Array.from(data as Int32Array);
+    if (this.dtype === 'bool') return Uint8Array.from(data as Uint32Array, (v) => (v ? 1 : 0));
     // Little-endian halves, as WebGPU buffers are; widened into the Float32Array the CPU keeps float16 in.
-    if (this.dtype === 'float16')
-      return Float32Array.from(await pool.readback(this.buffer, Uint16Array, this.length), float16FromBits);
-    return pool.readback(this.buffer, Float32Array, this.length);
+    if (this.dtype === 'float16') return Float32Array.from(data as Uint16Array, float16FromBits);
+    return data as Float32Array | Int32Array;
   }
 
   dispose(): void {
