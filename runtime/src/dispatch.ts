@@ -110,7 +110,7 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
  * A result computed from data whose checks are still pending (an out-of-range index found only after a GPU kernel
  * ran) fails its reads with the same error: `exp(take(x, i))` refuses like `take(x, i)`.
  */
-function inheritChecks(inputs: unknown, result: Tensor | readonly Tensor[]): void {
+export function inheritChecks(inputs: unknown, result: Tensor | readonly Tensor[]): void {
   // Most storages have no checks at all: look before building the set of input tensors.
   if (!anyPendingChecks(inputs)) return;
   const pending = new Set<Promise<void>>();

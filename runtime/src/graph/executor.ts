@@ -4,7 +4,7 @@ import type { DeviceKind } from '../device.ts';
 import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
-import { dispatchStats, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
+import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
 import { allocStorage, finishInt64 } from '../dtype.ts';
 import { OpError } from '../errors.ts';
 import { trackOutputs } from '../scope.ts';
@@ -63,9 +63,9 @@ export function kernelLaunches(): number {
  * buffers still needed. Inputs, constants and outputs are never disposed, nor anything sharing their storage (a
  * reshape view of an input), nor a tensor the autodiff tape recorded (its backward may still read it).
  *
- * A CPU graph runs through its execution plan (see ExecutionPlan): the first run at a dialect pin records, per call,
- * the kernel dispatch chose and its static attrs; later runs call those kernels directly. Graphs whose inputs or
- * constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
+ * A graph runs through its execution plan (see ExecutionPlan), on any device: the first run at a dialect pin records,
+ * per call, the kernel dispatch chose and its static attrs; later runs call those kernels directly. Graphs whose inputs
+ * or constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
@@ -240,10 +240,9 @@ function planFor(g: Graph, inputs: readonly Tensor[]): ExecutionPlan | 'record' 
   return 'record';
 }
 
-/** Every node on the CPU, and no constant the tape would differentiate. */
+/** No constant the tape would differentiate. */
 function plannable(g: Graph): boolean {
-  for (const n of g.nodes) for (const v of definedVars(n)) if (v.device.kind !== 'cpu') return false;
-  for (const c of lifetimes(g).consts) if (c.value.requiresGrad || c.value.device.kind !== 'cpu') return false;
+  for (const c of lifetimes(g).consts) if (c.value.requiresGrad) return false;
   return true;
 }
 
@@ -301,12 +300,16 @@ function atomValue(
   return Array.isArray(a) && a.some(isAtom) ? a.map((x) => atomValue(x, env, plan)) : a;
 }
 
-/** What dispatch does after a kernel: int64 range checks, and the enclosing disposeUnkept scope takes the outputs. */
+/**
+ * What dispatch does after a kernel: int64 range checks, checks a GPU result inherits from its inputs (index bounds
+ * found after dispatch), and the enclosing disposeUnkept scope takes the outputs.
+ */
 function finishKernel(step: { readonly int64: string | null }, result: Tensor | readonly Tensor[], ins: unknown): void {
   if (step.int64)
     for (const t of result instanceof Tensor ? [result] : result)
       if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
         finishInt64(step.int64, 'out', t.storage.array as Float64Array);
+  inheritChecks(ins, result);
   trackOutputs(result, ins);
 }
 
@@ -469,8 +472,15 @@ function recordCall(
   for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
   // A view op on a var or constant of the output's dtype; one the graph returns is a copy (a caller disposing an output
   // must not free storage the graph still reads, an input's or a constant's).
+  // On other devices the op's own kernel makes the view (WebGPU's shares the buffer, counting its holders).
   const x = n.args[0];
-  if (VIEW_OPS.has(op.name) && decl.kind === 'tensor' && isAtom(x) && (args[0] as Tensor).dtype === decl.out.dtype) {
+  if (
+    VIEW_OPS.has(op.name) &&
+    decl.kind === 'tensor' &&
+    decl.device.kind === 'cpu' &&
+    isAtom(x) &&
+    (args[0] as Tensor).dtype === decl.out.dtype
+  ) {
     const step: Step = { kind: 'view', x: refOf(x), out: decl.out, copy: returned.has(n.out as Var), outs };
     return { step, result: viewOf(args[0] as Tensor, decl.out, step.copy) };
   }
