@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { gpuSync, ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import type { GpuContext } from '../../runtime/src/dialects/webgpu/index.ts';
+import { buildDialectKernel, dialectOpsFor } from '../../runtime/src/dialect.ts';
 import { useWebGpu } from '../support/webgpu-context.ts';
 
 const needGpu = useWebGpu();
@@ -73,6 +74,46 @@ describe('webgpu dispatch caches', () => {
     }
     for (const t of [...xs, ...ys]) t.dispose();
     expect(g.uncapturedErrors).toEqual([]);
+  });
+});
+
+describe('webgpu elementwise kernels', () => {
+  it('redo their plan when the shapes or attr values change from the last call', async (ctx) => {
+    needGpu(ctx);
+    const cpu = (f: () => Tensor): number[] => Array.from(withDialect(['cpu'], f).dataSync());
+    const [a, b, c] = [
+      randomUniform([2, 3], { seed: 1 }),
+      randomUniform([2, 3], { seed: 2 }),
+      randomUniform([1, 3], { seed: 3 }),
+    ];
+    const [d, e] = [randomUniform([3, 2], { seed: 4 }), randomUniform([3, 2], { seed: 5 })];
+    const [ga, gb, gc, gd, ge] = await Promise.all([a, b, c, d, e].map((t) => t.to('webgpu')));
+    // The same kernels called in turn with other shapes (same, broadcast, transposed) and other attr values.
+    const calls: [() => Tensor, () => Tensor][] = [
+      [() => ops.add(ga!, gb!), () => ops.add(a, b)],
+      [() => ops.add(ga!, gc!), () => ops.add(a, c)],
+      [() => ops.add(gd!, ge!), () => ops.add(d, e)],
+    ];
+    for (let round = 0; round < 2; round++)
+      for (const [gpuCall, cpuCall] of calls) {
+        const y = withDialect(['webgpu'], gpuCall);
+        Array.from(await y.data()).forEach((v, i) => expect(v).toBeCloseTo(cpu(cpuCall)[i]!, 6));
+        y.dispose();
+      }
+    // Dispatch builds a kernel per attr value, so only a direct caller hands one kernel other attrs: it still applies them.
+    const d0 = dialectOpsFor('leaky_relu', 'webgpu')[0]!;
+    const out = { shape: [2, 3], dtype: 'float32' as const };
+    const kernel = buildDialectKernel(d0, { alpha: 0.1 }, out, { x: ga! }) as unknown as (
+      i: { x: Tensor },
+      a: { alpha: number },
+      o: typeof out,
+    ) => Tensor;
+    for (const alpha of [0.1, 0.3, 0.1]) {
+      const y = kernel({ x: ga! }, { alpha }, out);
+      const want = Array.from(a.dataSync(), (v) => (v >= 0 ? v : alpha * v));
+      Array.from(await y.data()).forEach((v, i) => expect(v).toBeCloseTo(want[i]!, 6));
+      y.dispose();
+    }
   });
 });
 

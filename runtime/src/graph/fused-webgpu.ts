@@ -169,7 +169,7 @@ function reductionKernel(
       workgroups: workgroupGrid(
         cells * lanes,
         lanes === 1 ? WORKGROUP : lanes,
-        gpu.device.limits.maxComputeWorkgroupsPerDimension,
+        gpu.pipelines.maxWorkgroupsPerDimension,
       ),
       label: key,
     });

@@ -112,6 +112,8 @@ export class BufferPool {
   private readonly layouts = new WeakMap<GPUComputePipeline, { id: number; layout: GPUBindGroupLayout }>();
   private readonly bufferIds = new WeakMap<GPUBuffer, number>();
   private nextId = 0;
+  /** The device's maxBufferSize, read on the first acquire (each read of device.limits is a call into Dawn). */
+  private maxBufferSize = 0;
   /** Command buffers submitted by flush() so far. */
   submissions = 0;
 
@@ -122,21 +124,27 @@ export class BufferPool {
   }
 
   /**
-   * A buffer of at least sizeBytes (its .size is the size class) with exactly this usage. `written`: the caller will
-   * fill it with writeBuffer (upload), so it must not be one an encoded pass of the open batch may still read.
+   * A buffer of at least sizeBytes (its .size is the size class) with exactly this usage. `label` (or a function making
+   * it) names a newly created buffer. `written`: the caller will fill it with writeBuffer (upload), so it must not be
+   * one an encoded pass of the open batch may still read.
    */
-  acquire(sizeBytes: number, usage: number = TENSOR_USAGE, label?: string, written = false): GPUBuffer {
+  acquire(
+    sizeBytes: number,
+    usage: number = TENSOR_USAGE,
+    label?: string | (() => string),
+    written = false,
+  ): GPUBuffer {
     let size = sizeClass(sizeBytes);
-    const max = this.device.limits.maxBufferSize;
+    const max = (this.maxBufferSize ||= this.device.limits.maxBufferSize);
     // createBuffer would only report this asynchronously, as an uncaptured validation error.
     if (sizeBytes > max) throw new RangeError(`buffer of ${sizeBytes} B exceeds device maxBufferSize ${max}`);
     // Never let rounding push a legal request over the device's maximum.
     if (size > max) size = Math.max(alignUp(sizeBytes, 4), 4);
     const key = poolKey(usage, size);
     const heldOne = written ? undefined : this.held.get(key)?.pop();
+    // A reused buffer keeps the label it was created with: relabelling is a call into Dawn on every acquire.
     if (heldOne) {
       this.reusedCount++;
-      if (label !== undefined) heldOne.label = label;
       this.live.add(heldOne);
       this.liveBytesTotal += size;
       return heldOne;
@@ -147,9 +155,9 @@ export class BufferPool {
       this.pooledCount--;
       this.pooledBytesTotal -= size;
       this.reusedCount++;
-      if (label !== undefined) buffer.label = label;
     } else {
-      buffer = this.device.createBuffer({ size, usage, label: label ?? `raf-op pool ${size}B` });
+      const name = typeof label === 'function' ? label() : label;
+      buffer = this.device.createBuffer({ size, usage, label: name ?? `raf-op pool ${size}B` });
       this.createdCount++;
     }
     this.live.add(buffer);
@@ -158,7 +166,7 @@ export class BufferPool {
   }
 
   /** Like acquire(), but cleared to zero in the open batch (needs COPY_DST usage, which TENSOR_USAGE has). */
-  acquireZeroed(sizeBytes: number, usage: number = TENSOR_USAGE, label?: string): GPUBuffer {
+  acquireZeroed(sizeBytes: number, usage: number = TENSOR_USAGE, label?: string | (() => string)): GPUBuffer {
     const buffer = this.acquire(sizeBytes, usage | BufferUsage.COPY_DST, label);
     this.encoder().clearBuffer(buffer);
     this.encoded();

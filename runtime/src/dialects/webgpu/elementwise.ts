@@ -188,30 +188,60 @@ export function elementwise<K extends (inputs: any, attrs: any, out: TensorType)
       );
     // The general pipeline serves every shape, so it is compiled here; the fast ones on first use.
     pipelineFor(def.inputs.map(() => 'strided'));
+    // The last call's shapes, attr values and what they gave (pipeline, uniforms): a graph step, or a loop of eager
+    // calls, repeats them, and then skips coalescing the strides and building the uniform block.
+    let last: {
+      shapes: (readonly number[])[];
+      attrs: number[];
+      pipeline: GPUComputePipeline;
+      data: Uint32Array;
+    } | null = null;
     const kernel = (kin: Record<string, Tensor>, attrs: Record<string, number>, kout: TensorType): Tensor => {
       const ts = def.inputs.map((name) => kin[name]!);
       const result = allocGpu(gpu, kout);
       const n = sizeOf(kout.shape);
-      const dims = coalesce(
-        kout.shape,
-        ts.map((t) => broadcastStrides(t.shape, kout.shape)),
-      );
-      const modes = dims.strides.map((st) => indexMode(dims.shape, st));
-      const p = new Params().u32(n).u32(dims.shape.length);
-      for (const a of def.attrs) p.f32(Number(attrs[a]));
-      p.dims(dims.shape);
-      for (const s of dims.strides) p.dims(s);
-      for (const m of modes) p.u32(m.period);
-      launch(
-        gpu,
-        pipelineFor(modes.map((m) => m.mode)),
-        [...ts, result],
-        p.data(words),
-        half && !native ? Math.ceil(n / 2) : n,
-        def.op,
-      );
+      if (!last || !sameCall(last, ts, kout, def.attrs, attrs)) {
+        const dims = coalesce(
+          kout.shape,
+          ts.map((t) => broadcastStrides(t.shape, kout.shape)),
+        );
+        const modes = dims.strides.map((st) => indexMode(dims.shape, st));
+        const p = new Params().u32(n).u32(dims.shape.length);
+        for (const a of def.attrs) p.f32(Number(attrs[a]));
+        p.dims(dims.shape);
+        for (const s of dims.strides) p.dims(s);
+        for (const m of modes) p.u32(m.period);
+        last = {
+          shapes: [kout.shape, ...ts.map((t) => t.shape)],
+          attrs: def.attrs.map((a) => Number(attrs[a])),
+          pipeline: pipelineFor(modes.map((m) => m.mode)),
+          data: p.data(words),
+        };
+      }
+      launch(gpu, last.pipeline, [...ts, result], last.data, half && !native ? Math.ceil(n / 2) : n, def.op);
       return result;
     };
     return kernel as unknown as K;
   };
+}
+
+/** Whether a call has the shapes and attr values `last` was made for (so its pipeline and uniforms serve it). */
+function sameCall(
+  last: { readonly shapes: readonly (readonly number[])[]; readonly attrs: readonly number[] },
+  ts: readonly Tensor[],
+  out: TensorType,
+  names: readonly string[],
+  attrs: Record<string, number>,
+): boolean {
+  if (!sameShape(last.shapes[0]!, out.shape)) return false;
+  for (let k = 0; k < ts.length; k++) if (!sameShape(last.shapes[k + 1]!, ts[k]!.shape)) return false;
+  // Compared as the uniforms hold them (Params.f32 stores float32 bits): -0 and NaN are told apart by Object.is.
+  for (let k = 0; k < names.length; k++) if (!Object.is(last.attrs[k], Number(attrs[names[k]!]))) return false;
+  return true;
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -98,7 +98,7 @@ export function launch(
     pipeline,
     buffers: buffers.map((b) => ('storage' in b ? gpuBuffer(b) : b)),
     uniforms,
-    workgroups: workgroupGrid(invocations, workgroupSize, gpu.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: workgroupGrid(invocations, workgroupSize, gpu.pipelines.maxWorkgroupsPerDimension),
     label,
   });
 }

@@ -148,16 +148,13 @@ export class PipelineCache {
    * a read.
    */
   dispatch(opts: DispatchOptions): void {
-    const [x, y = 1, z = 1] = typeof opts.workgroups === 'number' ? [opts.workgroups] : opts.workgroups;
-    const maxDim = this.device.limits.maxComputeWorkgroupsPerDimension;
-    for (const n of [x, y, z]) {
-      if (!Number.isInteger(n) || n < 0) throw new RangeError(`invalid workgroup count ${n}`);
-      if (n > maxDim) {
-        throw new RangeError(
-          `workgroup count ${n} exceeds maxComputeWorkgroupsPerDimension ${maxDim}; use workgroupGrid()`,
-        );
-      }
-    }
+    const w = opts.workgroups;
+    const x = typeof w === 'number' ? w : w[0];
+    const y = typeof w === 'number' ? 1 : (w[1] ?? 1);
+    const z = typeof w === 'number' ? 1 : (w[2] ?? 1);
+    this.checkCount(x);
+    this.checkCount(y);
+    this.checkCount(z);
     if (x * y * z === 0) return;
     this.dispatches++;
 
@@ -176,6 +173,22 @@ export class PipelineCache {
     pass.setBindGroup(0, bindGroup);
     pass.dispatchWorkgroups(x, y, z);
     this.pool.encoded();
+  }
+
+  private maxDim = 0;
+
+  /** The device's maxComputeWorkgroupsPerDimension, read once: each read of device.limits is a call into Dawn. */
+  get maxWorkgroupsPerDimension(): number {
+    return (this.maxDim ||= this.device.limits.maxComputeWorkgroupsPerDimension);
+  }
+
+  private checkCount(n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError(`invalid workgroup count ${n}`);
+    const maxDim = this.maxWorkgroupsPerDimension;
+    if (n > maxDim)
+      throw new RangeError(
+        `workgroup count ${n} exceeds maxComputeWorkgroupsPerDimension ${maxDim}; use workgroupGrid()`,
+      );
   }
 
   private async compile(key: string, code: string, entryPoint: string): Promise<GPUComputePipeline> {

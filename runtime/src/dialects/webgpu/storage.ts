@@ -207,7 +207,11 @@ export class GpuStorage implements TensorStorage {
 /** A GPU tensor of the declared type, its buffer taken from the pool (contents stale until a kernel writes it). */
 export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
   const n = sizeOf(out.shape);
-  const buffer = gpu.pool.acquire(gpuByteSize(out.dtype, n), undefined, `raf-op ${out.dtype}[${out.shape.join(',')}]`);
+  const buffer = gpu.pool.acquire(
+    gpuByteSize(out.dtype, n),
+    undefined,
+    () => `raf-op ${out.dtype}[${out.shape.join(',')}]`,
+  );
   return new Tensor(out.shape, out.dtype, new GpuStorage(gpu, buffer, out.dtype, n));
 }
 
