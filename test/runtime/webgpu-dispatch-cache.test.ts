@@ -117,6 +117,33 @@ describe('webgpu elementwise kernels', () => {
   });
 });
 
+describe('webgpu window kernels', () => {
+  it('redo their uniform block when one attrs object comes with other shapes', async (ctx) => {
+    needGpu(ctx);
+    // One attrs object, as a graph step passes on every run, here with two image sizes in turn;
+    // both launch 10 invocations (blocks of four channels by four columns), so only the shapes tell them apart.
+    const attrs = { stride: [1, 1], padding: [1, 1, 1, 1], dilation: [1, 1], groups: 1 };
+    const d0 = dialectOpsFor('conv2d', 'webgpu')[0]!;
+    const cases = [
+      [randomUniform([1, 2, 5, 6], { seed: 1 }), randomUniform([4, 2, 3, 3], { seed: 2 })],
+      [randomUniform([1, 2, 10, 3], { seed: 3 }), randomUniform([4, 2, 3, 3], { seed: 4 })],
+    ] as const;
+    type Conv = (i: { x: Tensor; w: Tensor }, a: typeof attrs, o: { shape: number[]; dtype: 'float32' }) => Tensor;
+    let kernel: Conv | null = null;
+    for (let round = 0; round < 2; round++)
+      for (const [x, w] of cases) {
+        const want = withDialect(['cpu'], () => ops.conv2d(x, w, [1, 1], [1, 1, 1, 1]));
+        const out = { shape: [...want.shape], dtype: 'float32' as const };
+        const [gx, gw] = [await x.to('webgpu'), await w.to('webgpu')];
+        kernel ??= buildDialectKernel(d0, attrs, out, { x: gx, w: gw }) as unknown as Conv;
+        const y = kernel({ x: gx, w: gw }, attrs, out);
+        const expected = Array.from(want.dataSync());
+        Array.from(await y.data()).forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 5));
+        for (const t of [y, gx, gw]) t.dispose();
+      }
+  });
+});
+
 describe('webgpu views', () => {
   it('reshape, expand_dims, squeeze and flatten share their input buffer, which lives while any of them does', async (ctx) => {
     const g = needGpu(ctx);

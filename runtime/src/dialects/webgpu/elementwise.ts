@@ -1,6 +1,6 @@
 // Builds the WebGPU kernel of an elementwise op from its generated WGSL expression: one pipeline for every shape and broadcast.
 
-import { broadcastStrides, sizeOf, stridesOf } from '../../shape.ts';
+import { broadcastStrides, shapesEqual, sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { requireGpu } from './dialect.ts';
 import { F16_PACK, loadHalf } from './f16.ts';
@@ -233,15 +233,9 @@ function sameCall(
   names: readonly string[],
   attrs: Record<string, number>,
 ): boolean {
-  if (!sameShape(last.shapes[0]!, out.shape)) return false;
-  for (let k = 0; k < ts.length; k++) if (!sameShape(last.shapes[k + 1]!, ts[k]!.shape)) return false;
+  if (!shapesEqual(last.shapes[0]!, out.shape)) return false;
+  for (let k = 0; k < ts.length; k++) if (!shapesEqual(last.shapes[k + 1]!, ts[k]!.shape)) return false;
   // Compared as the uniforms hold them (Params.f32 stores float32 bits): -0 and NaN are told apart by Object.is.
   for (let k = 0; k < names.length; k++) if (!Object.is(last.attrs[k], Number(attrs[names[k]!]))) return false;
-  return true;
-}
-
-function sameShape(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

@@ -1,7 +1,7 @@
 // Sliding-window geometry for the conv2d and pooling kernels (NCHW): one uniform block, read through a WGSL struct.
 
 import { padding4, window2d } from '../../ops/window.ts';
-import { sizeOf } from '../../shape.ts';
+import { shapesEqual, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl } from './kernel.ts';
@@ -73,6 +73,36 @@ export function runWindow(
   out: TensorType,
   total: number,
 ): Tensor {
+  const result = allocGpu(gpu, out);
+  launch(gpu, pipeline, [...inputs, result], windowParams(op, x, weightShape, attrs, total), total, op);
+  return result;
+}
+
+/**
+ * The last uniform block made for each attrs object, with the shapes it was made for: a graph step passes the same
+ * attrs, shapes and total on every run, so its block is made once.
+ */
+const lastParams = new WeakMap<
+  WindowAttrs,
+  { op: string; x: readonly number[]; w: readonly number[] | null; total: number; data: Uint32Array }
+>();
+
+function windowParams(
+  op: string,
+  x: TensorType,
+  weightShape: readonly number[] | null,
+  attrs: WindowAttrs,
+  total: number,
+): Uint32Array {
+  const m = lastParams.get(attrs);
+  if (
+    m &&
+    m.op === op &&
+    m.total === total &&
+    shapesEqual(m.x, x.shape) &&
+    (m.w === weightShape || (m.w !== null && weightShape !== null && shapesEqual(m.w, weightShape)))
+  )
+    return m.data;
   const kernel = weightShape ? weightShape.slice(2) : attrs.kernel!;
   const g = window2d(op, x.shape, kernel, attrs.stride, attrs.padding, attrs.dilation ?? [1, 1]);
   const [, , pb, pr] = padding4(op, attrs.padding);
@@ -95,9 +125,9 @@ export function runWindow(
     total,
   ])
     p.u32(v);
-  const result = allocGpu(gpu, out);
-  launch(gpu, pipeline, [...inputs, result], p.data(WORDS), total, op);
-  return result;
+  const data = p.data(WORDS);
+  lastParams.set(attrs, { op, x: x.shape, w: weightShape, total, data });
+  return data;
 }
 
 export const sizeOfType = (t: TensorType) => sizeOf(t.shape);
