@@ -78,6 +78,14 @@ describe('wasm depthwise conv2d', () => {
     dw('an image too tall to pad whole (a band of rows at a time)', 2, 100, 30, [3, 3], [1, 1], [1, 1, 1, 1]),
     dw('rows wider than the padded-row buffer (scalar)', 2, 6, 1200, [3, 5], [1, 1], [1, 2, 1, 2]),
     dw('no padding, 7×7', 2, 9, 12, [7, 7], [1, 1], [0, 0, 0, 0]),
+    // Whole padded images, four output rows at a time: exactly four, then 12 (three groups), 6 (the last group overlaps
+    // the first), and under four rows (four computed, only those stored).
+    dw('5×5 padding 2, 4×4 out (one group of four rows)', 5, 4, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 column stride 2, 12×4 out (three groups of rows)', 3, 12, 8, [3, 3], [1, 2], [1, 1, 1, 1]),
+    dw('5×5 padding 2, 6×5 out (two groups overlapping)', 3, 6, 5, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('5×5 padding 2, 3×4 out (under four rows)', 4, 3, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('5×5 row stride 2, 6 rows in, 3 out', 3, 6, 4, [5, 5], [2, 1], [2, 2, 2, 2]),
+    dw('5×5 padding 2, 2×2 out', 3, 2, 2, [5, 5], [1, 1], [2, 2, 2, 2]),
   ];
   for (const c of cases) it(c[0], () => check(c));
 });

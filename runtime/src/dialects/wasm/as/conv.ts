@@ -494,7 +494,11 @@ export function conv2d_dw_f32(
   // Padded rows read by the whole output: [0, rows) holds x's rows [−pt, rows − pt).
   const rows = (oh - 1) * sh + (kh - 1) * dh + 1;
   if (<i64>rows * len <= DW_FLOATS) {
-    memory.fill(DW_BUF, 0, <usize>rows * rowBytes);
+    // Padded rows four output rows read: for three rows of output, depthwiseQuad still reads four (and stores three);
+    // one or two rows take depthwiseRow, which skips the taps on padding rows (half of four rows would be wasted).
+    const quadRows = max(rows, 3 * sh + (kh - 1) * dh + 1);
+    const quads = oh >= 3 && <i64>quadRows * len <= DW_FLOATS;
+    memory.fill(DW_BUF, 0, <usize>(quads ? quadRows : rows) * rowBytes);
     const first = max(0, pt);
     const last = min(rows, pt + h);
     for (let ch = 0; ch < c; ch++) {
@@ -503,6 +507,30 @@ export function conv2d_dw_f32(
         copyFloats(DW_BUF + <usize>r * rowBytes + <usize>pl * 4, xp + <usize>(r - pt) * <usize>wd * 4, copied);
       const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
       const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+      if (quads) {
+        // Four output rows at a time; the last four overlap the ones before when oh is not a multiple of 4 (the rows
+        // both compute are written twice, with the same values), and fewer than four store only theirs.
+        const outStep = <usize>sh * rowBytes;
+        const yStep = <usize>ow * 4;
+        for (let oy = 0; oy < oh; oy += 4) {
+          const o = max(0, min(oy, oh - 4));
+          depthwiseQuad(
+            DW_BUF + <usize>o * outStep,
+            outStep,
+            <usize>dh * rowBytes,
+            wp,
+            kh,
+            kw,
+            sw,
+            dw,
+            yp + <usize>o * yStep,
+            yStep,
+            ow,
+            min(4, oh),
+          );
+        }
+        continue;
+      }
       for (let oy = 0; oy < oh; oy++) {
         // Rows of the padding are zero: only the taps on the image's rows are summed.
         const iy0 = oy * sh - pt;
@@ -532,6 +560,71 @@ export function conv2d_dw_f32(
       }
       depthwiseRow(DW_BUF, rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
     }
+  }
+}
+
+/**
+ * Four depthwise output rows of ow values at y (rows yStep bytes apart; the first `rows` of them stored) from the whole
+ * zero-padded image: output row r reads the padded rows from band + r·outStep, tap row ky tapStep bytes further. Four
+ * columns a vector, every tap of the kernel (the padding reads zeros), each weight splat shared by the four rows: four
+ * independent chains of adds, where one row's taps (depthwiseRow) on a narrow image make short loops and wait on each
+ * add.
+ */
+function depthwiseQuad(
+  band: usize,
+  outStep: usize,
+  tapStep: usize,
+  wp: usize,
+  kh: i32,
+  kw: i32,
+  sw: i32,
+  dw: i32,
+  y: usize,
+  yStep: usize,
+  ow: i32,
+  rows: i32,
+): void {
+  const colStep = <usize>dw * 4;
+  for (let ox = 0; ox < ow; ox += 4) {
+    let a0 = f32x4.splat(0);
+    let a1 = a0;
+    let a2 = a0;
+    let a3 = a0;
+    let row = band + <usize>(ox * sw) * 4;
+    let wk = wp;
+    for (let ky = 0; ky < kh; ky++) {
+      let at = row;
+      const wEnd = wk + <usize>kw * 4;
+      if (sw == 1) {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          a0 = f32x4.add(a0, f32x4.mul(s, v128.load(at)));
+          a1 = f32x4.add(a1, f32x4.mul(s, v128.load(at + outStep)));
+          a2 = f32x4.add(a2, f32x4.mul(s, v128.load(at + 2 * outStep)));
+          a3 = f32x4.add(a3, f32x4.mul(s, v128.load(at + 3 * outStep)));
+          at += colStep;
+        }
+      } else {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          const r1 = at + outStep;
+          const r2 = r1 + outStep;
+          const r3 = r2 + outStep;
+          a0 = f32x4.add(a0, f32x4.mul(s, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
+          a1 = f32x4.add(a1, f32x4.mul(s, v128.shuffle<f32>(v128.load(r1), v128.load(r1, 16), 0, 2, 4, 6)));
+          a2 = f32x4.add(a2, f32x4.mul(s, v128.shuffle<f32>(v128.load(r2), v128.load(r2, 16), 0, 2, 4, 6)));
+          a3 = f32x4.add(a3, f32x4.mul(s, v128.shuffle<f32>(v128.load(r3), v128.load(r3, 16), 0, 2, 4, 6)));
+          at += colStep;
+        }
+      }
+      row += tapStep;
+    }
+    const out = y + <usize>ox * 4;
+    const left = ow - ox;
+    storeLanes(out, a0, left);
+    if (rows > 1) storeLanes(out + yStep, a1, left);
+    if (rows > 2) storeLanes(out + 2 * yStep, a2, left);
+    if (rows > 3) storeLanes(out + 3 * yStep, a3, left);
   }
 }
 
