@@ -1,7 +1,7 @@
 // The wasm convolution's paths for the small convolutions of real CNNs (issue 15), each against the float64 reference
-// in test/support: the unpacked product for few output positions (conv_few_f32, one position as a matrix-vector
-// product), and the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized,
-// others scalar).
+// in test/support: the unpacked product for few output positions (conv_few_f32, up to four as dot products along K, one
+// position as a matrix-vector product), and the depthwise kernel over a zero-padded image or band of rows (column
+// strides 1 and 2 vectorized, others scalar).
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
@@ -43,6 +43,18 @@ describe('wasm conv2d with few output positions', () => {
     ['3×3 stride 2 padding 1 to 2×2', [1, 11, 4, 4], [12, 11, 3, 3], [2, 2], [1, 1, 1, 1], 1],
     ['1×3 padding left and right, 3×3 out', [1, 8, 3, 3], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['dilated 3×3 to 2×2', [1, 6, 6, 6], [4, 6, 3, 3], [1, 1], [0, 0, 0, 0], 1, [2, 2]],
+    // Up to four positions: dot products along K against the positions transposed to rows (four rows of w against two
+    // positions, two rows against three or four; a last row or rows that do not fill a group overlap the one before).
+    ['pointwise 1×2, 7 outputs, k = 70', [1, 70, 1, 2], [7, 70, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['1×3 padding left and right to 1×2, 6 outputs', [1, 40, 1, 2], [6, 40, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['pointwise 1×2, 3 outputs (pairs of rows)', [1, 9, 2, 1], [3, 9, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 1×3, 5 outputs', [1, 33, 1, 3], [5, 33, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×2, 3 outputs, k = 64', [1, 64, 2, 2], [3, 64, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×2, 1 output', [1, 10, 2, 2], [1, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    // Past a block of eight positions on the lanes, the last one to four by dot products.
+    ['pointwise 3×4: eight on the lanes, four by dots', [1, 20, 3, 4], [9, 20, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×5: eight on the lanes, two by dots', [1, 12, 2, 5], [6, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×3 padding 1 to 3×3, 3 outputs: eight, then one by dots', [1, 7, 3, 3], [3, 7, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // Just past the threshold: the blocked product, for contrast.
     ['pointwise 6×4, 40 outputs (24 positions, read in place)', [1, 36, 6, 4], [40, 36, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 48 positions, 2 groups', [1, 20, 8, 6], [14, 10, 1, 1], [1, 1], [0, 0, 0, 0], 2],

@@ -77,7 +77,7 @@ export interface WasmExports {
     oh: number,
     ow: number,
   ): void;
-  conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number): void;
+  conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number, scratch: Ptr): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

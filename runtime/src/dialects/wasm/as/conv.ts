@@ -233,32 +233,198 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
  * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 16): the positions
  * ride in the lanes and four output channels share each load of col, so nothing is packed. Packing splats every
  * weight across a vector for the blocked product; with P this small that costs more than the product itself.
- * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart.
+ * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart. The one to four positions
+ * past the blocks of eight (all of them when P ≤ 4) go by dot products along K instead (fewDots, fewDots2), with
+ * `scratch` (4·k floats) for those positions as rows.
  */
-export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32): void {
+export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32, scratch: usize): void {
   const wStep = <usize>k * 4;
   const cStep = <usize>ld * 4;
+  // The last one to four positions past the blocks of eight (all of them when p ≤ 4) go by dot products.
+  const tail = o >= 2 && (p & 7) >= 1 && (p & 7) <= 4 ? p & 7 : 0;
+  const lanes = p - tail;
+  if (tail) {
+    const at = <usize>lanes * 4;
+    if (tail <= 2 && o >= 4) fewDots2(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
+    else fewDots(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
+  }
   let i = 0;
   for (; i + 4 <= o; i += 4) {
     const w0 = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < p; p0 += 8) {
+    for (let p0 = 0; p0 < lanes; p0 += 8) {
       const y0 = y + (<usize>i * <usize>p + <usize>p0) * 4;
-      if (p - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
-      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
+      if (lanes - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
+      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
     }
   }
   for (; i < o; i++) {
     const wi = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < p; p0 += 4) {
+    for (let p0 = 0; p0 < lanes; p0 += 4) {
       let acc = f32x4.splat(0);
       let src = col + <usize>p0 * 4;
       for (let q = 0; q < k; q++) {
         acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wi + <usize>q * 4), v128.load(src)));
         src += cStep;
       }
-      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, p - p0);
+      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, lanes - p0);
     }
   }
+}
+
+/**
+ * conv_few_f32 for up to four positions (y's rows yStep bytes apart), as dot products along K: col's p columns
+ * transposed into `scratch` (four rows of k floats, zero past p), then two rows of w against the four rows, eight
+ * accumulators over four taps a step (two loads of w and four of the columns feed 32 products). The lanes-as-positions
+ * kernel (fewQuad4) splats a weight for every 4 products, and the splats, not the arithmetic, bound it (384×384
+ * weights over 4 positions: 9.6 → 13.2 GMAC/s).
+ */
+function fewDots(
+  w: usize,
+  col: usize,
+  cStep: usize,
+  y: usize,
+  yStep: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  scratch: usize,
+): void {
+  const kBytes = <usize>k * 4;
+  memory.fill(scratch, 0, 4 * kBytes);
+  for (let q = 0; q < k; q++) {
+    const src = col + <usize>q * cStep;
+    const dst = scratch + <usize>q * 4;
+    for (let j = 0; j < p; j++) store<f32>(dst + <usize>j * kBytes, load<f32>(src + <usize>j * 4));
+  }
+  const x0 = scratch;
+  const x1 = x0 + kBytes;
+  const x2 = x1 + kBytes;
+  const x3 = x2 + kBytes;
+  const k4 = <usize>(k & ~3) * 4;
+  for (let i = 0; i < o; i += 2) {
+    // An odd last row pairs with itself (computed twice, stored once).
+    const r0 = min(i, o - 2);
+    const w0 = w + <usize>r0 * kBytes;
+    const w1 = w0 + kBytes;
+    let a0 = f32x4.splat(0),
+      a1 = f32x4.splat(0),
+      a2 = f32x4.splat(0),
+      a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0),
+      b1 = f32x4.splat(0),
+      b2 = f32x4.splat(0),
+      b3 = f32x4.splat(0);
+    for (let q: usize = 0; q < k4; q += 16) {
+      const u = v128.load(w0 + q);
+      const v = v128.load(w1 + q);
+      let c = v128.load(x0 + q);
+      a0 = f32x4.add(a0, f32x4.mul(u, c));
+      b0 = f32x4.add(b0, f32x4.mul(v, c));
+      c = v128.load(x1 + q);
+      a1 = f32x4.add(a1, f32x4.mul(u, c));
+      b1 = f32x4.add(b1, f32x4.mul(v, c));
+      c = v128.load(x2 + q);
+      a2 = f32x4.add(a2, f32x4.mul(u, c));
+      b2 = f32x4.add(b2, f32x4.mul(v, c));
+      c = v128.load(x3 + q);
+      a3 = f32x4.add(a3, f32x4.mul(u, c));
+      b3 = f32x4.add(b3, f32x4.mul(v, c));
+    }
+    // Lane sums: lane j of sa is row r0's dot with column j, of sb row r0 + 1's.
+    let sa = transposeSum(a0, a1, a2, a3);
+    let sb = transposeSum(b0, b1, b2, b3);
+    for (let q = k4; q < kBytes; q += 4) {
+      const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
+      sa = f32x4.add(sa, f32x4.mul(v128.load32_splat(w0 + q), c));
+      sb = f32x4.add(sb, f32x4.mul(v128.load32_splat(w1 + q), c));
+    }
+    if (r0 == i) storeLanes(y + <usize>r0 * yStep, sa, p);
+    storeLanes(y + <usize>(r0 + 1) * yStep, sb, p);
+  }
+}
+
+/** fewDots for one or two positions: four rows of w against two rows of the columns, still eight accumulators. */
+function fewDots2(
+  w: usize,
+  col: usize,
+  cStep: usize,
+  y: usize,
+  yStep: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  scratch: usize,
+): void {
+  const kBytes = <usize>k * 4;
+  memory.fill(scratch, 0, 2 * kBytes);
+  for (let q = 0; q < k; q++) {
+    const src = col + <usize>q * cStep;
+    store<f32>(scratch + <usize>q * 4, load<f32>(src));
+    if (p > 1) store<f32>(scratch + kBytes + <usize>q * 4, load<f32>(src, 4));
+  }
+  const x0 = scratch;
+  const x1 = x0 + kBytes;
+  const k4 = <usize>(k & ~3) * 4;
+  for (let i = 0; i < o; i += 4) {
+    // The last four rows overlap the ones before when o is not a multiple of 4 (the same values stored twice).
+    const r0 = min(i, o - 4);
+    const w0 = w + <usize>r0 * kBytes;
+    const w1 = w0 + kBytes;
+    const w2 = w1 + kBytes;
+    const w3 = w2 + kBytes;
+    let a0 = f32x4.splat(0),
+      a1 = f32x4.splat(0),
+      a2 = f32x4.splat(0),
+      a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0),
+      b1 = f32x4.splat(0),
+      b2 = f32x4.splat(0),
+      b3 = f32x4.splat(0);
+    for (let q: usize = 0; q < k4; q += 16) {
+      const c = v128.load(x0 + q);
+      const d = v128.load(x1 + q);
+      let u = v128.load(w0 + q);
+      a0 = f32x4.add(a0, f32x4.mul(u, c));
+      b0 = f32x4.add(b0, f32x4.mul(u, d));
+      u = v128.load(w1 + q);
+      a1 = f32x4.add(a1, f32x4.mul(u, c));
+      b1 = f32x4.add(b1, f32x4.mul(u, d));
+      u = v128.load(w2 + q);
+      a2 = f32x4.add(a2, f32x4.mul(u, c));
+      b2 = f32x4.add(b2, f32x4.mul(u, d));
+      u = v128.load(w3 + q);
+      a3 = f32x4.add(a3, f32x4.mul(u, c));
+      b3 = f32x4.add(b3, f32x4.mul(u, d));
+    }
+    // Lane r of sa is row r0 + r's dot with column 0, of sb with column 1.
+    let sa = transposeSum(a0, a1, a2, a3);
+    let sb = transposeSum(b0, b1, b2, b3);
+    for (let q = k4; q < kBytes; q += 4) {
+      const u = f32x4(load<f32>(w0 + q), load<f32>(w1 + q), load<f32>(w2 + q), load<f32>(w3 + q));
+      sa = f32x4.add(sa, f32x4.mul(u, v128.load32_splat(x0 + q)));
+      sb = f32x4.add(sb, f32x4.mul(u, v128.load32_splat(x1 + q)));
+    }
+    // Row r0 + r of y gets (sa[r], sb[r]), or sa[r] alone.
+    const yr = y + <usize>r0 * yStep;
+    store<f32>(yr, f32x4.extract_lane(sa, 0));
+    store<f32>(yr + yStep, f32x4.extract_lane(sa, 1));
+    store<f32>(yr + 2 * yStep, f32x4.extract_lane(sa, 2));
+    store<f32>(yr + 3 * yStep, f32x4.extract_lane(sa, 3));
+    if (p > 1) {
+      store<f32>(yr, f32x4.extract_lane(sb, 0), 4);
+      store<f32>(yr + yStep, f32x4.extract_lane(sb, 1), 4);
+      store<f32>(yr + 2 * yStep, f32x4.extract_lane(sb, 2), 4);
+      store<f32>(yr + 3 * yStep, f32x4.extract_lane(sb, 3), 4);
+    }
+  }
+}
+
+/** (Σ lanes of a, Σ lanes of b, Σ lanes of c, Σ lanes of d) as one vector. */
+function transposeSum(a: v128, b: v128, c: v128, d: v128): v128 {
+  // Pairs of lanes summed twice: lanes (0+1 | 2+3) interleave a with b and c with d, then the halves add.
+  const ab = f32x4.add(v128.shuffle<f32>(a, b, 0, 4, 2, 6), v128.shuffle<f32>(a, b, 1, 5, 3, 7));
+  const cd = f32x4.add(v128.shuffle<f32>(c, d, 0, 4, 2, 6), v128.shuffle<f32>(c, d, 1, 5, 3, 7));
+  return f32x4.add(v128.shuffle<f32>(ab, cd, 0, 1, 4, 5), v128.shuffle<f32>(ab, cd, 2, 3, 6, 7));
 }
 
 /** Four rows of y, eight positions (`valid` of them real) from p0: eight accumulators, two col loads a step. */
