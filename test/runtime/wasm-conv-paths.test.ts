@@ -148,3 +148,25 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
   ];
   for (const c of cases) it(c[0], () => check(c));
 });
+
+describe('wasm conv2d Winograd F(2, 3): 1×3 and 3×1 kernels at unit stride with an even output along the taps', () => {
+  const cases: Case[] = [
+    [
+      '1×3 padding left and right, 5 tiles a row (four, then one)',
+      [1, 8, 5, 10],
+      [6, 8, 1, 3],
+      [1, 1],
+      [0, 1, 0, 1],
+      1,
+    ],
+    ['3×1 unpadded, 7 columns (a vector, then three)', [1, 9, 10, 7], [5, 9, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 padding top and bottom, two images', [2, 16, 6, 9], [12, 16, 3, 1], [1, 1], [1, 0, 1, 0], 1],
+    ['1×3 padding left only', [1, 10, 3, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
+    ['1×3 as oww-embedding: 24 channels over 74×32', [1, 24, 74, 32], [24, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['3×1 with 300 input channels (two depth blocks)', [1, 300, 6, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    // Not Winograd, for contrast: an odd output along the taps, and too few channels.
+    ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 4, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 over 4 channels (the blocked product)', [1, 4, 10, 6], [5, 4, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});

@@ -78,6 +78,18 @@ export interface WasmExports {
     ow: number,
   ): void;
   conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number, scratch: Ptr): void;
+  conv3_wino_f32(
+    x: Ptr,
+    w: Ptr,
+    y: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    o: number,
+    alongW: boolean,
+    work: Ptr,
+    scratch: Ptr,
+  ): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

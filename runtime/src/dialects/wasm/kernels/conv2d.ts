@@ -15,6 +15,8 @@ const FEW_POSITIONS = 16;
  * 357 → 296 µs; even at 48, 153 → 147).
  */
 const FEW_POINTWISE = 48;
+/** Input channels from which a 1×3 / 3×1 convolution takes the Winograd path (its transforms cost per channel). */
+const WINO_MIN_CHANNELS = 8;
 
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
@@ -96,6 +98,32 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   }
   const scratchBytes = mod.matmul_scratch_bytes();
   const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
+  // A 1×3 or 3×1 kernel at unit stride and dilation, padded only along its taps, with an even output along them:
+  // Winograd F(2, 3) (as/winograd.ts), four products of 2/3 the im2col product's work, on a zero-padded copy if padded.
+  const alongW = g.kh === 1 && g.kw === 3 && g.oh === h && g.padTop === 0;
+  const alongH = g.kh === 3 && g.kw === 1 && g.ow === wd && g.padLeft === 0;
+  if (
+    width === 'f32' &&
+    groups === 1 &&
+    (alongW || alongH) &&
+    g.sh === 1 &&
+    g.sw === 1 &&
+    g.dh === 1 &&
+    g.dw === 1 &&
+    (alongW ? g.ow : g.oh) % 2 === 0 &&
+    c >= WINO_MIN_CHANNELS
+  ) {
+    const [hp, wp] = [g.oh + g.kh - 1, g.ow + g.kw - 1];
+    const padded = hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
+    const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
+    const work = arena.alloc(4 * (o * c + c * (p / 2) + o * (p / 2)) * 4);
+    for (let i = 0; i < n; i++) {
+      const xi = px + i * c * h * wd * 4;
+      if (padded) mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
+      mod.conv3_wino_f32(padded ? xPad : xi, pw, py + i * o * p * 4, c, hp, wp, o, alongW, work, scratch);
+    }
+    return y.tensor();
+  }
   // A padded float32 convolution runs unpadded on a zero-padded copy of each image (c·hp·wp floats, small beside the
   // im2col panels it feeds), so every panel away from the right edge packs with vector loads and no bounds tests.
   const hp = Math.max(h + g.padTop, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);
