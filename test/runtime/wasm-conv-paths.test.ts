@@ -136,7 +136,8 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
       [2, 2],
     ],
     ['dilation 2, padding 2, 8 columns', [1, 3, 9, 8], [4, 3, 3, 3], [1, 1], [2, 2, 2, 2], 1, [2, 2]],
-    ['3×3 padding 1 with 360 taps (two depth blocks)', [1, 40, 6, 8], [8, 40, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // 7 columns out: odd, so not Winograd.
+    ['3×3 padding 1 with 360 taps (two depth blocks)', [1, 40, 6, 7], [8, 40, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     [
       '5×5 unpadded, 30 columns (right-edge panels pack lane by lane)',
       [1, 3, 9, 34],
@@ -149,7 +150,7 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
   for (const c of cases) it(c[0], () => check(c));
 });
 
-describe('wasm conv2d Winograd F(2, 3): 1×3 and 3×1 kernels at unit stride with an even output along the taps', () => {
+describe('wasm conv2d Winograd F(2, 3): kh×3 and 3×1 kernels at unit stride with an even output along the taps', () => {
   const cases: Case[] = [
     [
       '1×3 padding left and right, 5 tiles a row (four, then one)',
@@ -164,6 +165,10 @@ describe('wasm conv2d Winograd F(2, 3): 1×3 and 3×1 kernels at unit stride wit
     ['1×3 padding left only', [1, 10, 3, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
     ['1×3 as oww-embedding: 24 channels over 74×32', [1, 24, 74, 32], [24, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['3×1 with 300 input channels (two depth blocks)', [1, 300, 6, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    // kh×3: F(2, 3) along the width, the kernel rows as more input rows of the products.
+    ['3×3 padding 1, 8 columns', [1, 10, 7, 8], [6, 10, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['5×3 uneven padding', [1, 9, 8, 6], [4, 9, 5, 3], [1, 1], [2, 1, 1, 1], 1],
+    ['3×3 as ppocr-det-v4: 96 → 24 channels over 16×16', [1, 96, 16, 16], [24, 96, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // Not Winograd, for contrast: an odd output along the taps, and too few channels.
     ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 4, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
     ['3×1 over 4 channels (the blocked product)', [1, 4, 10, 6], [5, 4, 3, 1], [1, 1], [0, 0, 0, 0], 1],

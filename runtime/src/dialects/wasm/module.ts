@@ -85,6 +85,7 @@ export interface WasmExports {
     c: number,
     h: number,
     wd: number,
+    kh: number,
     o: number,
     alongW: boolean,
     work: Ptr,

@@ -1,5 +1,5 @@
-// Winograd F(2, 3) for the wasm dialect (AssemblyScript): a convolution whose kernel is 3 taps along one axis and 1
-// along the other (1×3 or 3×1, stride 1), two outputs along the axis from four inputs with 4 products where the direct
+// Winograd F(2, 3) for the wasm dialect (AssemblyScript): a convolution whose kernel is 3 taps along one axis (1×3,
+// 3×1, or kh×3 with the kernel rows as more input channels; stride 1), two outputs along the axis from four inputs with 4 products where the direct
 // product takes 6: four matrix products of 2/3 the work of the im2col one, between a transform of the input and one
 // of the output. y = Aᵀ[(G g) ⊙ (Bᵀ d)] with, for taps g and inputs d (points 0, 1, −1, ∞):
 //   Bᵀ d = (d0 − d2, d1 + d2, d2 − d1, d1 − d3),  G g = (g0, (g0 + g1 + g2) / 2, (g0 − g1 + g2) / 2, g2),
@@ -8,9 +8,10 @@
 import { blockedProduct } from './matmul';
 
 /**
- * y[o, ·] = the valid (unpadded) convolution of x (c planes of h×wd) with w (o·c·3 taps, 3 along the width when
- * `alongW`, else along the height), whose output along that axis (wd − 2, or h − 2) must be even. `work` holds
- * 4·(o·c + c·T + o·T) floats, T the tiles (output positions / 2); `scratch` is matmul_f32's.
+ * y[o, ·] = the valid (unpadded) convolution of x (c planes of h×wd) with w: when `alongW`, kh×3 taps (o·c·kh·3),
+ * F(2, 3) along the width and the kh rows as more input channels (row c·kh + ky of the products reads the plane kh
+ * rows lower); else 3×1 taps along the height. The output along the 3 taps (wd − 2, or h − 2) must be even. `work`
+ * holds 4·(o·K + K·T + o·T) floats, K = c·kh and T the tiles (output positions / 2); `scratch` is matmul_f32's.
  */
 export function conv3_wino_f32(
   x: usize,
@@ -19,23 +20,25 @@ export function conv3_wino_f32(
   c: i32,
   h: i32,
   wd: i32,
+  kh: i32,
   o: i32,
   alongW: bool,
   work: usize,
   scratch: usize,
 ): void {
-  const oh = alongW ? h : h - 2;
+  const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
   const tiles = (oh * ow) >> 1;
+  const k = alongW ? c * kh : c;
   const u = work;
-  const v = u + <usize>4 * <usize>o * <usize>c * 4;
-  const m = v + <usize>4 * <usize>c * <usize>tiles * 4;
-  const uStep = <usize>o * <usize>c * 4;
-  const vStep = <usize>c * <usize>tiles * 4;
+  const v = u + <usize>4 * <usize>o * <usize>k * 4;
+  const m = v + <usize>4 * <usize>k * <usize>tiles * 4;
+  const uStep = <usize>o * <usize>k * 4;
+  const vStep = <usize>k * <usize>tiles * 4;
   const mStep = <usize>o * <usize>tiles * 4;
-  // G g per output and input channel: U_t[o, c].
+  // G g per output and input row (channel, or channel and kernel row): U_t[o, k].
   const half: f32 = 0.5;
-  for (let i = 0; i < o * c; i++) {
+  for (let i = 0; i < o * k; i++) {
     const g = w + <usize>i * 12;
     const g0 = load<f32>(g);
     const g1 = load<f32>(g, 4);
@@ -46,17 +49,20 @@ export function conv3_wino_f32(
     store<f32>(at + 2 * uStep, (g0 - g1 + g2) * half);
     store<f32>(at + 3 * uStep, g2);
   }
-  // Bᵀ d per input channel and tile: V_t[c, tile].
+  // Bᵀ d per input row and tile: V_t[k, tile].
   for (let ci = 0; ci < c; ci++) {
     const plane = x + <usize>ci * <usize>h * <usize>wd * 4;
-    const vc = v + <usize>ci * <usize>tiles * 4;
-    if (alongW) inputAlongW(plane, vc, vStep, h, wd);
-    else inputAlongH(plane, vc, vStep, h, wd);
+    if (!alongW) inputAlongH(plane, v + <usize>ci * <usize>tiles * 4, vStep, h, wd);
+    else
+      for (let ky = 0; ky < kh; ky++) {
+        const row = <usize>(ci * kh + ky) * <usize>tiles * 4;
+        inputAlongW(plane + <usize>ky * <usize>wd * 4, v + row, vStep, oh, wd);
+      }
   }
   for (let t = 0; t < 4; t++)
     blockedProduct(
       u + <usize>t * uStep,
-      c,
+      k,
       1,
       v + <usize>t * vStep,
       tiles,
@@ -65,7 +71,7 @@ export function conv3_wino_f32(
       m + <usize>t * mStep,
       o,
       tiles,
-      c,
+      k,
       scratch,
     );
   // Aᵀ m per output channel and tile.

@@ -98,9 +98,10 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   }
   const scratchBytes = mod.matmul_scratch_bytes();
   const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
-  // A 1×3 or 3×1 kernel at unit stride and dilation, padded only along its taps, with an even output along them:
-  // Winograd F(2, 3) (as/winograd.ts), four products of 2/3 the im2col product's work, on a zero-padded copy if padded.
-  const alongW = g.kh === 1 && g.kw === 3 && g.oh === h && g.padTop === 0;
+  // A kh×3 kernel (1×3, 3×3) or a 3×1 one padded only along its taps, at unit stride and dilation, with an even output
+  // along the 3 taps: Winograd F(2, 3) (as/winograd.ts), four products of 2/3 the im2col product's work, on a
+  // zero-padded copy if padded.
+  const alongW = g.kw === 3;
   const alongH = g.kh === 3 && g.kw === 1 && g.ow === wd && g.padLeft === 0;
   if (
     width === 'f32' &&
@@ -116,11 +117,12 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     const [hp, wp] = [g.oh + g.kh - 1, g.ow + g.kw - 1];
     const padded = hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
     const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
-    const work = arena.alloc(4 * (o * c + c * (p / 2) + o * (p / 2)) * 4);
+    const k = alongW ? c * g.kh : c;
+    const work = arena.alloc(4 * (o * k + k * (p / 2) + o * (p / 2)) * 4);
     for (let i = 0; i < n; i++) {
       const xi = px + i * c * h * wd * 4;
       if (padded) mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
-      mod.conv3_wino_f32(padded ? xPad : xi, pw, py + i * o * p * 4, c, hp, wp, o, alongW, work, scratch);
+      mod.conv3_wino_f32(padded ? xPad : xi, pw, py + i * o * p * 4, c, hp, wp, g.kh, o, alongW, work, scratch);
     }
     return y.tensor();
   }
