@@ -175,3 +175,72 @@ describe('wasm conv2d Winograd F(2, 3): kh×3 and 3×1 kernels at unit stride wi
   ];
   for (const c of cases) it(c[0], () => check(c));
 });
+
+describe('wasm conv_transpose: two taps a row at column stride 2 (kx = 0 and 1 interleave into each output row)', () => {
+  /** float64 transposed convolution: each input pixel times each tap, added where it lands (padding [t, l, b, r]). */
+  function convTransposeRef(
+    x: number[],
+    [n, c, h, wd]: number[],
+    w: number[],
+    [, og, kh, kw]: number[],
+    bias: number[],
+    [sh, sw]: number[],
+    [pt, pl, pb, pr]: number[],
+    groups: number,
+  ) {
+    const [oh, ow] = [(h - 1) * sh - pt - pb + kh, (wd - 1) * sw - pl - pr + kw];
+    const o = og! * groups;
+    const cg = c! / groups;
+    const y = new Array<number>(n! * o * oh * ow).fill(0);
+    for (let b = 0; b < n!; b++)
+      for (let oc = 0; oc < o; oc++) y.fill(bias[oc]!, (b * o + oc) * oh * ow, (b * o + oc + 1) * oh * ow);
+    for (let b = 0; b < n!; b++)
+      for (let ci = 0; ci < c!; ci++)
+        for (let q = 0; q < og!; q++)
+          for (let iy = 0; iy < h!; iy++)
+            for (let ix = 0; ix < wd!; ix++)
+              for (let ky = 0; ky < kh!; ky++)
+                for (let kx = 0; kx < kw!; kx++) {
+                  const [yy, xx] = [iy * sh! - pt! + ky, ix * sw! - pl! + kx];
+                  if (yy < 0 || yy >= oh || xx < 0 || xx >= ow) continue;
+                  const oc = Math.floor(ci / cg) * og! + q;
+                  y[((b * o + oc) * oh + yy) * ow + xx]! +=
+                    x[((b * c! + ci) * h! + iy) * wd! + ix]! * w[((ci * og! + q) * kh! + ky) * kw! + kx]!;
+                }
+    return { data: y, shape: [n!, o, oh, ow] };
+  }
+  const cases: [string, number[], number[], number[], number[], number][] = [
+    // name, x, w, stride, padding [t, l, b, r], groups
+    ['2×2 stride 2 over 5×6 (a vector of columns, then two)', [1, 3, 5, 6], [3, 4, 2, 2], [2, 2], [0, 0, 0, 0], 1],
+    ['2×2 stride 2 as ppocr-det-v4: 24 → 24 over 16×16', [1, 24, 16, 16], [24, 24, 2, 2], [2, 2], [0, 0, 0, 0], 1],
+    [
+      '3×2, row stride 1 padded top and bottom, 2 groups, 2 images',
+      [2, 4, 3, 5],
+      [4, 1, 3, 2],
+      [1, 2],
+      [1, 0, 1, 0],
+      2,
+    ],
+  ];
+  for (const [name, xs, ws, stride, pads, groups] of cases)
+    it(name, () => {
+      const x = values(sizeOf(xs), 31);
+      const w = values(sizeOf(ws), 32);
+      const bias = values(ws[1]! * groups, 33);
+      const want = convTransposeRef(x, xs, w, ws, bias, stride, pads, groups);
+      const got = withDialect(['wasm'], () =>
+        ops.convTranspose(
+          tensor(x, { shape: xs, dtype: 'float32' }),
+          tensor(w, { shape: ws, dtype: 'float32' }),
+          tensor(bias, { shape: [bias.length], dtype: 'float32' }),
+          stride,
+          pads,
+          null,
+          null,
+          groups,
+        ),
+      );
+      expect(got.shape).toEqual(want.shape);
+      assertAllClose(got.dataSync(), want.data, tolerance('float32'));
+    });
+});

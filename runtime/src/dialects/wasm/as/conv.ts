@@ -924,6 +924,54 @@ function depthwiseRow(
 }
 
 /**
+ * col2im_f32 for two taps a row at column stride 2 filling the output's width exactly (a 2×2 stride-2 upsampling, as
+ * ppocr-det-v4's head): the rows of kx = 0 and kx = 1 land on the even and odd columns of the same output row, so four
+ * columns of each interleave into eight outputs, with no overlap and no bounds test along the row.
+ */
+function col2imPairs(
+  cols: usize,
+  y: usize,
+  rows: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  sh: i32,
+  dh: i32,
+  pt: i32,
+  oh: i32,
+): void {
+  const ow = 2 * wd;
+  const inPlane = <usize>h * <usize>wd * 4;
+  const wd4 = wd & ~3;
+  for (let r = 0; r < rows; r += 2) {
+    const ky = (r >> 1) % kh;
+    const plane = y + <usize>(r / (2 * kh)) * <usize>oh * <usize>ow * 4;
+    const src0 = cols + <usize>r * inPlane;
+    const src1 = src0 + inPlane;
+    for (let iy = 0; iy < h; iy++) {
+      const yy = iy * sh - pt + ky * dh;
+      if (<u32>yy >= <u32>oh) continue;
+      const out = plane + <usize>yy * <usize>ow * 4;
+      const in0 = src0 + <usize>iy * <usize>wd * 4;
+      const in1 = src1 + <usize>iy * <usize>wd * 4;
+      let ix = 0;
+      for (; ix < wd4; ix += 4) {
+        const a = v128.load(in0 + <usize>ix * 4);
+        const b = v128.load(in1 + <usize>ix * 4);
+        const at = out + <usize>ix * 8;
+        v128.store(at, f32x4.add(v128.load(at), v128.shuffle<f32>(a, b, 0, 4, 1, 5)));
+        v128.store(at, f32x4.add(v128.load(at, 16), v128.shuffle<f32>(a, b, 2, 6, 3, 7)), 16);
+      }
+      for (; ix < wd; ix++) {
+        const at = out + <usize>ix * 8;
+        store<f32>(at, load<f32>(at) + load<f32>(in0 + <usize>ix * 4));
+        store<f32>(at, load<f32>(at, 4) + load<f32>(in1 + <usize>ix * 4), 4);
+      }
+    }
+  }
+}
+
+/**
  * col2im of a transposed convolution: row r = (oc·kh + ky)·kw + kx of cols (h·wd input positions each) adds onto the
  * output positions (iy·sh − pt + ky·dh, ix·sw − pl + kx·dw) of channel oc's oh×ow plane of y, where they land.
  */
@@ -945,6 +993,10 @@ export function col2im_f32(
   ow: i32,
 ): void {
   const taps = kh * kw;
+  if (kw == 2 && sw == 2 && dw == 1 && pl == 0 && ow == 2 * wd) {
+    col2imPairs(cols, y, rows, h, wd, kh, sh, dh, pt, oh);
+    return;
+  }
   for (let r = 0; r < rows; r++) {
     const kx = r % kw;
     const ky = (r / kw) % kh;
