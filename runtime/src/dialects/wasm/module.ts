@@ -78,10 +78,9 @@ export interface WasmExports {
     ow: number,
   ): void;
   conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number, scratch: Ptr): void;
-  conv3_wino_f32(
+  wino3_in_f32(
     x: Ptr,
     w: Ptr,
-    y: Ptr,
     c: number,
     h: number,
     wd: number,
@@ -89,8 +88,8 @@ export interface WasmExports {
     o: number,
     alongW: boolean,
     work: Ptr,
-    scratch: Ptr,
   ): void;
+  wino3_out_f32(y: Ptr, c: number, h: number, wd: number, kh: number, o: number, alongW: boolean, work: Ptr): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

@@ -5,18 +5,17 @@
 //   Bᵀ d = (d0 − d2, d1 + d2, d2 − d1, d1 − d3),  G g = (g0, (g0 + g1 + g2) / 2, (g0 − g1 + g2) / 2, g2),
 //   Aᵀ m = (m0 + m1 + m2, m1 − m2 − m3).
 
-import { blockedProduct } from './matmul';
-
 /**
- * y[o, ·] = the valid (unpadded) convolution of x (c planes of h×wd) with w: when `alongW`, kh×3 taps (o·c·kh·3),
- * F(2, 3) along the width and the kh rows as more input channels (row c·kh + ky of the products reads the plane kh
- * rows lower); else 3×1 taps along the height. The output along the 3 taps (wd − 2, or h − 2) must be even. `work`
- * holds 4·(o·K + K·T + o·T) floats, K = c·kh and T the tiles (output positions / 2); `scratch` is matmul_f32's.
+ * The valid (unpadded) convolution of x (c planes of h×wd) with w, in three steps: wino3_in_f32 here, four matrix
+ * products M_t[o, T] = U_t[o, K] · V_t[K, T] (t = 0..3, each matmul_f32, run from JavaScript so that threads can split
+ * them), then wino3_out_f32. When `alongW`, w has kh×3 taps (o·c·kh·3): F(2, 3) along the width, the kh rows as more
+ * input rows (row c·kh + ky of V reads the plane ky rows lower), K = c·kh; else 3×1 taps along the height, K = c. The
+ * output along the 3 taps (wd − 2, or h − 2) must be even; T = output positions / 2 tiles. `work` holds U (4·o·K
+ * floats), then V (4·K·T), then M (4·o·T).
  */
-export function conv3_wino_f32(
+export function wino3_in_f32(
   x: usize,
   w: usize,
-  y: usize,
   c: i32,
   h: i32,
   wd: i32,
@@ -24,7 +23,6 @@ export function conv3_wino_f32(
   o: i32,
   alongW: bool,
   work: usize,
-  scratch: usize,
 ): void {
   const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
@@ -32,10 +30,8 @@ export function conv3_wino_f32(
   const k = alongW ? c * kh : c;
   const u = work;
   const v = u + <usize>4 * <usize>o * <usize>k * 4;
-  const m = v + <usize>4 * <usize>k * <usize>tiles * 4;
   const uStep = <usize>o * <usize>k * 4;
   const vStep = <usize>k * <usize>tiles * 4;
-  const mStep = <usize>o * <usize>tiles * 4;
   // G g per output and input row (channel, or channel and kernel row): U_t[o, k].
   const half: f32 = 0.5;
   for (let i = 0; i < o * k; i++) {
@@ -59,22 +55,16 @@ export function conv3_wino_f32(
         inputAlongW(plane + <usize>ky * <usize>wd * 4, v + row, vStep, oh, wd);
       }
   }
-  for (let t = 0; t < 4; t++)
-    blockedProduct(
-      u + <usize>t * uStep,
-      k,
-      1,
-      v + <usize>t * vStep,
-      tiles,
-      1,
-      false,
-      m + <usize>t * mStep,
-      o,
-      tiles,
-      k,
-      scratch,
-    );
-  // Aᵀ m per output channel and tile.
+}
+
+/** Aᵀ m per output channel and tile into y (o planes of the output), after wino3_in_f32 and the four products. */
+export function wino3_out_f32(y: usize, c: i32, h: i32, wd: i32, kh: i32, o: i32, alongW: bool, work: usize): void {
+  const oh = alongW ? h - kh + 1 : h - 2;
+  const ow = alongW ? wd - 2 : wd;
+  const tiles = (oh * ow) >> 1;
+  const k = alongW ? c * kh : c;
+  const m = work + (<usize>4 * <usize>o * <usize>k + <usize>4 * <usize>k * <usize>tiles) * 4;
+  const mStep = <usize>o * <usize>tiles * 4;
   for (let oi = 0; oi < o; oi++) {
     const mo = m + <usize>oi * <usize>tiles * 4;
     const yo = y + <usize>oi * <usize>oh * <usize>ow * 4;

@@ -100,7 +100,7 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
   // A kh×3 kernel (1×3, 3×3) or a 3×1 one padded only along its taps, at unit stride and dilation, with an even output
   // along the 3 taps: Winograd F(2, 3) (as/winograd.ts), four products of 2/3 the im2col product's work, on a
-  // zero-padded copy if padded.
+  // zero-padded copy if padded. Threads (when on) split each of the four products.
   const alongW = g.kw === 3;
   const alongH = g.kh === 3 && g.kw === 1 && g.ow === wd && g.padLeft === 0;
   if (
@@ -118,11 +118,20 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     const padded = hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
     const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
     const k = alongW ? c * g.kh : c;
-    const work = arena.alloc(4 * (o * k + k * (p / 2) + o * (p / 2)) * 4);
+    const tiles = p / 2;
+    const work = arena.alloc(4 * (o * k + k * tiles + o * tiles) * 4);
+    // U_t, V_t and M_t as wino3_in_f32 lays them out in `work`.
+    const [u, v, m] = [work, work + 4 * o * k * 4, work + 4 * (o * k + k * tiles) * 4];
     for (let i = 0; i < n; i++) {
       const xi = px + i * c * h * wd * 4;
       if (padded) mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
-      mod.conv3_wino_f32(padded ? xPad : xi, pw, py + i * o * p * 4, c, hp, wp, g.kh, o, alongW, work, scratch);
+      mod.wino3_in_f32(padded ? xPad : xi, pw, c, hp, wp, g.kh, o, alongW, work);
+      for (let t = 0; t < 4; t++) {
+        const [ut, vt, mt] = [u + t * o * k * 4, v + t * k * tiles * 4, m + t * o * tiles * 4];
+        if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
+          mod.matmul_f32(ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch);
+      }
+      mod.wino3_out_f32(py + i * o * p * 4, c, hp, wp, g.kh, o, alongW, work);
     }
     return y.tensor();
   }
