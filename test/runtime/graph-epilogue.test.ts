@@ -1,6 +1,7 @@
 // fuseOps on the CPU: inference batch_norm folds into the conv2d before it, spelled-out hardswish becomes one call, and
-// conv2d / dense groups with a bias, an activation and a residual run as one wasm epilogue. Checked against float64
-// references computed here, and against the CPU dialect's JavaScript loops (the fallback when wasm is pinned off).
+// conv2d / dense groups with a bias, an activation, a scalar affine and a residual run as one wasm epilogue. Checked
+// against float64 references computed here, and against the CPU dialect's JavaScript loops (the fallback when wasm is
+// pinned off).
 
 import { describe, expect, it } from 'vitest';
 import { ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -89,6 +90,30 @@ describe('conv2d epilogues after fuseOps', () => {
     const plane = (h - 2) * (wd - 2);
     for (const [name, f, fr] of acts) {
       const g = fuseOps(trace((x: Tensor) => f(ops.add(ops.conv2d(x, w), cb)), [f32('x', [1, c, h, wd])]));
+      expect(g.nodes, name).toHaveLength(1);
+      const want = conv.map((v, i) => fr(v + b0[Math.floor(i / plane)]!));
+      for (let run = 0; run < 2; run++) expectClose(values(execute(g, [x])[0]!), want, 1e-5);
+    }
+  });
+
+  it('a scalar affine after the activation (PP-LCNet: · s + t) runs in the same wasm epilogue', () => {
+    // Padding 1: 6×7 planes, whole vectors and a two-element tail per channel.
+    const x = randomUniform([1, c, h, wd], { low: -2, high: 2, seed: 23 });
+    const conv = convRef(values(x), values(w), c, h, wd, o, 3, 1);
+    const b0 = values(cb);
+    const plane = h * wd;
+    const s = tensor([0.63], { shape: [1], dtype: 'float32' });
+    const t = tensor([-0.55], { shape: [1], dtype: 'float32' });
+    const [sv, tv] = [values(s)[0]!, values(t)[0]!];
+    const blocks: [string, (y: Tensor) => Tensor, (v: number) => number][] = [
+      ['hardswish · s + t', (y) => ops.add(ops.multiply(s, ops.hardswish(y)), t), (v) => hswish(v) * sv + tv],
+      ['relu · s', (y) => ops.multiply(ops.relu(y), s), (v) => Math.max(v, 0) * sv],
+      ['leaky_relu + t', (y) => ops.add(ops.leakyRelu(y, 0.1), t), (v) => (v > 0 ? v : 0.1 * v) + tv],
+    ];
+    for (const [name, f, fr] of blocks) {
+      const g = fuseEpilogues(
+        trace((x: Tensor) => f(ops.add(ops.conv2d(x, w, [1, 1], [1, 1, 1, 1]), cb)), [f32('x', [1, c, h, wd])]),
+      );
       expect(g.nodes, name).toHaveLength(1);
       const want = conv.map((v, i) => fr(v + b0[Math.floor(i / plane)]!));
       for (let run = 0; run < 2; run++) expectClose(values(execute(g, [x])[0]!), want, 1e-5);
@@ -192,5 +217,28 @@ describe('dense and matmul epilogues after fuseOps', () => {
       expectClose(values(execute(dense, [x])[0]!), want1);
       expectClose(values(execute(mm, [x])[0]!), want2);
     }
+  });
+
+  it('matmul + bias + hardswish · s + t runs in wasm (rows of 7: whole vectors and a tail)', () => {
+    const [m, k, n] = [3, 10, 7];
+    const w = randomUniform([k, n], { low: -1, high: 1, seed: 44 });
+    const b = randomUniform([n], { low: -1, high: 1, seed: 45 });
+    const x = randomUniform([m, k], { low: -1, high: 1, seed: 46 });
+    const [xs, ws, bs] = [x, w, b].map(values);
+    const g = fuseEpilogues(
+      trace(
+        (x: Tensor) => ops.add(ops.multiply(ops.hardswish(ops.add(ops.matmul(x, w), b)), 1.5), -0.25),
+        [f32('x', [m, k])],
+      ),
+    );
+    expect(g.nodes).toHaveLength(1);
+    const want: number[] = [];
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let v = bs![j]!;
+        for (let t = 0; t < k; t++) v += xs![i * k + t]! * ws![t * n + j]!;
+        want.push(hswish(v) * 1.5 - 0.25);
+      }
+    for (let run = 0; run < 2; run++) expectClose(values(execute(g, [x])[0]!), want);
   });
 });

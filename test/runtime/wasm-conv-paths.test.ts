@@ -1,7 +1,7 @@
 // The wasm convolution's paths for the small convolutions of real CNNs (issue 15), each against the float64 reference
-// in test/support: the unpacked product for few output positions (conv_few_f32, one position as a matrix-vector
-// product), and the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized,
-// others scalar).
+// in test/support: the unpacked product for few output positions (conv_few_f32, up to four as dot products along K, one
+// position as a matrix-vector product), and the depthwise kernel over a zero-padded image or band of rows (column
+// strides 1 and 2 vectorized, others scalar).
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
@@ -43,6 +43,18 @@ describe('wasm conv2d with few output positions', () => {
     ['3×3 stride 2 padding 1 to 2×2', [1, 11, 4, 4], [12, 11, 3, 3], [2, 2], [1, 1, 1, 1], 1],
     ['1×3 padding left and right, 3×3 out', [1, 8, 3, 3], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['dilated 3×3 to 2×2', [1, 6, 6, 6], [4, 6, 3, 3], [1, 1], [0, 0, 0, 0], 1, [2, 2]],
+    // Up to four positions: dot products along K against the positions transposed to rows (four rows of w against two
+    // positions, two rows against three or four; a last row or rows that do not fill a group overlap the one before).
+    ['pointwise 1×2, 7 outputs, k = 70', [1, 70, 1, 2], [7, 70, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['1×3 padding left and right to 1×2, 6 outputs', [1, 40, 1, 2], [6, 40, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['pointwise 1×2, 3 outputs (pairs of rows)', [1, 9, 2, 1], [3, 9, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 1×3, 5 outputs', [1, 33, 1, 3], [5, 33, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×2, 3 outputs, k = 64', [1, 64, 2, 2], [3, 64, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×2, 1 output', [1, 10, 2, 2], [1, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    // Past a block of eight positions on the lanes, the last one to four by dot products.
+    ['pointwise 3×4: eight on the lanes, four by dots', [1, 20, 3, 4], [9, 20, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×5: eight on the lanes, two by dots', [1, 12, 2, 5], [6, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×3 padding 1 to 3×3, 3 outputs: eight, then one by dots', [1, 7, 3, 3], [3, 7, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // Just past the threshold: the blocked product, for contrast.
     ['pointwise 6×4, 40 outputs (24 positions, read in place)', [1, 36, 6, 4], [40, 36, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 48 positions, 2 groups', [1, 20, 8, 6], [14, 10, 1, 1], [1, 1], [0, 0, 0, 0], 2],
@@ -78,6 +90,14 @@ describe('wasm depthwise conv2d', () => {
     dw('an image too tall to pad whole (a band of rows at a time)', 2, 100, 30, [3, 3], [1, 1], [1, 1, 1, 1]),
     dw('rows wider than the padded-row buffer (scalar)', 2, 6, 1200, [3, 5], [1, 1], [1, 2, 1, 2]),
     dw('no padding, 7×7', 2, 9, 12, [7, 7], [1, 1], [0, 0, 0, 0]),
+    // Whole padded images, four output rows at a time: exactly four, then 12 (three groups), 6 (the last group overlaps
+    // the first), and under four rows (four computed, only those stored).
+    dw('5×5 padding 2, 4×4 out (one group of four rows)', 5, 4, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 column stride 2, 12×4 out (three groups of rows)', 3, 12, 8, [3, 3], [1, 2], [1, 1, 1, 1]),
+    dw('5×5 padding 2, 6×5 out (two groups overlapping)', 3, 6, 5, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('5×5 padding 2, 3×4 out (under four rows)', 4, 3, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('5×5 row stride 2, 6 rows in, 3 out', 3, 6, 4, [5, 5], [2, 1], [2, 2, 2, 2]),
+    dw('5×5 padding 2, 2×2 out', 3, 2, 2, [5, 5], [1, 1], [2, 2, 2, 2]),
   ];
   for (const c of cases) it(c[0], () => check(c));
 });
@@ -116,7 +136,8 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
       [2, 2],
     ],
     ['dilation 2, padding 2, 8 columns', [1, 3, 9, 8], [4, 3, 3, 3], [1, 1], [2, 2, 2, 2], 1, [2, 2]],
-    ['3×3 padding 1 with 360 taps (two depth blocks)', [1, 40, 6, 8], [8, 40, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // 7 columns out: odd, so not Winograd.
+    ['3×3 padding 1 with 360 taps (two depth blocks)', [1, 40, 6, 7], [8, 40, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     [
       '5×5 unpadded, 30 columns (right-edge panels pack lane by lane)',
       [1, 3, 9, 34],
@@ -127,4 +148,99 @@ describe('wasm conv2d blocked product: image panels packed with vector loads whe
     ],
   ];
   for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm conv2d Winograd F(2, 3): kh×3 and 3×1 kernels at unit stride with an even output along the taps', () => {
+  const cases: Case[] = [
+    [
+      '1×3 padding left and right, 5 tiles a row (four, then one)',
+      [1, 8, 5, 10],
+      [6, 8, 1, 3],
+      [1, 1],
+      [0, 1, 0, 1],
+      1,
+    ],
+    ['3×1 unpadded, 7 columns (a vector, then three)', [1, 9, 10, 7], [5, 9, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 padding top and bottom, two images', [2, 16, 6, 9], [12, 16, 3, 1], [1, 1], [1, 0, 1, 0], 1],
+    ['1×3 padding left only', [1, 10, 3, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
+    ['1×3 as oww-embedding: 24 channels over 74×32', [1, 24, 74, 32], [24, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['3×1 with 300 input channels (two depth blocks)', [1, 300, 6, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    // kh×3: F(2, 3) along the width, the kernel rows as more input rows of the products.
+    ['3×3 padding 1, 8 columns', [1, 10, 7, 8], [6, 10, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['5×3 uneven padding', [1, 9, 8, 6], [4, 9, 5, 3], [1, 1], [2, 1, 1, 1], 1],
+    ['3×3 as ppocr-det-v4: 96 → 24 channels over 16×16', [1, 96, 16, 16], [24, 96, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // Not Winograd, for contrast: an odd output along the taps, and too few channels.
+    ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 4, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 over 4 channels (the blocked product)', [1, 4, 10, 6], [5, 4, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm conv_transpose: two taps a row at column stride 2 (kx = 0 and 1 interleave into each output row)', () => {
+  /** float64 transposed convolution: each input pixel times each tap, added where it lands (padding [t, l, b, r]). */
+  function convTransposeRef(
+    x: number[],
+    [n, c, h, wd]: number[],
+    w: number[],
+    [, og, kh, kw]: number[],
+    bias: number[],
+    [sh, sw]: number[],
+    [pt, pl, pb, pr]: number[],
+    groups: number,
+  ) {
+    const [oh, ow] = [(h - 1) * sh - pt - pb + kh, (wd - 1) * sw - pl - pr + kw];
+    const o = og! * groups;
+    const cg = c! / groups;
+    const y = new Array<number>(n! * o * oh * ow).fill(0);
+    for (let b = 0; b < n!; b++)
+      for (let oc = 0; oc < o; oc++) y.fill(bias[oc]!, (b * o + oc) * oh * ow, (b * o + oc + 1) * oh * ow);
+    for (let b = 0; b < n!; b++)
+      for (let ci = 0; ci < c!; ci++)
+        for (let q = 0; q < og!; q++)
+          for (let iy = 0; iy < h!; iy++)
+            for (let ix = 0; ix < wd!; ix++)
+              for (let ky = 0; ky < kh!; ky++)
+                for (let kx = 0; kx < kw!; kx++) {
+                  const [yy, xx] = [iy * sh! - pt! + ky, ix * sw! - pl! + kx];
+                  if (yy < 0 || yy >= oh || xx < 0 || xx >= ow) continue;
+                  const oc = Math.floor(ci / cg) * og! + q;
+                  y[((b * o + oc) * oh + yy) * ow + xx]! +=
+                    x[((b * c! + ci) * h! + iy) * wd! + ix]! * w[((ci * og! + q) * kh! + ky) * kw! + kx]!;
+                }
+    return { data: y, shape: [n!, o, oh, ow] };
+  }
+  const cases: [string, number[], number[], number[], number[], number][] = [
+    // name, x, w, stride, padding [t, l, b, r], groups
+    ['2×2 stride 2 over 5×6 (a vector of columns, then two)', [1, 3, 5, 6], [3, 4, 2, 2], [2, 2], [0, 0, 0, 0], 1],
+    ['2×2 stride 2 as ppocr-det-v4: 24 → 24 over 16×16', [1, 24, 16, 16], [24, 24, 2, 2], [2, 2], [0, 0, 0, 0], 1],
+    [
+      '3×2, row stride 1 padded top and bottom, 2 groups, 2 images',
+      [2, 4, 3, 5],
+      [4, 1, 3, 2],
+      [1, 2],
+      [1, 0, 1, 0],
+      2,
+    ],
+  ];
+  for (const [name, xs, ws, stride, pads, groups] of cases)
+    it(name, () => {
+      const x = values(sizeOf(xs), 31);
+      const w = values(sizeOf(ws), 32);
+      const bias = values(ws[1]! * groups, 33);
+      const want = convTransposeRef(x, xs, w, ws, bias, stride, pads, groups);
+      const got = withDialect(['wasm'], () =>
+        ops.convTranspose(
+          tensor(x, { shape: xs, dtype: 'float32' }),
+          tensor(w, { shape: ws, dtype: 'float32' }),
+          tensor(bias, { shape: [bias.length], dtype: 'float32' }),
+          stride,
+          pads,
+          null,
+          null,
+          groups,
+        ),
+      );
+      expect(got.shape).toEqual(want.shape);
+      assertAllClose(got.dataSync(), want.data, tolerance('float32'));
+    });
 });

@@ -1,7 +1,7 @@
 // The wasm dialect's blocked float32 product (as/matmul.ts: packed panels, A splat, 4×8 register tile) against a float64
 // reference: shapes that cross every cache block (KC = 256, MC = 64, NC = 512) and end in partial tiles, with A or B
 // read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them; and products of under
-// four rows, which read B in place without packing.
+// four rows, which read B in place without packing (row by row in blocks of columns, two rows of c at a time).
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -51,6 +51,8 @@ describe('wasm blocked float32 product', () => {
     [3, 8, 6], // three rows, k under one vector plus a tail
     [2, 96, 50], // two rows of B read in place, three whole blocks of 32 columns
     [1, 70, 5], // one row: two blocks of 32 columns, then six
+    [2, 1031, 13], // two rows of B read in place: two column blocks (1024, then 7: a vector and 3), k = 3·4 + 1
+    [3, 1029, 10], // three rows: a pair and a single, two column blocks (1024 and 5), k = 2·4 + 2
   ] as const) {
     const a = values(m * k, 11);
     const b = values(k * n, 12);

@@ -140,6 +140,9 @@ describe('threaded conv2d', () => {
     ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
+    // Winograd F(2, 3) (from 8 input channels, an even output width): its four products split.
+    ['3×3 over 9 channels, Winograd', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['3×1 over 16 channels, Winograd', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1],
   ];
   for (const [name, xs, ws, stride, padding, groups] of cases)
     it(name, () => {

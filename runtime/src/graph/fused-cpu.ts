@@ -219,7 +219,8 @@ const ACT = {
 /**
  * For a group `conv2d | matmul | dense` then `add(·, per-channel constant)` and/or one activation (relu, leaky_relu,
  * clip, hard_sigmoid, sigmoid, hardswish, or hardswish spelled out as ONNX exporters write it: x · clip(x + 3, 0, 6) /
- * 6), then optionally + a same-shaped input (a residual), and nothing else, float32: a function applying bias and activation in place to the anchor's result with one wasm
+ * 6), then optionally · and + scalar constants (an affine), then optionally + a same-shaped input (a residual), and
+ * nothing else, float32: a function applying bias and activation in place to the anchor's result with one wasm
  * call, when that result lies in wasm memory (the wasm kernel ran); null when it does not, and the group's JavaScript
  * loop runs instead. Null when the group is not of that form.
  */
@@ -268,6 +269,22 @@ function wasmEpilogue(
     cur = singleOut(chain[k]!);
     k += 1;
   }
+  // A learnable affine (PP-LCNet's after each activation): · a scalar constant, then + a scalar constant, either alone.
+  let [scale, shift] = [1, 0];
+  const mul = chain[k];
+  const factor = mul?.op.name === 'multiply' ? scalarConst(otherArg(mul, cur)) : null;
+  if (factor !== null) {
+    scale = factor;
+    cur = singleOut(mul!);
+    k++;
+  }
+  const plus = chain[k];
+  const offset = plus?.op.name === 'add' ? scalarConst(otherArg(plus, cur)) : null;
+  if (offset !== null) {
+    shift = offset;
+    cur = singleOut(plus!);
+    k++;
+  }
   // A residual: + a same-shaped float32 input of the group, added in place by the wasm add.
   let residual = -1;
   const last = chain[k];
@@ -293,10 +310,10 @@ function wasmEpilogue(
     const pb = biasTensor ? inPtr(arena, 'f32', biasTensor) : 0;
     const pr = residual >= 0 ? inPtr(arena, 'f32', slots[residual]!) : 0;
     const mod = wasm();
-    if (bias || code !== ACT.none) {
+    if (bias || code !== ACT.none || scale !== 1 || shift !== 0) {
       if (layout === 'planes')
-        (mod['bias_act_planes_f32'] as WasmFn)(s.ptr, pb, rows, channels, inner, code, a, b, code2, a2);
-      else (mod['bias_act_cols_f32'] as WasmFn)(s.ptr, pb, rows, inner, code, a, b, code2, a2);
+        (mod['bias_act_planes_f32'] as WasmFn)(s.ptr, pb, rows, channels, inner, code, a, b, code2, a2, scale, shift);
+      else (mod['bias_act_cols_f32'] as WasmFn)(s.ptr, pb, rows, inner, code, a, b, code2, a2, scale, shift);
     }
     if (residual >= 0) (mod['add_f32'] as WasmFn)(s.ptr, s.ptr, pr, sizeOf(shape));
     return t;

@@ -77,7 +77,19 @@ export interface WasmExports {
     oh: number,
     ow: number,
   ): void;
-  conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number): void;
+  conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number, scratch: Ptr): void;
+  wino3_in_f32(
+    x: Ptr,
+    w: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    kh: number,
+    o: number,
+    alongW: boolean,
+    work: Ptr,
+  ): void;
+  wino3_out_f32(y: Ptr, c: number, h: number, wd: number, kh: number, o: number, alongW: boolean, work: Ptr): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

@@ -233,32 +233,198 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
  * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 16): the positions
  * ride in the lanes and four output channels share each load of col, so nothing is packed. Packing splats every
  * weight across a vector for the blocked product; with P this small that costs more than the product itself.
- * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart.
+ * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart. The one to four positions
+ * past the blocks of eight (all of them when P ≤ 4) go by dot products along K instead (fewDots, fewDots2), with
+ * `scratch` (4·k floats) for those positions as rows.
  */
-export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32): void {
+export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32, scratch: usize): void {
   const wStep = <usize>k * 4;
   const cStep = <usize>ld * 4;
+  // The last one to four positions past the blocks of eight (all of them when p ≤ 4) go by dot products.
+  const tail = o >= 2 && (p & 7) >= 1 && (p & 7) <= 4 ? p & 7 : 0;
+  const lanes = p - tail;
+  if (tail) {
+    const at = <usize>lanes * 4;
+    if (tail <= 2 && o >= 4) fewDots2(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
+    else fewDots(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
+  }
   let i = 0;
   for (; i + 4 <= o; i += 4) {
     const w0 = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < p; p0 += 8) {
+    for (let p0 = 0; p0 < lanes; p0 += 8) {
       const y0 = y + (<usize>i * <usize>p + <usize>p0) * 4;
-      if (p - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
-      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, p - p0);
+      if (lanes - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
+      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
     }
   }
   for (; i < o; i++) {
     const wi = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < p; p0 += 4) {
+    for (let p0 = 0; p0 < lanes; p0 += 4) {
       let acc = f32x4.splat(0);
       let src = col + <usize>p0 * 4;
       for (let q = 0; q < k; q++) {
         acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wi + <usize>q * 4), v128.load(src)));
         src += cStep;
       }
-      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, p - p0);
+      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, lanes - p0);
     }
   }
+}
+
+/**
+ * conv_few_f32 for up to four positions (y's rows yStep bytes apart), as dot products along K: col's p columns
+ * transposed into `scratch` (four rows of k floats, zero past p), then two rows of w against the four rows, eight
+ * accumulators over four taps a step (two loads of w and four of the columns feed 32 products). The lanes-as-positions
+ * kernel (fewQuad4) splats a weight for every 4 products, and the splats, not the arithmetic, bound it (384×384
+ * weights over 4 positions: 9.6 → 13.2 GMAC/s).
+ */
+function fewDots(
+  w: usize,
+  col: usize,
+  cStep: usize,
+  y: usize,
+  yStep: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  scratch: usize,
+): void {
+  const kBytes = <usize>k * 4;
+  memory.fill(scratch, 0, 4 * kBytes);
+  for (let q = 0; q < k; q++) {
+    const src = col + <usize>q * cStep;
+    const dst = scratch + <usize>q * 4;
+    for (let j = 0; j < p; j++) store<f32>(dst + <usize>j * kBytes, load<f32>(src + <usize>j * 4));
+  }
+  const x0 = scratch;
+  const x1 = x0 + kBytes;
+  const x2 = x1 + kBytes;
+  const x3 = x2 + kBytes;
+  const k4 = <usize>(k & ~3) * 4;
+  for (let i = 0; i < o; i += 2) {
+    // An odd last row pairs with itself (computed twice, stored once).
+    const r0 = min(i, o - 2);
+    const w0 = w + <usize>r0 * kBytes;
+    const w1 = w0 + kBytes;
+    let a0 = f32x4.splat(0),
+      a1 = f32x4.splat(0),
+      a2 = f32x4.splat(0),
+      a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0),
+      b1 = f32x4.splat(0),
+      b2 = f32x4.splat(0),
+      b3 = f32x4.splat(0);
+    for (let q: usize = 0; q < k4; q += 16) {
+      const u = v128.load(w0 + q);
+      const v = v128.load(w1 + q);
+      let c = v128.load(x0 + q);
+      a0 = f32x4.add(a0, f32x4.mul(u, c));
+      b0 = f32x4.add(b0, f32x4.mul(v, c));
+      c = v128.load(x1 + q);
+      a1 = f32x4.add(a1, f32x4.mul(u, c));
+      b1 = f32x4.add(b1, f32x4.mul(v, c));
+      c = v128.load(x2 + q);
+      a2 = f32x4.add(a2, f32x4.mul(u, c));
+      b2 = f32x4.add(b2, f32x4.mul(v, c));
+      c = v128.load(x3 + q);
+      a3 = f32x4.add(a3, f32x4.mul(u, c));
+      b3 = f32x4.add(b3, f32x4.mul(v, c));
+    }
+    // Lane sums: lane j of sa is row r0's dot with column j, of sb row r0 + 1's.
+    let sa = transposeSum(a0, a1, a2, a3);
+    let sb = transposeSum(b0, b1, b2, b3);
+    for (let q = k4; q < kBytes; q += 4) {
+      const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
+      sa = f32x4.add(sa, f32x4.mul(v128.load32_splat(w0 + q), c));
+      sb = f32x4.add(sb, f32x4.mul(v128.load32_splat(w1 + q), c));
+    }
+    if (r0 == i) storeLanes(y + <usize>r0 * yStep, sa, p);
+    storeLanes(y + <usize>(r0 + 1) * yStep, sb, p);
+  }
+}
+
+/** fewDots for one or two positions: four rows of w against two rows of the columns, still eight accumulators. */
+function fewDots2(
+  w: usize,
+  col: usize,
+  cStep: usize,
+  y: usize,
+  yStep: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  scratch: usize,
+): void {
+  const kBytes = <usize>k * 4;
+  memory.fill(scratch, 0, 2 * kBytes);
+  for (let q = 0; q < k; q++) {
+    const src = col + <usize>q * cStep;
+    store<f32>(scratch + <usize>q * 4, load<f32>(src));
+    if (p > 1) store<f32>(scratch + kBytes + <usize>q * 4, load<f32>(src, 4));
+  }
+  const x0 = scratch;
+  const x1 = x0 + kBytes;
+  const k4 = <usize>(k & ~3) * 4;
+  for (let i = 0; i < o; i += 4) {
+    // The last four rows overlap the ones before when o is not a multiple of 4 (the same values stored twice).
+    const r0 = min(i, o - 4);
+    const w0 = w + <usize>r0 * kBytes;
+    const w1 = w0 + kBytes;
+    const w2 = w1 + kBytes;
+    const w3 = w2 + kBytes;
+    let a0 = f32x4.splat(0),
+      a1 = f32x4.splat(0),
+      a2 = f32x4.splat(0),
+      a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0),
+      b1 = f32x4.splat(0),
+      b2 = f32x4.splat(0),
+      b3 = f32x4.splat(0);
+    for (let q: usize = 0; q < k4; q += 16) {
+      const c = v128.load(x0 + q);
+      const d = v128.load(x1 + q);
+      let u = v128.load(w0 + q);
+      a0 = f32x4.add(a0, f32x4.mul(u, c));
+      b0 = f32x4.add(b0, f32x4.mul(u, d));
+      u = v128.load(w1 + q);
+      a1 = f32x4.add(a1, f32x4.mul(u, c));
+      b1 = f32x4.add(b1, f32x4.mul(u, d));
+      u = v128.load(w2 + q);
+      a2 = f32x4.add(a2, f32x4.mul(u, c));
+      b2 = f32x4.add(b2, f32x4.mul(u, d));
+      u = v128.load(w3 + q);
+      a3 = f32x4.add(a3, f32x4.mul(u, c));
+      b3 = f32x4.add(b3, f32x4.mul(u, d));
+    }
+    // Lane r of sa is row r0 + r's dot with column 0, of sb with column 1.
+    let sa = transposeSum(a0, a1, a2, a3);
+    let sb = transposeSum(b0, b1, b2, b3);
+    for (let q = k4; q < kBytes; q += 4) {
+      const u = f32x4(load<f32>(w0 + q), load<f32>(w1 + q), load<f32>(w2 + q), load<f32>(w3 + q));
+      sa = f32x4.add(sa, f32x4.mul(u, v128.load32_splat(x0 + q)));
+      sb = f32x4.add(sb, f32x4.mul(u, v128.load32_splat(x1 + q)));
+    }
+    // Row r0 + r of y gets (sa[r], sb[r]), or sa[r] alone.
+    const yr = y + <usize>r0 * yStep;
+    store<f32>(yr, f32x4.extract_lane(sa, 0));
+    store<f32>(yr + yStep, f32x4.extract_lane(sa, 1));
+    store<f32>(yr + 2 * yStep, f32x4.extract_lane(sa, 2));
+    store<f32>(yr + 3 * yStep, f32x4.extract_lane(sa, 3));
+    if (p > 1) {
+      store<f32>(yr, f32x4.extract_lane(sb, 0), 4);
+      store<f32>(yr + yStep, f32x4.extract_lane(sb, 1), 4);
+      store<f32>(yr + 2 * yStep, f32x4.extract_lane(sb, 2), 4);
+      store<f32>(yr + 3 * yStep, f32x4.extract_lane(sb, 3), 4);
+    }
+  }
+}
+
+/** (Σ lanes of a, Σ lanes of b, Σ lanes of c, Σ lanes of d) as one vector. */
+function transposeSum(a: v128, b: v128, c: v128, d: v128): v128 {
+  // Pairs of lanes summed twice: lanes (0+1 | 2+3) interleave a with b and c with d, then the halves add.
+  const ab = f32x4.add(v128.shuffle<f32>(a, b, 0, 4, 2, 6), v128.shuffle<f32>(a, b, 1, 5, 3, 7));
+  const cd = f32x4.add(v128.shuffle<f32>(c, d, 0, 4, 2, 6), v128.shuffle<f32>(c, d, 1, 5, 3, 7));
+  return f32x4.add(v128.shuffle<f32>(ab, cd, 0, 1, 4, 5), v128.shuffle<f32>(ab, cd, 2, 3, 6, 7));
 }
 
 /** Four rows of y, eight positions (`valid` of them real) from p0: eight accumulators, two col loads a step. */
@@ -494,7 +660,11 @@ export function conv2d_dw_f32(
   // Padded rows read by the whole output: [0, rows) holds x's rows [−pt, rows − pt).
   const rows = (oh - 1) * sh + (kh - 1) * dh + 1;
   if (<i64>rows * len <= DW_FLOATS) {
-    memory.fill(DW_BUF, 0, <usize>rows * rowBytes);
+    // Padded rows four output rows read: for three rows of output, depthwiseQuad still reads four (and stores three);
+    // one or two rows take depthwiseRow, which skips the taps on padding rows (half of four rows would be wasted).
+    const quadRows = max(rows, 3 * sh + (kh - 1) * dh + 1);
+    const quads = oh >= 3 && <i64>quadRows * len <= DW_FLOATS;
+    memory.fill(DW_BUF, 0, <usize>(quads ? quadRows : rows) * rowBytes);
     const first = max(0, pt);
     const last = min(rows, pt + h);
     for (let ch = 0; ch < c; ch++) {
@@ -503,6 +673,30 @@ export function conv2d_dw_f32(
         copyFloats(DW_BUF + <usize>r * rowBytes + <usize>pl * 4, xp + <usize>(r - pt) * <usize>wd * 4, copied);
       const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
       const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
+      if (quads) {
+        // Four output rows at a time; the last four overlap the ones before when oh is not a multiple of 4 (the rows
+        // both compute are written twice, with the same values), and fewer than four store only theirs.
+        const outStep = <usize>sh * rowBytes;
+        const yStep = <usize>ow * 4;
+        for (let oy = 0; oy < oh; oy += 4) {
+          const o = max(0, min(oy, oh - 4));
+          depthwiseQuad(
+            DW_BUF + <usize>o * outStep,
+            outStep,
+            <usize>dh * rowBytes,
+            wp,
+            kh,
+            kw,
+            sw,
+            dw,
+            yp + <usize>o * yStep,
+            yStep,
+            ow,
+            min(4, oh),
+          );
+        }
+        continue;
+      }
       for (let oy = 0; oy < oh; oy++) {
         // Rows of the padding are zero: only the taps on the image's rows are summed.
         const iy0 = oy * sh - pt;
@@ -532,6 +726,71 @@ export function conv2d_dw_f32(
       }
       depthwiseRow(DW_BUF, rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
     }
+  }
+}
+
+/**
+ * Four depthwise output rows of ow values at y (rows yStep bytes apart; the first `rows` of them stored) from the whole
+ * zero-padded image: output row r reads the padded rows from band + r·outStep, tap row ky tapStep bytes further. Four
+ * columns a vector, every tap of the kernel (the padding reads zeros), each weight splat shared by the four rows: four
+ * independent chains of adds, where one row's taps (depthwiseRow) on a narrow image make short loops and wait on each
+ * add.
+ */
+function depthwiseQuad(
+  band: usize,
+  outStep: usize,
+  tapStep: usize,
+  wp: usize,
+  kh: i32,
+  kw: i32,
+  sw: i32,
+  dw: i32,
+  y: usize,
+  yStep: usize,
+  ow: i32,
+  rows: i32,
+): void {
+  const colStep = <usize>dw * 4;
+  for (let ox = 0; ox < ow; ox += 4) {
+    let a0 = f32x4.splat(0);
+    let a1 = a0;
+    let a2 = a0;
+    let a3 = a0;
+    let row = band + <usize>(ox * sw) * 4;
+    let wk = wp;
+    for (let ky = 0; ky < kh; ky++) {
+      let at = row;
+      const wEnd = wk + <usize>kw * 4;
+      if (sw == 1) {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          a0 = f32x4.add(a0, f32x4.mul(s, v128.load(at)));
+          a1 = f32x4.add(a1, f32x4.mul(s, v128.load(at + outStep)));
+          a2 = f32x4.add(a2, f32x4.mul(s, v128.load(at + 2 * outStep)));
+          a3 = f32x4.add(a3, f32x4.mul(s, v128.load(at + 3 * outStep)));
+          at += colStep;
+        }
+      } else {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          const r1 = at + outStep;
+          const r2 = r1 + outStep;
+          const r3 = r2 + outStep;
+          a0 = f32x4.add(a0, f32x4.mul(s, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
+          a1 = f32x4.add(a1, f32x4.mul(s, v128.shuffle<f32>(v128.load(r1), v128.load(r1, 16), 0, 2, 4, 6)));
+          a2 = f32x4.add(a2, f32x4.mul(s, v128.shuffle<f32>(v128.load(r2), v128.load(r2, 16), 0, 2, 4, 6)));
+          a3 = f32x4.add(a3, f32x4.mul(s, v128.shuffle<f32>(v128.load(r3), v128.load(r3, 16), 0, 2, 4, 6)));
+          at += colStep;
+        }
+      }
+      row += tapStep;
+    }
+    const out = y + <usize>ox * 4;
+    const left = ow - ox;
+    storeLanes(out, a0, left);
+    if (rows > 1) storeLanes(out + yStep, a1, left);
+    if (rows > 2) storeLanes(out + 2 * yStep, a2, left);
+    if (rows > 3) storeLanes(out + 3 * yStep, a3, left);
   }
 }
 
@@ -665,6 +924,54 @@ function depthwiseRow(
 }
 
 /**
+ * col2im_f32 for two taps a row at column stride 2 filling the output's width exactly (a 2×2 stride-2 upsampling, as
+ * ppocr-det-v4's head): the rows of kx = 0 and kx = 1 land on the even and odd columns of the same output row, so four
+ * columns of each interleave into eight outputs, with no overlap and no bounds test along the row.
+ */
+function col2imPairs(
+  cols: usize,
+  y: usize,
+  rows: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  sh: i32,
+  dh: i32,
+  pt: i32,
+  oh: i32,
+): void {
+  const ow = 2 * wd;
+  const inPlane = <usize>h * <usize>wd * 4;
+  const wd4 = wd & ~3;
+  for (let r = 0; r < rows; r += 2) {
+    const ky = (r >> 1) % kh;
+    const plane = y + <usize>(r / (2 * kh)) * <usize>oh * <usize>ow * 4;
+    const src0 = cols + <usize>r * inPlane;
+    const src1 = src0 + inPlane;
+    for (let iy = 0; iy < h; iy++) {
+      const yy = iy * sh - pt + ky * dh;
+      if (<u32>yy >= <u32>oh) continue;
+      const out = plane + <usize>yy * <usize>ow * 4;
+      const in0 = src0 + <usize>iy * <usize>wd * 4;
+      const in1 = src1 + <usize>iy * <usize>wd * 4;
+      let ix = 0;
+      for (; ix < wd4; ix += 4) {
+        const a = v128.load(in0 + <usize>ix * 4);
+        const b = v128.load(in1 + <usize>ix * 4);
+        const at = out + <usize>ix * 8;
+        v128.store(at, f32x4.add(v128.load(at), v128.shuffle<f32>(a, b, 0, 4, 1, 5)));
+        v128.store(at, f32x4.add(v128.load(at, 16), v128.shuffle<f32>(a, b, 2, 6, 3, 7)), 16);
+      }
+      for (; ix < wd; ix++) {
+        const at = out + <usize>ix * 8;
+        store<f32>(at, load<f32>(at) + load<f32>(in0 + <usize>ix * 4));
+        store<f32>(at, load<f32>(at, 4) + load<f32>(in1 + <usize>ix * 4), 4);
+      }
+    }
+  }
+}
+
+/**
  * col2im of a transposed convolution: row r = (oc·kh + ky)·kw + kx of cols (h·wd input positions each) adds onto the
  * output positions (iy·sh − pt + ky·dh, ix·sw − pl + kx·dw) of channel oc's oh×ow plane of y, where they land.
  */
@@ -686,6 +993,10 @@ export function col2im_f32(
   ow: i32,
 ): void {
   const taps = kh * kw;
+  if (kw == 2 && sw == 2 && dw == 1 && pl == 0 && ow == 2 * wd) {
+    col2imPairs(cols, y, rows, h, wd, kh, sh, dh, pt, oh);
+    return;
+  }
   for (let r = 0; r < rows; r++) {
     const kx = r % kw;
     const ky = (r / kw) % kh;

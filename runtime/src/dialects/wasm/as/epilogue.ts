@@ -100,7 +100,8 @@ function actVectors(p: usize, n: i32, c: v128, act: i32, a: v128, b: v128): void
  * y[r, i] = act(y[r, i] + bias[r % channels]) over rows·plane elements (NCHW: a row is one channel of one image); no
  * bias when `bias` is 0. `a`, `b` are the activation's parameters (alpha; min and max; alpha and beta; the bound of
  * max and min); a second activation `act2` with parameter `a2` follows (0: none), as leaky_relu then max(·, c): a
- * second pass over the row, still in cache.
+ * second pass over the row, still in cache. Last, y · scale + shift (a learnable affine after the activation, as
+ * PP-LCNet's): a third pass when scale ≠ 1 or shift ≠ 0, the product and the sum each rounded as two ops would.
  */
 export function bias_act_planes_f32(
   y: usize,
@@ -113,25 +114,41 @@ export function bias_act_planes_f32(
   b: f32,
   act2: i32,
   a2: f32,
+  scale: f32,
+  shift: f32,
 ): void {
   const av = f32x4.splat(a);
   const bv = f32x4.splat(b);
   const a2v = f32x4.splat(a2);
   const zero = f32x4.splat(0);
   const vec = plane & ~3;
+  const affine = scale != 1 || shift != 0;
   for (let r = 0; r < rows; r++) {
     const p = y + <usize>r * <usize>plane * 4;
     const c: f32 = bias ? load<f32>(bias + <usize>(r % channels) * 4) : 0;
     actVectors(p, vec >> 2, f32x4.splat(c), act, av, bv);
     if (act2 != NONE) actVectors(p, vec >> 2, zero, act2, a2v, a2v);
+    if (affine) affineVectors(p, vec >> 2, scale, shift);
     for (let i = vec; i < plane; i++) {
       const q = p + ((<usize>i) << 2);
-      store<f32>(q, act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2));
+      const v = act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2);
+      store<f32>(q, affine ? v * scale + shift : v);
     }
   }
 }
 
-/** y[r, j] = act(y[r, j] + bias[j]) over rows·cols elements (a matrix product's rows); no bias when `bias` is 0. */
+/** p[i] = p[i] · scale + shift for the n whole vectors at p. */
+function affineVectors(p: usize, n: i32, scale: f32, shift: f32): void {
+  const end = p + ((<usize>n) << 4);
+  const s = f32x4.splat(scale);
+  const t = f32x4.splat(shift);
+  for (let q = p; q < end; q += 16) v128.store(q, f32x4.add(f32x4.mul(v128.load(q), s), t));
+}
+
+/**
+ * y[r, j] = act(y[r, j] + bias[j]) · scale + shift over rows·cols elements (a matrix product's rows); no bias when
+ * `bias` is 0; act2, scale and shift as in bias_act_planes_f32.
+ */
 export function bias_act_cols_f32(
   y: usize,
   bias: usize,
@@ -142,7 +159,10 @@ export function bias_act_cols_f32(
   b: f32,
   act2: i32,
   a2: f32,
+  scale: f32,
+  shift: f32,
 ): void {
+  const affine = scale != 1 || shift != 0;
   const a2v = f32x4.splat(a2);
   const av = f32x4.splat(a);
   const bv = f32x4.splat(b);
@@ -157,10 +177,12 @@ export function bias_act_cols_f32(
       }
     if (act != NONE) actVectors(p, vec >> 2, zero, act, av, bv);
     if (act2 != NONE) actVectors(p, vec >> 2, zero, act2, a2v, a2v);
+    if (affine) affineVectors(p, vec >> 2, scale, shift);
     for (let j = vec; j < cols; j++) {
       const q = p + ((<usize>j) << 2);
       const c: f32 = bias ? load<f32>(bias + ((<usize>j) << 2)) : 0;
-      store<f32>(q, act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2));
+      const v = act1(act1(load<f32>(q) + c, act, a, b), act2, a2, a2);
+      store<f32>(q, affine ? v * scale + shift : v);
     }
   }
 }

@@ -15,6 +15,8 @@ const FEW_POSITIONS = 16;
  * 357 → 296 µs; even at 48, 153 → 147).
  */
 const FEW_POINTWISE = 48;
+/** Input channels from which a 1×3 / 3×1 convolution takes the Winograd path (its transforms cost per channel). */
+const WINO_MIN_CHANNELS = 8;
 
 export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, groups }, out) => {
   const width = widthOf(out.dtype)!;
@@ -77,6 +79,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     const ld = p === 1 ? 1 : (p + 3) & ~3;
     const direct = pointwise && ld === p;
     const col = direct ? 0 : allocFor(arena, width, k * ld);
+    // Up to four positions past the blocks of eight: conv_few_f32 transposes them into four rows of k floats.
+    const rows = allocFor(arena, width, 4 * k);
     for (let i = 0; i < n; i++) {
       for (let gi = 0; gi < groups; gi++) {
         const xg = px + (i * c + gi * cg) * h * wd * 4;
@@ -87,13 +91,50 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
         const cols = direct ? xg : col;
         // One position: y[og] = w[og, K] · col[K], dot products over w's contiguous rows (matmul_f32's row path).
         if (p === 1) mod.matmul_f32(cols, k, 1, wg, 1, k, yg, 1, og, k, 0);
-        else mod.conv_few_f32(wg, cols, ld, yg, og, k, p);
+        else mod.conv_few_f32(wg, cols, ld, yg, og, k, p, rows);
       }
     }
     return y.tensor();
   }
   const scratchBytes = mod.matmul_scratch_bytes();
   const scratch = width === 'f32' ? arena.alloc(scratchBytes) : 0;
+  // A kh×3 kernel (1×3, 3×3) or a 3×1 one padded only along its taps, at unit stride and dilation, with an even output
+  // along the 3 taps: Winograd F(2, 3) (as/winograd.ts), four products of 2/3 the im2col product's work, on a
+  // zero-padded copy if padded. Threads (when on) split each of the four products.
+  const alongW = g.kw === 3;
+  const alongH = g.kh === 3 && g.kw === 1 && g.ow === wd && g.padLeft === 0;
+  if (
+    width === 'f32' &&
+    groups === 1 &&
+    (alongW || alongH) &&
+    g.sh === 1 &&
+    g.sw === 1 &&
+    g.dh === 1 &&
+    g.dw === 1 &&
+    (alongW ? g.ow : g.oh) % 2 === 0 &&
+    c >= WINO_MIN_CHANNELS
+  ) {
+    const [hp, wp] = [g.oh + g.kh - 1, g.ow + g.kw - 1];
+    const padded = hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
+    const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
+    const k = alongW ? c * g.kh : c;
+    const tiles = p / 2;
+    const work = arena.alloc(4 * (o * k + k * tiles + o * tiles) * 4);
+    // U_t, V_t and M_t as wino3_in_f32 lays them out in `work`.
+    const [u, v, m] = [work, work + 4 * o * k * 4, work + 4 * (o * k + k * tiles) * 4];
+    for (let i = 0; i < n; i++) {
+      const xi = px + i * c * h * wd * 4;
+      if (padded) mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
+      mod.wino3_in_f32(padded ? xPad : xi, pw, c, hp, wp, g.kh, o, alongW, work);
+      for (let t = 0; t < 4; t++) {
+        const [ut, vt, mt] = [u + t * o * k * 4, v + t * k * tiles * 4, m + t * o * tiles * 4];
+        if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
+          mod.matmul_f32(ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch);
+      }
+      mod.wino3_out_f32(py + i * o * p * 4, c, hp, wp, g.kh, o, alongW, work);
+    }
+    return y.tensor();
+  }
   // A padded float32 convolution runs unpadded on a zero-padded copy of each image (c·hp·wp floats, small beside the
   // im2col panels it feeds), so every panel away from the right edge packs with vector loads and no bounds tests.
   const hp = Math.max(h + g.padTop, (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1);

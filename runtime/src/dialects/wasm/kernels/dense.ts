@@ -28,7 +28,7 @@ export const denseWasm: DenseKernel = ({ x, w, b }, _attrs, out) => {
     const py = y.storage.ptr;
     if (py !== undefined) {
       const pb = inPtr(arena, 'f32', b);
-      (wasm()['bias_act_cols_f32'] as BiasCols)(py, pb, sizeOf(out.shape) / units, units, 0, 0, 0, 0, 0);
+      (wasm()['bias_act_cols_f32'] as BiasCols)(py, pb, sizeOf(out.shape) / units, units, 0, 0, 0, 0, 0, 1, 0);
       return y;
     }
   }
