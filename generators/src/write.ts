@@ -213,8 +213,26 @@ export function lockHolder(root: string): Holder | undefined {
 const describeHolder = (h: Holder) => `pid ${h.pid} on ${h.host}, started ${h.started}: ${h.argv}`;
 
 /**
+ * How long a lock file that does not parse yet is taken for one being written by a run starting now (its `wx` create
+ * and its write are two steps), rather than one left by a run killed between them.
+ */
+export const HALF_WRITTEN_MS = 5000;
+
+/** The lock file's age in ms, or undefined when it is gone. */
+function lockAge(path: string): number | undefined {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
  * Takes the generation lock for this root, or throws naming the run that holds it. A lock whose
- * process is gone (killed) is taken over; the state it left is then recovered by `recover`.
+ * process is gone (killed) is taken over; the state it left is then recovered by `recover`. A lock that
+ * does not parse yet is waited on (up to HALF_WRITTEN_MS after its creation): its run may be writing it.
  */
 export function acquireLock(root: string): () => void {
   const path = join(root, LOCK);
@@ -225,7 +243,9 @@ export function acquireLock(root: string): () => void {
     started: new Date().toISOString(),
     argv: process.argv.slice(1).join(' '),
   };
-  for (let attempt = 0; attempt < 5; attempt++) {
+  // Takeovers of stale locks are bounded, and so are the other turns (a lock that vanished, or one being written).
+  let takeovers = 0;
+  for (let turn = 0; turn < 2 * (HALF_WRITTEN_MS / 10) && takeovers < 5; turn++) {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, JSON.stringify(me));
@@ -252,7 +272,18 @@ export function acquireLock(root: string): () => void {
           `If that process is gone, delete ${LOCK}.`,
       );
     }
-    // Stale (its process was killed) or still being written: move it aside atomically, so that of two
+    if (!holder) {
+      // Created but not written yet by a run starting now: wait for its content rather than take it (which let two
+      // runs write the tree at once when the machine was slow). One that stays unwritten was left by a killed run.
+      const age = lockAge(path);
+      if (age === undefined) continue;
+      if (age < HALF_WRITTEN_MS) {
+        pause(10);
+        continue;
+      }
+    }
+    takeovers++;
+    // Stale (its process was killed, or it never got its content): move it aside atomically, so that of two
     // runs taking it over only one succeeds, then check that what was moved is the stale lock.
     const aside = `${path}.stale-${process.pid}`;
     try {
@@ -266,9 +297,9 @@ export function acquireLock(root: string): () => void {
       renameSync(aside, path);
       continue;
     }
-    if (!holder && !moved) {
-      // Half-written by a run that is starting right now, or by one killed while writing it.
-      rmSync(aside, { force: true });
+    if (!holder && moved && alive(moved.pid)) {
+      // A run's fresh lock replaced the stale one between our read and the rename: give it back.
+      renameSync(aside, path);
       continue;
     }
     rmSync(aside, { force: true });

@@ -2,12 +2,13 @@
 // or discarded by the next one and reported by --check until then; two runs never interleave; a failure
 // writes nothing; hand-written stubs keep what their author wrote.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from '../../generators/src/generate.ts';
-import { acquireLock, GenStateError, STATE_DIR } from '../../generators/src/write.ts';
+import { acquireLock, GenStateError, HALF_WRITTEN_MS, STATE_DIR } from '../../generators/src/write.ts';
 import { rng, runCli, smallRepo, snapshot } from './robust-repo.ts';
 
 const roots: string[] = [];
@@ -110,6 +111,31 @@ describe('writer: concurrency', () => {
     );
     editSoftmax(root, 1);
     expect((await generate(root)).changes.length).toBeGreaterThan(0);
+    expect(leftovers(root)).toEqual([]);
+  });
+
+  it('waits on a lock that is created but not yet written, and refuses by name once it is', async () => {
+    // The window between a run's `wx` create and its write, held open: a child writes this process's holder (alive)
+    // into the empty lock 300 ms later. Taking the empty lock as stale let two concurrent runs write the tree at once.
+    const root = await fresh('half');
+    const lock = join(root, STATE_DIR, 'lock');
+    mkdirSync(join(root, STATE_DIR), { recursive: true });
+    writeFileSync(lock, '');
+    const holder = JSON.stringify({ pid: process.pid, host: hostname(), started: 'now', argv: 'gen (test)' });
+    const writer = spawn(process.execPath, [
+      '-e',
+      `setTimeout(() => require('node:fs').writeFileSync(${JSON.stringify(lock)}, ${JSON.stringify(holder)}), 300)`,
+    ]);
+    const exited = new Promise((r) => writer.on('exit', r));
+    // acquireLock blocks this thread while it waits, so the child does the writing.
+    expect(() => acquireLock(root)).toThrow(`another raf-op gen is running in ${root} (pid ${process.pid}`);
+    await exited;
+    rmSync(lock);
+    // A lock that never gets its content (its run was killed between the two steps) is taken over once it is old.
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - 2 * HALF_WRITTEN_MS);
+    utimesSync(lock, old, old);
+    acquireLock(root)();
     expect(leftovers(root)).toEqual([]);
   });
 
