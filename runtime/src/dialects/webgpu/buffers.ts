@@ -200,14 +200,16 @@ export class BufferPool {
   }
 
   /**
-   * The uniform binding holding `data` (padded to bindSize): a slot written once, when this content is first asked for,
-   * and handed out for every later dispatch with the same content. A new slot is one no encoded pass reads yet, so
-   * its writeBuffer may run ahead of the open batch. The slots (outside the pool's tensor books) start over when
-   * maxUniformSlots distinct contents have been seen; the old buffers are destroyed once the batch is submitted.
+   * The uniform binding holding `data` (its size a multiple of 16 bytes): a slot written once, when this content is
+   * first asked for, and handed out for every later dispatch with the same content. A new slot is one no encoded pass
+   * reads yet, so its writeBuffer may run ahead of the open batch. The slots (outside the pool's tensor books) start
+   * over when maxUniformSlots distinct contents have been seen; the old buffers are destroyed once the batch is
+   * submitted.
    */
-  uniformSlot(data: Uint8Array, bindSize: number): UniformSlot {
-    const words = new Uint16Array(data.buffer, data.byteOffset, data.byteLength >> 1);
-    const key = `${bindSize}:${String.fromCharCode.apply(null, words as unknown as number[])}`;
+  uniformSlot(data: Uint8Array): UniformSlot {
+    const bindSize = data.byteLength;
+    const words = new Uint16Array(data.buffer, data.byteOffset, bindSize >> 1);
+    const key = String.fromCharCode.apply(null, words as unknown as number[]);
     const known = this.uniformSlots.get(key);
     if (known) return known;
     const slot = alignUp(bindSize, this.device.limits.minUniformBufferOffsetAlignment);
@@ -236,7 +238,7 @@ export class BufferPool {
       id: this.nextId++,
     };
     this.uniformUsed += slot;
-    this.write(out.buffer, data.byteLength > bindSize ? data.subarray(0, bindSize) : data, out.offset);
+    this.write(out.buffer, data, out.offset);
     this.uniformSlots.set(key, out);
     return out;
   }
@@ -247,7 +249,7 @@ export class BufferPool {
    */
   bindGroup(
     pipeline: GPUComputePipeline,
-    buffers: readonly (GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number })[],
+    buffers: readonly StorageBinding[],
     uniform: UniformSlot | undefined,
     label?: string,
   ): GPUBindGroup {
@@ -458,7 +460,7 @@ export class BufferPool {
   }
 }
 
-/** Dispatches (and copies) per submission at most: a long synchronous loop of kernels still reaches the GPU in steps. */
+/** Dispatches and copies per submission at most: a long synchronous loop of kernels still reaches the GPU in steps. */
 export const BATCH_PASSES = 64;
 /** Uniform slots live in buffers of this size (a slot is a few hundred bytes at most, 256-byte aligned). */
 const UNIFORM_BUFFER_BYTES = 64 * 1024;
@@ -466,6 +468,9 @@ const UNIFORM_BUFFER_BYTES = 64 * 1024;
 export const UNIFORM_SLOTS_MAX = 16384;
 /** Bind groups kept before the cache starts over. */
 const BIND_GROUPS_MAX = 8192;
+
+/** One storage binding: a whole buffer, or an explicit range of one. */
+export type StorageBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 /** A dispatch's uniform binding: a range of one of the pool's uniform buffers, and the slot's id for cache keys. */
 export interface UniformSlot {
@@ -475,7 +480,7 @@ export interface UniformSlot {
   readonly id: number;
 }
 
-function isBuffer(b: GPUBuffer | { buffer: GPUBuffer }): b is GPUBuffer {
+function isBuffer(b: StorageBinding): b is GPUBuffer {
   // Duck-typed: Dawn's GPUBuffer class is not a global in Node, so instanceof is unavailable.
   return typeof (b as GPUBuffer).mapAsync === 'function';
 }

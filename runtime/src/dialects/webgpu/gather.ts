@@ -4,8 +4,19 @@
 import { sizeOf } from '../../shape.ts';
 import { Tensor, type TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
-import { coalesce, FLAT_INDEX, launch, MAIN_1D, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
-import { allocGpu, gpuBuffer, gpuByteSize, GpuStorage } from './storage.ts';
+import { requireGpu } from './dialect.ts';
+import {
+  coalesce,
+  FLAT_INDEX,
+  launch,
+  MAIN_1D,
+  MAX_RANK,
+  Params,
+  paramsWgsl,
+  pipelineKey,
+  type WebGpuBuilder,
+} from './kernel.ts';
+import { allocGpu, gpuBuffer, gpuByteSize, gpuHolds, GpuStorage } from './storage.ts';
 
 const SHAPE = 4; // words: count, rank, base offset, scale (f32 bits), then shape and strides
 const STRIDES = SHAPE + MAX_RANK;
@@ -125,3 +136,10 @@ export function viewTensor(x: Tensor, out: TensorType): Tensor {
   if (out.dtype !== x.dtype) throw new Error(`a view keeps the dtype: ${x.dtype} cannot be viewed as ${out.dtype}`);
   return new Tensor(out.shape, out.dtype, x.storage.view());
 }
+
+/** The builder of reshape, expand_dims, squeeze and flatten: a view of `x` under the output type it is given. */
+export const viewBuilder = ((_attrs: unknown, out: TensorType) => {
+  requireGpu();
+  if (!gpuHolds(out.dtype)) return null;
+  return ({ x }: { x: Tensor }, _kattrs: unknown, kout: TensorType) => viewTensor(x, kout);
+}) as WebGpuBuilder<(inputs: { x: Tensor }, attrs: unknown, out: TensorType) => Tensor>;

@@ -1,10 +1,9 @@
 // Compiled compute-pipeline cache keyed by string, plus the dispatch helper that binds buffers/uniforms and submits.
 /// <reference types="@webgpu/types" />
 
-import { alignUp, asBytes, type BufferPool, type BytesLike, type UniformSlot } from './buffers.ts';
+import { alignUp, asBytes, type BufferPool, type BytesLike, type StorageBinding, type UniformSlot } from './buffers.ts';
 
-/** One storage binding: a whole buffer, or an explicit range of one. */
-export type StorageBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
+export type { StorageBinding };
 
 export interface DispatchOptions {
   pipeline: GPUComputePipeline;
@@ -165,7 +164,7 @@ export class PipelineCache {
       const bindSize = Math.max(alignUp(bytes.byteLength, 16), 16);
       const padded = bytes.byteLength === bindSize ? bytes : new Uint8Array(bindSize);
       if (padded !== bytes) padded.set(bytes);
-      uniform = this.pool.uniformSlot(padded, bindSize);
+      uniform = this.pool.uniformSlot(padded);
     }
     const bindGroup = this.pool.bindGroup(opts.pipeline, opts.buffers, uniform, opts.label);
     const pass = this.pool.computePass();

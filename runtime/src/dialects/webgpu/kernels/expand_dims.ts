@@ -3,13 +3,7 @@
 // raf-op-ignores: axis (the output type it is given already has the new shape)
 
 import type { ExpandDimsKernel } from '../../../generated/bridge/expand_dims.ts';
-import { requireGpu } from '../dialect.ts';
-import { viewTensor } from '../gather.ts';
+import { viewBuilder } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuHolds } from '../storage.ts';
 
-export const expandDimsWebgpu: WebGpuBuilder<ExpandDimsKernel> = (_attrs, out) => {
-  requireGpu();
-  if (!gpuHolds(out.dtype)) return null;
-  return ({ x }, _kattrs, kout) => viewTensor(x, kout);
-};
+export const expandDimsWebgpu: WebGpuBuilder<ExpandDimsKernel> = viewBuilder;

@@ -3,13 +3,7 @@
 // raf-op-ignores: axis (the output type it is given already has the 2-D shape)
 
 import type { FlattenKernel } from '../../../generated/bridge/flatten.ts';
-import { requireGpu } from '../dialect.ts';
-import { viewTensor } from '../gather.ts';
+import { viewBuilder } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuHolds } from '../storage.ts';
 
-export const flattenWebgpu: WebGpuBuilder<FlattenKernel> = (_attrs, out) => {
-  requireGpu();
-  if (!gpuHolds(out.dtype)) return null;
-  return ({ x }, _kattrs, kout) => viewTensor(x, kout);
-};
+export const flattenWebgpu: WebGpuBuilder<FlattenKernel> = viewBuilder;

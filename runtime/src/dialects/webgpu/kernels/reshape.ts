@@ -3,13 +3,7 @@
 // raf-op-ignores: shape (the output type it is given already has it)
 
 import type { ReshapeKernel } from '../../../generated/bridge/reshape.ts';
-import { requireGpu } from '../dialect.ts';
-import { viewTensor } from '../gather.ts';
+import { viewBuilder } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuHolds } from '../storage.ts';
 
-export const reshapeWebgpu: WebGpuBuilder<ReshapeKernel> = (_attrs, out) => {
-  requireGpu();
-  if (!gpuHolds(out.dtype)) return null;
-  return ({ x }, _kattrs, kout) => viewTensor(x, kout);
-};
+export const reshapeWebgpu: WebGpuBuilder<ReshapeKernel> = viewBuilder;

@@ -3,13 +3,7 @@
 // raf-op-ignores: axis (the output type it is given already has the new shape)
 
 import type { SqueezeKernel } from '../../../generated/bridge/squeeze.ts';
-import { requireGpu } from '../dialect.ts';
-import { viewTensor } from '../gather.ts';
+import { viewBuilder } from '../gather.ts';
 import type { WebGpuBuilder } from '../kernel.ts';
-import { gpuHolds } from '../storage.ts';
 
-export const squeezeWebgpu: WebGpuBuilder<SqueezeKernel> = (_attrs, out) => {
-  requireGpu();
-  if (!gpuHolds(out.dtype)) return null;
-  return ({ x }, _kattrs, kout) => viewTensor(x, kout);
-};
+export const squeezeWebgpu: WebGpuBuilder<SqueezeKernel> = viewBuilder;
