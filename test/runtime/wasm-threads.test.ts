@@ -20,15 +20,27 @@ import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
 import { conv2dRef as conv, lcgValues as values, matmulRef as product } from '../support/reference.ts';
 
-/** Runs f on the wasm dialect with 1 thread, then with 2, and returns both results read out. */
-function bothWays(f: () => Tensor): [Float32Array | Float64Array, Float32Array | Float64Array] {
+/**
+ * Runs f on the wasm dialect with 1 thread, then with 2, and returns both results read out. `split`: whether the
+ * products must have split by columns (the wider ones) or by rows, when the case means to reach one of the two.
+ */
+function bothWays(
+  f: () => Tensor,
+  split?: 'columns' | 'rows',
+): [Float32Array | Float64Array, Float32Array | Float64Array] {
   setWasmThreads(1);
   const one = withDialect(['wasm'], f).dataSync() as Float32Array | Float64Array;
   setWasmThreads(2);
-  const before = threadStats.splitCalls;
+  const before = { ...threadStats };
   const two = withDialect(['wasm'], f).dataSync() as Float32Array | Float64Array;
   // The threaded path really ran (the thresholds below are low enough for every case here).
-  expect(threadStats.splitCalls).toBeGreaterThan(before);
+  const splits = threadStats.splitCalls - before.splitCalls;
+  const [byColumns, byRows] = [
+    threadStats.columnSplits - before.columnSplits,
+    threadStats.rowSplits - before.rowSplits,
+  ];
+  expect(splits).toBeGreaterThan(0);
+  if (split) expect([byColumns > 0, byRows > 0]).toEqual(split === 'columns' ? [true, false] : [false, true]);
   return [one, two];
 }
 
@@ -98,17 +110,21 @@ describe('setWasmThreads', () => {
 });
 
 describe('threaded matmul', () => {
-  for (const [m, n, k] of [
-    [9, 13, 37],
-    [67, 129, 131],
-    [8, 3, 5],
+  // float32 products at least as wide as tall split by columns (whole 8-wide tiles, the last one partial), from 4 rows
+  // and 16 columns on; the others by rows. float64 always by rows.
+  for (const [m, n, k, f32split] of [
+    [9, 13, 37, 'rows'],
+    [67, 129, 131, 'columns'],
+    [12, 45, 19, 'columns'],
+    [8, 3, 5, 'rows'],
   ] as const)
     for (const dtype of ['float32', 'float64'] as const)
       it(`${dtype} ${m}×${k}·${k}×${n}`, () => {
         const a = values(m * k, 1);
         const b = values(k * n, 2);
-        const [one, two] = bothWays(() =>
-          ops.matmul(tensor(a, { shape: [m, k], dtype }), tensor(b, { shape: [k, n], dtype })),
+        const [one, two] = bothWays(
+          () => ops.matmul(tensor(a, { shape: [m, k], dtype }), tensor(b, { shape: [k, n], dtype })),
+          dtype === 'float32' ? f32split : 'rows',
         );
         expectIdentical(two, one);
         assertAllClose(two, product(a, b, m, n, k), tolerance(dtype));
@@ -134,30 +150,43 @@ describe('threaded matmul', () => {
 });
 
 describe('threaded conv2d', () => {
-  const cases: [string, number[], number[], number[], number[], number][] = [
-    ['3×3, padding 1', [2, 3, 11, 13], [7, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1],
-    ['3×3, stride 2', [1, 5, 12, 9], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1],
-    ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1],
-    ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2],
+  // More output positions than channels: split by positions (columns), else by output channels (rows).
+  const cases: [string, number[], number[], number[], number[], number, ('columns' | 'rows')?][] = [
+    ['3×3, padding 1', [2, 3, 11, 13], [7, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    ['3×3, stride 2', [1, 5, 12, 9], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1, 'columns'],
+    ['3×3, more channels than positions', [1, 3, 6, 5], [40, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
+    ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
+    ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2, 'columns'],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
     // Winograd F(2, 3) (from 8 input channels, an even output width): its four products split.
-    ['3×3 over 9 channels, Winograd', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
-    ['3×1 over 16 channels, Winograd', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×3 over 9 channels, Winograd', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    [
+      '3×3 over 8 channels, Winograd, more channels than tiles',
+      [1, 8, 4, 6],
+      [24, 8, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+      'rows',
+    ],
+    ['3×1 over 16 channels, Winograd', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
   ];
-  for (const [name, xs, ws, stride, padding, groups] of cases)
+  for (const [name, xs, ws, stride, padding, groups, split] of cases)
     it(name, () => {
       const x = values(sizeOf(xs), 5);
       const w = values(sizeOf(ws), 6);
       const want = conv(x, xs, w, ws, stride, padding, groups);
-      const [one, two] = bothWays(() =>
-        ops.conv2d(
-          tensor(x, { shape: xs, dtype: 'float32' }),
-          tensor(w, { shape: ws, dtype: 'float32' }),
-          stride,
-          padding,
-          [1, 1],
-          groups,
-        ),
+      const [one, two] = bothWays(
+        () =>
+          ops.conv2d(
+            tensor(x, { shape: xs, dtype: 'float32' }),
+            tensor(w, { shape: ws, dtype: 'float32' }),
+            stride,
+            padding,
+            [1, 1],
+            groups,
+          ),
+        split,
       );
       expectIdentical(two, one);
       assertAllClose(two, want.data, tolerance('float32'));

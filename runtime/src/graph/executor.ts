@@ -4,6 +4,7 @@ import type { DeviceKind } from '../device.ts';
 import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
+import { wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
 import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
 import { allocStorage, finishInt64 } from '../dtype.ts';
 import { OpError } from '../errors.ts';
@@ -69,6 +70,8 @@ export function kernelLaunches(): number {
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
+  // With wasm threads on, the workers start waking now rather than at the run's first split kernel.
+  wakeWasmThreads();
   const plan = planFor(g, inputs);
   if (plan) return runPlan(plan, g, inputs);
   return executeUnplanned(g, inputs);

@@ -88,8 +88,21 @@ export interface WasmExports {
     o: number,
     alongW: boolean,
     work: Ptr,
+    part: number,
+    parts: number,
   ): void;
-  wino3_out_f32(y: Ptr, c: number, h: number, wd: number, kh: number, o: number, alongW: boolean, work: Ptr): void;
+  wino3_out_f32(
+    y: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    kh: number,
+    o: number,
+    alongW: boolean,
+    work: Ptr,
+    part: number,
+    parts: number,
+  ): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

@@ -97,6 +97,35 @@ export function conv2d_f32(
   o: i32,
   scratch: usize,
 ): void {
+  conv2d_cols_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch, 0, oh * ow);
+}
+
+/**
+ * Output positions j0 ≤ j < j1 of conv2d_f32 (y still o planes of oh·ow): a thread's share when threads split the
+ * positions, each packing only its own im2col panels. Every element is summed as conv2d_f32 sums it.
+ */
+export function conv2d_cols_f32(
+  x: usize,
+  w: usize,
+  y: usize,
+  cg: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  kw: i32,
+  sh: i32,
+  sw: i32,
+  dh: i32,
+  dw: i32,
+  pt: i32,
+  pl: i32,
+  oh: i32,
+  ow: i32,
+  o: i32,
+  scratch: usize,
+  j0: i32,
+  j1: i32,
+): void {
   imgH = h;
   imgW = wd;
   kerH = kh;
@@ -109,7 +138,7 @@ export function conv2d_f32(
   padL = pl;
   outW = ow;
   const k = cg * kh * kw;
-  blockedProduct(w, k, 1, x, 0, 0, true, y, o, oh * ow, k, scratch);
+  blockedProduct(w, k, 1, x, 0, 0, true, y, o, oh * ow, k, scratch, j0, j1);
 }
 
 /** Rows pc.. and columns jc.. of im2col(x) into NR-wide panels, as packPanelsB lays out a matrix; padding reads 0. */

@@ -47,7 +47,30 @@ export function matmul_f32(
     for (let i = 0; i < m; i++) rowDots(a + <usize>i * <usize>aRow * 4, b, bCol, c + <usize>i * <usize>n * 4, n, k);
     return;
   }
-  blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch);
+  blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch, 0, n);
+}
+
+/**
+ * Columns j0 ≤ j < j1 of matmul_f32's product (c still m×n, row stride n), for m ≥ 4 (the blocked path matmul_f32
+ * takes): what threads run side by side when the product is wider than tall, each packing only its own part of b.
+ * Every element is summed as matmul_f32 sums it.
+ */
+export function matmul_cols_f32(
+  a: usize,
+  aRow: i32,
+  aCol: i32,
+  b: usize,
+  bRow: i32,
+  bCol: i32,
+  c: usize,
+  m: i32,
+  n: i32,
+  k: i32,
+  scratch: usize,
+  j0: i32,
+  j1: i32,
+): void {
+  blockedProduct(a, aRow, aCol, b, bRow, bCol, false, c, m, n, k, scratch, j0, j1);
 }
 
 /**
@@ -258,7 +281,8 @@ function axpy1(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
 
 /**
  * The blocked product behind matmul_f32 and conv2d_f32. With `image`, b is an NCHW image and B its im2col matrix
- * (geometry set by conv.ts), packed straight from the image so the whole im2col matrix is never written out.
+ * (geometry set by conv.ts), packed straight from the image so the whole im2col matrix is never written out. Only
+ * columns j0 ≤ j < j1 of c (m×n, row stride n) are written: a thread's share of a product split by columns.
  */
 export function blockedProduct(
   a: usize,
@@ -273,19 +297,21 @@ export function blockedProduct(
   n: i32,
   k: i32,
   scratch: usize,
+  j0: i32,
+  j1: i32,
 ): void {
   const packB = scratch;
   const packA = scratch + PACK_B_BYTES;
   const tile = packA + PACK_A_BYTES;
   if (k == 0) {
-    memory.fill(c, 0, <usize>m * <usize>n * 4);
+    for (let i = 0; i < m; i++) memory.fill(c + (<usize>i * <usize>n + <usize>j0) * 4, 0, <usize>(j1 - j0) * 4);
     return;
   }
   // Depth blocks of equal size (784 = 4 × 196, not 3 × 256 + 16): a thin last block would read and write all of c for
   // little work.
   const kStep = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC);
-  for (let jc = 0; jc < n; jc += NC) {
-    const nc = min(NC, n - jc);
+  for (let jc = j0; jc < j1; jc += NC) {
+    const nc = min(NC, j1 - jc);
     for (let pc = 0; pc < k; pc += kStep) {
       const kc = min(kStep, k - pc);
       if (image) packImagePanels(b, pc, jc, kc, nc, packB);

@@ -11,7 +11,8 @@
  * them), then wino3_out_f32. When `alongW`, w has kh×3 taps (o·c·kh·3): F(2, 3) along the width, the kh rows as more
  * input rows (row c·kh + ky of V reads the plane ky rows lower), K = c·kh; else 3×1 taps along the height, K = c. The
  * output along the 3 taps (wd − 2, or h − 2) must be even; T = output positions / 2 tiles. `work` holds U (4·o·K
- * floats), then V (4·K·T), then M (4·o·T).
+ * floats), then V (4·K·T), then M (4·o·T). This call transforms its `part` of `parts` equal shares of U's rows and of
+ * the input channels (threads run the parts side by side; one thread passes 0 of 1).
  */
 export function wino3_in_f32(
   x: usize,
@@ -23,6 +24,8 @@ export function wino3_in_f32(
   o: i32,
   alongW: bool,
   work: usize,
+  part: i32,
+  parts: i32,
 ): void {
   const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
@@ -34,7 +37,8 @@ export function wino3_in_f32(
   const vStep = <usize>k * <usize>tiles * 4;
   // G g per output and input row (channel, or channel and kernel row): U_t[o, k].
   const half: f32 = 0.5;
-  for (let i = 0; i < o * k; i++) {
+  const uEnd = share(o * k, part + 1, parts);
+  for (let i = share(o * k, part, parts); i < uEnd; i++) {
     const g = w + <usize>i * 12;
     const g0 = load<f32>(g);
     const g1 = load<f32>(g, 4);
@@ -46,7 +50,8 @@ export function wino3_in_f32(
     store<f32>(at + 3 * uStep, g2);
   }
   // Bᵀ d per input row and tile: V_t[k, tile].
-  for (let ci = 0; ci < c; ci++) {
+  const cEnd = share(c, part + 1, parts);
+  for (let ci = share(c, part, parts); ci < cEnd; ci++) {
     const plane = x + <usize>ci * <usize>h * <usize>wd * 4;
     if (!alongW) inputAlongH(plane, v + <usize>ci * <usize>tiles * 4, vStep, h, wd);
     else
@@ -57,20 +62,40 @@ export function wino3_in_f32(
   }
 }
 
-/** Aᵀ m per output channel and tile into y (o planes of the output), after wino3_in_f32 and the four products. */
-export function wino3_out_f32(y: usize, c: i32, h: i32, wd: i32, kh: i32, o: i32, alongW: bool, work: usize): void {
+/**
+ * Aᵀ m per output channel and tile into y (o planes of the output), after wino3_in_f32 and the four products; this
+ * call's `part` of `parts` equal shares of the output channels.
+ */
+export function wino3_out_f32(
+  y: usize,
+  c: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  o: i32,
+  alongW: bool,
+  work: usize,
+  part: i32,
+  parts: i32,
+): void {
   const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
   const tiles = (oh * ow) >> 1;
   const k = alongW ? c * kh : c;
   const m = work + (<usize>4 * <usize>o * <usize>k + <usize>4 * <usize>k * <usize>tiles) * 4;
   const mStep = <usize>o * <usize>tiles * 4;
-  for (let oi = 0; oi < o; oi++) {
+  const oEnd = share(o, part + 1, parts);
+  for (let oi = share(o, part, parts); oi < oEnd; oi++) {
     const mo = m + <usize>oi * <usize>tiles * 4;
     const yo = y + <usize>oi * <usize>oh * <usize>ow * 4;
     if (alongW) outputAlongW(mo, mStep, yo, tiles);
     else outputAlongH(mo, mStep, yo, oh, ow);
   }
+}
+
+/** Where share `part` of `parts` of `n` items starts (share parts is n). */
+function share(n: i32, part: i32, parts: i32): i32 {
+  return <i32>((<i64>n * <i64>part) / <i64>parts);
 }
 
 /**

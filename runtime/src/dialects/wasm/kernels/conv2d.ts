@@ -5,7 +5,14 @@ import { window2d } from '../../../ops/window.ts';
 import { sizeOf } from '../../../shape.ts';
 import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
-import { threadedConv2d, threadedDepthwise, threadedMatmul } from '../threads/index.ts';
+import {
+  threadedConv2d,
+  threadedDepthwise,
+  threadedMatmul,
+  threadedParts,
+  threadedPlanes,
+  threadsFor,
+} from '../threads/index.ts';
 
 /** Output positions (oh·ow) up to which conv_few_f32 beats packing panels for the blocked product. */
 const FEW_POSITIONS = 16;
@@ -122,16 +129,26 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     const work = arena.alloc(4 * (o * k + k * tiles + o * tiles) * 4);
     // U_t, V_t and M_t as wino3_in_f32 lays them out in `work`.
     const [u, v, m] = [work, work + 4 * o * k * 4, work + 4 * (o * k + k * tiles) * 4];
+    // With threads on and a large product, the padding copy and both transforms split too (threadedParts).
+    const split = threadsFor(4 * o * k * tiles);
     for (let i = 0; i < n; i++) {
       const xi = px + i * c * h * wd * 4;
-      if (padded) mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
-      mod.wino3_in_f32(padded ? xPad : xi, pw, c, hp, wp, g.kh, o, alongW, work);
+      if (
+        padded &&
+        !threadedPlanes('pad_planes_f32', split, xi, h * wd, xPad, hp * wp, c, [h, wd, g.padTop, g.padLeft, hp, wp])
+      )
+        mod.pad_planes_f32(xi, xPad, c, h, wd, g.padTop, g.padLeft, hp, wp);
+      const xin = padded ? xPad : xi;
+      if (!threadedParts('wino3_in_f32', split, [xin, pw, c, hp, wp, g.kh, o, +alongW, work]))
+        mod.wino3_in_f32(xin, pw, c, hp, wp, g.kh, o, alongW, work, 0, 1);
       for (let t = 0; t < 4; t++) {
         const [ut, vt, mt] = [u + t * o * k * 4, v + t * k * tiles * 4, m + t * o * tiles * 4];
         if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
           mod.matmul_f32(ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch);
       }
-      mod.wino3_out_f32(py + i * o * p * 4, c, hp, wp, g.kh, o, alongW, work);
+      const yi = py + i * o * p * 4;
+      if (!threadedParts('wino3_out_f32', split, [yi, c, hp, wp, g.kh, o, +alongW, work]))
+        mod.wino3_out_f32(yi, c, hp, wp, g.kh, o, alongW, work, 0, 1);
     }
     return y.tensor();
   }

@@ -18,14 +18,22 @@ export const MAX_WASM_THREADS = 16;
  */
 export const threadThresholds = { products: 1 << 19, elements: 1 << 16 };
 
-/** Kernel calls split across threads so far (tests check the threaded paths really ran). */
-export const threadStats = { splitCalls: 0 };
+/**
+ * Kernel calls split across threads so far; of those, matmul and conv2d products split by columns and by rows (tests
+ * check which paths ran).
+ */
+export const threadStats = { splitCalls: 0, columnSplits: 0, rowSplits: 0 };
 
 let pool: Pool | undefined;
 
 function runSplit(p: Pool, calls: readonly Call[]): void {
   threadStats.splitCalls++;
   p.run(calls);
+}
+
+/** Wakes the idle workers, when threads are on, ahead of kernels that will split (see Pool.wake). */
+export function wakeWasmThreads(): void {
+  pool?.wake();
 }
 
 /** How many threads wasm kernels use (1: the main thread alone, the default). */
@@ -140,9 +148,25 @@ export function threadedMatmul(
   scratchBytes: number,
 ): boolean {
   if (!pool || m * n * k < threadThresholds.products) return false;
+  // Wider than tall (a convolution's Winograd products, a batch of a few rows): each thread takes a range of columns,
+  // 8-wide register tiles whole, and packs only its part of b, where a split by rows would have every thread pack all
+  // of it. Below 4 rows matmul_f32 takes its row-at-a-time path, which the column export does not have.
+  const cols = width === 'f32' && n >= m && m >= 4 ? splitRuns(n, pool.size, 8) : [];
+  if (cols.length > 1) {
+    threadStats.columnSplits++;
+    runSplit(
+      pool,
+      cols.map(([j0, count], t) => [
+        'matmul_cols_f32',
+        [a, aRow, aCol, b, bRow, bCol, c, m, n, k, t === 0 ? scratch : arena.alloc(scratchBytes), j0, j0 + count],
+      ]),
+    );
+    return true;
+  }
   // Below one 4-row tile per thread, matmul_f32 may take its row-at-a-time path, summing in another order.
   const runs = splitRuns(m, pool.size, width === 'f32' ? 4 : 1);
   if (runs.length < 2) return false;
+  threadStats.rowSplits++;
   const bytes = BYTES[width];
   const calls: Call[] = runs.map(([r0, rows], t) => {
     const args = [a + r0 * aRow * bytes, aRow, aCol, b, bRow, bCol, c + r0 * n * bytes, rows, n, k];
@@ -150,6 +174,48 @@ export function threadedMatmul(
     return [`matmul_${width}`, args];
   });
   runSplit(pool, calls);
+  return true;
+}
+
+/** How many threads a kernel of `products` multiply-adds splits across: 1 (none) when threads are off or it is small. */
+export function threadsFor(products: number): number {
+  return pool && products >= threadThresholds.products ? pool.size : 1;
+}
+
+/**
+ * An export `name(...args, part, parts)` that does its `part` of `parts` equal shares of the work itself, run as
+ * `parts` calls side by side; false (nothing run) when `parts` is 1.
+ */
+export function threadedParts(name: string, parts: number, args: readonly number[]): boolean {
+  if (!pool || parts < 2) return false;
+  runSplit(
+    pool,
+    Array.from({ length: parts }, (_, t): Call => [name, [...args, t, parts]]),
+  );
+  return true;
+}
+
+/**
+ * A per-plane export `name(src, dst, planes, ...rest)` (pad_planes_f32) over ranges of `planes` split `parts` ways:
+ * planes of `srcPlane` and `dstPlane` elements (float32). False (nothing run) when `parts` is 1.
+ */
+export function threadedPlanes(
+  name: string,
+  parts: number,
+  src: number,
+  srcPlane: number,
+  dst: number,
+  dstPlane: number,
+  planes: number,
+  rest: readonly number[],
+): boolean {
+  if (!pool || parts < 2) return false;
+  const runs = splitRuns(planes, parts, 1);
+  if (runs.length < 2) return false;
+  runSplit(
+    pool,
+    runs.map(([c0, count]) => [name, [src + c0 * srcPlane * 4, dst + c0 * dstPlane * 4, count, ...rest]]),
+  );
   return true;
 }
 
@@ -166,12 +232,27 @@ export function threadedConv2d(
   scratchBytes: number,
 ): boolean {
   if (!pool || outChannels * taps * positions < threadThresholds.products) return false;
-  const runs = splitRuns(outChannels, pool.size, 1);
-  if (runs.length < 2) return false;
   // conv2d_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch): o and scratch change per run.
   const [x, w, y] = args as [number, number, number];
   const geometry = args.slice(3, 16);
   const scratch = args[17]!;
+  // More positions than channels: ranges of positions (conv2d_cols_f32), so that each thread packs only its own
+  // im2col panels rather than all of them.
+  const cols = positions >= outChannels ? splitRuns(positions, pool.size, 8) : [];
+  if (cols.length > 1) {
+    threadStats.columnSplits++;
+    runSplit(
+      pool,
+      cols.map(([j0, count], t) => [
+        'conv2d_cols_f32',
+        [...args.slice(0, 17), t === 0 ? scratch : arena.alloc(scratchBytes), j0, j0 + count],
+      ]),
+    );
+    return true;
+  }
+  const runs = splitRuns(outChannels, pool.size, 1);
+  if (runs.length < 2) return false;
+  threadStats.rowSplits++;
   const calls: Call[] = runs.map(([o0, count], t) => [
     'conv2d_f32',
     [x, w + o0 * taps * 4, y + o0 * positions * 4, ...geometry, count, t === 0 ? scratch : arena.alloc(scratchBytes)],
