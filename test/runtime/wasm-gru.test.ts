@@ -1,6 +1,7 @@
 // The wasm GRU's float32 cells (as/rnn.ts gru_cell_f32, gru_reset_f32) against a float64 GRU written here from ONNX's
 // equations: both linear_before_reset values, both directions, ragged sequence_lens, a given initial_h, and a hidden
-// size of one vector plus a tail (H = 6) or several vectors (H = 8, which also takes the packed per-step product).
+// size of one vector plus a tail (H = 6) or several vectors (H = 8 and 12, which also take the packed per-step
+// product, with a batch of 3 or of 6).
 
 import { describe, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
@@ -59,11 +60,16 @@ function gruRef(
 }
 
 describe('wasm GRU float32 cells', () => {
-  for (const H of [6, 8])
+  // B = 6: the per-step product's 4-row tile, then 2 rows alone; H = 12: 8 columns a tile, then 4.
+  for (const [B, H] of [
+    [3, 6],
+    [3, 8],
+    [6, 12],
+  ] as const)
     for (const lbr of [false, true])
       for (const direction of ['forward', 'bidirectional'] as const)
-        it(`H=${H} linear_before_reset=${lbr} ${direction}`, () => {
-          const [T, B, I] = [5, 3, 7];
+        it(`B=${B} H=${H} linear_before_reset=${lbr} ${direction}`, () => {
+          const [T, I] = [5, 7];
           const dirs = direction === 'bidirectional' ? 2 : 1;
           const G = 3 * H;
           const x = values(T * B * I, 21);
@@ -71,7 +77,7 @@ describe('wasm GRU float32 cells', () => {
           const r = values(dirs * G * H, 23);
           const bias = values(dirs * 2 * G, 24);
           const h0 = values(dirs * B * H, 25);
-          const lens = [5, 2, 4];
+          const lens = [5, 2, 4, 5, 1, 3].slice(0, B);
           const want = gruRef(x, [T, B, I], w, r, bias, lens, h0, H, dirs, lbr);
           const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
           const [y, yh] = withDialect(['wasm'], () =>

@@ -61,12 +61,74 @@ export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32):
 }
 
 /**
- * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, rows of G contiguous), G a multiple of 4: per batch row, 32 columns at a time
- * in eight f32x4 accumulators (h's value splat, rt's row loaded), then 4 at a time.
+ * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, rows of G contiguous), G a multiple of 4. Four batch rows at a time share
+ * each load of rt: 8 columns in a 4×8 register tile (the matrix product's), then 4; so rt streams through once per
+ * four rows (a batch of 4 reads it once a step, where a row at a time read it 4 times: 28 µs a step at B = 4, H = 128
+ * before, about half after). Leftover rows go one at a time, 32 columns in eight accumulators, then 4. Every element
+ * sums over k in order, whichever path computes it.
  */
 export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32): void {
   const grow = <usize>G << 2;
-  for (let n = 0; n < B; n++) {
+  const hrow = <usize>H << 2;
+  let n = 0;
+  for (; n + 4 <= B; n += 4) {
+    const h0 = h + <usize>n * hrow;
+    const o0 = out + <usize>n * grow;
+    let g: i32 = 0;
+    for (; g + 8 <= G; g += 8) {
+      let p = rt + (<usize>g << 2);
+      let hk = h0;
+      let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
+      let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
+      for (let k = 0; k < H; k++) {
+        const b0 = v128.load(p);
+        const b1 = v128.load(p, 16);
+        let s = v128.load32_splat(hk);
+        c00 = f32x4.add(c00, f32x4.mul(s, b0));
+        c01 = f32x4.add(c01, f32x4.mul(s, b1));
+        s = v128.load32_splat(hk + hrow);
+        c10 = f32x4.add(c10, f32x4.mul(s, b0));
+        c11 = f32x4.add(c11, f32x4.mul(s, b1));
+        s = v128.load32_splat(hk + 2 * hrow);
+        c20 = f32x4.add(c20, f32x4.mul(s, b0));
+        c21 = f32x4.add(c21, f32x4.mul(s, b1));
+        s = v128.load32_splat(hk + 3 * hrow);
+        c30 = f32x4.add(c30, f32x4.mul(s, b0));
+        c31 = f32x4.add(c31, f32x4.mul(s, b1));
+        p += grow;
+        hk += 4;
+      }
+      const o = o0 + (<usize>g << 2);
+      v128.store(o, c00);
+      v128.store(o, c01, 16);
+      v128.store(o + grow, c10);
+      v128.store(o + grow, c11, 16);
+      v128.store(o + 2 * grow, c20);
+      v128.store(o + 2 * grow, c21, 16);
+      v128.store(o + 3 * grow, c30);
+      v128.store(o + 3 * grow, c31, 16);
+    }
+    for (; g < G; g += 4) {
+      let p = rt + (<usize>g << 2);
+      let hk = h0;
+      let c0 = f32x4.splat(0), c1 = f32x4.splat(0), c2 = f32x4.splat(0), c3 = f32x4.splat(0);
+      for (let k = 0; k < H; k++) {
+        const b0 = v128.load(p);
+        c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(hk), b0));
+        c1 = f32x4.add(c1, f32x4.mul(v128.load32_splat(hk + hrow), b0));
+        c2 = f32x4.add(c2, f32x4.mul(v128.load32_splat(hk + 2 * hrow), b0));
+        c3 = f32x4.add(c3, f32x4.mul(v128.load32_splat(hk + 3 * hrow), b0));
+        p += grow;
+        hk += 4;
+      }
+      const o = o0 + (<usize>g << 2);
+      v128.store(o, c0);
+      v128.store(o + grow, c1);
+      v128.store(o + 2 * grow, c2);
+      v128.store(o + 3 * grow, c3);
+    }
+  }
+  for (; n < B; n++) {
     const hn = h + ((<usize>n * <usize>H) << 2);
     const on = out + ((<usize>n * <usize>G) << 2);
     let g: i32 = 0;
