@@ -58,6 +58,8 @@ export interface WasmExports {
     ow: number,
     o: number,
     scratch: Ptr,
+    j0: number,
+    j1: number,
   ): void;
   conv2d_dw_f32(
     x: Ptr,

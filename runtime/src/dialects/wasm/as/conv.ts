@@ -75,36 +75,11 @@ const NOWHERE: i32 = -0x20000000;
 
 /**
  * y[o, oh·ow] = w[o, K] · im2col(x)[K, oh·ow] for one image and group: x holds cg channels of h×wd, w has K = cg·kh·kw
- * taps per output channel, row (ci·kh + ky)·kw + kx of im2col(x) is that tap over every output position.
+ * taps per output channel, row (ci·kh + ky)·kw + kx of im2col(x) is that tap over every output position. Only output
+ * positions j0 ≤ j < j1 are written (0 and oh·ow: all): threads that split the positions each pack only their own
+ * im2col panels, and every element is summed alike whatever the range.
  */
 export function conv2d_f32(
-  x: usize,
-  w: usize,
-  y: usize,
-  cg: i32,
-  h: i32,
-  wd: i32,
-  kh: i32,
-  kw: i32,
-  sh: i32,
-  sw: i32,
-  dh: i32,
-  dw: i32,
-  pt: i32,
-  pl: i32,
-  oh: i32,
-  ow: i32,
-  o: i32,
-  scratch: usize,
-): void {
-  conv2d_cols_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch, 0, oh * ow);
-}
-
-/**
- * Output positions j0 ≤ j < j1 of conv2d_f32 (y still o planes of oh·ow): a thread's share when threads split the
- * positions, each packing only its own im2col panels. Every element is summed as conv2d_f32 sums it.
- */
-export function conv2d_cols_f32(
   x: usize,
   w: usize,
   y: usize,

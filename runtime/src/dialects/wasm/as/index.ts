@@ -5,7 +5,6 @@ export { softmax_f32, softmax_f64 } from './softmax';
 export { reduce_f32, reduce_f64 } from './reduce';
 export {
   col2im_f32,
-  conv2d_cols_f32,
   conv2d_dw_f32,
   conv2d_f32,
   conv_few_f32,

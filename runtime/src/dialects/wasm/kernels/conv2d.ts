@@ -191,6 +191,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
             g.ow,
             og,
             scratch,
+            0,
+            p,
           ] as const;
           if (!threadedConv2d(arena, args, og, k, p, scratchBytes)) mod.conv2d_f32(...args);
         }

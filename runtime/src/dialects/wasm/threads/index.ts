@@ -220,8 +220,8 @@ export function threadedPlanes(
 }
 
 /**
- * conv2d_f32 (one image and group) over output channels split between the threads; false when not threaded. The
- * arguments are conv2d_f32's; `scratch` serves the main thread.
+ * conv2d_f32 (one image and group, all its positions) split between the threads, by positions or by output channels;
+ * false when not threaded. The arguments are conv2d_f32's; `scratch` serves the main thread.
  */
 export function threadedConv2d(
   arena: Arena,
@@ -232,21 +232,20 @@ export function threadedConv2d(
   scratchBytes: number,
 ): boolean {
   if (!pool || outChannels * taps * positions < threadThresholds.products) return false;
-  // conv2d_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch): o and scratch change per run.
+  // conv2d_f32(x, w, y, cg, h, wd, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, o, scratch, j0, j1): a run changes the
+  // scratch and either the range of positions j0..j1 or the output channels (w, y and o).
   const [x, w, y] = args as [number, number, number];
   const geometry = args.slice(3, 16);
   const scratch = args[17]!;
-  // More positions than channels: ranges of positions (conv2d_cols_f32), so that each thread packs only its own
-  // im2col panels rather than all of them.
+  const own = (t: number) => (t === 0 ? scratch : arena.alloc(scratchBytes));
+  // More positions than channels: ranges of positions, so that each thread packs only its own im2col panels rather
+  // than all of them.
   const cols = positions >= outChannels ? splitRuns(positions, pool.size, 8) : [];
   if (cols.length > 1) {
     threadStats.columnSplits++;
     runSplit(
       pool,
-      cols.map(([j0, count], t) => [
-        'conv2d_cols_f32',
-        [...args.slice(0, 17), t === 0 ? scratch : arena.alloc(scratchBytes), j0, j0 + count],
-      ]),
+      cols.map(([j0, count], t) => ['conv2d_f32', [...args.slice(0, 17), own(t), j0, j0 + count]]),
     );
     return true;
   }
@@ -255,7 +254,7 @@ export function threadedConv2d(
   threadStats.rowSplits++;
   const calls: Call[] = runs.map(([o0, count], t) => [
     'conv2d_f32',
-    [x, w + o0 * taps * 4, y + o0 * positions * 4, ...geometry, count, t === 0 ? scratch : arena.alloc(scratchBytes)],
+    [x, w + o0 * taps * 4, y + o0 * positions * 4, ...geometry, count, own(t), 0, positions],
   ]);
   runSplit(pool, calls);
   return true;
