@@ -15,7 +15,7 @@ import {
   withDialect,
   type Tensor,
 } from '../../runtime/src/index.ts';
-import { threadStats, threadThresholds } from '../../runtime/src/dialects/wasm/threads/index.ts';
+import { stopWasmWorkers, threadStats, threadThresholds } from '../../runtime/src/dialects/wasm/threads/index.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
 import { conv2dRef as conv, lcgValues as values, matmulRef as product } from '../support/reference.ts';
@@ -146,6 +146,30 @@ describe('threaded matmul', () => {
       product(a.slice(i * m * k, (i + 1) * m * k), b, m, n, k),
     ).flat();
     assertAllClose(two, want, tolerance('float32'));
+  });
+});
+
+describe('workers that take no calls', () => {
+  it('leave every call of a split kernel to the caller, with the same result', () => {
+    const [m, n, k] = [40, 72, 33];
+    const a = values(m * k, 7);
+    const b = values(k * n, 8);
+    const f = () =>
+      ops.matmul(tensor(a, { shape: [m, k], dtype: 'float32' }), tensor(b, { shape: [k, n], dtype: 'float32' }));
+    setWasmThreads(1);
+    const one = withDialect(['wasm'], f).dataSync();
+    setWasmThreads(2);
+    // The worker leaves its loop: a pool that waited for each worker's share would wait for ever here.
+    stopWasmWorkers();
+    const before = threadStats.splitCalls;
+    const two = withDialect(['wasm'], f).dataSync();
+    expect(threadStats.splitCalls).toBeGreaterThan(before);
+    expectIdentical(two, one);
+    assertAllClose(two, product(a, b, m, n, k), tolerance('float32'));
+    // A fresh pool has working workers again.
+    setWasmThreads(1);
+    setWasmThreads(2);
+    expectIdentical(withDialect(['wasm'], f).dataSync(), one);
   });
 });
 

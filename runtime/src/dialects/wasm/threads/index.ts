@@ -31,6 +31,14 @@ function runSplit(p: Pool, calls: readonly Call[]): void {
   p.run(calls);
 }
 
+/**
+ * Tests only: the workers stop taking calls while the pool stays on, as workers that never get a CPU again would; split
+ * kernels must then finish on the calling thread alone. setWasmThreads starts fresh workers.
+ */
+export function stopWasmWorkers(): void {
+  pool?.stopWorkers();
+}
+
 /** Wakes the idle workers, when threads are on, ahead of kernels that will split (see Pool.wake). */
 export function wakeWasmThreads(): void {
   pool?.wake();

@@ -1,17 +1,24 @@
 // Worker threads that run wasm kernels on the shared memory beside the main thread. Each worker holds its own
-// instance of the shared-memory module; a call hands every thread one export and its arguments through a small
-// SharedArrayBuffer and waits with Atomics.wait/notify, so a kernel stays synchronous, as dispatch needs.
+// instance of the shared-memory module. A split kernel is a table of calls (an export and its arguments each) in a
+// small SharedArrayBuffer; the caller and the workers take calls from it until none is left, and the caller waits
+// (Atomics.wait/notify) for the last one, so a kernel stays synchronous, as dispatch needs.
 
 import { nodeBuiltin } from '../sources.mjs';
 
-/** Words of the control block (Int32Array): the job generation, workers still running, workers ready, stop, error. */
+/**
+ * Words of the control block (Int32Array): the job generation, the claim word, calls finished, workers ready, stop,
+ * error. The claim word holds the job's call count (bits 16 and up) and the next call to take (bits 0–15): a thread
+ * claims a call with one Atomics.add, and the count it gets back belongs to the same job as the index, so a claim that
+ * lands on a finished job's word (index past its count) is refused however late it comes.
+ */
 const GEN = 0;
-const PENDING = 1;
-const READY = 2;
-const STOP = 3;
-const FAILED = 4;
+const CLAIM = 1;
+const DONE = 2;
+const READY = 3;
+const STOP = 4;
+const FAILED = 5;
 const CONTROL_WORDS = 8;
-/** Per worker: the export's index (−1: nothing to do), the argument count, then the arguments. */
+/** Per call of the table: the export's index, the argument count, then the arguments. */
 const SLOT_LEN = 32;
 const MAX_ARGS = SLOT_LEN - 2;
 /** How long a new pool waits for its workers to instantiate the module before giving up. */
@@ -28,13 +35,13 @@ const SPIN_MS = 1;
 /**
  * The workers' code, given `data` = { module, memory, control, index } (no file to locate after bundling). A worker
  * instantiates the module on the shared memory, points its conv panel tables and broadcast row scratch at its own
- * slices (conv_thread, rows_thread), then loops: spin for SPIN_MS, then wait, for a new generation, run its slot's export, count itself
- * done. Indented, so that no line starts with a call (the package's sideEffects test reads top-level calls by line).
+ * slices (conv_thread, rows_thread), then loops: spin for SPIN_MS, then wait, for a new generation, then take calls
+ * from the table until none is left, counting each done. Indented, so that no line starts with a call (the package's sideEffects test reads top-level calls by line).
  */
 const WORKER_BODY = `
   const { module, memory, control, index } = data;
   const ctrl = new Int32Array(control, 0, ${CONTROL_WORDS});
-  const slot = new Float64Array(control, ${CONTROL_WORDS * 4} + index * ${SLOT_LEN * 8}, ${SLOT_LEN});
+  const table = new Float64Array(control, ${CONTROL_WORDS * 4});
   let fns;
   try {
     const instance = new WebAssembly.Instance(module, {
@@ -58,13 +65,19 @@ const WORKER_BODY = `
     // Woken with no new job (Pool.wake): spin for the job that is coming.
     if (gen === seen) continue;
     seen = gen;
-    const fn = slot[0];
-    if (fn >= 0) {
+    // Take calls until none is left (see CLAIM). A claim on a newer job's word is that job's: its table was written
+    // before the word was.
+    for (;;) {
+      const claim = Atomics.add(ctrl, ${CLAIM}, 1);
+      const count = claim >>> 16;
+      const i = claim & 0xffff;
+      if (i >= count) break;
+      const at = i * ${SLOT_LEN};
       const args = [];
-      for (let i = 0; i < slot[1]; i++) args.push(slot[2 + i]);
-      try { fns[fn](...args); } catch (e) { Atomics.store(ctrl, ${FAILED}, 1); }
+      for (let a = 0; a < table[at + 1]; a++) args.push(table[at + 2 + a]);
+      try { fns[table[at]](...args); } catch (e) { Atomics.store(ctrl, ${FAILED}, 1); }
+      if (Atomics.add(ctrl, ${DONE}, 1) + 1 === count) Atomics.notify(ctrl, ${DONE});
     }
-    if (Atomics.sub(ctrl, ${PENDING}, 1) === 1) Atomics.notify(ctrl, ${PENDING});
   }
 `;
 /** Node: a CommonJS script given the data as workerData. */
@@ -89,7 +102,7 @@ interface AnyWorker {
 
 export class Pool {
   private readonly ctrl: Int32Array;
-  private readonly slots: Float64Array[];
+  private readonly table: Float64Array;
   private readonly exportIndex: Map<string, number>;
   private readonly workers: AnyWorker[] = [];
   /** Threads a call can use: the workers and the main thread. */
@@ -104,10 +117,7 @@ export class Pool {
     private readonly canBlock: boolean,
   ) {
     this.ctrl = new Int32Array(control, 0, CONTROL_WORDS);
-    this.slots = Array.from(
-      { length: workers },
-      (_, i) => new Float64Array(control, CONTROL_WORDS * 4 + i * SLOT_LEN * 8, SLOT_LEN),
-    );
+    this.table = new Float64Array(control, CONTROL_WORDS * 4);
     this.exportIndex = new Map(WebAssembly.Module.exports(module).map((e, i) => [e.name, i]));
     this.size = workers + 1;
   }
@@ -183,38 +193,42 @@ export class Pool {
   }
 
   /**
-   * Runs calls[0] on this thread and calls[i] on worker i−1 at once, returning when all have finished. At most
-   * `size` calls; workers past the last call sit this one out.
+   * Runs the calls side by side and returns when all have finished. At most `size` calls. This thread and the
+   * workers take them in order from the table, so a call waits for no particular thread: a worker not yet awake (or
+   * descheduled on a busy machine) leaves its share to this thread, which then does no worse than running alone.
    */
   run(calls: readonly Call[]): void {
     if (calls.length > this.size) throw new Error(`wasm threads: ${calls.length} calls for ${this.size} threads`);
-    for (let i = 0; i < this.slots.length; i++) {
-      const slot = this.slots[i]!;
-      const call = calls[i + 1];
-      if (!call) {
-        slot[0] = -1;
-        continue;
-      }
-      const [name, args] = call;
+    calls.forEach(([name, args], i) => {
       const fn = this.exportIndex.get(name);
       if (fn === undefined) throw new Error(`wasm threads: the module has no export ${name}`);
       if (args.length > MAX_ARGS)
         throw new Error(`wasm threads: ${name} takes ${args.length} arguments, over ${MAX_ARGS}`);
-      slot[0] = fn;
-      slot[1] = args.length;
-      for (let a = 0; a < args.length; a++) slot[2 + a] = args[a]!;
-    }
-    Atomics.store(this.ctrl, PENDING, this.slots.length);
+      const at = i * SLOT_LEN;
+      this.table[at] = fn;
+      this.table[at + 1] = args.length;
+      for (let a = 0; a < args.length; a++) this.table[at + 2 + a] = args[a]!;
+    });
+    const n = calls.length;
+    Atomics.store(this.ctrl, DONE, 0);
+    // Publishes the job (after its table): claims from now on take its calls.
+    Atomics.store(this.ctrl, CLAIM, n << 16);
     Atomics.add(this.ctrl, GEN, 1);
     Atomics.notify(this.ctrl, GEN);
     try {
-      const [name, args] = calls[0]!;
-      (this.main.exports[name] as (...a: number[]) => void)(...args);
+      for (let i; (i = Atomics.add(this.ctrl, CLAIM, 1) & 0xffff) < n;) {
+        const [name, args] = calls[i]!;
+        try {
+          (this.main.exports[name] as (...a: number[]) => void)(...args);
+        } finally {
+          Atomics.add(this.ctrl, DONE, 1);
+        }
+      }
     } finally {
-      // The workers write this call's output: never return (not even on an error) while one still runs.
+      // The workers write this job's output: never return (not even on an error) while one still runs.
       const spinUntil = performance.now() + SPIN_MS;
-      for (let left; (left = Atomics.load(this.ctrl, PENDING)) !== 0;)
-        if (this.canBlock && performance.now() > spinUntil) Atomics.wait(this.ctrl, PENDING, left);
+      for (let done; (done = Atomics.load(this.ctrl, DONE)) < n;)
+        if (this.canBlock && performance.now() > spinUntil) Atomics.wait(this.ctrl, DONE, done);
     }
     if (Atomics.exchange(this.ctrl, FAILED, 0)) throw new Error('wasm threads: a kernel failed in a worker');
   }
@@ -228,16 +242,25 @@ export class Pool {
     Atomics.notify(this.ctrl, GEN);
   }
 
-  /** Stops the workers (they exit their loop, then are terminated). */
-  close(): void {
+  /**
+   * Makes the workers leave their loop: from then on this thread takes every call itself (run() waits for no
+   * worker). close() does this first; tests use it alone, as a worker that never comes back.
+   */
+  stopWorkers(): void {
     Atomics.store(this.ctrl, STOP, 1);
     Atomics.add(this.ctrl, GEN, 1);
     Atomics.notify(this.ctrl, GEN);
+  }
+
+  /** Stops the workers (they exit their loop, then are terminated). */
+  close(): void {
+    this.stopWorkers();
     for (const w of this.workers) void w.terminate();
     this.workers.length = 0;
   }
 }
 
+/** The control words, then a table of one call per thread (the workers and the caller). */
 function controlBlock(workers: number): SharedArrayBuffer {
-  return new SharedArrayBuffer(CONTROL_WORDS * 4 + workers * SLOT_LEN * 8);
+  return new SharedArrayBuffer(CONTROL_WORDS * 4 + (workers + 1) * SLOT_LEN * 8);
 }
