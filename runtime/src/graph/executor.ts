@@ -4,7 +4,7 @@ import type { DeviceKind } from '../device.ts';
 import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
-import { wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
+import { threadStats, wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
 import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
 import { allocStorage, finishInt64 } from '../dtype.ts';
 import { OpError } from '../errors.ts';
@@ -70,12 +70,19 @@ export function kernelLaunches(): number {
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
-  // With wasm threads on, the workers start waking now rather than at the run's first split kernel.
-  wakeWasmThreads();
+  // With wasm threads on, a graph whose last run split kernels wakes the workers now rather than at its first split;
+  // one that split none leaves them asleep (woken, they spin a while, for nothing).
+  if (splitLastRun.has(g)) wakeWasmThreads();
+  const splitsBefore = threadStats.splitCalls;
   const plan = planFor(g, inputs);
-  if (plan) return runPlan(plan, g, inputs);
-  return executeUnplanned(g, inputs);
+  const outputs = plan ? runPlan(plan, g, inputs) : executeUnplanned(g, inputs);
+  if (threadStats.splitCalls !== splitsBefore) splitLastRun.add(g);
+  else splitLastRun.delete(g);
+  return outputs;
 }
+
+/** Graphs whose last run split a kernel across wasm threads. */
+const splitLastRun = new WeakSet<Graph>();
 
 function checkInputs(g: Graph, inputs: readonly Tensor[]): void {
   if (inputs.length !== g.params.length)
