@@ -165,13 +165,43 @@ describe('wasm conv2d Winograd F(2, 3): kh×3 and 3×1 kernels at unit stride wi
     ['1×3 padding left only', [1, 10, 3, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
     ['1×3 as oww-embedding: 24 channels over 74×32', [1, 24, 74, 32], [24, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['3×1 with 300 input channels (two depth blocks)', [1, 300, 6, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
-    // kh×3: F(2, 3) along the width, the kernel rows as more input rows of the products.
-    ['3×3 padding 1, 8 columns', [1, 10, 7, 8], [6, 10, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // kh×3: F(2, 3) along the width, the kernel rows as more input rows of the products (a 3×3 kernel under 16 tiles).
     ['5×3 uneven padding', [1, 9, 8, 6], [4, 9, 5, 3], [1, 1], [2, 1, 1, 1], 1],
-    ['3×3 as ppocr-det-v4: 96 → 24 channels over 16×16', [1, 96, 16, 16], [24, 96, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['3×3 padding 1 to 4×6: 6 tiles, F(2, 3)', [1, 12, 4, 6], [10, 12, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // Not Winograd, for contrast: an odd output along the taps, and too few channels.
     ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 4, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
     ['3×1 over 4 channels (the blocked product)', [1, 4, 10, 6], [5, 4, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm conv2d Winograd F(2×2, 3×3): 3×3 kernels at unit stride from 16 tiles of 2×2 outputs', () => {
+  const cases: Case[] = [
+    [
+      'padding 1, 7×8 out: odd rows, one vector of four tiles a row',
+      [1, 10, 7, 8],
+      [6, 10, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+    ],
+    ['as ppocr-det-v4: 96 → 24 channels over 16×16', [1, 96, 16, 16], [24, 96, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // 9×11 out: four tiles on the lanes, then two one at a time, the last with one column.
+    ['unpadded, odd rows and columns', [1, 12, 11, 13], [7, 12, 3, 3], [1, 1], [0, 0, 0, 0], 1],
+    [
+      '7×7 out: four tiles would write an eighth column, so one at a time',
+      [1, 8, 9, 9],
+      [5, 8, 3, 3],
+      [1, 1],
+      [0, 0, 0, 0],
+      1,
+    ],
+    ['padding 1, two images, ten tiles a row', [2, 9, 8, 20], [5, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['uneven padding (top 0, left 2, bottom 1, right 0)', [1, 8, 10, 9], [4, 8, 3, 3], [1, 1], [0, 2, 1, 0], 1],
+    ['more outputs than inputs: 8 → 20 over 10×10', [1, 8, 10, 10], [20, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['64 → 64 over 28×28 (resnet-style)', [1, 64, 28, 28], [64, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // Too few channels for either Winograd: the blocked product, for contrast.
+    ['3×3 over 4 channels', [1, 4, 10, 10], [6, 4, 3, 3], [1, 1], [1, 1, 1, 1], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));
 });

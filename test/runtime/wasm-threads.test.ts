@@ -182,8 +182,18 @@ describe('threaded conv2d', () => {
     ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
     ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2, 'columns'],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
-    // Winograd F(2, 3) (from 8 input channels, an even output width): its four products split.
-    ['3×3 over 9 channels, Winograd', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    // Winograd (from 8 input channels): F(2×2, 3×3) from 16 tiles, its sixteen products split; F(2, 3) below that, with
+    // an even output width, its four products split.
+    ['3×3 over 9 channels, Winograd 2×2', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    [
+      '3×3 over 10 channels, Winograd 2×2, odd rows and columns',
+      [1, 10, 9, 11],
+      [6, 10, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+      'columns',
+    ],
     [
       '3×3 over 8 channels, Winograd, more channels than tiles',
       [1, 8, 4, 6],

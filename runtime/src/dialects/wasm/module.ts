@@ -89,22 +89,40 @@ export interface WasmExports {
     kh: number,
     o: number,
     alongW: boolean,
-    work: Ptr,
+    u: Ptr,
+    uFloats: number,
+    v: Ptr,
+    vFloats: number,
     part: number,
     parts: number,
   ): void;
   wino3_out_f32(
     y: Ptr,
-    c: number,
     h: number,
     wd: number,
     kh: number,
     o: number,
     alongW: boolean,
-    work: Ptr,
+    m: Ptr,
+    mFloats: number,
     part: number,
     parts: number,
   ): void;
+  wino33_in_f32(
+    x: Ptr,
+    w: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    o: number,
+    u: Ptr,
+    uFloats: number,
+    v: Ptr,
+    vFloats: number,
+    part: number,
+    parts: number,
+  ): void;
+  wino33_out_f32(y: Ptr, oh: number, ow: number, o: number, m: Ptr, mFloats: number, part: number, parts: number): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,

@@ -1,7 +1,8 @@
-// Winograd F(2, 3) for the wasm dialect (AssemblyScript): a convolution whose kernel is 3 taps along one axis (1×3,
-// 3×1, or kh×3 with the kernel rows as more input channels; stride 1), two outputs along the axis from four inputs with 4 products where the direct
-// product takes 6: four matrix products of 2/3 the work of the im2col one, between a transform of the input and one
-// of the output. y = Aᵀ[(G g) ⊙ (Bᵀ d)] with, for taps g and inputs d (points 0, 1, −1, ∞):
+// Winograd convolutions for the wasm dialect (AssemblyScript), at stride 1. F(2, 3): a kernel of 3 taps along one axis
+// (1×3, 3×1, or kh×3 with the kernel rows as more input channels), two outputs along the axis from four inputs with 4
+// products where the direct product takes 6: four matrix products of 2/3 the work of the im2col one, between a
+// transform of the input and one of the output. F(2×2, 3×3), further down, applies the same along both axes.
+// y = Aᵀ[(G g) ⊙ (Bᵀ d)] with, for taps g and inputs d (points 0, 1, −1, ∞):
 //   Bᵀ d = (d0 − d2, d1 + d2, d2 − d1, d1 − d3),  G g = (g0, (g0 + g1 + g2) / 2, (g0 − g1 + g2) / 2, g2),
 //   Aᵀ m = (m0 + m1 + m2, m1 − m2 − m3).
 
@@ -10,9 +11,10 @@
  * products M_t[o, T] = U_t[o, K] · V_t[K, T] (t = 0..3, each matmul_f32, run from JavaScript so that threads can split
  * them), then wino3_out_f32. When `alongW`, w has kh×3 taps (o·c·kh·3): F(2, 3) along the width, the kh rows as more
  * input rows (row c·kh + ky of V reads the plane ky rows lower), K = c·kh; else 3×1 taps along the height, K = c. The
- * output along the 3 taps (wd − 2, or h − 2) must be even; T = output positions / 2 tiles. `work` holds U (4·o·K
- * floats), then V (4·K·T), then M (4·o·T). This call transforms its `part` of `parts` equal shares of U's rows and of
- * the input channels (threads run the parts side by side; one thread passes 0 of 1).
+ * output along the 3 taps (wd − 2, or h − 2) must be even; T = output positions / 2 tiles. U_t starts at u + t·uFloats
+ * floats, V_t at v + t·vFloats (and M_t, for wino3_out_f32, at m + t·mFloats). This call transforms its `part` of
+ * `parts` equal shares of U's rows and of the input channels (threads run the parts side by side; one thread passes 0
+ * of 1).
  */
 export function wino3_in_f32(
   x: usize,
@@ -23,7 +25,10 @@ export function wino3_in_f32(
   kh: i32,
   o: i32,
   alongW: bool,
-  work: usize,
+  u: usize,
+  uFloats: i32,
+  v: usize,
+  vFloats: i32,
   part: i32,
   parts: i32,
 ): void {
@@ -31,10 +36,8 @@ export function wino3_in_f32(
   const ow = alongW ? wd - 2 : wd;
   const tiles = (oh * ow) >> 1;
   const k = alongW ? c * kh : c;
-  const u = work;
-  const v = u + <usize>4 * <usize>o * <usize>k * 4;
-  const uStep = <usize>o * <usize>k * 4;
-  const vStep = <usize>k * <usize>tiles * 4;
+  const uStep = <usize>uFloats * 4;
+  const vStep = <usize>vFloats * 4;
   // G g per output and input row (channel, or channel and kernel row): U_t[o, k].
   const half: f32 = 0.5;
   const uEnd = share(o * k, part + 1, parts);
@@ -68,22 +71,20 @@ export function wino3_in_f32(
  */
 export function wino3_out_f32(
   y: usize,
-  c: i32,
   h: i32,
   wd: i32,
   kh: i32,
   o: i32,
   alongW: bool,
-  work: usize,
+  m: usize,
+  mFloats: i32,
   part: i32,
   parts: i32,
 ): void {
   const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
   const tiles = (oh * ow) >> 1;
-  const k = alongW ? c * kh : c;
-  const m = work + (<usize>4 * <usize>o * <usize>k + <usize>4 * <usize>k * <usize>tiles) * 4;
-  const mStep = <usize>o * <usize>tiles * 4;
+  const mStep = <usize>mFloats * 4;
   const oEnd = share(o, part + 1, parts);
   for (let oi = share(o, part, parts); oi < oEnd; oi++) {
     const mo = m + <usize>oi * <usize>tiles * 4;
@@ -228,4 +229,270 @@ function outputAlongH(m: usize, mStep: usize, y: usize, oh: i32, ow: i32): void 
       store<f32>(to + rowBytes + <usize>q * 4, m1 - m2 - m3);
     }
   }
+}
+
+// Winograd F(2×2, 3×3) for a full 3×3 kernel (stride 1): 2×2 outputs from a 4×4 input tile with 16 products where the
+// direct product takes 36, sixteen matrix products M_ab = U_ab · V_ab (a, b = 0..3) of 4/9 the im2col product's work
+// (the 1-D transform above leaves 6/9). The same points and matrices along each axis: V = Bᵀ d B, U = G g Gᵀ,
+// y = Aᵀ M A.
+
+/**
+ * The valid convolution of x (c planes of h×wd, both h − 2 and wd − 2 even: the caller pads an odd output by a zero row
+ * or column) with w (o·c·3·3), first step: U_ab[o, c] for the 16 points ab = 4a + b at u + ab·uFloats floats, then
+ * V_ab[c, T] at v + ab·vFloats for the T = (h − 2)/2 · (wd − 2)/2 tiles, row-major. The caller then makes the sixteen
+ * products M_ab[o, T] = U_ab · V_ab for wino33_out_f32. This call transforms its `part` of `parts` equal shares of the
+ * (o, c) kernels and of the input channels.
+ */
+export function wino33_in_f32(
+  x: usize,
+  w: usize,
+  c: i32,
+  h: i32,
+  wd: i32,
+  o: i32,
+  u: usize,
+  uFloats: i32,
+  v: usize,
+  vFloats: i32,
+  part: i32,
+  parts: i32,
+): void {
+  const th = (h - 2) >> 1;
+  const tw = (wd - 2) >> 1;
+  const tiles = th * tw;
+  const uStep = <usize>uFloats * 4;
+  const vStep = <usize>vFloats * 4;
+  const half: f32 = 0.5;
+  const uEnd = share(o * c, part + 1, parts);
+  for (let i = share(o * c, part, parts); i < uEnd; i++) {
+    const g = w + <usize>i * 36;
+    // G g, column by column: rows g0, (g0 + g1 + g2) / 2, (g0 − g1 + g2) / 2, g2 of each kernel column.
+    const g00 = load<f32>(g);
+    const g01 = load<f32>(g, 4);
+    const g02 = load<f32>(g, 8);
+    const g10 = load<f32>(g, 12);
+    const g11 = load<f32>(g, 16);
+    const g12 = load<f32>(g, 20);
+    const g20 = load<f32>(g, 24);
+    const g21 = load<f32>(g, 28);
+    const g22 = load<f32>(g, 32);
+    const at = u + <usize>i * 4;
+    kernelRow(at, uStep, g00, g01, g02);
+    kernelRow(at + 4 * uStep, uStep, (g00 + g10 + g20) * half, (g01 + g11 + g21) * half, (g02 + g12 + g22) * half);
+    kernelRow(at + 8 * uStep, uStep, (g00 - g10 + g20) * half, (g01 - g11 + g21) * half, (g02 - g12 + g22) * half);
+    kernelRow(at + 12 * uStep, uStep, g20, g21, g22);
+  }
+  const cEnd = share(c, part + 1, parts);
+  const rowBytes = <usize>wd * 4;
+  for (let ci = share(c, part, parts); ci < cEnd; ci++) {
+    const plane = x + <usize>ci * <usize>h * rowBytes;
+    for (let ti = 0; ti < th; ti++) {
+      const r0 = plane + <usize>(2 * ti) * rowBytes;
+      const out = v + (<usize>ci * <usize>tiles + <usize>ti * <usize>tw) * 4;
+      let j = 0;
+      // Four tiles a step: per input row, the 1-D transform of wino3's inputAlongW (d0..d3 the even and odd lanes of
+      // two overlapping vector pairs), then the same transform down the four rows.
+      for (; j + 4 <= tw; j += 4) {
+        const at = r0 + <usize>j * 8;
+        let a = v128.load(at);
+        let b = v128.load(at, 16);
+        let e = v128.load(at, 8);
+        let f = v128.load(at, 24);
+        let d0 = v128.shuffle<f32>(a, b, 0, 2, 4, 6);
+        let d1 = v128.shuffle<f32>(a, b, 1, 3, 5, 7);
+        let d2 = v128.shuffle<f32>(e, f, 0, 2, 4, 6);
+        let d3 = v128.shuffle<f32>(e, f, 1, 3, 5, 7);
+        const p0 = f32x4.sub(d0, d2);
+        const p1 = f32x4.add(d1, d2);
+        const p2 = f32x4.sub(d2, d1);
+        const p3 = f32x4.sub(d1, d3);
+        a = v128.load(at + rowBytes);
+        b = v128.load(at + rowBytes, 16);
+        e = v128.load(at + rowBytes, 8);
+        f = v128.load(at + rowBytes, 24);
+        d0 = v128.shuffle<f32>(a, b, 0, 2, 4, 6);
+        d1 = v128.shuffle<f32>(a, b, 1, 3, 5, 7);
+        d2 = v128.shuffle<f32>(e, f, 0, 2, 4, 6);
+        d3 = v128.shuffle<f32>(e, f, 1, 3, 5, 7);
+        const q0 = f32x4.sub(d0, d2);
+        const q1 = f32x4.add(d1, d2);
+        const q2 = f32x4.sub(d2, d1);
+        const q3 = f32x4.sub(d1, d3);
+        a = v128.load(at + 2 * rowBytes);
+        b = v128.load(at + 2 * rowBytes, 16);
+        e = v128.load(at + 2 * rowBytes, 8);
+        f = v128.load(at + 2 * rowBytes, 24);
+        d0 = v128.shuffle<f32>(a, b, 0, 2, 4, 6);
+        d1 = v128.shuffle<f32>(a, b, 1, 3, 5, 7);
+        d2 = v128.shuffle<f32>(e, f, 0, 2, 4, 6);
+        d3 = v128.shuffle<f32>(e, f, 1, 3, 5, 7);
+        const s0 = f32x4.sub(d0, d2);
+        const s1 = f32x4.add(d1, d2);
+        const s2 = f32x4.sub(d2, d1);
+        const s3 = f32x4.sub(d1, d3);
+        const to = out + <usize>j * 4;
+        // Rows 0 and 2 give V_0b = R0 − R2; rows 1 and 2 give V_1b = R1 + R2 and V_2b = R2 − R1.
+        v128.store(to, f32x4.sub(p0, s0));
+        v128.store(to + vStep, f32x4.sub(p1, s1));
+        v128.store(to + 2 * vStep, f32x4.sub(p2, s2));
+        v128.store(to + 3 * vStep, f32x4.sub(p3, s3));
+        v128.store(to + 4 * vStep, f32x4.add(q0, s0));
+        v128.store(to + 5 * vStep, f32x4.add(q1, s1));
+        v128.store(to + 6 * vStep, f32x4.add(q2, s2));
+        v128.store(to + 7 * vStep, f32x4.add(q3, s3));
+        v128.store(to + 8 * vStep, f32x4.sub(s0, q0));
+        v128.store(to + 9 * vStep, f32x4.sub(s1, q1));
+        v128.store(to + 10 * vStep, f32x4.sub(s2, q2));
+        v128.store(to + 11 * vStep, f32x4.sub(s3, q3));
+        a = v128.load(at + 3 * rowBytes);
+        b = v128.load(at + 3 * rowBytes, 16);
+        e = v128.load(at + 3 * rowBytes, 8);
+        f = v128.load(at + 3 * rowBytes, 24);
+        d0 = v128.shuffle<f32>(a, b, 0, 2, 4, 6);
+        d1 = v128.shuffle<f32>(a, b, 1, 3, 5, 7);
+        d2 = v128.shuffle<f32>(e, f, 0, 2, 4, 6);
+        d3 = v128.shuffle<f32>(e, f, 1, 3, 5, 7);
+        // V_3b = R1 − R3.
+        v128.store(to + 12 * vStep, f32x4.sub(q0, f32x4.sub(d0, d2)));
+        v128.store(to + 13 * vStep, f32x4.sub(q1, f32x4.add(d1, d2)));
+        v128.store(to + 14 * vStep, f32x4.sub(q2, f32x4.sub(d2, d1)));
+        v128.store(to + 15 * vStep, f32x4.sub(q3, f32x4.sub(d1, d3)));
+      }
+      for (; j < tw; j++) inputTile33(r0 + <usize>j * 8, rowBytes, out + <usize>j * 4, vStep);
+    }
+  }
+}
+
+/** U_a0..U_a3 of one kernel from row a of G g (its three columns): the 1-D kernel transform along the row. */
+function kernelRow(at: usize, uStep: usize, r0: f32, r1: f32, r2: f32): void {
+  const half: f32 = 0.5;
+  store<f32>(at, r0);
+  store<f32>(at + uStep, (r0 + r1 + r2) * half);
+  store<f32>(at + 2 * uStep, (r0 - r1 + r2) * half);
+  store<f32>(at + 3 * uStep, r2);
+}
+
+/** V_ab of the one tile whose top-left input is at x (the tail of a row of tiles): the rows' transforms, then down. */
+function inputTile33(x: usize, rowBytes: usize, to: usize, vStep: usize): void {
+  for (let b = 0; b < 4; b++) {
+    // Column b of D B for each of the four input rows.
+    const r0 = rowPoint(x, b);
+    const r1 = rowPoint(x + rowBytes, b);
+    const r2 = rowPoint(x + 2 * rowBytes, b);
+    const r3 = rowPoint(x + 3 * rowBytes, b);
+    store<f32>(to + <usize>b * vStep, r0 - r2);
+    store<f32>(to + <usize>(4 + b) * vStep, r1 + r2);
+    store<f32>(to + <usize>(8 + b) * vStep, r2 - r1);
+    store<f32>(to + <usize>(12 + b) * vStep, r1 - r3);
+  }
+}
+
+/** Element b of Bᵀ d for the four inputs d0..d3 from x: d0 − d2, d1 + d2, d2 − d1, d1 − d3. */
+function rowPoint(x: usize, b: i32): f32 {
+  const d1 = load<f32>(x, 4);
+  const d2 = load<f32>(x, 8);
+  if (b === 0) return load<f32>(x) - d2;
+  if (b === 1) return d1 + d2;
+  if (b === 2) return d2 - d1;
+  return d1 - load<f32>(x, 12);
+}
+
+/**
+ * Aᵀ M A per output channel and tile into y (o planes of oh×ow; an odd oh or ow drops the last tile row's or column's
+ * second output), after wino33_in_f32 for c input channels and the sixteen products; this call's `part` of `parts`
+ * equal shares of the output channels.
+ */
+export function wino33_out_f32(
+  y: usize,
+  oh: i32,
+  ow: i32,
+  o: i32,
+  m: usize,
+  mFloats: i32,
+  part: i32,
+  parts: i32,
+): void {
+  const th = (oh + 1) >> 1;
+  const tw = (ow + 1) >> 1;
+  const tiles = th * tw;
+  const mStep = <usize>mFloats * 4;
+  const rowBytes = <usize>ow * 4;
+  const oEnd = share(o, part + 1, parts);
+  for (let oi = share(o, part, parts); oi < oEnd; oi++) {
+    const mo = m + <usize>oi * <usize>tiles * 4;
+    const yo = y + <usize>oi * <usize>oh * rowBytes;
+    for (let ti = 0; ti < th; ti++) {
+      const from = mo + <usize>ti * <usize>tw * 4;
+      const y0 = yo + <usize>(2 * ti) * rowBytes;
+      const second = 2 * ti + 1 < oh;
+      let j = 0;
+      // Four tiles a step, while their eight columns are all inside the row.
+      for (; j + 4 <= tw && 2 * j + 8 <= ow; j += 4) {
+        const at = from + <usize>j * 4;
+        // Aᵀ M: per column b, s_b = M_0b + M_1b + M_2b (output row 0) and e_b = M_1b − M_2b − M_3b (row 1).
+        let m0 = v128.load(at);
+        let m1 = v128.load(at + 4 * mStep);
+        let m2 = v128.load(at + 8 * mStep);
+        let m3 = v128.load(at + 12 * mStep);
+        const s0 = f32x4.add(f32x4.add(m0, m1), m2);
+        const e0 = f32x4.sub(f32x4.sub(m1, m2), m3);
+        m0 = v128.load(at + mStep);
+        m1 = v128.load(at + 5 * mStep);
+        m2 = v128.load(at + 9 * mStep);
+        m3 = v128.load(at + 13 * mStep);
+        const s1 = f32x4.add(f32x4.add(m0, m1), m2);
+        const e1 = f32x4.sub(f32x4.sub(m1, m2), m3);
+        m0 = v128.load(at + 2 * mStep);
+        m1 = v128.load(at + 6 * mStep);
+        m2 = v128.load(at + 10 * mStep);
+        m3 = v128.load(at + 14 * mStep);
+        const s2 = f32x4.add(f32x4.add(m0, m1), m2);
+        const e2 = f32x4.sub(f32x4.sub(m1, m2), m3);
+        m0 = v128.load(at + 3 * mStep);
+        m1 = v128.load(at + 7 * mStep);
+        m2 = v128.load(at + 11 * mStep);
+        m3 = v128.load(at + 15 * mStep);
+        const s3 = f32x4.add(f32x4.add(m0, m1), m2);
+        const e3 = f32x4.sub(f32x4.sub(m1, m2), m3);
+        // Then A along the columns: outputs x0 + x1 + x2 and x1 − x2 − x3, interleaved into eight columns.
+        const y00 = f32x4.add(f32x4.add(s0, s1), s2);
+        const y01 = f32x4.sub(f32x4.sub(s1, s2), s3);
+        const to = y0 + <usize>j * 8;
+        v128.store(to, v128.shuffle<f32>(y00, y01, 0, 4, 1, 5));
+        v128.store(to, v128.shuffle<f32>(y00, y01, 2, 6, 3, 7), 16);
+        if (second) {
+          const y10 = f32x4.add(f32x4.add(e0, e1), e2);
+          const y11 = f32x4.sub(f32x4.sub(e1, e2), e3);
+          v128.store(to + rowBytes, v128.shuffle<f32>(y10, y11, 0, 4, 1, 5));
+          v128.store(to + rowBytes, v128.shuffle<f32>(y10, y11, 2, 6, 3, 7), 16);
+        }
+      }
+      for (; j < tw; j++) outputTile33(from + <usize>j * 4, mStep, y0 + <usize>j * 8, rowBytes, second, 2 * j + 1 < ow);
+    }
+  }
+}
+
+/** Aᵀ M A of one tile (M_ab at m + (4a + b)·mStep) into y[0..1, 0..1], the second row and column only if inside. */
+function outputTile33(m: usize, mStep: usize, y: usize, rowBytes: usize, secondRow: bool, secondCol: bool): void {
+  const s0 = colPoint(m, mStep, 0, true);
+  const s1 = colPoint(m, mStep, 1, true);
+  const s2 = colPoint(m, mStep, 2, true);
+  const s3 = colPoint(m, mStep, 3, true);
+  store<f32>(y, s0 + s1 + s2);
+  if (secondCol) store<f32>(y, s1 - s2 - s3, 4);
+  if (!secondRow) return;
+  const e0 = colPoint(m, mStep, 0, false);
+  const e1 = colPoint(m, mStep, 1, false);
+  const e2 = colPoint(m, mStep, 2, false);
+  const e3 = colPoint(m, mStep, 3, false);
+  store<f32>(y + rowBytes, e0 + e1 + e2);
+  if (secondCol) store<f32>(y + rowBytes, e1 - e2 - e3, 4);
+}
+
+/** Column b of Aᵀ M for one tile: M_0b + M_1b + M_2b (`first`), else M_1b − M_2b − M_3b. */
+function colPoint(m: usize, mStep: usize, b: i32, first: bool): f32 {
+  const m1 = load<f32>(m + <usize>(4 + b) * mStep);
+  const m2 = load<f32>(m + <usize>(8 + b) * mStep);
+  if (first) return load<f32>(m + <usize>b * mStep) + m1 + m2;
+  return m1 - m2 - load<f32>(m + <usize>(12 + b) * mStep);
 }
