@@ -28,7 +28,8 @@ export async function readAll(r: Tensor | readonly Tensor[]): Promise<Float32Arr
 
 /**
  * `build` makes inputs and returns the op chain; `op` names the op whose dialect the table reports. Each run is a
- * tidy() scope, as the tfjs columns' runs are tf.tidy: intermediates are disposed when the run ends.
+ * tidy() scope that reads the results back inside it, as the tfjs columns' runs are tf.tidy with dataSync inside:
+ * intermediates and results are disposed when the run ends.
  */
 export function raf(op: string, build: () => () => Tensor | readonly Tensor[], pin?: readonly string[]): Impl {
   return {
@@ -37,10 +38,11 @@ export function raf(op: string, build: () => () => Tensor | readonly Tensor[], p
       const pinned = pin ? () => withDialect(pin, f) : f;
       const run = () => tidy(pinned);
       return {
-        run: () => {
-          const r = run();
-          for (const t of Array.isArray(r) ? r : [r as Tensor]) t.dataSync();
-        },
+        run: () =>
+          tidy(() => {
+            const r = pinned();
+            for (const t of Array.isArray(r) ? r : [r as Tensor]) t.dataSync();
+          }),
         note: pin ? pin.join('+') : servedBy(op),
         result: () => readAll(run()),
       };
