@@ -7,16 +7,15 @@ import { OWNED, type TensorStorage } from '../../tensor.ts';
 import { inPlacedBlock, planHooks, setSpill, wasmHeap, type Heap } from './module.ts';
 
 /**
- * Resident storages, oldest first (a Map iterates in insertion order), held strongly: the heap cannot tell a tensor
- * still referenced from one the collector has not reached yet, and a WeakRef would keep its target (and, once read
- * out, its array) alive until the current job ends, which in a loop of awaits is never. So a tensor nobody disposes
- * stays resident until the budget needs its bytes; then it moves out to JavaScript memory, as every output did before.
+ * Resident storages in the order they were (re)inserted, each with its `stamp` at that time (a Map iterates in
+ * insertion order), held strongly: the heap cannot tell a tensor still referenced from one the collector has not
+ * reached yet, and a WeakRef would keep its target (and, once read out, its array) alive until the current job ends,
+ * which in a loop of awaits is never. So a tensor nobody disposes stays resident until the budget needs its bytes;
+ * then it moves out to JavaScript memory, as every output did before (see makeRoom for which go first).
  */
 const live = new Map<WasmStorage, number>();
 let residentBytes = 0;
-/** The storage inserted into `live` last: touching it again changes nothing, so it skips the Map work. */
-let newest: WasmStorage | undefined;
-/** Counts insertions into `live`; a storage's `stamp` is the count when it was (re)inserted. */
+/** Counts uses: a storage's `stamp` is the count at its last use (made, or read by a kernel). */
 let clock = 0;
 
 /** How many bytes resident tensors may hold before the oldest move out to JavaScript memory. */
@@ -32,7 +31,8 @@ export class WasmStorage implements TensorStorage {
   private block: number | undefined;
   private array: Storage | undefined;
   private readonly epoch: number;
-  private stamp: number;
+  /** The clock at its last use; makeRoom compares it with the stamp it was inserted into `live` with. */
+  stamp: number;
   /** Where the block began, kept after it is released (a graph plan's recording matches blocks by address). */
   readonly blockAt: number;
   /** The block lies in a graph plan's memory, which owns it: releasing it gives nothing back to the heap. */
@@ -48,9 +48,8 @@ export class WasmStorage implements TensorStorage {
     this.blockAt = ptr;
     this.planned = inPlacedBlock(ptr);
     this.epoch = heap.epoch;
-    live.set(this, bytes);
-    newest = this;
     this.stamp = ++clock;
+    live.set(this, this.stamp);
     if (this.planned) planHooks.place!.handed.push(this);
     else {
       residentBytes += bytes;
@@ -62,15 +61,10 @@ export class WasmStorage implements TensorStorage {
     return this.block;
   }
   /**
-   * Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). At
-   * most clock - stamp storages were inserted after it, so under half of `live` is newer when that is below
-   * live.size / 2: it is kept in place, which spares an input used on every call the Map work each time.
+   * Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). Only
+   * the stamp changes: makeRoom reorders `live` lazily, so a weight read on every call costs no Map work.
    */
   touch(): void {
-    if (this.block === undefined || newest === this || clock - this.stamp < live.size >> 1) return;
-    live.delete(this);
-    live.set(this, this.bytes);
-    newest = this;
     this.stamp = ++clock;
   }
   readSync(): Storage {
@@ -98,7 +92,6 @@ export class WasmStorage implements TensorStorage {
     const p = this.block;
     this.block = undefined;
     live.delete(this);
-    if (newest === this) newest = undefined;
     if (this.planned) return;
     residentBytes -= this.bytes;
     // A block from before a heap restart is already gone.
@@ -108,12 +101,20 @@ export class WasmStorage implements TensorStorage {
   }
 }
 
-/** Moves the oldest resident tensors out until `bytes` more fit in the budget (call before allocating them). */
+/**
+ * Moves resident tensors out until `bytes` more fit in the budget (call before allocating them), oldest first in
+ * `live`'s order, except that one used since it was put there goes to the back with its new stamp instead: a second
+ * chance, the CLOCK approximation of least recently used, which costs a use no Map work. Entries put back while
+ * iterating are visited again, so the loop ends once every one has had its chance.
+ */
 export function makeRoom(bytes: number): void {
   if (residentBytes + bytes <= RESIDENT_BUDGET) return;
-  for (const s of live.keys()) {
+  for (const [s, insertedAt] of live) {
     if (residentBytes + bytes <= RESIDENT_BUDGET) break;
-    s.moveOut(true);
+    if (s.stamp !== insertedAt) {
+      live.delete(s);
+      live.set(s, s.stamp);
+    } else s.moveOut(true);
   }
 }
 
