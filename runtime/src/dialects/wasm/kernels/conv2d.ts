@@ -133,7 +133,7 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       : [g.oh + g.kh - 1, g.ow + g.kw - 1];
     const padded = hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
     const xPad = padded ? arena.alloc(c * hp * wp * 4) : 0;
-    // `count` products U_t[o, k] · V_t[k, tiles] = M_t[o, tiles], laid out in `work` as the transforms take them.
+    // `count` products U_t[o, k] · V_t[k, tiles] = M_t[o, tiles] between the transforms.
     const [count, k, tiles] = wino2d ? [16, c, ((hp - 2) / 2) * ((wp - 2) / 2)] : [4, alongW ? c * g.kh : c, p / 2];
     // Each U_t, V_t and M_t starts an odd number of 64-byte lines after the one before: at a multiple of 4 KiB (64·64
     // floats) the transforms' sixteen streams would fall in one set of the L1 cache (input transform 0.54 → 0.11 ms).
