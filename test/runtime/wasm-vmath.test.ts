@@ -1,4 +1,4 @@
-// The wasm dialect's vector exp, sigmoid and tanh (as/vmath.ts) against float64 references over their whole range:
+// The wasm dialect's vector exp, sigmoid, tanh and log (as/vmath.ts) against float64 references over their whole range:
 // saturation far out, ±Infinity, NaN, -0, and a length that is no multiple of the vector width.
 
 import { describe, expect, it } from 'vitest';
@@ -51,4 +51,42 @@ describe('wasm vector math', () => {
       }
       if (op === 'tanh') expect(Object.is(got[input.length - 2], -0)).toBe(true);
     });
+});
+
+describe('wasm vector log', () => {
+  /** Subnormal to the largest float, densely around 1 (where ln x nears 0), the √2 boundary, and the special values. */
+  const logInputs = Float32Array.from([
+    ...Array.from({ length: 90 }, (_, i) => 10 ** (i - 45)),
+    ...Array.from({ length: 401 }, (_, i) => 0.5 + i / 200),
+    ...Array.from({ length: 41 }, (_, i) => 1 + (i - 20) * 2 ** -23),
+    Math.SQRT2,
+    Math.SQRT1_2,
+    2 ** -149,
+    2 ** -127,
+    2 ** -126,
+    3.4028234e38,
+    1,
+    2,
+    0.75,
+    Infinity,
+    -Infinity,
+    NaN,
+    -1,
+    -1e-30,
+    0,
+    -0,
+  ]);
+
+  it('log is within 4e-7 relative (or 1e-37 absolute) of float64, with 0, negatives, ±Infinity and NaN exact', () => {
+    const got = withDialect(['wasm'], () => ops.log(tensor(logInputs))).dataSync();
+    expect(got.length).toBe(logInputs.length);
+    for (let i = 0; i < logInputs.length; i++) {
+      const x = logInputs[i]!;
+      const want = Math.log(x);
+      const g = got[i]!;
+      if (Number.isNaN(want)) expect(g, `log(${x})`).toBeNaN();
+      else if (!Number.isFinite(want)) expect(g, `log(${x})`).toBe(want);
+      else expect(Math.abs(g - want) <= 4e-7 * Math.abs(want) + 1e-37, `log(${x}) = ${g}, want ${want}`).toBe(true);
+    }
+  });
 });

@@ -1,4 +1,5 @@
-// Vector math for the wasm dialect (AssemblyScript): an f32x4 exp by range reduction, and lane-wise fallbacks for the rest.
+// Vector math for the wasm dialect (AssemblyScript): f32x4 exp, sigmoid, tanh and log by range reduction, and lane-wise
+// fallbacks (each lane through the f64 function) for the rest.
 
 // exp(x) = 2^n · e^r with n = round(x·log2 e) and |r| ≤ ln2/2. ln 2 is split in two (Cody–Waite) so that n·LN2_HI
 // is exact in f32 and the reduction loses no bits; e^r is then a degree-5 polynomial fitted to minimize the largest
@@ -55,6 +56,18 @@ export const F_E1 = 29;
 export const F_E2 = 30;
 export const F_E3 = 31;
 export const F_E4 = 32;
+const F_SQRT2 = 33;
+const F_HALF = 34;
+const F_L3 = 35;
+const F_L5 = 36;
+const F_L7 = 37;
+const F_L9 = 38;
+const F_MIN_NORMAL = 39;
+const F_TWO23 = 40;
+const I_MANT = 41;
+const I_MINUS23 = 42;
+const F_NEG_INF = 43;
+const F_NAN = 44;
 const TABLE: usize = memory.data<u32>(
   [
     // EXP_HI
@@ -117,6 +130,20 @@ const TABLE: usize = memory.data<u32>(
     0x3e00001b, 0x3e00001b, 0x3e00001b, 0x3e00001b,
     0x3caafb55, 0x3caafb55, 0x3caafb55, 0x3caafb55,
     0x3b2a85a6, 0x3b2a85a6, 0x3b2a85a6, 0x3b2a85a6,
+    // vlog_f32: √2, 1/2, the atanh series' 1/3, 1/5, 1/7, 1/9, 2^-126 (the least normal), 2^23, the mantissa bits, -23,
+    // -Infinity and a quiet NaN
+    0x3fb504f3, 0x3fb504f3, 0x3fb504f3, 0x3fb504f3,
+    0x3f000000, 0x3f000000, 0x3f000000, 0x3f000000,
+    0x3eaaaaab, 0x3eaaaaab, 0x3eaaaaab, 0x3eaaaaab,
+    0x3e4ccccd, 0x3e4ccccd, 0x3e4ccccd, 0x3e4ccccd,
+    0x3e124925, 0x3e124925, 0x3e124925, 0x3e124925,
+    0x3de38e39, 0x3de38e39, 0x3de38e39, 0x3de38e39,
+    0x00800000, 0x00800000, 0x00800000, 0x00800000,
+    0x4b000000, 0x4b000000, 0x4b000000, 0x4b000000,
+    0x007fffff, 0x007fffff, 0x007fffff, 0x007fffff,
+    0xffffffe9, 0xffffffe9, 0xffffffe9, 0xffffffe9,
+    0xff800000, 0xff800000, 0xff800000, 0xff800000,
+    0x7fc00000, 0x7fc00000, 0x7fc00000, 0x7fc00000,
   ],
   16,
 );
@@ -491,8 +518,38 @@ function lanes2_f64(a: v128, b: v128, f: (x: f64, y: f64) => f64): v128 {
   return f64x2.replace_lane(r, 1, f(f64x2.extract_lane(a, 1), f64x2.extract_lane(b, 1)));
 }
 
-export function vlog_f32(v: v128): v128 {
-  return lanes1_f32(v, log64);
+/**
+ * ln x on f32 lanes: x = 2^e · m with m in [√½, √2), and ln m = 2·atanh(s) = 2(s + s³/3 + s⁵/5 + s⁷/7 + s⁹/9) for
+ * s = (m − 1)/(m + 1), |s| ≤ 0.172, where the first term left out (2s¹¹/11) is under 3e-9 of the sum. e·ln 2 is added
+ * in two parts (LN2_HI times any exponent is exact). A subnormal x is scaled by 2^23 first. ln ±0 = −∞, ln ∞ = ∞, and
+ * a negative x or NaN gives NaN.
+ */
+@inline
+export function vlog_f32(x: v128): v128 {
+  const zero = f32x4.splat(0);
+  const one = K(F_ONE);
+  const tiny = f32x4.lt(x, K(F_MIN_NORMAL));
+  const xs = v128.bitselect(f32x4.mul(x, K(F_TWO23)), x, tiny);
+  // The exponent field less the bias (less 23 more where scaled), and the mantissa as a float in [1, 2).
+  let e = i32x4.add(i32x4.sub(i32x4.shr_u(xs, 23), K(I_BIAS)), v128.and(tiny, K(I_MINUS23)));
+  let m = v128.or(v128.and(xs, K(I_MANT)), one);
+  // Past √2, halve m and count one more in e (the mask is -1 on those lanes).
+  const big = f32x4.gt(m, K(F_SQRT2));
+  m = v128.bitselect(f32x4.mul(m, K(F_HALF)), m, big);
+  e = i32x4.sub(e, big);
+  const s = f32x4.div(f32x4.sub(m, one), f32x4.add(m, one));
+  const s2 = f32x4.mul(s, s);
+  let p = f32x4.add(f32x4.mul(K(F_L9), s2), K(F_L7));
+  p = f32x4.add(f32x4.mul(p, s2), K(F_L5));
+  p = f32x4.add(f32x4.mul(p, s2), K(F_L3));
+  const twoS = f32x4.add(s, s);
+  const lnM = f32x4.add(twoS, f32x4.mul(twoS, f32x4.mul(s2, p)));
+  const ef = f32x4.convert_i32x4_s(e);
+  let r = f32x4.add(f32x4.mul(ef, K(F_LN2_HI)), f32x4.add(f32x4.mul(ef, K(F_LN2_LO)), lnM));
+  r = v128.bitselect(K(F_NEG_INF), r, f32x4.eq(x, zero));
+  r = v128.bitselect(K(F_NAN), r, f32x4.lt(x, zero));
+  // NaN and +∞ come out as they went in.
+  return v128.bitselect(x, r, v128.or(f32x4.ne(x, x), f32x4.eq(x, K(F_INF))));
 }
 export function vsin_f32(v: v128): v128 {
   return lanes1_f32(v, sin64);
