@@ -90,3 +90,34 @@ describe('wasm vector log', () => {
     }
   });
 });
+
+describe('wasm power', () => {
+  const bases = Float32Array.from([
+    ...Array.from({ length: 101 }, (_, i) => (i - 50) / 7),
+    1.8446744e19,
+    1.8446746e19,
+    -3e30,
+    1e-20,
+    -1e-23,
+    2 ** -75,
+    0,
+    -0,
+    Infinity,
+    -Infinity,
+    NaN,
+  ]);
+  it('x^2 (every exponent 2, the fast path) is the correctly rounded square, overflow, underflow and NaN included', () => {
+    const got = withDialect(['wasm'], () => ops.power(tensor(bases), tensor(2, { dtype: 'float32' }))).dataSync();
+    bases.forEach((x, i) => expect(Object.is(got[i], Math.fround(x * x)), `${x}^2 = ${got[i]}`).toBe(true));
+  });
+  it('x^2 where one exponent of a vector differs goes lane by lane, still exact', () => {
+    const exps = Float32Array.from(bases, (_, i) => (i % 4 === 3 ? 3 : 2));
+    const got = withDialect(['wasm'], () => ops.power(tensor(bases), tensor(exps))).dataSync();
+    bases.forEach((x, i) => {
+      const want = Math.fround(Math.pow(x, exps[i]!));
+      expect(Object.is(got[i], want) || Math.abs(got[i]! - want) <= 1e-7 * Math.abs(want), `${x}^${exps[i]}`).toBe(
+        true,
+      );
+    });
+  });
+});

@@ -572,7 +572,12 @@ export function vexpm1_f32(v: v128): v128 {
 export function vsoftplus_f32(v: v128): v128 {
   return lanes1_f32(v, softplus64);
 }
+/**
+ * pow lane by lane through the f64 pow, except where every exponent is 2 (a power spectrum): a·a then, the same
+ * correctly rounded square (a² is exact in f64, so pow64's result rounds to it too), NaN and ±∞ alike.
+ */
 export function vpow_f32(a: v128, b: v128): v128 {
+  if (i32x4.all_true(f32x4.eq(b, K(F_TWO)))) return f32x4.mul(a, a);
   return lanes2_f32(a, b, pow64);
 }
 
