@@ -399,8 +399,8 @@ function rowPoint(x: usize, b: i32): f32 {
 
 /**
  * Aᵀ M A per output channel and tile into y (o planes of oh×ow; an odd oh or ow drops the last tile row's or column's
- * second output), after wino33_in_f32 for c input channels and the sixteen products; this call's `part` of `parts`
- * equal shares of the output channels.
+ * second output), after wino33_in_f32 and the sixteen products (M_ab at m + ab·mFloats floats); this call's `part`
+ * of `parts` equal shares of the output channels.
  */
 export function wino33_out_f32(
   y: usize,

@@ -1,7 +1,7 @@
 // Threads for the wasm dialect, opt in: setWasmThreads(n) moves the module onto a shared memory and starts n − 1
 // workers; matmul and conv2d products (by columns when wider than tall, else by rows or output channels), Winograd's
-// transforms and large elementwise ops then split across them and the main thread. Every output element is computed by one thread in the order the
-// single-threaded kernel uses, so results are bit-identical to setWasmThreads(1).
+// transforms and large elementwise ops then split across them and the main thread. Every output element is computed
+// by one thread in the order the single-threaded kernel uses, so results are bit-identical to setWasmThreads(1).
 
 import { clearKernelCache } from '../../../dispatch.ts';
 import { replaceWasmInstance, wasmModuleSource, wasmUnavailable, type Arena } from '../module.ts';

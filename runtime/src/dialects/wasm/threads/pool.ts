@@ -36,7 +36,8 @@ const SPIN_MS = 1;
  * The workers' code, given `data` = { module, memory, control, index } (no file to locate after bundling). A worker
  * instantiates the module on the shared memory, points its conv panel tables and broadcast row scratch at its own
  * slices (conv_thread, rows_thread), then loops: spin for SPIN_MS, then wait, for a new generation, then take calls
- * from the table until none is left, counting each done. Indented, so that no line starts with a call (the package's sideEffects test reads top-level calls by line).
+ * from the table until none is left, counting each done. Indented, so that no line starts with a call (the package's
+ * sideEffects test reads top-level calls by line).
  */
 const WORKER_BODY = `
   const { module, memory, control, index } = data;
