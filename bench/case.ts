@@ -21,6 +21,11 @@ export interface Runner {
   run(): unknown;
   /** Untimed, before every run: resets state a run consumes (a temp repository, a fresh op name). */
   before?(): void;
+  /**
+   * Untimed, before every run and before `result`: makes the column's library state current again (tfjs's active
+   * backend), since the harness interleaves the runs of a case's columns.
+   */
+  activate?(): void | Promise<void>;
   dispose?(): void | Promise<void>;
   /** Shown beside the time, e.g. the raf-op dialect that served the call. */
   note?: string;
@@ -48,6 +53,11 @@ export interface BenchCase {
   readonly slow?: boolean;
   /** Timed by the wall clock even under --cpu-time: its columns run on several threads, whose CPU times add up. */
   readonly wallClock?: boolean;
+  /**
+   * Time the columns one after another instead of interleaving their runs: for threaded columns, whose idle workers
+   * (onnxruntime's spin a while after each run) would take a core from the next column's run.
+   */
+  readonly sequential?: boolean;
   /** Resolves to why the case cannot run here (no WebGPU adapter), or undefined when it can. */
   readonly unavailable?: () => Promise<string | undefined>;
 }

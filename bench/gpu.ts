@@ -154,6 +154,9 @@ export function tfjsGpu(
           y.dispose();
           return asFloat32([out as Float32Array]);
         },
+        activate: async () => {
+          if (tf.getBackend() !== 'webgpu') await tf.setBackend('webgpu');
+        },
         dispose: () => tf.dispose(xs),
       };
     },

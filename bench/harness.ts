@@ -1,9 +1,9 @@
-// Runs cases: timed medians per column, one untimed run per column to check the columns agree, and the tables.
+// Runs cases: timed medians per column (the columns' runs interleaved), one untimed run per column to check the columns agree, and the tables.
 
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { GROUPS, IMPLS, type BenchCase, type Group, type ImplName } from './case.ts';
+import { GROUPS, IMPLS, type BenchCase, type Group, type ImplName, type Runner } from './case.ts';
 import { checkTarget } from './targets.ts';
 
 export interface Measured {
@@ -100,55 +100,142 @@ function childrenCpuMs(): number {
   }
 }
 
-async function measure(
-  c: BenchCase,
-  impl: ImplName,
-  o: HarnessOptions,
-): Promise<{ m: Measured; out?: Float32Array[] | string }> {
-  let runner;
+/** A column set up for timing: its runner, how many timed runs it gets, and the times so far. */
+interface Timed {
+  readonly impl: ImplName;
+  readonly runner: Runner;
+  readonly once: () => Promise<number>;
+  runs: number;
+  readonly times: number[];
+  error?: string;
+}
+
+async function prepare(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise<Timed | Measured> {
+  let runner: Runner;
   try {
     runner = await c.impls[impl]!.setup();
   } catch (e) {
-    return { m: { median_ms: null, runs: 0, error: `setup: ${firstLine(e)}` } };
+    return { median_ms: null, runs: 0, error: `setup: ${firstLine(e)}` };
   }
-  try {
-    const once = async () => {
-      runner.before?.();
-      if (o.gc) collectGarbage();
-      if (o.clock === 'cpu' && !c.wallClock) {
-        const c0 = process.cpuUsage();
-        const k0 = childrenCpuMs();
-        await runner.run();
-        const c = process.cpuUsage(c0);
-        // A case that runs a process (npm run new) is timed by that process's CPU time too.
-        return (c.user + c.system) / 1000 + (childrenCpuMs() - k0);
-      }
-      const t0 = performance.now();
+  const once = async () => {
+    await runner.activate?.();
+    runner.before?.();
+    if (o.gc) collectGarbage();
+    if (o.clock === 'cpu' && !c.wallClock) {
+      const c0 = process.cpuUsage();
+      const k0 = childrenCpuMs();
       await runner.run();
-      return performance.now() - t0;
-    };
-    // Warm up, but stop after one run that already takes over slowMs (the JIT has long settled by then).
-    let first = 0;
-    const warmEnd = performance.now() + (o.warmupMs ?? 0);
-    for (let i = 0; (i < o.warmup || performance.now() < warmEnd) && first <= o.slowMs; i++) first = await once();
-    const runs = first > o.slowMs ? o.slowRuns : o.runs;
-    const times: number[] = [];
-    for (let i = 0; i < runs; i++) times.push(await once());
-    const med = median(times);
+      const c = process.cpuUsage(c0);
+      // A case that runs a process (npm run new) is timed by that process's CPU time too.
+      return (c.user + c.system) / 1000 + (childrenCpuMs() - k0);
+    }
+    const t0 = performance.now();
+    await runner.run();
+    return performance.now() - t0;
+  };
+  return { impl, runner, once, runs: o.runs, times: [] };
+}
+
+/** Warm up, but stop after one run that already takes over slowMs (the JIT has long settled by then). */
+async function warm(col: Timed, o: HarnessOptions): Promise<void> {
+  let first = 0;
+  const warmEnd = performance.now() + (o.warmupMs ?? 0);
+  for (let i = 0; (i < o.warmup || performance.now() < warmEnd) && first <= o.slowMs; i++) first = await col.once();
+  if (first > o.slowMs) col.runs = o.slowRuns;
+}
+
+/** One timed run of a column still short of its count; a throwing run ends the column with its error. */
+async function timedRun(col: Timed): Promise<void> {
+  try {
+    col.times.push(await col.once());
+  } catch (e) {
+    col.error = firstLine(e);
+  }
+}
+
+const pending = (col: Timed) => !col.error && col.times.length < col.runs;
+
+/** The column's median, and its outputs from one more (untimed) run; then its runner is disposed. */
+async function finish(col: Timed): Promise<{ m: Measured; out?: Float32Array[] | string }> {
+  try {
+    if (col.error) return { m: { median_ms: null, runs: 0, error: col.error } };
+    const med = median(col.times);
     let out: Float32Array[] | string | undefined;
-    if (runner.result) out = await runner.result().catch((e: unknown) => `result: ${firstLine(e)}`);
+    if (col.runner.result)
+      out = await Promise.resolve(col.runner.activate?.())
+        .then(() => col.runner.result!())
+        .catch((e: unknown) => `result: ${firstLine(e)}`);
     const m = {
       median_ms: med,
-      runs,
-      ...(runner.note ? { note: runner.note } : {}),
-      ...(runner.perUnit ? { per_unit: runner.perUnit(med) } : {}),
+      runs: col.runs,
+      ...(col.runner.note ? { note: col.runner.note } : {}),
+      ...(col.runner.perUnit ? { per_unit: col.runner.perUnit(med) } : {}),
     };
     return { m, out };
   } catch (e) {
     return { m: { median_ms: null, runs: 0, error: firstLine(e) } };
   } finally {
-    await runner.dispose?.();
+    await col.runner.dispose?.();
   }
+}
+
+const isTimed = (x: Timed | Measured): x is Timed => 'runner' in x;
+
+/**
+ * Times a case's columns. By default they are interleaved: every column is set up and warmed up, then the timed runs
+ * go round the columns (one run each per round, the round's first column rotating), so a change in the machine's
+ * speed while the case runs (this VM's neighbours come and go, and every column's times move together, by up to 2×
+ * within a second) reaches every column alike and the ratios hold. A `sequential` case times one column after
+ * another, each set up and disposed on its own.
+ */
+async function measureCase(
+  c: BenchCase,
+  impls: readonly ImplName[],
+  o: HarnessOptions,
+): Promise<Partial<Record<ImplName, { m: Measured; out?: Float32Array[] | string }>>> {
+  const done: Partial<Record<ImplName, { m: Measured; out?: Float32Array[] | string }>> = {};
+  const report = (impl: ImplName) => {
+    const m = done[impl]!.m;
+    o.progress?.(`  ${c.name} · ${impl}: ${m.error ?? `${fmt(m.median_ms)} ms`}\n`);
+  };
+  if (c.sequential) {
+    for (const impl of impls) {
+      const col = await prepare(c, impl, o);
+      if (!isTimed(col)) done[impl] = { m: col };
+      else {
+        try {
+          await warm(col, o);
+        } catch (e) {
+          col.error = firstLine(e);
+        }
+        while (pending(col)) await timedRun(col);
+        done[impl] = await finish(col);
+      }
+      report(impl);
+    }
+    return done;
+  }
+  const cols: Timed[] = [];
+  for (const impl of impls) {
+    const col = await prepare(c, impl, o);
+    if (isTimed(col)) cols.push(col);
+    else done[impl] = { m: col };
+  }
+  for (const col of cols) {
+    try {
+      await warm(col, o);
+    } catch (e) {
+      col.error = firstLine(e);
+    }
+  }
+  for (let round = 0; cols.some(pending); round++)
+    for (let k = 0; k < cols.length; k++) {
+      const col = cols[(round + k) % cols.length]!;
+      if (pending(col)) await timedRun(col);
+    }
+  for (const col of cols) done[col.impl] = await finish(col);
+  for (const impl of impls) report(impl);
+  return done;
 }
 
 function agreement(
@@ -174,7 +261,7 @@ function agreement(
   return { max_abs_diff: diff, scale };
 }
 
-/** Runs every column of every case, in order, one at a time. */
+/** Runs every case in order; within a case, the columns' timed runs are interleaved (see measureCase). */
 export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   for (const c of cases) {
@@ -186,13 +273,17 @@ export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): 
     }
     const res: Partial<Record<ImplName, Measured>> = {};
     const outs: Partial<Record<ImplName, Float32Array[] | string>> = {};
-    for (const impl of IMPLS) {
-      if (!c.impls[impl]) continue;
-      o.progress?.(`  ${c.name} · ${impl} …`);
-      const { m, out } = await measure(c, impl, o);
+    const measured = await measureCase(
+      c,
+      IMPLS.filter((impl) => c.impls[impl]),
+      o,
+    );
+    for (const [impl, { m, out }] of Object.entries(measured) as [
+      ImplName,
+      { m: Measured; out?: Float32Array[] | string },
+    ][]) {
       res[impl] = m;
       if (out) outs[impl] = out;
-      o.progress?.(` ${m.error ?? `${fmt(m.median_ms)} ms`}\n`);
     }
     const agree: Partial<Record<ImplName, Agreement | string>> = {};
     for (const impl of IMPLS) {

@@ -49,6 +49,9 @@ export function tfjs(backend: 'cpu' | 'wasm', build: () => () => tf.Tensor | tf.
           tf.dispose(ts);
           return asFloat32(out as ArrayLike<number>[]);
         },
+        activate: async () => {
+          if (tf.getBackend() !== backend) await useBackend(backend);
+        },
         note: backend === 'wasm' ? (tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'simd' : 'no simd') : undefined,
       };
     },

@@ -39,6 +39,7 @@ export function threadedCase(c: BenchCase): BenchCase {
     slow: c.slow,
     // Process CPU time sums every thread's: it would time the work, not how long the call takes.
     wallClock: true,
+    sequential: true,
     unavailable: c.unavailable,
     impls: {
       'raf-op': threaded(c.impls['raf-op']!),
