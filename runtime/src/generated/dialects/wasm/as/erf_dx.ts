@@ -6,7 +6,22 @@ import { vexp_f32, vexp_f64 } from '../../../../dialects/wasm/as/vmath';
 /** erf_dx over n f32 elements, 4 lanes at a time (buffers are padded to whole vectors). */
 export function erf_dx_f32(out: usize, x: usize, dy: usize, n: i32): void {
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: exp is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f32x4.mul(dyv, f32x4.mul(f32x4.splat(<f32>1.1283791670955126), vexp_f32(f32x4.neg(f32x4.mul(xv, xv)))));
+    const r1 = f32x4.mul(
+      dyv1,
+      f32x4.mul(f32x4.splat(<f32>1.1283791670955126), vexp_f32(f32x4.neg(f32x4.mul(xv1, xv1)))),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(
@@ -19,7 +34,22 @@ export function erf_dx_f32(out: usize, x: usize, dy: usize, n: i32): void {
 /** erf_dx over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function erf_dx_f64(out: usize, x: usize, dy: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: exp is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f64x2.mul(dyv, f64x2.mul(f64x2.splat(<f64>1.1283791670955126), vexp_f64(f64x2.neg(f64x2.mul(xv, xv)))));
+    const r1 = f64x2.mul(
+      dyv1,
+      f64x2.mul(f64x2.splat(<f64>1.1283791670955126), vexp_f64(f64x2.neg(f64x2.mul(xv1, xv1)))),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(

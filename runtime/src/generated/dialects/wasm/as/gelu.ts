@@ -5,7 +5,23 @@ import { verf_f32, verf_f64 } from '../../../../dialects/wasm/as/vmath';
 /** gelu over n f32 elements, 4 lanes at a time (buffers are padded to whole vectors). */
 export function gelu_f32(out: usize, x: usize, n: i32): void {
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: erf is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = f32x4.mul(
+      f32x4.mul(f32x4.splat(<f32>0.5), xv),
+      f32x4.add(f32x4.splat(<f32>1), verf_f32(f32x4.mul(xv, f32x4.splat(<f32>0.7071067811865476)))),
+    );
+    const r1 = f32x4.mul(
+      f32x4.mul(f32x4.splat(<f32>0.5), xv1),
+      f32x4.add(f32x4.splat(<f32>1), verf_f32(f32x4.mul(xv1, f32x4.splat(<f32>0.7071067811865476)))),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(
       out + i,
@@ -20,7 +36,23 @@ export function gelu_f32(out: usize, x: usize, n: i32): void {
 /** gelu over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function gelu_f64(out: usize, x: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: erf is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = f64x2.mul(
+      f64x2.mul(f64x2.splat(<f64>0.5), xv),
+      f64x2.add(f64x2.splat(<f64>1), verf_f64(f64x2.mul(xv, f64x2.splat(<f64>0.7071067811865476)))),
+    );
+    const r1 = f64x2.mul(
+      f64x2.mul(f64x2.splat(<f64>0.5), xv1),
+      f64x2.add(f64x2.splat(<f64>1), verf_f64(f64x2.mul(xv1, f64x2.splat(<f64>0.7071067811865476)))),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(
       out + i,

@@ -5,7 +5,17 @@ import { vlog_f32, vlog_f64 } from '../../../../dialects/wasm/as/vmath';
 /** log over n f32 elements, 4 lanes at a time (buffers are padded to whole vectors). */
 export function log_f32(out: usize, x: usize, n: i32): void {
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: log is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = vlog_f32(xv);
+    const r1 = vlog_f32(xv1);
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(out + i, vlog_f32(xv));
   }
@@ -14,7 +24,17 @@ export function log_f32(out: usize, x: usize, n: i32): void {
 /** log over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function log_f64(out: usize, x: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: log is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = vlog_f64(xv);
+    const r1 = vlog_f64(xv1);
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(out + i, vlog_f64(xv));
   }

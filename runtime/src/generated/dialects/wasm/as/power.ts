@@ -6,7 +6,19 @@ import { vpow_f32, vpow_f64 } from '../../../../dialects/wasm/as/vmath';
 /** power over n f32 elements, 4 lanes at a time (buffers are padded to whole vectors). */
 export function power_f32(out: usize, a: usize, b: usize, n: i32): void {
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: pow is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const av = v128.load(a + i);
+    const av1 = v128.load(a + i, 16);
+    const bv = v128.load(b + i);
+    const bv1 = v128.load(b + i, 16);
+    const r0 = vpow_f32(av, bv);
+    const r1 = vpow_f32(av1, bv1);
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const av = v128.load(a + i);
     const bv = v128.load(b + i);
     v128.store(out + i, vpow_f32(av, bv));
@@ -16,7 +28,19 @@ export function power_f32(out: usize, a: usize, b: usize, n: i32): void {
 /** power over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function power_f64(out: usize, a: usize, b: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: pow is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const av = v128.load(a + i);
+    const av1 = v128.load(a + i, 16);
+    const bv = v128.load(b + i);
+    const bv1 = v128.load(b + i, 16);
+    const r0 = vpow_f64(av, bv);
+    const r1 = vpow_f64(av1, bv1);
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const av = v128.load(a + i);
     const bv = v128.load(b + i);
     v128.store(out + i, vpow_f64(av, bv));

@@ -8,7 +8,31 @@ export function selu_dx_f32(out: usize, x: usize, dy: usize, alpha: f64, gamma: 
   const alphav = f32x4.splat(<f32>alpha);
   const gammav = f32x4.splat(<f32>gamma);
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: exp is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f32x4.mul(
+      dyv,
+      f32x4.mul(
+        gammav,
+        v128.bitselect(f32x4.splat(<f32>1), f32x4.mul(alphav, vexp_f32(xv)), f32x4.gt(xv, f32x4.splat(<f32>0))),
+      ),
+    );
+    const r1 = f32x4.mul(
+      dyv1,
+      f32x4.mul(
+        gammav,
+        v128.bitselect(f32x4.splat(<f32>1), f32x4.mul(alphav, vexp_f32(xv1)), f32x4.gt(xv1, f32x4.splat(<f32>0))),
+      ),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(
@@ -29,7 +53,31 @@ export function selu_dx_f64(out: usize, x: usize, dy: usize, alpha: f64, gamma: 
   const alphav = f64x2.splat(<f64>alpha);
   const gammav = f64x2.splat(<f64>gamma);
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: exp is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f64x2.mul(
+      dyv,
+      f64x2.mul(
+        gammav,
+        v128.bitselect(f64x2.splat(<f64>1), f64x2.mul(alphav, vexp_f64(xv)), f64x2.gt(xv, f64x2.splat(<f64>0))),
+      ),
+    );
+    const r1 = f64x2.mul(
+      dyv1,
+      f64x2.mul(
+        gammav,
+        v128.bitselect(f64x2.splat(<f64>1), f64x2.mul(alphav, vexp_f64(xv1)), f64x2.gt(xv1, f64x2.splat(<f64>0))),
+      ),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(

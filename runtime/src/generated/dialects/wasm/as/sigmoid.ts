@@ -19,7 +19,47 @@ export function sigmoid_f32(out: usize, x: usize, n: i32): void {
     vsigmoidK11 = vsigmoidK_f32(11),
     vsigmoidK12 = vsigmoidK_f32(12);
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: sigmoid is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = vsigmoidWith_f32(
+      xv,
+      vsigmoidK0,
+      vsigmoidK1,
+      vsigmoidK2,
+      vsigmoidK3,
+      vsigmoidK4,
+      vsigmoidK5,
+      vsigmoidK6,
+      vsigmoidK7,
+      vsigmoidK8,
+      vsigmoidK9,
+      vsigmoidK10,
+      vsigmoidK11,
+      vsigmoidK12,
+    );
+    const r1 = vsigmoidWith_f32(
+      xv1,
+      vsigmoidK0,
+      vsigmoidK1,
+      vsigmoidK2,
+      vsigmoidK3,
+      vsigmoidK4,
+      vsigmoidK5,
+      vsigmoidK6,
+      vsigmoidK7,
+      vsigmoidK8,
+      vsigmoidK9,
+      vsigmoidK10,
+      vsigmoidK11,
+      vsigmoidK12,
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(
       out + i,
@@ -46,7 +86,17 @@ export function sigmoid_f32(out: usize, x: usize, n: i32): void {
 /** sigmoid over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function sigmoid_f64(out: usize, x: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: sigmoid is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const r0 = vsigmoid_f64(xv);
+    const r1 = vsigmoid_f64(xv1);
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     v128.store(out + i, vsigmoid_f64(xv));
   }

@@ -20,7 +20,55 @@ export function softplus_dx_f32(out: usize, x: usize, dy: usize, n: i32): void {
     vsigmoidK11 = vsigmoidK_f32(11),
     vsigmoidK12 = vsigmoidK_f32(12);
   const bytes = (<usize>n * 4 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: sigmoid is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f32x4.mul(
+      dyv,
+      vsigmoidWith_f32(
+        xv,
+        vsigmoidK0,
+        vsigmoidK1,
+        vsigmoidK2,
+        vsigmoidK3,
+        vsigmoidK4,
+        vsigmoidK5,
+        vsigmoidK6,
+        vsigmoidK7,
+        vsigmoidK8,
+        vsigmoidK9,
+        vsigmoidK10,
+        vsigmoidK11,
+        vsigmoidK12,
+      ),
+    );
+    const r1 = f32x4.mul(
+      dyv1,
+      vsigmoidWith_f32(
+        xv1,
+        vsigmoidK0,
+        vsigmoidK1,
+        vsigmoidK2,
+        vsigmoidK3,
+        vsigmoidK4,
+        vsigmoidK5,
+        vsigmoidK6,
+        vsigmoidK7,
+        vsigmoidK8,
+        vsigmoidK9,
+        vsigmoidK10,
+        vsigmoidK11,
+        vsigmoidK12,
+      ),
+    );
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(
@@ -51,7 +99,19 @@ export function softplus_dx_f32(out: usize, x: usize, dy: usize, n: i32): void {
 /** softplus_dx over n f64 elements, 2 lanes at a time (buffers are padded to whole vectors). */
 export function softplus_dx_f64(out: usize, x: usize, dy: usize, n: i32): void {
   const bytes = (<usize>n * 8 + 15) & ~15;
-  for (let i: usize = 0; i < bytes; i += 16) {
+  // Two vectors a step: sigmoid is a long chain of dependent steps, which one vector leaves the core waiting on.
+  let i: usize = 0;
+  for (; i + 32 <= bytes; i += 32) {
+    const xv = v128.load(x + i);
+    const xv1 = v128.load(x + i, 16);
+    const dyv = v128.load(dy + i);
+    const dyv1 = v128.load(dy + i, 16);
+    const r0 = f64x2.mul(dyv, vsigmoid_f64(xv));
+    const r1 = f64x2.mul(dyv1, vsigmoid_f64(xv1));
+    v128.store(out + i, r0);
+    v128.store(out + i, r1, 16);
+  }
+  if (i < bytes) {
     const xv = v128.load(x + i);
     const dyv = v128.load(dy + i);
     v128.store(out + i, f64x2.mul(dyv, vsigmoid_f64(xv)));
