@@ -1,4 +1,4 @@
-// The wasm dialect's vector exp, sigmoid, tanh, erf and log (as/vmath.ts) against float64 references over their whole range:
+// The wasm dialect's vector exp, sigmoid, tanh, erf, softplus and log (as/vmath.ts) against float64 references over their whole range:
 // saturation far out, ±Infinity, NaN, -0, and a length that is no multiple of the vector width.
 
 import { describe, expect, it } from 'vitest';
@@ -40,12 +40,13 @@ function erfByIntegral(x: number): number {
 const refs = {
   exp: Math.exp,
   erf: erfByIntegral,
+  softplus: (x: number) => Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x))),
   sigmoid: (x: number) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
   tanh: Math.tanh,
 } as const;
 
 describe('wasm vector math', () => {
-  for (const op of ['exp', 'sigmoid', 'tanh', 'erf'] as const)
+  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus'] as const)
     it(`${op} is within 4e-7 relative (or 1e-37 absolute) of float64, with NaN, ±Infinity and -0 exact`, () => {
       const got = withDialect(['wasm'], () => ops[op](tensor(input))).dataSync();
       expect(got.length).toBe(input.length);
@@ -73,7 +74,7 @@ describe('wasm vector math', () => {
 describe('wasm elementwise loops', () => {
   // The generated loops of ops that call these functions take two vectors a step, then one for an odd vector left over:
   // every length gives each element the value it gets inside a longer run.
-  for (const op of ['exp', 'sigmoid', 'tanh', 'erf'] as const)
+  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus'] as const)
     it(`${op} over 1–13 elements equals the same elements of a longer run, float32 and float64`, () => {
       for (const dtype of ['float32', 'float64'] as const) {
         const all = withDialect(['wasm'], () => ops[op](tensor(input.slice(380, 400), { dtype }))).dataSync();

@@ -621,8 +621,19 @@ export function vlog1p_f32(v: v128): v128 {
 export function vexpm1_f32(v: v128): v128 {
   return lanes1_f32(v, expm164);
 }
-export function vsoftplus_f32(v: v128): v128 {
-  return lanes1_f32(v, softplus64);
+/**
+ * softplus(x) = max(x, 0) + ln(1 + e) on f32 lanes, e = e^(−|x|) ≤ 1 so nothing overflows; ln(1 + e) by Goldberg's form
+ * ln(u)·e/(u − 1) for u = 1 + e, where u − 1 is exact and the quotient undoes the rounding made in forming u
+ * (where u rounds to 1, e itself, within half an ulp). Far below 0 that is e itself, to e's own accuracy; +Infinity
+ * gives +Infinity, -Infinity 0, NaN NaN. (The lane-by-lane f64 softplus it replaced took 17 ms over 2^20.)
+ */
+@inline
+export function vsoftplus_f32(x: v128): v128 {
+  const one = K(F_ONE);
+  const e = vexp_nonpos_f32(v128.or(x, K(I_SIGN)));
+  const u = f32x4.add(one, e);
+  const lp = v128.bitselect(e, f32x4.mul(vlog_f32(u), f32x4.div(e, f32x4.sub(u, one))), f32x4.eq(u, one));
+  return f32x4.add(f32x4.max(x, f32x4.splat(0)), lp);
 }
 /**
  * pow lane by lane through the f64 pow, except where every exponent is 2 (a power spectrum): a·a then, the same
