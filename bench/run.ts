@@ -36,6 +36,8 @@ const ORDER = [
   'conv2d 3×3',
   'layer_norm',
   'ewise chain',
+  'gelu 2^20',
+  'softplus 2^20',
   'mlp backward',
   'softmax 256×1024 · webgpu',
   'log_softmax 256×1024 · webgpu',
