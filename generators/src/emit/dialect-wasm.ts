@@ -171,6 +171,7 @@ function rowsKernel(
       '}',
     ]),
     'let i: usize = 0;',
+    ...scalarRuns(tensors, expr),
     'for (; i < vecEnd; i += 16) {',
     ...tensors.map((t) => `const ${t}v = v128.load(${t}p + (i & ${t}Mask));`),
     `v128.store(o + i, ${expr});`,
@@ -182,6 +183,28 @@ function rowsKernel(
     '}',
     '}',
   ].join('\n');
+}
+
+/**
+ * For a binary op, the runs where one input is a single value (a per-channel bias, a scalar): that value splat in a
+ * register and only the other input loaded, rather than reloading the splat from scratch at a masked offset (a
+ * [1,120,12,80] + [1,120,1,1] add: about a quarter off, now ahead of tfjs-wasm's). Each leaves i at the vector end,
+ * so the general loop after it has nothing left to do.
+ */
+function scalarRuns(tensors: readonly string[], expr: string): string[] {
+  if (tensors.length !== 2) return [];
+  return tensors.flatMap((one, k) => {
+    const other = tensors[1 - k]!;
+    return [
+      `${k ? 'else ' : ''}if (!${one}Step && ${other}Step) {`,
+      `const ${one}v = v128.load(${one}p);`,
+      'for (; i < vecEnd; i += 16) {',
+      `const ${other}v = v128.load(${other}p + i);`,
+      `v128.store(o + i, ${expr});`,
+      '}',
+      '}',
+    ];
+  });
 }
 
 /** The math functions behind a kernel's vmath helpers, for its comment: vsigmoidWith_f32 and vsigmoidK_f32 are sigmoid. */

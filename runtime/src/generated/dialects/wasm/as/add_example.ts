@@ -63,6 +63,19 @@ export function add_example_f32_rows(
       data2p = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!data1Step && data2Step) {
+      const data1v = v128.load(data1p);
+      for (; i < vecEnd; i += 16) {
+        const data2v = v128.load(data2p + i);
+        v128.store(o + i, f32x4.add(f32x4.add(f32x4.mul(xv, data1v), f32x4.mul(yv, data2v)), zv));
+      }
+    } else if (!data2Step && data1Step) {
+      const data2v = v128.load(data2p);
+      for (; i < vecEnd; i += 16) {
+        const data1v = v128.load(data1p + i);
+        v128.store(o + i, f32x4.add(f32x4.add(f32x4.mul(xv, data1v), f32x4.mul(yv, data2v)), zv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const data1v = v128.load(data1p + (i & data1Mask));
       const data2v = v128.load(data2p + (i & data2Mask));
@@ -111,6 +124,19 @@ export function add_example_f64_rows(
       data2p = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!data1Step && data2Step) {
+      const data1v = v128.load(data1p);
+      for (; i < vecEnd; i += 16) {
+        const data2v = v128.load(data2p + i);
+        v128.store(o + i, f64x2.add(f64x2.add(f64x2.mul(xv, data1v), f64x2.mul(yv, data2v)), zv));
+      }
+    } else if (!data2Step && data1Step) {
+      const data2v = v128.load(data2p);
+      for (; i < vecEnd; i += 16) {
+        const data1v = v128.load(data1p + i);
+        v128.store(o + i, f64x2.add(f64x2.add(f64x2.mul(xv, data1v), f64x2.mul(yv, data2v)), zv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const data1v = v128.load(data1p + (i & data1Mask));
       const data2v = v128.load(data2p + (i & data2Mask));

@@ -71,6 +71,39 @@ export function clip_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            v128.bitselect(
+              f32x4.splat(<f32>1),
+              f32x4.splat(<f32>0),
+              v128.and(f32x4.gt(xv, a_minv), f32x4.lt(xv, a_maxv)),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            v128.bitselect(
+              f32x4.splat(<f32>1),
+              f32x4.splat(<f32>0),
+              v128.and(f32x4.gt(xv, a_minv), f32x4.lt(xv, a_maxv)),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -138,6 +171,39 @@ export function clip_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            v128.bitselect(
+              f64x2.splat(<f64>1),
+              f64x2.splat(<f64>0),
+              v128.and(f64x2.gt(xv, a_minv), f64x2.lt(xv, a_maxv)),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            v128.bitselect(
+              f64x2.splat(<f64>1),
+              f64x2.splat(<f64>0),
+              v128.and(f64x2.gt(xv, a_minv), f64x2.lt(xv, a_maxv)),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));

@@ -214,6 +214,69 @@ export function gelu_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            f32x4.add(
+              f32x4.mul(
+                f32x4.splat(<f32>0.5),
+                f32x4.add(f32x4.splat(<f32>1), verf_f32(f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv))),
+              ),
+              f32x4.mul(
+                f32x4.mul(f32x4.splat(<f32>0.5), xv),
+                f32x4.mul(
+                  f32x4.splat(<f32>0.7978845608028654),
+                  vexp_f32(
+                    f32x4.neg(
+                      f32x4.mul(
+                        f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv),
+                        f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            f32x4.add(
+              f32x4.mul(
+                f32x4.splat(<f32>0.5),
+                f32x4.add(f32x4.splat(<f32>1), verf_f32(f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv))),
+              ),
+              f32x4.mul(
+                f32x4.mul(f32x4.splat(<f32>0.5), xv),
+                f32x4.mul(
+                  f32x4.splat(<f32>0.7978845608028654),
+                  vexp_f32(
+                    f32x4.neg(
+                      f32x4.mul(
+                        f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv),
+                        f32x4.mul(f32x4.splat(<f32>0.7071067811865476), xv),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -307,6 +370,69 @@ export function gelu_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            f64x2.add(
+              f64x2.mul(
+                f64x2.splat(<f64>0.5),
+                f64x2.add(f64x2.splat(<f64>1), verf_f64(f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv))),
+              ),
+              f64x2.mul(
+                f64x2.mul(f64x2.splat(<f64>0.5), xv),
+                f64x2.mul(
+                  f64x2.splat(<f64>0.7978845608028654),
+                  vexp_f64(
+                    f64x2.neg(
+                      f64x2.mul(
+                        f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv),
+                        f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            f64x2.add(
+              f64x2.mul(
+                f64x2.splat(<f64>0.5),
+                f64x2.add(f64x2.splat(<f64>1), verf_f64(f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv))),
+              ),
+              f64x2.mul(
+                f64x2.mul(f64x2.splat(<f64>0.5), xv),
+                f64x2.mul(
+                  f64x2.splat(<f64>0.7978845608028654),
+                  vexp_f64(
+                    f64x2.neg(
+                      f64x2.mul(
+                        f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv),
+                        f64x2.mul(f64x2.splat(<f64>0.7071067811865476), xv),
+                      ),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));

@@ -85,6 +85,45 @@ export function hard_sigmoid_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            v128.bitselect(
+              alphav,
+              f32x4.splat(<f32>0),
+              v128.and(
+                f32x4.gt(f32x4.add(f32x4.mul(alphav, xv), betav), f32x4.splat(<f32>0)),
+                f32x4.lt(f32x4.add(f32x4.mul(alphav, xv), betav), f32x4.splat(<f32>1)),
+              ),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            v128.bitselect(
+              alphav,
+              f32x4.splat(<f32>0),
+              v128.and(
+                f32x4.gt(f32x4.add(f32x4.mul(alphav, xv), betav), f32x4.splat(<f32>0)),
+                f32x4.lt(f32x4.add(f32x4.mul(alphav, xv), betav), f32x4.splat(<f32>1)),
+              ),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -158,6 +197,45 @@ export function hard_sigmoid_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            v128.bitselect(
+              alphav,
+              f64x2.splat(<f64>0),
+              v128.and(
+                f64x2.gt(f64x2.add(f64x2.mul(alphav, xv), betav), f64x2.splat(<f64>0)),
+                f64x2.lt(f64x2.add(f64x2.mul(alphav, xv), betav), f64x2.splat(<f64>1)),
+              ),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            v128.bitselect(
+              alphav,
+              f64x2.splat(<f64>0),
+              v128.and(
+                f64x2.gt(f64x2.add(f64x2.mul(alphav, xv), betav), f64x2.splat(<f64>0)),
+                f64x2.lt(f64x2.add(f64x2.mul(alphav, xv), betav), f64x2.splat(<f64>1)),
+              ),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));

@@ -89,6 +89,57 @@ export function hardswish_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            f32x4.div(
+              f32x4.add(
+                f32x4.min(f32x4.max(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>0)), f32x4.splat(<f32>6)),
+                v128.bitselect(
+                  xv,
+                  f32x4.splat(<f32>0),
+                  v128.and(
+                    f32x4.gt(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>0)),
+                    f32x4.lt(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>6)),
+                  ),
+                ),
+              ),
+              f32x4.splat(<f32>6),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            f32x4.div(
+              f32x4.add(
+                f32x4.min(f32x4.max(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>0)), f32x4.splat(<f32>6)),
+                v128.bitselect(
+                  xv,
+                  f32x4.splat(<f32>0),
+                  v128.and(
+                    f32x4.gt(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>0)),
+                    f32x4.lt(f32x4.add(xv, f32x4.splat(<f32>3)), f32x4.splat(<f32>6)),
+                  ),
+                ),
+              ),
+              f32x4.splat(<f32>6),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -170,6 +221,57 @@ export function hardswish_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            f64x2.div(
+              f64x2.add(
+                f64x2.min(f64x2.max(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>0)), f64x2.splat(<f64>6)),
+                v128.bitselect(
+                  xv,
+                  f64x2.splat(<f64>0),
+                  v128.and(
+                    f64x2.gt(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>0)),
+                    f64x2.lt(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>6)),
+                  ),
+                ),
+              ),
+              f64x2.splat(<f64>6),
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(
+            dyv,
+            f64x2.div(
+              f64x2.add(
+                f64x2.min(f64x2.max(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>0)), f64x2.splat(<f64>6)),
+                v128.bitselect(
+                  xv,
+                  f64x2.splat(<f64>0),
+                  v128.and(
+                    f64x2.gt(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>0)),
+                    f64x2.lt(f64x2.add(xv, f64x2.splat(<f64>3)), f64x2.splat(<f64>6)),
+                  ),
+                ),
+              ),
+              f64x2.splat(<f64>6),
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));

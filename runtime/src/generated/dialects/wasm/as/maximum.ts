@@ -51,6 +51,19 @@ export function maximum_f32_rows(
       bp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!aStep && bStep) {
+      const av = v128.load(ap);
+      for (; i < vecEnd; i += 16) {
+        const bv = v128.load(bp + i);
+        v128.store(o + i, f32x4.max(av, bv));
+      }
+    } else if (!bStep && aStep) {
+      const bv = v128.load(bp);
+      for (; i < vecEnd; i += 16) {
+        const av = v128.load(ap + i);
+        v128.store(o + i, f32x4.max(av, bv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const av = v128.load(ap + (i & aMask));
       const bv = v128.load(bp + (i & bMask));
@@ -93,6 +106,19 @@ export function maximum_f64_rows(
       bp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!aStep && bStep) {
+      const av = v128.load(ap);
+      for (; i < vecEnd; i += 16) {
+        const bv = v128.load(bp + i);
+        v128.store(o + i, f64x2.max(av, bv));
+      }
+    } else if (!bStep && aStep) {
+      const bv = v128.load(bp);
+      for (; i < vecEnd; i += 16) {
+        const av = v128.load(ap + i);
+        v128.store(o + i, f64x2.max(av, bv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const av = v128.load(ap + (i & aMask));
       const bv = v128.load(bp + (i & bMask));

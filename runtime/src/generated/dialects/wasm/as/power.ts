@@ -76,6 +76,19 @@ export function power_f32_rows(
       bp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!aStep && bStep) {
+      const av = v128.load(ap);
+      for (; i < vecEnd; i += 16) {
+        const bv = v128.load(bp + i);
+        v128.store(o + i, vpow_f32(av, bv));
+      }
+    } else if (!bStep && aStep) {
+      const bv = v128.load(bp);
+      for (; i < vecEnd; i += 16) {
+        const av = v128.load(ap + i);
+        v128.store(o + i, vpow_f32(av, bv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const av = v128.load(ap + (i & aMask));
       const bv = v128.load(bp + (i & bMask));
@@ -118,6 +131,19 @@ export function power_f64_rows(
       bp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!aStep && bStep) {
+      const av = v128.load(ap);
+      for (; i < vecEnd; i += 16) {
+        const bv = v128.load(bp + i);
+        v128.store(o + i, vpow_f64(av, bv));
+      }
+    } else if (!bStep && aStep) {
+      const bv = v128.load(bp);
+      for (; i < vecEnd; i += 16) {
+        const av = v128.load(ap + i);
+        v128.store(o + i, vpow_f64(av, bv));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const av = v128.load(ap + (i & aMask));
       const bv = v128.load(bp + (i & bMask));

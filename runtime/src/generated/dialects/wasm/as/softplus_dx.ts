@@ -161,6 +161,61 @@ export function softplus_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            vsigmoidWith_f32(
+              xv,
+              vsigmoidK0,
+              vsigmoidK1,
+              vsigmoidK2,
+              vsigmoidK3,
+              vsigmoidK4,
+              vsigmoidK5,
+              vsigmoidK6,
+              vsigmoidK7,
+              vsigmoidK8,
+              vsigmoidK9,
+              vsigmoidK10,
+              vsigmoidK11,
+              vsigmoidK12,
+            ),
+          ),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(
+            dyv,
+            vsigmoidWith_f32(
+              xv,
+              vsigmoidK0,
+              vsigmoidK1,
+              vsigmoidK2,
+              vsigmoidK3,
+              vsigmoidK4,
+              vsigmoidK5,
+              vsigmoidK6,
+              vsigmoidK7,
+              vsigmoidK8,
+              vsigmoidK9,
+              vsigmoidK10,
+              vsigmoidK11,
+              vsigmoidK12,
+            ),
+          ),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -246,6 +301,19 @@ export function softplus_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(o + i, f64x2.mul(dyv, vsigmoid_f64(xv)));
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(o + i, f64x2.mul(dyv, vsigmoid_f64(xv)));
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));

@@ -51,6 +51,25 @@ export function sqrt_dx_f32_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(dyv, f32x4.div(f32x4.splat(<f32>1), f32x4.mul(f32x4.splat(<f32>2), f32x4.sqrt(xv)))),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f32x4.mul(dyv, f32x4.div(f32x4.splat(<f32>1), f32x4.mul(f32x4.splat(<f32>2), f32x4.sqrt(xv)))),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
@@ -97,6 +116,25 @@ export function sqrt_dx_f64_rows(
       dyp = ROW_SCRATCH + 16;
     }
     let i: usize = 0;
+    if (!xStep && dyStep) {
+      const xv = v128.load(xp);
+      for (; i < vecEnd; i += 16) {
+        const dyv = v128.load(dyp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(dyv, f64x2.div(f64x2.splat(<f64>1), f64x2.mul(f64x2.splat(<f64>2), f64x2.sqrt(xv)))),
+        );
+      }
+    } else if (!dyStep && xStep) {
+      const dyv = v128.load(dyp);
+      for (; i < vecEnd; i += 16) {
+        const xv = v128.load(xp + i);
+        v128.store(
+          o + i,
+          f64x2.mul(dyv, f64x2.div(f64x2.splat(<f64>1), f64x2.mul(f64x2.splat(<f64>2), f64x2.sqrt(xv)))),
+        );
+      }
+    }
     for (; i < vecEnd; i += 16) {
       const xv = v128.load(xp + (i & xMask));
       const dyv = v128.load(dyp + (i & dyMask));
