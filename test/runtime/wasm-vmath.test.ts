@@ -1,4 +1,4 @@
-// The wasm dialect's vector exp, sigmoid, tanh, erf, softplus and log (as/vmath.ts) against float64 references over their whole range:
+// The wasm dialect's vector exp, sigmoid, tanh, erf, softplus, sin, cos and log (as/vmath.ts) against float64 references over their whole range:
 // saturation far out, ±Infinity, NaN, -0, and a length that is no multiple of the vector width.
 
 import { describe, expect, it } from 'vitest';
@@ -41,12 +41,14 @@ const refs = {
   exp: Math.exp,
   erf: erfByIntegral,
   softplus: (x: number) => Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x))),
+  sin: Math.sin,
+  cos: Math.cos,
   sigmoid: (x: number) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
   tanh: Math.tanh,
 } as const;
 
 describe('wasm vector math', () => {
-  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus'] as const)
+  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus', 'sin', 'cos'] as const)
     it(`${op} is within 4e-7 relative (or 1e-37 absolute) of float64, with NaN, ±Infinity and -0 exact`, () => {
       const got = withDialect(['wasm'], () => ops[op](tensor(input))).dataSync();
       expect(got.length).toBe(input.length);
@@ -67,14 +69,14 @@ describe('wasm vector math', () => {
             expect(Math.abs(g - want) <= 4e-7 * Math.abs(want) + 1e-37, `${op}(${x}) = ${g}, want ${want}`).toBe(true);
         }
       }
-      if (op === 'tanh' || op === 'erf') expect(Object.is(got[input.length - 2], -0)).toBe(true);
+      if (op === 'tanh' || op === 'erf' || op === 'sin') expect(Object.is(got[input.length - 2], -0)).toBe(true);
     });
 });
 
 describe('wasm elementwise loops', () => {
   // The generated loops of ops that call these functions take two vectors a step, then one for an odd vector left over:
   // every length gives each element the value it gets inside a longer run.
-  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus'] as const)
+  for (const op of ['exp', 'sigmoid', 'tanh', 'erf', 'softplus', 'sin', 'cos'] as const)
     it(`${op} over 1–13 elements equals the same elements of a longer run, float32 and float64`, () => {
       for (const dtype of ['float32', 'float64'] as const) {
         const all = withDialect(['wasm'], () => ops[op](tensor(input.slice(380, 400), { dtype }))).dataSync();
@@ -102,6 +104,29 @@ describe('wasm vector erf', () => {
       if (want !== 0) worst = Math.max(worst, Math.abs(got[i]! - want) / Math.abs(want));
     });
     expect(worst).toBeLessThan(2.5e-7);
+  });
+});
+
+describe('wasm vector sin and cos', () => {
+  it('are within 2e-7 relative of float64 out to |x| = 8192, and past it (lane by lane) exactly float64 rounded', () => {
+    const near = Array.from({ length: 20001 }, (_, i) => -10 + i / 1000);
+    const far = Array.from({ length: 4001 }, (_, i) => -8192 + i * 4.096);
+    // Next to multiples of π (where r is small and the reduction's error counts most), and vectors with one lane past
+    // the range, which go lane by lane: 1e5 and 3e7 beside ordinary values.
+    const pis = Array.from({ length: 200 }, (_, k) => Math.fround((k - 100) * 25 * Math.PI));
+    const past = [1e5, 0.5, 1, 2, -3e7, 3, 4, 5];
+    const grid = Float32Array.from([...near, ...far, ...pis, ...past]);
+    for (const op of ['sin', 'cos'] as const) {
+      const got = withDialect(['wasm'], () => ops[op](tensor(grid))).dataSync();
+      let worst = 0;
+      grid.forEach((x, i) => {
+        const want = Math[op](x);
+        if (Math.abs(x) > 8192) expect(got[i], `${op}(${x})`).toBe(Math.fround(want));
+        else if (want === 0) expect(got[i], `${op}(${x})`).toBe(0);
+        else worst = Math.max(worst, Math.abs(got[i]! - want) / Math.abs(want));
+      });
+      expect(worst, op).toBeLessThan(2e-7);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
-// Vector math for the wasm dialect (AssemblyScript): f32x4 exp, sigmoid, tanh, erf and log by range reduction and
-// fitted polynomials, and lane-wise fallbacks (each lane through the f64 function) for the rest.
+// Vector math for the wasm dialect (AssemblyScript): f32x4 exp, sigmoid, tanh, erf, softplus, log, sin and cos by range
+// reduction and fitted or Taylor polynomials, and lane-wise fallbacks (each lane through the f64 function) for the rest.
 
 // exp(x) = 2^n · e^r with n = round(x·log2 e) and |r| ≤ ln2/2. ln 2 is split in two (Cody–Waite) so that n·LN2_HI
 // is exact in f32 and the reduction loses no bits; e^r is then a degree-5 polynomial fitted to minimize the largest
@@ -71,6 +71,11 @@ const F_NAN = 44;
 const F_ERF_S0 = 45; // … F_ERF_S6 = 51
 const F_ERF_B0 = 52; // … F_ERF_B6 = 58
 const F_FOUR = 59;
+const F_TWO_OVER_PI = 60;
+const F_PIO2_1 = 61; // … F_PIO2_4 = 64
+const F_SIN_S1 = 65; // … F_SIN_S4 = 68
+const F_COS_C1 = 69; // … F_COS_C5 = 73
+const F_TRIG_LIMIT = 74;
 const TABLE: usize = memory.data<u32>(
   [
     // EXP_HI
@@ -164,6 +169,23 @@ const TABLE: usize = memory.data<u32>(
     0xbd2748e7, 0xbd2748e7, 0xbd2748e7, 0xbd2748e7,
     0xbd71f986, 0xbd71f986, 0xbd71f986, 0xbd71f986,
     0x40800000, 0x40800000, 0x40800000, 0x40800000,
+    // sin, cos: 2/π; π/2 in four parts (the first three of at most 11 significant bits, so n times each is exact
+    0x3f22f983, 0x3f22f983, 0x3f22f983, 0x3f22f983,
+    // for |n| < 2^13); the Taylor coefficients of sin r (1/3! … 1/9!, signed) and of cos r (1/2! … 1/10!); 8192
+    0x3fc90000, 0x3fc90000, 0x3fc90000, 0x3fc90000,
+    0x39fda000, 0x39fda000, 0x39fda000, 0x39fda000,
+    0x33a22000, 0x33a22000, 0x33a22000, 0x33a22000,
+    0x2c34611a, 0x2c34611a, 0x2c34611a, 0x2c34611a,
+    0xbe2aaaab, 0xbe2aaaab, 0xbe2aaaab, 0xbe2aaaab,
+    0x3c088889, 0x3c088889, 0x3c088889, 0x3c088889,
+    0xb9500d01, 0xb9500d01, 0xb9500d01, 0xb9500d01,
+    0x3638ef1d, 0x3638ef1d, 0x3638ef1d, 0x3638ef1d,
+    0xbf000000, 0xbf000000, 0xbf000000, 0xbf000000,
+    0x3d2aaaab, 0x3d2aaaab, 0x3d2aaaab, 0x3d2aaaab,
+    0xbab60b61, 0xbab60b61, 0xbab60b61, 0xbab60b61,
+    0x37d00d01, 0x37d00d01, 0x37d00d01, 0x37d00d01,
+    0xb493f27e, 0xb493f27e, 0xb493f27e, 0xb493f27e,
+    0x46000000, 0x46000000, 0x46000000, 0x46000000,
   ],
   16,
 );
@@ -606,12 +628,77 @@ export function vlog_f32(x: v128): v128 {
   // NaN and +∞ come out as they went in.
   return v128.bitselect(x, r, v128.or(f32x4.ne(x, x), f32x4.eq(x, K(F_INF))));
 }
-export function vsin_f32(v: v128): v128 {
-  return lanes1_f32(v, sin64);
+// sin and cos of f32 lanes with |x| ≤ 8192: n = round(x·2/π), r = x − n·π/2 by the four-part π/2 above (each of the
+// first three products exact, so r carries π/2 to 57 bits: an absolute error under 4e-14 even at n = 5215), |r| ≤ π/4,
+// where the Taylor polynomials of sin r (to r^9) and cos r (to r^10) are within 1e-9 relative; the quadrant n mod 4
+// then picks ±sin r or ±cos r. A vector with any lane beyond 8192, infinite or NaN goes lane by lane through f64.
+
+/** sin r for |r| ≤ π/4 (r2 = r²), r + r³·S(r²). */
+@inline
+function sinPoly(r: v128, r2: v128): v128 {
+  let s = f32x4.add(f32x4.mul(K(F_SIN_S1 + 3), r2), K(F_SIN_S1 + 2));
+  s = f32x4.add(f32x4.mul(s, r2), K(F_SIN_S1 + 1));
+  s = f32x4.add(f32x4.mul(s, r2), K(F_SIN_S1));
+  return f32x4.add(r, f32x4.mul(f32x4.mul(r, r2), s));
 }
-export function vcos_f32(v: v128): v128 {
-  return lanes1_f32(v, cos64);
+
+/** cos r for |r| ≤ π/4 from r2 = r², 1 + r²·C(r²). */
+@inline
+function cosPoly(r2: v128): v128 {
+  let c = f32x4.add(f32x4.mul(K(F_COS_C1 + 4), r2), K(F_COS_C1 + 3));
+  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1 + 2));
+  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1 + 1));
+  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1));
+  return f32x4.add(K(F_ONE), f32x4.mul(r2, c));
 }
+
+/** n = round(x·2/π), as a float. */
+@inline
+function quadrantOf(x: v128): v128 {
+  return f32x4.nearest(f32x4.mul(x, K(F_TWO_OVER_PI)));
+}
+
+/** r = x − n·π/2, from the four parts of π/2. */
+@inline
+function reduceBy(x: v128, n: v128): v128 {
+  let r = f32x4.sub(x, f32x4.mul(n, K(F_PIO2_1)));
+  r = f32x4.sub(r, f32x4.mul(n, K(F_PIO2_1 + 1)));
+  r = f32x4.sub(r, f32x4.mul(n, K(F_PIO2_1 + 2)));
+  return f32x4.sub(r, f32x4.mul(n, K(F_PIO2_1 + 3)));
+}
+
+/** Whether every lane is within the reduction's range (NaN is not). */
+@inline
+function trigInRange(x: v128): bool {
+  return i32x4.all_true(f32x4.le(v128.and(x, K(I_ABS)), K(F_TRIG_LIMIT)));
+}
+
+/** sin(x): quadrant q gives sin r, cos r, −sin r, −cos r; ±0 stays ±0. */
+@inline
+export function vsin_f32(x: v128): v128 {
+  if (!trigInRange(x)) return lanes1_f32(x, sin64);
+  const n = quadrantOf(x);
+  const r = reduceBy(x, n);
+  const r2 = f32x4.mul(r, r);
+  const q = i32x4.trunc_sat_f32x4_s(n);
+  const v = v128.bitselect(cosPoly(r2), sinPoly(r, r2), i32x4.shr_s(i32x4.shl(q, 31), 31));
+  // Bit 1 of q, moved to the sign bit, negates the second half of the turn.
+  const y = v128.xor(v, i32x4.shl(i32x4.shr_u(q, 1), 31));
+  return v128.bitselect(x, y, f32x4.eq(x, f32x4.splat(0)));
+}
+
+/** cos(x) = sin(x + π/2): the same with the quadrant one further on. */
+@inline
+export function vcos_f32(x: v128): v128 {
+  if (!trigInRange(x)) return lanes1_f32(x, cos64);
+  const n = quadrantOf(x);
+  const r = reduceBy(x, n);
+  const r2 = f32x4.mul(r, r);
+  const q = i32x4.sub(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(-1));
+  const v = v128.bitselect(cosPoly(r2), sinPoly(r, r2), i32x4.shr_s(i32x4.shl(q, 31), 31));
+  return v128.xor(v, i32x4.shl(i32x4.shr_u(q, 1), 31));
+}
+
 export function vtan_f32(v: v128): v128 {
   return lanes1_f32(v, tan64);
 }
