@@ -387,7 +387,12 @@ function flatten(v: Nested, shape: readonly number[], depth: number, at: number[
       `ragged nested list: element [${at.join(', ')}] ${Array.isArray(v) ? `has ${v.length} items` : `is ${describeValue(v)}`}, expected a list of ${shape[depth]}`,
       'values',
     );
-  v.forEach((x, i) => flatten(x, shape, depth + 1, [...at, i], out));
+  // One path array, pushed and popped, rather than a new one per element: an error message reads it as it stands.
+  for (let i = 0; i < v.length; i++) {
+    at.push(i);
+    flatten(v[i] as Nested, shape, depth + 1, at, out);
+    at.pop();
+  }
 }
 
 function dtypeOfArray(a: ArrayBufferView): DType {

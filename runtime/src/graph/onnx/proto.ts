@@ -209,7 +209,11 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
     const read = RAW[t.dataType];
     if (!read)
       throw new Error(`FromOnnx: raw data of element type ${t.dataType} in tensor '${t.name}' is not supported`);
-    values = Array.from(read(new Uint8Array(raw).buffer));
+    // A copy of the bytes (raw data may sit at any offset of the model's buffer, not aligned to the element), read into
+    // a list by a plain loop into a list of its length: Array.from takes 4× as long over 5M floats, push twice as long.
+    const typed = read(new Uint8Array(raw).buffer);
+    values = new Array<number>(typed.length);
+    for (let i = 0; i < typed.length; i++) values[i] = typed[i]!;
   } else {
     const lists = [t.floatData, t.doubleData, t.int64Data, t.int32Data] as (unknown[] | undefined)[];
     values = (lists.find((l) => l && l.length) ?? []).map(Number);

@@ -81,15 +81,7 @@ export function foldScalarAffine(g: Graph): Graph {
     const wv = values(w.value);
     const like = w.value;
     const convOut = conv[0].out as Var;
-    nodes[conv[1]] = withArg(
-      conv[0],
-      'w',
-      floatConst(
-        like,
-        like.shape,
-        Array.from(wv, (v) => v * a),
-      ),
-    );
+    nodes[conv[1]] = withArg(conv[0], 'w', scaledConst(like, wv, a));
     const shifted = Array.from({ length: channels }, (_, c) => (bias ? bias[c]! : 0) * a + b);
     if (biasAt !== null) nodes[biasAt] = null;
     nodes[i] = null;
@@ -162,17 +154,7 @@ function foldBefore(g: Graph): Graph {
     if (addAt !== null) nodes[addAt] = null;
     nodes[i] = {
       ...conv,
-      args: conv.args.map((v) =>
-        v === x
-          ? h
-          : v === w
-            ? floatConst(
-                like,
-                like.shape,
-                Array.from(wv, (v) => v * a),
-              )
-            : v,
-      ),
+      args: conv.args.map((v) => (v === x ? h : v === w ? scaledConst(like, wv, a) : v)),
     };
     nodes[next!] = {
       ...bn,
@@ -189,6 +171,16 @@ function foldBefore(g: Graph): Graph {
   });
   if (!changed) return g;
   return { ...g, nodes: nodes.filter((n): n is Node => n !== null) };
+}
+
+/**
+ * a·w as a constant of like's shape and dtype, computed straight into a typed array (each product rounded as storing it
+ * rounds it): a model with an affine block after every convolution folds all of its weights here.
+ */
+function scaledConst(like: Tensor, wv: ArrayLike<number>, a: number): Const {
+  const out = like.dtype === 'float64' ? new Float64Array(wv.length) : new Float32Array(wv.length);
+  for (let i = 0; i < wv.length; i++) out[i] = wv[i]! * a;
+  return mkConst(fromStorage(like.shape, like.dtype, out));
 }
 
 function floatConst(like: Tensor, shape: readonly number[], data: readonly number[]): Const {
