@@ -1,4 +1,5 @@
-// Runs cases: timed medians per column (the columns' runs interleaved), one untimed run per column to check the columns agree, and the tables.
+// Runs cases: timed medians per column (the columns' runs interleaved), one untimed run per column to check the
+// columns agree, and the tables.
 
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
@@ -100,6 +101,12 @@ function childrenCpuMs(): number {
   }
 }
 
+/** A column's median (or error) and the outputs of its untimed run. */
+interface Outcome {
+  readonly m: Measured;
+  readonly out?: Float32Array[] | string;
+}
+
 /** A column set up for timing: its runner, how many timed runs it gets, and the times so far. */
 interface Timed {
   readonly impl: ImplName;
@@ -138,10 +145,14 @@ async function prepare(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise
 
 /** Warm up, but stop after one run that already takes over slowMs (the JIT has long settled by then). */
 async function warm(col: Timed, o: HarnessOptions): Promise<void> {
-  let first = 0;
-  const warmEnd = performance.now() + (o.warmupMs ?? 0);
-  for (let i = 0; (i < o.warmup || performance.now() < warmEnd) && first <= o.slowMs; i++) first = await col.once();
-  if (first > o.slowMs) col.runs = o.slowRuns;
+  try {
+    let first = 0;
+    const warmEnd = performance.now() + (o.warmupMs ?? 0);
+    for (let i = 0; (i < o.warmup || performance.now() < warmEnd) && first <= o.slowMs; i++) first = await col.once();
+    if (first > o.slowMs) col.runs = o.slowRuns;
+  } catch (e) {
+    col.error = firstLine(e);
+  }
 }
 
 /** One timed run of a column still short of its count; a throwing run ends the column with its error. */
@@ -156,7 +167,7 @@ async function timedRun(col: Timed): Promise<void> {
 const pending = (col: Timed) => !col.error && col.times.length < col.runs;
 
 /** The column's median, and its outputs from one more (untimed) run; then its runner is disposed. */
-async function finish(col: Timed): Promise<{ m: Measured; out?: Float32Array[] | string }> {
+async function finish(col: Timed): Promise<Outcome> {
   try {
     if (col.error) return { m: { median_ms: null, runs: 0, error: col.error } };
     const med = median(col.times);
@@ -185,56 +196,34 @@ const isTimed = (x: Timed | Measured): x is Timed => 'runner' in x;
  * Times a case's columns. By default they are interleaved: every column is set up and warmed up, then the timed runs
  * go round the columns (one run each per round, the round's first column rotating), so a change in the machine's
  * speed while the case runs (this VM's neighbours come and go, and every column's times move together, by up to 2×
- * within a second) reaches every column alike and the ratios hold. A `sequential` case times one column after
- * another, each set up and disposed on its own.
+ * within a second) reaches every column alike and the ratios hold. A `sequential` case does the same for one column
+ * at a time, each set up and disposed before the next.
  */
 async function measureCase(
   c: BenchCase,
   impls: readonly ImplName[],
   o: HarnessOptions,
-): Promise<Partial<Record<ImplName, { m: Measured; out?: Float32Array[] | string }>>> {
-  const done: Partial<Record<ImplName, { m: Measured; out?: Float32Array[] | string }>> = {};
-  const report = (impl: ImplName) => {
-    const m = done[impl]!.m;
-    o.progress?.(`  ${c.name} · ${impl}: ${m.error ?? `${fmt(m.median_ms)} ms`}\n`);
-  };
-  if (c.sequential) {
-    for (const impl of impls) {
+): Promise<Partial<Record<ImplName, Outcome>>> {
+  const done: Partial<Record<ImplName, Outcome>> = {};
+  for (const together of c.sequential ? impls.map((impl) => [impl]) : [impls]) {
+    const cols: Timed[] = [];
+    for (const impl of together) {
       const col = await prepare(c, impl, o);
-      if (!isTimed(col)) done[impl] = { m: col };
-      else {
-        try {
-          await warm(col, o);
-        } catch (e) {
-          col.error = firstLine(e);
-        }
-        while (pending(col)) await timedRun(col);
-        done[impl] = await finish(col);
+      if (isTimed(col)) cols.push(col);
+      else done[impl] = { m: col };
+    }
+    for (const col of cols) await warm(col, o);
+    for (let round = 0; cols.some(pending); round++)
+      for (let k = 0; k < cols.length; k++) {
+        const col = cols[(round + k) % cols.length]!;
+        if (pending(col)) await timedRun(col);
       }
-      report(impl);
-    }
-    return done;
-  }
-  const cols: Timed[] = [];
-  for (const impl of impls) {
-    const col = await prepare(c, impl, o);
-    if (isTimed(col)) cols.push(col);
-    else done[impl] = { m: col };
-  }
-  for (const col of cols) {
-    try {
-      await warm(col, o);
-    } catch (e) {
-      col.error = firstLine(e);
+    for (const col of cols) done[col.impl] = await finish(col);
+    for (const impl of together) {
+      const m = done[impl]!.m;
+      o.progress?.(`  ${c.name} · ${impl}: ${m.error ?? `${fmt(m.median_ms)} ms`}\n`);
     }
   }
-  for (let round = 0; cols.some(pending); round++)
-    for (let k = 0; k < cols.length; k++) {
-      const col = cols[(round + k) % cols.length]!;
-      if (pending(col)) await timedRun(col);
-    }
-  for (const col of cols) done[col.impl] = await finish(col);
-  for (const impl of impls) report(impl);
   return done;
 }
 
@@ -278,10 +267,7 @@ export async function runCases(cases: readonly BenchCase[], o: HarnessOptions): 
       IMPLS.filter((impl) => c.impls[impl]),
       o,
     );
-    for (const [impl, { m, out }] of Object.entries(measured) as [
-      ImplName,
-      { m: Measured; out?: Float32Array[] | string },
-    ][]) {
+    for (const [impl, { m, out }] of Object.entries(measured) as [ImplName, Outcome][]) {
       res[impl] = m;
       if (out) outs[impl] = out;
     }

@@ -693,7 +693,7 @@ export function vcos_f32(x: v128): v128 {
   const n = quadrantOf(x);
   const r = reduceBy(x, n);
   const r2 = f32x4.mul(r, r);
-  const q = i32x4.sub(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(-1));
+  const q = i32x4.add(i32x4.trunc_sat_f32x4_s(n), i32x4.splat(1));
   const v = v128.bitselect(cosPoly(r2), sinPoly(r, r2), i32x4.shr_s(i32x4.shl(q, 31), 31));
   return v128.xor(v, i32x4.shl(i32x4.shr_u(q, 1), 31));
 }
