@@ -52,11 +52,43 @@ export function lstm_cell_f32(gates: usize, xw: usize, bias: usize, c: usize, h:
   }
 }
 
-/** dst[cols×rows] = src[rows×cols]ᵀ: R (rows of H) to Rᵀ once per direction, outside the step loop. */
+/**
+ * dst[cols×rows] = src[rows×cols]ᵀ: R (rows of H) to Rᵀ once per direction, outside the step loop. 4×4 blocks through
+ * registers (four row loads, eight shuffles, four column stores); the last rows and columns past a multiple of 4 one
+ * element at a time. (Element by element throughout, R of 512×128 took 0.15 ms, a tenth of an LSTM call at T = 64.)
+ */
 export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32): void {
+  const sRow = <usize>cols << 2;
+  const dRow = <usize>rows << 2;
+  const r4 = rows & ~3;
+  const c4 = cols & ~3;
+  // Four columns of src at a time, down all its rows: the four rows of dst they become fill in order.
+  for (let j = 0; j < c4; j += 4) {
+    const s = src + (<usize>j << 2);
+    const q = dst + <usize>j * dRow;
+    for (let i = 0; i < r4; i += 4) {
+      const p = s + <usize>i * sRow;
+      const a = v128.load(p);
+      const b = v128.load(p + sRow);
+      const c = v128.load(p + 2 * sRow);
+      const e = v128.load(p + 3 * sRow);
+      // Interleave rows pairwise (a0 b0 a1 b1 …), then take halves: each output vector is one column of the block.
+      const ab0 = i32x4.shuffle(a, b, 0, 4, 1, 5);
+      const ab1 = i32x4.shuffle(a, b, 2, 6, 3, 7);
+      const ce0 = i32x4.shuffle(c, e, 0, 4, 1, 5);
+      const ce1 = i32x4.shuffle(c, e, 2, 6, 3, 7);
+      const o = q + (<usize>i << 2);
+      v128.store(o, i32x4.shuffle(ab0, ce0, 0, 1, 4, 5));
+      v128.store(o + dRow, i32x4.shuffle(ab0, ce0, 2, 3, 6, 7));
+      v128.store(o + 2 * dRow, i32x4.shuffle(ab1, ce1, 0, 1, 4, 5));
+      v128.store(o + 3 * dRow, i32x4.shuffle(ab1, ce1, 2, 3, 6, 7));
+    }
+  }
+  // The edges element by element: columns past c4 for every row, then rows past r4 for the first c4 columns.
   for (let i = 0; i < rows; i++) {
-    const s = src + ((<usize>i * <usize>cols) << 2);
-    for (let j = 0; j < cols; j++) store<f32>(dst + ((<usize>j * <usize>rows + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
+    const s = src + <usize>i * sRow;
+    for (let j = i < r4 ? c4 : 0; j < cols; j++)
+      store<f32>(dst + ((<usize>j * <usize>rows + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
   }
 }
 
