@@ -1,7 +1,8 @@
 // The wasm dialect's blocked float32 product (as/matmul.ts: packed panels, A splat, 4×8 register tile) against a float64
 // reference: shapes that cross every cache block (KC = 256, MC = 64, NC = 512) and end in partial tiles, with A or B
 // read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them; and products of under
-// four rows, which read B in place without packing (row by row in blocks of columns, two rows of c at a time).
+// four rows, which read B in place without packing (row by row in blocks of columns, two rows of c at a time); and
+// products of at most 16 columns (two panels of B), whose tiles splat A from where it lies instead of packing it.
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -47,6 +48,9 @@ describe('wasm blocked float32 product', () => {
     [5, 9, 17], // one full tile and edges in both directions
     [64, 16, 1], // k = 1
     [130, 10, 784], // the MLP bench's shapes: n = 10 is one full and one 2-wide panel, k spans four KC blocks
+    [9, 3, 300], // A in place: two whole tiles and a 1-row edge, one 3-wide panel, k over two blocks (accumulated)
+    [7, 16, 40], // A in place: a whole tile and a 3-row edge, two whole panels
+    [257, 8, 512], // A in place: a spectrogram's Conv as a product (257 filters, 8 frames), k over two blocks
     [1, 39, 131], // one row (a dense layer on one sample): B read in place, four columns at a time and a 3-column tail
     [3, 8, 6], // three rows, k under one vector plus a tail
     [2, 96, 50], // two rows of B read in place, three whole blocks of 32 columns

@@ -15,6 +15,9 @@ const NC = 512;
 const PACK_B_BYTES: usize = <usize>KC * NC * 4;
 const PACK_A_BYTES: usize = <usize>MC * KC * 16;
 const TILE_BYTES: usize = <usize>MR * NR * 4;
+// Up to this many columns (two panels of B), each element of A meets B's panels at most twice, and splatting it into a
+// packed copy (16 bytes written an element) costs more than splatting it from A as each tile reads it.
+const IN_PLACE_COLS = 2 * NR;
 
 /** Bytes of scratch matmul_f32 needs (packed panels and an edge tile); the caller lends them. */
 export function matmul_scratch_bytes(): usize {
@@ -318,6 +321,17 @@ export function blockedProduct(
       else packPanelsB(b, bRow, bCol, pc, jc, kc, nc, packB);
       for (let ic = 0; ic < m; ic += MC) {
         const mc = min(MC, m - ic);
+        if (nc <= IN_PLACE_COLS) {
+          for (let ir = 0; ir < mc; ir += MR) {
+            const ai = a + (<usize>(ic + ir) * <usize>aRow + <usize>pc * <usize>aCol) * 4;
+            for (let jr = 0; jr < nc; jr += NR) {
+              const bp = packB + <usize>jr * <usize>kc * 4;
+              const cp = c + (<usize>(ic + ir) * <usize>n + <usize>(jc + jr)) * 4;
+              tileKernelInPlace(kc, ai, aRow, aCol, bp, cp, n, pc > 0, min(MR, mc - ir), min(NR, nc - jr), tile);
+            }
+          }
+          continue;
+        }
         packPanelsA(a, aRow, aCol, ic, pc, mc, kc, packA);
         for (let jr = 0; jr < nc; jr += NR) {
           const bp = packB + <usize>jr * <usize>kc * 4;
@@ -420,6 +434,80 @@ function tileKernel(
     ap += MR * 16;
     bp += NR * 4;
   }
+  storeTile(c00, c01, c10, c11, c20, c21, c30, c31, cp, ldc, accumulate, rows, cols, tile);
+}
+
+/**
+ * tileKernel with A read where it lies: element (r, p) of the block at a + r·aRow + p·aCol floats, splat as it is
+ * loaded. Rows past `rows` repeat the last real row (read, summed into lanes that are never stored), so nothing past
+ * A is read.
+ */
+function tileKernelInPlace(
+  kc: i32,
+  a: usize,
+  aRow: i32,
+  aCol: i32,
+  bp: usize,
+  cp: usize,
+  ldc: i32,
+  accumulate: bool,
+  rows: i32,
+  cols: i32,
+  tile: usize,
+): void {
+  const rowStep = <usize>aRow * 4;
+  const a0 = a;
+  const a1 = a + <usize>min(1, rows - 1) * rowStep;
+  const a2 = a + <usize>min(2, rows - 1) * rowStep;
+  const a3 = a + <usize>min(3, rows - 1) * rowStep;
+  const colStep = <usize>aCol * 4;
+  let c00 = f32x4.splat(0),
+    c01 = f32x4.splat(0);
+  let c10 = f32x4.splat(0),
+    c11 = f32x4.splat(0);
+  let c20 = f32x4.splat(0),
+    c21 = f32x4.splat(0);
+  let c30 = f32x4.splat(0),
+    c31 = f32x4.splat(0);
+  let o: usize = 0;
+  for (let p = 0; p < kc; p++) {
+    const b0 = v128.load(bp);
+    const b1 = v128.load(bp, 16);
+    let av = v128.load32_splat(a0 + o);
+    c00 = f32x4.add(c00, f32x4.mul(av, b0));
+    c01 = f32x4.add(c01, f32x4.mul(av, b1));
+    av = v128.load32_splat(a1 + o);
+    c10 = f32x4.add(c10, f32x4.mul(av, b0));
+    c11 = f32x4.add(c11, f32x4.mul(av, b1));
+    av = v128.load32_splat(a2 + o);
+    c20 = f32x4.add(c20, f32x4.mul(av, b0));
+    c21 = f32x4.add(c21, f32x4.mul(av, b1));
+    av = v128.load32_splat(a3 + o);
+    c30 = f32x4.add(c30, f32x4.mul(av, b0));
+    c31 = f32x4.add(c31, f32x4.mul(av, b1));
+    o += colStep;
+    bp += NR * 4;
+  }
+  storeTile(c00, c01, c10, c11, c20, c21, c30, c31, cp, ldc, accumulate, rows, cols, tile);
+}
+
+/** A tile kernel's accumulators into c: a whole block in place (added to c when accumulating), a partial one via `tile`. */
+function storeTile(
+  c00: v128,
+  c01: v128,
+  c10: v128,
+  c11: v128,
+  c20: v128,
+  c21: v128,
+  c30: v128,
+  c31: v128,
+  cp: usize,
+  ldc: i32,
+  accumulate: bool,
+  rows: i32,
+  cols: i32,
+  tile: usize,
+): void {
   const full = rows == MR && cols == NR;
   const ld: usize = full ? <usize>ldc * 4 : NR * 4;
   const dst = full ? cp : tile;
