@@ -5,7 +5,8 @@
 
 import asc from 'assemblyscript/asc';
 import { ops } from '../runtime/src/index.ts';
-import { data, onnx } from './peers.ts';
+import { onnxMatmul } from './cases/matmul.ts';
+import { data } from './peers.ts';
 import { input, raf } from './raf.ts';
 import type { Runner } from './case.ts';
 
@@ -52,17 +53,7 @@ for (const n of sizes) {
     const [ta, tb] = [input([n, n], a), input([n, n], b)];
     return () => ops.matmul(ta, tb);
   };
-  const ort = await onnx(
-    {
-      nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
-      inputs: [
-        { name: 'a', dtype: 'float32', shape: [n, n] },
-        { name: 'b', dtype: 'float32', shape: [n, n] },
-      ],
-      outputs: [{ name: 'c' }],
-    },
-    () => ({ a: { dims: [n, n], data: a }, b: { dims: [n, n], data: b } }),
-  ).setup();
+  const ort = await onnxMatmul(n, a, b).setup();
   columns.push({ size: n, raf: await raf('matmul', build).setup(), ort });
 }
 

@@ -1,9 +1,23 @@
 // Cases: float32 matrix products n×n·n×n for n = 256 and 1024.
 
 import { ops } from '../../runtime/src/index.ts';
-import { defineCase, type BenchCase } from '../case.ts';
+import { defineCase, type BenchCase, type Impl } from '../case.ts';
 import { data, onnx, tf, tfjs } from '../peers.ts';
 import { input, raf } from '../raf.ts';
+
+/** onnxruntime's MatMul of two n×n float32 matrices (also bench/simd-ceiling.ts's). */
+export const onnxMatmul = (n: number, a: Float32Array, b: Float32Array): Impl =>
+  onnx(
+    {
+      nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
+      inputs: [
+        { name: 'a', dtype: 'float32', shape: [n, n] },
+        { name: 'b', dtype: 'float32', shape: [n, n] },
+      ],
+      outputs: [{ name: 'c' }],
+    },
+    () => ({ a: { dims: [n, n], data: a }, b: { dims: [n, n], data: b } }),
+  );
 
 export function matmulCase(n: number): BenchCase {
   const a = data(n * n, 1);
@@ -28,17 +42,7 @@ export function matmulCase(n: number): BenchCase {
       ...(n <= 256 ? { 'raf-op cpu': raf('matmul', build, ['cpu']) } : {}),
       'tfjs-cpu': tfjs('cpu', tfBuild),
       'tfjs-wasm': tfjs('wasm', tfBuild),
-      onnxruntime: onnx(
-        {
-          nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
-          inputs: [
-            { name: 'a', dtype: 'float32', shape: [n, n] },
-            { name: 'b', dtype: 'float32', shape: [n, n] },
-          ],
-          outputs: [{ name: 'c' }],
-        },
-        () => ({ a: { dims: [n, n], data: a }, b: { dims: [n, n], data: b } }),
-      ),
+      onnxruntime: onnxMatmul(n, a, b),
     },
   });
 }
