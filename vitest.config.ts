@@ -1,10 +1,27 @@
-// vitest: generator tests, runtime tests and the generated per-op tests, one run.
+// vitest: generator tests, runtime tests and the generated per-op tests, one run, in two projects:
+// - `default`: every test, on the engine as Node 20 starts it (the wasm dialect loads build/raf.wasm);
+// - `relaxed-simd`: the tests of the kernels whose multiply-adds the relaxed-SIMD build fuses (matrix products,
+//   convolutions, recurrent cells, vector math) and of the real models that run them, again in Node processes started
+//   with --experimental-wasm-relaxed-simd, where the dialect loads build/raf-relaxed.wasm (as it does by default on
+//   Node ≥ 22 and in Chrome).
 import { defineConfig } from 'vitest/config';
+
+const RELAXED_SIMD_TESTS = [
+  'test/runtime/wasm-*.test.ts',
+  'test/runtime/onnx-corpus.test.ts',
+  'test/generated/*.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'relaxed-simd', include: RELAXED_SIMD_TESTS, execArgv: ['--experimental-wasm-relaxed-simd'] },
+      },
+    ],
   },
 });

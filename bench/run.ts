@@ -2,12 +2,14 @@
 
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GROUPS, type BenchCase } from './case.ts';
 import { describeGpu, gpuSetup } from './gpu.ts';
 import { render, runCases } from './harness.ts';
 import { TARGETS } from './targets.ts';
+import { relaxedSimdSupported, setWasmBuild, wasmBuild, type WasmBuild } from '../runtime/src/index.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -20,6 +22,14 @@ const only = argv.includes('--impls') ? argv[argv.indexOf('--impls') + 1]!.split
 const cpuTime = argv.includes('--cpu-time');
 /** --gc: a minor collection before every run (untimed), see HarnessOptions.gc. */
 const gcRuns = argv.includes('--gc');
+/**
+ * --wasm-build simd|relaxed-simd: which build of the wasm module raf-op runs (default: relaxed SIMD where the engine
+ * has it, as for users). On Node 20, relaxed-simd turns on V8's --experimental-wasm-relaxed-simd for this process
+ * before anything compiles wasm, as `node --experimental-wasm-relaxed-simd` would.
+ */
+const build = argv.includes('--wasm-build') ? (argv[argv.indexOf('--wasm-build') + 1] as WasmBuild) : undefined;
+if (build === 'relaxed-simd' && !relaxedSimdSupported()) setFlagsFromString('--experimental-wasm-relaxed-simd');
+if (build) setWasmBuild(build);
 const RUNS = quick ? 3 : 20;
 const WARMUP = quick ? 1 : 3;
 /** And at least this long per column (see HarnessOptions.warmupMs). */
@@ -90,7 +100,7 @@ async function main(): Promise<void> {
     progress: (l) => process.stderr.write(l),
   });
 
-  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} ×${cpus().length}, Node ${process.version}`;
+  const machine = `${cpus()[0]?.model ?? 'unknown CPU'} ×${cpus().length}, Node ${process.version}, wasm build ${wasmBuild() ?? 'not loaded'}`;
   const gpu = await gpuSetup();
   const gpuLine = gpu === undefined ? undefined : typeof gpu === 'string' ? `no WebGPU: ${gpu}` : describeGpu(gpu);
   const software =

@@ -28,11 +28,12 @@ const PACKAGES = {
         if (/\bGPU[A-Z]\w*/.test(text)) writeFileSync(f, `/// <reference types="@webgpu/types" />\n${text}`);
       }
     },
-    // Files tsc leaves alone: the wasm loader's plain-JS helper with its types, and the built module.
+    // Files tsc leaves alone: the wasm loader's plain-JS helper with its types, and the built modules.
     copy: [
       ['src/dialects/wasm/sources.mjs', 'dist/dialects/wasm/sources.mjs'],
       ['src/dialects/wasm/sources.d.mts', 'dist/dialects/wasm/sources.d.mts'],
       ['src/dialects/wasm/build/raf.wasm', 'dist/dialects/wasm/build/raf.wasm'],
+      ['src/dialects/wasm/build/raf-relaxed.wasm', 'dist/dialects/wasm/build/raf-relaxed.wasm'],
       // The built-in specs, for specs in an operator author's package (@raf-op/runtime/specs.json).
       ['src/generated/specs.json', 'dist/generated/specs.json'],
     ],

@@ -83,7 +83,7 @@ try {
     join(app, 'index.mjs'),
     `import { createRequire } from 'node:module';
 const t0 = performance.now();
-const { backward, ops, tensor, withDialect, wasmUnavailable } = await import('@raf-op/runtime');
+const { backward, ops, tensor, withDialect, wasmBuild, wasmUnavailable } = await import('@raf-op/runtime');
 const importMs = performance.now() - t0;
 const x = tensor([[1, 2, 3], [1, 1, 1]], { dtype: 'float64' }).requireGrad();
 const y = ops.softmax(x, -1);
@@ -92,7 +92,7 @@ backward(ops.sum(ops.multiply(y, w)));
 const x32 = tensor([[1, 2, 3], [1, 1, 1]], { dtype: 'float32' });
 const wasm = withDialect(['wasm'], () => ops.softmax(x32, -1));
 const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.includes('protobufjs')).length;
-console.log(JSON.stringify({ y: await y.toArray(), dx: await x.grad.toArray(), wasm: await wasm.toArray(), wasmUnavailable: wasmUnavailable() ?? null, protobufjsFiles: loaded, importMs }));
+console.log(JSON.stringify({ y: await y.toArray(), dx: await x.grad.toArray(), wasm: await wasm.toArray(), wasmUnavailable: wasmUnavailable() ?? null, wasmBuild: wasmBuild() ?? null, protobufjsFiles: loaded, importMs }));
 `,
   );
   const node = run('node index.mjs', process.execPath, ['index.mjs'], { cwd: app });
@@ -122,6 +122,24 @@ console.log(JSON.stringify({ y: await y.toArray(), dx: await x.grad.toArray(), w
     check('softmax backward matches the reference', close(got.dx, DX, 1e-12), JSON.stringify(got.dx));
     check('the shipped wasm module loads', got.wasmUnavailable === null, got.wasmUnavailable);
     check('softmax on wasm matches the reference', close(got.wasm, Y, 1e-6), JSON.stringify(got.wasm));
+    // Node 20 has relaxed SIMD only behind a flag: without it the plain build runs, with it the relaxed one.
+    const plain = Number(process.versions.node.split('.')[0]) < 22;
+    check(
+      `the ${plain ? 'plain' : 'relaxed-SIMD'} build runs`,
+      got.wasmBuild === (plain ? 'simd' : 'relaxed-simd'),
+      got.wasmBuild,
+    );
+    const flagged = run(
+      'node --experimental-wasm-relaxed-simd index.mjs',
+      process.execPath,
+      ['--experimental-wasm-relaxed-simd', 'index.mjs'],
+      { cwd: app },
+    );
+    if (flagged.code === 0) {
+      const r = JSON.parse(flagged.stdout);
+      check('with relaxed SIMD, the shipped relaxed build runs', r.wasmBuild === 'relaxed-simd', r.wasmBuild);
+      check('softmax on the relaxed build matches the reference', close(r.wasm, Y, 1e-6), JSON.stringify(r.wasm));
+    }
     check(
       'protobufjs is not loaded by importing the runtime',
       got.protobufjsFiles === 0,

@@ -38,7 +38,15 @@ export {
   gpuSync,
   type WebGpuTiming,
 } from './dialects/webgpu/index.ts';
-export { initWasm, toWasmMemory, wasmUnavailable } from './dialects/wasm/index.ts';
+export {
+  initWasm,
+  relaxedSimdSupported,
+  setWasmBuild,
+  toWasmMemory,
+  wasmBuild,
+  wasmUnavailable,
+  type WasmBuild,
+} from './dialects/wasm/index.ts';
 export { initWasmThreads, setWasmThreads, wasmThreads } from './dialects/wasm/threads/index.ts';
 export * as graph from './graph/index.ts';
 export {

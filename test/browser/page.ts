@@ -5,8 +5,10 @@ import {
   call,
   initWasm,
   initWebGpu,
+  relaxedSimdSupported,
   tensor,
   valueAndGrad,
+  wasmBuild,
   wasmUnavailable,
   withDialect,
   type Tensor,
@@ -35,18 +37,41 @@ export interface BrowserRun {
   readonly adapter: string;
   readonly pipelines: number;
   readonly results: readonly BrowserResult[];
-  /** The wasm dialect: why it was unavailable before initWasm, whether that loaded it, and a softmax run on it. */
-  readonly wasm: { readonly before: string | undefined; readonly loaded: boolean; readonly softmax: readonly number[] };
+  /**
+   * The wasm dialect: why it was unavailable before initWasm, whether the page's engine has relaxed SIMD, whether
+   * initWasm loaded the build chosen by that and which build runs, and a softmax and a product run on it.
+   */
+  readonly wasm: {
+    readonly before: string | undefined;
+    readonly relaxed: boolean;
+    readonly loaded: boolean;
+    readonly build: string | undefined;
+    readonly softmax: readonly number[];
+    readonly matmul: readonly number[];
+  };
 }
 
-/** Before initWasm the dialect declines (CPU ops still run); after it, a float op runs on the served module. */
+/**
+ * Before initWasm the dialect declines (CPU ops still run); after it, float ops run on the served module: the
+ * relaxed-SIMD build where the engine has relaxed SIMD, as a page would choose.
+ */
 async function runWasm(input: readonly number[]): Promise<BrowserRun['wasm']> {
   const x = tensor(input, { dtype: 'float32', shape: [2, 3] });
+  const w = tensor([...input].reverse(), { dtype: 'float32', shape: [3, 2] });
   call('softmax', [x, -1]);
   const before = wasmUnavailable();
-  const loaded = await initWasm('/raf.wasm');
+  const relaxed = relaxedSimdSupported();
+  const loaded = await initWasm(relaxed ? '/raf-relaxed.wasm' : '/raf.wasm');
   const y = withDialect(['wasm'], () => call('softmax', [x, -1])) as Tensor;
-  return { before, loaded, softmax: Array.from(y.dataSync()) };
+  const z = withDialect(['wasm'], () => call('matmul', [x, w])) as Tensor;
+  return {
+    before,
+    relaxed,
+    loaded,
+    build: wasmBuild(),
+    softmax: Array.from(y.dataSync()),
+    matmul: Array.from(z.dataSync()),
+  };
 }
 
 async function runCases(cases: readonly BrowserCase[], wasmInput: readonly number[]): Promise<BrowserRun> {

@@ -134,8 +134,8 @@ async function bundle(): Promise<string> {
   return js;
 }
 
-/** The wasm module as a page gets it: through the package's `./raf.wasm` export (runtime/dist, once built). */
-const wasmModule = () => createRequire(import.meta.url).resolve('@raf-op/runtime/raf.wasm');
+/** A build of the wasm module as a page gets it: through the package's exports (runtime/dist, once built). */
+const wasmModule = (file: string) => createRequire(import.meta.url).resolve(`@raf-op/runtime${file}`);
 
 /**
  * Serves the page, the bundle and the wasm dialect's module on 127.0.0.1: WebGPU needs a secure context, which
@@ -146,8 +146,8 @@ function serve(js: string): Promise<http.Server> {
     '<!doctype html><meta charset="utf-8"><title>raf-op webgpu</title><script type="module" src="/bundle.js"></script>';
   const server = http.createServer((req, res) => {
     if (req.url === '/bundle.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
-    else if (req.url === '/raf.wasm')
-      res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(wasmModule()));
+    else if (req.url === '/raf.wasm' || req.url === '/raf-relaxed.wasm')
+      res.writeHead(200, { 'content-type': 'application/wasm' }).end(readFileSync(wasmModule(req.url)));
     else if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html);
     else res.writeHead(404).end();
   });
@@ -214,20 +214,30 @@ describe('webgpu in headless Chromium', () => {
     expect(run.results).toHaveLength(CASES.length);
   });
 
-  it('loads the wasm dialect with initWasm and falls back to the CPU before it', (ctx) => {
+  it('loads the wasm dialect (its relaxed-SIMD build) with initWasm and falls back to the CPU before it', (ctx) => {
     if (!run) {
       if (REQUIRE_WEBGPU) throw new Error(unavailable);
       return ctx.skip(unavailable);
     }
-    const { before, loaded, softmax } = run.wasm;
+    const { before, relaxed, loaded, build, softmax, matmul } = run.wasm;
     expect(before).toMatch(/initWasm/);
     expect(loaded).toBe(true);
+    // Chromium has had relaxed SIMD since 114: the page loads, and runs, the relaxed build.
+    expect(relaxed).toBe(true);
+    expect(build).toBe('relaxed-simd');
     const x = tensor(WASM_INPUT, { dtype: 'float32', shape: [2, 3] });
+    const w = tensor([...WASM_INPUT].reverse(), { dtype: 'float32', shape: [3, 2] });
     assertAllClose(
       softmax,
       Array.from((withDialect(['cpu'], () => call('softmax', [x, -1])) as Tensor).dataSync()),
       { atol: 1e-6, rtol: 0 },
       'softmax on wasm in Chromium vs CPU',
+    );
+    assertAllClose(
+      matmul,
+      Array.from((withDialect(['cpu'], () => call('matmul', [x, w])) as Tensor).dataSync()),
+      { atol: 1e-6, rtol: 1e-6 },
+      'matmul on wasm in Chromium vs CPU',
     );
   });
 

@@ -3,6 +3,7 @@
 export declare const SOURCE_DIRS: readonly string[];
 export declare const OUT_DIR: string;
 export declare const WASM: string;
+export declare const RELAXED_WASM: string;
 export declare const STAMP: string;
 export declare function sourcesHash(): string;
 export declare function buildWasm(): Promise<string>;

@@ -9,4 +9,4 @@ registerDialect({ name: WASM_DIALECT, devices: ['cpu'], unavailable: wasmUnavail
 
 export { elementwise } from './elementwise.ts';
 export { toWasmMemory, wasmServes } from './support.ts';
-export { initWasm, wasmUnavailable } from './module.ts';
+export { initWasm, relaxedSimdSupported, setWasmBuild, wasmBuild, wasmUnavailable, type WasmBuild } from './module.ts';

@@ -1,6 +1,6 @@
 // The wasm dialect's module: in Node loaded synchronously on first use (rebuilt when its sources changed); in browsers by `await initWasm()`.
 
-import { nodeBuiltin, SOURCE_DIR_URLS, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
+import { nodeBuiltin, RELAXED_WASM_URL, SOURCE_DIR_URLS, sourcesHash, STAMP_URL, WASM_URL } from './sources.mjs';
 
 type Ptr = number;
 
@@ -171,6 +171,8 @@ export interface WasmExports {
   ): void;
   layer_norm_f32(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
   layer_norm_f64(x: Ptr, scale: Ptr, bias: Ptr, y: Ptr, rows: number, d: number, epsilon: number): void;
+  /** 1 in the relaxed-SIMD build, 0 in the plain one. */
+  relaxed_simd(): number;
   readonly [kernel: string]: unknown;
 }
 
@@ -178,6 +180,74 @@ let loaded: WasmExports | undefined;
 let failure: string | undefined;
 /** The module's bytes as loaded: threads/ derives its shared-memory variant from them. */
 let moduleBytes: Uint8Array<ArrayBuffer> | undefined;
+
+/**
+ * The two builds of the module, from the same sources: 'simd' (build/raf.wasm, wasm SIMD) and 'relaxed-simd'
+ * (build/raf-relaxed.wasm, also relaxed SIMD, whose multiply-adds are fused where the CPU has FMA: matrix products,
+ * convolutions and recurrent steps run faster, and their float32 results differ in the last bits).
+ */
+export type WasmBuild = 'simd' | 'relaxed-simd';
+let wanted: WasmBuild | 'auto' = 'auto';
+
+// The smallest module using relaxed SIMD: one function (v128, v128, v128) → v128 doing f32x4.relaxed_madd.
+// prettier-ignore
+const RELAXED_PROBE = new Uint8Array([
+  0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, // magic, version
+  1, 8, 1, 0x60, 3, 0x7b, 0x7b, 0x7b, 1, 0x7b, // type section: (v128 v128 v128) → v128
+  3, 2, 1, 0, // function section
+  10, 13, 1, 11, 0, 0x20, 0, 0x20, 1, 0x20, 2, 0xfd, 0x85, 0x02, 0x0b, // code: local.get ×3, f32x4.relaxed_madd
+]);
+
+/**
+ * Whether this engine runs relaxed SIMD: Node ≥ 22, Chrome and Edge ≥ 114, and Node 20 started with
+ * `--experimental-wasm-relaxed-simd`.
+ */
+export function relaxedSimdSupported(): boolean {
+  return WebAssembly.validate(RELAXED_PROBE);
+}
+
+/** The build to load now: the one asked for, or under 'auto' the relaxed one wherever the engine supports it. */
+function buildToLoad(): WasmBuild {
+  if (wanted !== 'auto') return wanted;
+  return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
+}
+
+/**
+ * Chooses the module's build: 'auto' (the default: relaxed SIMD wherever the engine supports it), 'simd' (the same
+ * float32 results on every machine) or 'relaxed-simd'. Call it at startup: in Node a module already loaded is
+ * replaced (resident tensors move out to JavaScript memory first); in a browser, call it before initWasm().
+ */
+export function setWasmBuild(build: WasmBuild | 'auto'): void {
+  if (build !== 'auto' && build !== 'simd' && build !== 'relaxed-simd')
+    throw new Error(`setWasmBuild: build must be 'auto', 'simd' or 'relaxed-simd', not ${JSON.stringify(build)}`);
+  if (build === 'relaxed-simd' && !relaxedSimdSupported())
+    throw new Error(
+      "setWasmBuild('relaxed-simd'): this engine has no relaxed SIMD (it needs Node ≥ 22, Chrome ≥ 114, or Node 20 " +
+        'started with --experimental-wasm-relaxed-simd)',
+    );
+  const before = wanted;
+  wanted = build;
+  if (!loaded || wasmBuild() === buildToLoad()) return;
+  const fs = nodeBuiltin<typeof import('node:fs')>('node:fs');
+  const problem =
+    loaded.memory.buffer instanceof SharedArrayBuffer
+      ? 'the wasm dialect runs on threads: call it before setWasmThreads(n > 1), or after setWasmThreads(1)'
+      : !fs
+        ? 'the module is loaded already: call it before initWasm()'
+        : undefined;
+  if (problem) {
+    wanted = before;
+    throw new Error(`setWasmBuild(${JSON.stringify(build)}): ${problem}`);
+  }
+  const bytes = new Uint8Array(fs!.readFileSync(buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL));
+  replaceWasmInstance(new WebAssembly.Instance(new WebAssembly.Module(bytes), IMPORTS));
+  moduleBytes = bytes;
+}
+
+/** Which build of the module is loaded, or undefined before it is. */
+export function wasmBuild(): WasmBuild | undefined {
+  return loaded ? (loaded.relaxed_simd() ? 'relaxed-simd' : 'simd') : undefined;
+}
 
 const IMPORTS = {
   env: {
@@ -197,7 +267,7 @@ function adopt(instance: WebAssembly.Instance): WasmExports {
 }
 
 /**
- * Node only: reads build/raf.wasm synchronously, since dispatch is synchronous. Built-ins come from
+ * Node only: reads the build (build/raf.wasm or build/raf-relaxed.wasm) synchronously, since dispatch is synchronous. Built-ins come from
  * process.getBuiltinModule rather than static imports, so bundling the runtime for a page pulls in no Node module.
  */
 function loadInNode(): WasmExports | undefined {
@@ -207,6 +277,7 @@ function loadInNode(): WasmExports | undefined {
   const shipped = !fs.existsSync(SOURCE_DIR_URLS[0]!);
   const fresh =
     fs.existsSync(WASM_URL) &&
+    fs.existsSync(RELAXED_WASM_URL) &&
     (shipped || (fs.existsSync(STAMP_URL) && fs.readFileSync(STAMP_URL, 'utf8') === sourcesHash()));
   if (!fresh) {
     // A spec edit regenerated an elementwise kernel (or this is a fresh clone without `npm install`): rebuild once.
@@ -217,7 +288,7 @@ function loadInNode(): WasmExports | undefined {
     });
     if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
   }
-  moduleBytes = new Uint8Array(fs.readFileSync(WASM_URL));
+  moduleBytes = new Uint8Array(fs.readFileSync(buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL));
   return adopt(new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), IMPORTS));
 }
 
@@ -239,15 +310,16 @@ const NOT_LOADED =
 
 /**
  * Loads the module asynchronously, for browsers (in Node the first kernel call does it synchronously). `source` is
- * where build/raf.wasm is served (default: next to this module, which a bundle usually moves) or its bytes. Resolves
- * to false, with the reason in wasmUnavailable(), when it cannot; until then wasm kernels decline and dispatch uses
- * the CPU dialect.
+ * where a build is served, or its bytes. The default is the build setWasmBuild() picks (build/raf-relaxed.wasm
+ * where relaxedSimdSupported(), else build/raf.wasm), next to this module, which a bundle usually moves: a page
+ * that serves the files itself passes the URL of the one it wants. Resolves to false, with the reason in
+ * wasmUnavailable(), when it cannot; until then wasm kernels decline and dispatch uses the CPU dialect.
  */
 export async function initWasm(source?: string | URL | Response | BufferSource): Promise<boolean> {
   if (loaded) return true;
   if (source === undefined && load()) return true;
   try {
-    const given = source ?? WASM_URL;
+    const given = source ?? (buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL);
     const bytes =
       given instanceof Response
         ? await given.arrayBuffer()

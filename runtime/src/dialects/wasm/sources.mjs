@@ -7,6 +7,8 @@ export function nodeBuiltin(name) {
 }
 
 export const WASM_URL = new URL('./build/raf.wasm', import.meta.url);
+/** The same sources built with relaxed SIMD (fused multiply-add), for engines that validate it. */
+export const RELAXED_WASM_URL = new URL('./build/raf-relaxed.wasm', import.meta.url);
 export const STAMP_URL = new URL('./build/raf.wasm.sources', import.meta.url);
 export const SOURCE_DIR_URLS = [
   new URL('./as/', import.meta.url),

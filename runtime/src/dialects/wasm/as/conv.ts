@@ -1,5 +1,6 @@
 // Convolution for the wasm dialect (AssemblyScript): the blocked matrix product over im2col panels packed straight from an NCHW image.
 
+import { madd } from './madd';
 import { blockedProduct, NR } from './matmul';
 
 // The convolution conv2d_f32 is running. AssemblyScript has no closures and the blocked product asks for B panels by
@@ -267,7 +268,7 @@ export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k:
       let acc = f32x4.splat(0);
       let src = col + <usize>p0 * 4;
       for (let q = 0; q < k; q++) {
-        acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wi + <usize>q * 4), v128.load(src)));
+        acc = madd(v128.load32_splat(wi + <usize>q * 4), v128.load(src), acc);
         src += cStep;
       }
       storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, lanes - p0);
@@ -322,25 +323,25 @@ function fewDots(
       const u = v128.load(w0 + q);
       const v = v128.load(w1 + q);
       let c = v128.load(x0 + q);
-      a0 = f32x4.add(a0, f32x4.mul(u, c));
-      b0 = f32x4.add(b0, f32x4.mul(v, c));
+      a0 = madd(u, c, a0);
+      b0 = madd(v, c, b0);
       c = v128.load(x1 + q);
-      a1 = f32x4.add(a1, f32x4.mul(u, c));
-      b1 = f32x4.add(b1, f32x4.mul(v, c));
+      a1 = madd(u, c, a1);
+      b1 = madd(v, c, b1);
       c = v128.load(x2 + q);
-      a2 = f32x4.add(a2, f32x4.mul(u, c));
-      b2 = f32x4.add(b2, f32x4.mul(v, c));
+      a2 = madd(u, c, a2);
+      b2 = madd(v, c, b2);
       c = v128.load(x3 + q);
-      a3 = f32x4.add(a3, f32x4.mul(u, c));
-      b3 = f32x4.add(b3, f32x4.mul(v, c));
+      a3 = madd(u, c, a3);
+      b3 = madd(v, c, b3);
     }
     // Lane sums: lane j of sa is row r0's dot with column j, of sb row r0 + 1's.
     let sa = transposeSum(a0, a1, a2, a3);
     let sb = transposeSum(b0, b1, b2, b3);
     for (let q = k4; q < kBytes; q += 4) {
       const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
-      sa = f32x4.add(sa, f32x4.mul(v128.load32_splat(w0 + q), c));
-      sb = f32x4.add(sb, f32x4.mul(v128.load32_splat(w1 + q), c));
+      sa = madd(v128.load32_splat(w0 + q), c, sa);
+      sb = madd(v128.load32_splat(w1 + q), c, sb);
     }
     if (r0 == i) storeLanes(y + <usize>r0 * yStep, sa, p);
     storeLanes(y + <usize>(r0 + 1) * yStep, sb, p);
@@ -388,25 +389,25 @@ function fewDots2(
       const c = v128.load(x0 + q);
       const d = v128.load(x1 + q);
       let u = v128.load(w0 + q);
-      a0 = f32x4.add(a0, f32x4.mul(u, c));
-      b0 = f32x4.add(b0, f32x4.mul(u, d));
+      a0 = madd(u, c, a0);
+      b0 = madd(u, d, b0);
       u = v128.load(w1 + q);
-      a1 = f32x4.add(a1, f32x4.mul(u, c));
-      b1 = f32x4.add(b1, f32x4.mul(u, d));
+      a1 = madd(u, c, a1);
+      b1 = madd(u, d, b1);
       u = v128.load(w2 + q);
-      a2 = f32x4.add(a2, f32x4.mul(u, c));
-      b2 = f32x4.add(b2, f32x4.mul(u, d));
+      a2 = madd(u, c, a2);
+      b2 = madd(u, d, b2);
       u = v128.load(w3 + q);
-      a3 = f32x4.add(a3, f32x4.mul(u, c));
-      b3 = f32x4.add(b3, f32x4.mul(u, d));
+      a3 = madd(u, c, a3);
+      b3 = madd(u, d, b3);
     }
     // Lane r of sa is row r0 + r's dot with column 0, of sb with column 1.
     let sa = transposeSum(a0, a1, a2, a3);
     let sb = transposeSum(b0, b1, b2, b3);
     for (let q = k4; q < kBytes; q += 4) {
       const u = f32x4(load<f32>(w0 + q), load<f32>(w1 + q), load<f32>(w2 + q), load<f32>(w3 + q));
-      sa = f32x4.add(sa, f32x4.mul(u, v128.load32_splat(x0 + q)));
-      sb = f32x4.add(sb, f32x4.mul(u, v128.load32_splat(x1 + q)));
+      sa = madd(u, v128.load32_splat(x0 + q), sa);
+      sb = madd(u, v128.load32_splat(x1 + q), sb);
     }
     // Row r0 + r of y gets (sa[r], sb[r]), or sa[r] alone.
     const yr = y + <usize>r0 * yStep;
@@ -451,17 +452,17 @@ function fewQuad8(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, y
     const c1 = v128.load(src, 16);
     src += cStep;
     let s = v128.load32_splat(w0 + q);
-    a0 = f32x4.add(a0, f32x4.mul(s, c0));
-    b0 = f32x4.add(b0, f32x4.mul(s, c1));
+    a0 = madd(s, c0, a0);
+    b0 = madd(s, c1, b0);
     s = v128.load32_splat(w1 + q);
-    a1 = f32x4.add(a1, f32x4.mul(s, c0));
-    b1 = f32x4.add(b1, f32x4.mul(s, c1));
+    a1 = madd(s, c0, a1);
+    b1 = madd(s, c1, b1);
     s = v128.load32_splat(w2 + q);
-    a2 = f32x4.add(a2, f32x4.mul(s, c0));
-    b2 = f32x4.add(b2, f32x4.mul(s, c1));
+    a2 = madd(s, c0, a2);
+    b2 = madd(s, c1, b2);
     s = v128.load32_splat(w3 + q);
-    a3 = f32x4.add(a3, f32x4.mul(s, c0));
-    b3 = f32x4.add(b3, f32x4.mul(s, c1));
+    a3 = madd(s, c0, a3);
+    b3 = madd(s, c1, b3);
   }
   v128.store(y, a0);
   v128.store(y + yStep, a1);
@@ -487,10 +488,10 @@ function fewQuad4(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, y
   for (let q: usize = 0; q < end; q += 4) {
     const c0 = v128.load(src);
     src += cStep;
-    a0 = f32x4.add(a0, f32x4.mul(v128.load32_splat(w0 + q), c0));
-    a1 = f32x4.add(a1, f32x4.mul(v128.load32_splat(w1 + q), c0));
-    a2 = f32x4.add(a2, f32x4.mul(v128.load32_splat(w2 + q), c0));
-    a3 = f32x4.add(a3, f32x4.mul(v128.load32_splat(w3 + q), c0));
+    a0 = madd(v128.load32_splat(w0 + q), c0, a0);
+    a1 = madd(v128.load32_splat(w1 + q), c0, a1);
+    a2 = madd(v128.load32_splat(w2 + q), c0, a2);
+    a3 = madd(v128.load32_splat(w3 + q), c0, a3);
   }
   storeLanes(y, a0, valid);
   storeLanes(y + yStep, a1, valid);
@@ -768,10 +769,10 @@ function depthwiseQuad(
       if (sw == 1) {
         for (; wk < wEnd; wk += 4) {
           const s = v128.load32_splat(wk);
-          a0 = f32x4.add(a0, f32x4.mul(s, v128.load(at)));
-          a1 = f32x4.add(a1, f32x4.mul(s, v128.load(at + outStep)));
-          a2 = f32x4.add(a2, f32x4.mul(s, v128.load(at + 2 * outStep)));
-          a3 = f32x4.add(a3, f32x4.mul(s, v128.load(at + 3 * outStep)));
+          a0 = madd(s, v128.load(at), a0);
+          a1 = madd(s, v128.load(at + outStep), a1);
+          a2 = madd(s, v128.load(at + 2 * outStep), a2);
+          a3 = madd(s, v128.load(at + 3 * outStep), a3);
           at += colStep;
         }
       } else {
@@ -780,10 +781,10 @@ function depthwiseQuad(
           const r1 = at + outStep;
           const r2 = r1 + outStep;
           const r3 = r2 + outStep;
-          a0 = f32x4.add(a0, f32x4.mul(s, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
-          a1 = f32x4.add(a1, f32x4.mul(s, v128.shuffle<f32>(v128.load(r1), v128.load(r1, 16), 0, 2, 4, 6)));
-          a2 = f32x4.add(a2, f32x4.mul(s, v128.shuffle<f32>(v128.load(r2), v128.load(r2, 16), 0, 2, 4, 6)));
-          a3 = f32x4.add(a3, f32x4.mul(s, v128.shuffle<f32>(v128.load(r3), v128.load(r3, 16), 0, 2, 4, 6)));
+          a0 = madd(s, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6), a0);
+          a1 = madd(s, v128.shuffle<f32>(v128.load(r1), v128.load(r1, 16), 0, 2, 4, 6), a1);
+          a2 = madd(s, v128.shuffle<f32>(v128.load(r2), v128.load(r2, 16), 0, 2, 4, 6), a2);
+          a3 = madd(s, v128.shuffle<f32>(v128.load(r3), v128.load(r3, 16), 0, 2, 4, 6), a3);
           at += colStep;
         }
       }
@@ -853,32 +854,32 @@ function depthwiseRow(
           const w0 = v128.load32_splat(wk);
           const w1 = v128.load32_splat(wk, 4);
           const at1 = at + tapStep;
-          a0 = f32x4.add(a0, f32x4.mul(w0, v128.load(at)));
-          b0 = f32x4.add(b0, f32x4.mul(w0, v128.load(at, 16)));
-          a1 = f32x4.add(a1, f32x4.mul(w1, v128.load(at1)));
-          b1 = f32x4.add(b1, f32x4.mul(w1, v128.load(at1, 16)));
+          a0 = madd(w0, v128.load(at), a0);
+          b0 = madd(w0, v128.load(at, 16), b0);
+          a1 = madd(w1, v128.load(at1), a1);
+          b1 = madd(w1, v128.load(at1, 16), b1);
           at += 2 * tapStep;
         }
         if (wk < wEnd) {
           const w0 = v128.load32_splat(wk);
-          a0 = f32x4.add(a0, f32x4.mul(w0, v128.load(at)));
-          b0 = f32x4.add(b0, f32x4.mul(w0, v128.load(at, 16)));
+          a0 = madd(w0, v128.load(at), a0);
+          b0 = madd(w0, v128.load(at, 16), b0);
         }
       } else {
         for (; wk + 4 < wEnd; wk += 8) {
           const w0 = v128.load32_splat(wk);
           const w1 = v128.load32_splat(wk, 4);
           const at1 = at + tapStep;
-          a0 = f32x4.add(a0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
-          b0 = f32x4.add(b0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6)));
-          a1 = f32x4.add(a1, f32x4.mul(w1, v128.shuffle<f32>(v128.load(at1), v128.load(at1, 16), 0, 2, 4, 6)));
-          b1 = f32x4.add(b1, f32x4.mul(w1, v128.shuffle<f32>(v128.load(at1, 32), v128.load(at1, 48), 0, 2, 4, 6)));
+          a0 = madd(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6), a0);
+          b0 = madd(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6), b0);
+          a1 = madd(w1, v128.shuffle<f32>(v128.load(at1), v128.load(at1, 16), 0, 2, 4, 6), a1);
+          b1 = madd(w1, v128.shuffle<f32>(v128.load(at1, 32), v128.load(at1, 48), 0, 2, 4, 6), b1);
           at += 2 * tapStep;
         }
         if (wk < wEnd) {
           const w0 = v128.load32_splat(wk);
-          a0 = f32x4.add(a0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6)));
-          b0 = f32x4.add(b0, f32x4.mul(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6)));
+          a0 = madd(w0, v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6), a0);
+          b0 = madd(w0, v128.shuffle<f32>(v128.load(at, 32), v128.load(at, 48), 0, 2, 4, 6), b0);
         }
       }
     }
@@ -894,23 +895,23 @@ function depthwiseRow(
       const wEnd = wk + <usize>kw * 4;
       if (sw == 1) {
         for (; wk + 4 < wEnd; wk += 8) {
-          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), v128.load(at)));
-          odd = f32x4.add(odd, f32x4.mul(v128.load32_splat(wk, 4), v128.load(at + tapStep)));
+          acc = madd(v128.load32_splat(wk), v128.load(at), acc);
+          odd = madd(v128.load32_splat(wk, 4), v128.load(at + tapStep), odd);
           at += 2 * tapStep;
         }
-        if (wk < wEnd) acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), v128.load(at)));
+        if (wk < wEnd) acc = madd(v128.load32_splat(wk), v128.load(at), acc);
       } else {
         for (; wk + 4 < wEnd; wk += 8) {
           const e0 = v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6);
           const at1 = at + tapStep;
           const e1 = v128.shuffle<f32>(v128.load(at1), v128.load(at1, 16), 0, 2, 4, 6);
-          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), e0));
-          odd = f32x4.add(odd, f32x4.mul(v128.load32_splat(wk, 4), e1));
+          acc = madd(v128.load32_splat(wk), e0, acc);
+          odd = madd(v128.load32_splat(wk, 4), e1, odd);
           at += 2 * tapStep;
         }
         if (wk < wEnd) {
           const e0 = v128.shuffle<f32>(v128.load(at), v128.load(at, 16), 0, 2, 4, 6);
-          acc = f32x4.add(acc, f32x4.mul(v128.load32_splat(wk), e0));
+          acc = madd(v128.load32_splat(wk), e0, acc);
         }
       }
     }

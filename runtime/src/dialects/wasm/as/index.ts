@@ -26,3 +26,8 @@ export * from '../../../generated/dialects/wasm/as/index';
 export function heap_base(): usize {
   return __heap_base;
 }
+
+/** 1 in build/raf-relaxed.wasm (compiled with relaxed SIMD: fused multiply-add), 0 in build/raf.wasm. */
+export function relaxed_simd(): i32 {
+  return ASC_FEATURE_RELAXED_SIMD ? 1 : 0;
+}

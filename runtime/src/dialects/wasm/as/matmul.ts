@@ -3,6 +3,7 @@
 // product temporaries fit; 5×8 and 6×8 spill accumulators to the stack and run slower (measured, issue 15).
 
 import { packImagePanels } from './conv';
+import { madd } from './madd';
 
 // Register tile: MR rows × NR columns = 8 v128 accumulators, leaving registers for two B vectors and an A splat.
 const MR = 4;
@@ -97,10 +98,10 @@ function rowDots(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
     for (; p < k4; p += 4) {
       const off = <usize>p * 4;
       const av = v128.load(a + off);
-      acc0 = f32x4.add(acc0, f32x4.mul(av, v128.load(b0 + off)));
-      acc1 = f32x4.add(acc1, f32x4.mul(av, v128.load(b1 + off)));
-      acc2 = f32x4.add(acc2, f32x4.mul(av, v128.load(b2 + off)));
-      acc3 = f32x4.add(acc3, f32x4.mul(av, v128.load(b3 + off)));
+      acc0 = madd(av, v128.load(b0 + off), acc0);
+      acc1 = madd(av, v128.load(b1 + off), acc1);
+      acc2 = madd(av, v128.load(b2 + off), acc2);
+      acc3 = madd(av, v128.load(b3 + off), acc3);
     }
     let s0 = laneSum(acc0);
     let s1 = laneSum(acc1);
@@ -124,7 +125,7 @@ function rowDots(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
     const bj = b + <usize>j * step;
     let acc = f32x4.splat(0);
     let p = 0;
-    for (; p < k4; p += 4) acc = f32x4.add(acc, f32x4.mul(v128.load(a + <usize>p * 4), v128.load(bj + <usize>p * 4)));
+    for (; p < k4; p += 4) acc = madd(v128.load(a + <usize>p * 4), v128.load(bj + <usize>p * 4), acc);
     let s = laneSum(acc);
     for (; p < k; p++) s += load<f32>(a + <usize>p * 4) * load<f32>(bj + <usize>p * 4);
     store<f32>(c + <usize>j * 4, s);
@@ -186,17 +187,17 @@ function axpy2(a0: usize, a1: usize, b: usize, ld: i32, c0: usize, c1: usize, n:
       let x = v128.load(c0 + j);
       let y = v128.load(c1 + j);
       let v = v128.load(r0 + j);
-      x = f32x4.add(x, f32x4.mul(s0, v));
-      y = f32x4.add(y, f32x4.mul(t0, v));
+      x = madd(s0, v, x);
+      y = madd(t0, v, y);
       v = v128.load(r1 + j);
-      x = f32x4.add(x, f32x4.mul(s1, v));
-      y = f32x4.add(y, f32x4.mul(t1, v));
+      x = madd(s1, v, x);
+      y = madd(t1, v, y);
       v = v128.load(r2 + j);
-      x = f32x4.add(x, f32x4.mul(s2, v));
-      y = f32x4.add(y, f32x4.mul(t2, v));
+      x = madd(s2, v, x);
+      y = madd(t2, v, y);
       v = v128.load(r3 + j);
-      x = f32x4.add(x, f32x4.mul(s3, v));
-      y = f32x4.add(y, f32x4.mul(t3, v));
+      x = madd(s3, v, x);
+      y = madd(t3, v, y);
       v128.store(c0 + j, x);
       v128.store(c1 + j, y);
     }
@@ -223,8 +224,8 @@ function axpy2(a0: usize, a1: usize, b: usize, ld: i32, c0: usize, c1: usize, n:
     for (; j < n4; j += 4) {
       const o = <usize>j * 4;
       const v = v128.load(r + o);
-      v128.store(c0 + o, f32x4.add(v128.load(c0 + o), f32x4.mul(s, v)));
-      v128.store(c1 + o, f32x4.add(v128.load(c1 + o), f32x4.mul(t, v)));
+      v128.store(c0 + o, madd(s, v, v128.load(c0 + o)));
+      v128.store(c1 + o, madd(t, v, v128.load(c1 + o)));
     }
     for (; j < n; j++) {
       const o = <usize>j * 4;
@@ -253,10 +254,10 @@ function axpy1(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
     const s3 = v128.load32_splat(a + q + 12);
     for (let j: usize = 0; j < <usize>n4 * 4; j += 16) {
       let x = v128.load(c + j);
-      x = f32x4.add(x, f32x4.mul(s0, v128.load(r0 + j)));
-      x = f32x4.add(x, f32x4.mul(s1, v128.load(r1 + j)));
-      x = f32x4.add(x, f32x4.mul(s2, v128.load(r2 + j)));
-      x = f32x4.add(x, f32x4.mul(s3, v128.load(r3 + j)));
+      x = madd(s0, v128.load(r0 + j), x);
+      x = madd(s1, v128.load(r1 + j), x);
+      x = madd(s2, v128.load(r2 + j), x);
+      x = madd(s3, v128.load(r3 + j), x);
       v128.store(c + j, x);
     }
     for (let j = n4; j < n; j++) {
@@ -273,7 +274,7 @@ function axpy1(a: usize, b: usize, ld: i32, c: usize, n: i32, k: i32): void {
     let j = 0;
     for (; j < n4; j += 4) {
       const o = <usize>j * 4;
-      v128.store(c + o, f32x4.add(v128.load(c + o), f32x4.mul(s, v128.load(r + o))));
+      v128.store(c + o, madd(s, v128.load(r + o), v128.load(c + o)));
     }
     for (; j < n; j++) {
       const o = <usize>j * 4;
@@ -420,17 +421,17 @@ function tileKernel(
     const b0 = v128.load(bp);
     const b1 = v128.load(bp, 16);
     let av = v128.load(ap);
-    c00 = f32x4.add(c00, f32x4.mul(av, b0));
-    c01 = f32x4.add(c01, f32x4.mul(av, b1));
+    c00 = madd(av, b0, c00);
+    c01 = madd(av, b1, c01);
     av = v128.load(ap, 16);
-    c10 = f32x4.add(c10, f32x4.mul(av, b0));
-    c11 = f32x4.add(c11, f32x4.mul(av, b1));
+    c10 = madd(av, b0, c10);
+    c11 = madd(av, b1, c11);
     av = v128.load(ap, 32);
-    c20 = f32x4.add(c20, f32x4.mul(av, b0));
-    c21 = f32x4.add(c21, f32x4.mul(av, b1));
+    c20 = madd(av, b0, c20);
+    c21 = madd(av, b1, c21);
     av = v128.load(ap, 48);
-    c30 = f32x4.add(c30, f32x4.mul(av, b0));
-    c31 = f32x4.add(c31, f32x4.mul(av, b1));
+    c30 = madd(av, b0, c30);
+    c31 = madd(av, b1, c31);
     ap += MR * 16;
     bp += NR * 4;
   }
@@ -474,17 +475,17 @@ function tileKernelInPlace(
     const b0 = v128.load(bp);
     const b1 = v128.load(bp, 16);
     let av = v128.load32_splat(a0 + o);
-    c00 = f32x4.add(c00, f32x4.mul(av, b0));
-    c01 = f32x4.add(c01, f32x4.mul(av, b1));
+    c00 = madd(av, b0, c00);
+    c01 = madd(av, b1, c01);
     av = v128.load32_splat(a1 + o);
-    c10 = f32x4.add(c10, f32x4.mul(av, b0));
-    c11 = f32x4.add(c11, f32x4.mul(av, b1));
+    c10 = madd(av, b0, c10);
+    c11 = madd(av, b1, c11);
     av = v128.load32_splat(a2 + o);
-    c20 = f32x4.add(c20, f32x4.mul(av, b0));
-    c21 = f32x4.add(c21, f32x4.mul(av, b1));
+    c20 = madd(av, b0, c20);
+    c21 = madd(av, b1, c21);
     av = v128.load32_splat(a3 + o);
-    c30 = f32x4.add(c30, f32x4.mul(av, b0));
-    c31 = f32x4.add(c31, f32x4.mul(av, b1));
+    c30 = madd(av, b0, c30);
+    c31 = madd(av, b1, c31);
     o += colStep;
     bp += NR * 4;
   }

@@ -1,6 +1,7 @@
 // Gate nonlinearities and state updates of the wasm LSTM and GRU kernels (runtime/src/dialects/wasm/kernels/lstm.ts,
 // gru.ts) in f32x4: one pass over a batch entry's gate row per step. Pointers are byte addresses of f32 rows.
 
+import { madd } from './madd';
 import { vsigmoid_f32, vtanh_f32 } from './vmath';
 
 @inline
@@ -32,7 +33,7 @@ export function lstm_cell_f32(gates: usize, xw: usize, bias: usize, c: usize, h:
       f32x4.add(v128.load(gates + 3 * row + o), v128.load(xw + 3 * row + o)),
       v128.load(bias + 3 * row + o),
     );
-    const cj = f32x4.add(f32x4.mul(vsigmoid_f32(af), v128.load(c + o)), f32x4.mul(vsigmoid_f32(ai), vtanh_f32(ac)));
+    const cj = madd(vsigmoid_f32(ai), vtanh_f32(ac), f32x4.mul(vsigmoid_f32(af), v128.load(c + o)));
     v128.store(c + o, cj);
     const hj = f32x4.mul(vsigmoid_f32(ao), vtanh_f32(cj));
     v128.store(h + o, hj);
@@ -116,17 +117,17 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
         const b0 = v128.load(p);
         const b1 = v128.load(p, 16);
         let s = v128.load32_splat(hk);
-        c00 = f32x4.add(c00, f32x4.mul(s, b0));
-        c01 = f32x4.add(c01, f32x4.mul(s, b1));
+        c00 = madd(s, b0, c00);
+        c01 = madd(s, b1, c01);
         s = v128.load32_splat(hk + hrow);
-        c10 = f32x4.add(c10, f32x4.mul(s, b0));
-        c11 = f32x4.add(c11, f32x4.mul(s, b1));
+        c10 = madd(s, b0, c10);
+        c11 = madd(s, b1, c11);
         s = v128.load32_splat(hk + 2 * hrow);
-        c20 = f32x4.add(c20, f32x4.mul(s, b0));
-        c21 = f32x4.add(c21, f32x4.mul(s, b1));
+        c20 = madd(s, b0, c20);
+        c21 = madd(s, b1, c21);
         s = v128.load32_splat(hk + 3 * hrow);
-        c30 = f32x4.add(c30, f32x4.mul(s, b0));
-        c31 = f32x4.add(c31, f32x4.mul(s, b1));
+        c30 = madd(s, b0, c30);
+        c31 = madd(s, b1, c31);
         p += grow;
         hk += 4;
       }
@@ -146,10 +147,10 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       let c0 = f32x4.splat(0), c1 = f32x4.splat(0), c2 = f32x4.splat(0), c3 = f32x4.splat(0);
       for (let k = 0; k < H; k++) {
         const b0 = v128.load(p);
-        c0 = f32x4.add(c0, f32x4.mul(v128.load32_splat(hk), b0));
-        c1 = f32x4.add(c1, f32x4.mul(v128.load32_splat(hk + hrow), b0));
-        c2 = f32x4.add(c2, f32x4.mul(v128.load32_splat(hk + 2 * hrow), b0));
-        c3 = f32x4.add(c3, f32x4.mul(v128.load32_splat(hk + 3 * hrow), b0));
+        c0 = madd(v128.load32_splat(hk), b0, c0);
+        c1 = madd(v128.load32_splat(hk + hrow), b0, c1);
+        c2 = madd(v128.load32_splat(hk + 2 * hrow), b0, c2);
+        c3 = madd(v128.load32_splat(hk + 3 * hrow), b0, c3);
         p += grow;
         hk += 4;
       }
@@ -170,14 +171,14 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       let a4 = f32x4.splat(0), a5 = f32x4.splat(0), a6 = f32x4.splat(0), a7 = f32x4.splat(0);
       for (let k = 0; k < H; k++) {
         const s = v128.load32_splat(hn + (<usize>k << 2));
-        a0 = f32x4.add(a0, f32x4.mul(s, v128.load(p)));
-        a1 = f32x4.add(a1, f32x4.mul(s, v128.load(p, 16)));
-        a2 = f32x4.add(a2, f32x4.mul(s, v128.load(p, 32)));
-        a3 = f32x4.add(a3, f32x4.mul(s, v128.load(p, 48)));
-        a4 = f32x4.add(a4, f32x4.mul(s, v128.load(p, 64)));
-        a5 = f32x4.add(a5, f32x4.mul(s, v128.load(p, 80)));
-        a6 = f32x4.add(a6, f32x4.mul(s, v128.load(p, 96)));
-        a7 = f32x4.add(a7, f32x4.mul(s, v128.load(p, 112)));
+        a0 = madd(s, v128.load(p), a0);
+        a1 = madd(s, v128.load(p, 16), a1);
+        a2 = madd(s, v128.load(p, 32), a2);
+        a3 = madd(s, v128.load(p, 48), a3);
+        a4 = madd(s, v128.load(p, 64), a4);
+        a5 = madd(s, v128.load(p, 80), a5);
+        a6 = madd(s, v128.load(p, 96), a6);
+        a7 = madd(s, v128.load(p, 112), a7);
         p += grow;
       }
       const o = on + (<usize>g << 2);
@@ -194,7 +195,7 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       let p = rt + (<usize>g << 2);
       let a = f32x4.splat(0);
       for (let k = 0; k < H; k++) {
-        a = f32x4.add(a, f32x4.mul(v128.load32_splat(hn + (<usize>k << 2)), v128.load(p)));
+        a = madd(v128.load32_splat(hn + (<usize>k << 2)), v128.load(p), a);
         p += grow;
       }
       v128.store(on + (<usize>g << 2), a);
@@ -246,7 +247,7 @@ export function gru_cell_f32(
       recurrent = f32x4.mul(vsigmoid_f32(ar), recurrent);
     }
     const c = vtanh_f32(f32x4.add(f32x4.add(v128.load(xw + 2 * row + o), v128.load(bias + 2 * row + o)), recurrent));
-    const hj = f32x4.add(f32x4.mul(f32x4.sub(one, z), c), f32x4.mul(z, v128.load(h + o)));
+    const hj = madd(z, v128.load(h + o), f32x4.mul(f32x4.sub(one, z), c));
     v128.store(h + o, hj);
     v128.store(y + o, hj);
   }

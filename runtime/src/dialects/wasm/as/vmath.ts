@@ -1,6 +1,8 @@
 // Vector math for the wasm dialect (AssemblyScript): f32x4 exp, sigmoid, tanh, erf, softplus, log, sin and cos by range
 // reduction and fitted or Taylor polynomials, and lane-wise fallbacks (each lane through the f64 function) for the rest.
 
+import { madd } from './madd';
+
 // exp(x) = 2^n · e^r with n = round(x·log2 e) and |r| ≤ ln2/2. ln 2 is split in two (Cody–Waite) so that n·LN2_HI
 // is exact in f32 and the reduction loses no bits; e^r is then a degree-5 polynomial fitted to minimize the largest
 // relative error on [-ln2/2, ln2/2] (coefficients fitted for this project by iteratively reweighted least squares):
@@ -208,11 +210,11 @@ export function K(i: i32): v128 {
 /** e^r for |r| ≤ ln2/2 by the fitted polynomial, in Horner form. */
 @inline
 function expPoly(r: v128): v128 {
-  let p = f32x4.add(f32x4.mul(K(F_P5), r), K(F_P4));
-  p = f32x4.add(f32x4.mul(p, r), K(F_P3));
-  p = f32x4.add(f32x4.mul(p, r), K(F_P2));
-  p = f32x4.add(f32x4.mul(p, r), K(F_P1));
-  return f32x4.add(f32x4.mul(p, r), K(F_ONE));
+  let p = madd(K(F_P5), r, K(F_P4));
+  p = madd(p, r, K(F_P3));
+  p = madd(p, r, K(F_P2));
+  p = madd(p, r, K(F_P1));
+  return madd(p, r, K(F_ONE));
 }
 
 // Inlined: a call per vector costs about as much as the polynomial itself.
@@ -221,7 +223,7 @@ export function vexp_f32(x: v128): v128 {
   // pmin/pmax are single instructions, unlike min/max with their NaN rules; a NaN x stays NaN through them.
   const c = f32x4.pmax(f32x4.pmin(x, K(F_EXP_HI)), K(F_EXP_LO));
   // Adding 1.5·2^23 rounds c·log2(e) to an integer n held in the low mantissa bits: n as a float and as bits at once.
-  const t = f32x4.add(f32x4.mul(c, K(F_LOG2E)), K(F_ROUNDER));
+  const t = madd(c, K(F_LOG2E), K(F_ROUNDER));
   const n = f32x4.sub(t, K(F_ROUNDER));
   let r = f32x4.sub(c, f32x4.mul(n, K(F_LN2_HI)));
   r = f32x4.sub(r, f32x4.mul(n, K(F_LN2_LO)));
@@ -286,25 +288,25 @@ export function vexpNonposWith(
   one: v128,
 ): v128 {
   const c = f32x4.pmax(x, flush);
-  const t = f32x4.add(f32x4.mul(c, log2e), rounder);
+  const t = madd(c, log2e, rounder);
   const n = f32x4.sub(t, rounder);
   let r = f32x4.sub(c, f32x4.mul(n, ln2Hi));
   r = f32x4.sub(r, f32x4.mul(n, ln2Lo));
   // (n + 127) << 23: the bits of 2^n, n read from t's low mantissa bits; +0 at n = -127.
   const scale = i32x4.shl(i32x4.sub(t, unbias), 23);
-  let p = f32x4.add(f32x4.mul(p5, r), p4);
-  p = f32x4.add(f32x4.mul(p, r), p3);
-  p = f32x4.add(f32x4.mul(p, r), p2);
-  p = f32x4.add(f32x4.mul(p, r), p1);
-  return f32x4.mul(f32x4.add(f32x4.mul(p, r), one), scale);
+  let p = madd(p5, r, p4);
+  p = madd(p, r, p3);
+  p = madd(p, r, p2);
+  p = madd(p, r, p1);
+  return f32x4.mul(madd(p, r, one), scale);
 }
 
 // Softmax's exp for rows that span little (as/softmax.ts), in base 2: y = d·log2 e, n = round(y), r = y - n (exact,
 // |r| ≤ 1/2), and 2^r as the square of 2^(r/2), which a degree-4 polynomial gives to 8.5e-8 relative (fitted like the
 // one above, by iteratively reweighted least squares, then its f32 coefficients nudged to the least error evaluated in
 // f32). Against vexp_nonpos_f32 that drops the Cody–Waite steps (two multiplies, two subtractions) and one degree, and
-// the chain from d to the result is about half as long; wasm SIMD has no FMA, and the loops these run in are bound
-// by the adds and by that chain. The cost is relative accuracy: 4.1e-7 evaluated in f32 near d = 0 (the square
+// the chain from d to the result is about half as long; wasm SIMD (the plain build) has no FMA, and the loops these
+// run in are bound by the adds and by that chain. The cost is relative accuracy: 4.1e-7 evaluated in f32 near d = 0 (the square
 // doubles the polynomial's error), and y's rounding (half an ulp of y) and log2 e's add |d|·7.3e-8, so 1.6e-6 at
 // d = -16, the farthest softmax lets it go.
 
@@ -332,9 +334,9 @@ export function vexp2NearWith(
   const r = f32x4.sub(y, f32x4.nearest(y));
   // 2^(r/2) = (1 + q1 r) + r²((q2 + q3 r) + q4 r²).
   const r2 = f32x4.mul(r, r);
-  const lo = f32x4.add(f32x4.mul(q1, r), one);
-  const mid = f32x4.add(f32x4.mul(q3, r), q2);
-  const h = f32x4.add(lo, f32x4.mul(r2, f32x4.add(mid, f32x4.mul(q4, r2))));
+  const lo = madd(q1, r, one);
+  const mid = madd(q3, r, q2);
+  const h = madd(r2, madd(q4, r2, mid), lo);
   // (n << 23) + bits(1.0) = (n + 127) << 23: the bits of 2^n, normal for n ≥ -126.
   return f32x4.mul(f32x4.mul(h, h), i32x4.add(i32x4.shl(t, 23), one));
 }
@@ -368,9 +370,9 @@ export function vexpFlushWith(
   const n = f32x4.nearest(y);
   const r = f32x4.sub(f32x4.sub(c, f32x4.mul(n, ln2Hi)), f32x4.mul(n, ln2Lo));
   const r2 = f32x4.mul(r, r);
-  const lo = f32x4.add(f32x4.mul(e1, r), one);
-  const mid = f32x4.add(f32x4.mul(e3, r), e2);
-  const h = f32x4.add(lo, f32x4.mul(r2, f32x4.add(mid, f32x4.mul(e4, r2))));
+  const lo = madd(e1, r, one);
+  const mid = madd(e3, r, e2);
+  const h = madd(r2, madd(e4, r2, mid), lo);
   // (n << 23) + bits(1.0) = (n + 127) << 23: the bits of 2^n, +0 at n = -127 (the clamp's floor).
   return f32x4.mul(f32x4.mul(h, h), i32x4.add(i32x4.shl(t, 23), one));
 }
@@ -445,10 +447,10 @@ export function vtanh_f32(x: v128): v128 {
   const e = vexp_nonpos_f32(f32x4.neg(f32x4.add(a, a)));
   const far = f32x4.div(f32x4.sub(one, e), f32x4.add(one, e));
   const a2 = f32x4.mul(a, a);
-  let p = f32x4.add(f32x4.mul(K(F_T9), a2), K(F_T7));
-  p = f32x4.add(f32x4.mul(p, a2), K(F_T5));
-  p = f32x4.add(f32x4.mul(p, a2), K(F_T3));
-  const near = f32x4.add(a, f32x4.mul(f32x4.mul(a, a2), p));
+  let p = madd(K(F_T9), a2, K(F_T7));
+  p = madd(p, a2, K(F_T5));
+  p = madd(p, a2, K(F_T3));
+  const near = madd(f32x4.mul(a, a2), p, a);
   // Both forms are of |x|, ≥ 0: x's sign bit goes on last (so -0 stays -0, and NaN stays NaN).
   return v128.or(v128.bitselect(near, far, f32x4.lt(a, K(F_TANH_SMALL))), v128.and(x, K(I_SIGN)));
 }
@@ -456,20 +458,20 @@ export function vtanh_f32(x: v128): v128 {
 /** Σ c_k·v^k for k = 0..6, the coefficients c_k at table indices k0 + k, in Horner form. */
 @inline
 function poly6(v: v128, k0: i32): v128 {
-  let p = f32x4.add(f32x4.mul(K(k0 + 6), v), K(k0 + 5));
-  p = f32x4.add(f32x4.mul(p, v), K(k0 + 4));
-  p = f32x4.add(f32x4.mul(p, v), K(k0 + 3));
-  p = f32x4.add(f32x4.mul(p, v), K(k0 + 2));
-  p = f32x4.add(f32x4.mul(p, v), K(k0 + 1));
-  return f32x4.add(f32x4.mul(p, v), K(k0));
+  let p = madd(K(k0 + 6), v, K(k0 + 5));
+  p = madd(p, v, K(k0 + 4));
+  p = madd(p, v, K(k0 + 3));
+  p = madd(p, v, K(k0 + 2));
+  p = madd(p, v, K(k0 + 1));
+  return madd(p, v, K(k0));
 }
 
 /** Σ c_k·v^k for k = 0..9, the coefficients c_k at table indices k0 + k, in Horner form. */
 @inline
 function poly9(v: v128, k0: i32): v128 {
-  let p = f32x4.add(f32x4.mul(poly6(v, k0 + 3), v), K(k0 + 2));
-  p = f32x4.add(f32x4.mul(p, v), K(k0 + 1));
-  return f32x4.add(f32x4.mul(p, v), K(k0));
+  let p = madd(poly6(v, k0 + 3), v, K(k0 + 2));
+  p = madd(p, v, K(k0 + 1));
+  return madd(p, v, K(k0));
 }
 
 /**
@@ -634,13 +636,13 @@ export function vlog_f32(x: v128): v128 {
   e = i32x4.sub(e, big);
   const s = f32x4.div(f32x4.sub(m, one), f32x4.add(m, one));
   const s2 = f32x4.mul(s, s);
-  let p = f32x4.add(f32x4.mul(K(F_L9), s2), K(F_L7));
-  p = f32x4.add(f32x4.mul(p, s2), K(F_L5));
-  p = f32x4.add(f32x4.mul(p, s2), K(F_L3));
+  let p = madd(K(F_L9), s2, K(F_L7));
+  p = madd(p, s2, K(F_L5));
+  p = madd(p, s2, K(F_L3));
   const twoS = f32x4.add(s, s);
-  const lnM = f32x4.add(twoS, f32x4.mul(twoS, f32x4.mul(s2, p)));
+  const lnM = madd(twoS, f32x4.mul(s2, p), twoS);
   const ef = f32x4.convert_i32x4_s(e);
-  let r = f32x4.add(f32x4.mul(ef, K(F_LN2_HI)), f32x4.add(f32x4.mul(ef, K(F_LN2_LO)), lnM));
+  let r = madd(ef, K(F_LN2_HI), madd(ef, K(F_LN2_LO), lnM));
   r = v128.bitselect(K(F_NEG_INF), r, f32x4.eq(x, zero));
   r = v128.bitselect(K(F_NAN), r, f32x4.lt(x, zero));
   // NaN and +∞ come out as they went in.
@@ -654,20 +656,20 @@ export function vlog_f32(x: v128): v128 {
 /** sin r for |r| ≤ π/4 (r2 = r²), r + r³·S(r²). */
 @inline
 function sinPoly(r: v128, r2: v128): v128 {
-  let s = f32x4.add(f32x4.mul(K(F_SIN_S1 + 3), r2), K(F_SIN_S1 + 2));
-  s = f32x4.add(f32x4.mul(s, r2), K(F_SIN_S1 + 1));
-  s = f32x4.add(f32x4.mul(s, r2), K(F_SIN_S1));
-  return f32x4.add(r, f32x4.mul(f32x4.mul(r, r2), s));
+  let s = madd(K(F_SIN_S1 + 3), r2, K(F_SIN_S1 + 2));
+  s = madd(s, r2, K(F_SIN_S1 + 1));
+  s = madd(s, r2, K(F_SIN_S1));
+  return madd(f32x4.mul(r, r2), s, r);
 }
 
 /** cos r for |r| ≤ π/4 from r2 = r², 1 + r²·C(r²). */
 @inline
 function cosPoly(r2: v128): v128 {
-  let c = f32x4.add(f32x4.mul(K(F_COS_C1 + 4), r2), K(F_COS_C1 + 3));
-  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1 + 2));
-  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1 + 1));
-  c = f32x4.add(f32x4.mul(c, r2), K(F_COS_C1));
-  return f32x4.add(K(F_ONE), f32x4.mul(r2, c));
+  let c = madd(K(F_COS_C1 + 4), r2, K(F_COS_C1 + 3));
+  c = madd(c, r2, K(F_COS_C1 + 2));
+  c = madd(c, r2, K(F_COS_C1 + 1));
+  c = madd(c, r2, K(F_COS_C1));
+  return madd(r2, c, K(F_ONE));
 }
 
 /** n = round(x·2/π), as a float. */
