@@ -1,7 +1,7 @@
 // The wasm GRU's float32 cells (as/rnn.ts gru_cell_f32, gru_reset_f32) against a float64 GRU written here from ONNX's
 // equations: both linear_before_reset values, both directions, ragged sequence_lens, a given initial_h, and a hidden
 // size of one vector plus a tail (H = 6) or several vectors (H = 8 and 12, which also take the packed per-step
-// product, with a batch of 3 or of 6).
+// product, with a batch of 3 or of 6; H = 64, whose transposed weights' rows are padded apart by transposedRow).
 
 import { describe, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
@@ -65,6 +65,7 @@ describe('wasm GRU float32 cells', () => {
     [3, 6],
     [3, 8],
     [6, 12],
+    [6, 64],
   ] as const)
     for (const lbr of [false, true])
       for (const direction of ['forward', 'bidirectional'] as const)

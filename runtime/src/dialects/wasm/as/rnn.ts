@@ -54,13 +54,14 @@ export function lstm_cell_f32(gates: usize, xw: usize, bias: usize, c: usize, h:
 }
 
 /**
- * dst[cols×rows] = src[rows×cols]ᵀ: R (rows of H) to Rᵀ once per direction, outside the step loop. 4×4 blocks through
+ * dst[cols×rows] = src[rows×cols]ᵀ, each row of dst `ld` floats apart (ld ≥ rows; the floats between are left as they
+ * are): R (rows of H) to Rᵀ once per direction, outside the step loop. 4×4 blocks through
  * registers (four row loads, eight shuffles, four column stores); the last rows and columns past a multiple of 4 one
  * element at a time. (Element by element throughout, R of 512×128 took 0.15 ms, a tenth of an LSTM call at T = 64.)
  */
-export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32): void {
+export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32, ld: i32): void {
   const sRow = <usize>cols << 2;
-  const dRow = <usize>rows << 2;
+  const dRow = <usize>ld << 2;
   const r4 = rows & ~3;
   const c4 = cols & ~3;
   // Four columns of src at a time, down all its rows: the four rows of dst they become fill in order.
@@ -89,19 +90,20 @@ export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32):
   for (let i = 0; i < rows; i++) {
     const s = src + <usize>i * sRow;
     for (let j = i < r4 ? c4 : 0; j < cols; j++)
-      store<f32>(dst + ((<usize>j * <usize>rows + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
+      store<f32>(dst + ((<usize>j * <usize>ld + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
   }
 }
 
 /**
- * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, rows of G contiguous), G a multiple of 4. Four batch rows at a time share
+ * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, each row's G floats contiguous and rows `ld` floats apart), G a multiple of 4. Four batch rows at a time share
  * each load of rt: 8 columns in a 4×8 register tile (the matrix product's), then 4; so rt streams through once per
  * four rows (a batch of 4 reads it once a step, where a row at a time read it 4 times: 28 µs a step at B = 4, H = 128
  * before, about half after). Leftover rows go one at a time, 32 columns in eight accumulators, then 4. Every element
  * sums over k in order, whichever path computes it.
  */
-export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32): void {
+export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32, ld: i32): void {
   const grow = <usize>G << 2;
+  const rtRow = <usize>ld << 2;
   const hrow = <usize>H << 2;
   let n = 0;
   for (; n + 4 <= B; n += 4) {
@@ -128,7 +130,7 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
         s = v128.load32_splat(hk + 3 * hrow);
         c30 = madd(s, b0, c30);
         c31 = madd(s, b1, c31);
-        p += grow;
+        p += rtRow;
         hk += 4;
       }
       const o = o0 + (<usize>g << 2);
@@ -151,7 +153,7 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
         c1 = madd(v128.load32_splat(hk + hrow), b0, c1);
         c2 = madd(v128.load32_splat(hk + 2 * hrow), b0, c2);
         c3 = madd(v128.load32_splat(hk + 3 * hrow), b0, c3);
-        p += grow;
+        p += rtRow;
         hk += 4;
       }
       const o = o0 + (<usize>g << 2);
@@ -179,7 +181,7 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
         a5 = madd(s, v128.load(p, 80), a5);
         a6 = madd(s, v128.load(p, 96), a6);
         a7 = madd(s, v128.load(p, 112), a7);
-        p += grow;
+        p += rtRow;
       }
       const o = on + (<usize>g << 2);
       v128.store(o, a0);
@@ -196,7 +198,7 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       let a = f32x4.splat(0);
       for (let k = 0; k < H; k++) {
         a = madd(v128.load32_splat(hn + (<usize>k << 2)), v128.load(p), a);
-        p += grow;
+        p += rtRow;
       }
       v128.store(on + (<usize>g << 2), a);
     }
