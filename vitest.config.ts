@@ -1,9 +1,9 @@
 // vitest: generator tests, runtime tests and the generated per-op tests, one run, in two projects:
 // - `default`: every test, on the engine as Node 20 starts it (the wasm dialect loads build/raf.wasm);
-// - `relaxed-simd`: the tests of the kernels whose multiply-adds the relaxed-SIMD build fuses (matrix products,
-//   convolutions, recurrent cells, vector math) and of the real models that run them, again in Node processes started
-//   with --experimental-wasm-relaxed-simd, where the dialect loads build/raf-relaxed.wasm (as it does by default on
-//   Node ≥ 22 and in Chrome).
+// - `relaxed-simd`: the wasm kernel tests, every generated op test and the real-model corpus again, in Node processes
+//   started with --experimental-wasm-relaxed-simd, where the dialect loads build/raf-relaxed.wasm (as it does by
+//   default on Node ≥ 22 and in Chrome): its matrix products, convolutions, recurrent cells and vector math fuse
+//   their multiply-adds.
 import { defineConfig } from 'vitest/config';
 
 const RELAXED_SIMD_TESTS = [

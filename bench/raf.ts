@@ -1,13 +1,17 @@
 // The raf-op columns: the default dispatch (highest level that serves the device) and the TypeScript reference pinned.
 
+import { setFlagsFromString } from 'node:v8';
 import {
   allDialectOps,
   fromStorage,
+  relaxedSimdSupported,
+  setWasmBuild,
   tidy,
   toWasmMemory,
   withDialect,
   type DeviceKind,
   type Tensor,
+  type WasmBuild,
 } from '../runtime/src/index.ts';
 import { getDialect } from '../runtime/src/dialect.ts';
 import { asFloat32, type Impl } from './case.ts';
@@ -56,3 +60,22 @@ export function raf(op: string, build: () => () => Tensor | readonly Tensor[], p
  */
 export const input = (shape: readonly number[], values: Float32Array): Tensor =>
   toWasmMemory(fromStorage(shape, 'float32', values));
+
+/**
+ * Turns on V8's relaxed SIMD for this process where the engine lacks it (Node 20), as `node
+ * --experimental-wasm-relaxed-simd` would; it holds for wasm compiled afterwards.
+ */
+export function allowRelaxedSimd(): void {
+  if (!relaxedSimdSupported()) setFlagsFromString('--experimental-wasm-relaxed-simd');
+}
+
+/**
+ * `--wasm-build simd|relaxed-simd` from a script's arguments (else `fallback`), put in place before anything compiles
+ * wasm (relaxed-simd after allowRelaxedSimd). Returns the build asked for, or undefined to leave the engine's default.
+ */
+export function wasmBuildFromArgs(argv: readonly string[], fallback?: WasmBuild): WasmBuild | undefined {
+  const build = argv.includes('--wasm-build') ? (argv[argv.indexOf('--wasm-build') + 1] as WasmBuild) : fallback;
+  if (build === 'relaxed-simd') allowRelaxedSimd();
+  if (build) setWasmBuild(build);
+  return build;
+}

@@ -2,14 +2,14 @@
 
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GROUPS, type BenchCase } from './case.ts';
 import { describeGpu, gpuSetup } from './gpu.ts';
 import { render, runCases } from './harness.ts';
 import { TARGETS } from './targets.ts';
-import { relaxedSimdSupported, setWasmBuild, wasmBuild, type WasmBuild } from '../runtime/src/index.ts';
+import { wasmBuild } from '../runtime/src/index.ts';
+import { wasmBuildFromArgs } from './raf.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -22,14 +22,8 @@ const only = argv.includes('--impls') ? argv[argv.indexOf('--impls') + 1]!.split
 const cpuTime = argv.includes('--cpu-time');
 /** --gc: a minor collection before every run (untimed), see HarnessOptions.gc. */
 const gcRuns = argv.includes('--gc');
-/**
- * --wasm-build simd|relaxed-simd: which build of the wasm module raf-op runs (default: relaxed SIMD where the engine
- * has it, as for users). On Node 20, relaxed-simd turns on V8's --experimental-wasm-relaxed-simd for this process
- * before anything compiles wasm, as `node --experimental-wasm-relaxed-simd` would.
- */
-const build = argv.includes('--wasm-build') ? (argv[argv.indexOf('--wasm-build') + 1] as WasmBuild) : undefined;
-if (build === 'relaxed-simd' && !relaxedSimdSupported()) setFlagsFromString('--experimental-wasm-relaxed-simd');
-if (build) setWasmBuild(build);
+/** --wasm-build simd|relaxed-simd: which build of the wasm module raf-op runs (default: the engine's, as for users). */
+wasmBuildFromArgs(argv);
 const RUNS = quick ? 3 : 20;
 const WARMUP = quick ? 1 : 3;
 /** And at least this long per column (see HarnessOptions.warmupMs). */

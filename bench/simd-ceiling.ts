@@ -6,12 +6,11 @@
 // raf-op runs the build --wasm-build names (default: the relaxed one).
 // Each round times both loops, raf-op's matmul and onnxruntime's MatMul (one thread) in turn; medians of the rounds.
 
-import { setFlagsFromString } from 'node:v8';
 import asc from 'assemblyscript/asc';
-import { ops, relaxedSimdSupported, setWasmBuild, wasmBuild, type WasmBuild } from '../runtime/src/index.ts';
+import { ops, wasmBuild } from '../runtime/src/index.ts';
 import { onnxMatmul } from './cases/matmul.ts';
 import { data } from './peers.ts';
-import { input, raf } from './raf.ts';
+import { allowRelaxedSimd, input, raf, wasmBuildFromArgs } from './raf.ts';
 import type { Runner } from './case.ts';
 
 // Twelve accumulator chains (f32x4.add has a latency of a few cycles, so fewer would wait on it; 6 and 8 measured
@@ -46,10 +45,9 @@ const sizes = [256, 1024];
 const rounds = 15;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-const argv = process.argv.slice(2);
-const build = (argv.includes('--wasm-build') ? argv[argv.indexOf('--wasm-build') + 1] : 'relaxed-simd') as WasmBuild;
-if (!relaxedSimdSupported()) setFlagsFromString('--experimental-wasm-relaxed-simd');
-setWasmBuild(build);
+// The fused loop needs relaxed SIMD whichever build raf-op runs.
+allowRelaxedSimd();
+wasmBuildFromArgs(process.argv.slice(2), 'relaxed-simd');
 const loops = {
   'mul + add': await ceiling(
     loop((a) => `f32x4.add(${a}, f32x4.mul(x, c))`),

@@ -212,6 +212,9 @@ function buildToLoad(): WasmBuild {
   return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
 }
 
+/** Where the build to load now lies: next to this module (Node reads it there; pages fetch it by default). */
+const urlToLoad = (): URL => (buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL);
+
 /**
  * Chooses the module's build: 'auto' (the default: relaxed SIMD wherever the engine supports it), 'simd' (the same
  * float32 results on every machine) or 'relaxed-simd'. Call it at startup: in Node a module already loaded is
@@ -239,7 +242,7 @@ export function setWasmBuild(build: WasmBuild | 'auto'): void {
     wanted = before;
     throw new Error(`setWasmBuild(${JSON.stringify(build)}): ${problem}`);
   }
-  const bytes = new Uint8Array(fs!.readFileSync(buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL));
+  const bytes = new Uint8Array(fs!.readFileSync(urlToLoad()));
   replaceWasmInstance(new WebAssembly.Instance(new WebAssembly.Module(bytes), IMPORTS));
   moduleBytes = bytes;
 }
@@ -267,8 +270,9 @@ function adopt(instance: WebAssembly.Instance): WasmExports {
 }
 
 /**
- * Node only: reads the build (build/raf.wasm or build/raf-relaxed.wasm) synchronously, since dispatch is synchronous. Built-ins come from
- * process.getBuiltinModule rather than static imports, so bundling the runtime for a page pulls in no Node module.
+ * Node only: reads the build (build/raf.wasm or build/raf-relaxed.wasm) synchronously, since dispatch is synchronous.
+ * Built-ins come from process.getBuiltinModule rather than static imports, so bundling the runtime for a page pulls in
+ * no Node module.
  */
 function loadInNode(): WasmExports | undefined {
   const fs = nodeBuiltin<typeof import('node:fs')>('node:fs');
@@ -288,7 +292,7 @@ function loadInNode(): WasmExports | undefined {
     });
     if (r.status !== 0) throw new Error(`npm run build:wasm failed:\n${r.stderr || r.stdout}`);
   }
-  moduleBytes = new Uint8Array(fs.readFileSync(buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL));
+  moduleBytes = new Uint8Array(fs.readFileSync(urlToLoad()));
   return adopt(new WebAssembly.Instance(new WebAssembly.Module(moduleBytes), IMPORTS));
 }
 
@@ -319,7 +323,7 @@ export async function initWasm(source?: string | URL | Response | BufferSource):
   if (loaded) return true;
   if (source === undefined && load()) return true;
   try {
-    const given = source ?? (buildToLoad() === 'relaxed-simd' ? RELAXED_WASM_URL : WASM_URL);
+    const given = source ?? urlToLoad();
     const bytes =
       given instanceof Response
         ? await given.arrayBuffer()
