@@ -1,7 +1,7 @@
 // The wasm GRU's float32 cells (as/rnn.ts gru_cell_f32, gru_reset_f32) against a float64 GRU written here from ONNX's
 // equations: both linear_before_reset values, both directions, ragged sequence_lens, a given initial_h, and a hidden
 // size of one vector plus a tail (H = 6) or several vectors (H = 8 and 12, which also take the packed per-step
-// product, with a batch of 3 or of 6; H = 64, whose transposed weights' rows are padded apart by transposedRow).
+// product, with a batch of 3 or of 6: H = 12 packs Rh's transpose into an 8-wide panel and a 4-wide one; and H = 64).
 
 import { describe, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';

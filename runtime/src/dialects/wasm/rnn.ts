@@ -53,20 +53,12 @@ type Ptr = number;
 /** The cell exports of as/rnn.ts (f32 only), beside the module's typed exports. */
 interface RnnExports {
   lstm_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, c: Ptr, h: Ptr, y: Ptr, H: number): void;
-  rnn_transpose_f32(src: Ptr, dst: Ptr, rows: number, cols: number, ld: number): void;
-  rnn_step_f32(h: Ptr, rt: Ptr, out: Ptr, B: number, H: number, G: number, ld: number): void;
+  rnn_pack_f32(src: Ptr, dst: Ptr, rows: number, cols: number): void;
+  rnn_step_f32(h: Ptr, rt: Ptr, out: Ptr, B: number, H: number, G: number): void;
   gru_reset_f32(gates: Ptr, xw: Ptr, bias: Ptr, h: Ptr, rh: Ptr, H: number): void;
   gru_cell_f32(gates: Ptr, xw: Ptr, bias: Ptr, rec: Ptr, h: Ptr, y: Ptr, H: number, linearBeforeReset: boolean): void;
 }
 export const rnnCells = (): RnnExports => wasm() as unknown as RnnExports;
-
-/**
- * How many floats apart the rows of a transposed R (Rᵀ, `cols` wide) are laid in wasm memory: `cols`, plus 8 when that
- * is a multiple of 64 floats. rnn_step_f32 walks Rᵀ down a block of columns, one row at a time; at a stride of a
- * multiple of 256 bytes those rows fall into a few of L1's sets and evict each other before the next block of columns
- * reads the rest of their lines (B = 4, H = 128, G = 512: 23.3 GMAC/s at 2048 bytes, 26.5 at 2080).
- */
-export const transposedRow = (cols: number): number => (cols % 64 === 0 ? cols + 8 : cols);
 
 /** Each batch entry's length from sequence_lens' values (checked by the CPU helper's rule), or T. */
 export { sequenceLengths } from '../cpu/rnn.ts';

@@ -19,7 +19,7 @@ export { bias_act_cols_f32, bias_act_planes_f32 } from './epilogue';
 export { rows_thread } from './rows';
 export { gather_f32, gather_f64 } from './gather';
 export { avg_pool2d_f32, global_avg_f32, max_pool2d_f32 } from './pool';
-export { gru_cell_f32, gru_reset_f32, lstm_cell_f32, rnn_step_f32, rnn_transpose_f32 } from './rnn';
+export { gru_cell_f32, gru_reset_f32, lstm_cell_f32, rnn_pack_f32, rnn_step_f32 } from './rnn';
 export * from '../../../generated/dialects/wasm/as/index';
 
 /** First free byte after static data: the JavaScript side lays tensors out from here. */

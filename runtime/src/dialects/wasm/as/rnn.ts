@@ -54,68 +54,70 @@ export function lstm_cell_f32(gates: usize, xw: usize, bias: usize, c: usize, h:
 }
 
 /**
- * dst[cols×rows] = src[rows×cols]ᵀ, each row of dst `ld` floats apart (ld ≥ rows; the floats between are left as they
- * are): R (rows of H) to Rᵀ once per direction, outside the step loop. 4×4 blocks through
- * registers (four row loads, eight shuffles, four column stores); the last rows and columns past a multiple of 4 one
- * element at a time. (Element by element throughout, R of 512×128 took 0.15 ms, a tenth of an LSTM call at T = 64.)
+ * R (rows × cols: a block of gate rows, each H = cols wide) to Rᵀ in panels, once per direction outside the step loop:
+ * panel b holds columns 8b … 8b + 7 of Rᵀ (rows 8b … of R) for all `cols` of its rows, 8 floats a row, one after
+ * another; when rows leaves 4 over, the last panel is 4 wide. rnn_step_f32 then reads each panel front to back.
+ * rows is a multiple of 4. 4×4 blocks through registers (four row loads, eight shuffles, four stores); the columns of R
+ * past a multiple of 4 one element at a time. (Element by element throughout, R of 512×128 took 0.15 ms, a tenth of
+ * an LSTM call at T = 64.)
  */
-export function rnn_transpose_f32(src: usize, dst: usize, rows: i32, cols: i32, ld: i32): void {
+export function rnn_pack_f32(src: usize, dst: usize, rows: i32, cols: i32): void {
   const sRow = <usize>cols << 2;
-  const dRow = <usize>ld << 2;
-  const r4 = rows & ~3;
   const c4 = cols & ~3;
-  // Four columns of src at a time, down all its rows: the four rows of dst they become fill in order.
-  for (let j = 0; j < c4; j += 4) {
-    const s = src + (<usize>j << 2);
-    const q = dst + <usize>j * dRow;
-    for (let i = 0; i < r4; i += 4) {
-      const p = s + <usize>i * sRow;
-      const a = v128.load(p);
-      const b = v128.load(p + sRow);
-      const c = v128.load(p + 2 * sRow);
-      const e = v128.load(p + 3 * sRow);
+  for (let i = 0; i < rows; i += 4) {
+    // Rows i … i + 3 of R are columns of one panel: its first or second half, or the whole of a last 4-wide panel.
+    const wide: usize = (i & ~7) + 8 <= rows ? 8 : 4;
+    const step = wide << 2;
+    const q = dst + ((<usize>(i & ~7) * <usize>cols + <usize>(i & 7)) << 2);
+    const p = src + <usize>i * sRow;
+    for (let j = 0; j < c4; j += 4) {
+      const a = v128.load(p + (<usize>j << 2));
+      const b = v128.load(p + sRow + (<usize>j << 2));
+      const c = v128.load(p + 2 * sRow + (<usize>j << 2));
+      const e = v128.load(p + 3 * sRow + (<usize>j << 2));
       // Interleave rows pairwise (a0 b0 a1 b1 …), then take halves: each output vector is one column of the block.
       const ab0 = i32x4.shuffle(a, b, 0, 4, 1, 5);
       const ab1 = i32x4.shuffle(a, b, 2, 6, 3, 7);
       const ce0 = i32x4.shuffle(c, e, 0, 4, 1, 5);
       const ce1 = i32x4.shuffle(c, e, 2, 6, 3, 7);
-      const o = q + (<usize>i << 2);
+      const o = q + <usize>j * step;
       v128.store(o, i32x4.shuffle(ab0, ce0, 0, 1, 4, 5));
-      v128.store(o + dRow, i32x4.shuffle(ab0, ce0, 2, 3, 6, 7));
-      v128.store(o + 2 * dRow, i32x4.shuffle(ab1, ce1, 0, 1, 4, 5));
-      v128.store(o + 3 * dRow, i32x4.shuffle(ab1, ce1, 2, 3, 6, 7));
+      v128.store(o + step, i32x4.shuffle(ab0, ce0, 2, 3, 6, 7));
+      v128.store(o + 2 * step, i32x4.shuffle(ab1, ce1, 0, 1, 4, 5));
+      v128.store(o + 3 * step, i32x4.shuffle(ab1, ce1, 2, 3, 6, 7));
     }
-  }
-  // The edges element by element: columns past c4 for every row, then rows past r4 for the first c4 columns.
-  for (let i = 0; i < rows; i++) {
-    const s = src + <usize>i * sRow;
-    for (let j = i < r4 ? c4 : 0; j < cols; j++)
-      store<f32>(dst + ((<usize>j * <usize>ld + <usize>i) << 2), load<f32>(s + (<usize>j << 2)));
+    for (let j = c4; j < cols; j++)
+      for (let r = 0; r < 4; r++)
+        store<f32>(q + <usize>j * step + (<usize>r << 2), load<f32>(p + <usize>r * sRow + (<usize>j << 2)));
   }
 }
 
 /**
- * out[B×G] = h[B×H] · rt[H×G] (rt = Rᵀ, each row's G floats contiguous and rows `ld` floats apart), G a multiple of 4. Four batch rows at a time share
- * each load of rt: 8 columns in a 4×8 register tile (the matrix product's), then 4; so rt streams through once per
- * four rows (a batch of 4 reads it once a step, where a row at a time read it 4 times: 28 µs a step at B = 4, H = 128
- * before, about half after). Leftover rows go one at a time, 32 columns in eight accumulators, then 4. Every element
- * sums over k in order, whichever path computes it.
+ * out[B×G] = h[B×H] · Rᵀ[H×G], Rᵀ in rnn_pack_f32's panels (G a multiple of 4). Four batch rows at a time share each
+ * load of a panel: 8 columns in a 4×8 register tile (the matrix product's), then a last 4-wide panel; so Rᵀ streams
+ * through once per four rows, each panel front to back (a batch of 4 reads it once a step, where a row at a time read
+ * it 4 times: 28 µs a step at B = 4, H = 128 before, about half after). Leftover rows go one at a time, four panels
+ * (32 columns) in eight accumulators, then a panel at a time. Every element sums over k in order, whichever path
+ * computes it. (Rᵀ as plain rows, which the 8-column walk read one row stride apart, took 1.07–1.16× as long per
+ * step, 1.16 at H = 256, and needed its rows padded apart at strides that are multiples of 256 bytes.)
  */
-export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32, ld: i32): void {
+export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G: i32): void {
   const grow = <usize>G << 2;
-  const rtRow = <usize>ld << 2;
   const hrow = <usize>H << 2;
+  // Bytes of one 8-wide panel; a panel starting at column g begins g·H floats in.
+  const panel = <usize>H << 5;
+  const g8 = G & ~7;
   let n = 0;
   for (; n + 4 <= B; n += 4) {
     const h0 = h + <usize>n * hrow;
     const o0 = out + <usize>n * grow;
-    let g: i32 = 0;
-    for (; g + 8 <= G; g += 8) {
-      let p = rt + (<usize>g << 2);
+    let p = rt;
+    for (let g: i32 = 0; g < g8; g += 8) {
       let hk = h0;
+      const end = p + panel;
       let c00 = f32x4.splat(0), c01 = f32x4.splat(0), c10 = f32x4.splat(0), c11 = f32x4.splat(0);
       let c20 = f32x4.splat(0), c21 = f32x4.splat(0), c30 = f32x4.splat(0), c31 = f32x4.splat(0);
-      for (let k = 0; k < H; k++) {
+      for (; p < end; p += 32) {
         const b0 = v128.load(p);
         const b1 = v128.load(p, 16);
         let s = v128.load32_splat(hk);
@@ -130,7 +132,6 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
         s = v128.load32_splat(hk + 3 * hrow);
         c30 = madd(s, b0, c30);
         c31 = madd(s, b1, c31);
-        p += rtRow;
         hk += 4;
       }
       const o = o0 + (<usize>g << 2);
@@ -143,20 +144,19 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       v128.store(o + 3 * grow, c30);
       v128.store(o + 3 * grow, c31, 16);
     }
-    for (; g < G; g += 4) {
-      let p = rt + (<usize>g << 2);
+    if (g8 < G) {
       let hk = h0;
+      const end = p + (<usize>H << 4);
       let c0 = f32x4.splat(0), c1 = f32x4.splat(0), c2 = f32x4.splat(0), c3 = f32x4.splat(0);
-      for (let k = 0; k < H; k++) {
+      for (; p < end; p += 16) {
         const b0 = v128.load(p);
         c0 = madd(v128.load32_splat(hk), b0, c0);
         c1 = madd(v128.load32_splat(hk + hrow), b0, c1);
         c2 = madd(v128.load32_splat(hk + 2 * hrow), b0, c2);
         c3 = madd(v128.load32_splat(hk + 3 * hrow), b0, c3);
-        p += rtRow;
         hk += 4;
       }
-      const o = o0 + (<usize>g << 2);
+      const o = o0 + (<usize>g8 << 2);
       v128.store(o, c0);
       v128.store(o + grow, c1);
       v128.store(o + 2 * grow, c2);
@@ -164,24 +164,26 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
     }
   }
   for (; n < B; n++) {
-    const hn = h + ((<usize>n * <usize>H) << 2);
-    const on = out + ((<usize>n * <usize>G) << 2);
+    const hn = h + <usize>n * hrow;
+    const on = out + <usize>n * grow;
     let g: i32 = 0;
-    for (; g + 32 <= G; g += 32) {
-      let p = rt + (<usize>g << 2);
+    for (; g + 32 <= g8; g += 32) {
+      let p = rt + <usize>g * hrow;
+      const end = p + panel;
+      let hk = hn;
       let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
       let a4 = f32x4.splat(0), a5 = f32x4.splat(0), a6 = f32x4.splat(0), a7 = f32x4.splat(0);
-      for (let k = 0; k < H; k++) {
-        const s = v128.load32_splat(hn + (<usize>k << 2));
+      for (; p < end; p += 32) {
+        const s = v128.load32_splat(hk);
         a0 = madd(s, v128.load(p), a0);
         a1 = madd(s, v128.load(p, 16), a1);
-        a2 = madd(s, v128.load(p, 32), a2);
-        a3 = madd(s, v128.load(p, 48), a3);
-        a4 = madd(s, v128.load(p, 64), a4);
-        a5 = madd(s, v128.load(p, 80), a5);
-        a6 = madd(s, v128.load(p, 96), a6);
-        a7 = madd(s, v128.load(p, 112), a7);
-        p += rtRow;
+        a2 = madd(s, v128.load(p + panel), a2);
+        a3 = madd(s, v128.load(p + panel, 16), a3);
+        a4 = madd(s, v128.load(p + 2 * panel), a4);
+        a5 = madd(s, v128.load(p + 2 * panel, 16), a5);
+        a6 = madd(s, v128.load(p + 3 * panel), a6);
+        a7 = madd(s, v128.load(p + 3 * panel, 16), a7);
+        hk += 4;
       }
       const o = on + (<usize>g << 2);
       v128.store(o, a0);
@@ -194,11 +196,13 @@ export function rnn_step_f32(h: usize, rt: usize, out: usize, B: i32, H: i32, G:
       v128.store(o, a7, 112);
     }
     for (; g < G; g += 4) {
-      let p = rt + (<usize>g << 2);
+      // One 4-column half of an 8-wide panel, or the last 4-wide panel: its rows are 32 or 16 bytes apart.
+      const wide: usize = g < g8 ? 32 : 16;
+      let p = rt + <usize>(g & ~7) * hrow + (<usize>(g & 7) << 2);
       let a = f32x4.splat(0);
       for (let k = 0; k < H; k++) {
         a = madd(v128.load32_splat(hn + (<usize>k << 2)), v128.load(p), a);
-        p += rtRow;
+        p += wide;
       }
       v128.store(on + (<usize>g << 2), a);
     }

@@ -6,7 +6,7 @@
 
 import type { GruKernel } from '../../../generated/bridge/gru.ts';
 import { sigmoid } from '../../cpu/rnn.ts';
-import { RnnArena, rnnCells, sequenceLengths, transposedRow } from '../rnn.ts';
+import { RnnArena, rnnCells, sequenceLengths } from '../rnn.ts';
 import { outBlock, widthOf } from '../support.ts';
 
 export const gruWasm: GruKernel = (
@@ -29,11 +29,10 @@ export const gruWasm: GruKernel = (
     mem.alloc(B * H),
     mem.alloc(B * H),
   ];
-  // f32 over several steps: R's gate blocks transposed once per direction, each step's products as SIMD
+  // f32 over several steps: R's gate blocks transposed into panels once per direction, each step's products as SIMD
   // row-times-matrix calls (as/rnn.ts) instead of per-row products against R.
   const packed = mem.width === 'f32' && T > 1 && H % 4 === 0;
-  const [lda, ldh] = [transposedRow(first), transposedRow(H)];
-  const [pta, pth] = packed ? [mem.alloc(H * lda), linear_before_reset ? 0 : mem.alloc(H * ldh)] : [0, 0];
+  const [pta, pth] = packed ? [mem.alloc(H * first), linear_before_reset ? 0 : mem.alloc(H * H)] : [0, 0];
   // float32: the cells read one direction's biases as [Wbz+Rbz | Wbr+Rbr | Wbh | Rbh].
   const cells = mem.width === 'f32';
   const pb = cells ? mem.alloc(4 * H) : 0;
@@ -95,7 +94,7 @@ export const gruWasm: GruKernel = (
               H,
             );
         }
-        if (packed) cell.rnn_step_f32(prh, pth, pc, B, H, H, ldh);
+        if (packed) cell.rnn_step_f32(prh, pth, pc, B, H, H);
         else mem.productNt(prh, prd + 2 * H * H * f, pc, B, H, H);
       }
       for (let n = 0; n < B; n++) {
@@ -116,11 +115,11 @@ export const gruWasm: GruKernel = (
       }
     };
     if (packed) {
-      cell.rnn_transpose_f32(prd, pta, first, H, lda);
-      if (pth) cell.rnn_transpose_f32(prd + 2 * H * H * mem.bytes, pth, H, H, ldh);
+      cell.rnn_pack_f32(prd, pta, first, H);
+      if (pth) cell.rnn_pack_f32(prd + 2 * H * H * mem.bytes, pth, H, H);
     }
     for (let s = 0; s < T; s++) {
-      if (packed) cell.rnn_step_f32(ph, pta, pg, B, H, first, lda);
+      if (packed) cell.rnn_step_f32(ph, pta, pg, B, H, first);
       else mem.productNt(ph, prd, pg, B, first, H);
       if (cells) {
         gruCellsStep(s);
@@ -137,7 +136,7 @@ export const gruWasm: GruKernel = (
             rh[ho + j] = rj * h[ho + j]!;
           }
         }
-        if (packed) cell.rnn_step_f32(prh, pth, pc, B, H, H, ldh);
+        if (packed) cell.rnn_step_f32(prh, pth, pc, B, H, H);
         else mem.productNt(prh, prd + 2 * H * H * mem.bytes, pc, B, H, H);
       }
       for (let n = 0; n < B; n++) {

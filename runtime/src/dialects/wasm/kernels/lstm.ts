@@ -5,7 +5,7 @@
 
 import type { LstmKernel } from '../../../generated/bridge/lstm.ts';
 import { sigmoid, summedBias } from '../../cpu/rnn.ts';
-import { RnnArena, rnnCells, sequenceLengths, transposedRow } from '../rnn.ts';
+import { RnnArena, rnnCells, sequenceLengths } from '../rnn.ts';
 import { outBlock, widthOf } from '../support.ts';
 
 export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, initial_c }, { direction }, outs) => {
@@ -25,9 +25,8 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
   // f32: the cell state and the summed biases live in wasm memory too, and each step's cell update is one SIMD call
   // per batch entry (as/rnn.ts); f64 keeps the loop below.
   const [pc, pb] = f32 ? [mem.alloc(B * H), mem.alloc(G)] : [0, 0];
-  // Over several steps, Rᵀ [H, 4H] once per direction and each step's h · Rᵀ as row-times-matrix SIMD (as/rnn.ts).
-  const ldt = transposedRow(G);
-  const prt = f32 && T > 1 ? mem.alloc(ldt * H) : 0;
+  // Over several steps, Rᵀ [H, 4H] packed in panels once per direction and each step's h · Rᵀ as SIMD (as/rnn.ts).
+  const prt = f32 && T > 1 ? mem.alloc(G * H) : 0;
   const bv = b ? b.dataSync() : null;
   const h0 = initial_h ? initial_h.dataSync() : null;
   const c0 = initial_c ? initial_c.dataSync() : null;
@@ -51,9 +50,9 @@ export const lstmWasm: LstmKernel = ({ x, w, r, b, sequence_lens, initial_h, ini
       h[k] = h0 ? h0[s0 + k]! : 0;
       c[k] = c0 ? c0[s0 + k]! : 0;
     }
-    if (prt) cell.rnn_transpose_f32(pr + d * G * H * mem.bytes, prt, G, H, ldt);
+    if (prt) cell.rnn_pack_f32(pr + d * G * H * mem.bytes, prt, G, H);
     for (let s = 0; s < T; s++) {
-      if (prt) cell.rnn_step_f32(ph, prt, pg, B, H, G, ldt);
+      if (prt) cell.rnn_step_f32(ph, prt, pg, B, H, G);
       else mem.productNt(ph, pr + d * G * H * mem.bytes, pg, B, G, H);
       for (let n = 0; n < B; n++) {
         const L = lens[n]!;
