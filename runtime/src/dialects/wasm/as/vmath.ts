@@ -456,13 +456,13 @@ function poly5(v: v128, k1: i32, c0: v128): v128 {
 /**
  * erf(x) on f32 lanes, within 3.5e-7 relative, 3.1e-7 where madd fuses (measured at 200,001 points over [0, 3.92]
  * against mpmath; the f32 rounding of the two polynomials dominates, about 3 ulps next to 1): x·P(x²)/Q(x²), one
- * rational function of degree 5 over degree 5 for the whole range, fitted for this project (linearized least squares
- * on relative error, then reweighted toward the largest errors, against mpmath's erf): 1.9e-8 relative in exact
- * arithmetic on |x| ≤ 3.9192059, the least float32 whose erf rounds to 1. From there on each lane is exactly ±1.
- * Ten multiply-adds and one division for every lane, where the two degree-9 polynomials it replaced (one for |x| < 2,
- * one for erfc beyond, both computed and each lane picking its own) took eighteen and their selection: erf and gelu
- * over 2^20 run in 0.51–0.63 of the time on either build (A/B in one process), for half the accuracy (1.7e-7
- * before), still within the 4e-7 the other vector functions here meet. ±0 keeps its sign, ±Infinity gives ±1, NaN stays NaN.
+ * rational function of degree 5 over degree 5 for the whole range, fitted for this project (linearized least squares on
+ * relative error, then reweighted toward the largest errors, against mpmath's erf): 1.9e-8 relative in exact arithmetic
+ * on |x| ≤ 3.9192059, the least float32 whose erf rounds to 1. From there on each lane is exactly ±1. Ten multiply-adds
+ * and one division for every lane, where the two degree-9 polynomials it replaced (one for |x| < 2, one for erfc
+ * beyond, both computed and each lane picking its own) took eighteen and their selection: erf and gelu over 2^20 run in
+ * 0.51–0.63 of the time on either build (A/B in one process), for half the accuracy (1.7e-7 before), still within the
+ * 4e-7 the other vector functions here meet. ±0 keeps its sign, ±Infinity gives ±1, NaN stays NaN.
  */
 @inline
 export function verf_f32(x: v128): v128 {
@@ -470,7 +470,7 @@ export function verf_f32(x: v128): v128 {
   const q = poly5(t, F_ERF_Q1, K(F_ONE));
   const r = f32x4.div(f32x4.mul(x, poly5(t, F_ERF_P0 + 1, K(F_ERF_P0))), q);
   const ax = v128.and(x, K(I_ABS));
-  // Past the bound P/Q is finite or Infinity/Infinity = NaN; either way the lane takes ±1 (NaN fails the compare).
+  // From the bound on, P/Q may be Infinity/Infinity = NaN: those lanes take ±1. A NaN x fails the compare, stays NaN.
   return v128.bitselect(v128.or(K(F_ONE), v128.and(x, K(I_SIGN))), r, f32x4.ge(ax, K(F_ERF_ONE)));
 }
 
