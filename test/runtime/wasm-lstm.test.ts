@@ -2,8 +2,7 @@
 // and the lstm_cell_f32 cells) against a float64 LSTM written here from ONNX's equations. Batches of 1, 4 and 6 reach
 // the per-step product's single rows, its 4-row tile, and both; hidden sizes 4, 5 and 8 give 4·H = 16, 20 (two
 // 8-wide panels of Rᵀ and a 4-wide one, rnn_pack_f32) and 32 columns, and H = 16 gives 64 (two of the single rows'
-// 32-column blocks).
-// Ragged sequence_lens and both directions.
+// 32-column blocks). Ragged sequence_lens and both directions.
 
 import { describe, it } from 'vitest';
 import { ops, tensor, withDialect } from '../../runtime/src/index.ts';

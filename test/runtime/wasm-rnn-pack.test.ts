@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { callArena } from '../../runtime/src/dialects/wasm/module.ts';
 import { rnnCells } from '../../runtime/src/dialects/wasm/rnn.ts';
-import { lcgValues } from '../support/reference.ts';
+import { expectClose, lcgValues, matmulRef } from '../support/reference.ts';
 
 /** Where element (k, g) of Rᵀ (row k of H, column g of G) lies in the panels, in floats. */
 function panelIndex(k: number, g: number, rows: number, cols: number): number {
@@ -55,26 +55,19 @@ describe('wasm rnn_step_f32', () => {
     [6, 20, 100],
   ] as const) {
     it(`h[${B}×${H}] · Rᵀ[${H}×${G}] from the panels, against float64`, () => {
-      const r = Float32Array.from(lcgValues(G * H, G + H));
-      const h = Float32Array.from(lcgValues(B * H, B * 7 + H));
+      const r = lcgValues(G * H, G + H);
+      const h = lcgValues(B * H, B * 7 + H);
       const arena = callArena();
-      const [pr, prt, ph, po] = [G * H, G * H, B * H, B * G].map((n) => arena.alloc(n * 4)) as [
-        number,
-        number,
-        number,
-        number,
-      ];
+      const pr = arena.alloc(G * H * 4);
+      const prt = arena.alloc(G * H * 4);
+      const ph = arena.alloc(B * H * 4);
+      const po = arena.alloc(B * G * 4);
       arena.view(Float32Array, pr, G * H).set(r);
       arena.view(Float32Array, ph, B * H).set(h);
       rnnCells().rnn_pack_f32(pr, prt, G, H);
       rnnCells().rnn_step_f32(ph, prt, po, B, H, G);
-      const got = arena.view(Float32Array, po, B * G);
-      for (let n = 0; n < B; n++)
-        for (let g = 0; g < G; g++) {
-          let want = 0;
-          for (let k = 0; k < H; k++) want += h[n * H + k]! * r[g * H + k]!;
-          expect(Math.abs(got[n * G + g]! - want), `out[${n}, ${g}]`).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(want)));
-        }
+      const rt = Array.from({ length: H * G }, (_, i) => r[(i % G) * H + Math.floor(i / G)]!);
+      expectClose(Array.from(arena.view(Float32Array, po, B * G)), matmulRef(h, rt, B, G, H));
     });
   }
 });
