@@ -42,10 +42,13 @@ export {
   initWasm,
   relaxedSimdSupported,
   setWasmBuild,
+  setWasmWinograd,
   toWasmMemory,
   wasmBuild,
   wasmUnavailable,
+  wasmWinograd,
   type WasmBuild,
+  type WinogradTile,
 } from './dialects/wasm/index.ts';
 export { initWasmThreads, setWasmThreads, wasmThreads } from './dialects/wasm/threads/index.ts';
 export * as graph from './graph/index.ts';

@@ -3,8 +3,8 @@
 // position as a matrix-vector product), and the depthwise kernel over a zero-padded image or band of rows (column
 // strides 1 and 2 vectorized, others scalar).
 
-import { describe, expect, it } from 'vitest';
-import { ops, tensor, withDialect } from '../../runtime/src/index.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ops, setWasmWinograd, tensor, wasmWinograd, withDialect } from '../../runtime/src/index.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
 import { conv2dRef, lcgValues as values } from '../support/reference.ts';
@@ -204,6 +204,68 @@ describe('wasm conv2d Winograd F(2×2, 3×3): 3×3 kernels at unit stride from 1
     ['3×3 over 4 channels', [1, 4, 10, 10], [6, 4, 3, 3], [1, 1], [1, 1, 1, 1], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from 64 tiles of 4×4 outputs, 4 a row', () => {
+  afterAll(() => setWasmWinograd(2));
+  const run = ([, xs, ws, stride, pads]: Case, tile: 2 | 4) => {
+    setWasmWinograd(tile);
+    const x = values(sizeOf(xs), 11);
+    const w = values(sizeOf(ws), 12);
+    const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
+    const got = withDialect(['wasm'], () => ops.conv2d(f32(x, xs), f32(w, ws), stride, pads)).dataSync();
+    return { got, want: conv2dRef(x, xs, w, ws, stride, pads, 1, [1, 1]) };
+  };
+  const cases: Case[] = [
+    ['32×32 out: eight tiles a row, eight rows of tiles', [1, 8, 32, 32], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // 33×35: nine tiles a row (the last four overlap the four before), the last tile 3 columns and 1 row wide.
+    [
+      '33×35 out, padding 1: overlapping last four tiles, clipped rows and columns',
+      [1, 9, 33, 35],
+      [4, 9, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+    ],
+    ['unpadded, two images, 32×35 out', [2, 16, 34, 37], [7, 16, 3, 3], [1, 1], [0, 0, 0, 0], 1],
+    ['32×29 out: the last tile one column wide', [1, 8, 34, 31], [6, 8, 3, 3], [1, 1], [0, 0, 0, 0], 1],
+    ['uneven padding (top 2, left 1, bottom 0, right 2)', [1, 12, 31, 30], [6, 12, 3, 3], [1, 1], [2, 1, 0, 2], 1],
+    ['64 → 64 over 32×32', [1, 64, 32, 32], [64, 64, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+  ];
+  for (const c of cases)
+    it(c[0], () => {
+      const four = run(c, 4);
+      expect(four.got.length).toBe(four.want.data.length);
+      assertAllClose(four.got, four.want.data, tolerance('float32'));
+      // Its own path: not the bits of F(2×2, 3×3).
+      expect(Array.from(four.got)).not.toEqual(Array.from(run(c, 2).got));
+    });
+
+  it('stays within 5e-6 of the output scale at 64 channels, where F(2×2, 3×3) stays within 1e-6', () => {
+    const c = cases[cases.length - 1]!;
+    const worst = ({ got, want }: ReturnType<typeof run>) => {
+      let err = 0;
+      let scale = 0;
+      for (let i = 0; i < got.length; i++) {
+        err = Math.max(err, Math.abs(got[i]! - want.data[i]!));
+        scale = Math.max(scale, Math.abs(want.data[i]!));
+      }
+      return err / scale;
+    };
+    expect(worst(run(c, 4))).toBeLessThan(5e-6);
+    expect(worst(run(c, 2))).toBeLessThan(1e-6);
+  });
+
+  it('leaves 3×3 convolutions of fewer than 64 tiles, or fewer than four a row, to F(2×2, 3×3)', () => {
+    const narrow: Case = ['12 columns out', [1, 8, 40, 12], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1];
+    const few: Case = ['28×28 out: 49 tiles', [1, 8, 28, 28], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1];
+    for (const c of [narrow, few]) expect(Array.from(run(c, 4).got)).toEqual(Array.from(run(c, 2).got));
+  });
+
+  it('refuses another tile, naming it', () => {
+    expect(() => setWasmWinograd(3 as 2)).toThrow(/setWasmWinograd: tile must be 2 or 4, not 3/);
+    expect(wasmWinograd()).toBe(2);
+  });
 });
 
 describe('wasm conv_transpose: two taps a row at column stride 2 (kx = 0 and 1 interleave into each output row)', () => {

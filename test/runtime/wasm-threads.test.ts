@@ -10,6 +10,7 @@ import {
   initWasmThreads,
   ops,
   setWasmThreads,
+  setWasmWinograd,
   tensor,
   wasmThreads,
   withDialect,
@@ -224,6 +225,25 @@ describe('threaded conv2d', () => {
       );
       expectIdentical(two, one);
       assertAllClose(two, want.data, tolerance('float32'));
+    });
+});
+
+describe('threaded conv2d, Winograd F(4×4, 3×3) (setWasmWinograd(4))', () => {
+  beforeAll(() => setWasmWinograd(4));
+  afterAll(() => setWasmWinograd(2));
+  // Its 36 products split by columns (tiles) or rows (output channels), and both transforms split by parts.
+  const cases: [string, number[], number[], number[], 'columns' | 'rows'][] = [
+    ['33×35 out, padding 1, 9 → 12 channels', [1, 9, 33, 35], [12, 9, 3, 3], [1, 1, 1, 1], 'columns'],
+    ['32×32 out, two images, more channels than tiles', [2, 8, 34, 34], [80, 8, 3, 3], [0, 0, 0, 0], 'rows'],
+  ];
+  for (const [name, xs, ws, padding, split] of cases)
+    it(name, () => {
+      const x = values(sizeOf(xs), 5);
+      const w = values(sizeOf(ws), 6);
+      const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
+      const [one, two] = bothWays(() => ops.conv2d(f32(x, xs), f32(w, ws), [1, 1], padding), split);
+      expectIdentical(two, one);
+      assertAllClose(two, conv(x, xs, w, ws, [1, 1], padding, 1).data, tolerance('float32'));
     });
 });
 

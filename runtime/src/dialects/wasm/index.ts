@@ -9,4 +9,5 @@ registerDialect({ name: WASM_DIALECT, devices: ['cpu'], unavailable: wasmUnavail
 
 export { elementwise } from './elementwise.ts';
 export { toWasmMemory, wasmServes } from './support.ts';
+export { setWasmWinograd, wasmWinograd, type WinogradTile } from './kernels/conv2d.ts';
 export { initWasm, relaxedSimdSupported, setWasmBuild, wasmBuild, wasmUnavailable, type WasmBuild } from './module.ts';

@@ -123,6 +123,21 @@ export interface WasmExports {
     parts: number,
   ): void;
   wino33_out_f32(y: Ptr, oh: number, ow: number, o: number, m: Ptr, mFloats: number, part: number, parts: number): void;
+  wino44_in_f32(
+    x: Ptr,
+    w: Ptr,
+    c: number,
+    h: number,
+    wd: number,
+    o: number,
+    u: Ptr,
+    uFloats: number,
+    v: Ptr,
+    vFloats: number,
+    part: number,
+    parts: number,
+  ): void;
+  wino44_out_f32(y: Ptr, oh: number, ow: number, o: number, m: Ptr, mFloats: number, part: number, parts: number): void;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,
