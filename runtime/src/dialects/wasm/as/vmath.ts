@@ -76,8 +76,6 @@ const F_PIO2_1 = 47; // … F_PIO2_4 = 50
 const F_SIN_S1 = 51; // … F_SIN_S4 = 54
 const F_COS_C1 = 55; // … F_COS_C5 = 59
 const F_TRIG_LIMIT = 60;
-const F_ERF_P0 = 61; // … F_ERF_P5 = 66
-const F_ERF_Q1 = 67; // … F_ERF_Q5 = 71
 const TABLE: usize = memory.data<u32>(
   [
     // EXP_HI
@@ -173,18 +171,6 @@ const TABLE: usize = memory.data<u32>(
     0x37d00d01, 0x37d00d01, 0x37d00d01, 0x37d00d01,
     0xb493f27e, 0xb493f27e, 0xb493f27e, 0xb493f27e,
     0x46000000, 0x46000000, 0x46000000, 0x46000000,
-    // verf_f32: P0..P5 and Q1..Q5, erf(x)/x ≈ P(x²)/Q(x²) with Q0 = 1
-    0x3f906eba, 0x3f906eba, 0x3f906eba, 0x3f906eba,
-    0x3e42f27b, 0x3e42f27b, 0x3e42f27b, 0x3e42f27b,
-    0x3d580bc2, 0x3d580bc2, 0x3d580bc2, 0x3d580bc2,
-    0x3b76b6d8, 0x3b76b6d8, 0x3b76b6d8, 0x3b76b6d8,
-    0x39955ceb, 0x39955ceb, 0x39955ceb, 0x39955ceb,
-    0x36099e86, 0x36099e86, 0x36099e86, 0x36099e86,
-    0x3f008669, 0x3f008669, 0x3f008669, 0x3f008669,
-    0x3de9ac30, 0x3de9ac30, 0x3de9ac30, 0x3de9ac30,
-    0x3c753886, 0x3c753886, 0x3c753886, 0x3c753886,
-    0x3a98595c, 0x3a98595c, 0x3a98595c, 0x3a98595c,
-    0x381fcb8e, 0x381fcb8e, 0x381fcb8e, 0x381fcb8e,
   ],
   16,
 );
@@ -443,14 +429,27 @@ export function vtanh_f32(x: v128): v128 {
   return v128.or(v128.bitselect(near, far, f32x4.lt(a, K(F_TANH_SMALL))), v128.and(x, K(I_SIGN)));
 }
 
-/** c0 + Σ c_k·v^k for k = 1..5, c_k at table index k1 + k − 1, in Horner form. */
+// verf_f32's coefficients: erf(x)/x ≈ P(x²)/Q(x²) with Q0 = 1, as float32 bits.
+const ERF_P0: f32 = reinterpret<f32>(0x3f906eba);
+const ERF_P1: f32 = reinterpret<f32>(0x3e42f27b);
+const ERF_P2: f32 = reinterpret<f32>(0x3d580bc2);
+const ERF_P3: f32 = reinterpret<f32>(0x3b76b6d8);
+const ERF_P4: f32 = reinterpret<f32>(0x39955ceb);
+const ERF_P5: f32 = reinterpret<f32>(0x36099e86);
+const ERF_Q1: f32 = reinterpret<f32>(0x3f008669);
+const ERF_Q2: f32 = reinterpret<f32>(0x3de9ac30);
+const ERF_Q3: f32 = reinterpret<f32>(0x3c753886);
+const ERF_Q4: f32 = reinterpret<f32>(0x3a98595c);
+const ERF_Q5: f32 = reinterpret<f32>(0x381fcb8e);
+
+/** c0 + c1·v + … + c5·v⁵, in Horner form. */
 @inline
-function poly5(v: v128, k1: i32, c0: v128): v128 {
-  let p = madd(K(k1 + 4), v, K(k1 + 3));
-  p = madd(p, v, K(k1 + 2));
-  p = madd(p, v, K(k1 + 1));
-  p = madd(p, v, K(k1));
-  return madd(p, v, c0);
+function poly5(v: v128, c5: f32, c4: f32, c3: f32, c2: f32, c1: f32, c0: f32): v128 {
+  let p = madd(f32x4.splat(c5), v, f32x4.splat(c4));
+  p = madd(p, v, f32x4.splat(c3));
+  p = madd(p, v, f32x4.splat(c2));
+  p = madd(p, v, f32x4.splat(c1));
+  return madd(p, v, f32x4.splat(c0));
 }
 
 /**
@@ -467,8 +466,11 @@ function poly5(v: v128, k1: i32, c0: v128): v128 {
 @inline
 export function verf_f32(x: v128): v128 {
   const t = f32x4.mul(x, x);
-  const q = poly5(t, F_ERF_Q1, K(F_ONE));
-  const r = f32x4.div(f32x4.mul(x, poly5(t, F_ERF_P0 + 1, K(F_ERF_P0))), q);
+  // erf(x)/x ≈ P(x²)/Q(x²), Q0 = 1. The coefficients are splat constants, not table loads (K): erf over 2^20 took
+  // 0.94–0.95 of the time so and gelu 0.96 (A/B in one process, either build, the same bits).
+  const q = poly5(t, ERF_Q5, ERF_Q4, ERF_Q3, ERF_Q2, ERF_Q1, 1);
+  const p = poly5(t, ERF_P5, ERF_P4, ERF_P3, ERF_P2, ERF_P1, ERF_P0);
+  const r = f32x4.div(f32x4.mul(x, p), q);
   const ax = v128.and(x, K(I_ABS));
   // From the bound on, P/Q may be Infinity/Infinity = NaN: those lanes take ±1. A NaN x fails the compare, stays NaN.
   return v128.bitselect(v128.or(K(F_ONE), v128.and(x, K(I_SIGN))), r, f32x4.ge(ax, K(F_ERF_ONE)));
