@@ -17,6 +17,8 @@ const ORT_FACTOR: Readonly<Record<string, number>> = {
 
 /** Threaded cases are compared with onnxruntime on as many threads, without a target (issue 15 item 5). */
 const THREADED = / · \d+ threads$/;
+/** Rows of an opt-in setting (setWasmWinograd(4)) are shown beside the default's, without a target of their own. */
+const OPT_IN = / · winograd 4×4$/;
 
 export function checkTarget(
   name: string,
@@ -39,7 +41,7 @@ export function checkTarget(
     return o ? { met: raf <= 2 * o, rule: '≤ 2× ort' } : undefined;
   }
   // Kernel cases (issue 15): at least as fast as each peer column the case has.
-  if (group !== 'kernels' || THREADED.test(name)) return undefined;
+  if (group !== 'kernels' || THREADED.test(name) || OPT_IN.test(name)) return undefined;
   const wasm = res['tfjs-wasm']?.median_ms ?? undefined;
   const ort = res.onnxruntime?.median_ms ?? undefined;
   const factor = ORT_FACTOR[name] ?? 1.5;
