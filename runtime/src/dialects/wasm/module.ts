@@ -4,6 +4,35 @@ import { nodeBuiltin, RELAXED_WASM_URL, SOURCE_DIR_URLS, sourcesHash, STAMP_URL,
 
 type Ptr = number;
 
+/**
+ * The transforms of the 3×3 Winograd convolutions, F(2×2, 3×3) and F(4×4, 3×3) alike (as/winograd.ts): U_t and V_t
+ * from the kernels w and the padded image x (`part` of `parts`), and y from the products M_t.
+ */
+type WinogradIn = (
+  x: Ptr,
+  w: Ptr,
+  c: number,
+  h: number,
+  wd: number,
+  o: number,
+  u: Ptr,
+  uFloats: number,
+  v: Ptr,
+  vFloats: number,
+  part: number,
+  parts: number,
+) => void;
+type WinogradOut = (
+  y: Ptr,
+  oh: number,
+  ow: number,
+  o: number,
+  m: Ptr,
+  mFloats: number,
+  part: number,
+  parts: number,
+) => void;
+
 /** The exports of as/index.ts; generated elementwise kernels are looked up by name (`add_f32`). */
 export interface WasmExports {
   readonly memory: WebAssembly.Memory;
@@ -108,36 +137,10 @@ export interface WasmExports {
     part: number,
     parts: number,
   ): void;
-  wino33_in_f32(
-    x: Ptr,
-    w: Ptr,
-    c: number,
-    h: number,
-    wd: number,
-    o: number,
-    u: Ptr,
-    uFloats: number,
-    v: Ptr,
-    vFloats: number,
-    part: number,
-    parts: number,
-  ): void;
-  wino33_out_f32(y: Ptr, oh: number, ow: number, o: number, m: Ptr, mFloats: number, part: number, parts: number): void;
-  wino44_in_f32(
-    x: Ptr,
-    w: Ptr,
-    c: number,
-    h: number,
-    wd: number,
-    o: number,
-    u: Ptr,
-    uFloats: number,
-    v: Ptr,
-    vFloats: number,
-    part: number,
-    parts: number,
-  ): void;
-  wino44_out_f32(y: Ptr, oh: number, ow: number, o: number, m: Ptr, mFloats: number, part: number, parts: number): void;
+  wino33_in_f32: WinogradIn;
+  wino33_out_f32: WinogradOut;
+  wino44_in_f32: WinogradIn;
+  wino44_out_f32: WinogradOut;
   pad_planes_f32(
     x: Ptr,
     dst: Ptr,
