@@ -55,11 +55,36 @@ describe('wasm conv2d with few output positions', () => {
     ['pointwise 3×4: eight on the lanes, four by dots', [1, 20, 3, 4], [9, 20, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 2×5: eight on the lanes, two by dots', [1, 12, 2, 5], [6, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['3×3 padding 1 to 3×3, 3 outputs: eight, then one by dots', [1, 7, 3, 3], [3, 7, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    // Up to 36 positions, ahead of Winograd and the blocked product: blocks of eight, the rest by dots.
+    [
+      '3×3 padding 1 over 5×5: 25 positions, three blocks and one',
+      [1, 20, 5, 5],
+      [12, 20, 3, 3],
+      [1, 1],
+      [1, 1, 1, 1],
+      1,
+    ],
+    [
+      '1×3 padding left and right over 12×3: 36 positions, four and four',
+      [1, 16, 12, 3],
+      [7, 16, 1, 3],
+      [1, 1],
+      [0, 1, 0, 1],
+      1,
+    ],
+    [
+      'pointwise 17 positions (im2col rows: two blocks and one)',
+      [1, 10, 1, 17],
+      [6, 10, 1, 1],
+      [1, 1],
+      [0, 0, 0, 0],
+      1,
+    ],
     // Just past the threshold: the blocked product, for contrast.
     ['pointwise 6×4, 40 outputs (24 positions, read in place)', [1, 36, 6, 4], [40, 36, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 48 positions, 2 groups', [1, 20, 8, 6], [14, 10, 1, 1], [1, 1], [0, 0, 0, 0], 2],
     ['pointwise 52 positions (blocked)', [1, 12, 4, 13], [9, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
-    ['pointwise 17 positions (blocked)', [1, 10, 1, 17], [6, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 37 positions (blocked)', [1, 10, 1, 37], [6, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));
 });
@@ -162,14 +187,14 @@ describe('wasm conv2d Winograd F(2, 3): kh×3 and 3×1 kernels at unit stride wi
     ],
     ['3×1 unpadded, 7 columns (a vector, then three)', [1, 9, 10, 7], [5, 9, 3, 1], [1, 1], [0, 0, 0, 0], 1],
     ['3×1 padding top and bottom, two images', [2, 16, 6, 9], [12, 16, 3, 1], [1, 1], [1, 0, 1, 0], 1],
-    ['1×3 padding left only', [1, 10, 3, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
+    ['1×3 padding left only', [1, 10, 5, 9], [7, 10, 1, 3], [1, 1], [0, 1, 0, 0], 1],
     ['1×3 as oww-embedding: 24 channels over 74×32', [1, 24, 74, 32], [24, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
-    ['3×1 with 300 input channels (two depth blocks)', [1, 300, 6, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 with 300 input channels (two depth blocks)', [1, 300, 12, 4], [9, 300, 3, 1], [1, 1], [0, 0, 0, 0], 1],
     // kh×3: F(2, 3) along the width, the kernel rows as more input rows of the products (a 3×3 kernel under 16 tiles).
     ['5×3 uneven padding', [1, 9, 8, 6], [4, 9, 5, 3], [1, 1], [2, 1, 1, 1], 1],
-    ['3×3 padding 1 to 4×6: 6 tiles, F(2, 3)', [1, 12, 4, 6], [10, 12, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['3×3 padding 1 to 4×10: 10 tiles, F(2, 3)', [1, 12, 4, 10], [10, 12, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // Not Winograd, for contrast: an odd output along the taps, and too few channels.
-    ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 4, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
+    ['1×3 unpadded to 7 columns (odd: the blocked product)', [1, 8, 6, 9], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1],
     ['3×1 over 4 channels (the blocked product)', [1, 4, 10, 6], [5, 4, 3, 1], [1, 1], [0, 0, 0, 0], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));

@@ -178,8 +178,8 @@ describe('threaded conv2d', () => {
   // More output positions than channels: split by positions (columns), else by output channels (rows).
   const cases: [string, number[], number[], number[], number[], number, ('columns' | 'rows')?][] = [
     ['3×3, padding 1', [2, 3, 11, 13], [7, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
-    ['3×3, stride 2', [1, 5, 12, 9], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1, 'columns'],
-    ['3×3, more channels than positions', [1, 3, 6, 5], [40, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
+    ['3×3, stride 2', [1, 5, 16, 13], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1, 'columns'],
+    ['3×3, more channels than positions', [1, 3, 8, 6], [60, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
     ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
     ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2, 'columns'],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
@@ -197,7 +197,7 @@ describe('threaded conv2d', () => {
     ],
     [
       '3×3 over 8 channels, Winograd, more channels than tiles',
-      [1, 8, 4, 6],
+      [1, 8, 4, 10],
       [24, 8, 3, 3],
       [1, 1],
       [1, 1, 1, 1],

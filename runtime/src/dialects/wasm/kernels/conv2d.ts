@@ -14,8 +14,13 @@ import {
   threadsFor,
 } from '../threads/index.ts';
 
-/** Output positions (oh·ow) up to which conv_few_f32 beats packing panels for the blocked product. */
-const FEW_POSITIONS = 16;
+/**
+ * Output positions (oh·ow) up to which conv_few_f32 beats packing panels for the blocked product or Winograd's
+ * transforms (im2col written out, then no packing; single-threaded). At 20 to 36 positions it took 0.66–0.94 of the
+ * time (96 → 96 1×3 over 10×2: 60 → 41 µs; 512 → 512 3×3 over 6×6: 5.5 → 4.1 ms; 64 → 64 3×3 over 6×6: 86 → 81 µs);
+ * from about 40 it no longer wins (96 → 96 3×3 over 7×7: 165 → 220 µs).
+ */
+const FEW_POSITIONS = 36;
 /**
  * The same for a pointwise convolution over a multiple of 4 positions, which conv_few_f32 reads in place: the blocked
  * product packs every weight as a 16-byte splat, which few positions do not repay (480×480 weights over 24 positions:
