@@ -205,6 +205,11 @@ describe('threaded conv2d', () => {
       'rows',
     ],
     ['3×1 over 16 channels, Winograd', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
+    // Up to 36 positions (conv_few_f32): output channels split in groups of four, the last part taking the rest.
+    ['3×3 over 5×5, 30 outputs (25 positions)', [1, 20, 5, 5], [30, 20, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['1×3 over 12×3, 17 outputs (36 positions)', [1, 16, 12, 3], [17, 16, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    ['pointwise 4×6, 2 groups (read in place)', [1, 24, 4, 6], [22, 12, 1, 1], [1, 1], [0, 0, 0, 0], 2],
+    ['3×3 over 4×5, 3 outputs (one part has none)', [1, 9, 4, 5], [3, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
   ];
   for (const [name, xs, ws, stride, padding, groups, split] of cases)
     it(name, () => {

@@ -109,6 +109,18 @@ export interface WasmExports {
     ow: number,
   ): void;
   conv_few_f32(w: Ptr, col: Ptr, ld: number, y: Ptr, o: number, k: number, p: number, scratch: Ptr): void;
+  conv_few_part_f32(
+    w: Ptr,
+    col: Ptr,
+    ld: number,
+    y: Ptr,
+    o: number,
+    k: number,
+    p: number,
+    scratch: Ptr,
+    part: number,
+    parts: number,
+  ): void;
   wino3_in_f32(
     x: Ptr,
     w: Ptr,

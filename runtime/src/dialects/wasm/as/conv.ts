@@ -235,7 +235,32 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
 }
 
 /**
- * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 16): the positions
+ * conv_few_f32's output channels split `parts` ways for threads: this call's `part` takes an equal share of the whole
+ * groups of four (the last part also the one to three channels past them) and its own 4·k floats of `scratch`, so
+ * every channel goes through the same kernels in the same order as in one call, with the same result bits.
+ */
+export function conv_few_part_f32(
+  w: usize,
+  col: usize,
+  ld: i32,
+  y: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  scratch: usize,
+  part: i32,
+  parts: i32,
+): void {
+  const quads = o >> 2;
+  const r0 = <i32>((<i64>quads * <i64>part) / <i64>parts) * 4;
+  const r1 = part == parts - 1 ? o : <i32>((<i64>quads * <i64>(part + 1)) / <i64>parts) * 4;
+  if (r1 <= r0) return;
+  const rows = scratch + <usize>part * <usize>k * 16;
+  conv_few_f32(w + <usize>r0 * <usize>k * 4, col, ld, y + <usize>r0 * <usize>p * 4, r1 - r0, k, p, rows);
+}
+
+/**
+ * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 36): the positions
  * ride in the lanes and four output channels share each load of col, so nothing is packed. Packing splats every
  * weight across a vector for the blocked product; with P this small that costs more than the product itself.
  * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart. The one to four positions

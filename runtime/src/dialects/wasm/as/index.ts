@@ -8,6 +8,7 @@ export {
   conv2d_dw_f32,
   conv2d_f32,
   conv_few_f32,
+  conv_few_part_f32,
   conv_thread,
   im2col_f32,
   im2col_f64,

@@ -127,8 +127,10 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     const ld = p === 1 ? 1 : (p + 3) & ~3;
     const direct = pointwise && ld === p;
     const col = direct ? 0 : allocFor(arena, width, k * ld);
-    // Up to four positions past the blocks of eight: conv_few_f32 transposes them into four rows of k floats.
-    const rows = allocFor(arena, width, 4 * k);
+    // Up to four positions past the blocks of eight: conv_few_f32 transposes them into four rows of k floats, for each
+    // thread its own when opt-in threads split the output channels.
+    const split = p === 1 ? 1 : threadsFor(og * k * p);
+    const rows = allocFor(arena, width, 4 * k * split);
     for (let i = 0; i < n; i++) {
       for (let gi = 0; gi < groups; gi++) {
         const xg = px + (i * c + gi * cg) * h * wd * 4;
@@ -139,7 +141,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
         const cols = direct ? xg : col;
         // One position: y[og] = w[og, K] · col[K], dot products over w's contiguous rows (matmul_f32's row path).
         if (p === 1) mod.matmul_f32(cols, k, 1, wg, 1, k, yg, 1, og, k, 0);
-        else mod.conv_few_f32(wg, cols, ld, yg, og, k, p, rows);
+        else if (!threadedParts('conv_few_part_f32', split, [wg, cols, ld, yg, og, k, p, rows]))
+          mod.conv_few_f32(wg, cols, ld, yg, og, k, p, rows);
       }
     }
     return y.tensor();
