@@ -7,10 +7,7 @@ import { execute, fromOnnx, fuseOps } from '../../runtime/src/graph/index.ts';
 import { buildModel } from '../support/onnx-proto.ts';
 import { sizeOf } from '../../runtime/src/shape.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
-import { lcgValues as values, matmulRef as product } from '../support/reference.ts';
-
-const transpose = (b: number[], k: number, n: number) =>
-  Array.from({ length: k * n }, (_, t) => b[(t % k) * n + Math.floor(t / k)]!);
+import { lcgValues as values, matmulRef as product, transposeRef } from '../support/reference.ts';
 
 describe('wasm product with few rows', () => {
   // k and n off the vector width, and a k of several vectors plus a tail.
@@ -30,7 +27,7 @@ describe('wasm product with few rows', () => {
       assertAllClose(got.dataSync(), want, tolerance('float32'));
     });
     it(`matmul_nt and dense ${m}×${k}·(${n}×${k})ᵀ`, () => {
-      const bt = transpose(b, k, n);
+      const bt = transposeRef(b, k, n);
       const bias = values(n, 3);
       const [nt, dense] = withDialect(['wasm'], () => {
         const x = tensor(a, { shape: [m, k], dtype: 'float32' });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { callArena } from '../../runtime/src/dialects/wasm/module.ts';
 import { rnnCells } from '../../runtime/src/dialects/wasm/rnn.ts';
-import { expectClose, lcgValues, matmulRef } from '../support/reference.ts';
+import { expectClose, lcgValues, matmulRef, transposeRef } from '../support/reference.ts';
 
 /** Where element (k, g) of Rᵀ (row k of H, column g of G) lies in the panels, in floats. */
 function panelIndex(k: number, g: number, rows: number, cols: number): number {
@@ -66,8 +66,7 @@ describe('wasm rnn_step_f32', () => {
       arena.view(Float32Array, ph, B * H).set(h);
       rnnCells().rnn_pack_f32(pr, prt, G, H);
       rnnCells().rnn_step_f32(ph, prt, po, B, H, G);
-      const rt = Array.from({ length: H * G }, (_, i) => r[(i % G) * H + Math.floor(i / G)]!);
-      expectClose(Array.from(arena.view(Float32Array, po, B * G)), matmulRef(h, rt, B, G, H));
+      expectClose(Array.from(arena.view(Float32Array, po, B * G)), matmulRef(h, transposeRef(r, G, H), B, G, H));
     });
   }
 });

@@ -23,6 +23,11 @@ export function matmulRef(a: readonly number[], b: readonly number[], m: number,
   return c;
 }
 
+/** The transpose of b, given as [rows, cols] row-major: [cols, rows] row-major. */
+export function transposeRef(b: readonly number[], rows: number, cols: number): number[] {
+  return Array.from({ length: rows * cols }, (_, t) => b[(t % rows) * cols + Math.floor(t / rows)]!);
+}
+
 /** Element by element within tol · (1 + |want|); every reference value must be finite (a NaN compares nothing). */
 export function expectClose(got: readonly number[], want: readonly number[], tol = 1e-5): void {
   expect(got.length).toBe(want.length);

@@ -2,6 +2,7 @@
 
 import { madd } from './madd';
 import { blockedProduct, NR } from './matmul';
+import { share } from './parts';
 
 // The convolution conv2d_f32 is running. AssemblyScript has no closures and the blocked product asks for B panels by
 // position only, so the geometry waits in module globals; calls never overlap (one thread, no re-entry).
@@ -252,8 +253,8 @@ export function conv_few_part_f32(
   parts: i32,
 ): void {
   const quads = o >> 2;
-  const r0 = <i32>((<i64>quads * <i64>part) / <i64>parts) * 4;
-  const r1 = part == parts - 1 ? o : <i32>((<i64>quads * <i64>(part + 1)) / <i64>parts) * 4;
+  const r0 = share(quads, part, parts) * 4;
+  const r1 = part == parts - 1 ? o : share(quads, part + 1, parts) * 4;
   if (r1 <= r0) return;
   const rows = scratch + <usize>part * <usize>k * 16;
   conv_few_f32(w + <usize>r0 * <usize>k * 4, col, ld, y + <usize>r0 * <usize>p * 4, r1 - r0, k, p, rows);

@@ -6,6 +6,8 @@
 //   Bᵀ d = (d0 − d2, d1 + d2, d2 − d1, d1 − d3),  G g = (g0, (g0 + g1 + g2) / 2, (g0 − g1 + g2) / 2, g2),
 //   Aᵀ m = (m0 + m1 + m2, m1 − m2 − m3).
 
+import { share } from './parts';
+
 /**
  * The valid (unpadded) convolution of x (c planes of h×wd) with w, in three steps: wino3_in_f32 here, four matrix
  * products M_t[o, T] = U_t[o, K] · V_t[K, T] (t = 0..3, each matmul_f32, run from JavaScript so that threads can split
@@ -92,11 +94,6 @@ export function wino3_out_f32(
     if (alongW) outputAlongW(mo, mStep, yo, tiles);
     else outputAlongH(mo, mStep, yo, oh, ow);
   }
-}
-
-/** Where share `part` of `parts` of `n` items starts (share parts is n). */
-function share(n: i32, part: i32, parts: i32): i32 {
-  return <i32>((<i64>n * <i64>part) / <i64>parts);
 }
 
 /**
