@@ -1,7 +1,7 @@
 // The wasm convolution's paths for the small convolutions of real CNNs (issue 15), each against the float64 reference
-// in test/support: the unpacked product for few output positions (conv_few_f32, up to four as dot products along K, one
-// position as a matrix-vector product), and the depthwise kernel over a zero-padded image or band of rows (column
-// strides 1 and 2 vectorized, others scalar).
+// in test/support: the unpacked product for few output positions (conv_few_f32: dot products along K against the
+// positions transposed to rows, one position as a matrix-vector product), frames read in place (conv_frames_f32), and
+// the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized, others scalar).
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { ops, setWasmWinograd, tensor, wasmWinograd, withDialect } from '../../runtime/src/index.ts';
@@ -43,21 +43,24 @@ describe('wasm conv2d with few output positions', () => {
     ['3×3 stride 2 padding 1 to 2×2', [1, 11, 4, 4], [12, 11, 3, 3], [2, 2], [1, 1, 1, 1], 1],
     ['1×3 padding left and right, 3×3 out', [1, 8, 3, 3], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['dilated 3×3 to 2×2', [1, 6, 6, 6], [4, 6, 3, 3], [1, 1], [0, 0, 0, 0], 1, [2, 2]],
-    // Up to four positions: dot products along K against the positions transposed to rows (four rows of w against two
-    // positions, two rows against three or four; a last row or rows that do not fill a group overlap the one before).
+    // Dot products along K against the positions transposed to rows: four rows of w against one or two positions (the
+    // last four overlapping the ones before), two rows against each four positions (an odd last row paired with itself).
     ['pointwise 1×2, 7 outputs, k = 70', [1, 70, 1, 2], [7, 70, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['1×3 padding left and right to 1×2, 6 outputs', [1, 40, 1, 2], [6, 40, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['pointwise 1×2, 3 outputs (pairs of rows)', [1, 9, 2, 1], [3, 9, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 1×3, 5 outputs', [1, 33, 1, 3], [5, 33, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 2×2, 3 outputs, k = 64', [1, 64, 2, 2], [3, 64, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 2×2, 1 output', [1, 10, 2, 2], [1, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
-    // Past a block of eight positions on the lanes, the last one to four by dot products.
-    ['pointwise 3×4: eight on the lanes, four by dots', [1, 20, 3, 4], [9, 20, 1, 1], [1, 1], [0, 0, 0, 0], 1],
-    ['pointwise 2×5: eight on the lanes, two by dots', [1, 12, 2, 5], [6, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
-    ['3×3 padding 1 to 3×3, 3 outputs: eight, then one by dots', [1, 7, 3, 3], [3, 7, 3, 3], [1, 1], [1, 1, 1, 1], 1],
-    // Up to 36 positions, ahead of Winograd and the blocked product: blocks of eight, the rest by dots.
+    // More positions: groups of four, the last one partial; taps past the last whole vector (k not a multiple of 4)
+    // go one at a time, both in the transposition and in the dots.
+    ['pointwise 3×4: three groups of four', [1, 20, 3, 4], [9, 20, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×5: two groups and two', [1, 12, 2, 5], [6, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×3 padding 1 to 3×3, 3 outputs, k = 63', [1, 7, 3, 3], [3, 7, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['pointwise 2×4, 2 outputs, k = 7', [1, 7, 2, 4], [2, 7, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['pointwise 2×3, 1 output (positions on the lanes)', [1, 9, 2, 3], [1, 9, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    // Up to 36 positions, ahead of Winograd and the blocked product.
     [
-      '3×3 padding 1 over 5×5: 25 positions, three blocks and one',
+      '3×3 padding 1 over 5×5: 25 positions, six groups and one',
       [1, 20, 5, 5],
       [12, 20, 3, 3],
       [1, 1],
@@ -65,7 +68,7 @@ describe('wasm conv2d with few output positions', () => {
       1,
     ],
     [
-      '1×3 padding left and right over 12×3: 36 positions, four and four',
+      '1×3 padding left and right over 12×3: 36 positions, nine groups',
       [1, 16, 12, 3],
       [7, 16, 1, 3],
       [1, 1],
@@ -73,7 +76,7 @@ describe('wasm conv2d with few output positions', () => {
       1,
     ],
     [
-      'pointwise 17 positions (im2col rows: two blocks and one)',
+      'pointwise 17 positions (im2col rows: four groups and one)',
       [1, 10, 1, 17],
       [6, 10, 1, 1],
       [1, 1],
@@ -84,7 +87,32 @@ describe('wasm conv2d with few output positions', () => {
     ['pointwise 6×4, 40 outputs (24 positions, read in place)', [1, 36, 6, 4], [40, 36, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 48 positions, 2 groups', [1, 20, 8, 6], [14, 10, 1, 1], [1, 1], [0, 0, 0, 0], 2],
     ['pointwise 52 positions (blocked)', [1, 12, 4, 13], [9, 12, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+    [
+      'pointwise 8×8 over 160 channels (wide enough for dots)',
+      [1, 160, 8, 8],
+      [10, 160, 1, 1],
+      [1, 1],
+      [0, 0, 0, 0],
+      1,
+    ],
+    ['pointwise 14×14 over 160 channels (blocked)', [1, 160, 14, 14], [6, 160, 1, 1], [1, 1], [0, 0, 0, 0], 1],
     ['pointwise 37 positions (blocked)', [1, 10, 1, 37], [6, 10, 1, 1], [1, 1], [0, 0, 0, 0], 1],
+  ];
+  for (const c of cases) it(c[0], () => check(c));
+});
+
+describe('wasm conv2d over frames (one channel, one row, a long kernel)', () => {
+  // Each position's taps lie in x's one row (an audio front end's STFT as a convolution): dot products where they lie.
+  const cases: Case[] = [
+    ['1×512 at stride 160 over 1760 samples, 33 outputs', [1, 1, 1, 1760], [33, 1, 1, 512], [1, 160], [0, 0, 0, 0], 1],
+    ['1×64 at stride 7, 10 frames (the last group two)', [1, 1, 1, 128], [5, 1, 1, 64], [1, 7], [0, 0, 0, 0], 1],
+    ['1×67 at stride 3, 1 output (a row paired with itself)', [1, 1, 1, 90], [1, 1, 1, 67], [1, 3], [0, 0, 0, 0], 1],
+    ['1×64 at stride 16, 2 images, 15 frames', [2, 1, 1, 300], [6, 1, 1, 64], [1, 16], [0, 0, 0, 0], 1],
+    ['1×64 at unit stride, 169 frames', [1, 1, 1, 232], [3, 1, 1, 64], [1, 1], [0, 0, 0, 0], 1],
+    // Not frames: dilated taps, padding, and a short kernel go through im2col.
+    ['1×64 dilated 2', [1, 1, 1, 300], [4, 1, 1, 64], [1, 8], [0, 0, 0, 0], 1, [1, 2]],
+    ['1×64 padded 8 each side', [1, 1, 1, 160], [4, 1, 1, 64], [1, 10], [0, 8, 0, 8], 1],
+    ['1×32 at stride 4', [1, 1, 1, 100], [4, 1, 1, 32], [1, 4], [0, 0, 0, 0], 1],
   ];
   for (const c of cases) it(c[0], () => check(c));
 });

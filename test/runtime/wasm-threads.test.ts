@@ -210,6 +210,7 @@ describe('threaded conv2d', () => {
     ['1×3 over 12×3, 17 outputs (36 positions)', [1, 16, 12, 3], [17, 16, 1, 3], [1, 1], [0, 1, 0, 1], 1],
     ['pointwise 4×6, 2 groups (read in place)', [1, 24, 4, 6], [22, 12, 1, 1], [1, 1], [0, 0, 0, 0], 2],
     ['3×3 over 4×5, 3 outputs (one part has none)', [1, 9, 4, 5], [3, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
+    ['1×512 at stride 160, 37 outputs (an odd last part)', [1, 1, 1, 1760], [37, 1, 1, 512], [1, 160], [0, 0, 0, 0], 1],
   ];
   for (const [name, xs, ws, stride, padding, groups, split] of cases)
     it(name, () => {

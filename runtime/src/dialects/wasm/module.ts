@@ -121,6 +121,18 @@ export interface WasmExports {
     part: number,
     parts: number,
   ): void;
+  conv_frames_f32(w: Ptr, x: Ptr, step: number, y: Ptr, o: number, k: number, p: number): void;
+  conv_frames_part_f32(
+    w: Ptr,
+    x: Ptr,
+    step: number,
+    y: Ptr,
+    o: number,
+    k: number,
+    p: number,
+    part: number,
+    parts: number,
+  ): void;
   wino3_in_f32(
     x: Ptr,
     w: Ptr,

@@ -237,7 +237,7 @@ export function packImagePanels(x: usize, pc: i32, jc: i32, kc: i32, nc: i32, ds
 
 /**
  * conv_few_f32's output channels split `parts` ways for threads: this call's `part` takes an equal share of the whole
- * groups of four (the last part also the one to three channels past them) and its own 4·k floats of `scratch`, so
+ * groups of four (the last part also the one to three channels past them) and its own ld·k floats of `scratch`, so
  * every channel goes through the same kernels in the same order as in one call, with the same result bits.
  */
 export function conv_few_part_f32(
@@ -252,129 +252,182 @@ export function conv_few_part_f32(
   part: i32,
   parts: i32,
 ): void {
-  const quads = o >> 2;
-  const r0 = share(quads, part, parts) * 4;
-  const r1 = part == parts - 1 ? o : share(quads, part + 1, parts) * 4;
+  const r0 = quadShare(o, part, parts);
+  const r1 = quadShare(o, part + 1, parts);
   if (r1 <= r0) return;
-  const rows = scratch + <usize>part * <usize>k * 16;
+  const rows = scratch + <usize>part * <usize>k * <usize>ld * 4;
   conv_few_f32(w + <usize>r0 * <usize>k * 4, col, ld, y + <usize>r0 * <usize>p * 4, r1 - r0, k, p, rows);
 }
 
+/** Where `part` of `parts` starts among o output channels split in whole groups of four (parts: o). */
+function quadShare(o: i32, part: i32, parts: i32): i32 {
+  return part == parts ? o : share(o >> 2, part, parts) * 4;
+}
+
 /**
- * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 36): the positions
- * ride in the lanes and four output channels share each load of col, so nothing is packed. Packing splats every
- * weight across a vector for the blocked product; with P this small that costs more than the product itself.
- * col's rows are `ld` floats apart (P rounded up to 4, zero past P); y's rows are P apart. The one to four positions
- * past the blocks of eight (all of them when P ≤ 4) go by dot products along K instead (fewDots, fewDots2), with
- * `scratch` (4·k floats) for those positions as rows.
+ * A convolution whose every output position reads k consecutive floats of x, position j's from x + j·step bytes: one
+ * input channel, one row, no padding (the framing of an audio front end's STFT, a 1×512 kernel at stride 160). y[o, p]
+ * = w[o, k] · those rows, by conv_few_f32's dot products straight from x, with no im2col and no transposition.
+ */
+export function conv_frames_f32(w: usize, x: usize, step: i32, y: usize, o: i32, k: i32, p: i32): void {
+  fewDots(w, y, <usize>p * 4, o, k, p, x, <usize>step);
+}
+
+/** conv_frames_f32's output channels split `parts` ways, as conv_few_part_f32 splits them. */
+export function conv_frames_part_f32(
+  w: usize,
+  x: usize,
+  step: i32,
+  y: usize,
+  o: i32,
+  k: i32,
+  p: i32,
+  part: i32,
+  parts: i32,
+): void {
+  const r0 = quadShare(o, part, parts);
+  const r1 = quadShare(o, part + 1, parts);
+  if (r1 <= r0) return;
+  conv_frames_f32(w + <usize>r0 * <usize>k * 4, x, step, y + <usize>r0 * <usize>p * 4, r1 - r0, k, p);
+}
+
+/**
+ * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 36, or up to 48
+ * for a pointwise convolution): nothing is packed, since packing splats every weight across a vector for the blocked
+ * product, and with P this small that costs more than the product itself. col's rows are `ld` floats apart (P rounded
+ * up to 4, zero past P; ld = 1 for one position); y's rows are P apart. col is transposed into `scratch` (ld rows of k
+ * floats), and each output channel's row of w is then dotted with those rows along K (fewDots): every load is a
+ * whole vector, where the positions on the lanes took a splat of one weight for every eight products (480 → 480
+ * channels over 24 positions: 24.9 → 28.3 GMAC/s; 257 → 257 over 512 taps and 8 positions: 24.9 → 28.8; the
+ * transposition is a few percent of that). One or two positions take four rows of w at a time (fewDots2).
  */
 export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32, scratch: usize): void {
-  const wStep = <usize>k * 4;
   const cStep = <usize>ld * 4;
-  // The last one to four positions past the blocks of eight (all of them when p ≤ 4) go by dot products.
-  const tail = o >= 2 && (p & 7) >= 1 && (p & 7) <= 4 ? p & 7 : 0;
-  const lanes = p - tail;
-  if (tail) {
-    const at = <usize>lanes * 4;
-    if (tail <= 2 && o >= 4) fewDots2(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
-    else fewDots(w, col + at, cStep, y + at, <usize>p * 4, o, k, tail, scratch);
+  if (o >= 4 && p <= 2) {
+    fewDots2(w, col, cStep, y, <usize>p * 4, o, k, p, scratch);
+    return;
   }
-  let i = 0;
-  for (; i + 4 <= o; i += 4) {
-    const w0 = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < lanes; p0 += 8) {
-      const y0 = y + (<usize>i * <usize>p + <usize>p0) * 4;
-      if (lanes - p0 > 4) fewQuad8(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
-      else fewQuad4(w0, wStep, col + <usize>p0 * 4, cStep, y0, <usize>p * 4, k, lanes - p0);
-    }
+  if ((ld & 3) == 0) {
+    transposeCols(col, cStep, k, p, scratch);
+    fewDots(w, y, <usize>p * 4, o, k, p, scratch, <usize>k * 4);
+    return;
   }
-  for (; i < o; i++) {
-    const wi = w + <usize>i * wStep;
-    for (let p0 = 0; p0 < lanes; p0 += 4) {
+  // One position (ld = 1) and fewer than four output channels: each weight splat (conv2dWasm takes one position to a
+  // matrix-vector product instead).
+  for (let i = 0; i < o; i++) {
+    const wi = w + <usize>i * <usize>k * 4;
+    for (let p0 = 0; p0 < p; p0 += 4) {
       let acc = f32x4.splat(0);
       let src = col + <usize>p0 * 4;
       for (let q = 0; q < k; q++) {
         acc = madd(v128.load32_splat(wi + <usize>q * 4), v128.load(src), acc);
         src += cStep;
       }
-      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, lanes - p0);
+      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, p - p0);
     }
   }
 }
 
 /**
- * conv_few_f32 for up to four positions (y's rows yStep bytes apart), as dot products along K: col's p columns
- * transposed into `scratch` (four rows of k floats, zero past p), then two rows of w against the four rows, eight
- * accumulators over four taps a step (two loads of w and four of the columns feed 32 products). The lanes-as-positions
- * kernel (fewQuad4) splats a weight for every 4 products, and the splats, not the arithmetic, bound it (384×384
- * weights over 4 positions: 9.6 → 13.2 GMAC/s).
+ * col's p columns (k rows, cStep bytes apart, zero from p up to the next multiple of 4) as rows of k floats at dst,
+ * (p rounded up to 4) of them, by 4×4 blocks where four rows and columns remain: four loads, eight shuffles, four
+ * stores, where one float at a time took an eighth of the product's time over 36 positions.
  */
-function fewDots(
-  w: usize,
-  col: usize,
-  cStep: usize,
-  y: usize,
-  yStep: usize,
-  o: i32,
-  k: i32,
-  p: i32,
-  scratch: usize,
-): void {
+function transposeCols(col: usize, cStep: usize, k: i32, p: i32, dst: usize): void {
   const kBytes = <usize>k * 4;
-  memory.fill(scratch, 0, 4 * kBytes);
-  for (let q = 0; q < k; q++) {
-    const src = col + <usize>q * cStep;
-    const dst = scratch + <usize>q * 4;
-    for (let j = 0; j < p; j++) store<f32>(dst + <usize>j * kBytes, load<f32>(src + <usize>j * 4));
+  const width = (<usize>((p + 3) & ~3)) << 2;
+  const k4 = k & ~3;
+  for (let q = 0; q < k4; q += 4) {
+    const r0 = col + <usize>q * cStep;
+    const r1 = r0 + cStep;
+    const r2 = r1 + cStep;
+    const r3 = r2 + cStep;
+    let d = dst + <usize>q * 4;
+    for (let j: usize = 0; j < width; j += 16) {
+      const a = v128.load(r0 + j);
+      const b = v128.load(r1 + j);
+      const c = v128.load(r2 + j);
+      const e = v128.load(r3 + j);
+      const ab0 = v128.shuffle<f32>(a, b, 0, 4, 1, 5);
+      const ab1 = v128.shuffle<f32>(a, b, 2, 6, 3, 7);
+      const ce0 = v128.shuffle<f32>(c, e, 0, 4, 1, 5);
+      const ce1 = v128.shuffle<f32>(c, e, 2, 6, 3, 7);
+      v128.store(d, v128.shuffle<f32>(ab0, ce0, 0, 1, 4, 5));
+      v128.store(d + kBytes, v128.shuffle<f32>(ab0, ce0, 2, 3, 6, 7));
+      v128.store(d + 2 * kBytes, v128.shuffle<f32>(ab1, ce1, 0, 1, 4, 5));
+      v128.store(d + 3 * kBytes, v128.shuffle<f32>(ab1, ce1, 2, 3, 6, 7));
+      d += 4 * kBytes;
+    }
   }
-  const x0 = scratch;
-  const x1 = x0 + kBytes;
-  const x2 = x1 + kBytes;
-  const x3 = x2 + kBytes;
-  const k4 = <usize>(k & ~3) * 4;
-  for (let i = 0; i < o; i += 2) {
-    // An odd last row pairs with itself (computed twice, stored once).
-    const r0 = min(i, o - 2);
-    const w0 = w + <usize>r0 * kBytes;
-    const w1 = w0 + kBytes;
-    let a0 = f32x4.splat(0),
-      a1 = f32x4.splat(0),
-      a2 = f32x4.splat(0),
-      a3 = f32x4.splat(0);
-    let b0 = f32x4.splat(0),
-      b1 = f32x4.splat(0),
-      b2 = f32x4.splat(0),
-      b3 = f32x4.splat(0);
-    for (let q: usize = 0; q < k4; q += 16) {
-      const u = v128.load(w0 + q);
-      const v = v128.load(w1 + q);
-      let c = v128.load(x0 + q);
-      a0 = madd(u, c, a0);
-      b0 = madd(v, c, b0);
-      c = v128.load(x1 + q);
-      a1 = madd(u, c, a1);
-      b1 = madd(v, c, b1);
-      c = v128.load(x2 + q);
-      a2 = madd(u, c, a2);
-      b2 = madd(v, c, b2);
-      c = v128.load(x3 + q);
-      a3 = madd(u, c, a3);
-      b3 = madd(v, c, b3);
-    }
-    // Lane sums: lane j of sa is row r0's dot with column j, of sb row r0 + 1's.
-    let sa = transposeSum(a0, a1, a2, a3);
-    let sb = transposeSum(b0, b1, b2, b3);
-    for (let q = k4; q < kBytes; q += 4) {
-      const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
-      sa = madd(v128.load32_splat(w0 + q), c, sa);
-      sb = madd(v128.load32_splat(w1 + q), c, sb);
-    }
-    if (r0 == i) storeLanes(y + <usize>r0 * yStep, sa, p);
-    storeLanes(y + <usize>(r0 + 1) * yStep, sb, p);
+  for (let q = k4; q < k; q++) {
+    const src = col + <usize>q * cStep;
+    const out = dst + <usize>q * 4;
+    for (let j: usize = 0; j < width; j += 4) store<f32>(out + j * <usize>k, load<f32>(src + j));
   }
 }
 
-/** fewDots for one or two positions: four rows of w against two rows of the columns, still eight accumulators. */
+/**
+ * conv_few_f32 as dot products along K: two rows of w against four positions' rows of k floats (position j's at
+ * x + j·xStep), eight accumulators over four taps a step (two loads of w and four of x feed 32 products). An odd last
+ * row of w pairs with itself (computed twice, stored once), so every row's result is the same bits whichever rows
+ * share its call (threads' parts); past the last position, the last group's rows repeat it (its lanes not stored), so
+ * nothing past p is read. fewDots2 sums in the same order, so its rows agree to the bit as well.
+ */
+function fewDots(w: usize, y: usize, yStep: usize, o: i32, k: i32, p: i32, x: usize, xStep: usize): void {
+  const kBytes = <usize>k * 4;
+  const k4 = <usize>(k & ~3) * 4;
+  for (let i = 0; i < o; i += 2) {
+    const pair = i + 1 < o;
+    const w0 = w + <usize>i * kBytes;
+    const w1 = pair ? w0 + kBytes : w0;
+    for (let p0 = 0; p0 < p; p0 += 4) {
+      const x0 = x + <usize>p0 * xStep;
+      const x1 = x + <usize>min(p0 + 1, p - 1) * xStep;
+      const x2 = x + <usize>min(p0 + 2, p - 1) * xStep;
+      const x3 = x + <usize>min(p0 + 3, p - 1) * xStep;
+      let a0 = f32x4.splat(0),
+        a1 = f32x4.splat(0),
+        a2 = f32x4.splat(0),
+        a3 = f32x4.splat(0);
+      let b0 = f32x4.splat(0),
+        b1 = f32x4.splat(0),
+        b2 = f32x4.splat(0),
+        b3 = f32x4.splat(0);
+      for (let q: usize = 0; q < k4; q += 16) {
+        const u = v128.load(w0 + q);
+        const v = v128.load(w1 + q);
+        let c = v128.load(x0 + q);
+        a0 = madd(u, c, a0);
+        b0 = madd(v, c, b0);
+        c = v128.load(x1 + q);
+        a1 = madd(u, c, a1);
+        b1 = madd(v, c, b1);
+        c = v128.load(x2 + q);
+        a2 = madd(u, c, a2);
+        b2 = madd(v, c, b2);
+        c = v128.load(x3 + q);
+        a3 = madd(u, c, a3);
+        b3 = madd(v, c, b3);
+      }
+      // Lane sums: lane j of sa is row i's dot with position p0 + j, of sb row i + 1's.
+      let sa = transposeSum(a0, a1, a2, a3);
+      let sb = transposeSum(b0, b1, b2, b3);
+      for (let q = k4; q < kBytes; q += 4) {
+        const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
+        sa = madd(v128.load32_splat(w0 + q), c, sa);
+        sb = madd(v128.load32_splat(w1 + q), c, sb);
+      }
+      const ya = y + <usize>i * yStep + <usize>p0 * 4;
+      storeLanes(ya, sa, p - p0);
+      if (pair) storeLanes(ya + yStep, sb, p - p0);
+    }
+  }
+}
+
+/**
+ * conv_few_f32 for one or two positions: four rows of w against the positions copied to one or two rows of k floats
+ * in `scratch`, still eight accumulators.
+ */
 function fewDots2(
   w: usize,
   col: usize,
@@ -456,73 +509,6 @@ function transposeSum(a: v128, b: v128, c: v128, d: v128): v128 {
   const ab = f32x4.add(v128.shuffle<f32>(a, b, 0, 4, 2, 6), v128.shuffle<f32>(a, b, 1, 5, 3, 7));
   const cd = f32x4.add(v128.shuffle<f32>(c, d, 0, 4, 2, 6), v128.shuffle<f32>(c, d, 1, 5, 3, 7));
   return f32x4.add(v128.shuffle<f32>(ab, cd, 0, 1, 4, 5), v128.shuffle<f32>(ab, cd, 2, 3, 6, 7));
-}
-
-/** Four rows of y, eight positions (`valid` of them real) from p0: eight accumulators, two col loads a step. */
-function fewQuad8(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, yStep: usize, k: i32, valid: i32): void {
-  const w1 = w0 + wStep;
-  const w2 = w1 + wStep;
-  const w3 = w2 + wStep;
-  let a0 = f32x4.splat(0),
-    a1 = f32x4.splat(0),
-    a2 = f32x4.splat(0),
-    a3 = f32x4.splat(0);
-  let b0 = f32x4.splat(0),
-    b1 = f32x4.splat(0),
-    b2 = f32x4.splat(0),
-    b3 = f32x4.splat(0);
-  let src = col;
-  const end = <usize>k * 4;
-  for (let q: usize = 0; q < end; q += 4) {
-    const c0 = v128.load(src);
-    const c1 = v128.load(src, 16);
-    src += cStep;
-    let s = v128.load32_splat(w0 + q);
-    a0 = madd(s, c0, a0);
-    b0 = madd(s, c1, b0);
-    s = v128.load32_splat(w1 + q);
-    a1 = madd(s, c0, a1);
-    b1 = madd(s, c1, b1);
-    s = v128.load32_splat(w2 + q);
-    a2 = madd(s, c0, a2);
-    b2 = madd(s, c1, b2);
-    s = v128.load32_splat(w3 + q);
-    a3 = madd(s, c0, a3);
-    b3 = madd(s, c1, b3);
-  }
-  v128.store(y, a0);
-  v128.store(y + yStep, a1);
-  v128.store(y + 2 * yStep, a2);
-  v128.store(y + 3 * yStep, a3);
-  storeLanes(y + 16, b0, valid - 4);
-  storeLanes(y + yStep + 16, b1, valid - 4);
-  storeLanes(y + 2 * yStep + 16, b2, valid - 4);
-  storeLanes(y + 3 * yStep + 16, b3, valid - 4);
-}
-
-/** Four rows of y, four positions (`valid` of them real) from p0. */
-function fewQuad4(w0: usize, wStep: usize, col: usize, cStep: usize, y: usize, yStep: usize, k: i32, valid: i32): void {
-  const w1 = w0 + wStep;
-  const w2 = w1 + wStep;
-  const w3 = w2 + wStep;
-  let a0 = f32x4.splat(0),
-    a1 = f32x4.splat(0),
-    a2 = f32x4.splat(0),
-    a3 = f32x4.splat(0);
-  let src = col;
-  const end = <usize>k * 4;
-  for (let q: usize = 0; q < end; q += 4) {
-    const c0 = v128.load(src);
-    src += cStep;
-    a0 = madd(v128.load32_splat(w0 + q), c0, a0);
-    a1 = madd(v128.load32_splat(w1 + q), c0, a1);
-    a2 = madd(v128.load32_splat(w2 + q), c0, a2);
-    a3 = madd(v128.load32_splat(w3 + q), c0, a3);
-  }
-  storeLanes(y, a0, valid);
-  storeLanes(y + yStep, a1, valid);
-  storeLanes(y + 2 * yStep, a2, valid);
-  storeLanes(y + 3 * yStep, a3, valid);
 }
 
 /** The first n (≥ 1) lanes of v at p: a whole vector when n ≥ 4, else lane by lane (the rest is another row's). */

@@ -9,6 +9,8 @@ export {
   conv2d_f32,
   conv_few_f32,
   conv_few_part_f32,
+  conv_frames_f32,
+  conv_frames_part_f32,
   conv_thread,
   im2col_f32,
   im2col_f64,

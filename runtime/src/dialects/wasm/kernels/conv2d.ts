@@ -27,6 +27,19 @@ const FEW_POSITIONS = 36;
  * 357 → 296 µs; even at 48, 153 → 147).
  */
 const FEW_POINTWISE = 48;
+/**
+ * Up to this many positions when a pointwise convolution has at least FEW_POINTWISE_TAPS input channels: its dot
+ * products run at 29 GMAC/s where the blocked product's stay near 27 (480 → 480 over 16×8: 1092 → 1006 µs; 240 → 240
+ * over 24×8: 398 → 381 µs); at 128 channels the two are even (128 → 128 over 16×8: 81 against 84 µs).
+ */
+const FEW_POINTWISE_WIDE = 192;
+const FEW_POINTWISE_TAPS = 160;
+/**
+ * Taps from which a one-channel, one-row convolution reads its frames in place (conv_frames_f32) rather than writing
+ * im2col for the unpacked or blocked product: 258 outputs of 256 taps over 7 frames 49 → 24 µs, 64 of 64 taps over
+ * 497 frames 117 → 88 µs; at 32 taps about even (16 outputs over 3969 frames, 99 → 104 µs).
+ */
+const FRAME_MIN_TAPS = 64;
 /** Input channels from which a 1×3 / 3×1 convolution takes the Winograd path (its transforms cost per channel). */
 const WINO_MIN_CHANNELS = 8;
 /** Tiles (2×2 outputs) from which a 3×3 convolution takes F(2×2, 3×3) rather than F(2, 3) along the width. */
@@ -121,16 +134,37 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
     }
     return y.tensor();
   }
+  // One channel, one row, no padding, and a long kernel (an STFT's framing): each position's taps lie in a row of x,
+  // which as/conv.ts conv_frames_f32 dots with w's rows where they lie.
+  if (
+    width === 'f32' &&
+    c === 1 &&
+    h === 1 &&
+    g.kh === 1 &&
+    g.dw === 1 &&
+    g.padTop === 0 &&
+    g.padLeft === 0 &&
+    (g.ow - 1) * g.sw + g.kw <= wd &&
+    g.kw >= FRAME_MIN_TAPS
+  ) {
+    const split = threadsFor(o * g.kw * p);
+    for (let i = 0; i < n; i++) {
+      const args = [pw, px + i * wd * 4, g.sw * 4, py + i * o * p * 4, o, g.kw, p] as const;
+      if (!threadedParts('conv_frames_part_f32', split, args)) mod.conv_frames_f32(...args);
+    }
+    return y.tensor();
+  }
   // A few output positions (late CNN stages, 1×1 images): the product without packing (as/conv.ts conv_few_f32), or
   // for one position a matrix-vector product; im2col is written out unless x already is it, 4-aligned.
-  if (width === 'f32' && (p <= FEW_POSITIONS || (pointwise && p % 4 === 0 && p <= FEW_POINTWISE))) {
+  const fewPointwise = p <= (k >= FEW_POINTWISE_TAPS ? FEW_POINTWISE_WIDE : FEW_POINTWISE);
+  if (width === 'f32' && (p <= FEW_POSITIONS || (pointwise && p % 4 === 0 && fewPointwise))) {
     const ld = p === 1 ? 1 : (p + 3) & ~3;
     const direct = pointwise && ld === p;
     const col = direct ? 0 : allocFor(arena, width, k * ld);
-    // Up to four positions past the blocks of eight: conv_few_f32 transposes them into four rows of k floats, for each
-    // thread its own when opt-in threads split the output channels.
+    // conv_few_f32 transposes the positions into ld rows of k floats, for each thread its own copy when opt-in
+    // threads split the output channels.
     const split = p === 1 ? 1 : threadsFor(og * k * p);
-    const rows = allocFor(arena, width, 4 * k * split);
+    const rows = allocFor(arena, width, ld * k * split);
     for (let i = 0; i < n; i++) {
       for (let gi = 0; gi < groups; gi++) {
         const xg = px + (i * c + gi * cg) * h * wd * 4;
