@@ -2,6 +2,7 @@
 
 import { madd } from './madd';
 import { blockedProduct, NR } from './matmul';
+import { fewDots, storeLanes, transposeCols } from './dots';
 import { share } from './parts';
 
 // The convolution conv2d_f32 is running. AssemblyScript has no closures and the blocked product asks for B panels by
@@ -270,7 +271,7 @@ function quadShare(o: i32, part: i32, parts: i32): i32 {
  * = w[o, k] · those rows, by conv_few_f32's dot products straight from x, with no im2col and no transposition.
  */
 export function conv_frames_f32(w: usize, x: usize, step: i32, y: usize, o: i32, k: i32, p: i32): void {
-  fewDots(w, y, <usize>p * 4, o, k, p, x, <usize>step);
+  fewDots(w, <usize>k * 4, o, x, <usize>step, p, k, y, <usize>p * 4, 4);
 }
 
 /** conv_frames_f32's output channels split `parts` ways, as conv_few_part_f32 splits them. */
@@ -292,234 +293,27 @@ export function conv_frames_part_f32(
 }
 
 /**
- * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 36, or up to 48
- * for a pointwise convolution): nothing is packed, since packing splats every weight across a vector for the blocked
+ * y[o, P] = w[o, K] · col[K, P] for a few output positions (a late stage of a CNN, where P = oh·ow ≤ 36, or more for
+ * a pointwise convolution): nothing is packed, since packing splats every weight across a vector for the blocked
  * product, and with P this small that costs more than the product itself. col's rows are `ld` floats apart (P rounded
  * up to 4, zero past P; ld = 1 for one position); y's rows are P apart. col is transposed into `scratch` (ld rows of k
  * floats), and each output channel's row of w is then dotted with those rows along K (fewDots): every load is a
  * whole vector, where the positions on the lanes took a splat of one weight for every eight products (480 → 480
  * channels over 24 positions: 24.9 → 28.3 GMAC/s; 257 → 257 over 512 taps and 8 positions: 24.9 → 28.8; the
- * transposition is a few percent of that). One or two positions take four rows of w at a time (fewDots2).
+ * transposition is a few percent of that). One or two positions take the rows' place, against four output channels.
  */
 export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k: i32, p: i32, scratch: usize): void {
-  const cStep = <usize>ld * 4;
-  if (o >= 4 && p <= 2) {
-    fewDots2(w, col, cStep, y, <usize>p * 4, o, k, p, scratch);
-    return;
-  }
-  if ((ld & 3) == 0) {
-    transposeCols(col, cStep, k, p, scratch);
-    fewDots(w, y, <usize>p * 4, o, k, p, scratch, <usize>k * 4);
-    return;
-  }
-  // One position (ld = 1) and fewer than four output channels: each weight splat (conv2dWasm takes one position to a
-  // matrix-vector product instead).
-  for (let i = 0; i < o; i++) {
-    const wi = w + <usize>i * <usize>k * 4;
-    for (let p0 = 0; p0 < p; p0 += 4) {
-      let acc = f32x4.splat(0);
-      let src = col + <usize>p0 * 4;
-      for (let q = 0; q < k; q++) {
-        acc = madd(v128.load32_splat(wi + <usize>q * 4), v128.load(src), acc);
-        src += cStep;
-      }
-      storeLanes(y + (<usize>i * <usize>p + <usize>p0) * 4, acc, p - p0);
-    }
-  }
-}
-
-/**
- * col's p columns (k rows, cStep bytes apart, zero from p up to the next multiple of 4) as rows of k floats at dst,
- * (p rounded up to 4) of them, by 4×4 blocks where four rows and columns remain: four loads, eight shuffles, four
- * stores, where one float at a time took an eighth of the product's time over 36 positions.
- */
-function transposeCols(col: usize, cStep: usize, k: i32, p: i32, dst: usize): void {
   const kBytes = <usize>k * 4;
-  const width = (<usize>((p + 3) & ~3)) << 2;
-  const k4 = k & ~3;
-  for (let q = 0; q < k4; q += 4) {
-    const r0 = col + <usize>q * cStep;
-    const r1 = r0 + cStep;
-    const r2 = r1 + cStep;
-    const r3 = r2 + cStep;
-    let d = dst + <usize>q * 4;
-    for (let j: usize = 0; j < width; j += 16) {
-      const a = v128.load(r0 + j);
-      const b = v128.load(r1 + j);
-      const c = v128.load(r2 + j);
-      const e = v128.load(r3 + j);
-      const ab0 = v128.shuffle<f32>(a, b, 0, 4, 1, 5);
-      const ab1 = v128.shuffle<f32>(a, b, 2, 6, 3, 7);
-      const ce0 = v128.shuffle<f32>(c, e, 0, 4, 1, 5);
-      const ce1 = v128.shuffle<f32>(c, e, 2, 6, 3, 7);
-      v128.store(d, v128.shuffle<f32>(ab0, ce0, 0, 1, 4, 5));
-      v128.store(d + kBytes, v128.shuffle<f32>(ab0, ce0, 2, 3, 6, 7));
-      v128.store(d + 2 * kBytes, v128.shuffle<f32>(ab1, ce1, 0, 1, 4, 5));
-      v128.store(d + 3 * kBytes, v128.shuffle<f32>(ab1, ce1, 2, 3, 6, 7));
-      d += 4 * kBytes;
-    }
+  const yStep = <usize>p * 4;
+  // One position: col already is its row of k floats.
+  let x = col;
+  if (ld > 1) {
+    transposeCols(col, <usize>ld * 4, k, p, scratch);
+    x = scratch;
   }
-  for (let q = k4; q < k; q++) {
-    const src = col + <usize>q * cStep;
-    const out = dst + <usize>q * 4;
-    for (let j: usize = 0; j < width; j += 4) store<f32>(out + j * <usize>k, load<f32>(src + j));
-  }
-}
-
-/**
- * conv_few_f32 as dot products along K: two rows of w against four positions' rows of k floats (position j's at
- * x + j·xStep), eight accumulators over four taps a step (two loads of w and four of x feed 32 products). An odd last
- * row of w pairs with itself (computed twice, stored once), so every row's result is the same bits whichever rows
- * share its call (threads' parts); past the last position, the last group's rows repeat it (its lanes not stored), so
- * nothing past p is read. fewDots2 sums in the same order, so its rows agree to the bit as well.
- */
-function fewDots(w: usize, y: usize, yStep: usize, o: i32, k: i32, p: i32, x: usize, xStep: usize): void {
-  const kBytes = <usize>k * 4;
-  const k4 = <usize>(k & ~3) * 4;
-  for (let i = 0; i < o; i += 2) {
-    const pair = i + 1 < o;
-    const w0 = w + <usize>i * kBytes;
-    const w1 = pair ? w0 + kBytes : w0;
-    for (let p0 = 0; p0 < p; p0 += 4) {
-      const x0 = x + <usize>p0 * xStep;
-      const x1 = x + <usize>min(p0 + 1, p - 1) * xStep;
-      const x2 = x + <usize>min(p0 + 2, p - 1) * xStep;
-      const x3 = x + <usize>min(p0 + 3, p - 1) * xStep;
-      let a0 = f32x4.splat(0),
-        a1 = f32x4.splat(0),
-        a2 = f32x4.splat(0),
-        a3 = f32x4.splat(0);
-      let b0 = f32x4.splat(0),
-        b1 = f32x4.splat(0),
-        b2 = f32x4.splat(0),
-        b3 = f32x4.splat(0);
-      for (let q: usize = 0; q < k4; q += 16) {
-        const u = v128.load(w0 + q);
-        const v = v128.load(w1 + q);
-        let c = v128.load(x0 + q);
-        a0 = madd(u, c, a0);
-        b0 = madd(v, c, b0);
-        c = v128.load(x1 + q);
-        a1 = madd(u, c, a1);
-        b1 = madd(v, c, b1);
-        c = v128.load(x2 + q);
-        a2 = madd(u, c, a2);
-        b2 = madd(v, c, b2);
-        c = v128.load(x3 + q);
-        a3 = madd(u, c, a3);
-        b3 = madd(v, c, b3);
-      }
-      // Lane sums: lane j of sa is row i's dot with position p0 + j, of sb row i + 1's.
-      let sa = transposeSum(a0, a1, a2, a3);
-      let sb = transposeSum(b0, b1, b2, b3);
-      for (let q = k4; q < kBytes; q += 4) {
-        const c = f32x4(load<f32>(x0 + q), load<f32>(x1 + q), load<f32>(x2 + q), load<f32>(x3 + q));
-        sa = madd(v128.load32_splat(w0 + q), c, sa);
-        sb = madd(v128.load32_splat(w1 + q), c, sb);
-      }
-      const ya = y + <usize>i * yStep + <usize>p0 * 4;
-      storeLanes(ya, sa, p - p0);
-      if (pair) storeLanes(ya + yStep, sb, p - p0);
-    }
-  }
-}
-
-/**
- * conv_few_f32 for one or two positions: four rows of w against the positions copied to one or two rows of k floats
- * in `scratch`, still eight accumulators.
- */
-function fewDots2(
-  w: usize,
-  col: usize,
-  cStep: usize,
-  y: usize,
-  yStep: usize,
-  o: i32,
-  k: i32,
-  p: i32,
-  scratch: usize,
-): void {
-  const kBytes = <usize>k * 4;
-  memory.fill(scratch, 0, 2 * kBytes);
-  for (let q = 0; q < k; q++) {
-    const src = col + <usize>q * cStep;
-    store<f32>(scratch + <usize>q * 4, load<f32>(src));
-    if (p > 1) store<f32>(scratch + kBytes + <usize>q * 4, load<f32>(src, 4));
-  }
-  const x0 = scratch;
-  const x1 = x0 + kBytes;
-  const k4 = <usize>(k & ~3) * 4;
-  for (let i = 0; i < o; i += 4) {
-    // The last four rows overlap the ones before when o is not a multiple of 4 (the same values stored twice).
-    const r0 = min(i, o - 4);
-    const w0 = w + <usize>r0 * kBytes;
-    const w1 = w0 + kBytes;
-    const w2 = w1 + kBytes;
-    const w3 = w2 + kBytes;
-    let a0 = f32x4.splat(0),
-      a1 = f32x4.splat(0),
-      a2 = f32x4.splat(0),
-      a3 = f32x4.splat(0);
-    let b0 = f32x4.splat(0),
-      b1 = f32x4.splat(0),
-      b2 = f32x4.splat(0),
-      b3 = f32x4.splat(0);
-    for (let q: usize = 0; q < k4; q += 16) {
-      const c = v128.load(x0 + q);
-      const d = v128.load(x1 + q);
-      let u = v128.load(w0 + q);
-      a0 = madd(u, c, a0);
-      b0 = madd(u, d, b0);
-      u = v128.load(w1 + q);
-      a1 = madd(u, c, a1);
-      b1 = madd(u, d, b1);
-      u = v128.load(w2 + q);
-      a2 = madd(u, c, a2);
-      b2 = madd(u, d, b2);
-      u = v128.load(w3 + q);
-      a3 = madd(u, c, a3);
-      b3 = madd(u, d, b3);
-    }
-    // Lane r of sa is row r0 + r's dot with column 0, of sb with column 1.
-    let sa = transposeSum(a0, a1, a2, a3);
-    let sb = transposeSum(b0, b1, b2, b3);
-    for (let q = k4; q < kBytes; q += 4) {
-      const u = f32x4(load<f32>(w0 + q), load<f32>(w1 + q), load<f32>(w2 + q), load<f32>(w3 + q));
-      sa = madd(u, v128.load32_splat(x0 + q), sa);
-      sb = madd(u, v128.load32_splat(x1 + q), sb);
-    }
-    // Row r0 + r of y gets (sa[r], sb[r]), or sa[r] alone.
-    const yr = y + <usize>r0 * yStep;
-    store<f32>(yr, f32x4.extract_lane(sa, 0));
-    store<f32>(yr + yStep, f32x4.extract_lane(sa, 1));
-    store<f32>(yr + 2 * yStep, f32x4.extract_lane(sa, 2));
-    store<f32>(yr + 3 * yStep, f32x4.extract_lane(sa, 3));
-    if (p > 1) {
-      store<f32>(yr, f32x4.extract_lane(sb, 0), 4);
-      store<f32>(yr + yStep, f32x4.extract_lane(sb, 1), 4);
-      store<f32>(yr + 2 * yStep, f32x4.extract_lane(sb, 2), 4);
-      store<f32>(yr + 3 * yStep, f32x4.extract_lane(sb, 3), 4);
-    }
-  }
-}
-
-/** (Σ lanes of a, Σ lanes of b, Σ lanes of c, Σ lanes of d) as one vector. */
-function transposeSum(a: v128, b: v128, c: v128, d: v128): v128 {
-  // Pairs of lanes summed twice: lanes (0+1 | 2+3) interleave a with b and c with d, then the halves add.
-  const ab = f32x4.add(v128.shuffle<f32>(a, b, 0, 4, 2, 6), v128.shuffle<f32>(a, b, 1, 5, 3, 7));
-  const cd = f32x4.add(v128.shuffle<f32>(c, d, 0, 4, 2, 6), v128.shuffle<f32>(c, d, 1, 5, 3, 7));
-  return f32x4.add(v128.shuffle<f32>(ab, cd, 0, 1, 4, 5), v128.shuffle<f32>(ab, cd, 2, 3, 6, 7));
-}
-
-/** The first n (≥ 1) lanes of v at p: a whole vector when n ≥ 4, else lane by lane (the rest is another row's). */
-function storeLanes(p: usize, v: v128, n: i32): void {
-  if (n >= 4) {
-    v128.store(p, v);
-    return;
-  }
-  store<f32>(p, f32x4.extract_lane(v, 0));
-  if (n > 1) store<f32>(p, f32x4.extract_lane(v, 1), 4);
-  if (n > 2) store<f32>(p, f32x4.extract_lane(v, 2), 8);
+  // One or two positions against four output channels at a time, else two channels against four positions.
+  if (p <= 2 && o >= 4) fewDots(x, kBytes, p, w, kBytes, o, k, y, 4, yStep);
+  else fewDots(w, kBytes, o, x, kBytes, p, k, y, yStep, 4);
 }
 
 /**
