@@ -211,8 +211,8 @@ describe('threaded conv2d', () => {
     ['pointwise 4×6, 2 groups (read in place)', [1, 24, 4, 6], [22, 12, 1, 1], [1, 1], [0, 0, 0, 0], 2],
     ['3×3 over 4×5, 3 outputs (one part has none)', [1, 9, 4, 5], [3, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     ['1×512 at stride 160, 37 outputs (an odd last part)', [1, 1, 1, 1760], [37, 1, 1, 512], [1, 160], [0, 0, 0, 0], 1],
-    // Two positions: four output channels at a time against them, but a last part of under four channels the other way.
-    ['1×3 to 1×2, 22 outputs (a last part of two)', [1, 40, 1, 2], [22, 40, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    // Two positions: the positions as the dot products' rows, four output channels at a time against them.
+    ['1×3 to 1×2, 22 outputs', [1, 40, 1, 2], [22, 40, 1, 3], [1, 1], [0, 1, 0, 1], 1],
   ];
   for (const [name, xs, ws, stride, padding, groups, split] of cases)
     it(name, () => {
