@@ -1,7 +1,8 @@
 // The wasm convolution's paths for the small convolutions of real CNNs (issue 15), each against the float64 reference
 // in test/support: the unpacked product for few output positions (conv_few_f32: dot products along K against the
 // positions transposed to rows, one position as a matrix-vector product), frames read in place (conv_frames_f32), and
-// the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized, others scalar).
+// the depthwise kernel over a zero-padded image or band of rows (column strides 1 and 2 vectorized, others scalar;
+// blocks of rows and columns by the output's shape).
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { ops, setWasmWinograd, tensor, wasmWinograd, withDialect } from '../../runtime/src/index.ts';
@@ -143,14 +144,37 @@ describe('wasm depthwise conv2d', () => {
     dw('an image too tall to pad whole (a band of rows at a time)', 2, 100, 30, [3, 3], [1, 1], [1, 1, 1, 1]),
     dw('rows wider than the padded-row buffer (scalar)', 2, 6, 1200, [3, 5], [1, 1], [1, 2, 1, 2]),
     dw('no padding, 7×7', 2, 9, 12, [7, 7], [1, 1], [0, 0, 0, 0]),
-    // Whole padded images, four output rows at a time: exactly four, then 12 (three groups), 6 (the last group overlaps
-    // the first), and under four rows (four computed, only those stored).
+    // Whole padded images, four output rows at a time (column stride 2, or three to five rows at most four columns
+    // wide): exactly four, then 12 (three groups), 5 (the last group overlaps the first), and under four rows (four
+    // computed, only those stored).
     dw('5×5 padding 2, 4×4 out (one group of four rows)', 5, 4, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
     dw('3×3 column stride 2, 12×4 out (three groups of rows)', 3, 12, 8, [3, 3], [1, 2], [1, 1, 1, 1]),
-    dw('5×5 padding 2, 6×5 out (two groups overlapping)', 3, 6, 5, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('5×5 padding 2, 5×4 out (two groups overlapping)', 3, 5, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
     dw('5×5 padding 2, 3×4 out (under four rows)', 4, 3, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
     dw('5×5 row stride 2, 6 rows in, 3 out', 3, 6, 4, [5, 5], [2, 1], [2, 2, 2, 2]),
     dw('5×5 padding 2, 2×2 out', 3, 2, 2, [5, 5], [1, 1], [2, 2, 2, 2]),
+    // Column stride 1, six vectors of sums at a time (depthwiseSix): three rows by eight columns, then four columns;
+    // the one or two rows past the last three a row at a time.
+    dw('3×3 padding 1, 3×96 out (three rows by eight columns)', 3, 3, 96, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw(
+      '5×5 padding 2, 6×5 out (two blocks of three rows, the second vector one column)',
+      3,
+      6,
+      5,
+      [5, 5],
+      [1, 1],
+      [2, 2, 2, 2],
+    ),
+    dw('5×5 padding 2, 4×12 out (eight columns then four, then a row alone)', 2, 4, 12, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 padding 1, 8×13 out (two blocks of three rows, then two rows)', 2, 8, 13, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw('5×5 row stride 2, 3×96 out', 2, 6, 96, [5, 5], [2, 1], [2, 2, 2, 2]),
+    // Six rows by four columns on images at most four outputs wide.
+    dw('5×5 padding 2, 12×4 out (six rows by four columns, twice)', 3, 12, 4, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 padding 1, 7×3 out (the second six rows overlap the first)', 2, 7, 3, [3, 3], [1, 1], [1, 1, 1, 1]),
+    dw('5×5 dilation 2, row stride 2, 7×4 out', 2, 14, 4, [5, 5], [2, 1], [4, 4, 4, 4], [2, 2]),
+    // One or two rows, twenty-four columns at a time, then eight, then four.
+    dw('5×5 padding 2, 2×96 out (twenty-four columns at a time)', 3, 2, 96, [5, 5], [1, 1], [2, 2, 2, 2]),
+    dw('3×3 padding 1, one row of 61 (twenty-four twice, eight, then five)', 2, 1, 61, [3, 3], [1, 1], [1, 1, 1, 1]),
   ];
   for (const c of cases) it(c[0], () => check(c));
 });

@@ -471,44 +471,45 @@ export function conv2d_dw_f32(
   // Padded rows read by the whole output: [0, rows) holds x's rows [−pt, rows − pt).
   const rows = (oh - 1) * sh + (kh - 1) * dh + 1;
   if (<i64>rows * len <= DW_FLOATS) {
-    // Padded rows four output rows read: for three rows of output, depthwiseQuad still reads four (and stores three);
-    // one or two rows take depthwiseRow, which skips the taps on padding rows (half of four rows would be wasted).
-    const quadRows = max(rows, 3 * sh + (kh - 1) * dh + 1);
-    const quads = oh >= 3 && <i64>quadRows * len <= DW_FLOATS;
-    memory.fill(DW_BUF, 0, <usize>(quads ? quadRows : rows) * rowBytes);
+    // Column stride 1 takes blocks of six vectors (depthwiseSix): six output rows by four columns on an image at most
+    // four outputs wide, else three rows by eight columns, the last one or two rows then a row at a time. Stride 2,
+    // and three to five rows of four columns, take four rows by four columns (depthwiseQuad), the last four
+    // overlapping the ones before; its two loads a vector at stride 2 would not leave six sums their registers. For
+    // fewer rows than a block, the block still reads the padded rows of a whole one (and stores only the rows there
+    // are). One or two rows take depthwiseRow, which skips the taps on padding rows (most of a block's would be
+    // wasted).
+    const block = sw == 1 && ow > 4 ? 3 : sw == 1 && oh >= 6 ? 6 : 4;
+    const blockRows = max(rows, (block - 1) * sh + (kh - 1) * dh + 1);
+    const blocks = oh >= 3 && <i64>blockRows * len <= DW_FLOATS;
+    memory.fill(DW_BUF, 0, <usize>(blocks ? blockRows : rows) * rowBytes);
     const first = max(0, pt);
     const last = min(rows, pt + h);
+    // Rows the blocks of three cover; the rest go a row at a time.
+    const wholeRows = block == 3 ? oh - (oh % 3) : oh;
     for (let ch = 0; ch < c; ch++) {
       const xp = x + <usize>ch * <usize>h * <usize>wd * 4;
       for (let r = first; r < last; r++)
         copyFloats(DW_BUF + <usize>r * rowBytes + <usize>pl * 4, xp + <usize>(r - pt) * <usize>wd * 4, copied);
       const wp = w + <usize>ch * <usize>kh * <usize>kw * 4;
       const yp = y + <usize>ch * <usize>oh * <usize>ow * 4;
-      if (quads) {
-        // Four output rows at a time; the last four overlap the ones before when oh is not a multiple of 4 (the rows
-        // both compute are written twice, with the same values), and fewer than four store only theirs.
+      let oy = 0;
+      if (blocks) {
+        // A block of rows at a time. Blocks of four or six overlap the one before at the end when oh is not a
+        // multiple of their rows (the rows both compute are written twice, with the same values).
         const outStep = <usize>sh * rowBytes;
         const yStep = <usize>ow * 4;
-        for (let oy = 0; oy < oh; oy += 4) {
-          const o = max(0, min(oy, oh - 4));
-          depthwiseQuad(
-            DW_BUF + <usize>o * outStep,
-            outStep,
-            <usize>dh * rowBytes,
-            wp,
-            kh,
-            kw,
-            sw,
-            dw,
-            yp + <usize>o * yStep,
-            yStep,
-            ow,
-            min(4, oh),
-          );
+        for (; oy < wholeRows; oy += block) {
+          const o = max(0, min(oy, oh - block));
+          const band = DW_BUF + <usize>o * outStep;
+          const yo = yp + <usize>o * yStep;
+          const n = min(block, oh);
+          if (block != 4)
+            depthwiseSix(band, outStep, <usize>dh * rowBytes, wp, kh, kw, dw, yo, yStep, ow, n, block == 6);
+          else depthwiseQuad(band, outStep, <usize>dh * rowBytes, wp, kh, kw, sw, dw, yo, yStep, ow, n);
         }
-        continue;
+        oy = max(oy, wholeRows);
       }
-      for (let oy = 0; oy < oh; oy++) {
+      for (; oy < oh; oy++) {
         // Rows of the padding are zero: only the taps on the image's rows are summed.
         const iy0 = oy * sh - pt;
         const ky0 = firstTapIn(iy0, dh, kh);
@@ -538,6 +539,114 @@ export function conv2d_dw_f32(
       depthwiseRow(DW_BUF, rowBytes, ky0, ky1, wp, kw, sw, dw, yp + <usize>oy * <usize>ow * 4, ow);
     }
   }
+}
+
+/**
+ * Six vectors of depthwise outputs at a time at column stride 1, from the whole zero-padded image (band, outStep and
+ * tapStep as depthwiseQuad's): `tall`, six output rows by four columns (an image at most four outputs wide), else three
+ * rows by eight columns and, past the last eight, three rows by four. Output rows past `rows` are summed but not
+ * stored. Six independent chains of adds: four (depthwiseQuad) wait on the adds' latency, and eight need more than the
+ * sixteen vector registers V8 allocates once their loads are hoisted, so one sum goes through the stack.
+ */
+function depthwiseSix(
+  band: usize,
+  outStep: usize,
+  tapStep: usize,
+  wp: usize,
+  kh: i32,
+  kw: i32,
+  dw: i32,
+  y: usize,
+  yStep: usize,
+  ow: i32,
+  rows: i32,
+  tall: bool,
+): void {
+  const colStep = <usize>dw * 4;
+  const o1 = outStep;
+  const o2 = 2 * outStep;
+  // Tall: rows 3–5 read from a second pointer three rows down. Wide: columns 4–7 are constant offsets of the loads.
+  const down = tall ? 3 * outStep : 0;
+  const width = tall ? 4 : 8;
+  let ox = 0;
+  for (; ox < ow; ox += width) {
+    // Past the last whole eight, three rows of the last four columns (the padded rows end there).
+    if (!tall && ox + 4 >= ow) break;
+    let a0 = f32x4.splat(0);
+    let a1 = a0;
+    let a2 = a0;
+    let a3 = a0;
+    let a4 = a0;
+    let a5 = a0;
+    let row = band + <usize>ox * 4;
+    let wk = wp;
+    for (let ky = 0; ky < kh; ky++) {
+      let at = row;
+      const wEnd = wk + <usize>kw * 4;
+      if (tall) {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          const lo = at + down;
+          a0 = madd(s, v128.load(at), a0);
+          a1 = madd(s, v128.load(at + o1), a1);
+          a2 = madd(s, v128.load(at + o2), a2);
+          a3 = madd(s, v128.load(lo), a3);
+          a4 = madd(s, v128.load(lo + o1), a4);
+          a5 = madd(s, v128.load(lo + o2), a5);
+          at += colStep;
+        }
+      } else {
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          a0 = madd(s, v128.load(at), a0);
+          a3 = madd(s, v128.load(at, 16), a3);
+          a1 = madd(s, v128.load(at + o1), a1);
+          a4 = madd(s, v128.load(at + o1, 16), a4);
+          a2 = madd(s, v128.load(at + o2), a2);
+          a5 = madd(s, v128.load(at + o2, 16), a5);
+          at += colStep;
+        }
+      }
+      row += tapStep;
+    }
+    const out = y + <usize>ox * 4;
+    const left = ow - ox;
+    storeLanes(out, a0, left);
+    if (rows > 1) storeLanes(out + yStep, a1, left);
+    if (rows > 2) storeLanes(out + 2 * yStep, a2, left);
+    if (tall) {
+      if (rows > 3) storeLanes(out + 3 * yStep, a3, left);
+      if (rows > 4) storeLanes(out + 4 * yStep, a4, left);
+      if (rows > 5) storeLanes(out + 5 * yStep, a5, left);
+    } else {
+      storeLanes(out + 16, a3, left - 4);
+      if (rows > 1) storeLanes(out + yStep + 16, a4, left - 4);
+      if (rows > 2) storeLanes(out + 2 * yStep + 16, a5, left - 4);
+    }
+  }
+  if (ox >= ow) return;
+  let a0 = f32x4.splat(0);
+  let a1 = a0;
+  let a2 = a0;
+  let row = band + <usize>ox * 4;
+  let wk = wp;
+  for (let ky = 0; ky < kh; ky++) {
+    let at = row;
+    const wEnd = wk + <usize>kw * 4;
+    for (; wk < wEnd; wk += 4) {
+      const s = v128.load32_splat(wk);
+      a0 = madd(s, v128.load(at), a0);
+      a1 = madd(s, v128.load(at + o1), a1);
+      a2 = madd(s, v128.load(at + o2), a2);
+      at += colStep;
+    }
+    row += tapStep;
+  }
+  const out = y + <usize>ox * 4;
+  const left = ow - ox;
+  storeLanes(out, a0, left);
+  if (rows > 1) storeLanes(out + yStep, a1, left);
+  if (rows > 2) storeLanes(out + 2 * yStep, a2, left);
 }
 
 /**
@@ -644,6 +753,39 @@ function depthwiseRow(
 ): void {
   const tapStep = <usize>dw * 4;
   let ox = 0;
+  // At column stride 1, twenty-four outputs a step: six vectors sharing each weight splat, six independent sums.
+  if (sw == 1) {
+    for (; ox + 24 <= ow; ox += 24) {
+      let a0 = f32x4.splat(0);
+      let a1 = a0;
+      let a2 = a0;
+      let a3 = a0;
+      let a4 = a0;
+      let a5 = a0;
+      for (let ky = ky0; ky < ky1; ky++) {
+        let at = rows + <usize>ky * step + <usize>ox * 4;
+        let wk = wp + <usize>ky * <usize>kw * 4;
+        const wEnd = wk + <usize>kw * 4;
+        for (; wk < wEnd; wk += 4) {
+          const s = v128.load32_splat(wk);
+          a0 = madd(s, v128.load(at), a0);
+          a1 = madd(s, v128.load(at, 16), a1);
+          a2 = madd(s, v128.load(at, 32), a2);
+          a3 = madd(s, v128.load(at, 48), a3);
+          a4 = madd(s, v128.load(at, 64), a4);
+          a5 = madd(s, v128.load(at, 80), a5);
+          at += tapStep;
+        }
+      }
+      const out = y + <usize>ox * 4;
+      v128.store(out, a0);
+      v128.store(out, a1, 16);
+      v128.store(out, a2, 32);
+      v128.store(out, a3, 48);
+      v128.store(out, a4, 64);
+      v128.store(out, a5, 80);
+    }
+  }
   // Eight outputs a step, two vectors sharing each weight splat: four independent sums (even and odd taps of each)
   // keep the adds' latency hidden, where one vector's chain of taps would wait on it.
   for (; ox + 8 <= ow; ox += 8) {
