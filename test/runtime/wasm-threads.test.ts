@@ -112,12 +112,15 @@ describe('setWasmThreads', () => {
 
 describe('threaded matmul', () => {
   // float32 products at least as wide as tall split by columns (whole 8-wide tiles, the last one partial), from 4 rows
-  // and 16 columns on; the others by rows. float64 always by rows.
+  // and 16 columns on, unless they have few enough columns for matmul_f32's dot products; the others by rows. float64
+  // always by rows.
   for (const [m, n, k, f32split] of [
     [9, 13, 37, 'rows'],
     [67, 129, 131, 'columns'],
     [12, 45, 19, 'columns'],
     [8, 3, 5, 'rows'],
+    // Wider than tall but few columns: matmul_f32 dots those, so the split is by rows and each part dots its own.
+    [16, 28, 40, 'rows'],
   ] as const)
     for (const dtype of ['float32', 'float64'] as const)
       it(`${dtype} ${m}×${k}·${k}×${n}`, () => {
@@ -184,11 +187,12 @@ describe('threaded conv2d', () => {
     ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2, 'columns'],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
     // Winograd (from 8 input channels): F(2×2, 3×3) from 16 tiles, its sixteen products split; F(2, 3) below that, with
-    // an even output width, its four products split.
-    ['3×3 over 9 channels, Winograd 2×2', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    // an even output width, its four products split. Products of at most 36 tiles are dot products, split by rows.
+    ['3×3 over 9 channels, Winograd 2×2', [1, 9, 16, 18], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
+    ['3×3 over 9 channels, Winograd 2×2 over 20 tiles', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
     [
       '3×3 over 10 channels, Winograd 2×2, odd rows and columns',
-      [1, 10, 9, 11],
+      [1, 10, 17, 19],
       [6, 10, 3, 3],
       [1, 1],
       [1, 1, 1, 1],
@@ -204,7 +208,8 @@ describe('threaded conv2d', () => {
       1,
       'rows',
     ],
-    ['3×1 over 16 channels, Winograd', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
+    ['3×1 over 16 channels, Winograd', [1, 16, 14, 12], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
+    ['3×1 over 16 channels, Winograd over 24 tiles', [1, 16, 10, 6], [8, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1, 'rows'],
     // Up to 36 positions (conv_few_f32): output channels split in groups of four, the last part taking the rest.
     ['3×3 over 5×5, 30 outputs (25 positions)', [1, 20, 5, 5], [30, 20, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     ['1×3 over 12×3, 17 outputs (36 positions)', [1, 16, 12, 3], [17, 16, 1, 3], [1, 1], [0, 1, 0, 1], 1],

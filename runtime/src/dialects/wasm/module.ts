@@ -38,6 +38,8 @@ export interface WasmExports {
   readonly memory: WebAssembly.Memory;
   heap_base(): Ptr;
   matmul_scratch_bytes(): number;
+  /** 1 where matmul_f32 takes its few-columns path (dot products against b's columns as rows), else 0. */
+  matmul_few_columns(n: number, k: number, aCol: number, bCol: number): number;
   matmul_f32(
     a: Ptr,
     aRow: number,

@@ -308,7 +308,7 @@ export function conv_few_f32(w: usize, col: usize, ld: i32, y: usize, o: i32, k:
   // One position: col already is its row of k floats.
   let x = col;
   if (ld > 1) {
-    transposeCols(col, <usize>ld * 4, k, p, scratch);
+    transposeCols(col, <usize>ld * 4, k, p, scratch, kBytes);
     x = scratch;
   }
   // One or two positions against four output channels at a time, else two channels against four positions.

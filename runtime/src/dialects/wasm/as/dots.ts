@@ -6,12 +6,11 @@
 import { madd } from './madd';
 
 /**
- * col's p columns (k rows, cStep bytes apart, zero from p up to the next multiple of 4) as rows of k floats at dst,
- * (p rounded up to 4) of them, by 4×4 blocks where four rows and columns remain: four loads, eight shuffles, four
- * stores, where one float at a time took an eighth of the product's time over 36 positions.
+ * col's p columns (k rows, cStep bytes apart, zero from p up to the next multiple of 4) as rows of k floats at dst
+ * (dStep bytes apart), (p rounded up to 4) of them, by 4×4 blocks where four rows and columns remain: four loads,
+ * eight shuffles, four stores, where one float at a time took an eighth of the product's time over 36 positions.
  */
-export function transposeCols(col: usize, cStep: usize, k: i32, p: i32, dst: usize): void {
-  const kBytes = <usize>k * 4;
+export function transposeCols(col: usize, cStep: usize, k: i32, p: i32, dst: usize, dStep: usize): void {
   const width = (<usize>((p + 3) & ~3)) << 2;
   const k4 = k & ~3;
   for (let q = 0; q < k4; q += 4) {
@@ -30,16 +29,16 @@ export function transposeCols(col: usize, cStep: usize, k: i32, p: i32, dst: usi
       const ce0 = v128.shuffle<f32>(c, e, 0, 4, 1, 5);
       const ce1 = v128.shuffle<f32>(c, e, 2, 6, 3, 7);
       v128.store(d, v128.shuffle<f32>(ab0, ce0, 0, 1, 4, 5));
-      v128.store(d + kBytes, v128.shuffle<f32>(ab0, ce0, 2, 3, 6, 7));
-      v128.store(d + 2 * kBytes, v128.shuffle<f32>(ab1, ce1, 0, 1, 4, 5));
-      v128.store(d + 3 * kBytes, v128.shuffle<f32>(ab1, ce1, 2, 3, 6, 7));
-      d += 4 * kBytes;
+      v128.store(d + dStep, v128.shuffle<f32>(ab0, ce0, 2, 3, 6, 7));
+      v128.store(d + 2 * dStep, v128.shuffle<f32>(ab1, ce1, 0, 1, 4, 5));
+      v128.store(d + 3 * dStep, v128.shuffle<f32>(ab1, ce1, 2, 3, 6, 7));
+      d += 4 * dStep;
     }
   }
   for (let q = k4; q < k; q++) {
     const src = col + <usize>q * cStep;
     const out = dst + <usize>q * 4;
-    for (let j: usize = 0; j < width; j += 4) store<f32>(out + j * <usize>k, load<f32>(src + j));
+    for (let j: usize = 0; j < width; j += 4) store<f32>(out + (j >> 2) * dStep, load<f32>(src + j));
   }
 }
 

@@ -4,7 +4,7 @@
 // by one thread in the order the single-threaded kernel uses, so results are bit-identical to setWasmThreads(1).
 
 import { clearKernelCache } from '../../../dispatch.ts';
-import { replaceWasmInstance, wasmModuleSource, wasmUnavailable, type Arena } from '../module.ts';
+import { replaceWasmInstance, wasm, wasmModuleSource, wasmUnavailable, type Arena } from '../module.ts';
 import { nodeBuiltin } from '../sources.mjs';
 import { Pool, type Call } from './pool.ts';
 import { MAX_PAGES, sharedMemoryVariant } from './shared-module.ts';
@@ -159,7 +159,11 @@ export function threadedMatmul(
   // Wider than tall (a convolution's Winograd products, a batch of a few rows): each thread takes a range of columns,
   // 8-wide register tiles whole, and packs only its part of b, where a split by rows would have every thread pack all
   // of it. Below 4 rows matmul_f32 takes its row-at-a-time path, which the column export does not have.
-  const cols = width === 'f32' && n >= m && m >= 4 ? splitRuns(n, pool.size, 8) : [];
+  // Not a product of few columns either: matmul_f32 dots those, which the column export does not.
+  const cols =
+    width === 'f32' && n >= m && m >= 4 && !wasm().matmul_few_columns(n, k, aCol, bCol)
+      ? splitRuns(n, pool.size, 8)
+      : [];
   if (cols.length > 1) {
     threadStats.columnSplits++;
     runSplit(
