@@ -3,7 +3,7 @@
 // read transposed through strides (matmul_tn, matmul_nt) as the gradients of matmul read them; and products of under
 // four rows, which read B in place without packing (row by row in blocks of columns, two rows of c at a time); and
 // products of at most 16 columns (two panels of B), whose tiles splat A from where it lies instead of packing it; and
-// products of at most 36 columns with A's and B's rows contiguous, which dot A's rows with B's columns transposed to
+// products of at most 64 columns with A's and B's rows contiguous, which dot A's rows with B's columns transposed to
 // rows (as/matmul.ts fewColumns).
 
 import { describe, expect, it } from 'vitest';
@@ -101,9 +101,10 @@ describe('wasm float32 product of few columns (dot products against B transposed
     [5, 1, 33, 'one column (transposed one float at a time), an odd last row'],
     [6, 3, 70, 'three columns, no whole block of four'],
     [9, 7, 64, 'a block of four columns and three more, an odd last row'],
-    [8, 36, 129, 'the most columns it takes, k one past a multiple of 4'],
+    [8, 36, 129, 'nine blocks of four columns, k one past a multiple of 4'],
+    [6, 64, 45, 'the most columns it takes'],
     [13, 20, 1024, 'rows of 4 KiB, spaced an odd number of lines apart'],
-    [4, 37, 50, 'one column too many: the blocked product'],
+    [4, 65, 50, 'one column too many: the blocked product'],
   ] as const) {
     it(`matmul ${m}×${k}·${k}×${n}: ${what}`, () => {
       const a = values(m * k, 13);

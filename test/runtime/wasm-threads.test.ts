@@ -117,7 +117,7 @@ describe('threaded matmul', () => {
   for (const [m, n, k, f32split] of [
     [9, 13, 37, 'rows'],
     [67, 129, 131, 'columns'],
-    [12, 45, 19, 'columns'],
+    [12, 75, 19, 'columns'],
     [8, 3, 5, 'rows'],
     // Wider than tall but few columns: matmul_f32 dots those, so the split is by rows and each part dots its own.
     [16, 28, 40, 'rows'],
@@ -183,11 +183,11 @@ describe('threaded conv2d', () => {
     ['3×3, padding 1', [2, 3, 11, 13], [7, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
     ['3×3, stride 2', [1, 5, 16, 13], [6, 5, 3, 3], [2, 2], [1, 0, 1, 0], 1, 'columns'],
     ['3×3, more channels than positions', [1, 3, 8, 6], [60, 3, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
-    ['pointwise 1×1', [1, 6, 7, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
+    ['pointwise 1×1', [1, 6, 9, 9], [9, 6, 1, 1], [1, 1], [0, 0, 0, 0], 1, 'columns'],
     ['2 groups', [1, 4, 8, 10], [6, 2, 3, 3], [1, 1], [1, 1, 1, 1], 2, 'columns'],
     ['depthwise', [1, 5, 10, 11], [5, 1, 3, 3], [1, 1], [1, 1, 1, 1], 5],
     // Winograd (from 8 input channels): F(2×2, 3×3) from 16 tiles, its sixteen products split; F(2, 3) below that, with
-    // an even output width, its four products split. Products of at most 36 tiles are dot products, split by rows.
+    // an even output width, its four products split. Products of at most 64 tiles are dot products, split by rows.
     ['3×3 over 9 channels, Winograd 2×2', [1, 9, 16, 18], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'columns'],
     ['3×3 over 9 channels, Winograd 2×2 over 20 tiles', [1, 9, 8, 10], [12, 9, 3, 3], [1, 1], [1, 1, 1, 1], 1, 'rows'],
     [

@@ -22,8 +22,9 @@ const TILE_BYTES: usize = <usize>MR * NR * 4;
 const IN_PLACE_COLS = 2 * NR;
 // Up to this many columns, matmul_f32 dots A's rows with B's columns transposed to rows (fewColumns): packing B into
 // panels and the 8-wide tiles' partial last panel do not pay for so few columns. Over 12 to 36 columns the product took
-// 0.61–0.90 of the blocked product's time (96×96 by 96×20, a Winograd product of a late CNN stage: 10.4 → 6.7 µs).
-const FEW_COLS = 36;
+// 0.61–0.90 of the blocked product's time (96×96 by 96×20, a Winograd product of a late CNN stage: 10.4 → 6.7 µs), over
+// 40 to 64 columns 0.81–0.96; at 96 the two are even.
+const FEW_COLS = 64;
 
 /** Bytes of scratch matmul_f32 needs (packed panels and an edge tile); the caller lends them. */
 export function matmul_scratch_bytes(): usize {
