@@ -80,7 +80,7 @@ export function matmul_few_columns(n: i32, k: i32, aCol: i32, bCol: i32): bool {
  * 32 took 2.3 times the blocked product's time).
  */
 function fewRowBytes(k: i32): usize {
-  return ((<usize>(k + 15) >> 4) | 1) << 6;
+  return (((<usize>(k + 15)) >> 4) | 1) << 6;
 }
 
 /**
