@@ -507,7 +507,6 @@ export function conv2d_dw_f32(
             depthwiseSix(band, outStep, <usize>dh * rowBytes, wp, kh, kw, dw, yo, yStep, ow, n, block == 6);
           else depthwiseQuad(band, outStep, <usize>dh * rowBytes, wp, kh, kw, sw, dw, yo, yStep, ow, n);
         }
-        oy = max(oy, wholeRows);
       }
       for (; oy < oh; oy++) {
         // Rows of the padding are zero: only the taps on the image's rows are summed.
