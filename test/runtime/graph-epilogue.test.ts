@@ -76,11 +76,15 @@ describe('conv2d epilogues after fuseOps', () => {
     }
   });
 
-  it('applies relu, leaky_relu, clip, hard_sigmoid and sigmoid epilogues after a conv bias', () => {
+  it('applies relu, leaky_relu, clip, maximum, minimum, hard_sigmoid and sigmoid epilogues after a conv bias', () => {
     const acts: [string, (t: Tensor) => Tensor, (v: number) => number][] = [
       ['relu', (t) => ops.relu(t), (v) => Math.max(v, 0)],
       ['leaky_relu', (t) => ops.leakyRelu(t, 0.1), (v) => (v > 0 ? v : 0.1 * v)],
+      // Past 1, α·v exceeds v for positive v: not the max(α·v, v) of 0 ≤ α ≤ 1.
+      ['leaky_relu α = 1.5', (t) => ops.leakyRelu(t, 1.5), (v) => (v > 0 ? v : 1.5 * v)],
       ['clip', (t) => ops.clip(t, -0.5, 0.75), (v) => Math.min(Math.max(v, -0.5), 0.75)],
+      ['maximum with a constant', (t) => ops.maximum(t, -0.25), (v) => Math.max(v, -0.25)],
+      ['minimum with a constant', (t) => ops.minimum(t, 0.3), (v) => Math.min(v, 0.3)],
       ['hard_sigmoid', (t) => ops.hardSigmoid(t, 0.2, 0.5), (v) => Math.min(Math.max(0.2 * v + 0.5, 0), 1)],
       ['sigmoid', (t) => ops.sigmoid(t), (v) => 1 / (1 + Math.exp(-v))],
     ];
@@ -126,6 +130,10 @@ describe('conv2d epilogues after fuseOps', () => {
       ['hard_sigmoid', (t) => ops.hardSigmoid(t, 0.2, 0.5)],
       ['relu', (t) => ops.relu(t)],
       ['clip', (t) => ops.clip(t, -0.5, 0.75)],
+      ['leaky_relu', (t) => ops.leakyRelu(t, 0.1)],
+      ['leaky_relu α = 1.5', (t) => ops.leakyRelu(t, 1.5)],
+      ['maximum with a constant', (t) => ops.maximum(t, -0.25)],
+      ['minimum with a constant', (t) => ops.minimum(t, 0.3)],
     ];
     const xs = values(randomUniform([1, c, h, wd], { low: -2, high: 2, seed: 22 }));
     xs[wd + 2] = NaN; // channel 0, row 1, column 2: every output whose window covers it is NaN

@@ -49,26 +49,39 @@ function act1(v: f32, act: i32, a: f32, b: f32): f32 {
 
 /**
  * p[i] = act(p[i] + c) for the n whole vectors at p, one loop per activation: testing `act` per vector (act4) costs
- * more than the math of most activations.
+ * more than the math of most activations. Where the parameters allow, the bounds are pmax/pmin (one instruction each,
+ * where f32x4.max/min take several to order signed zeros and NaNs): pmax(v, a) = v < a ? a : v keeps a NaN v, as max
+ * does, when a is not NaN; leaky_relu is pmax(v·α, v) for 0 ≤ α ≤ 1. Only the sign of a zero result may differ.
  */
 function actVectors(p: usize, n: i32, c: v128, act: i32, a: v128, b: v128): void {
   const end = p + ((<usize>n) << 4);
   const zero = f32x4.splat(0);
+  const sa = f32x4.extract_lane(a, 0);
+  const sb = f32x4.extract_lane(b, 0);
   switch (act) {
     case NONE:
       for (let q = p; q < end; q += 16) v128.store(q, f32x4.add(v128.load(q), c));
       break;
     case RELU:
-      for (let q = p; q < end; q += 16) v128.store(q, f32x4.max(f32x4.add(v128.load(q), c), zero));
+      for (let q = p; q < end; q += 16) v128.store(q, f32x4.pmax(f32x4.add(v128.load(q), c), zero));
       break;
     case LEAKY_RELU:
-      for (let q = p; q < end; q += 16) {
-        const v = f32x4.add(v128.load(q), c);
-        v128.store(q, v128.bitselect(v, f32x4.mul(v, a), f32x4.gt(v, zero)));
-      }
+      if (sa >= 0 && sa <= 1)
+        for (let q = p; q < end; q += 16) {
+          const v = f32x4.add(v128.load(q), c);
+          v128.store(q, f32x4.pmax(f32x4.mul(v, a), v));
+        }
+      else
+        for (let q = p; q < end; q += 16) {
+          const v = f32x4.add(v128.load(q), c);
+          v128.store(q, v128.bitselect(v, f32x4.mul(v, a), f32x4.gt(v, zero)));
+        }
       break;
     case CLIP:
-      for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.max(f32x4.add(v128.load(q), c), a), b));
+      if (sa == sa && sb == sb)
+        for (let q = p; q < end; q += 16) v128.store(q, f32x4.pmin(f32x4.pmax(f32x4.add(v128.load(q), c), a), b));
+      else
+        for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.max(f32x4.add(v128.load(q), c), a), b));
       break;
     case HARD_SIGMOID:
       for (let q = p; q < end; q += 16) v128.store(q, hardSigmoid4(f32x4.add(v128.load(q), c), a, b));
@@ -86,10 +99,12 @@ function actVectors(p: usize, n: i32, c: v128, act: i32, a: v128, b: v128): void
       break;
     }
     case MAX:
-      for (let q = p; q < end; q += 16) v128.store(q, f32x4.max(f32x4.add(v128.load(q), c), a));
+      if (sa == sa) for (let q = p; q < end; q += 16) v128.store(q, f32x4.pmax(f32x4.add(v128.load(q), c), a));
+      else for (let q = p; q < end; q += 16) v128.store(q, f32x4.max(f32x4.add(v128.load(q), c), a));
       break;
     case MIN:
-      for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.add(v128.load(q), c), a));
+      if (sa == sa) for (let q = p; q < end; q += 16) v128.store(q, f32x4.pmin(f32x4.add(v128.load(q), c), a));
+      else for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.add(v128.load(q), c), a));
       break;
     default:
       for (let q = p; q < end; q += 16) v128.store(q, act4(f32x4.add(v128.load(q), c), act, a, b));
