@@ -345,6 +345,68 @@ describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from
   });
 });
 
+describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 tiles of 4 outputs along the taps', () => {
+  afterAll(() => setWasmWinograd(2));
+  const run = ([, xs, ws, stride, pads]: Case, tile: 2 | 4) => {
+    setWasmWinograd(tile);
+    const x = values(sizeOf(xs), 11);
+    const w = values(sizeOf(ws), 12);
+    const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
+    const got = withDialect(['wasm'], () => ops.conv2d(f32(x, xs), f32(w, ws), stride, pads)).dataSync();
+    return { got, want: conv2dRef(x, xs, w, ws, stride, pads, 1, [1, 1]) };
+  };
+  const worst = ({ got, want }: ReturnType<typeof run>) => {
+    let err = 0;
+    let scale = 0;
+    for (let i = 0; i < got.length; i++) {
+      err = Math.max(err, Math.abs(got[i]! - want.data[i]!));
+      scale = Math.max(scale, Math.abs(want.data[i]!));
+    }
+    return err / scale;
+  };
+  const cases: Case[] = [
+    // Along the width: tiles ordered by column of tiles, four rows a step.
+    ['1×3 padding 1, 32×16 out (as oww-embedding)', [1, 24, 32, 16], [20, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+    // 29 rows: the last four rows overlap the four before; 18 columns: the last tile keeps 2 of its 4 outputs.
+    [
+      '1×3 unpadded to 29×18: overlapping rows, a clipped last tile',
+      [1, 9, 29, 20],
+      [6, 9, 1, 3],
+      [1, 1],
+      [0, 0, 0, 0],
+      1,
+    ],
+    ['5×3 (kernel rows as input rows), uneven padding', [1, 8, 40, 17], [5, 8, 5, 3], [1, 1], [2, 1, 1, 0], 1],
+    // Along the height: four columns a step (18 columns: the last four overlap), 34 rows out: the last tile keeps 2.
+    ['3×1 unpadded to 34×18, two images', [2, 16, 36, 18], [12, 16, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ['3×1 padding top and bottom to 64×8', [1, 10, 64, 8], [7, 10, 3, 1], [1, 1], [1, 0, 1, 0], 1],
+  ];
+  for (const c of cases)
+    it(c[0], () => {
+      const four = run(c, 4);
+      expect(four.got.length).toBe(four.want.data.length);
+      assertAllClose(four.got, four.want.data, tolerance('float32'));
+      // Its own path: not the bits of F(2, 3) or the blocked product.
+      expect(Array.from(four.got)).not.toEqual(Array.from(run(c, 2).got));
+    });
+
+  it('stays within 3e-6 of the output scale at 256 channels, where F(2, 3) stays within 1e-6', () => {
+    for (const c of [
+      ['1×3', [1, 256, 32, 16], [32, 256, 1, 3], [1, 1], [0, 1, 0, 1], 1],
+      ['3×1', [1, 256, 34, 16], [32, 256, 3, 1], [1, 1], [0, 0, 0, 0], 1],
+    ] as Case[]) {
+      expect(worst(run(c, 4)), c[0]).toBeLessThan(3e-6);
+      expect(worst(run(c, 2)), c[0]).toBeLessThan(1e-6);
+    }
+  });
+
+  it('leaves 1-D convolutions of fewer than 128 tiles, or fewer than four rows across, to F(2, 3)', () => {
+    const few: Case = ['30×16 out: 120 tiles', [1, 8, 30, 16], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1];
+    const thin: Case = ['3 rows of 200 columns', [1, 8, 3, 202], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1];
+    for (const c of [few, thin]) expect(Array.from(run(c, 4).got)).toEqual(Array.from(run(c, 2).got));
+  });
+});
+
 describe('wasm conv_transpose: two taps a row at column stride 2 (kx = 0 and 1 interleave into each output row)', () => {
   /** float64 transposed convolution: each input pixel times each tap, added where it lands (padding [t, l, b, r]). */
   function convTransposeRef(

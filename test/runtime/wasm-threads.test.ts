@@ -241,13 +241,15 @@ describe('threaded conv2d', () => {
     });
 });
 
-describe('threaded conv2d, Winograd F(4×4, 3×3) (setWasmWinograd(4))', () => {
+describe('threaded conv2d, Winograd F(4×4, 3×3) and F(4, 3) (setWasmWinograd(4))', () => {
   beforeAll(() => setWasmWinograd(4));
   afterAll(() => setWasmWinograd(2));
-  // Its 36 products split by columns (tiles) or rows (output channels), and both transforms split by parts.
+  // Their 36 or 6 products split by columns (tiles) or rows (output channels), and both transforms split by parts.
   const cases: [string, number[], number[], number[], 'columns' | 'rows'][] = [
     ['33×35 out, padding 1, 9 → 12 channels', [1, 9, 33, 35], [12, 9, 3, 3], [1, 1, 1, 1], 'columns'],
     ['32×32 out, two images, more channels than tiles', [2, 8, 34, 34], [80, 8, 3, 3], [0, 0, 0, 0], 'rows'],
+    ['F(4, 3): 1×3 to 37×18, padding 1', [1, 10, 37, 18], [12, 10, 1, 3], [0, 1, 0, 1], 'columns'],
+    ['F(4, 3): 3×1 to 66×8, more channels than tiles', [1, 9, 68, 8], [200, 9, 3, 1], [0, 0, 0, 0], 'rows'],
   ];
   for (const [name, xs, ws, padding, split] of cases)
     it(name, () => {

@@ -163,6 +163,21 @@ export interface WasmExports {
     part: number,
     parts: number,
   ): void;
+  wino43_in_f32: WasmExports['wino3_in_f32'];
+  wino43_out_f32(
+    y: Ptr,
+    h: number,
+    wd: number,
+    kh: number,
+    o: number,
+    alongW: boolean,
+    m: Ptr,
+    mFloats: number,
+    oh: number,
+    ow: number,
+    part: number,
+    parts: number,
+  ): void;
   wino33_in_f32: WinogradIn;
   wino33_out_f32: WinogradOut;
   wino44_in_f32: WinogradIn;

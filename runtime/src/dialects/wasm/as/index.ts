@@ -16,7 +16,16 @@ export {
   im2col_f64,
   pad_planes_f32,
 } from './conv';
-export { wino3_in_f32, wino3_out_f32, wino33_in_f32, wino33_out_f32, wino44_in_f32, wino44_out_f32 } from './winograd';
+export {
+  wino3_in_f32,
+  wino3_out_f32,
+  wino33_in_f32,
+  wino33_out_f32,
+  wino43_in_f32,
+  wino43_out_f32,
+  wino44_in_f32,
+  wino44_out_f32,
+} from './winograd';
 export { layer_norm_f32, layer_norm_f64 } from './layer_norm';
 export { bias_act_cols_f32, bias_act_planes_f32 } from './epilogue';
 export { rows_thread } from './rows';

@@ -739,3 +739,213 @@ function storeTileRow(yr: usize, j: i32, j0: i32, ow: i32, k: i32, t: v128): voi
   if (col + 1 < ow) store<f32>(p, f32x4.extract_lane(t, 1), 4);
   if (col + 2 < ow) store<f32>(p, f32x4.extract_lane(t, 2), 8);
 }
+
+// F(4, 3): F(4×4, 3×3)'s transforms along one axis only, for the kernels F(2, 3) serves (1×3, 3×1, kh×3): four outputs
+// from six inputs with 6 products where the direct product takes 12, six matrix products of 1/2 the im2col product's
+// work (F(2, 3): 2/3), at about twice F(2, 3)'s rounding error (see conv2d.ts). Four tiles a step, across the axis
+// without taps: tiles along the width are ordered column of tiles first (tile j·oh + r reads x[r, 4j .. 4j + 5]), so
+// that four rows fill the lanes; tiles along the height row of tiles first (tile j·wd + q reads x[4j .. 4j + 5, q]),
+// four columns the lanes. When that axis is not a multiple of 4, its last four overlap the four before and write the
+// same values again.
+
+/**
+ * wino3_in_f32 for F(4, 3): U_t (t = 0..5) for every kernel and V_t for every tile, with x padded so that the output
+ * along the taps (wd − 2 when alongW, h − 2 when not) is a multiple of 4 and the axis across it (oh, or wd) at least 4.
+ * T = output positions / 4 tiles, in the order above. `part` of `parts` as wino3_in_f32.
+ */
+export function wino43_in_f32(
+  x: usize,
+  w: usize,
+  c: i32,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  o: i32,
+  alongW: bool,
+  u: usize,
+  uFloats: i32,
+  v: usize,
+  vFloats: i32,
+  part: i32,
+  parts: i32,
+): void {
+  const oh = alongW ? h - kh + 1 : h - 2;
+  const ow = alongW ? wd - 2 : wd;
+  const tiles = (oh * ow) >> 2;
+  const k = alongW ? c * kh : c;
+  const uStep = <usize>uFloats * 4;
+  const vStep = <usize>vFloats * 4;
+  const uEnd = share(o * k, part + 1, parts);
+  for (let i = share(o * k, part, parts); i < uEnd; i++) {
+    const g = w + <usize>i * 12;
+    const g0 = load<f32>(g);
+    const g1 = load<f32>(g, 4);
+    const g2 = load<f32>(g, 8);
+    const at = u + <usize>i * 4;
+    for (let t = 0; t < 6; t++) store<f32>(at + <usize>t * uStep, gPoint(t, g0, g1, g2));
+  }
+  const cEnd = share(c, part + 1, parts);
+  for (let ci = share(c, part, parts); ci < cEnd; ci++) {
+    const plane = x + <usize>ci * <usize>h * <usize>wd * 4;
+    if (!alongW) inputAlongH43(plane, v + <usize>ci * <usize>tiles * 4, vStep, h, wd);
+    else
+      for (let ky = 0; ky < kh; ky++) {
+        const row = <usize>(ci * kh + ky) * <usize>tiles * 4;
+        inputAlongW43(plane + <usize>ky * <usize>wd * 4, v + row, vStep, oh, wd);
+      }
+  }
+}
+
+/**
+ * Tile j·oh + r reads x[r, 4j .. 4j + 5] (oh ≥ 4 rows, wd = 4·tw + 2). Four rows a step: their four vectors from 4j
+ * transposed are d0..d3, the next two floats of each row transposed d4 and d5.
+ */
+function inputAlongW43(x: usize, v: usize, vStep: usize, oh: i32, wd: i32): void {
+  const tw = (wd - 2) >> 2;
+  const rowBytes = <usize>wd * 4;
+  for (let j = 0; j < tw; j++) {
+    const out = v + <usize>j * <usize>oh * 4;
+    for (let r0 = 0; r0 < oh; r0 += 4) {
+      const r = r0 + 4 > oh ? oh - 4 : r0;
+      const at = x + <usize>r * rowBytes + <usize>j * 16;
+      const a0 = v128.load(at);
+      const a1 = v128.load(at + rowBytes);
+      const a2 = v128.load(at + 2 * rowBytes);
+      const a3 = v128.load(at + 3 * rowBytes);
+      const t0 = v128.shuffle<f32>(a0, a1, 0, 4, 1, 5);
+      const t1 = v128.shuffle<f32>(a0, a1, 2, 6, 3, 7);
+      const t2 = v128.shuffle<f32>(a2, a3, 0, 4, 1, 5);
+      const t3 = v128.shuffle<f32>(a2, a3, 2, 6, 3, 7);
+      const s0 = v128.shuffle<f32>(v128.load64_zero(at, 16), v128.load64_zero(at + rowBytes, 16), 0, 4, 1, 5);
+      const s1 = v128.shuffle<f32>(
+        v128.load64_zero(at + 2 * rowBytes, 16),
+        v128.load64_zero(at + 3 * rowBytes, 16),
+        0,
+        4,
+        1,
+        5,
+      );
+      bt6(
+        v128.shuffle<f32>(t0, t2, 0, 1, 4, 5),
+        v128.shuffle<f32>(t0, t2, 2, 3, 6, 7),
+        v128.shuffle<f32>(t1, t3, 0, 1, 4, 5),
+        v128.shuffle<f32>(t1, t3, 2, 3, 6, 7),
+        v128.shuffle<f32>(s0, s1, 0, 1, 4, 5),
+        v128.shuffle<f32>(s0, s1, 2, 3, 6, 7),
+        out + <usize>r * 4,
+        vStep,
+      );
+    }
+  }
+}
+
+/** Tile j·wd + q reads x[4j .. 4j + 5, q] (h = 4·th + 2, wd ≥ 4): four columns a vector. */
+function inputAlongH43(x: usize, v: usize, vStep: usize, h: i32, wd: i32): void {
+  const th = (h - 2) >> 2;
+  const rowBytes = <usize>wd * 4;
+  for (let j = 0; j < th; j++) {
+    const r0 = x + <usize>(4 * j) * rowBytes;
+    const out = v + <usize>j * rowBytes;
+    for (let q0 = 0; q0 < wd; q0 += 4) {
+      const q = q0 + 4 > wd ? wd - 4 : q0;
+      const at = r0 + <usize>q * 4;
+      bt6(
+        v128.load(at),
+        v128.load(at + rowBytes),
+        v128.load(at + 2 * rowBytes),
+        v128.load(at + 3 * rowBytes),
+        v128.load(at + 4 * rowBytes),
+        v128.load(at + 5 * rowBytes),
+        out + <usize>q * 4,
+        vStep,
+      );
+    }
+  }
+}
+
+/**
+ * y (o planes of oh×ow) from the six products M_t[o, T] of F(4, 3), after wino43_in_f32 on an input of h×wd (padded):
+ * Aᵀ m per tile, outputs past oh (along the height) or ow (along the width) not written. `part` of `parts` as
+ * wino33_out_f32.
+ */
+export function wino43_out_f32(
+  y: usize,
+  h: i32,
+  wd: i32,
+  kh: i32,
+  o: i32,
+  alongW: bool,
+  m: usize,
+  mFloats: i32,
+  oh: i32,
+  ow: i32,
+  part: i32,
+  parts: i32,
+): void {
+  // The tiles' grid: rows (along the width) or columns (along the height) across the taps, 4 outputs along them.
+  const across = alongW ? h - kh + 1 : wd;
+  const along = alongW ? (wd - 2) >> 2 : (h - 2) >> 2;
+  const tiles = across * along;
+  const mStep = <usize>mFloats * 4;
+  const oEnd = share(o, part + 1, parts);
+  for (let oi = share(o, part, parts); oi < oEnd; oi++) {
+    const mo = m + <usize>oi * <usize>tiles * 4;
+    const yo = y + <usize>oi * <usize>oh * <usize>ow * 4;
+    for (let j = 0; j < along; j++) {
+      for (let i0 = 0; i0 < across; i0 += 4) {
+        const i = i0 + 4 > across ? across - 4 : i0;
+        const at = mo + (<usize>j * <usize>across + <usize>i) * 4;
+        const m0 = v128.load(at);
+        const m1 = v128.load(at + mStep);
+        const m2 = v128.load(at + 2 * mStep);
+        const m3 = v128.load(at + 3 * mStep);
+        const m4 = v128.load(at + 4 * mStep);
+        const m5 = v128.load(at + 5 * mStep);
+        const s12 = f32x4.add(m1, m2);
+        const d12 = f32x4.sub(m1, m2);
+        // Output a of the four tiles, a tile a lane.
+        const c0 = f32x4.add(f32x4.add(m0, s12), f32x4.add(m3, m4));
+        const c1 = f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.5), m3)), f32x4.mul(f32x4.splat(2), m4));
+        const c2 = f32x4.add(f32x4.add(s12, f32x4.mul(f32x4.splat(0.25), m3)), f32x4.mul(f32x4.splat(4), m4));
+        const c3 = f32x4.add(
+          f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.125), m3)), f32x4.mul(f32x4.splat(8), m4)),
+          m5,
+        );
+        if (alongW) {
+          // Transposed, row i + l's four outputs from column 4j.
+          const t0 = v128.shuffle<f32>(c0, c1, 0, 4, 1, 5);
+          const t1 = v128.shuffle<f32>(c0, c1, 2, 6, 3, 7);
+          const t2 = v128.shuffle<f32>(c2, c3, 0, 4, 1, 5);
+          const t3 = v128.shuffle<f32>(c2, c3, 2, 6, 3, 7);
+          const yr = yo + (<usize>i * <usize>ow + <usize>(4 * j)) * 4;
+          const rowBytes = <usize>ow * 4;
+          const n = min(4, ow - 4 * j);
+          storeUpTo(yr, n, v128.shuffle<f32>(t0, t2, 0, 1, 4, 5));
+          storeUpTo(yr + rowBytes, n, v128.shuffle<f32>(t0, t2, 2, 3, 6, 7));
+          storeUpTo(yr + 2 * rowBytes, n, v128.shuffle<f32>(t1, t3, 0, 1, 4, 5));
+          storeUpTo(yr + 3 * rowBytes, n, v128.shuffle<f32>(t1, t3, 2, 3, 6, 7));
+        } else {
+          const rowBytes = <usize>ow * 4;
+          const yr = yo + (<usize>(4 * j) * <usize>ow + <usize>i) * 4;
+          const rows = oh - 4 * j;
+          v128.store(yr, c0);
+          if (rows > 1) v128.store(yr + rowBytes, c1);
+          if (rows > 2) v128.store(yr + 2 * rowBytes, c2);
+          if (rows > 3) v128.store(yr + 3 * rowBytes, c3);
+        }
+      }
+    }
+  }
+}
+
+/** The first n (1 to 4) lanes of t at p. */
+@inline
+function storeUpTo(p: usize, n: i32, t: v128): void {
+  if (n == 4) {
+    v128.store(p, t);
+    return;
+  }
+  store<f32>(p, f32x4.extract_lane(t, 0));
+  if (n > 1) store<f32>(p, f32x4.extract_lane(t, 1), 4);
+  if (n > 2) store<f32>(p, f32x4.extract_lane(t, 2), 8);
+}

@@ -42,6 +42,13 @@ const FEW_POINTWISE_TAPS = 160;
 const FRAME_MIN_TAPS = 64;
 /** Input channels from which a 1×3 / 3×1 convolution takes the Winograd path (its transforms cost per channel). */
 const WINO_MIN_CHANNELS = 8;
+/**
+ * Tiles (4 outputs along the taps) from which a 1×3, 3×1 or kh×3 convolution takes F(4, 3), when chosen, rather than
+ * F(2, 3). Its six products are half the direct product's work (F(2, 3)'s four: 2/3): over 32×16 outputs (128 tiles)
+ * it took 0.89–0.94 of F(2, 3)'s time at 32 to 128 channels, over 128×16 0.79–0.81; at 64 tiles it was even or slower
+ * (16 → 16 over 16×16: 1.1 times), the kernel transform and the narrow products no longer repaid.
+ */
+const WINO43_MIN_TILES = 128;
 /** Tiles (2×2 outputs) from which a 3×3 convolution takes F(2×2, 3×3) rather than F(2, 3) along the width. */
 const WINO2D_MIN_TILES = 16;
 /**
@@ -56,12 +63,14 @@ export type WinogradTile = 2 | 4;
 let winogradTile: WinogradTile = 2;
 
 /**
- * Chooses the Winograd transform of float32 3×3 convolutions at unit stride in the wasm dialect. 2, the default,
- * F(2×2, 3×3), does 4/9 of the direct product's multiply-adds; 4, F(4×4, 3×3), does 1/4 where a convolution has at
- * least 64 tiles of 4×4 outputs (32×32), and takes 0.75 to 0.95 of the time there. Its rounding error is about six
- * times as large: measured against float64 with 64 to 512 input channels of uniform values in [-1, 1], the largest
- * error was 2e-6 to 5e-6 of the largest output, against 4e-7 to 8e-7 (the fast-math trade other libraries make behind
- * an option). Takes effect from the next call.
+ * Chooses the Winograd transforms of float32 convolutions at unit stride in the wasm dialect. 2, the default: F(2×2,
+ * 3×3) for 3×3 kernels, 4/9 of the direct product's multiply-adds, and F(2, 3) for 1×3, 3×1 and kh×3 ones, 2/3. 4:
+ * F(4×4, 3×3), 1/4, where a 3×3 convolution has at least 64 tiles of 4×4 outputs (32×32), taking 0.75 to 0.95 of the
+ * time there, and F(4, 3), 1/2, where a 1-D one has at least 128 tiles of 4 outputs, 0.79 to 0.94. Their rounding
+ * errors are larger: measured against float64 on uniform values in [-1, 1], F(4×4, 3×3)'s largest error was 2e-6 to
+ * 5e-6 of the largest output with 64 to 512 input channels (F(2×2, 3×3): 4e-7 to 8e-7), F(4, 3)'s 8e-7 to 2.1e-6 with
+ * 64 to 256 (F(2, 3): 3e-7 to 6e-7): the fast-math trade other libraries make behind an option. Takes effect from the
+ * next call.
  */
 export function setWasmWinograd(tile: WinogradTile): void {
   if (tile !== 2 && tile !== 4) throw new Error(`setWasmWinograd: tile must be 2 or 4, not ${JSON.stringify(tile)}`);
@@ -193,18 +202,27 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
   const wino2d = g.kh === 3 && g.kw === 3 && ((g.oh + 1) >> 1) * ((g.ow + 1) >> 1) >= WINO2D_MIN_TILES;
   const alongW = g.kw === 3;
   const alongH = g.kh === 3 && g.kw === 1 && g.ow === wd && g.padLeft === 0;
+  // F(4, 3), when chosen, takes four rows (along the width) or columns (along the height) a step, and tiles of 4 along
+  // the taps: an output along them that is not a multiple of 4 reads a zero-padded copy and drops the extra outputs.
+  const [across, along4] = alongW ? [g.oh, (g.ow + 3) >> 2] : [g.ow, (g.oh + 3) >> 2];
+  const wino43 =
+    winogradTile === 4 && !wino2d && (alongW || alongH) && across >= 4 && across * along4 >= WINO43_MIN_TILES;
   if (
     width === 'f32' &&
     groups === 1 &&
     unit &&
     c >= WINO_MIN_CHANNELS &&
-    (wino44 || wino2d || ((alongW || alongH) && (alongW ? g.ow : g.oh) % 2 === 0))
+    (wino44 || wino2d || wino43 || ((alongW || alongH) && (alongW ? g.ow : g.oh) % 2 === 0))
   ) {
     const [hp, wp] = wino44
       ? [4 * th4 + 2, 4 * tw4 + 2]
       : wino2d
         ? [2 * ((g.oh + 1) >> 1) + 2, 2 * ((g.ow + 1) >> 1) + 2]
-        : [g.oh + g.kh - 1, g.ow + g.kw - 1];
+        : wino43
+          ? alongW
+            ? [g.oh + g.kh - 1, 4 * along4 + 2]
+            : [4 * along4 + 2, g.ow]
+          : [g.oh + g.kh - 1, g.ow + g.kw - 1];
     // F(4×4, 3×3) always reads a copy, 16 bytes longer: its last tiles of a row load two floats past the row.
     const padded = wino44 || hp !== h || wp !== wd || g.padTop > 0 || g.padLeft > 0;
     const xPad = padded ? arena.alloc(c * hp * wp * 4 + 16) : 0;
@@ -213,7 +231,9 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       ? [36, c, th4 * tw4]
       : wino2d
         ? [16, c, ((hp - 2) / 2) * ((wp - 2) / 2)]
-        : [4, alongW ? c * g.kh : c, p / 2];
+        : wino43
+          ? [6, alongW ? c * g.kh : c, across * along4]
+          : [4, alongW ? c * g.kh : c, p / 2];
     // Each U_t, V_t and M_t starts an odd number of 64-byte lines after the one before: at a multiple of 4 KiB (64·64
     // floats) the transforms' sixteen streams would fall in one set of the L1 cache (input transform 0.54 → 0.11 ms).
     const [us, vs, ms] = [spread(o * k), spread(k * tiles), spread(o * tiles)];
@@ -233,8 +253,11 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       } else if (wino2d) {
         if (!threadedParts('wino33_in_f32', split, [xin, pw, c, hp, wp, o, u, us, v, vs]))
           mod.wino33_in_f32(xin, pw, c, hp, wp, o, u, us, v, vs, 0, 1);
-      } else if (!threadedParts('wino3_in_f32', split, [xin, pw, c, hp, wp, g.kh, o, +alongW, u, us, v, vs]))
-        mod.wino3_in_f32(xin, pw, c, hp, wp, g.kh, o, alongW, u, us, v, vs, 0, 1);
+      } else {
+        const name = wino43 ? 'wino43_in_f32' : 'wino3_in_f32';
+        if (!threadedParts(name, split, [xin, pw, c, hp, wp, g.kh, o, +alongW, u, us, v, vs]))
+          mod[name](xin, pw, c, hp, wp, g.kh, o, alongW, u, us, v, vs, 0, 1);
+      }
       for (let t = 0; t < count; t++) {
         const [ut, vt, mt] = [u + t * us * 4, v + t * vs * 4, m + t * ms * 4];
         if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
@@ -247,6 +270,9 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       } else if (wino2d) {
         if (!threadedParts('wino33_out_f32', split, [yi, g.oh, g.ow, o, m, ms]))
           mod.wino33_out_f32(yi, g.oh, g.ow, o, m, ms, 0, 1);
+      } else if (wino43) {
+        if (!threadedParts('wino43_out_f32', split, [yi, hp, wp, g.kh, o, +alongW, m, ms, g.oh, g.ow]))
+          mod.wino43_out_f32(yi, hp, wp, g.kh, o, alongW, m, ms, g.oh, g.ow, 0, 1);
       } else if (!threadedParts('wino3_out_f32', split, [yi, hp, wp, g.kh, o, +alongW, m, ms]))
         mod.wino3_out_f32(yi, hp, wp, g.kh, o, alongW, m, ms, 0, 1);
     }
