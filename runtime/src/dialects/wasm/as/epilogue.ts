@@ -80,8 +80,7 @@ function actVectors(p: usize, n: i32, c: v128, act: i32, a: v128, b: v128): void
     case CLIP:
       if (sa == sa && sb == sb)
         for (let q = p; q < end; q += 16) v128.store(q, f32x4.pmin(f32x4.pmax(f32x4.add(v128.load(q), c), a), b));
-      else
-        for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.max(f32x4.add(v128.load(q), c), a), b));
+      else for (let q = p; q < end; q += 16) v128.store(q, f32x4.min(f32x4.max(f32x4.add(v128.load(q), c), a), b));
       break;
     case HARD_SIGMOID:
       for (let q = p; q < end; q += 16) v128.store(q, hardSigmoid4(f32x4.add(v128.load(q), c), a, b));
