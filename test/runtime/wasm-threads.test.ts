@@ -262,6 +262,34 @@ describe('threaded conv2d, Winograd F(4×4, 3×3) and F(4, 3) (setWasmWinograd(4
     });
 });
 
+describe('threaded Winograd products too small to split', () => {
+  // Between one product's multiply-adds and all of them: each product runs whole on one thread, side by side.
+  const cases: [string, number[], number[], number[], number][] = [
+    [
+      'F(2×2, 3×3): 16 products, 96 → 24 over 16×16 (as ppocr-det-v4)',
+      [1, 96, 16, 16],
+      [24, 96, 3, 3],
+      [1, 1, 1, 1],
+      24 * 96 * 64,
+    ],
+    ['F(2, 3): 4 products, 1×3, two images', [2, 16, 10, 16], [16, 16, 1, 3], [0, 1, 0, 1], 16 * 16 * 80],
+  ];
+  afterAll(() => Object.assign(threadThresholds, { products: 1 }));
+  for (const [name, xs, ws, padding, each] of cases)
+    it(name, () => {
+      threadThresholds.products = each + 1;
+      const x = values(sizeOf(xs), 5);
+      const w = values(sizeOf(ws), 6);
+      const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
+      const before = { ...threadStats };
+      const [one, two] = bothWays(() => ops.conv2d(f32(x, xs), f32(w, ws), [1, 1], padding));
+      expect(threadStats.batchSplits).toBeGreaterThan(before.batchSplits);
+      expect([threadStats.columnSplits, threadStats.rowSplits]).toEqual([before.columnSplits, before.rowSplits]);
+      expectIdentical(two, one);
+      assertAllClose(two, conv(x, xs, w, ws, [1, 1], padding, 1).data, tolerance('float32'));
+    });
+});
+
 describe('threaded elementwise', () => {
   // Lengths off the 64-byte split unit and the vector width.
   for (const n of [1001, 4099])

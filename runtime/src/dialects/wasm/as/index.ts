@@ -1,6 +1,13 @@
 // Entry of the wasm dialect's module (AssemblyScript): hand-tuned kernels, the generated elementwise ones, and the heap base.
 
-export { matmul_cols_f32, matmul_f32, matmul_f64, matmul_few_columns, matmul_scratch_bytes } from './matmul';
+export {
+  matmul_batch_f32,
+  matmul_cols_f32,
+  matmul_f32,
+  matmul_f64,
+  matmul_few_columns,
+  matmul_scratch_bytes,
+} from './matmul';
 export { softmax_f32, softmax_f64 } from './softmax';
 export { reduce_f32, reduce_f64 } from './reduce';
 export {

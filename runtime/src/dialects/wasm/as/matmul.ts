@@ -124,6 +124,42 @@ export function matmul_cols_f32(
 }
 
 /**
+ * Products t0 ≤ t < t1 of a batch of matmul_f32 products of one shape, operands contiguous (aRow k, bRow n): product t
+ * reads a at a + t·aFloats floats and b at b + t·bFloats, and writes c at c + t·cFloats. What threads run side by
+ * side when each product is too small to split (a convolution's Winograd products over few tiles): every product is
+ * summed as matmul_f32 alone sums it.
+ */
+export function matmul_batch_f32(
+  a: usize,
+  aFloats: i32,
+  b: usize,
+  bFloats: i32,
+  c: usize,
+  cFloats: i32,
+  m: i32,
+  n: i32,
+  k: i32,
+  scratch: usize,
+  t0: i32,
+  t1: i32,
+): void {
+  for (let t = t0; t < t1; t++)
+    matmul_f32(
+      a + <usize>t * <usize>aFloats * 4,
+      k,
+      1,
+      b + <usize>t * <usize>bFloats * 4,
+      n,
+      1,
+      c + <usize>t * <usize>cFloats * 4,
+      m,
+      n,
+      k,
+      scratch,
+    );
+}
+
+/**
  * c[j] = Σp a[p]·b[j·ld + p] for j < n: b's columns are contiguous (b transposed), one dot product each. Four columns
  * at a time: four independent accumulator chains (one chain waits on each add's latency) sharing each load of a.
  */

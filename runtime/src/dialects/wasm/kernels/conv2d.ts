@@ -6,6 +6,7 @@ import { sizeOf } from '../../../shape.ts';
 import { callArena, wasm } from '../module.ts';
 import { allocFor, inPtr, outBlock, widthOf } from '../support.ts';
 import {
+  threadedBatch,
   threadedConv2d,
   threadedDepthwise,
   threadedMatmul,
@@ -258,11 +259,13 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
         if (!threadedParts(name, split, [xin, pw, c, hp, wp, g.kh, o, +alongW, u, us, v, vs]))
           mod[name](xin, pw, c, hp, wp, g.kh, o, alongW, u, us, v, vs, 0, 1);
       }
-      for (let t = 0; t < count; t++) {
-        const [ut, vt, mt] = [u + t * us * 4, v + t * vs * 4, m + t * ms * 4];
-        if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
-          mod.matmul_f32(ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch);
-      }
+      // Products too small to split each go whole to the threads side by side; larger ones split one at a time.
+      if (!threadedBatch(arena, count, u, us, v, vs, m, ms, o, tiles, k, scratch, scratchBytes))
+        for (let t = 0; t < count; t++) {
+          const [ut, vt, mt] = [u + t * us * 4, v + t * vs * 4, m + t * ms * 4];
+          if (!threadedMatmul(arena, width, ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch, scratchBytes))
+            mod.matmul_f32(ut, k, 1, vt, tiles, 1, mt, o, tiles, k, scratch);
+        }
       const yi = py + i * o * p * 4;
       if (wino44) {
         if (!threadedParts('wino44_out_f32', split, [yi, g.oh, g.ow, o, m, ms]))

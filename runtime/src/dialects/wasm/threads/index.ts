@@ -22,7 +22,7 @@ export const threadThresholds = { products: 1 << 19, elements: 1 << 16 };
  * Kernel calls split across threads so far; of those, matmul and conv2d products split by columns and by rows (tests
  * check which paths ran).
  */
-export const threadStats = { splitCalls: 0, columnSplits: 0, rowSplits: 0 };
+export const threadStats = { splitCalls: 0, columnSplits: 0, rowSplits: 0, batchSplits: 0 };
 
 let pool: Pool | undefined;
 
@@ -186,6 +186,42 @@ export function threadedMatmul(
     return [`matmul_${width}`, args];
   });
   runSplit(pool, calls);
+  return true;
+}
+
+/**
+ * `count` float32 products of one shape, contiguous operands (U_t m×k at a + t·aFloats floats, V_t k×n at b +
+ * t·bFloats, M_t m×n at c + t·cFloats: a Winograd convolution's), run whole on the threads side by side when each is
+ * too small to split itself and all of them are not; false (nothing run) otherwise. Each is summed as matmul_f32 alone
+ * sums it. `scratch` serves the main thread.
+ */
+export function threadedBatch(
+  arena: Arena,
+  count: number,
+  a: number,
+  aFloats: number,
+  b: number,
+  bFloats: number,
+  c: number,
+  cFloats: number,
+  m: number,
+  n: number,
+  k: number,
+  scratch: number,
+  scratchBytes: number,
+): boolean {
+  const each = m * n * k;
+  if (!pool || each >= threadThresholds.products || count * each < threadThresholds.products) return false;
+  const runs = splitRuns(count, pool.size, 1);
+  if (runs.length < 2) return false;
+  threadStats.batchSplits++;
+  runSplit(
+    pool,
+    runs.map(([t0, length], t) => [
+      'matmul_batch_f32',
+      [a, aFloats, b, bFloats, c, cFloats, m, n, k, t === 0 ? scratch : arena.alloc(scratchBytes), t0, t0 + length],
+    ]),
+  );
   return true;
 }
 
