@@ -283,16 +283,30 @@ describe('wasm conv2d Winograd F(2×2, 3×3): 3×3 kernels at unit stride from 1
   for (const c of cases) it(c[0], () => check(c));
 });
 
+/** A case on the wasm dialect with setWasmWinograd(tile), and its float64 reference. */
+function runWinograd([, xs, ws, stride, pads]: Case, tile: 2 | 4) {
+  setWasmWinograd(tile);
+  const x = values(sizeOf(xs), 11);
+  const w = values(sizeOf(ws), 12);
+  const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
+  const got = withDialect(['wasm'], () => ops.conv2d(f32(x, xs), f32(w, ws), stride, pads)).dataSync();
+  return { got, want: conv2dRef(x, xs, w, ws, stride, pads, 1, [1, 1]) };
+}
+
+/** The largest error of a runWinograd result, over the largest output. */
+function worstError({ got, want }: ReturnType<typeof runWinograd>): number {
+  let err = 0;
+  let scale = 0;
+  for (let i = 0; i < got.length; i++) {
+    err = Math.max(err, Math.abs(got[i]! - want.data[i]!));
+    scale = Math.max(scale, Math.abs(want.data[i]!));
+  }
+  return err / scale;
+}
+
 describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from 64 tiles of 4×4 outputs, 4 a row', () => {
   afterAll(() => setWasmWinograd(2));
-  const run = ([, xs, ws, stride, pads]: Case, tile: 2 | 4) => {
-    setWasmWinograd(tile);
-    const x = values(sizeOf(xs), 11);
-    const w = values(sizeOf(ws), 12);
-    const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
-    const got = withDialect(['wasm'], () => ops.conv2d(f32(x, xs), f32(w, ws), stride, pads)).dataSync();
-    return { got, want: conv2dRef(x, xs, w, ws, stride, pads, 1, [1, 1]) };
-  };
+  const run = runWinograd;
   const cases: Case[] = [
     ['32×32 out: eight tiles a row, eight rows of tiles', [1, 8, 32, 32], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // 33×35: nine tiles a row (the last four overlap the four before), the last tile 3 columns and 1 row wide.
@@ -320,17 +334,8 @@ describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from
 
   it('stays within 5e-6 of the output scale at 64 channels, where F(2×2, 3×3) stays within 1e-6', () => {
     const c = cases[cases.length - 1]!;
-    const worst = ({ got, want }: ReturnType<typeof run>) => {
-      let err = 0;
-      let scale = 0;
-      for (let i = 0; i < got.length; i++) {
-        err = Math.max(err, Math.abs(got[i]! - want.data[i]!));
-        scale = Math.max(scale, Math.abs(want.data[i]!));
-      }
-      return err / scale;
-    };
-    expect(worst(run(c, 4))).toBeLessThan(5e-6);
-    expect(worst(run(c, 2))).toBeLessThan(1e-6);
+    expect(worstError(run(c, 4))).toBeLessThan(5e-6);
+    expect(worstError(run(c, 2))).toBeLessThan(1e-6);
   });
 
   it('leaves 3×3 convolutions of fewer than 64 tiles, or fewer than four a row, to F(2×2, 3×3)', () => {
@@ -347,23 +352,7 @@ describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from
 
 describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 tiles of 4 outputs along the taps', () => {
   afterAll(() => setWasmWinograd(2));
-  const run = ([, xs, ws, stride, pads]: Case, tile: 2 | 4) => {
-    setWasmWinograd(tile);
-    const x = values(sizeOf(xs), 11);
-    const w = values(sizeOf(ws), 12);
-    const f32 = (v: number[], shape: number[]) => tensor(v, { shape, dtype: 'float32' });
-    const got = withDialect(['wasm'], () => ops.conv2d(f32(x, xs), f32(w, ws), stride, pads)).dataSync();
-    return { got, want: conv2dRef(x, xs, w, ws, stride, pads, 1, [1, 1]) };
-  };
-  const worst = ({ got, want }: ReturnType<typeof run>) => {
-    let err = 0;
-    let scale = 0;
-    for (let i = 0; i < got.length; i++) {
-      err = Math.max(err, Math.abs(got[i]! - want.data[i]!));
-      scale = Math.max(scale, Math.abs(want.data[i]!));
-    }
-    return err / scale;
-  };
+  const run = runWinograd;
   const cases: Case[] = [
     // Along the width: tiles ordered by column of tiles, four rows a step.
     ['1×3 padding 1, 32×16 out (as oww-embedding)', [1, 24, 32, 16], [20, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
@@ -395,8 +384,8 @@ describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 t
       ['1×3', [1, 256, 32, 16], [32, 256, 1, 3], [1, 1], [0, 1, 0, 1], 1],
       ['3×1', [1, 256, 34, 16], [32, 256, 3, 1], [1, 1], [0, 0, 0, 0], 1],
     ] as Case[]) {
-      expect(worst(run(c, 4)), c[0]).toBeLessThan(3e-6);
-      expect(worst(run(c, 2)), c[0]).toBeLessThan(1e-6);
+      expect(worstError(run(c, 4)), c[0]).toBeLessThan(3e-6);
+      expect(worstError(run(c, 2)), c[0]).toBeLessThan(1e-6);
     }
   });
 

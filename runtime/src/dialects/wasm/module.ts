@@ -148,6 +148,7 @@ export interface WasmExports {
     uFloats: number,
     v: Ptr,
     vFloats: number,
+    four: boolean,
     part: number,
     parts: number,
   ): void;
@@ -163,7 +164,6 @@ export interface WasmExports {
     part: number,
     parts: number,
   ): void;
-  wino43_in_f32: WasmExports['wino3_in_f32'];
   wino43_out_f32(
     y: Ptr,
     h: number,

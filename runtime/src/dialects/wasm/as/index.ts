@@ -28,7 +28,6 @@ export {
   wino3_out_f32,
   wino33_in_f32,
   wino33_out_f32,
-  wino43_in_f32,
   wino43_out_f32,
   wino44_in_f32,
   wino44_out_f32,

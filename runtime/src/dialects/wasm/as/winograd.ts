@@ -14,9 +14,10 @@ import { share } from './parts';
  * them), then wino3_out_f32. When `alongW`, w has kh×3 taps (o·c·kh·3): F(2, 3) along the width, the kh rows as more
  * input rows (row c·kh + ky of V reads the plane ky rows lower), K = c·kh; else 3×1 taps along the height, K = c. The
  * output along the 3 taps (wd − 2, or h − 2) must be even; T = output positions / 2 tiles. U_t starts at u + t·uFloats
- * floats, V_t at v + t·vFloats (and M_t, for wino3_out_f32, at m + t·mFloats). This call transforms its `part` of
- * `parts` equal shares of U's rows and of the input channels (threads run the parts side by side; one thread passes 0
- * of 1).
+ * floats, V_t at v + t·vFloats (and M_t, for wino3_out_f32, at m + t·mFloats). With `four`, F(4, 3) instead (below):
+ * six U_t and V_t, the output along the taps a multiple of 4, T = output positions / 4, for wino43_out_f32. This call
+ * transforms its `part` of `parts` equal shares of U's rows and of the input channels (threads run the parts side by
+ * side; one thread passes 0 of 1).
  */
 export function wino3_in_f32(
   x: usize,
@@ -31,12 +32,13 @@ export function wino3_in_f32(
   uFloats: i32,
   v: usize,
   vFloats: i32,
+  four: bool,
   part: i32,
   parts: i32,
 ): void {
   const oh = alongW ? h - kh + 1 : h - 2;
   const ow = alongW ? wd - 2 : wd;
-  const tiles = (oh * ow) >> 1;
+  const tiles = (oh * ow) >> (four ? 2 : 1);
   const k = alongW ? c * kh : c;
   const uStep = <usize>uFloats * 4;
   const vStep = <usize>vFloats * 4;
@@ -49,6 +51,10 @@ export function wino3_in_f32(
     const g1 = load<f32>(g, 4);
     const g2 = load<f32>(g, 8);
     const at = u + <usize>i * 4;
+    if (four) {
+      for (let t = 0; t < 6; t++) store<f32>(at + <usize>t * uStep, gPoint(t, g0, g1, g2));
+      continue;
+    }
     store<f32>(at, g0);
     store<f32>(at + uStep, (g0 + g1 + g2) * half);
     store<f32>(at + 2 * uStep, (g0 - g1 + g2) * half);
@@ -58,11 +64,15 @@ export function wino3_in_f32(
   const cEnd = share(c, part + 1, parts);
   for (let ci = share(c, part, parts); ci < cEnd; ci++) {
     const plane = x + <usize>ci * <usize>h * <usize>wd * 4;
-    if (!alongW) inputAlongH(plane, v + <usize>ci * <usize>tiles * 4, vStep, h, wd);
-    else
+    if (!alongW) {
+      const to = v + <usize>ci * <usize>tiles * 4;
+      if (four) inputAlongH43(plane, to, vStep, h, wd);
+      else inputAlongH(plane, to, vStep, h, wd);
+    } else
       for (let ky = 0; ky < kh; ky++) {
-        const row = <usize>(ci * kh + ky) * <usize>tiles * 4;
-        inputAlongW(plane + <usize>ky * <usize>wd * 4, v + row, vStep, oh, wd);
+        const row = v + <usize>(ci * kh + ky) * <usize>tiles * 4;
+        if (four) inputAlongW43(plane + <usize>ky * <usize>wd * 4, row, vStep, oh, wd);
+        else inputAlongW(plane + <usize>ky * <usize>wd * 4, row, vStep, oh, wd);
       }
   }
 }
@@ -536,14 +546,21 @@ function bt6(d0: v128, d1: v128, d2: v128, d3: v128, d4: v128, d5: v128, q: usiz
 /** Aᵀ of six vectors, stored at q, q + step, q + 2·step, q + 3·step. */
 @inline
 function at6(m0: v128, m1: v128, m2: v128, m3: v128, m4: v128, m5: v128, q: usize, step: usize): void {
-  const s12 = f32x4.add(m1, m2);
-  const d12 = f32x4.sub(m1, m2);
-  v128.store(q, f32x4.add(f32x4.add(m0, s12), f32x4.add(m3, m4)));
-  v128.store(q + step, f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.5), m3)), f32x4.mul(f32x4.splat(2), m4)));
-  v128.store(q + 2 * step, f32x4.add(f32x4.add(s12, f32x4.mul(f32x4.splat(0.25), m3)), f32x4.mul(f32x4.splat(4), m4)));
-  v128.store(
-    q + 3 * step,
-    f32x4.add(f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.125), m3)), f32x4.mul(f32x4.splat(8), m4)), m5),
+  v128.store(q, atPoint(0, m0, m1, m2, m3, m4, m5));
+  v128.store(q + step, atPoint(1, m0, m1, m2, m3, m4, m5));
+  v128.store(q + 2 * step, atPoint(2, m0, m1, m2, m3, m4, m5));
+  v128.store(q + 3 * step, atPoint(3, m0, m1, m2, m3, m4, m5));
+}
+
+/** Output a (0 to 3, a constant where inlined) of Aᵀ over six vectors. */
+@inline
+function atPoint(a: i32, m0: v128, m1: v128, m2: v128, m3: v128, m4: v128, m5: v128): v128 {
+  if (a == 0) return f32x4.add(f32x4.add(m0, f32x4.add(m1, m2)), f32x4.add(m3, m4));
+  if (a == 1) return f32x4.sub(f32x4.add(f32x4.sub(m1, m2), f32x4.mul(f32x4.splat(0.5), m3)), f32x4.mul(f32x4.splat(2), m4));
+  if (a == 2) return f32x4.add(f32x4.add(f32x4.add(m1, m2), f32x4.mul(f32x4.splat(0.25), m3)), f32x4.mul(f32x4.splat(4), m4));
+  return f32x4.add(
+    f32x4.sub(f32x4.add(f32x4.sub(m1, m2), f32x4.mul(f32x4.splat(0.125), m3)), f32x4.mul(f32x4.splat(8), m4)),
+    m5,
   );
 }
 
@@ -665,12 +682,6 @@ export function wino44_out_f32(
   const mStep = <usize>mFloats * 4;
   const rowBytes = <usize>ow * 4;
   const oEnd = share(o, part + 1, parts);
-  const half = f32x4.splat(0.5);
-  const quarter = f32x4.splat(0.25);
-  const eighth = f32x4.splat(0.125);
-  const two = f32x4.splat(2);
-  const four = f32x4.splat(4);
-  const eight = f32x4.splat(8);
   for (let oi = share(o, part, parts); oi < oEnd; oi++) {
     const mo = m + <usize>oi * <usize>tiles * 4;
     const yo = y + <usize>oi * <usize>oh * rowBytes;
@@ -703,13 +714,11 @@ export function wino44_out_f32(
           const m3 = v128.load(q + 3 * mStep);
           const m4 = v128.load(q + 4 * mStep);
           const m5 = v128.load(q + 5 * mStep);
-          const s12 = f32x4.add(m1, m2);
-          const d12 = f32x4.sub(m1, m2);
           // Column c of the four tiles' outputs in this row, a tile a lane; transposed, a tile's four columns.
-          const c0 = f32x4.add(f32x4.add(m0, s12), f32x4.add(m3, m4));
-          const c1 = f32x4.sub(f32x4.add(d12, f32x4.mul(half, m3)), f32x4.mul(two, m4));
-          const c2 = f32x4.add(f32x4.add(s12, f32x4.mul(quarter, m3)), f32x4.mul(four, m4));
-          const c3 = f32x4.add(f32x4.sub(f32x4.add(d12, f32x4.mul(eighth, m3)), f32x4.mul(eight, m4)), m5);
+          const c0 = atPoint(0, m0, m1, m2, m3, m4, m5);
+          const c1 = atPoint(1, m0, m1, m2, m3, m4, m5);
+          const c2 = atPoint(2, m0, m1, m2, m3, m4, m5);
+          const c3 = atPoint(3, m0, m1, m2, m3, m4, m5);
           const t0 = v128.shuffle<f32>(c0, c1, 0, 4, 1, 5);
           const t1 = v128.shuffle<f32>(c0, c1, 2, 6, 3, 7);
           const t2 = v128.shuffle<f32>(c2, c3, 0, 4, 1, 5);
@@ -742,59 +751,12 @@ function storeTileRow(yr: usize, j: i32, j0: i32, ow: i32, k: i32, t: v128): voi
 
 // F(4, 3): F(4×4, 3×3)'s transforms along one axis only, for the kernels F(2, 3) serves (1×3, 3×1, kh×3): four outputs
 // from six inputs with 6 products where the direct product takes 12, six matrix products of 1/2 the im2col product's
-// work (F(2, 3): 2/3), at about twice F(2, 3)'s rounding error (see conv2d.ts). Four tiles a step, across the axis
+// work (F(2, 3): 2/3), at two to four times F(2, 3)'s rounding error (see conv2d.ts); wino3_in_f32 with `four` makes
+// its transforms of the kernels (gPoint) and of the input (these two functions). Four tiles a step, across the axis
 // without taps: tiles along the width are ordered column of tiles first (tile j·oh + r reads x[r, 4j .. 4j + 5]), so
 // that four rows fill the lanes; tiles along the height row of tiles first (tile j·wd + q reads x[4j .. 4j + 5, q]),
 // four columns the lanes. When that axis is not a multiple of 4, its last four overlap the four before and write the
 // same values again.
-
-/**
- * wino3_in_f32 for F(4, 3): U_t (t = 0..5) for every kernel and V_t for every tile, with x padded so that the output
- * along the taps (wd − 2 when alongW, h − 2 when not) is a multiple of 4 and the axis across it (oh, or wd) at least 4.
- * T = output positions / 4 tiles, in the order above. `part` of `parts` as wino3_in_f32.
- */
-export function wino43_in_f32(
-  x: usize,
-  w: usize,
-  c: i32,
-  h: i32,
-  wd: i32,
-  kh: i32,
-  o: i32,
-  alongW: bool,
-  u: usize,
-  uFloats: i32,
-  v: usize,
-  vFloats: i32,
-  part: i32,
-  parts: i32,
-): void {
-  const oh = alongW ? h - kh + 1 : h - 2;
-  const ow = alongW ? wd - 2 : wd;
-  const tiles = (oh * ow) >> 2;
-  const k = alongW ? c * kh : c;
-  const uStep = <usize>uFloats * 4;
-  const vStep = <usize>vFloats * 4;
-  const uEnd = share(o * k, part + 1, parts);
-  for (let i = share(o * k, part, parts); i < uEnd; i++) {
-    const g = w + <usize>i * 12;
-    const g0 = load<f32>(g);
-    const g1 = load<f32>(g, 4);
-    const g2 = load<f32>(g, 8);
-    const at = u + <usize>i * 4;
-    for (let t = 0; t < 6; t++) store<f32>(at + <usize>t * uStep, gPoint(t, g0, g1, g2));
-  }
-  const cEnd = share(c, part + 1, parts);
-  for (let ci = share(c, part, parts); ci < cEnd; ci++) {
-    const plane = x + <usize>ci * <usize>h * <usize>wd * 4;
-    if (!alongW) inputAlongH43(plane, v + <usize>ci * <usize>tiles * 4, vStep, h, wd);
-    else
-      for (let ky = 0; ky < kh; ky++) {
-        const row = <usize>(ci * kh + ky) * <usize>tiles * 4;
-        inputAlongW43(plane + <usize>ky * <usize>wd * 4, v + row, vStep, oh, wd);
-      }
-  }
-}
 
 /**
  * Tile j·oh + r reads x[r, 4j .. 4j + 5] (oh ≥ 4 rows, wd = 4·tw + 2). Four rows a step: their four vectors from 4j
@@ -901,16 +863,11 @@ export function wino43_out_f32(
         const m3 = v128.load(at + 3 * mStep);
         const m4 = v128.load(at + 4 * mStep);
         const m5 = v128.load(at + 5 * mStep);
-        const s12 = f32x4.add(m1, m2);
-        const d12 = f32x4.sub(m1, m2);
         // Output a of the four tiles, a tile a lane.
-        const c0 = f32x4.add(f32x4.add(m0, s12), f32x4.add(m3, m4));
-        const c1 = f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.5), m3)), f32x4.mul(f32x4.splat(2), m4));
-        const c2 = f32x4.add(f32x4.add(s12, f32x4.mul(f32x4.splat(0.25), m3)), f32x4.mul(f32x4.splat(4), m4));
-        const c3 = f32x4.add(
-          f32x4.sub(f32x4.add(d12, f32x4.mul(f32x4.splat(0.125), m3)), f32x4.mul(f32x4.splat(8), m4)),
-          m5,
-        );
+        const c0 = atPoint(0, m0, m1, m2, m3, m4, m5);
+        const c1 = atPoint(1, m0, m1, m2, m3, m4, m5);
+        const c2 = atPoint(2, m0, m1, m2, m3, m4, m5);
+        const c3 = atPoint(3, m0, m1, m2, m3, m4, m5);
         if (alongW) {
           // Transposed, row i + l's four outputs from column 4j.
           const t0 = v128.shuffle<f32>(c0, c1, 0, 4, 1, 5);

@@ -254,11 +254,8 @@ export const conv2dWasm: Conv2dKernel = ({ x, w }, { stride, padding, dilation, 
       } else if (wino2d) {
         if (!threadedParts('wino33_in_f32', split, [xin, pw, c, hp, wp, o, u, us, v, vs]))
           mod.wino33_in_f32(xin, pw, c, hp, wp, o, u, us, v, vs, 0, 1);
-      } else {
-        const name = wino43 ? 'wino43_in_f32' : 'wino3_in_f32';
-        if (!threadedParts(name, split, [xin, pw, c, hp, wp, g.kh, o, +alongW, u, us, v, vs]))
-          mod[name](xin, pw, c, hp, wp, g.kh, o, alongW, u, us, v, vs, 0, 1);
-      }
+      } else if (!threadedParts('wino3_in_f32', split, [xin, pw, c, hp, wp, g.kh, o, +alongW, u, us, v, vs, +wino43]))
+        mod.wino3_in_f32(xin, pw, c, hp, wp, g.kh, o, alongW, u, us, v, vs, wino43, 0, 1);
       // Products too small to split each go whole to the threads side by side; larger ones split one at a time.
       if (!threadedBatch(arena, count, u, us, v, vs, m, ms, o, tiles, k, scratch, scratchBytes))
         for (let t = 0; t < count; t++) {
