@@ -306,7 +306,6 @@ function worstError({ got, want }: ReturnType<typeof runWinograd>): number {
 
 describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from 64 tiles of 4×4 outputs, 4 a row', () => {
   afterAll(() => setWasmWinograd(2));
-  const run = runWinograd;
   const cases: Case[] = [
     ['32×32 out: eight tiles a row, eight rows of tiles', [1, 8, 32, 32], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1],
     // 33×35: nine tiles a row (the last four overlap the four before), the last tile 3 columns and 1 row wide.
@@ -325,23 +324,23 @@ describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from
   ];
   for (const c of cases)
     it(c[0], () => {
-      const four = run(c, 4);
+      const four = runWinograd(c, 4);
       expect(four.got.length).toBe(four.want.data.length);
       assertAllClose(four.got, four.want.data, tolerance('float32'));
       // Its own path: not the bits of F(2×2, 3×3).
-      expect(Array.from(four.got)).not.toEqual(Array.from(run(c, 2).got));
+      expect(Array.from(four.got)).not.toEqual(Array.from(runWinograd(c, 2).got));
     });
 
   it('stays within 5e-6 of the output scale at 64 channels, where F(2×2, 3×3) stays within 1e-6', () => {
     const c = cases[cases.length - 1]!;
-    expect(worstError(run(c, 4))).toBeLessThan(5e-6);
-    expect(worstError(run(c, 2))).toBeLessThan(1e-6);
+    expect(worstError(runWinograd(c, 4))).toBeLessThan(5e-6);
+    expect(worstError(runWinograd(c, 2))).toBeLessThan(1e-6);
   });
 
   it('leaves 3×3 convolutions of fewer than 64 tiles, or fewer than four a row, to F(2×2, 3×3)', () => {
     const narrow: Case = ['12 columns out', [1, 8, 40, 12], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1];
     const few: Case = ['28×28 out: 49 tiles', [1, 8, 28, 28], [5, 8, 3, 3], [1, 1], [1, 1, 1, 1], 1];
-    for (const c of [narrow, few]) expect(Array.from(run(c, 4).got)).toEqual(Array.from(run(c, 2).got));
+    for (const c of [narrow, few]) expect(Array.from(runWinograd(c, 4).got)).toEqual(Array.from(runWinograd(c, 2).got));
   });
 
   it('refuses another tile, naming it', () => {
@@ -352,7 +351,6 @@ describe('wasm conv2d Winograd F(4×4, 3×3), chosen by setWasmWinograd(4), from
 
 describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 tiles of 4 outputs along the taps', () => {
   afterAll(() => setWasmWinograd(2));
-  const run = runWinograd;
   const cases: Case[] = [
     // Along the width: tiles ordered by column of tiles, four rows a step.
     ['1×3 padding 1, 32×16 out (as oww-embedding)', [1, 24, 32, 16], [20, 24, 1, 3], [1, 1], [0, 1, 0, 1], 1],
@@ -372,11 +370,11 @@ describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 t
   ];
   for (const c of cases)
     it(c[0], () => {
-      const four = run(c, 4);
+      const four = runWinograd(c, 4);
       expect(four.got.length).toBe(four.want.data.length);
       assertAllClose(four.got, four.want.data, tolerance('float32'));
       // Its own path: not the bits of F(2, 3) or the blocked product.
-      expect(Array.from(four.got)).not.toEqual(Array.from(run(c, 2).got));
+      expect(Array.from(four.got)).not.toEqual(Array.from(runWinograd(c, 2).got));
     });
 
   it('stays within 3e-6 of the output scale at 256 channels, where F(2, 3) stays within 1e-6', () => {
@@ -384,15 +382,15 @@ describe('wasm conv2d Winograd F(4, 3), chosen by setWasmWinograd(4), from 128 t
       ['1×3', [1, 256, 32, 16], [32, 256, 1, 3], [1, 1], [0, 1, 0, 1], 1],
       ['3×1', [1, 256, 34, 16], [32, 256, 3, 1], [1, 1], [0, 0, 0, 0], 1],
     ] as Case[]) {
-      expect(worstError(run(c, 4)), c[0]).toBeLessThan(3e-6);
-      expect(worstError(run(c, 2)), c[0]).toBeLessThan(1e-6);
+      expect(worstError(runWinograd(c, 4)), c[0]).toBeLessThan(3e-6);
+      expect(worstError(runWinograd(c, 2)), c[0]).toBeLessThan(1e-6);
     }
   });
 
   it('leaves 1-D convolutions of fewer than 128 tiles, or fewer than four rows across, to F(2, 3)', () => {
     const few: Case = ['30×16 out: 120 tiles', [1, 8, 30, 16], [5, 8, 1, 3], [1, 1], [0, 1, 0, 1], 1];
     const thin: Case = ['3 rows of 200 columns', [1, 8, 3, 202], [5, 8, 1, 3], [1, 1], [0, 0, 0, 0], 1];
-    for (const c of [few, thin]) expect(Array.from(run(c, 4).got)).toEqual(Array.from(run(c, 2).got));
+    for (const c of [few, thin]) expect(Array.from(runWinograd(c, 4).got)).toEqual(Array.from(runWinograd(c, 2).got));
   });
 });
 

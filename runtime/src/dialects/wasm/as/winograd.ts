@@ -739,14 +739,7 @@ export function wino44_out_f32(
 function storeTileRow(yr: usize, j: i32, j0: i32, ow: i32, k: i32, t: v128): void {
   if (j + k < j0) return;
   const col = 4 * (j + k);
-  const p = yr + ((<usize>col) << 2);
-  if (col + 4 <= ow) {
-    v128.store(p, t);
-    return;
-  }
-  store<f32>(p, f32x4.extract_lane(t, 0));
-  if (col + 1 < ow) store<f32>(p, f32x4.extract_lane(t, 1), 4);
-  if (col + 2 < ow) store<f32>(p, f32x4.extract_lane(t, 2), 8);
+  storeUpTo(yr + ((<usize>col) << 2), min(4, ow - col), t);
 }
 
 // F(4, 3): F(4×4, 3×3)'s transforms along one axis only, for the kernels F(2, 3) serves (1×3, 3×1, kh×3): four outputs
@@ -826,7 +819,7 @@ function inputAlongH43(x: usize, v: usize, vStep: usize, h: i32, wd: i32): void 
 }
 
 /**
- * y (o planes of oh×ow) from the six products M_t[o, T] of F(4, 3), after wino43_in_f32 on an input of h×wd (padded):
+ * y (o planes of oh×ow) from the six products M_t[o, T] of F(4, 3), after wino3_in_f32 with `four` on an input of h×wd (padded):
  * Aᵀ m per tile, outputs past oh (along the height) or ow (along the width) not written. `part` of `parts` as
  * wino33_out_f32.
  */
@@ -849,10 +842,11 @@ export function wino43_out_f32(
   const along = alongW ? (wd - 2) >> 2 : (h - 2) >> 2;
   const tiles = across * along;
   const mStep = <usize>mFloats * 4;
+  const rowBytes = <usize>ow * 4;
   const oEnd = share(o, part + 1, parts);
   for (let oi = share(o, part, parts); oi < oEnd; oi++) {
     const mo = m + <usize>oi * <usize>tiles * 4;
-    const yo = y + <usize>oi * <usize>oh * <usize>ow * 4;
+    const yo = y + <usize>oi * <usize>oh * rowBytes;
     for (let j = 0; j < along; j++) {
       for (let i0 = 0; i0 < across; i0 += 4) {
         const i = i0 + 4 > across ? across - 4 : i0;
@@ -875,14 +869,12 @@ export function wino43_out_f32(
           const t2 = v128.shuffle<f32>(c2, c3, 0, 4, 1, 5);
           const t3 = v128.shuffle<f32>(c2, c3, 2, 6, 3, 7);
           const yr = yo + (<usize>i * <usize>ow + <usize>(4 * j)) * 4;
-          const rowBytes = <usize>ow * 4;
           const n = min(4, ow - 4 * j);
           storeUpTo(yr, n, v128.shuffle<f32>(t0, t2, 0, 1, 4, 5));
           storeUpTo(yr + rowBytes, n, v128.shuffle<f32>(t0, t2, 2, 3, 6, 7));
           storeUpTo(yr + 2 * rowBytes, n, v128.shuffle<f32>(t1, t3, 0, 1, 4, 5));
           storeUpTo(yr + 3 * rowBytes, n, v128.shuffle<f32>(t1, t3, 2, 3, 6, 7));
         } else {
-          const rowBytes = <usize>ow * 4;
           const yr = yo + (<usize>(4 * j) * <usize>ow + <usize>i) * 4;
           const rows = oh - 4 * j;
           v128.store(yr, c0);

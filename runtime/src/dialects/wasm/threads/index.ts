@@ -19,8 +19,8 @@ export const MAX_WASM_THREADS = 16;
 export const threadThresholds = { products: 1 << 19, elements: 1 << 16 };
 
 /**
- * Kernel calls split across threads so far; of those, matmul and conv2d products split by columns and by rows (tests
- * check which paths ran).
+ * Kernel calls split across threads so far; of those, matmul and conv2d products split by columns and by rows, and
+ * batches of whole Winograd products (tests check which paths ran).
  */
 export const threadStats = { splitCalls: 0, columnSplits: 0, rowSplits: 0, batchSplits: 0 };
 
