@@ -115,8 +115,8 @@ function ModelProto(): protobufjs.Type {
 /** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes), narrower integers widen. */
 const ELEM: Readonly<Record<number, DType | 'int64'>> = {
   1: 'float32',
-  2: 'int32', // uint8
-  3: 'int32', // int8
+  2: 'uint8',
+  3: 'int8',
   4: 'int32', // uint16
   5: 'int32', // int16
   6: 'int32',

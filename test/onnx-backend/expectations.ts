@@ -1,0 +1,60 @@
+// The committed expectations of ONNX's backend suite (expectations.json): which cases pass, and which raf-op refuses
+// with which message, as onnxruntime publishes the tests it skips and why. A wrong value is never an expectation.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Outcome } from './suite.ts';
+
+export const EXPECTATIONS_PATH = join(dirname(fileURLToPath(import.meta.url)), 'expectations.json');
+
+export interface Expectations {
+  /** Cases whose every output matches. */
+  readonly passed: readonly string[];
+  /** Cases raf-op refuses, by category, each with its exact message. */
+  readonly refused: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+/** Why a refusal happens, in the words of the expectations file's categories. */
+const CATEGORIES: readonly [RegExp, string][] = [
+  [/no raf-op spec maps ONNX op|is not imported \(only the default domain\)/, 'ONNX op without a raf-op mapping'],
+  [/element type|has no tensor for|no raf-op dtype|does not read/, 'element type raf-op has no tensor for'],
+  [/must be known when the model is imported/, 'shape-carrying input given at run time'],
+  [/is mapped from opset|opset/, 'opset older than the mapping'],
+  [/attribute/, 'attribute value not supported'],
+  [/sequence|optional/i, 'sequence or optional values'],
+  [/dtype|expects (float|int|bool)|int64|int32|uint8|int8|bool/, 'dtype the mapped op does not take'],
+  [/rank|ndim|dimensions/, 'rank the mapped op does not take'],
+];
+
+export function categoryOf(reason: string): string {
+  return CATEGORIES.find(([re]) => re.test(reason))?.[1] ?? 'other';
+}
+
+export function expectationsFrom(results: ReadonlyMap<string, Outcome>): Expectations {
+  const ids = [...results.keys()].sort();
+  const refused: Record<string, Record<string, string>> = {};
+  for (const id of ids) {
+    const o = results.get(id)!;
+    if (o.status !== 'refused') continue;
+    (refused[categoryOf(o.reason)] ??= {})[id] = o.reason;
+  }
+  const sorted = Object.fromEntries(
+    Object.keys(refused)
+      .sort()
+      .map((k) => [k, refused[k]!]),
+  );
+  return { passed: ids.filter((id) => results.get(id)!.status === 'pass'), refused: sorted };
+}
+
+export function loadExpectations(): Expectations {
+  if (!existsSync(EXPECTATIONS_PATH)) return { passed: [], refused: {} };
+  return JSON.parse(readFileSync(EXPECTATIONS_PATH, 'utf8')) as Expectations;
+}
+
+/** The expected outcome of one case, or null when the file does not list it. */
+export function expectedOf(e: Expectations, id: string): Outcome | null {
+  if (e.passed.includes(id)) return { status: 'pass' };
+  for (const group of Object.values(e.refused)) if (id in group) return { status: 'refused', reason: group[id]! };
+  return null;
+}

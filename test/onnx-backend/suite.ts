@@ -1,0 +1,280 @@
+// ONNX's backend conformance suite (../shared/onnx-backend/data) as raf-op runs it: each test folder's model through
+// loadOnnx on the CPU, fed its input_K.pb, compared with its output_K.pb the way ONNX's own runner compares (rtol 1e-3,
+// atol 1e-7 unless the case says otherwise, equal dtypes and shapes, exact integers, NaN equal to NaN). The same cases
+// run through onnxruntime-node give the reference column.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { onnxRoot } from '../support/onnx-proto.ts';
+import { loadOnnx, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { isDType, type DType } from '../../runtime/src/dtype.ts';
+import { decodeOnnx } from '../../runtime/src/graph/onnx/proto.ts';
+
+export const SUITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-backend/data');
+/** The folders ONNX's runner reads, in its order; `real` cases run the `light/` models. */
+export const FOLDERS = ['node', 'pytorch-converted', 'pytorch-operator', 'simple', 'real'] as const;
+export type Folder = (typeof FOLDERS)[number];
+
+export interface DataSet {
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+}
+
+export interface Case {
+  /** `folder/test_name`, the key of the expectations file. */
+  readonly id: string;
+  readonly folder: Folder;
+  readonly model: string;
+  /** Files per data set; a `real` case has no input files (its inputs are made from the model, as ONNX's runner does). */
+  readonly sets: readonly DataSet[];
+  readonly rtol: number;
+  readonly atol: number;
+}
+
+const TensorProto = onnxRoot.lookupType('onnx.TensorProto');
+
+function dataSets(dir: string): DataSet[] {
+  return readdirSync(dir)
+    .filter((d) => d.startsWith('test_data_set_'))
+    .sort((a, b) => Number(a.slice(14)) - Number(b.slice(14)))
+    .map((d) => {
+      const files = readdirSync(join(dir, d));
+      const numbered = (prefix: string) =>
+        files
+          .filter((f) => f.startsWith(prefix) && f.endsWith('.pb'))
+          .sort((a, b) => Number(a.slice(prefix.length, -3)) - Number(b.slice(prefix.length, -3)))
+          .map((f) => join(dir, d, f));
+      return { inputs: numbered('input_'), outputs: numbered('output_') };
+    });
+}
+
+/** Every case of the suite, folder by folder in ONNX's order, tests sorted by name. */
+export function listCases(root = SUITE_ROOT): Case[] {
+  const cases: Case[] = [];
+  for (const folder of FOLDERS) {
+    const base = join(root, folder);
+    if (!existsSync(base)) continue;
+    for (const name of readdirSync(base).sort()) {
+      const dir = join(base, name);
+      if (folder === 'real') {
+        const info = JSON.parse(readFileSync(join(dir, 'data.json'), 'utf8')) as {
+          url: string;
+          rtol?: number;
+          atol?: number;
+        };
+        // `onnx/backend/test/data/light/light_X.onnx`: the light model beside its expected output.
+        const model = join(root, 'light', info.url.split('/').pop()!);
+        const output = model.replace(/\.onnx$/, '_output_0.pb');
+        cases.push({
+          id: `${folder}/${name}`,
+          folder,
+          model,
+          sets: [{ inputs: [], outputs: [output] }],
+          rtol: info.rtol ?? 1e-3,
+          atol: info.atol ?? 1e-7,
+        });
+        continue;
+      }
+      if (!existsSync(join(dir, 'model.onnx'))) continue;
+      cases.push({
+        id: `${folder}/${name}`,
+        folder,
+        model: join(dir, 'model.onnx'),
+        sets: dataSets(dir),
+        rtol: 1e-3,
+        atol: 1e-7,
+      });
+    }
+  }
+  return cases;
+}
+
+/** ONNX element type codes by name (TensorProto.DataType). */
+export const ELEMENT_TYPES: Readonly<Record<number, string>> = {
+  1: 'float32',
+  2: 'uint8',
+  3: 'int8',
+  4: 'uint16',
+  5: 'int16',
+  6: 'int32',
+  7: 'int64',
+  8: 'string',
+  9: 'bool',
+  10: 'float16',
+  11: 'float64',
+  12: 'uint32',
+  13: 'uint64',
+  14: 'complex64',
+  15: 'complex128',
+  16: 'bfloat16',
+  17: 'float8e4m3fn',
+  18: 'float8e4m3fnuz',
+  19: 'float8e5m2',
+  20: 'float8e5m2fnuz',
+  21: 'uint4',
+  22: 'int4',
+  23: 'float4e2m1',
+  24: 'float8e8m0',
+  25: 'uint2',
+  26: 'int2',
+};
+
+/** An expected value: its ONNX element type, shape and elements as numbers (int64 exact within ±2^53). */
+export interface Expected {
+  readonly type: string;
+  readonly shape: readonly number[];
+  readonly values: readonly number[];
+}
+
+function half(bits: number): number {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exp = (bits >> 10) & 0x1f;
+  const frac = bits & 0x3ff;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+/** Reads a serialized TensorProto (raw_data or the typed lists) into numbers; other element types keep their code. */
+export function readTensorFile(path: string): Expected {
+  const msg = TensorProto.toObject(TensorProto.decode(readFileSync(path)), {
+    longs: String,
+    arrays: true,
+  }) as Record<string, any>;
+  const code = msg.dataType as number;
+  const type = ELEMENT_TYPES[code] ?? `element type ${code}`;
+  const shape = (msg.dims as string[]).map(Number);
+  const raw: Uint8Array | undefined = msg.rawData;
+  let values: number[] = [];
+  if (raw && raw.length) {
+    const buf = new Uint8Array(raw).buffer;
+    const view = new DataView(buf);
+    const n = shape.reduce((a, b) => a * b, 1);
+    const read: Record<string, (i: number) => number> = {
+      float32: (i) => view.getFloat32(4 * i, true),
+      float64: (i) => view.getFloat64(8 * i, true),
+      float16: (i) => half(view.getUint16(2 * i, true)),
+      bfloat16: (i) => new Float32Array(new Uint32Array([view.getUint16(2 * i, true) << 16]).buffer)[0]!,
+      uint8: (i) => view.getUint8(i),
+      int8: (i) => view.getInt8(i),
+      bool: (i) => view.getUint8(i),
+      uint16: (i) => view.getUint16(2 * i, true),
+      int16: (i) => view.getInt16(2 * i, true),
+      int32: (i) => view.getInt32(4 * i, true),
+      uint32: (i) => view.getUint32(4 * i, true),
+      int64: (i) => Number(view.getBigInt64(8 * i, true)),
+      uint64: (i) => Number(view.getBigUint64(8 * i, true)),
+    };
+    const at = read[type];
+    if (at) values = Array.from({ length: n }, (_, i) => at(i));
+  } else {
+    const list = [msg.floatData, msg.doubleData, msg.int64Data, msg.uint64Data, msg.int32Data].find(
+      (l: unknown[] | undefined) => l && l.length,
+    ) as (number | string)[] | undefined;
+    values = (list ?? []).map(Number);
+    if (type === 'float16') values = values.map(half);
+    if (type === 'bfloat16')
+      values = values.map((b) => new Float32Array(new Uint32Array([(b & 0xffff) << 16]).buffer)[0]!);
+  }
+  return { type, shape, values };
+}
+
+/** The outcome of one case: passed, a wrong result (value, dtype or shape), or refused with raf-op's message. */
+export type Outcome =
+  | { readonly status: 'pass' }
+  | { readonly status: 'fail'; readonly reason: string }
+  | { readonly status: 'refused'; readonly reason: string };
+
+/** The first line of an error, without the stack, shortened so the expectations file stays readable. */
+export function reasonOf(e: unknown): string {
+  const text =
+    e instanceof Error ? `${e.constructor.name === 'Error' ? '' : `${e.constructor.name}: `}${e.message}` : String(e);
+  const line = text.split('\n')[0]!.trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}
+
+/** Compares one output as ONNX's runner does; null when it matches, else what differs. */
+export function compareOutput(
+  name: string,
+  got: { type: string; shape: readonly number[]; values: ArrayLike<number> },
+  want: Expected,
+  rtol: number,
+  atol: number,
+): string | null {
+  if (got.type !== want.type) return `output '${name}' is ${got.type}, expected ${want.type}`;
+  if (got.shape.join(',') !== want.shape.join(','))
+    return `output '${name}' has shape [${got.shape.join(', ')}], expected [${want.shape.join(', ')}]`;
+  const float = /float/.test(want.type);
+  for (let i = 0; i < want.values.length; i++) {
+    const g = Number(got.values[i]);
+    const w = want.values[i]!;
+    if (Number.isNaN(w) && Number.isNaN(g)) continue;
+    const ok = float ? g === w || Math.abs(g - w) <= atol + rtol * Math.abs(w) : g === w;
+    if (!ok) return `output '${name}' element ${i} is ${g}, expected ${w}`;
+  }
+  return null;
+}
+
+/** A raf-op tensor for an input file; element types raf-op has no tensor for are refused naming the input. */
+function rafInput(name: string, e: Expected): Tensor {
+  if (!isDType(e.type)) throw new Error(`input '${name}' has element type ${e.type}, which raf-op has no tensor for`);
+  return tensor(e.values, { dtype: e.type as DType, shape: [...e.shape] });
+}
+
+/**
+ * Inputs of a `real` case as ONNX's runner makes them for a light model: each non-initializer input filled with
+ * values from its declared shape (the runner's generated inputs are not stored; the light models' outputs do not
+ * depend on them beyond their shape, since every weight is a constant).
+ */
+function madeInputs(model: Uint8Array): { name: string; value: Expected }[] {
+  const m = decodeOnnx(model);
+  const inits = new Set(m.initializers.map((t) => t.name));
+  return m.inputs
+    .filter((i) => !inits.has(i.name))
+    .map((i) => {
+      const shape = (i.shape ?? []).map((d) => (typeof d === 'number' ? d : 1));
+      const n = shape.reduce((a, b) => a * b, 1);
+      return { name: i.name, value: { type: i.dtype ?? 'float32', shape, values: new Array<number>(n).fill(0) } };
+    });
+}
+
+/** Runs one case through raf-op's loadOnnx on the CPU. */
+export function runRaf(c: Case): Outcome {
+  let session: ReturnType<typeof loadOnnx>;
+  const bytes = readFileSync(c.model);
+  try {
+    session = loadOnnx(bytes);
+  } catch (e) {
+    return { status: 'refused', reason: reasonOf(e) };
+  }
+  for (const set of c.sets) {
+    const given =
+      c.folder === 'real'
+        ? madeInputs(bytes)
+        : set.inputs.map((f, k) => ({ name: session.inputNames[k] ?? `#${k}`, value: readTensorFile(f) }));
+    let outs: Record<string, Tensor>;
+    try {
+      const feeds: Record<string, Tensor> = {};
+      given.forEach(({ name, value }) => (feeds[name] = rafInput(name, value)));
+      outs = session.run(feeds);
+    } catch (e) {
+      return { status: 'refused', reason: reasonOf(e) };
+    }
+    for (let k = 0; k < set.outputs.length; k++) {
+      const name = session.outputNames[k]!;
+      const t = outs[name];
+      if (!t) return { status: 'fail', reason: `output '${name}' is missing` };
+      const want = readTensorFile(set.outputs[k]!);
+      const diff = compareOutput(
+        name,
+        { type: t.dtype, shape: t.shape, values: t.dataSync() as ArrayLike<number> },
+        want,
+        c.rtol,
+        c.atol,
+      );
+      if (diff) return { status: 'fail', reason: diff };
+    }
+  }
+  return { status: 'pass' };
+}
