@@ -17,7 +17,7 @@ export interface Expectations {
 
 /** Why a refusal happens, in the words of the expectations file's categories. */
 const CATEGORIES: readonly [RegExp, string][] = [
-  [/no raf-op spec maps ONNX op|is not imported \(only the default domain\)/, 'ONNX op without a raf-op mapping'],
+  [/ops? raf-op does not import:|no raf-op spec maps ONNX op/, 'ONNX op without a raf-op mapping'],
   [/element type|has no tensor for|no raf-op dtype|does not read/, 'element type raf-op has no tensor for'],
   [/must be known when the model is imported/, 'shape-carrying input given at run time'],
   [/is mapped from opset|opset/, 'opset older than the mapping'],

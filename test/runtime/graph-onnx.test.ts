@@ -384,14 +384,54 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     expect(text).not.toContain('raf.op.tanh');
   });
 
-  it('names the node and op it cannot import', () => {
+  it('names every op it cannot import in one refusal, with the nodes that use them', () => {
     const bytes = buildModel({
-      nodes: [{ op: 'Unique', inputs: ['x'], outputs: ['y'] }],
+      nodes: [
+        { op: 'NotAnOnnxOp', inputs: ['x'], outputs: ['a'] },
+        { op: 'Relu', inputs: ['a'], outputs: ['b'] },
+        { op: 'AlsoMissing', inputs: ['b'], outputs: ['c'] },
+        { op: 'NotAnOnnxOp', inputs: ['c'], outputs: ['y'] },
+      ],
       inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
       outputs: [{ name: 'y' }],
     });
     expect(() => fromOnnx(bytes)).toThrow(
-      "FromOnnx node 0 ('n0_Unique', Unique): no raf-op spec maps ONNX op 'Unique'",
+      "FromOnnx: the model uses 2 ONNX ops raf-op does not import: NotAnOnnxOp (2 nodes: 'n0_NotAnOnnxOp', 'n3_NotAnOnnxOp'); AlsoMissing (1 node: 'n2_AlsoMissing')",
     );
+  });
+
+  it('converts nodes listed out of order, and names a cycle or a value written twice', () => {
+    const x = randomUniform([2, 3], { seed: 7 });
+    const ordered = buildModel({
+      nodes: [
+        { op: 'Exp', inputs: ['a'], outputs: ['y'] },
+        { op: 'Neg', inputs: ['x'], outputs: ['a'] },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+      outputs: [{ name: 'y' }],
+    });
+    const [y] = execute(fromOnnx(ordered), [x]);
+    const want = Array.from(x.dataSync() as Float32Array, (v) => Math.exp(-v));
+    assertAllClose(Array.from(y!.dataSync() as Float32Array), want, { atol: 1e-6, rtol: 1e-6 });
+    const cycle = buildModel({
+      nodes: [
+        { op: 'Exp', inputs: ['b'], outputs: ['a'] },
+        { op: 'Neg', inputs: ['a'], outputs: ['b'] },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+      outputs: [{ name: 'b' }],
+    });
+    expect(() => fromOnnx(cycle)).toThrow(
+      "the graph has a cycle: node 0 ('n0_Exp', Exp) -> node 1 ('n1_Neg', Neg) -> node 0 ('n0_Exp', Exp)",
+    );
+    const twice = buildModel({
+      nodes: [
+        { op: 'Exp', inputs: ['x'], outputs: ['y'] },
+        { op: 'Neg', inputs: ['x'], outputs: ['y'] },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+      outputs: [{ name: 'y' }],
+    });
+    expect(() => fromOnnx(twice)).toThrow("value 'y' is written by two nodes, node 0 ('n0_Exp', Exp) and node 1");
   });
 });

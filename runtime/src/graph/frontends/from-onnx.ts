@@ -11,6 +11,7 @@ import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
+import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, onnxDType, valuesOf } from '../onnx/values.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
@@ -102,6 +103,7 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
   }
+  refuseUnsupported(m);
   try {
     rec.run(() => convertGraph(m, m.opset, values));
   } catch (e) {
@@ -115,22 +117,138 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
   return { params, nodes: rec.nodes, outputs };
 }
 
-/** Converts every node of `g` in order, reading and writing `values` (a subgraph sees its enclosing graph's values). */
+/**
+ * Refuses a model that uses ONNX ops (or domains) raf-op has no import for, naming every one of them at once with the
+ * nodes that use them, before any conversion work: one refusal tells the whole story, not the first op met.
+ */
+function refuseUnsupported(m: OnnxGraph): void {
+  const missing = new Map<string, string[]>();
+  const visit = (g: OnnxGraph, where: string) =>
+    g.nodes.forEach((n, k) => {
+      const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
+      const known = !domain && (n.opType in IMPORTER_FORMS || ONNX_MAPPINGS.some((map) => map?.onnxOp === n.opType));
+      if (!known) {
+        const key = domain ? `${domain}.${n.opType}` : n.opType;
+        const list = missing.get(key) ?? [];
+        list.push(`${where}${n.name ? `'${n.name}'` : `node ${k}`}`);
+        missing.set(key, list);
+      }
+      for (const sg of subgraphsOf(n)) visit(sg, `${where}${n.name ? `'${n.name}'` : `node ${k}`} > `);
+    });
+  visit(m, '');
+  if (!missing.size) return;
+  const listed = [...missing].map(([op, nodes]) => {
+    const shown = nodes.slice(0, 3).join(', ') + (nodes.length > 3 ? `, ... ${nodes.length - 3} more` : '');
+    return `${op} (${nodes.length} node${nodes.length > 1 ? 's' : ''}: ${shown})`;
+  });
+  throw new Error(
+    `FromOnnx: the model uses ${missing.size} ONNX op${missing.size > 1 ? 's' : ''} raf-op does not import: ${listed.join('; ')}. ` +
+      `raf-op imports the default ONNX domain through its op specs; an op without a spec needs one with an onnx: mapping ` +
+      `(npm run new -- NAME --onnx OpType), or the model exported without it.`,
+  );
+}
+
+/** Converts every node of `g` in dependency order, reading and writing `values` (a subgraph sees its enclosing graph's values). */
 export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Tensor>): void {
   for (const t of g.initializers) values.set(t.name, constTensor(t));
-  g.nodes.forEach((node, k) => {
+  for (const k of topologicalOrder(g)) {
+    const node = g.nodes[k]!;
     try {
       convertNode(node, opset, values);
     } catch (e) {
       // Nested graphs prefix their own nodes: "node 3 ('If_0', If): then_branch: node 1 (Conv): ...".
       throw new Error(`${nodeLabel(node, k)}: ${(e as Error).message}`);
     }
+  }
+}
+
+/** The subgraphs a node carries (If's branches, Loop's and Scan's bodies). */
+function subgraphsOf(node: OnnxNode): OnnxGraph[] {
+  const out: OnnxGraph[] = [];
+  for (const a of node.attrs) {
+    if (isOnnxGraph(a.value)) out.push(a.value);
+    else if (Array.isArray(a.value)) for (const v of a.value) if (isOnnxGraph(v)) out.push(v);
+  }
+  return out;
+}
+
+/** Names a subgraph reads from its enclosing scopes: inputs of its nodes (and theirs) that it does not define itself. */
+function outerNames(g: OnnxGraph, into = new Set<string>()): Set<string> {
+  const own = new Set([...g.inputs.map((i) => i.name), ...g.initializers.map((t) => t.name)]);
+  for (const n of g.nodes) for (const o of n.outputs) own.add(o);
+  const reads = new Set<string>();
+  for (const n of g.nodes) {
+    for (const i of n.inputs) if (i) reads.add(i);
+    for (const sg of subgraphsOf(n)) outerNames(sg, reads);
+  }
+  for (const r of reads) if (!own.has(r)) into.add(r);
+  return into;
+}
+
+/**
+ * The order to convert a graph's nodes in: ONNX requires a topological node list, but exporters and tools write others
+ * (a float16 converter appends its input Casts last), and onnxruntime sorts them. The file's order is kept wherever it
+ * is already valid. Two nodes writing one value, or a cycle, are refused naming the nodes.
+ */
+export function topologicalOrder(g: OnnxGraph): number[] {
+  const producer = new Map<string, number>();
+  g.nodes.forEach((n, k) =>
+    n.outputs.forEach((o) => {
+      if (!o) return;
+      const other = producer.get(o);
+      if (other !== undefined)
+        throw new Error(
+          `value '${o}' is written by two nodes, ${nodeLabel(g.nodes[other]!, other)} and ${nodeLabel(n, k)}; ONNX values have one producer`,
+        );
+      producer.set(o, k);
+    }),
+  );
+  const deps = g.nodes.map((n) => {
+    const names = new Set(n.inputs.filter(Boolean));
+    for (const sg of subgraphsOf(n)) outerNames(sg, names);
+    return [...names].map((name) => producer.get(name)).filter((d): d is number => d !== undefined);
   });
+  const state = new Uint8Array(g.nodes.length); // 0 unvisited, 1 on the stack, 2 done
+  const order: number[] = [];
+  for (let root = 0; root < g.nodes.length; root++) {
+    if (state[root]) continue;
+    // Iterative depth-first search (a long chain would overflow the call stack): producers before consumers.
+    const stack: [number, number][] = [[root, 0]];
+    state[root] = 1;
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const [k, next] = top;
+      if (next < deps[k]!.length) {
+        top[1]++;
+        const d = deps[k]![next]!;
+        if (state[d] === 1) {
+          const cycle = stack.slice(stack.findIndex(([j]) => j === d)).map(([j]) => nodeLabel(g.nodes[j]!, j));
+          throw new Error(`the graph has a cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
+        }
+        if (state[d] === 0) {
+          state[d] = 1;
+          stack.push([d, 0]);
+        }
+        continue;
+      }
+      state[k] = 2;
+      order.push(k);
+      stack.pop();
+    }
+  }
+  return order;
 }
 
 function convertNode(node: OnnxNode, opset: number, values: Map<string, Tensor>): void {
   if (node.domain && node.domain !== 'ai.onnx')
     throw new Error(`ONNX domain '${node.domain}' is not imported (only the default domain)`);
+  // Opset 1-6 spellings (broadcast/axis attributes, consumed_inputs) become the form the mappings import.
+  const legacy = upgradeLegacy(node, opset, (name) => values.get(name));
+  if (legacy) {
+    node = legacy.node;
+    opset = legacy.opset;
+    for (const [name, t] of legacy.values) values.set(name, t);
+  }
   const read = (i: number): Tensor | undefined => {
     const name = node.inputs[i];
     if (!name) return undefined;

@@ -79,7 +79,14 @@ const SCHEMA = {
           },
         },
         TypeProto: {
-          fields: { tensorType: f('Tensor', 1) },
+          // Sequence, map, optional and sparse types are kept as bytes: FromOnnx only needs to know a value is one.
+          fields: {
+            tensorType: f('Tensor', 1),
+            sequenceType: f('bytes', 4),
+            mapType: f('bytes', 5),
+            sparseTensorType: f('bytes', 8),
+            optionalType: f('bytes', 9),
+          },
           nested: { Tensor: { fields: { elemType: f('int32', 1), shape: f('TensorShapeProto', 2) } } },
         },
         OperatorSetIdProto: { fields: { domain: f('string', 1), version: f('int64', 2) } },
@@ -136,9 +143,12 @@ const RAW: Readonly<Record<number, (buf: ArrayBuffer) => ArrayLike<number>>> = {
   6: (b) => new Int32Array(b),
   7: (b) => Array.from(new BigInt64Array(b), Number),
   9: (b) => new Uint8Array(b),
-  10: (b) => Array.from(new Uint16Array(b), halfToNumber),
+  10: (b) => Float32Array.from(new Uint16Array(b), halfToNumber),
   11: (b) => new Float64Array(b),
 };
+
+/** Bytes per element of each raw-data element type. */
+const RAW_WIDTH: Readonly<Record<number, number>> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8 };
 
 /** IEEE half bits → number. */
 function halfToNumber(h: number): number {
@@ -154,7 +164,35 @@ export interface OnnxTensor {
   readonly name: string;
   readonly dtype: DType | 'int64';
   readonly shape: number[];
+  /** The elements as a list of numbers, read on first use (small values: attributes, shapes, axes). */
   readonly values: number[];
+  /**
+   * The elements in one array, read on first use: for raw data, a typed array over a copy of the bytes (weights go
+   * into tensors with no per-element work); for the typed lists, the list.
+   */
+  readonly data: ArrayLike<number>;
+}
+
+/** A tensor whose elements are read only when asked for, once: an initializer no node reads costs nothing. */
+function lazyTensor(name: string, dtype: DType | 'int64', shape: number[], read: () => ArrayLike<number>): OnnxTensor {
+  let data: ArrayLike<number> | undefined;
+  let values: number[] | undefined;
+  return {
+    name,
+    dtype,
+    shape,
+    get data() {
+      return (data ??= read());
+    },
+    get values() {
+      if (!values) {
+        const d = this.data;
+        values = new Array<number>(d.length);
+        for (let i = 0; i < d.length; i++) values[i] = d[i]!;
+      }
+      return values;
+    },
+  };
 }
 
 export interface OnnxAttr {
@@ -173,6 +211,8 @@ export interface OnnxNode {
 
 export interface OnnxValueInfo {
   readonly name: string;
+  /** What kind of value: a tensor (or untyped), or an ONNX sequence, map, optional or sparse tensor. */
+  readonly kind: 'tensor' | 'sequence' | 'map' | 'optional' | 'sparse tensor';
   readonly dtype: DType | 'int64' | null;
   readonly shape: (number | string)[] | null;
 }
@@ -204,23 +244,26 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
   const dtype = elemType(t.dataType, `tensor '${t.name ?? ''}'`);
   const shape: number[] = (t.dims ?? []).map(Number);
   const raw: Uint8Array | undefined = t.rawData;
-  let values: number[];
   if (raw && raw.length) {
     const read = RAW[t.dataType];
     if (!read)
       throw new Error(`FromOnnx: raw data of element type ${t.dataType} in tensor '${t.name}' is not supported`);
-    // A copy of the bytes (raw data may sit at any offset of the model's buffer, not aligned to the element), read by
-    // a loop into a list made at full length: Array.from takes 4× as long over 5M floats, push twice as long.
-    const typed = read(new Uint8Array(raw).buffer);
-    values = new Array<number>(typed.length);
-    for (let i = 0; i < typed.length; i++) values[i] = typed[i]!;
-  } else {
-    const lists = [t.floatData, t.doubleData, t.int64Data, t.int32Data] as (unknown[] | undefined)[];
-    values = (lists.find((l) => l && l.length) ?? []).map(Number);
-    // float16 in int32_data holds the bits.
-    if (t.dataType === 10) values = values.map(halfToNumber);
+    const n = shape.reduce((a, b) => a * b, 1);
+    const width = RAW_WIDTH[t.dataType] ?? 1;
+    if (raw.length !== n * width)
+      throw new Error(
+        `FromOnnx: tensor '${t.name ?? ''}' has ${raw.length} bytes of raw data, its shape [${shape.join(', ')}] needs ${n * width}`,
+      );
+    // A copy of the bytes (raw data may sit at any offset of the model's buffer, not aligned to the element), made
+    // when the tensor is first read.
+    return lazyTensor(t.name ?? '', dtype, shape, () => read(new Uint8Array(raw).buffer));
   }
-  return { name: t.name ?? '', dtype, shape, values };
+  const lists = [t.floatData, t.doubleData, t.int64Data, t.int32Data] as (number[] | undefined)[];
+  const list = lists.find((l) => l && l.length) ?? [];
+  // float16 in int32_data holds the bits.
+  return lazyTensor(t.name ?? '', dtype, shape, () =>
+    t.dataType === 10 ? list.map(halfToNumber) : t.dataType === 7 ? list.map(Number) : list,
+  );
 }
 
 function attrOf(a: Record<string, any>): OnnxAttr {
@@ -254,8 +297,18 @@ function attrOf(a: Record<string, any>): OnnxAttr {
 
 function valueInfo(v: Record<string, any>): OnnxValueInfo {
   const tt = v.type?.tensorType;
+  const kind = v.type?.sequenceType
+    ? 'sequence'
+    : v.type?.mapType
+      ? 'map'
+      : v.type?.optionalType
+        ? 'optional'
+        : v.type?.sparseTensorType
+          ? 'sparse tensor'
+          : 'tensor';
   return {
     name: v.name,
+    kind,
     dtype: tt?.elemType ? elemType(tt.elemType, `value '${v.name}'`) : null,
     shape: tt?.shape
       ? (tt.shape.dim ?? []).map((d: any) => (d.dimValue !== undefined ? Number(d.dimValue) : (d.dimParam ?? '?')))

@@ -29,7 +29,13 @@ export class OnnxSession {
   ) {
     this.model = model instanceof Uint8Array ? decodeOnnx(model) : model;
     const inits = new Set(this.model.initializers.map((t) => t.name));
-    this.inputNames = this.model.inputs.filter((i) => !inits.has(i.name)).map((i) => i.name);
+    const inputs = this.model.inputs.filter((i) => !inits.has(i.name));
+    for (const v of [...inputs, ...this.model.outputs])
+      if (v.kind !== 'tensor')
+        throw new Error(
+          `loadOnnx: ${inputs.includes(v) ? 'input' : 'output'} '${v.name}' is an ONNX ${v.kind}; raf-op imports models whose inputs and outputs are tensors`,
+        );
+    this.inputNames = inputs.map((i) => i.name);
     this.outputNames = this.model.outputs.map((o) => o.name);
   }
 
@@ -44,25 +50,59 @@ export class OnnxSession {
     if (missing.length) throw new Error(`OnnxSession.run: missing input(s) ${missing.map((n) => `'${n}'`).join(', ')}`);
     const extra = Object.keys(feeds).filter((n) => !this.inputNames.includes(n));
     if (extra.length) throw new Error(`OnnxSession.run: unknown input(s) ${extra.map((n) => `'${n}'`).join(', ')}`);
-    const folded = this.inputNames.filter((n) => isIntScalar(feeds[n]!));
-    const key = this.inputNames
-      .map((n) => {
-        const t = feeds[n]!;
-        const value = folded.includes(n) ? `=${(t.dataSync() as ArrayLike<number>)[0]}` : '';
-        return `${n}:${t.dtype}[${t.shape.join(',')}]${value}`;
-      })
-      .join(';');
-    let g = this.graphs.get(key);
-    if (!g) {
-      g = fromOnnx(this.model, {
-        device: this.opts.device ?? CPU,
-        shapes: Object.fromEntries(this.inputNames.map((n) => [n, feeds[n]!.shape])),
-        constants: Object.fromEntries(folded.map((n) => [n, feeds[n]!])),
-      });
+    this.checkShapes(feeds);
+    for (;;) {
+      const folded = this.inputNames.filter((n) => isIntScalar(feeds[n]!) || (this.foldSmall && isSmall(feeds[n]!)));
+      const key = this.inputNames
+        .map((n) => {
+          const t = feeds[n]!;
+          const value = folded.includes(n) ? `=${Array.from(t.dataSync() as ArrayLike<number>).join(',')}` : '';
+          return `${n}:${t.dtype}[${t.shape.join(',')}]${value}`;
+        })
+        .join(';');
+      let g = this.graphs.get(key);
+      if (g) return g;
+      try {
+        g = fromOnnx(this.model, {
+          device: this.opts.device ?? CPU,
+          shapes: Object.fromEntries(this.inputNames.map((n) => [n, feeds[n]!.shape])),
+          constants: Object.fromEntries(folded.map((n) => [n, feeds[n]!])),
+        });
+      } catch (e) {
+        // A shape-carrying input (Reshape's shape, Pad's pads, Resize's sizes, Range's bounds) fed at run time: the
+        // session specializes on the values of the small inputs and converts again for each new set of them.
+        if (!this.foldSmall && SHAPE_FROM_VALUES.test((e as Error).message)) {
+          this.foldSmall = true;
+          continue;
+        }
+        throw e;
+      }
       for (const p of this.opts.passes ?? []) g = p(g);
       this.graphs.set(key, g);
+      return g;
     }
-    return g;
+  }
+
+  /** Whether the model reads small inputs' values to decide shapes, so each new set of them is a new conversion. */
+  private foldSmall = false;
+
+  /** Refuses feeds whose rank or fixed dimensions contradict what the model declares for that input. */
+  private checkShapes(feeds: Readonly<Record<string, Tensor>>): void {
+    for (const input of this.model.inputs) {
+      const t = feeds[input.name];
+      if (!t || !input.shape) continue;
+      const declared = `[${input.shape.join(', ')}]`;
+      if (input.shape.length !== t.shape.length)
+        throw new Error(
+          `OnnxSession.run: input '${input.name}' has shape [${t.shape.join(', ')}], the model declares ${declared} (rank ${input.shape.length})`,
+        );
+      input.shape.forEach((d, k) => {
+        if (typeof d === 'number' && d > 0 && d !== t.shape[k])
+          throw new Error(
+            `OnnxSession.run: input '${input.name}' has shape [${t.shape.join(', ')}], the model declares ${declared} (dimension ${k} is fixed at ${d})`,
+          );
+      });
+    }
   }
 
   /** Runs the model: ONNX input name → tensor in, ONNX output name → tensor out. */
@@ -75,6 +115,14 @@ export class OnnxSession {
     const outs = execute(g, args);
     return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
   }
+}
+
+/** The refusals that mean a value decides a shape: FromOnnx needs it at import, so the session folds it. */
+const SHAPE_FROM_VALUES = /must be known when the model is imported|decides the output shape by its values/;
+
+/** Inputs small enough to be shape-carrying (pads, scales, sizes, repeats, axes, shapes, Range's bounds). */
+function isSmall(t: Tensor): boolean {
+  return t.size <= 64;
 }
 
 function isIntScalar(t: Tensor): boolean {

@@ -39,12 +39,17 @@ export function constTensor(t: OnnxTensor): Tensor {
   // Float weights (nearly all of a model's bytes) go straight into a typed array; tensor() would first copy them
   // through a flat list and check each element, about a third of ppocr-det-v4's import. A count that does not fill
   // the shape still takes tensor(), which reports it.
-  if ((t.dtype === 'float32' || t.dtype === 'float64') && sizeOf(t.shape) === t.values.length)
-    return fromStorage(
-      t.shape,
-      t.dtype,
-      t.dtype === 'float32' ? Float32Array.from(t.values) : Float64Array.from(t.values),
-    );
+  const data = t.data;
+  if (sizeOf(t.shape) === data.length) {
+    // The decoder's own typed arrays (over a copy of the raw bytes) become the storage as they are.
+    if (t.dtype === 'float32' && data instanceof Float32Array) return fromStorage(t.shape, 'float32', data);
+    if (t.dtype === 'float64' && data instanceof Float64Array) return fromStorage(t.shape, 'float64', data);
+    if (t.dtype === 'float32' || t.dtype === 'float64')
+      return fromStorage(t.shape, t.dtype, t.dtype === 'float32' ? Float32Array.from(data) : Float64Array.from(data));
+    if (t.dtype === 'uint8' && data instanceof Uint8Array) return fromStorage(t.shape, 'uint8', data);
+    if (t.dtype === 'int8' && data instanceof Int8Array) return fromStorage(t.shape, 'int8', data);
+    if (t.dtype === 'int32' && data instanceof Int32Array) return fromStorage(t.shape, 'int32', data);
+  }
   return tensor(t.values, { dtype: t.dtype, shape: t.shape });
 }
 
