@@ -400,6 +400,27 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     );
   });
 
+  it('refuses a value that fails to compute at import only where it is read', () => {
+    const model = (outputs: string[]) =>
+      buildModel({
+        nodes: [
+          { op: 'Cast', inputs: ['minusInf'], outputs: ['bucket'], attrs: { to: 7 } },
+          { op: 'Relu', inputs: ['x'], outputs: ['y'] },
+        ],
+        inputs: [{ name: 'x', dtype: 'float32', shape: [3] }],
+        outputs: outputs.map((name) => ({ name })),
+        initializers: [{ name: 'minusInf', dtype: 'float32', shape: [1], data: [-Infinity] }],
+      });
+    const x = randomUniform([3], { seed: 9, low: -1, high: 1 });
+    const [y] = execute(fromOnnx(model(['y'])), [x]);
+    expect(Array.from(y!.dataSync() as Float32Array)).toEqual(
+      Array.from(x.dataSync() as Float32Array, (v) => Math.max(v, 0)),
+    );
+    expect(() => fromOnnx(model(['y', 'bucket']))).toThrow(
+      /graph output 'bucket' could not be computed at import \(node 0 \('n0_Cast', Cast\): .*int64/,
+    );
+  });
+
   it('converts nodes listed out of order, and names a cycle or a value written twice', () => {
     const x = randomUniform([2, 3], { seed: 7 });
     const ordered = buildModel({

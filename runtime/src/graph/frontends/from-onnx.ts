@@ -23,7 +23,7 @@ import {
   type OnnxNode,
   type OnnxTensor,
 } from '../onnx/proto.ts';
-import { Recorder } from '../trace.ts';
+import { isSymbolic, Recorder } from '../trace.ts';
 
 export interface FromOnnxOptions {
   readonly device?: Device;
@@ -104,17 +104,22 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     values.set(input.name, rec.tensorOf(v));
   }
   refuseUnsupported(m);
+  const outer = failedValues;
+  failedValues = new Map();
   try {
     rec.run(() => convertGraph(m, m.opset, values));
+    const outputs = m.outputs.map((o) => {
+      const t = values.get(o.name);
+      if (!t) throw unreadable(o.name, 'graph output');
+      return rec.atomOf(t);
+    });
+    return { params, nodes: rec.nodes, outputs };
   } catch (e) {
-    throw new Error(`FromOnnx ${(e as Error).message}`);
+    const message = (e as Error).message;
+    throw new Error(message.startsWith('FromOnnx') ? message : `FromOnnx ${message}`);
+  } finally {
+    failedValues = outer;
   }
-  const outputs = m.outputs.map((o) => {
-    const t = values.get(o.name);
-    if (!t) throw new Error(`FromOnnx: graph output '${o.name}' is never computed`);
-    return rec.atomOf(t);
-  });
-  return { params, nodes: rec.nodes, outputs };
 }
 
 /**
@@ -157,9 +162,37 @@ export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Te
       convertNode(node, opset, values);
     } catch (e) {
       // Nested graphs prefix their own nodes: "node 3 ('If_0', If): then_branch: node 1 (Conv): ...".
-      throw new Error(`${nodeLabel(node, k)}: ${(e as Error).message}`);
+      const error = new Error(`${nodeLabel(node, k)}: ${(e as Error).message}`);
+      // A node computed at import (every input known) whose value no node and no output reads is not an error
+      // (an exporter's dead branch: T5's position buckets cast log(0) to int64): the failure is kept and raised only
+      // where the value is read.
+      if (failedValues && foldsAtImport(node, values)) {
+        for (const o of node.outputs) if (o) failedValues.set(o, error);
+        continue;
+      }
+      throw error;
     }
   }
+}
+
+/** Values whose computation at import failed, by name, with the failure (see convertGraph). */
+let failedValues: Map<string, Error> | null = null;
+
+/** Whether a node reads only values known at import (so converting it computes a constant, records nothing). */
+function foldsAtImport(node: OnnxNode, values: ReadonlyMap<string, Tensor>): boolean {
+  if (subgraphsOf(node).length) return false;
+  return node.inputs.every((name) => {
+    if (!name) return true;
+    const t = values.get(name);
+    return t !== undefined && !isSymbolic(t);
+  });
+}
+
+/** The error for reading a value that was never computed: its failed computation, or its absence. */
+function unreadable(name: string, what = 'input'): Error {
+  const failed = failedValues?.get(name);
+  if (failed) return new Error(`${what} '${name}' could not be computed at import (${failed.message})`);
+  return new Error(`${what} '${name}' is not computed before it is read`);
 }
 
 /** The subgraphs a node carries (If's branches, Loop's and Scan's bodies). */
@@ -253,7 +286,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, Tensor>)
     const name = node.inputs[i];
     if (!name) return undefined;
     const t = values.get(name);
-    if (!t) throw new Error(`input '${name}' is not computed before it is read`);
+    if (!t) throw unreadable(name);
     return t;
   };
   const ctx: ImportContext = {
@@ -334,7 +367,7 @@ function argsFor(
     if (!arg) throw new Error(`${node.opType} has ${node.inputs.length} inputs, the mapping takes ${inputs.length}`);
     const field = fields.find((f) => f.name === arg)!;
     const t = lookup(name);
-    if (!t) throw new Error(`input '${name}' is not computed before it is read`);
+    if (!t) throw unreadable(name);
     if (field.type.startsWith('Tensor')) {
       if (field.type === 'Tensor[]') kw[arg] = [...((kw[arg] as Tensor[] | undefined) ?? []), t];
       else kw[arg] = t;
