@@ -12,7 +12,7 @@ import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
-import { constTensor, onnxDType, valuesOf } from '../onnx/values.ts';
+import { constTensor, importedDType, onnxDType, valuesOf, withFloat16As } from '../onnx/values.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
   decodeOnnx,
@@ -31,6 +31,13 @@ export interface FromOnnxOptions {
   readonly shapes?: Readonly<Record<string, readonly number[]>>;
   /** Inputs whose values are fixed for this import (a sample rate): they fold like initializers. */
   readonly constants?: Readonly<Record<string, Tensor>>;
+  /**
+   * How the model's float16 values compute. 'float32' (the default on the CPU, as onnxruntime's CPU provider runs
+   * float16 models): float16 weights and values are widened when imported, every op computes and fuses as in a float32
+   * model, and outputs the model declares float16 are rounded back to float16 at the end. 'float16' (the default on
+   * WebGPU, where shader-f16 computes them natively): every op rounds its result to float16, as ONNX's reference does.
+   */
+  readonly float16?: 'float32' | 'float16';
 }
 
 export const nodeLabel = (node: OnnxNode, k: number): string =>
@@ -75,6 +82,13 @@ function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
 
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
 export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = {}): Graph {
+  const device = opts.device ?? CPU;
+  return withFloat16As(opts.float16 ?? (device.kind === 'cpu' ? 'float32' : 'float16'), () =>
+    convertModel(model, opts),
+  );
+}
+
+function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Graph {
   const m = model instanceof Uint8Array ? decodeOnnx(model) : model;
   const device = opts.device ?? CPU;
   const rec = new Recorder();
@@ -87,7 +101,7 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     if (fixed) {
       // A constant given in another dtype than the input declares (an int32 sample rate for an int64 input) takes the
       // input's dtype, as a fed value would.
-      const want = input.dtype;
+      const want = input.dtype && importedDType(input.dtype);
       values.set(input.name, want && fixed.dtype !== want ? (invoke(getOp('cast'), [fixed, want]) as Tensor) : fixed);
       continue;
     }
@@ -98,7 +112,7 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
       );
     }
     if (!input.dtype) throw new Error(`FromOnnx: input '${input.name}' has no tensor element type`);
-    const dtype: DType = input.dtype;
+    const dtype: DType = importedDType(input.dtype);
     const v = mkVar({ shape: shape as number[], dtype }, device, input.name);
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
@@ -111,6 +125,9 @@ export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = 
     const outputs = m.outputs.map((o) => {
       const t = values.get(o.name);
       if (!t) throw unreadable(o.name, 'graph output');
+      // A float16 output computed in float32 is rounded to what the model declares.
+      if (o.dtype === 'float16' && t.dtype === 'float32')
+        return rec.atomOf(invoke(getOp('cast'), [t, 'float16']) as Tensor);
       return rec.atomOf(t);
     });
     return { params, nodes: rec.nodes, outputs };

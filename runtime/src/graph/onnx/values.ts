@@ -4,7 +4,7 @@ import { INT64_EXACT, type DType } from '../../dtype.ts';
 import { sizeOf } from '../../shape.ts';
 import { fromStorage, tensor, Tensor } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
-import type { OnnxTensor } from './proto.ts';
+import { onnxTypeName, type OnnxTensor } from './proto.ts';
 
 /** ONNX element type codes a `dtype` arg can take (Cast's `to`). */
 const ONNX_DTYPES: Readonly<Record<number, DType>> = {
@@ -16,12 +16,36 @@ const ONNX_DTYPES: Readonly<Record<number, DType>> = {
   9: 'bool',
   10: 'float16',
   11: 'float64',
+  4: 'uint16',
+  5: 'int16',
+  12: 'uint32',
+  13: 'uint64',
+  16: 'bfloat16',
 };
 
 export function onnxDType(code: number): DType {
   const d = ONNX_DTYPES[code];
-  if (!d) throw new Error(`ONNX element type ${code} has no raf-op dtype`);
-  return d;
+  if (!d) throw new Error(`ONNX element type ${code} (${onnxTypeName(code)}) has no raf-op dtype`);
+  return d === 'float16' ? float16As : d;
+}
+
+/** What an ONNX float16 value becomes while a model converts (see FromOnnxOptions.float16). */
+let float16As: 'float16' | 'float32' = 'float16';
+
+/** Runs `fn` (a conversion) with ONNX float16 values held, and computed, in `as`. */
+export function withFloat16As<T>(as: 'float16' | 'float32', fn: () => T): T {
+  const outer = float16As;
+  float16As = as;
+  try {
+    return fn();
+  } finally {
+    float16As = outer;
+  }
+}
+
+/** The dtype an ONNX value's element type becomes in the graph being converted. */
+export function importedDType(d: DType): DType {
+  return d === 'float16' ? float16As : d;
 }
 
 /**
@@ -36,10 +60,20 @@ export function constTensor(t: OnnxTensor): Tensor {
       throw new Error(`int64 tensor '${t.name}' holds ${bad}, beyond ±2^53, which raf-op's int64 holds exactly`);
     return tensor(values, { dtype: 'int64', shape: t.shape });
   }
+  if (t.dtype === 'uint64') {
+    const bad = t.values.find((v) => !Number.isSafeInteger(v) || v < 0);
+    if (bad !== undefined)
+      throw new Error(
+        `uint64 tensor '${t.name}' holds ${BigInt(bad)}, beyond 2^53, which raf-op's uint64 holds exactly (it refuses rather than rounds)`,
+      );
+    return tensor(t.values, { dtype: 'uint64', shape: t.shape });
+  }
   // Float weights (nearly all of a model's bytes) go straight into a typed array; tensor() would first copy them
   // through a flat list and check each element, about a third of ppocr-det-v4's import. A count that does not fill
   // the shape still takes tensor(), which reports it.
   const data = t.data;
+  if (t.dtype === 'float16' && float16As === 'float32' && sizeOf(t.shape) === data.length)
+    return fromStorage(t.shape, 'float32', Float32Array.from(data));
   if (sizeOf(t.shape) === data.length) {
     // The decoder's own typed arrays (over a copy of the raw bytes) become the storage as they are.
     if (t.dtype === 'float32' && data instanceof Float32Array) return fromStorage(t.shape, 'float32', data);
