@@ -248,6 +248,16 @@ describe('diff', () => {
     ['expm1(x)', { x: [-3, 3] }],
     ['softplus(x)', { x: [-6, 6] }],
     ['reciprocal(x)', { x: [0.2, 4] }],
+    ['asin(x)', { x: [-0.9, 0.9] }],
+    ['acos(x)', { x: [-0.9, 0.9] }],
+    ['atan(x)', { x: [-3, 3] }],
+    ['sinh(x)', { x: [-3, 3] }],
+    ['cosh(x)', { x: [-3, 3] }],
+    ['asinh(x)', { x: [-3, 3] }],
+    ['acosh(x)', { x: [1.2, 4] }],
+    ['atanh(x)', { x: [-0.9, 0.9] }],
+    ['fmod(x, y)', { x: [-5, 5], y: [0.7, 2.3] }],
+    ['mod(x, y)', { x: [-5, 5], y: [-2.3, -0.7] }],
     ['-x / (1 + x * x)', { x: [-3, 3] }],
     ['x ** 3', { x: [-2, 2] }],
     ['x ** y', { x: [0.2, 3], y: [-2, 2] }],
@@ -369,7 +379,20 @@ describe('cpu math helpers', () => {
 });
 
 describe('renderJs', () => {
-  const HELPER_NAMES = ['erf', 'roundHalfEven', 'sigmoid', 'softplus'] as const;
+  const HELPER_NAMES = [
+    'erf',
+    'roundHalfEven',
+    'sigmoid',
+    'softplus',
+    'floorMod',
+    'bitAnd',
+    'bitOr',
+    'bitXor',
+    'bitNot',
+    'shiftLeft',
+    'shiftRight',
+    'mulInt32',
+  ] as const;
   const compile = (expr: Expr): ((env: Record<string, number>) => number) => {
     const vars = freeVars(expr);
     const body = `return ${renderJs(expr, Object.fromEntries(vars.map((name) => [name, `v_${name}`])))};`;
@@ -408,6 +431,28 @@ describe('renderJs', () => {
       'sigmoid',
     ]);
     expect(jsHelpersUsed(parseExpr('exp(x)'))).toEqual([]);
+    expect(jsHelpersUsed(parseExpr('mod(x, y) + bitand(x, y) * 2'), { int32: true })).toEqual([
+      'bitAnd',
+      'floorMod',
+      'mulInt32',
+    ]);
+  });
+
+  it('renders int32 products through mulInt32, which wraps them exactly', () => {
+    expect(renderJs(parseExpr('a * b + c'), { a: 'a', b: 'b', c: 'c' }, { int32: true })).toBe('mulInt32(a, b) + c');
+    expect(renderJs(parseExpr('a * b'), { a: 'a', b: 'b' })).toBe('a * b');
+    const big = [2 ** 31 - 1, -(2 ** 31), 123456789, -987654321];
+    for (const a of big)
+      for (const b of big) expect(cpuMath.mulInt32(a, b) | 0).toBe(Number(BigInt.asIntN(32, BigInt(a) * BigInt(b))));
+  });
+
+  it('renders remainders, predicates and bitwise functions with their integer meanings', () => {
+    const run = (src: string, env: Record<string, number>) => compile(parseExpr(src))(env);
+    expect([-7, 7].map((x) => run('fmod(x, y)', { x, y: 3 }))).toEqual([-1, 1]);
+    expect([-7, 7].map((x) => run('mod(x, y)', { x, y: -3 }))).toEqual([-1, -2]);
+    expect(run('where(isnan(x), 1, 2) + where(isinf(y), 10, 20)', { x: NaN, y: -Infinity })).toBe(11);
+    expect(run('bitxor(x, y)', { x: 2 ** 40 + 5, y: -1 })).toBe(-(2 ** 40) - 6);
+    expect(run('shr(x, y)', { x: -9, y: 1 })).toBe(-5);
   });
 });
 

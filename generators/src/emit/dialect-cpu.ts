@@ -1,5 +1,6 @@
 // Emitter: CPU dialect ops; elementwise kernels are generated from `compute`, others call a hand-written kernel.
 
+import { freeVars } from '../expr/ast.ts';
 import { jsHelpersUsed, renderJs } from '../expr/render.ts';
 import type { Model, OpModel } from '../spec/model.ts';
 import { addImport, names, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
@@ -27,7 +28,12 @@ function emitCpuOp(op: OpModel): EmittedFile {
     if (op.compute) {
       addImport(sf, path, paths.bridge(op.name), [n.kernelType], true);
       addImport(sf, path, paths.runtime('dialects/cpu/support'), ['allocOut', 'broadcastRows', 'finish']);
-      const helpers = jsHelpersUsed(op.compute.expr);
+      const helpers = [
+        ...new Set([
+          ...jsHelpersUsed(op.compute.expr),
+          ...(int32Form(op) ? jsHelpersUsed(op.compute.expr, { int32: true }) : []),
+        ]),
+      ].sort();
       if (helpers.length) addImport(sf, path, paths.runtime('dialects/cpu/math'), helpers);
       sf.addVariableStatement({
         isExported: true,
@@ -60,9 +66,16 @@ function computeKernel(op: OpModel): string {
   const tensors = op.args.filter(isTensor).map((a) => a.name);
   const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
   const valueNames = Object.fromEntries([...tensors.map((t) => [t, `${t}v`]), ...attrs.map((a) => [a, a])]);
+  const value = renderJs(op.compute!.expr, valueNames);
+  // An int32 result of a product takes the exact wrapping form (mulInt32); other dtypes keep the plain one.
+  const store = int32Form(op)
+    ? `r[o] = int32 ? ${renderJs(op.compute!.expr, valueNames, { int32: true })} : ${value};`
+    : `r[o] = ${value};`;
   const lines = [
     `(${tensors.length ? `{ ${tensors.join(', ')} }` : '_inputs'}, ${attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs'}, out) => {`,
     'const result = allocOut(out);',
+    // uint32 takes the same form: Math.imul's low 32 bits, stored into a Uint32Array, are the unsigned product's.
+    ...(int32Form(op) ? ["const int32 = out.dtype === 'int32' || out.dtype === 'uint32';"] : []),
     'const r = result.dataSync();',
     ...tensors.map((t) => `const ${t}s = ${t}.dataSync();`),
     `const plan = broadcastRows(out.shape, [${tensors.map((t) => `${t}.shape`).join(', ')}]);`,
@@ -72,11 +85,22 @@ function computeKernel(op: OpModel): string {
     ...tensors.map((t) => `let ${t}j = ${t}0[row]!;`),
     `for (const end = o + inner; o < end; o++${tensors.map((t) => `, ${t}j += ${t}d`).join('')}) {`,
     ...tensors.map((t) => `const ${t}v = ${t}s[${t}j]!;`),
-    `r[o] = ${renderJs(op.compute!.expr, valueNames)};`,
+    store,
     '}',
     '}',
     'return finish(result);',
     '}',
   ];
   return lines.join('\n');
+}
+
+/**
+ * Whether the op's kernel needs an int32 form: its result may be int32 (its inputs are not promoted to float) and its
+ * expression multiplies, where a float64 product beyond 2^53 would lose the low bits int32 wrapping keeps.
+ */
+function int32Form(op: OpModel): boolean {
+  // Backward ops synthesized from a compute expression carry float gradients only.
+  if (!op.compute || op.promote === 'float' || op.derivedFrom) return false;
+  const names = Object.fromEntries(freeVars(op.compute.expr).map((v) => [v, v]));
+  return renderJs(op.compute.expr, names, { int32: true }) !== renderJs(op.compute.expr, names);
 }

@@ -279,6 +279,16 @@ function hoistedConstants(expr: string, w: Width): string[] {
 }
 const splat = (w: Width, value: number | string) => `${vec(w)}.splat(<${w}>${value})`;
 
+/**
+ * A function vmath has no vector form of (inverse trigonometry, remainders) or that only means something on integers
+ * (bitwise): an op computing it is served by the CPU and WebGPU dialects; listing wasm is an error naming the function.
+ */
+const unserved =
+  (name: string): VectorFn =>
+  () => {
+    throw new Error(`compute function ${name}() has no wasm SIMD form: leave wasm out of the op's dialects`);
+  };
+
 // Typed over CallFn so a function added to the expression IR is a compile error here until it has a rendering.
 const FUNCTIONS: { readonly [F in CallFn]: VectorFn } = {
   exp: helper('vexp'),
@@ -309,7 +319,30 @@ const FUNCTIONS: { readonly [F in CallFn]: VectorFn } = {
   expm1: helper('vexpm1'),
   softplus: helper('vsoftplus'),
   reciprocal: ([x], _s, w) => `${vec(w)}.div(${splat(w, 1)}, ${x})`,
+  asin: unserved('asin'),
+  acos: unserved('acos'),
+  atan: unserved('atan'),
+  sinh: unserved('sinh'),
+  cosh: unserved('cosh'),
+  asinh: unserved('asinh'),
+  acosh: unserved('acosh'),
+  atanh: unserved('atanh'),
+  trunc: builtin('trunc'),
+  // Predicates give lane masks (see PREDICATE_FNS): NaN is the one value unequal to itself.
+  isnan: ([x], _s, w) => `${vec(w)}.ne(${x}, ${x})`,
+  isinf: ([x], _s, w) => `${vec(w)}.eq(${vec(w)}.abs(${x}), ${splat(w, 'Infinity')})`,
+  fmod: unserved('fmod'),
+  mod: unserved('mod'),
+  bitand: unserved('bitand'),
+  bitor: unserved('bitor'),
+  bitxor: unserved('bitxor'),
+  bitnot: unserved('bitnot'),
+  shl: unserved('shl'),
+  shr: unserved('shr'),
 };
+
+/** Functions whose rendering is a lane mask rather than a vector of numbers. */
+const PREDICATE_FNS: ReadonlySet<CallFn> = new Set<CallFn>(['isnan', 'isinf']);
 
 const ARITHMETIC = { '+': 'add', '-': 'sub', '*': 'mul', '/': 'div' } as const;
 const COMPARE = { '<': 'lt', '<=': 'le', '>': 'gt', '>=': 'ge', '==': 'eq', '!=': 'ne' } as const;
@@ -384,7 +417,7 @@ function renderWith(
             helpers,
             hoist,
           ),
-          kind: 'num',
+          kind: PREDICATE_FNS.has(node.fn) ? 'bool' : 'num',
         };
       case 'select': {
         const cond = asBool(visit(node.cond));

@@ -30,7 +30,26 @@ export type FnName =
   | 'log1p'
   | 'expm1'
   | 'softplus'
-  | 'reciprocal';
+  | 'reciprocal'
+  | 'asin'
+  | 'acos'
+  | 'atan'
+  | 'sinh'
+  | 'cosh'
+  | 'asinh'
+  | 'acosh'
+  | 'atanh'
+  | 'trunc'
+  | 'isnan'
+  | 'isinf'
+  | 'fmod'
+  | 'mod'
+  | 'bitand'
+  | 'bitor'
+  | 'bitxor'
+  | 'bitnot'
+  | 'shl'
+  | 'shr';
 
 /** `where(c, a, b)` is surface syntax for a select node, so call nodes never carry it. */
 export type CallFn = Exclude<FnName, 'where'>;
@@ -81,7 +100,29 @@ export const FUNCTIONS: { readonly [F in FnName]: FnInfo } = {
   expm1: { arity: 1, meaning: 'exp(x) - 1, accurate near 0' },
   softplus: { arity: 1, meaning: 'log(1 + exp(x))' },
   reciprocal: { arity: 1, meaning: '1 / x' },
+  asin: { arity: 1, meaning: 'inverse sine (radians)' },
+  acos: { arity: 1, meaning: 'inverse cosine (radians)' },
+  atan: { arity: 1, meaning: 'inverse tangent (radians)' },
+  sinh: { arity: 1, meaning: 'hyperbolic sine' },
+  cosh: { arity: 1, meaning: 'hyperbolic cosine' },
+  asinh: { arity: 1, meaning: 'inverse hyperbolic sine' },
+  acosh: { arity: 1, meaning: 'inverse hyperbolic cosine' },
+  atanh: { arity: 1, meaning: 'inverse hyperbolic tangent' },
+  trunc: { arity: 1, meaning: 'round toward zero' },
+  isnan: { arity: 1, meaning: 'true where x is NaN' },
+  isinf: { arity: 1, meaning: 'true where x is +Infinity or -Infinity' },
+  fmod: { arity: 2, meaning: "remainder of a / b truncated toward zero, with a's sign (C fmod)" },
+  mod: { arity: 2, meaning: "remainder of a / b floored, with b's sign (Python's %, NumPy's mod)" },
+  bitand: { arity: 2, meaning: "bitwise and of integers (two's complement)" },
+  bitor: { arity: 2, meaning: "bitwise or of integers (two's complement)" },
+  bitxor: { arity: 2, meaning: "bitwise exclusive or of integers (two's complement)" },
+  bitnot: { arity: 1, meaning: "bitwise complement of an integer, -x - 1 (two's complement)" },
+  shl: { arity: 2, meaning: 'a shifted left by b bits, a * 2^b (the store wraps it to the dtype)' },
+  shr: { arity: 2, meaning: 'a shifted right by b bits, floor(a / 2^b)' },
 };
+
+/** Functions whose result is a truth value rather than a number (renderers keep it as one). */
+export const PREDICATES: ReadonlySet<FnName> = new Set<FnName>(['isnan', 'isinf']);
 
 export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FnName[];
 
@@ -101,8 +142,9 @@ export function resultKind(expr: Expr): ResultKind {
   switch (expr.kind) {
     case 'var':
     case 'const':
-    case 'call':
       return 'num';
+    case 'call':
+      return PREDICATES.has(expr.fn) ? 'bool' : 'num';
     case 'unary':
       return expr.op === 'not' ? 'bool' : 'num';
     case 'binary':

@@ -24,7 +24,9 @@ import { simplify } from './simplify.ts';
  *   clamp(x, lo, hi)-> where(x > lo && x < hi, dx, where(x <= lo, dlo, dhi)), which is where(…, dx, 0) for
  *                      constant bounds: the gradient vanishes on and beyond both bounds;
  *   abs(x)          -> sign(x) * dx           so 0 at 0;
- *   sign, floor, ceil, round, comparisons and logical operators -> 0 (piecewise constant);
+ *   sign, floor, ceil, round, trunc, isnan, isinf, the bitwise functions, comparisons and logical operators -> 0
+ *                      (piecewise constant, or integer-only);
+ *   fmod(a, b)      -> da - trunc(a / b) * db, mod(a, b) -> da - floor(a / b) * db (the quotient is locally constant);
  *   where(c, a, b)  -> where(c, da, db)       the condition is treated as locally constant.
  */
 
@@ -143,5 +145,37 @@ function callDerivative(fn: CallFn, args: readonly Expr[], wrt: string): Expr {
       return outer(call('sigmoid', [a]));
     case 'reciprocal':
       return neg(div(da(), mul(a, a)));
+    case 'asin':
+      return div(da(), call('sqrt', [sub(constant(1), mul(a, a))]));
+    case 'acos':
+      return neg(div(da(), call('sqrt', [sub(constant(1), mul(a, a))])));
+    case 'atan':
+      return div(da(), add(constant(1), mul(a, a)));
+    case 'sinh':
+      return outer(call('cosh', [a]));
+    case 'cosh':
+      return outer(call('sinh', [a]));
+    case 'asinh':
+      return div(da(), call('sqrt', [add(mul(a, a), constant(1))]));
+    case 'acosh':
+      return div(da(), call('sqrt', [sub(mul(a, a), constant(1))]));
+    case 'atanh':
+      return div(da(), sub(constant(1), mul(a, a)));
+    case 'fmod':
+    case 'mod': {
+      const b = args[1]!;
+      const quotient = call(fn === 'fmod' ? 'trunc' : 'floor', [div(a, b)]);
+      return sub(da(), mul(quotient, derivative(b, wrt)));
+    }
+    case 'trunc':
+    case 'isnan':
+    case 'isinf':
+    case 'bitand':
+    case 'bitor':
+    case 'bitxor':
+    case 'bitnot':
+    case 'shl':
+    case 'shr':
+      return constant(0);
   }
 }

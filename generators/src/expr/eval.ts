@@ -1,5 +1,17 @@
 // Reference interpreter for the expression IR: constant folding, numeric gradient checks and kernel test oracles.
-import { erf, roundHalfEven, sigmoid, softplus } from '../../../runtime/src/dialects/cpu/math.ts';
+import {
+  bitAnd,
+  bitNot,
+  bitOr,
+  bitXor,
+  erf,
+  floorMod,
+  roundHalfEven,
+  shiftLeft,
+  shiftRight,
+  sigmoid,
+  softplus,
+} from '../../../runtime/src/dialects/cpu/math.ts';
 import type { BinaryOp, CallFn, Expr } from './ast.ts';
 
 // The helpers come from the runtime's own math module so that the oracle and generated CPU kernels agree bit for bit.
@@ -32,6 +44,25 @@ const FUNCTION_EVALUATORS: { readonly [F in CallFn]: (...args: number[]) => numb
   expm1: Math.expm1,
   softplus,
   reciprocal: (x) => 1 / x,
+  asin: Math.asin,
+  acos: Math.acos,
+  atan: Math.atan,
+  sinh: Math.sinh,
+  cosh: Math.cosh,
+  asinh: Math.asinh,
+  acosh: Math.acosh,
+  atanh: Math.atanh,
+  trunc: Math.trunc,
+  isnan: (x) => fromBool(Number.isNaN(x)),
+  isinf: (x) => fromBool(x === Infinity || x === -Infinity),
+  fmod: (a, b) => a % b,
+  mod: floorMod,
+  bitand: bitAnd,
+  bitor: bitOr,
+  bitxor: bitXor,
+  bitnot: bitNot,
+  shl: shiftLeft,
+  shr: shiftRight,
 };
 
 const BINARY_EVALUATORS: { readonly [Op in BinaryOp]: (a: number, b: number) => number } = {

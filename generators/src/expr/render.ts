@@ -37,11 +37,18 @@ interface Dialect {
   readonly equal: string;
   readonly notEqual: string;
   readonly functions: { readonly [F in CallFn]: FnEmitter };
+  /** A rendering of + - * / other than the operator's own, or null for the operator. */
+  readonly arithmetic?: (op: '+' | '-' | '*' | '/', lhs: Code, rhs: Code, helpers: Set<string>) => Code | null;
 }
 
 export interface RenderOptions {
   /** Kind of the rendered value; 'num' (default) converts a boolean result to 1/0 for storing in a float tensor. */
   readonly as?: ResultKind;
+  /**
+   * JavaScript only: the value is stored into int32, so products wrap modulo 2^32 exactly (mulInt32) rather than
+   * losing their low bits in a float64 product beyond 2^53.
+   */
+  readonly int32?: boolean;
 }
 
 /** Renders the tree bottom-up; variables become `names[var]` and helper functions used are recorded in `helpers`. */
@@ -88,6 +95,8 @@ function renderWith(dialect: Dialect, expr: Expr, names: Readonly<Record<string,
           return { text: `${lhsText} ${op} ${wrap(rhs, AND + 1)}`, precedence, kind: 'bool' };
         }
         const [lhs, rhs] = [asNum(visit(node.lhs)), asNum(visit(node.rhs))];
+        const special = dialect.arithmetic?.(op, lhs, rhs, helpers);
+        if (special) return special;
         return num(`${wrap(lhs, precedence)} ${op} ${wrap(rhs, precedence + 1)}`, precedence);
       }
       case 'call':
@@ -168,18 +177,49 @@ const JS: Dialect = {
     expm1: jsCall('Math.expm1'),
     softplus: jsHelper('softplus'),
     reciprocal: ([a]) => num(`1 / ${wrap(a!, MUL + 1)}`, MUL),
+    asin: jsCall('Math.asin'),
+    acos: jsCall('Math.acos'),
+    atan: jsCall('Math.atan'),
+    sinh: jsCall('Math.sinh'),
+    cosh: jsCall('Math.cosh'),
+    asinh: jsCall('Math.asinh'),
+    acosh: jsCall('Math.acosh'),
+    atanh: jsCall('Math.atanh'),
+    trunc: jsCall('Math.trunc'),
+    isnan: ([a]) => atom(`Number.isNaN(${a!.text})`, 'bool'),
+    isinf: ([a]) => atom(`(Math.abs(${a!.text}) === Infinity)`, 'bool'),
+    // JavaScript's % is C's fmod: exact, with the dividend's sign.
+    fmod: ([a, b]) => num(`${wrap(a!, MUL)} % ${wrap(b!, MUL + 1)}`, MUL),
+    mod: jsHelper('floorMod'),
+    bitand: jsHelper('bitAnd'),
+    bitor: jsHelper('bitOr'),
+    bitxor: jsHelper('bitXor'),
+    bitnot: jsHelper('bitNot'),
+    shl: jsHelper('shiftLeft'),
+    shr: jsHelper('shiftRight'),
+  },
+};
+
+/** JavaScript for int32 results: a product is exact modulo 2^32 (Math.imul where the float64 product would round). */
+const JS_INT32: Dialect = {
+  ...JS,
+  arithmetic: (op, lhs, rhs, helpers) => {
+    if (op !== '*') return null;
+    helpers.add('mulInt32');
+    return atom(`mulInt32(${lhs.text}, ${rhs.text})`);
   },
 };
 
 /** A JavaScript expression computing `expr`; import the names from jsHelpersUsed(expr) from the CPU math module. */
 export function renderJs(expr: Expr, names: Readonly<Record<string, string>>, options: RenderOptions = {}): string {
-  return finish(JS, renderWith(JS, expr, names, new Set()), options);
+  const dialect = options.int32 ? JS_INT32 : JS;
+  return finish(dialect, renderWith(dialect, expr, names, new Set()), options);
 }
 
-/** Helper functions (exports of runtime/src/dialects/cpu/math.ts) that renderJs(expr) calls, sorted. */
-export function jsHelpersUsed(expr: Expr): string[] {
+/** Helper functions (exports of runtime/src/dialects/cpu/math.ts) that renderJs(expr, names, options) calls, sorted. */
+export function jsHelpersUsed(expr: Expr, options: RenderOptions = {}): string[] {
   const helpers = new Set<string>();
-  renderWith(JS, expr, selfNames(expr), helpers);
+  renderWith(options.int32 ? JS_INT32 : JS, expr, selfNames(expr), helpers);
   return [...helpers].sort();
 }
 
@@ -240,6 +280,10 @@ fn raf_softplus(x: f32) -> f32 {
   raf_is_nan: `// is_nan: by the bits, since WGSL may fold comparisons on the assumption that NaN never occurs.
 fn raf_is_nan(v: f32) -> bool {
   return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}`,
+  raf_is_inf: `// is_inf: by the bits, for the same reason as raf_is_nan.
+fn raf_is_inf(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) == 0x7f800000u;
 }`,
   raf_max: `// max: NaN propagates, as Math.max and the CPU kernels give (WGSL's max may return the other operand).
 fn raf_max(a: f32, b: f32) -> f32 {
@@ -331,6 +375,35 @@ function wgslDialect(ty: WgslFloat): Dialect {
       expm1: helper('raf_expm1'),
       softplus: helper('raf_softplus'),
       reciprocal: ([a]) => num(`1.0 / ${wrap(a!, MUL + 1)}`, MUL),
+      asin: builtin('asin'),
+      acos: builtin('acos'),
+      atan: builtin('atan'),
+      sinh: builtin('sinh'),
+      cosh: builtin('cosh'),
+      asinh: builtin('asinh'),
+      acosh: builtin('acosh'),
+      atanh: builtin('atanh'),
+      trunc: builtin('trunc'),
+      // Predicates read the f32 bits (an f16 value widens exactly), giving a bool.
+      isnan: ([a], _source, helpers) => {
+        helpers.add('raf_is_nan');
+        return atom(`raf_is_nan(${ty === 'f32' ? a!.text : `f32(${a!.text})`})`, 'bool');
+      },
+      isinf: ([a], _source, helpers) => {
+        helpers.add('raf_is_inf');
+        return atom(`raf_is_inf(${ty === 'f32' ? a!.text : `f32(${a!.text})`})`, 'bool');
+      },
+      // Spelled out: WGSL's float % is x - y * trunc(x / y) too, but an implementation may compute it less exactly.
+      fmod: ([a, b]) =>
+        num(`${wrap(a!, ADD)} - ${wrap(b!, MUL)} * trunc(${wrap(a!, MUL)} / ${wrap(b!, MUL + 1)})`, ADD),
+      mod: ([a, b]) => num(`${wrap(a!, ADD)} - ${wrap(b!, MUL)} * floor(${wrap(a!, MUL)} / ${wrap(b!, MUL + 1)})`, ADD),
+      // Integer-only functions: through i32, exact for the integers an f32 holds.
+      bitand: ([a, b]) => atom(`${ty}(i32(${a!.text}) & i32(${b!.text}))`),
+      bitor: ([a, b]) => atom(`${ty}(i32(${a!.text}) | i32(${b!.text}))`),
+      bitxor: ([a, b]) => atom(`${ty}(i32(${a!.text}) ^ i32(${b!.text}))`),
+      bitnot: ([a]) => atom(`${ty}(~i32(${a!.text}))`),
+      shl: ([a, b]) => atom(`${ty}(i32(${a!.text}) << u32(${b!.text}))`),
+      shr: ([a, b]) => atom(`${ty}(i32(${a!.text}) >> u32(${b!.text}))`),
     },
   };
 }

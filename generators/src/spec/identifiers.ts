@@ -32,8 +32,11 @@ const GENERATED_NAMES: ReadonlySet<string> = new Set([
   'attrs',
 ]);
 
-/** A CPU kernel generated from `compute` also declares `r` and `i`, and for each tensor arg t the locals ts, ti, tv. */
-const COMPUTE_LOCALS: ReadonlySet<string> = new Set(['r', 'i']);
+/**
+ * A CPU kernel generated from `compute` also declares `r`, `i` and (where products may be int32) `int32`, and for each
+ * tensor arg t the locals ts, ti, tv.
+ */
+const COMPUTE_LOCALS: ReadonlySet<string> = new Set(['r', 'i', 'int32']);
 
 export const camelOf = (snake: string) => snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 

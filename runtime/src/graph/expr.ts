@@ -1,6 +1,18 @@
 // Runtime side of the compute-expression IR: the literal shape generated passes files emit, and its JS compiler for fused CPU loops.
 
-import { erf, roundHalfEven, sigmoid, softplus } from '../dialects/cpu/math.ts';
+import {
+  bitAnd,
+  bitNot,
+  bitOr,
+  bitXor,
+  erf,
+  floorMod,
+  roundHalfEven,
+  shiftLeft,
+  shiftRight,
+  sigmoid,
+  softplus,
+} from '../dialects/cpu/math.ts';
 
 export type ComputeFn =
   | 'exp'
@@ -25,7 +37,26 @@ export type ComputeFn =
   | 'log1p'
   | 'expm1'
   | 'softplus'
-  | 'reciprocal';
+  | 'reciprocal'
+  | 'asin'
+  | 'acos'
+  | 'atan'
+  | 'sinh'
+  | 'cosh'
+  | 'asinh'
+  | 'acosh'
+  | 'atanh'
+  | 'trunc'
+  | 'isnan'
+  | 'isinf'
+  | 'fmod'
+  | 'mod'
+  | 'bitand'
+  | 'bitor'
+  | 'bitxor'
+  | 'bitnot'
+  | 'shl'
+  | 'shr';
 
 /** Structurally the generator's `Expr` (generators/src/expr/ast.ts), which emits literals of this type. */
 export type ComputeExpr =
@@ -80,10 +111,41 @@ const JS_FUNCTIONS: { readonly [F in ComputeFn]: (a: readonly string[]) => strin
   expm1: ([x]) => `Math.expm1(${x})`,
   softplus: ([x]) => `H.softplus(${x})`,
   reciprocal: ([x]) => `(1 / ${x})`,
+  asin: ([x]) => `Math.asin(${x})`,
+  acos: ([x]) => `Math.acos(${x})`,
+  atan: ([x]) => `Math.atan(${x})`,
+  sinh: ([x]) => `Math.sinh(${x})`,
+  cosh: ([x]) => `Math.cosh(${x})`,
+  asinh: ([x]) => `Math.asinh(${x})`,
+  acosh: ([x]) => `Math.acosh(${x})`,
+  atanh: ([x]) => `Math.atanh(${x})`,
+  trunc: ([x]) => `Math.trunc(${x})`,
+  isnan: ([x]) => `Number.isNaN(${x})`,
+  isinf: ([x]) => `(Math.abs(${x}) === Infinity)`,
+  fmod: ([a, b]) => `(${a} % ${b})`,
+  mod: ([a, b]) => `H.floorMod(${a}, ${b})`,
+  bitand: ([a, b]) => `H.bitAnd(${a}, ${b})`,
+  bitor: ([a, b]) => `H.bitOr(${a}, ${b})`,
+  bitxor: ([a, b]) => `H.bitXor(${a}, ${b})`,
+  bitnot: ([x]) => `H.bitNot(${x})`,
+  shl: ([a, b]) => `H.shiftLeft(${a}, ${b})`,
+  shr: ([a, b]) => `H.shiftRight(${a}, ${b})`,
 };
 
 /** The helpers `H.*` in compiled text resolve to; passed to `new Function` as `H`. */
-export const JS_HELPERS = { erf, sigmoid, softplus, roundHalfEven } as const;
+export const JS_HELPERS = {
+  erf,
+  sigmoid,
+  softplus,
+  roundHalfEven,
+  floorMod,
+  bitAnd,
+  bitOr,
+  bitXor,
+  bitNot,
+  shiftLeft,
+  shiftRight,
+} as const;
 
 /** JavaScript text of `e` with each variable replaced by `names[var]`; a boolean result stays boolean (stores as 1/0). */
 export function exprToJs(e: ComputeExpr, names: Readonly<Record<string, string>>): string {
@@ -146,6 +208,26 @@ const WGSL_FUNCTIONS: { readonly [F in ComputeFn]: ((a: readonly string[]) => st
   expm1: ([x]) => `(exp(${x}) - 1.0)`,
   softplus: ([x]) => `(max(${x}, 0.0) + log(1.0 + exp(-abs(${x}))))`,
   reciprocal: ([x]) => `(1.0 / ${x})`,
+  asin: ([x]) => `asin(${x})`,
+  acos: ([x]) => `acos(${x})`,
+  atan: ([x]) => `atan(${x})`,
+  sinh: ([x]) => `sinh(${x})`,
+  cosh: ([x]) => `cosh(${x})`,
+  asinh: ([x]) => `asinh(${x})`,
+  acosh: ([x]) => `acosh(${x})`,
+  atanh: ([x]) => `atanh(${x})`,
+  trunc: ([x]) => `trunc(${x})`,
+  isnan: ([x]) => `select(0.0, 1.0, ${wgslIsNan(x!)})`,
+  isinf: ([x]) => `select(0.0, 1.0, (bitcast<u32>(${x}) & 0x7fffffffu) == 0x7f800000u)`,
+  fmod: ([a, b]) => `(${a} - ${b} * trunc(${a} / ${b}))`,
+  mod: ([a, b]) => `(${a} - ${b} * floor(${a} / ${b}))`,
+  // Integer-only functions are not fused on WebGPU (its fused kernels are f32).
+  bitand: null,
+  bitor: null,
+  bitxor: null,
+  bitnot: null,
+  shl: null,
+  shr: null,
 };
 
 /**

@@ -78,3 +78,67 @@ export function roundHalfEven(x: number): number {
   // Keep the sign of zero that Math.round would give (round(-0.3) is -0).
   return rounded === 0 ? 0 * x : rounded;
 }
+
+/** Remainder of a / b floored, so it takes b's sign (Python's %, NumPy's mod): C's fmod, moved by b when signs differ. */
+export function floorMod(a: number, b: number): number {
+  const r = a % b;
+  // A zero remainder takes b's sign too, as NumPy's gives (mod(4.0, -2.0) is -0.0).
+  if (r === 0) return b < 0 ? -0 : 0;
+  return r < 0 !== b < 0 ? r + b : r;
+}
+
+const TWO32 = 4294967296;
+
+/**
+ * A bitwise operation on integers held as numbers, exact over ±2^53 (int64 storage): values beyond int32 are split
+ * into a signed high word and an unsigned low word, which two's complement lets each combine on its own.
+ */
+function bitwise(a: number, b: number, op: (x: number, y: number) => number): number {
+  if (a === (a | 0) && b === (b | 0)) return op(a, b);
+  const [ah, bh] = [Math.floor(a / TWO32), Math.floor(b / TWO32)];
+  const [al, bl] = [a - ah * TWO32, b - bh * TWO32];
+  return op(ah, bh) * TWO32 + (op(al | 0, bl | 0) >>> 0);
+}
+
+const and = (x: number, y: number) => x & y;
+const or = (x: number, y: number) => x | y;
+const xor = (x: number, y: number) => x ^ y;
+
+/** Bitwise and of two integers, exact over ±2^53. */
+export function bitAnd(a: number, b: number): number {
+  return bitwise(a, b, and);
+}
+
+/** Bitwise or of two integers, exact over ±2^53. */
+export function bitOr(a: number, b: number): number {
+  return bitwise(a, b, or);
+}
+
+/** Bitwise exclusive or of two integers, exact over ±2^53. */
+export function bitXor(a: number, b: number): number {
+  return bitwise(a, b, xor);
+}
+
+/** Bitwise complement of an integer in two's complement, -a - 1 (a store into uint8 wraps it to 255 - a). */
+export function bitNot(a: number): number {
+  return -a - 1;
+}
+
+/** a shifted left by b bits: a · 2^b, exact (the store wraps it to the dtype's width; int64 beyond 2^53 is refused). */
+export function shiftLeft(a: number, b: number): number {
+  return a * 2 ** b;
+}
+
+/** a shifted right by b bits: floor(a / 2^b), exact (an arithmetic shift for a negative a). */
+export function shiftRight(a: number, b: number): number {
+  return Math.floor(a / 2 ** b);
+}
+
+/**
+ * a · b in a kernel whose result is int32 (or uint32: the same bits): the float64 product where it is exact (|a · b| <= 2^53), which the int32
+ * store wraps correctly; beyond, Math.imul's product modulo 2^32, which the rounded float64 product would not give.
+ */
+export function mulInt32(a: number, b: number): number {
+  const p = a * b;
+  return p <= Number.MAX_SAFE_INTEGER && p >= -Number.MAX_SAFE_INTEGER ? p : Math.imul(a, b);
+}
