@@ -5,7 +5,7 @@ opSuite({
   op: 'cumprod',
   spec: 'specs/tensor/cumprod.yaml',
   dialects: ['cpu', 'webgpu'],
-  dtypes: ['float32', 'float64'],
+  dtypes: ['float32', 'float64', 'int32', 'int64'],
   tensors: ['x'],
   domain: [0.5, 1.5],
   cases: [
@@ -31,7 +31,14 @@ opSuite({
     { shapes: { x: [3, 4] }, args: { axis: -1, exclusive: true }, full: { axis: -1, dtype: null, exclusive: true } },
     { shapes: { x: [5] }, args: {}, full: { axis: null, dtype: null, exclusive: false } },
   ],
-  oracle: { kind: 'identity', formula: 'exp(cumsum(log(x), axis, dtype, exclusive))' },
+  oracle: {
+    kind: 'onnx',
+    op: 'CumProd',
+    opset: 26,
+    inputs: ['x', 'axis'],
+    attrs: { exclusive: 'exclusive' },
+    flatten: 'axis',
+  },
   grad: ['x'],
   errors: [
     {

@@ -17,6 +17,8 @@ opSuite({
     },
     { shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] }, args: { reduction: 'add' }, full: { reduction: 'add' } },
     { shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] }, args: { reduction: 'mul' }, full: { reduction: 'mul' } },
+    { shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] }, args: { reduction: 'max' }, full: { reduction: 'max' } },
+    { shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] }, args: { reduction: 'min' }, full: { reduction: 'min' } },
     {
       shapes: { x: [3, 4, 2], indices: [2, 2], updates: [2, 2] },
       args: { reduction: 'none' },
@@ -33,6 +35,16 @@ opSuite({
       full: { reduction: 'mul' },
     },
     {
+      shapes: { x: [3, 4, 2], indices: [2, 2], updates: [2, 2] },
+      args: { reduction: 'max' },
+      full: { reduction: 'max' },
+    },
+    {
+      shapes: { x: [3, 4, 2], indices: [2, 2], updates: [2, 2] },
+      args: { reduction: 'min' },
+      full: { reduction: 'min' },
+    },
+    {
       shapes: { x: [3, 4], indices: [2, 3, 2], updates: [2, 3] },
       args: { reduction: 'none' },
       full: { reduction: 'none' },
@@ -46,6 +58,16 @@ opSuite({
       shapes: { x: [3, 4], indices: [2, 3, 2], updates: [2, 3] },
       args: { reduction: 'mul' },
       full: { reduction: 'mul' },
+    },
+    {
+      shapes: { x: [3, 4], indices: [2, 3, 2], updates: [2, 3] },
+      args: { reduction: 'max' },
+      full: { reduction: 'max' },
+    },
+    {
+      shapes: { x: [3, 4], indices: [2, 3, 2], updates: [2, 3] },
+      args: { reduction: 'min' },
+      full: { reduction: 'min' },
     },
     {
       shapes: { x: [3, 3], indices: [5, 1], updates: [5, 3] },
@@ -54,12 +76,14 @@ opSuite({
     },
     { shapes: { x: [3, 3], indices: [5, 1], updates: [5, 3] }, args: { reduction: 'add' }, full: { reduction: 'add' } },
     { shapes: { x: [3, 3], indices: [5, 1], updates: [5, 3] }, args: { reduction: 'mul' }, full: { reduction: 'mul' } },
+    { shapes: { x: [3, 3], indices: [5, 1], updates: [5, 3] }, args: { reduction: 'max' }, full: { reduction: 'max' } },
+    { shapes: { x: [3, 3], indices: [5, 1], updates: [5, 3] }, args: { reduction: 'min' }, full: { reduction: 'min' } },
     { shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] }, args: {}, full: { reduction: 'none' } },
   ],
   oracle: {
     kind: 'onnx',
     op: 'ScatterND',
-    opset: 17,
+    opset: 18,
     inputs: ['x', 'indices', 'updates'],
     attrs: { reduction: 'reduction' },
   },
@@ -68,7 +92,7 @@ opSuite({
     {
       shapes: { x: [4, 3], indices: [2, 1], updates: [2, 3] },
       args: { reduction: 'not_an_option' },
-      title: 'reduction not one of none, add, mul',
+      title: 'reduction not one of none, add, mul, max, min',
       message: 'must be one of',
     },
     {

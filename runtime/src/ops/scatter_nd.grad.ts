@@ -5,11 +5,14 @@
 //   add:  x's gradient is dy; an update's is dy at its slot;
 //   mul:  y = x · Π updates at the slot, so x's gradient is dy times that product (scatter_nd of dy by mul), and an
 //         update's is dy · x at its slot times the product of the other rows that hit the same slot (computed from the
-//         rows themselves, no division, so zeros are fine).
+//         rows themselves, no division, so zeros are fine);
+//   max, min: the gradient goes to whichever of x and the updates at a slot equals the result there (each of them on
+//         a tie, as torch.scatter_reduce's amax does with include_self).
 
 import type { ScatterNdGradContext, ScatterNdGradResult } from '../generated/grad/scatter_nd.ts';
 import { argValues } from '../checks.ts';
 import { concatenate } from '../generated/api/concatenate.ts';
+import { equal } from '../generated/api/equal.ts';
 import { multiply } from '../generated/api/multiply.ts';
 import { prod } from '../generated/api/prod.ts';
 import { reshape } from '../generated/api/reshape.ts';
@@ -45,6 +48,15 @@ export function scatterNdGradImpl({ x, indices, updates, dy, reduction }: Scatte
   const flat = (t: Tensor) => reshape(t, [sizeOf(x.shape.slice(0, k)), ...rest]);
   const at = (t: Tensor) => reshape(take(flat(t), ints(slots), 0), updates.shape);
   if (reduction === 'add') return { x: dy, indices: null, updates: at(dy) };
+  if (reduction === 'max' || reduction === 'min') {
+    const y = scatterNd(x, indices, updates, reduction);
+    const none = (like: Tensor) => placeOn(zeros(like.shape, like.dtype), dy.device);
+    return {
+      x: where(equal(x, y), dy, none(dy)),
+      indices: null,
+      updates: where(equal(updates, at(y)), at(dy), none(updates)),
+    };
+  }
   if (reduction === 'none') {
     const last = new Map<number, number>();
     slots.forEach((s, r) => last.set(s, r));

@@ -9,7 +9,7 @@ import { argmaxCast, argmaxFusion } from '../passes/argmax.ts';
 /** The base op raf.op.argmax; its gradient is installed by the generated registry. */
 export const argmaxOp: OpDef<ArgmaxArgs> = {
   name: 'argmax',
-  doc: 'Index of the maximum along axis (over the flattened input when axis is null) as int32; the first one on ties.',
+  doc: "Index of the maximum along axis (over the flattened input when axis is null) as int32, the first one on ties or the last with select_last_index (ONNX's own results are int64: FromOnnx casts them).",
   source: 'specs/reduce/argmax.yaml',
   schema: ArgmaxArgs,
   tensorArgs: ['x'],
@@ -21,18 +21,20 @@ export const argmaxOp: OpDef<ArgmaxArgs> = {
 };
 
 /**
- * Index of the maximum along axis (over the flattened input when axis is null) as int32; the first one on ties.
+ * Index of the maximum along axis (over the flattened input when axis is null) as int32, the first one on ties or the last with select_last_index (ONNX's own results are int64: FromOnnx casts them).
  *
  * @param x Tensor.
  * @param axis int?; default null; checked: axis(x), nonempty.
  * @param keepdims bool; default false.
+ * @param select_last_index bool; ties give the last index instead of the first; default false.
  * @see specs/reduce/argmax.yaml
  */
 export function argmax(
   x: Tensor | number,
   axis: number | null = null,
   keepdims: boolean = false,
+  select_last_index: boolean = false,
   ...unexpected: never[]
 ): Tensor {
-  return invoke(argmaxOp, [x, axis, keepdims, ...unexpected]) as Tensor;
+  return invoke(argmaxOp, [x, axis, keepdims, select_last_index, ...unexpected]) as Tensor;
 }

@@ -9,7 +9,7 @@ import { argminCast, argminFusion } from '../passes/argmin.ts';
 /** The base op raf.op.argmin; its gradient is installed by the generated registry. */
 export const argminOp: OpDef<ArgminArgs> = {
   name: 'argmin',
-  doc: 'Index of the minimum along axis (over the flattened input when axis is null) as int32; the first one on ties.',
+  doc: "Index of the minimum along axis (over the flattened input when axis is null) as int32, the first one on ties or the last with select_last_index (ONNX's own results are int64: FromOnnx casts them).",
   source: 'specs/reduce/argmin.yaml',
   schema: ArgminArgs,
   tensorArgs: ['x'],
@@ -21,18 +21,20 @@ export const argminOp: OpDef<ArgminArgs> = {
 };
 
 /**
- * Index of the minimum along axis (over the flattened input when axis is null) as int32; the first one on ties.
+ * Index of the minimum along axis (over the flattened input when axis is null) as int32, the first one on ties or the last with select_last_index (ONNX's own results are int64: FromOnnx casts them).
  *
  * @param x Tensor.
  * @param axis int?; default null; checked: axis(x), nonempty.
  * @param keepdims bool; default false.
+ * @param select_last_index bool; ties give the last index instead of the first; default false.
  * @see specs/reduce/argmin.yaml
  */
 export function argmin(
   x: Tensor | number,
   axis: number | null = null,
   keepdims: boolean = false,
+  select_last_index: boolean = false,
   ...unexpected: never[]
 ): Tensor {
-  return invoke(argminOp, [x, axis, keepdims, ...unexpected]) as Tensor;
+  return invoke(argminOp, [x, axis, keepdims, select_last_index, ...unexpected]) as Tensor;
 }

@@ -10,7 +10,7 @@ import { cumprodCast, cumprodFusion } from '../passes/cumprod.ts';
 /** The base op raf.op.cumprod; its gradient is installed by the generated registry. */
 export const cumprodOp: OpDef<CumsumArgs> = {
   name: 'cumprod',
-  doc: "Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, shared/seeds/003); the gradient assumes no zero inputs.",
+  doc: "Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.",
   source: 'specs/tensor/cumprod.yaml',
   schema: CumsumArgs,
   tensorArgs: ['x'],
@@ -22,7 +22,7 @@ export const cumprodOp: OpDef<CumsumArgs> = {
 };
 
 /**
- * Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, shared/seeds/003); the gradient assumes no zero inputs.
+ * Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.
  *
  * @param x Tensor.
  * @param axis int?; null scans the flattened input; default null; checked: axis(x).

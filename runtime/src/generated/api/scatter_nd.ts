@@ -9,7 +9,7 @@ import { scatterNdCast, scatterNdFusion } from '../passes/scatter_nd.ts';
 /** The base op raf.op.scatter_nd; its gradient is installed by the generated registry. */
 export const scatterNdOp: OpDef<ScatterNdArgs> = {
   name: 'scatter_nd',
-  doc: "A copy of x with updates written at the int32 index tuples of indices' last axis (ONNX ScatterND, Relay scatter_nd): indices [..., k] names x's leading k axes, updates has shape indices.shape[:-1] + x.shape[k:]; reduction none (a repeated index keeps the last update), add or mul.",
+  doc: "A copy of x with updates written at the int32 index tuples of indices' last axis (ONNX ScatterND, Relay scatter_nd): indices [..., k] names x's leading k axes, updates has shape indices.shape[:-1] + x.shape[k:]; reduction none (a repeated index keeps the last update), add, mul, max or min.",
   source: 'specs/tensor/scatter_nd.yaml',
   schema: ScatterNdArgs,
   tensorArgs: ['x', 'indices', 'updates'],
@@ -21,12 +21,12 @@ export const scatterNdOp: OpDef<ScatterNdArgs> = {
 };
 
 /**
- * A copy of x with updates written at the int32 index tuples of indices' last axis (ONNX ScatterND, Relay scatter_nd): indices [..., k] names x's leading k axes, updates has shape indices.shape[:-1] + x.shape[k:]; reduction none (a repeated index keeps the last update), add or mul.
+ * A copy of x with updates written at the int32 index tuples of indices' last axis (ONNX ScatterND, Relay scatter_nd): indices [..., k] names x's leading k axes, updates has shape indices.shape[:-1] + x.shape[k:]; reduction none (a repeated index keeps the last update), add, mul, max or min.
  *
  * @param x Tensor.
  * @param indices Tensor.
  * @param updates Tensor.
- * @param reduction string; default 'none'; checked: one_of(none, add, mul).
+ * @param reduction string; default 'none'; checked: one_of(none, add, mul, max, min).
  * @see specs/tensor/scatter_nd.yaml
  */
 export function scatterNd(

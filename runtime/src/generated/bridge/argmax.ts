@@ -13,6 +13,7 @@ export interface ArgmaxInputs {
 export interface ArgmaxAttrs {
   readonly axis: number | null;
   readonly keepdims: boolean;
+  readonly select_last_index: boolean;
 }
 
 /** The signature every dialect's raf.op.argmax kernel has. */
@@ -20,6 +21,7 @@ export type ArgmaxKernel = (inputs: ArgmaxInputs, attrs: ArgmaxAttrs, out: Tenso
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const argmaxBridge: Bridge<ArgmaxArgs, ArgmaxInputs, ArgmaxAttrs> = {
   inputs: (a) => ({ x: a.x }),
-  attrs: (a) => ({ axis: a.axis, keepdims: a.keepdims }),
-  key: (a, out) => `${out.dtype}|${a.x.dtype}|axis=${JSON.stringify(a.axis)}|keepdims=${JSON.stringify(a.keepdims)}`,
+  attrs: (a) => ({ axis: a.axis, keepdims: a.keepdims, select_last_index: a.select_last_index }),
+  key: (a, out) =>
+    `${out.dtype}|${a.x.dtype}|axis=${JSON.stringify(a.axis)}|keepdims=${JSON.stringify(a.keepdims)}|select_last_index=${JSON.stringify(a.select_last_index)}`,
 };

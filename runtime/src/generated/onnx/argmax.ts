@@ -7,10 +7,9 @@ export const argmaxOnnx: OnnxMapping | null = {
   onnxOp: 'ArgMax',
   opset: 13,
   since: 1,
-  accept: { select_last_index: 0 },
   op: argmaxOp,
   inputs: ['x'],
-  attrs: { axis: 'axis', keepdims: 'keepdims' },
+  attrs: { axis: 'axis', keepdims: 'keepdims', select_last_index: 'select_last_index' },
   consts: {},
   defaults: { axis: 0, keepdims: 1 },
 };

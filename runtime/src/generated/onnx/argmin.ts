@@ -7,10 +7,9 @@ export const argminOnnx: OnnxMapping | null = {
   onnxOp: 'ArgMin',
   opset: 13,
   since: 1,
-  accept: { select_last_index: 0 },
   op: argminOp,
   inputs: ['x'],
-  attrs: { axis: 'axis', keepdims: 'keepdims' },
+  attrs: { axis: 'axis', keepdims: 'keepdims', select_last_index: 'select_last_index' },
   consts: {},
   defaults: { axis: 0, keepdims: 1 },
 };

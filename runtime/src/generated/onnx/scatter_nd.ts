@@ -2,10 +2,10 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { scatterNdOp } from '../api/scatter_nd.ts';
-/** Imports an ONNX ScatterND node (opset 11 on, in the form of opset 17) as raf.op.scatter_nd. */
+/** Imports an ONNX ScatterND node (opset 11 on, in the form of opset 18) as raf.op.scatter_nd. */
 export const scatterNdOnnx: OnnxMapping | null = {
   onnxOp: 'ScatterND',
-  opset: 17,
+  opset: 18,
   since: 11,
   op: scatterNdOp,
   inputs: ['x', 'indices', 'updates'],

@@ -8,5 +8,13 @@ export const argmaxRelay: RelayConverter | null = {
   relayOp: 'argmax',
   op: 'argmax',
   convert: (args, attrs) =>
-    invoke(argmaxOp, [], relayArgs('argmax', args, attrs, ['x'], { axis: 'axis', keepdims: 'keepdims' })),
+    invoke(
+      argmaxOp,
+      [],
+      relayArgs('argmax', args, attrs, ['x'], {
+        axis: 'axis',
+        keepdims: 'keepdims',
+        select_last_index: 'select_last_index',
+      }),
+    ),
 };

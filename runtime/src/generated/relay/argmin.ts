@@ -8,5 +8,13 @@ export const argminRelay: RelayConverter | null = {
   relayOp: 'argmin',
   op: 'argmin',
   convert: (args, attrs) =>
-    invoke(argminOp, [], relayArgs('argmin', args, attrs, ['x'], { axis: 'axis', keepdims: 'keepdims' })),
+    invoke(
+      argminOp,
+      [],
+      relayArgs('argmin', args, attrs, ['x'], {
+        axis: 'axis',
+        keepdims: 'keepdims',
+        select_last_index: 'select_last_index',
+      }),
+    ),
 };

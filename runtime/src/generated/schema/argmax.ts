@@ -9,25 +9,32 @@ export class ArgmaxArgs<T extends TensorType = Tensor> {
     { name: 'x', type: 'Tensor' },
     { name: 'axis', type: 'int?', default: null },
     { name: 'keepdims', type: 'bool', default: false },
+    { name: 'select_last_index', type: 'bool', default: false },
   ];
   /** Field name → positional index. */
-  static readonly index = { x: 0, axis: 1, keepdims: 2 } as const;
+  static readonly index = { x: 0, axis: 1, keepdims: 2, select_last_index: 3 } as const;
 
   constructor(
     public readonly x: T,
     public readonly axis: number | null,
     public readonly keepdims: boolean,
+    public readonly select_last_index: boolean,
   ) {}
 
   /** Reads positional and keyword values, applies defaults and checks types. */
   static parse(op: string, positional: readonly unknown[], keyword?: Keyword): ArgmaxArgs {
     const v = parseArgs(op, ArgmaxArgs.fields, positional, keyword);
-    return new ArgmaxArgs(v.x as Tensor, v.axis as number | null, v.keepdims as boolean);
+    return new ArgmaxArgs(
+      v.x as Tensor,
+      v.axis as number | null,
+      v.keepdims as boolean,
+      v.select_last_index as boolean,
+    );
   }
 
   /** A copy with some fields replaced (type functions use it to normalize). */
   with(changes: Partial<ArgmaxArgs<T>>): ArgmaxArgs<T> {
     const v = { ...this, ...changes };
-    return new ArgmaxArgs(v.x, v.axis, v.keepdims);
+    return new ArgmaxArgs(v.x, v.axis, v.keepdims, v.select_last_index);
   }
 }

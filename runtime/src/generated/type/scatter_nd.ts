@@ -9,7 +9,7 @@ import { scatterNdRule } from '../../ops/scatter_nd.rule.ts';
 
 /** Type function of raf.op.scatter_nd: checks the args, normalizes axes and infers the output type. */
 export function scatterNdType<T extends TensorType>(args: ScatterNdArgs<T>): Typed<ScatterNdArgs<T>> {
-  checkOneOf('scatter_nd', 'reduction', args.reduction, ['none', 'add', 'mul']);
+  checkOneOf('scatter_nd', 'reduction', args.reduction, ['none', 'add', 'mul', 'max', 'min']);
   const a = args;
   return { args: a, out: scatterNdRule(a) };
 }

@@ -30,6 +30,8 @@ export const scatterNdCpu: ScatterNdKernel = ({ x, indices, updates }, { reducti
       const at = off + i;
       if (reduction === 'add') ys[at] = bool ? Number(ys[at]! || u) : ys[at]! + u;
       else if (reduction === 'mul') ys[at] = bool ? Number(ys[at]! && u) : ys[at]! * u;
+      else if (reduction === 'max') ys[at] = Math.max(ys[at]!, u);
+      else if (reduction === 'min') ys[at] = Math.min(ys[at]!, u);
       else ys[at] = u;
     }
   }

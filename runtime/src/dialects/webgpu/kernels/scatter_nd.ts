@@ -13,7 +13,13 @@ import { allocGpu } from '../storage.ts';
 const DIMS = 4; // words: count, index rows, k, slice size; then x's leading k dims
 const WORDS = DIMS + 8;
 
-const APPLY: Readonly<Record<string, string>> = { none: 'u', add: 'v + u', mul: 'v * u' };
+const APPLY: Readonly<Record<string, string>> = {
+  none: 'u',
+  add: 'v + u',
+  mul: 'v * u',
+  max: 'max(v, u)',
+  min: 'min(v, u)',
+};
 
 const source = (
   element: 'f32' | 'i32',
