@@ -10,12 +10,12 @@ import {
   type TensorData,
 } from './onnx-proto.ts';
 
-export type OracleDType = 'float32' | 'float64' | 'int32' | 'int64' | 'bool';
+export type OracleDType = 'float32' | 'float64' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8';
 
 export type OracleTensor = {
   dtype: OracleDType;
   shape: number[];
-  data: Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | number[];
+  data: Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | number[];
 };
 
 export type OracleAttr = AttrValue;
@@ -68,7 +68,7 @@ export async function releaseOracleSessions(): Promise<void> {
   await Promise.all(all.map(async (p) => (await p.catch(() => null))?.release()));
 }
 
-function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array {
+function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array {
   const d = t.data;
   if (!Array.isArray(d)) return d;
   switch (t.dtype) {
@@ -82,6 +82,10 @@ function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | 
       return BigInt64Array.from(d, int64FromNumber);
     case 'bool':
       return Uint8Array.from(d, (x) => (x ? 1 : 0));
+    case 'uint8':
+      return Uint8Array.from(d);
+    case 'int8':
+      return Int8Array.from(d);
   }
 }
 
@@ -106,6 +110,10 @@ function fromOrtTensor(t: ort.Tensor): OracleTensor {
       return { dtype: 'int64', shape, data: BigInt64Array.from(t.data as BigInt64Array) };
     case 'bool':
       return { dtype: 'bool', shape, data: Uint8Array.from(t.data as Uint8Array) };
+    case 'uint8':
+      return { dtype: 'uint8', shape, data: Uint8Array.from(t.data as Uint8Array) };
+    case 'int8':
+      return { dtype: 'int8', shape, data: Int8Array.from(t.data as Int8Array) };
     default:
       throw new Error(`oracle: unsupported output dtype ${t.type}`);
   }

@@ -1,0 +1,30 @@
+// CPU kernel of raf.op.dequantize_linear (specs/quant/dequantize_linear.yaml): y = (x - x_zero_point) * x_scale. The
+// difference is exact (an integer), converted to float32 and multiplied in float32 (float16 scales too, as onnxruntime
+// and ONNX's reference compute), then rounded to the output dtype.
+// raf-op-ignores: output_dtype (the output type the rule gives already says it)
+
+import type { DequantizeLinearKernel } from '../../../generated/bridge/dequantize_linear.ts';
+import { layoutIndex, quantLayout } from '../../../ops/quant.ts';
+import { allocOut, finish } from '../support.ts';
+
+const OP = 'dequantize_linear';
+
+export const dequantizeLinearCpu: DequantizeLinearKernel = (
+  { x, x_scale, x_zero_point: zp },
+  { axis, block_size },
+  out,
+) => {
+  const sIdx = layoutIndex(quantLayout(OP, 'x_scale', x.shape, x_scale.shape, axis, block_size), x.shape);
+  const zIdx = zp ? layoutIndex(quantLayout(OP, 'x_zero_point', x.shape, zp.shape, axis, block_size), x.shape) : null;
+  const round: (v: number) => number = x_scale.dtype === 'float64' ? (v) => v : Math.fround;
+  const y = allocOut(out);
+  const yv = y.dataSync();
+  const xv = x.dataSync();
+  const sv = x_scale.dataSync();
+  const zv = zp ? zp.dataSync() : null;
+  for (let i = 0; i < xv.length; i++) {
+    const d = round(xv[i]! - (zv ? zv[zIdx ? zIdx[i]! : 0]! : 0));
+    yv[i] = round(d * sv[sIdx ? sIdx[i]! : 0]!);
+  }
+  return finish(y);
+};

@@ -1,0 +1,23 @@
+// Hand-written output rule of raf.op.dequantize_linear (specs/quant/dequantize_linear.yaml): x's shape, in x_scale's
+// dtype (or output_dtype).
+
+import { OpError } from '../errors.ts';
+import { isFloat } from '../dtype.ts';
+import type { TensorType } from '../tensor.ts';
+import type { DequantizeLinearArgs } from '../generated/schema/dequantize_linear.ts';
+import { checkFloat, checkZeroPoint, quantLayout } from './quant.ts';
+
+const OP = 'dequantize_linear';
+
+export function dequantizeLinearRule<T extends TensorType>(args: DequantizeLinearArgs<T>): TensorType {
+  const { x, x_scale, x_zero_point: zp, output_dtype } = args;
+  quantLayout(OP, 'x_scale', x.shape, x_scale.shape, args.axis, args.block_size);
+  if (zp) quantLayout(OP, 'x_zero_point', x.shape, zp.shape, args.axis, args.block_size);
+  if (!['uint8', 'int8', 'uint16', 'int16', 'int32'].includes(x.dtype))
+    throw new OpError(OP, `dtype ${x.dtype} is not supported; expected uint8, int8, uint16, int16 or int32`, 'x');
+  checkFloat(OP, 'x_scale', x_scale);
+  checkZeroPoint(OP, 'x_zero_point', zp, 'x', x);
+  if (output_dtype !== null && !isFloat(output_dtype))
+    throw new OpError(OP, `${output_dtype} is not a float dtype`, 'output_dtype');
+  return { shape: x.shape, dtype: output_dtype ?? x_scale.dtype };
+}
