@@ -7,6 +7,7 @@ export const layerNormOnnx: OnnxMapping | null = {
   onnxOp: 'LayerNormalization',
   opset: 17,
   since: 17,
+  accept: { stash_type: 1 },
   op: layerNormOp,
   inputs: ['x', 'scale', 'bias'],
   attrs: { axis: 'axis', epsilon: 'epsilon' },
