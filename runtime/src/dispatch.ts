@@ -15,7 +15,7 @@ import { getOp, type AnyOpDef } from './registry.ts';
 import type { Keyword } from './schema.ts';
 import { tensorsIn, trackOutputs } from './scope.ts';
 import { CpuStorage, Tensor, checkAllocation, type TensorType } from './tensor.ts';
-import { finishInt64 } from './dtype.ts';
+import { finishStorage } from './dtype.ts';
 
 /**
  * Compiled kernels per dialect op (one dialect's kernel of one op), by its bridge key (dtypes and attrs: the call's
@@ -145,11 +145,13 @@ function checkResult(op: AnyOpDef, d: AnyDialectOp, result: Tensor | readonly Te
   }
 }
 
-/** int64 results in CPU storage truncate toward zero and must stay within ±2^53 (see dtype.ts), else an OpError. */
+/**
+ * int64 and uint64 results in CPU storage truncate toward zero and must stay in their exact range (see dtype.ts), else
+ * an OpError; bfloat16 results round to bfloat16 (kernels compute them in float32, as float16's).
+ */
 function finishInt64Results(op: AnyOpDef, result: Tensor | readonly Tensor[]): void {
   for (const t of result instanceof Tensor ? [result] : result)
-    if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
-      finishInt64(op.name, 'out', t.storage.array as Float64Array);
+    if (t.storage instanceof CpuStorage) finishStorage(t.dtype, op.name, 'out', t.storage.array);
 }
 
 const isTuple = (out: OutType): out is readonly TensorType[] => Array.isArray(out);

@@ -4,7 +4,7 @@ import {
   DTYPES,
   allocStorage,
   castScalar,
-  checkInt64,
+  checkWide,
   int64FromBigInts,
   isDType,
   toStorage,
@@ -79,13 +79,21 @@ export function placeOn(t: Tensor, to: Device): Tensor {
   return placer(t, to);
 }
 
-/** Bytes one element takes in CPU storage (float16 is kept widened in a Float32Array, int64 in a Float64Array). */
+/**
+ * Bytes one element takes in CPU storage (float16 and bfloat16 are kept widened in a Float32Array, int64 and uint64 in
+ * a Float64Array).
+ */
 const ELEMENT_BYTES: Record<DType, number> = {
   float16: 4,
+  bfloat16: 4,
   float32: 4,
   float64: 8,
   int64: 8,
+  uint64: 8,
   int32: 4,
+  uint32: 4,
+  int16: 2,
+  uint16: 2,
   int8: 1,
   uint8: 1,
   bool: 1,
@@ -314,7 +322,10 @@ export interface TensorOptions {
  * Builds a CPU tensor from nested arrays, a flat array plus shape, or a typed array. Every element must be a number or
  * a boolean and nested lists must be rectangular; anything else is an OpError naming `values` (no NaN for a string).
  */
-export function tensor(values: Nested | ArrayLike<number> | BigInt64Array, opts: TensorOptions = {}): Tensor {
+export function tensor(
+  values: Nested | ArrayLike<number> | BigInt64Array | BigUint64Array,
+  opts: TensorOptions = {},
+): Tensor {
   const dtype = checkDType(
     'tensor',
     'dtype',
@@ -327,14 +338,14 @@ export function tensor(values: Nested | ArrayLike<number> | BigInt64Array, opts:
     flat = [Number(values)];
     shape = [];
   } else if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
-    // BigInts are int64 values: exact, and refused beyond ±2^53 rather than rounded (see dtype.ts).
-    if (dtype !== 'int64')
+    // BigInts are int64/uint64 values: exact, and refused beyond ±2^53 (uint64: below 0) rather than rounded (dtype.ts).
+    if (dtype !== 'int64' && dtype !== 'uint64')
       throw new OpError(
         'tensor',
-        `a ${values.constructor.name} holds int64 values; dtype must be int64, got ${dtype}`,
+        `a ${values.constructor.name} holds 64-bit integer values; dtype must be int64 or uint64, got ${dtype}`,
         'dtype',
       );
-    bigints = int64FromBigInts('tensor', 'values', values as ArrayLike<bigint>);
+    bigints = int64FromBigInts('tensor', 'values', values as ArrayLike<bigint>, dtype);
     flat = [];
     shape = [bigints.length];
   } else if (ArrayBuffer.isView(values)) {
@@ -397,8 +408,12 @@ function flatten(v: Nested, shape: readonly number[], depth: number, at: number[
 
 function dtypeOfArray(a: ArrayBufferView): DType {
   if (a instanceof Float64Array) return 'float64';
-  if (a instanceof BigInt64Array || a instanceof BigUint64Array) return 'int64';
+  if (a instanceof BigInt64Array) return 'int64';
+  if (a instanceof BigUint64Array) return 'uint64';
   if (a instanceof Int32Array) return 'int32';
+  if (a instanceof Uint32Array) return 'uint32';
+  if (a instanceof Int16Array) return 'int16';
+  if (a instanceof Uint16Array) return 'uint16';
   if (a instanceof Int8Array) return 'int8';
   if (a instanceof Uint8Array) return 'bool';
   return 'float32';
@@ -416,7 +431,7 @@ export function full(shape: Shape, value: number, dtype: DType = 'float32', op =
   checkAllocation(op, 'shape', { shape: dims, dtype });
   const arr = allocStorage(dtype, sizeOf(dims));
   arr.fill(castScalar(dtype, Number(value)));
-  if (dtype === 'int64') checkInt64(op, 'value', arr.subarray(0, 1));
+  checkWide(dtype, op, 'value', arr.subarray(0, 1));
   return new Tensor(dims, dtype, new CpuStorage(arr));
 }
 

@@ -63,7 +63,7 @@ describe('semantic spec errors', () => {
 
   it('refuses a dtype default that is no dtype', () => {
     expect(softmaxErrors(`${ARGS}  dtype: { type: dtype, default: float128 }\n${GRAD}`)).toEqual([
-      "specs/nn/softmax.yaml:6:34: error: default 'float128' of 'dtype' is not a dtype\n  hint: did you mean 'float16'?; one of: float16, float32, float64, int64, int32, int8, uint8, bool",
+      "specs/nn/softmax.yaml:6:34: error: default 'float128' of 'dtype' is not a dtype\n  hint: did you mean 'float16'?; one of: float16, float32, float64, int64, int32, int8, uint8, bool, bfloat16, int16, uint16, uint32, uint64",
     ]);
   });
 

@@ -48,7 +48,7 @@ describe('tensor construction refuses what is not numbers', () => {
 
   it('an unknown dtype and a shape the values do not fill', () => {
     expect(opError(() => tensor([1], { dtype: 'float128' as never })).message).toBe(
-      'raf.op.tensor (argument \'dtype\'): unknown dtype "float128"; expected one of float16, float32, float64, int64, int32, int8, uint8, bool',
+      'raf.op.tensor (argument \'dtype\'): unknown dtype "float128"; expected one of float16, float32, float64, int64, int32, int8, uint8, bool, bfloat16, int16, uint16, uint32, uint64',
     );
     expect(opError(() => tensor([1, 2, 3], { shape: [2, 2] })).arg).toBe('shape');
   });

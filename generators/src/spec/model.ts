@@ -152,9 +152,10 @@ export interface OpModel {
   readonly cast: { readonly rule: CastRuleKind; readonly dataArgs: readonly string[] } | null;
   /**
    * What an int32 or bool value of a Tensor arg does: `float` computes in a float dtype (NumPy/PyTorch promotion),
-   * `refuse` is an error; null (no field) lets it reach the kernels as it is (integer math).
+   * `refuse` is an error; `integer` refuses float values instead (bitwise, integer division); null (no field) lets
+   * it reach the kernels as it is (integer math).
    */
-  readonly promote: 'float' | 'refuse' | null;
+  readonly promote: 'float' | 'refuse' | 'integer' | null;
   readonly relay: RelayModel | null;
   readonly onnx: OnnxModel | null;
   readonly dialects: readonly DialectModel[];

@@ -6,7 +6,7 @@ import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
 import { threadStats, wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
 import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
-import { allocStorage, finishInt64 } from '../dtype.ts';
+import { allocStorage, finishStorage } from '../dtype.ts';
 import { OpError } from '../errors.ts';
 import { trackOutputs } from '../scope.ts';
 import { shapesEqual } from '../shape.ts';
@@ -317,8 +317,7 @@ function atomValue(
 function finishKernel(step: { readonly int64: string | null }, result: Tensor | readonly Tensor[], ins: unknown): void {
   if (step.int64)
     for (const t of result instanceof Tensor ? [result] : result)
-      if (t.dtype === 'int64' && t.storage instanceof CpuStorage)
-        finishInt64(step.int64, 'out', t.storage.array as Float64Array);
+      if (t.storage instanceof CpuStorage) finishStorage(t.dtype, step.int64, 'out', t.storage.array);
   inheritChecks(ins, result);
   trackOutputs(result, ins);
 }

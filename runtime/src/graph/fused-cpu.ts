@@ -1,6 +1,6 @@
 // The CPU dialect's fused kernels: a group anchored on a reduction is one loop nest over the reduction's cells (prologue, combine, epilogue); any other anchor runs its own kernel, then every inlinable call after it is one loop over the output built from their compute expressions.
 
-import { allocStorage, finishInt64, roundToFloat16 } from '../dtype.ts';
+import { allocStorage, finishStorage, roundToBFloat16, roundToFloat16, type DType } from '../dtype.ts';
 import { broadcastRows } from '../dialects/cpu/support.ts';
 import { callArena, wasm, wasmUnavailable } from '../dialects/wasm/module.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
@@ -57,7 +57,7 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     ...plan.slots.map((_, s) => `    const v${s} = d${s}[j${s}];`),
     ...stepConsts(plan.steps, (k) => `v${k}`, 't').map((l) => `    ${l}`),
     // float16 rounds once, at the store: the fused chain keeps full precision in between.
-    `    r[i] = ${out.dtype === 'float16' ? 'R' : ''}(t${plan.steps.length - 1});`,
+    `    r[i] = ${rounds(out.dtype) ? 'R' : ''}(t${plan.steps.length - 1});`,
     '  }',
     '}',
   ].join('\n');
@@ -76,7 +76,7 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     const done = epilogue ? epilogue(ts[anchorSlot]!, ts) : null;
     if (done) return done;
     const result = runInto(node, out, ts, (data, result) =>
-      loop(data, walk.starts, walk.steps, result, JS_HELPERS, roundToFloat16),
+      loop(data, walk.starts, walk.steps, result, JS_HELPERS, rounding(out.dtype)),
     );
     // The anchor's result is the group's own intermediate: its memory goes back once the loop has read it.
     if (anchorSlot >= 0) releaseIntermediate(ts[anchorSlot]!, inputs, result);
@@ -103,8 +103,8 @@ function runInto(
       ts.map((t) => t.dataSync()),
       result,
     );
-    // int64 never lives in wasm memory, so only this path checks its range.
-    if (out.dtype === 'int64') finishInt64(lastOp(node), 'out', result as Float64Array);
+    // int64/uint64 never live in wasm memory, so only this path checks their range.
+    finishStorage(out.dtype, lastOp(node), 'out', result);
     return fromStorage(out.shape, out.dtype, result);
   }
   // Views are taken after the output's allocation, the last one of this call.
@@ -156,7 +156,7 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
         `const res = e${steps.length - 1};`,
       ]
     : ['const res = red;'];
-  const store = [...epilogue, `out[o] = ${out.dtype === 'float16' ? 'R(res)' : 'res'};`];
+  const store = [...epilogue, `out[o] = ${rounds(out.dtype) ? 'R(res)' : 'res'};`];
   const indent = (lines: string[], by = '  ') => lines.map((l) => by + l);
   const rows = (from: number, body: string[]) => [
     `for (let r = ${from}; r < ${count}; r++) {`,
@@ -190,7 +190,9 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
     rnd: unknown,
   ) => void;
   return (inputs) =>
-    runInto(node, out, bind.tensors(node, inputs), (data, result) => loop(data, result, JS_HELPERS, roundToFloat16));
+    runInto(node, out, bind.tensors(node, inputs), (data, result) =>
+      loop(data, result, JS_HELPERS, rounding(out.dtype)),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -398,4 +400,14 @@ registerFusedCompiler('cpu', compileCpuFused);
 function lastOp(node: FusedNode): string {
   const last = node.fn.nodes[node.fn.nodes.length - 1];
   return last?.kind === 'call' ? last.op.name : 'fused';
+}
+
+/** Whether a fused store of `dtype` rounds (the float dtypes stored widened: float16, bfloat16). */
+function rounds(dtype: DType): boolean {
+  return dtype === 'float16' || dtype === 'bfloat16';
+}
+
+/** The rounding a fused store of `dtype` applies (passed to the generated loop as `R`). */
+function rounding(dtype: DType): (v: number) => number {
+  return dtype === 'bfloat16' ? roundToBFloat16 : roundToFloat16;
 }

@@ -13,6 +13,11 @@ const SUFFIX: { [D in DType]: string } = {
   int8: 'i8',
   uint8: 'u8',
   bool: 'b',
+  bfloat16: 'bf16',
+  int16: 'i16',
+  uint16: 'u16',
+  uint32: 'u32',
+  uint64: 'u64',
 };
 
 export function formatType(t: TensorType): string {

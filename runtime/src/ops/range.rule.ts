@@ -7,7 +7,20 @@ import { formatShape } from '../shape.ts';
 import type { TensorType } from '../tensor.ts';
 import type { RangeArgs } from '../generated/schema/range.ts';
 
-const NUMERIC = ['float32', 'float64', 'float16', 'int32', 'int64', 'int8', 'uint8'];
+const NUMERIC = [
+  'float32',
+  'float64',
+  'float16',
+  'bfloat16',
+  'int32',
+  'int64',
+  'int16',
+  'int8',
+  'uint64',
+  'uint32',
+  'uint16',
+  'uint8',
+];
 
 /** ONNX Range's element count: max(ceil((limit - start) / delta), 0). */
 export function rangeLength(start: number, limit: number, delta: number): number {

@@ -1,11 +1,45 @@
 // The CPU matrix product behind matmul, matmul_nt and matmul_tn: batch-broadcast, i-k-j loop order.
 
 import type { Tensor, TensorType } from '../../tensor.ts';
+import { isInteger, isWide, type Storage } from '../../dtype.ts';
+import { OpError } from '../../errors.ts';
 import { broadcastShapes, sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import { allocOut, finish } from './support.ts';
 
+/** The largest magnitude among the values (0 for none). */
+function maxAbs(xs: Storage): number {
+  let m = 0;
+  for (let i = 0; i < xs.length; i++) m = Math.max(m, Math.abs(xs[i]!));
+  return m;
+}
+
+/**
+ * Whether an integer product must wrap exactly: when its float64 sums could pass 2^53 (k · max|A| · max|B|), a
+ * fixed-width result (int32, uint32, int16, ...) accumulates with Math.imul modulo 2^32, whose low bits are exact;
+ * an int64/uint64 one is refused, naming the op, since its exact value cannot be kept.
+ */
+function integerWrap(op: string, a: Storage, b: Storage, k: number, out: TensorType): boolean {
+  if (!isInteger(out.dtype)) return false;
+  if (k * maxAbs(a) * maxAbs(b) <= Number.MAX_SAFE_INTEGER) return false;
+  if (isWide(out.dtype))
+    throw new OpError(
+      op,
+      `an ${out.dtype} product whose partial sums may pass 2^53 cannot be computed exactly (raf-op stores ${out.dtype} ` +
+        'exactly only within ±(2^53 - 1) and refuses rather than rounds)',
+      'out',
+    );
+  return true;
+}
+
 /** out[..., m, n] = sum_k A[..., m, k] * B[..., k, n], reading A or B transposed when asked. */
-export function matrixProduct(a: Tensor, b: Tensor, out: TensorType, transposeA: boolean, transposeB: boolean): Tensor {
+export function matrixProduct(
+  a: Tensor,
+  b: Tensor,
+  out: TensorType,
+  transposeA: boolean,
+  transposeB: boolean,
+  op = 'matmul',
+): Tensor {
   const y = allocOut(out);
   const as = a.dataSync();
   const bs = b.dataSync();
@@ -21,6 +55,7 @@ export function matrixProduct(a: Tensor, b: Tensor, out: TensorType, transposeA:
   const aOffsets = batchOffsets(a.shape.slice(0, -2), batch, m * k);
   const bOffsets = batchOffsets(b.shape.slice(0, -2), batch, k * n);
   const row = new Float64Array(n);
+  const wrap = integerWrap(op, as, bs, k, out);
   for (let t = 0; t < aOffsets.length; t++) {
     const ao = aOffsets[t]!;
     const bo = bOffsets[t]!;
@@ -31,7 +66,8 @@ export function matrixProduct(a: Tensor, b: Tensor, out: TensorType, transposeA:
         const av = as[ao + i * aRow + p * aCol]!;
         if (av === 0) continue;
         const bBase = bo + p * bRow;
-        for (let j = 0; j < n; j++) row[j]! += av * bs[bBase + j * bCol]!;
+        if (wrap) for (let j = 0; j < n; j++) row[j] = (row[j]! + Math.imul(av, bs[bBase + j * bCol]!)) | 0;
+        else for (let j = 0; j < n; j++) row[j]! += av * bs[bBase + j * bCol]!;
       }
       for (let j = 0; j < n; j++) ys[yo + i * n + j] = row[j]!;
     }

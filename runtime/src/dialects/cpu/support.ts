@@ -1,6 +1,6 @@
 // Building blocks for CPU kernels: output allocation, broadcast index maps, axis iteration.
 
-import { allocStorage, roundToFloat16 } from '../../dtype.ts';
+import { allocStorage, roundToBFloat16, roundToFloat16 } from '../../dtype.ts';
 import { broadcastStrides, shapesEqual, sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 
@@ -9,11 +9,14 @@ export function allocOut(out: TensorType): Tensor {
   return new Tensor(out.shape, out.dtype, new CpuStorage(allocStorage(out.dtype, sizeOf(out.shape))));
 }
 
-/** float16 lives widened in a Float32Array; kernels compute in float32 and round once at the end. */
+/** float16 and bfloat16 live widened in a Float32Array; kernels compute in float32 and round once at the end. */
 export function finish(t: Tensor): Tensor {
   if (t.dtype === 'float16') {
     const a = t.dataSync();
     for (let i = 0; i < a.length; i++) a[i] = roundToFloat16(a[i]!);
+  } else if (t.dtype === 'bfloat16') {
+    const a = t.dataSync();
+    for (let i = 0; i < a.length; i++) a[i] = roundToBFloat16(a[i]!);
   }
   return t;
 }

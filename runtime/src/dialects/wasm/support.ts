@@ -33,7 +33,8 @@ export function wasmServes(out: TensorType | readonly TensorType[], inputs: obje
   wasm();
   // Integer inputs (lstm's sequence_lens) are lengths or indices the kernel reads as they are; floats must match.
   // A list input (concatenate's) serves when each of its tensors does.
-  const fits = (t: Tensor) => t.dtype === dtype || t.dtype.startsWith('int');
+  // int16 and the unsigned integers (their own storage arrays) are left to the CPU dialect.
+  const fits = (t: Tensor) => t.dtype === dtype || t.dtype === 'int32' || t.dtype === 'int64' || t.dtype === 'int8';
   return Object.values(inputs as KernelInputs).every(
     (v) => v === null || (Array.isArray(v) ? (v as Tensor[]).every(fits) : fits(v as Tensor)),
   );

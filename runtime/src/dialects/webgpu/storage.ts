@@ -28,8 +28,8 @@ export const WEBGPU = toDevice('webgpu');
  * int64 (indices, shapes, token ids) is narrowed to i32: upload checks every value fits int32 and refuses the tensor
  * otherwise, never wrapping; readback widens again. No WebGPU kernel does integer arithmetic (elementwise ops render
  * in f32 and leave integer outputs to the CPU), and a cast into int64 from a float stays on the CPU, so an int64 value
- * on the GPU is always one that came from int32 range. int8 and uint8 have no GPU storage: moving one is refused,
- * naming the dtype and the cast to use.
+ * on the GPU is always one that came from int32 range. int8, uint8, int16, uint16, uint32, uint64 and bfloat16 have no
+ * GPU storage: moving one is refused, naming the dtype and the cast to use (their ops run on the CPU).
  */
 const ELEMENT: Partial<Record<DType, 'f32' | 'i32' | 'u32'>> = {
   float32: 'f32',
@@ -206,6 +206,11 @@ export class GpuStorage implements TensorStorage {
 
 /** A GPU tensor of the declared type, its buffer taken from the pool (contents stale until a kernel writes it). */
 export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
+  // A kernel building a result WebGPU cannot hold would read it back as the wrong type: refused, never guessed.
+  if (!gpuHolds(out.dtype))
+    throw new Error(
+      `cannot make a ${out.dtype} tensor on webgpu: WGSL has no ${out.dtype} storage (compute it on the CPU)`,
+    );
   const n = sizeOf(out.shape);
   const buffer = gpu.pool.acquire(
     gpuByteSize(out.dtype, n),
@@ -225,7 +230,13 @@ export function gpuBuffer(t: Tensor): GPUBuffer {
 /** Copies a CPU tensor into a new GPU tensor. */
 export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
   if (!gpuHolds(t.dtype)) {
-    const to = t.dtype === 'int8' || t.dtype === 'uint8' ? 'int32' : 'float32';
+    // int8/int16/uint8/uint16 fit int32 exactly; uint32 and uint64 do not, nor does any integer fit float32 beyond 2^24.
+    const to =
+      t.dtype === 'int8' || t.dtype === 'uint8' || t.dtype === 'int16' || t.dtype === 'uint16'
+        ? 'int32'
+        : t.dtype === 'uint32' || t.dtype === 'uint64'
+          ? 'int32 (values below 2^31) or float32'
+          : 'float32';
     throw new Error(
       `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to ${to} first`,
     );

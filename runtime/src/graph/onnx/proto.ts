@@ -1,7 +1,7 @@
 // Decoding side of ONNX's protobuf schema (the subset FromOnnx reads), so model import works outside the tests.
 
 import type protobufjs from 'protobufjs';
-import type { DType } from '../../dtype.ts';
+import { bfloat16FromBits, type DType } from '../../dtype.ts';
 
 // Field numbers follow onnx.proto (proto2: repeated scalars unpacked unless marked packed).
 const unpacked = { packed: false };
@@ -30,6 +30,8 @@ const SCHEMA = {
             ints: r('int64', 8, unpacked),
             strings: r('bytes', 9),
             graphs: r('GraphProto', 11),
+            tp: f('TypeProto', 14),
+            tps: r('TypeProto', 15),
             type: f('int32', 20),
           },
         },
@@ -67,6 +69,7 @@ const SCHEMA = {
             name: f('string', 8),
             rawData: f('bytes', 9),
             doubleData: r('double', 10, packed),
+            uint64Data: r('uint64', 11, packed),
           },
         },
         TensorShapeProto: {
@@ -119,19 +122,45 @@ function ModelProto(): protobufjs.Type {
   return modelProto;
 }
 
-/** ONNX element types FromOnnx reads; int64 values are read as numbers (shapes, axes), narrower integers widen. */
+/** ONNX element types FromOnnx reads, each as the raf-op dtype of the same name (int64 values are read as numbers). */
 const ELEM: Readonly<Record<number, DType | 'int64'>> = {
   1: 'float32',
   2: 'uint8',
   3: 'int8',
-  4: 'int32', // uint16
-  5: 'int32', // int16
+  4: 'uint16',
+  5: 'int16',
   6: 'int32',
   7: 'int64',
   9: 'bool',
   10: 'float16',
   11: 'float64',
+  12: 'uint32',
+  13: 'uint64',
+  16: 'bfloat16',
 };
+
+/** Names of the ONNX element types raf-op has no dtype for (TensorProto.DataType), for the refusal's message. */
+const UNREAD: Readonly<Record<number, string>> = {
+  0: 'UNDEFINED',
+  8: 'string',
+  14: 'complex64',
+  15: 'complex128',
+  17: 'float8e4m3fn',
+  18: 'float8e4m3fnuz',
+  19: 'float8e5m2',
+  20: 'float8e5m2fnuz',
+  21: 'uint4',
+  22: 'int4',
+  23: 'float4e2m1',
+  24: 'float8e8m0',
+  25: 'uint2',
+  26: 'int2',
+};
+
+/** An ONNX element type code as ONNX names it (TensorProto.DataType), raf-op's dtype name where it has one. */
+export function onnxTypeName(code: number): string {
+  return ELEM[code] ?? UNREAD[code] ?? `element type ${code}`;
+}
 
 /** Raw-data readers per ONNX element type code (little-endian, as onnx.proto stores raw_data). */
 const RAW: Readonly<Record<number, (buf: ArrayBuffer) => ArrayLike<number>>> = {
@@ -145,10 +174,28 @@ const RAW: Readonly<Record<number, (buf: ArrayBuffer) => ArrayLike<number>>> = {
   9: (b) => new Uint8Array(b),
   10: (b) => Float32Array.from(new Uint16Array(b), halfToNumber),
   11: (b) => new Float64Array(b),
+  12: (b) => new Uint32Array(b),
+  // Values beyond 2^53 become numbers that are not safe integers, which constTensor refuses naming the tensor.
+  13: (b) => Array.from(new BigUint64Array(b), Number),
+  16: (b) => Float32Array.from(new Uint16Array(b), bfloat16FromBits),
 };
 
 /** Bytes per element of each raw-data element type. */
-const RAW_WIDTH: Readonly<Record<number, number>> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8 };
+const RAW_WIDTH: Readonly<Record<number, number>> = {
+  1: 4,
+  2: 1,
+  3: 1,
+  4: 2,
+  5: 2,
+  6: 4,
+  7: 8,
+  9: 1,
+  10: 2,
+  11: 8,
+  12: 4,
+  13: 8,
+  16: 2,
+};
 
 /** IEEE half bits → number. */
 function halfToNumber(h: number): number {
@@ -236,7 +283,10 @@ export function isOnnxGraph(v: unknown): v is OnnxGraph {
 
 function elemType(code: number, what: string): DType | 'int64' {
   const d = ELEM[code];
-  if (!d) throw new Error(`FromOnnx: ${what} has ONNX element type ${code}, which raf-op does not read`);
+  if (!d)
+    throw new Error(
+      `FromOnnx: ${what} has ONNX element type ${code} (${onnxTypeName(code)}), which raf-op has no tensor for and does not read`,
+    );
   return d;
 }
 
@@ -258,11 +308,17 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
     // when the tensor is first read.
     return lazyTensor(t.name ?? '', dtype, shape, () => read(new Uint8Array(raw).buffer));
   }
-  const lists = [t.floatData, t.doubleData, t.int64Data, t.int32Data] as (number[] | undefined)[];
+  const lists = [t.floatData, t.doubleData, t.int64Data, t.uint64Data, t.int32Data] as (number[] | undefined)[];
   const list = lists.find((l) => l && l.length) ?? [];
-  // float16 in int32_data holds the bits.
+  // float16 and bfloat16 in int32_data hold the bits; uint32 and uint64 come in uint64_data.
   return lazyTensor(t.name ?? '', dtype, shape, () =>
-    t.dataType === 10 ? list.map(halfToNumber) : t.dataType === 7 ? list.map(Number) : list,
+    t.dataType === 10
+      ? list.map(halfToNumber)
+      : t.dataType === 16
+        ? list.map(bfloat16FromBits)
+        : t.dataType === 7 || t.dataType === 13 || t.dataType === 12
+          ? list.map(Number)
+          : list,
   );
 }
 
@@ -290,9 +346,24 @@ function attrOf(a: Record<string, any>): OnnxAttr {
       };
     case 10:
       return { name: a.name, value: (a.graphs ?? []).map(graphOf) };
+    // TYPE_PROTO 13 (Optional's type) and TYPE_PROTOS 14: the type spelled as ONNX does, "optional(seq(tensor(float)))".
+    case 13:
+      return { name: a.name, value: typeProtoName(a.tp ?? {}) };
+    case 14:
+      return { name: a.name, value: (a.tps ?? []).map(typeProtoName).join('\u0000') };
     default:
       throw new Error(`attribute '${a.name}' has type ${a.type}, which raf-op does not read`);
   }
+}
+
+/** A TypeProto as ONNX spells it: tensor(float32); the element types of seq(...), optional(...), map(...) are not read. */
+function typeProtoName(t: Record<string, any>): string {
+  if (t.tensorType) return `tensor(${onnxTypeName(t.tensorType.elemType ?? 0)})`;
+  if (t.sequenceType) return 'seq(...)';
+  if (t.optionalType) return 'optional(...)';
+  if (t.mapType) return 'map(...)';
+  if (t.sparseTensorType) return 'sparse_tensor(...)';
+  return 'unknown';
 }
 
 function valueInfo(v: Record<string, any>): OnnxValueInfo {

@@ -83,6 +83,11 @@ export function constTensor(t: OnnxTensor): Tensor {
     if (t.dtype === 'uint8' && data instanceof Uint8Array) return fromStorage(t.shape, 'uint8', data);
     if (t.dtype === 'int8' && data instanceof Int8Array) return fromStorage(t.shape, 'int8', data);
     if (t.dtype === 'int32' && data instanceof Int32Array) return fromStorage(t.shape, 'int32', data);
+    if (t.dtype === 'int16' && data instanceof Int16Array) return fromStorage(t.shape, 'int16', data);
+    if (t.dtype === 'uint16' && data instanceof Uint16Array) return fromStorage(t.shape, 'uint16', data);
+    if (t.dtype === 'uint32' && data instanceof Uint32Array) return fromStorage(t.shape, 'uint32', data);
+    // bfloat16 raw data is decoded into exact float32 values, the storage bfloat16 keeps.
+    if (t.dtype === 'bfloat16' && data instanceof Float32Array) return fromStorage(t.shape, 'bfloat16', data);
   }
   return tensor(t.values, { dtype: t.dtype, shape: t.shape });
 }

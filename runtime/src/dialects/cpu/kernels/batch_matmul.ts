@@ -3,4 +3,5 @@
 import type { BatchMatmulKernel } from '../../../generated/bridge/batch_matmul.ts';
 import { matrixProduct } from '../matmul.ts';
 
-export const batchMatmulCpu: BatchMatmulKernel = ({ a, b }, _attrs, out) => matrixProduct(a, b, out, false, false);
+export const batchMatmulCpu: BatchMatmulKernel = ({ a, b }, _attrs, out) =>
+  matrixProduct(a, b, out, false, false, 'batch_matmul');

@@ -1,8 +1,9 @@
-// CPU kernel of raf.op.cast (specs/tensor/cast.yaml): per element through castScalar, the runtime's one conversion rule;
-// an int64 result beyond ±2^53 (or from NaN/Infinity) is refused naming x.
+// CPU kernel of raf.op.cast (specs/tensor/cast.yaml): per element through castScalar, the runtime's one conversion rule
+// (float → integer truncates toward zero, fixed-width integers wrap, float16/bfloat16 round half to even); an int64 or
+// uint64 result outside its exact range (or from NaN/Infinity) is refused naming x.
 
 import type { CastKernel } from '../../../generated/bridge/cast.ts';
-import { castScalar, checkInt64 } from '../../../dtype.ts';
+import { castScalar, checkWide } from '../../../dtype.ts';
 import { allocOut } from '../support.ts';
 
 export const castCpu: CastKernel = ({ x }, { dtype }, out) => {
@@ -10,6 +11,6 @@ export const castCpu: CastKernel = ({ x }, { dtype }, out) => {
   const xs = x.dataSync();
   const ys = y.dataSync();
   for (let i = 0; i < xs.length; i++) ys[i] = castScalar(dtype, xs[i]!);
-  if (dtype === 'int64') checkInt64('cast', 'x', ys);
+  checkWide(dtype, 'cast', 'x', ys);
   return y;
 };

@@ -3,4 +3,5 @@
 import type { MatmulNtKernel } from '../../../generated/bridge/matmul_nt.ts';
 import { matrixProduct } from '../matmul.ts';
 
-export const matmulNtCpu: MatmulNtKernel = ({ a, b }, _attrs, out) => matrixProduct(a, b, out, false, true);
+export const matmulNtCpu: MatmulNtKernel = ({ a, b }, _attrs, out) =>
+  matrixProduct(a, b, out, false, true, 'matmul_nt');

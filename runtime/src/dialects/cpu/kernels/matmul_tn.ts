@@ -3,4 +3,5 @@
 import type { MatmulTnKernel } from '../../../generated/bridge/matmul_tn.ts';
 import { matrixProduct } from '../matmul.ts';
 
-export const matmulTnCpu: MatmulTnKernel = ({ a, b }, _attrs, out) => matrixProduct(a, b, out, true, false);
+export const matmulTnCpu: MatmulTnKernel = ({ a, b }, _attrs, out) =>
+  matrixProduct(a, b, out, true, false, 'matmul_tn');
