@@ -414,8 +414,28 @@ function graphOf(g: Record<string, any>): OnnxGraph {
 
 /** Decodes serialized ModelProto bytes into the parts FromOnnx converts. */
 export function decodeOnnx(bytes: Uint8Array): OnnxModel {
+  if (!bytes.length) throw new Error('FromOnnx: the model is empty (0 bytes)');
   const type = ModelProto();
-  const m = type.toObject(type.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
-  const opset = (m.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx')?.version ?? 1;
-  return { opset: Number(opset), ...graphOf(m.graph ?? {}) };
+  let m: Record<string, any>;
+  try {
+    m = type.toObject(type.decode(bytes), { longs: Number, arrays: true }) as Record<string, any>;
+  } catch (e) {
+    throw new Error(
+      `FromOnnx: these ${bytes.length} bytes are not an ONNX model (${(e as Error).message}); the file may be truncated, or not a .onnx file`,
+    );
+  }
+  if (!m.graph || (!(m.graph.node ?? []).length && !(m.graph.output ?? []).length))
+    throw new Error(
+      `FromOnnx: these ${bytes.length} bytes decode to a model with no graph (no nodes, no outputs); is it an ONNX model?`,
+    );
+  const imports = (m.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx');
+  const opset = Number(imports?.version ?? 1);
+  if (opset > NEWEST_OPSET)
+    throw new Error(
+      `FromOnnx: the model imports ONNX opset ${opset}; raf-op's mappings know opsets up to ${NEWEST_OPSET} (ONNX 1.22)`,
+    );
+  return { opset, ...graphOf(m.graph) };
 }
+
+/** The newest default-domain opset raf-op's mappings were written against (ONNX 1.22's operator set). */
+export const NEWEST_OPSET = 27;
