@@ -61,6 +61,12 @@ if (wrong.length) {
   console.log(`\nwrong results (${wrong.length}):`);
   for (const [id, o] of wrong) console.log(`  ${id}: ${o.status === 'fail' ? o.reason : ''}`);
 }
+if (ortResults && flags.has('--failures'))
+  for (const c of cases)
+    if (ortResults.get(c.id) && results.get(c.id)!.status !== 'pass') {
+      const o = results.get(c.id)!;
+      console.log(`onnxruntime-only ${c.id}: ${o.status === 'pass' ? '' : o.reason}`);
+    }
 if (flags.has('--failures'))
   for (const [id, o] of results) if (o.status === 'refused') console.log(`refused ${id}: ${o.reason}`);
 

@@ -182,7 +182,7 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     );
     expect(text).toContain('raf.op.sum(%x, [1], True)');
     expect(text).toContain('raf.op.max(%x, [1], False)');
-    expect(text).toContain('raf.op.argmax(%x, 0, True)');
+    expect(text).toContain('raf.op.argmax(%x, 0, True, False)');
   });
 
   it("reads a Clip-6 without min or max as float32's whole range", async () => {
@@ -398,6 +398,26 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     expect(() => fromOnnx(bytes)).toThrow(
       "FromOnnx: the model uses 2 ONNX ops raf-op does not import: NotAnOnnxOp (2 nodes: 'n0_NotAnOnnxOp', 'n3_NotAnOnnxOp'); AlsoMissing (1 node: 'n2_AlsoMissing')",
     );
+  });
+
+  it('refuses bytes that are not a model, naming what is wrong', () => {
+    const good = buildModel({
+      nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
+      outputs: [{ name: 'y' }],
+    });
+    expect(() => fromOnnx(new Uint8Array())).toThrow('FromOnnx: the model is empty (0 bytes)');
+    expect(() => fromOnnx(good.slice(0, good.length - 7))).toThrow(
+      /^FromOnnx: these \d+ bytes are not an ONNX model \(.*\); the file may be truncated, or not a \.onnx file$/,
+    );
+    expect(() => fromOnnx(new TextEncoder().encode('hello world, not a model'))).toThrow('are not an ONNX model');
+    const future = buildModel({
+      nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
+      outputs: [{ name: 'y' }],
+      opset: 99,
+    });
+    expect(() => fromOnnx(future)).toThrow("the model imports ONNX opset 99; raf-op's mappings know opsets up to 27");
   });
 
   it('refuses a value that fails to compute at import only where it is read', () => {
