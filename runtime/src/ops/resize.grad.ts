@@ -1,7 +1,8 @@
 // Hand-written gradient of raf.op.resize (specs/nn/resize.yaml). Every mode is linear in x: each resized axis applies
 // y = x ×_axis A with A [in, out] holding the taps' weights, so the gradient applies Aᵀ per axis in reverse order, as
 // matmuls with the axis moved last (any dialect with matmul runs it). Nearest sends each output's gradient to the one
-// cell it copied; linear and cubic spread it by the interpolation weights.
+// cell it copied; linear and cubic spread it by the interpolation weights. tf_crop_and_resize's extrapolated outputs are
+// constants (no taps), so they send nothing back.
 
 import type { ResizeGradContext, ResizeGradResult } from '../generated/grad/resize.ts';
 import { matmul } from '../generated/api/matmul.ts';
@@ -20,6 +21,10 @@ export function resizeGradImpl({
   nearest_mode,
   cubic_coeff_a,
   exclude_outside,
+  axes,
+  antialias,
+  keep_aspect_ratio_policy,
+  extrapolation_value,
 }: ResizeGradContext): ResizeGradResult {
   const plan = resizePlan({
     x,
@@ -31,6 +36,10 @@ export function resizeGradImpl({
     nearest_mode,
     cubic_coeff_a,
     exclude_outside,
+    axes,
+    antialias,
+    keep_aspect_ratio_policy,
+    extrapolation_value,
   });
   const n = x.shape.length;
   let g: Tensor = dy;

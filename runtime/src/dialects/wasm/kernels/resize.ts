@@ -50,7 +50,7 @@ export const resizeWasm: ResizeKernel = ({ x }, attrs, out) => {
   const ys = arena.view(WIDTH_ARRAY[width], y.ptr, sizeOf(out.shape));
   let data: ArrayLike<number> = xs;
   const shape = [...x.shape];
-  table.axes.forEach(({ axis, inLen, outLen, taps }, k) => {
+  table.axes.forEach(({ axis, inLen, outLen, taps, outside }, k) => {
     const outer = sizeOf(shape.slice(0, axis));
     const inner = sizeOf(shape.slice(axis + 1));
     const last = k === table.axes.length - 1;
@@ -58,6 +58,11 @@ export const resizeWasm: ResizeKernel = ({ x }, attrs, out) => {
     for (let a = 0; a < outer; a++)
       for (let o = 0; o < outLen; o++) {
         const row = (a * outLen + o) * inner;
+        if (outside?.[o]) {
+          // tf_crop_and_resize: a source outside x.
+          next.fill(attrs.extrapolation_value, row, row + inner);
+          continue;
+        }
         for (let q = 0; q < inner; q++) {
           let s = 0;
           for (const [i, w] of taps[o]!) s += w * data[(a * inLen + i) * inner + q]!;

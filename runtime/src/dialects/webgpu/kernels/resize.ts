@@ -2,7 +2,8 @@
 // summing its taps; the tap tables (input index and weight per output index, padded to the widest) come from
 // resizePlan on the host and are uploaded per call. The tables and the passes' intermediates are disposed as soon as
 // their pass is encoded: the pool holds a buffer released while its batch is open away from uploads until the batch
-// is submitted, so no queued pass reads another's data. float32 only.
+// is submitted, so no queued pass reads another's data. An output index whose first tap index is -1 lies outside x
+// (tf_crop_and_resize) and takes extrapolation_value. float32 only.
 
 import type { ResizeKernel } from '../../../generated/bridge/resize.ts';
 import { resizePlan } from '../../../ops/resize.rule.ts';
@@ -16,7 +17,7 @@ const SOURCE = `@group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> tap_at: array<i32>;
 @group(0) @binding(2) var<storage, read> tap_w: array<f32>;
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
-${paramsWgsl(4, 5)}
+${paramsWgsl(4, 6)}
 ${MAIN_1D} {
   ${FLAT_INDEX}
   let total = pu(0u);
@@ -28,6 +29,10 @@ ${MAIN_1D} {
   let k = i % inner;
   let o = (i / inner) % out_len;
   let a = i / (inner * out_len);
+  if (tap_at[o * taps] < 0) {
+    y[i] = pf(5u);
+    return;
+  }
   var acc = 0.0;
   for (var t = 0u; t < taps; t++) {
     let src = u32(tap_at[o * taps + t]);
@@ -44,11 +49,12 @@ export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) =>
     const plan = resizePlan({ x, ...attrs });
     let cur: Tensor = x;
     const shape = [...x.shape];
-    for (const { axis, inLen, outLen, taps } of plan.axes) {
-      const width = Math.max(...taps.map((t) => t.length));
+    for (const { axis, inLen, outLen, taps, outside } of plan.axes) {
+      const width = Math.max(1, ...taps.map((t) => t.length));
       const at = new Int32Array(outLen * width);
       const w = new Float32Array(outLen * width);
       taps.forEach((t, o) => t.forEach(([i, v], k) => ((at[o * width + k] = i), (w[o * width + k] = v))));
+      outside?.forEach((out, o) => out && (at[o * width] = -1));
       shape[axis] = outLen;
       const next = allocGpu(gpu, { shape: [...shape], dtype: 'float32' });
       const total = sizeOf(shape);
@@ -57,10 +63,11 @@ export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) =>
         .u32(inLen)
         .u32(outLen)
         .u32(sizeOf(shape.slice(axis + 1)))
-        .u32(width);
+        .u32(width)
+        .f32(attrs.extrapolation_value);
       const atT = uploadTensor(gpu, tensor(at, { dtype: 'int32', shape: [at.length] }));
       const wT = uploadTensor(gpu, tensor(w, { dtype: 'float32', shape: [w.length] }));
-      launch(gpu, pipeline, [cur, atT, wT, next], params.data(5), total, 'resize');
+      launch(gpu, pipeline, [cur, atT, wT, next], params.data(6), total, 'resize');
       atT.dispose();
       wT.dispose();
       if (cur !== x) cur.dispose();
@@ -76,7 +83,7 @@ export const resizeWebgpu: WebGpuBuilder<ResizeKernel> = (_attrs, out, { x }) =>
         gpu,
         pipeline,
         [x, at, w, copy],
-        new Params().u32(total).u32(1).u32(1).u32(total).u32(1).data(5),
+        new Params().u32(total).u32(1).u32(1).u32(total).u32(1).f32(0).data(6),
         total,
         'resize',
       );
