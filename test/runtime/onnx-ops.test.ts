@@ -319,7 +319,7 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
       ),
     );
     expect(() => fromOnnx(dynamic)).toThrow(
-      "FromOnnx node 0 ('n0_Loop', Loop): Loop's trip count is computed at run time; only a known one is unrolled",
+      "FromOnnx node 0 ('n0_Loop', Loop): Loop's trip count is computed at run time, but must be known when the model is imported (unrolled)",
     );
   });
 

@@ -2,6 +2,10 @@
 
 export { absBridge, type AbsAttrs, type AbsInputs, type AbsKernel } from './bridge/abs.ts';
 export { absDxBridge, type AbsDxAttrs, type AbsDxInputs, type AbsDxKernel } from './bridge/abs_dx.ts';
+export { acosBridge, type AcosAttrs, type AcosInputs, type AcosKernel } from './bridge/acos.ts';
+export { acosDxBridge, type AcosDxAttrs, type AcosDxInputs, type AcosDxKernel } from './bridge/acos_dx.ts';
+export { acoshBridge, type AcoshAttrs, type AcoshInputs, type AcoshKernel } from './bridge/acosh.ts';
+export { acoshDxBridge, type AcoshDxAttrs, type AcoshDxInputs, type AcoshDxKernel } from './bridge/acosh_dx.ts';
 export { addBridge, type AddAttrs, type AddInputs, type AddKernel } from './bridge/add.ts';
 export {
   addExampleBridge,
@@ -9,8 +13,29 @@ export {
   type AddExampleInputs,
   type AddExampleKernel,
 } from './bridge/add_example.ts';
+export {
+  affineGridBridge,
+  type AffineGridAttrs,
+  type AffineGridInputs,
+  type AffineGridKernel,
+} from './bridge/affine_grid.ts';
 export { argmaxBridge, type ArgmaxAttrs, type ArgmaxInputs, type ArgmaxKernel } from './bridge/argmax.ts';
 export { argminBridge, type ArgminAttrs, type ArgminInputs, type ArgminKernel } from './bridge/argmin.ts';
+export { asinBridge, type AsinAttrs, type AsinInputs, type AsinKernel } from './bridge/asin.ts';
+export { asinDxBridge, type AsinDxAttrs, type AsinDxInputs, type AsinDxKernel } from './bridge/asin_dx.ts';
+export { asinhBridge, type AsinhAttrs, type AsinhInputs, type AsinhKernel } from './bridge/asinh.ts';
+export { asinhDxBridge, type AsinhDxAttrs, type AsinhDxInputs, type AsinhDxKernel } from './bridge/asinh_dx.ts';
+export { atanBridge, type AtanAttrs, type AtanInputs, type AtanKernel } from './bridge/atan.ts';
+export { atanDxBridge, type AtanDxAttrs, type AtanDxInputs, type AtanDxKernel } from './bridge/atan_dx.ts';
+export { atanhBridge, type AtanhAttrs, type AtanhInputs, type AtanhKernel } from './bridge/atanh.ts';
+export { atanhDxBridge, type AtanhDxAttrs, type AtanhDxInputs, type AtanhDxKernel } from './bridge/atanh_dx.ts';
+export {
+  attentionBridge,
+  type AttentionAttrs,
+  type AttentionInputs,
+  type AttentionKernel,
+} from './bridge/attention.ts';
+export { avgPoolBridge, type AvgPoolAttrs, type AvgPoolInputs, type AvgPoolKernel } from './bridge/avg_pool.ts';
 export {
   avgPool2dBridge,
   type AvgPool2dAttrs,
@@ -36,15 +61,45 @@ export {
   type BatchNormKernel,
 } from './bridge/batch_norm.ts';
 export { biasAddBridge, type BiasAddAttrs, type BiasAddInputs, type BiasAddKernel } from './bridge/bias_add.ts';
+export {
+  bitwiseAndBridge,
+  type BitwiseAndAttrs,
+  type BitwiseAndInputs,
+  type BitwiseAndKernel,
+} from './bridge/bitwise_and.ts';
+export {
+  bitwiseNotBridge,
+  type BitwiseNotAttrs,
+  type BitwiseNotInputs,
+  type BitwiseNotKernel,
+} from './bridge/bitwise_not.ts';
+export {
+  bitwiseOrBridge,
+  type BitwiseOrAttrs,
+  type BitwiseOrInputs,
+  type BitwiseOrKernel,
+} from './bridge/bitwise_or.ts';
+export {
+  bitwiseXorBridge,
+  type BitwiseXorAttrs,
+  type BitwiseXorInputs,
+  type BitwiseXorKernel,
+} from './bridge/bitwise_xor.ts';
 export { castBridge, type CastAttrs, type CastInputs, type CastKernel } from './bridge/cast.ts';
+export { ceilBridge, type CeilAttrs, type CeilInputs, type CeilKernel } from './bridge/ceil.ts';
+export { ceilDxBridge, type CeilDxAttrs, type CeilDxInputs, type CeilDxKernel } from './bridge/ceil_dx.ts';
+export { celuBridge, type CeluAttrs, type CeluInputs, type CeluKernel } from './bridge/celu.ts';
+export { celuDxBridge, type CeluDxAttrs, type CeluDxInputs, type CeluDxKernel } from './bridge/celu_dx.ts';
 export { clipBridge, type ClipAttrs, type ClipInputs, type ClipKernel } from './bridge/clip.ts';
 export { clipDxBridge, type ClipDxAttrs, type ClipDxInputs, type ClipDxKernel } from './bridge/clip_dx.ts';
+export { col2imBridge, type Col2imAttrs, type Col2imInputs, type Col2imKernel } from './bridge/col2im.ts';
 export {
   collapseSumLikeBridge,
   type CollapseSumLikeAttrs,
   type CollapseSumLikeInputs,
   type CollapseSumLikeKernel,
 } from './bridge/collapse_sum_like.ts';
+export { compressBridge, type CompressAttrs, type CompressInputs, type CompressKernel } from './bridge/compress.ts';
 export {
   concatenateBridge,
   type ConcatenateAttrs,
@@ -61,6 +116,12 @@ export { conv2dBridge, type Conv2dAttrs, type Conv2dInputs, type Conv2dKernel } 
 export { conv2dDwBridge, type Conv2dDwAttrs, type Conv2dDwInputs, type Conv2dDwKernel } from './bridge/conv2d_dw.ts';
 export { conv2dDxBridge, type Conv2dDxAttrs, type Conv2dDxInputs, type Conv2dDxKernel } from './bridge/conv2d_dx.ts';
 export {
+  convIntegerBridge,
+  type ConvIntegerAttrs,
+  type ConvIntegerInputs,
+  type ConvIntegerKernel,
+} from './bridge/conv_integer.ts';
+export {
   convTransposeBridge,
   type ConvTransposeAttrs,
   type ConvTransposeInputs,
@@ -68,6 +129,8 @@ export {
 } from './bridge/conv_transpose.ts';
 export { cosBridge, type CosAttrs, type CosInputs, type CosKernel } from './bridge/cos.ts';
 export { cosDxBridge, type CosDxAttrs, type CosDxInputs, type CosDxKernel } from './bridge/cos_dx.ts';
+export { coshBridge, type CoshAttrs, type CoshInputs, type CoshKernel } from './bridge/cosh.ts';
+export { coshDxBridge, type CoshDxAttrs, type CoshDxInputs, type CoshDxKernel } from './bridge/cosh_dx.ts';
 export {
   crossEntropyBridge,
   type CrossEntropyAttrs,
@@ -83,9 +146,31 @@ export {
 export { cumprodBridge, type CumprodAttrs, type CumprodInputs, type CumprodKernel } from './bridge/cumprod.ts';
 export { cumsumBridge, type CumsumAttrs, type CumsumInputs, type CumsumKernel } from './bridge/cumsum.ts';
 export { cumsumDxBridge, type CumsumDxAttrs, type CumsumDxInputs, type CumsumDxKernel } from './bridge/cumsum_dx.ts';
+export {
+  deformConvBridge,
+  type DeformConvAttrs,
+  type DeformConvInputs,
+  type DeformConvKernel,
+} from './bridge/deform_conv.ts';
 export { denseBridge, type DenseAttrs, type DenseInputs, type DenseKernel } from './bridge/dense.ts';
+export {
+  dequantizeLinearBridge,
+  type DequantizeLinearAttrs,
+  type DequantizeLinearInputs,
+  type DequantizeLinearKernel,
+} from './bridge/dequantize_linear.ts';
+export { detBridge, type DetAttrs, type DetInputs, type DetKernel } from './bridge/det.ts';
 export { divideBridge, type DivideAttrs, type DivideInputs, type DivideKernel } from './bridge/divide.ts';
+export { dropoutBridge, type DropoutAttrs, type DropoutInputs, type DropoutKernel } from './bridge/dropout.ts';
+export {
+  dynamicQuantizeLinearBridge,
+  type DynamicQuantizeLinearAttrs,
+  type DynamicQuantizeLinearInputs,
+  type DynamicQuantizeLinearKernel,
+} from './bridge/dynamic_quantize_linear.ts';
 export { einsumBridge, type EinsumAttrs, type EinsumInputs, type EinsumKernel } from './bridge/einsum.ts';
+export { eluBridge, type EluAttrs, type EluInputs, type EluKernel } from './bridge/elu.ts';
+export { eluDxBridge, type EluDxAttrs, type EluDxInputs, type EluDxKernel } from './bridge/elu_dx.ts';
 export {
   embeddingBridge,
   type EmbeddingAttrs,
@@ -103,6 +188,9 @@ export {
   type ExpandDimsKernel,
 } from './bridge/expand_dims.ts';
 export { flattenBridge, type FlattenAttrs, type FlattenInputs, type FlattenKernel } from './bridge/flatten.ts';
+export { floorBridge, type FloorAttrs, type FloorInputs, type FloorKernel } from './bridge/floor.ts';
+export { floorDxBridge, type FloorDxAttrs, type FloorDxInputs, type FloorDxKernel } from './bridge/floor_dx.ts';
+export { floorModBridge, type FloorModAttrs, type FloorModInputs, type FloorModKernel } from './bridge/floor_mod.ts';
 export {
   gatherElementsBridge,
   type GatherElementsAttrs,
@@ -115,6 +203,7 @@ export {
   type GatherElementsDxInputs,
   type GatherElementsDxKernel,
 } from './bridge/gather_elements_dx.ts';
+export { gatherNdBridge, type GatherNdAttrs, type GatherNdInputs, type GatherNdKernel } from './bridge/gather_nd.ts';
 export { geluBridge, type GeluAttrs, type GeluInputs, type GeluKernel } from './bridge/gelu.ts';
 export { geluDxBridge, type GeluDxAttrs, type GeluDxInputs, type GeluDxKernel } from './bridge/gelu_dx.ts';
 export {
@@ -136,6 +225,18 @@ export {
   type GreaterEqualInputs,
   type GreaterEqualKernel,
 } from './bridge/greater_equal.ts';
+export {
+  gridSampleBridge,
+  type GridSampleAttrs,
+  type GridSampleInputs,
+  type GridSampleKernel,
+} from './bridge/grid_sample.ts';
+export {
+  groupNormBridge,
+  type GroupNormAttrs,
+  type GroupNormInputs,
+  type GroupNormKernel,
+} from './bridge/group_norm.ts';
 export { gruBridge, type GruAttrs, type GruInputs, type GruKernel } from './bridge/gru.ts';
 export {
   hardSigmoidBridge,
@@ -167,6 +268,8 @@ export {
   type InstanceNormInputs,
   type InstanceNormKernel,
 } from './bridge/instance_norm.ts';
+export { isinfBridge, type IsinfAttrs, type IsinfInputs, type IsinfKernel } from './bridge/isinf.ts';
+export { isnanBridge, type IsnanAttrs, type IsnanInputs, type IsnanKernel } from './bridge/isnan.ts';
 export {
   layerNormBridge,
   type LayerNormAttrs,
@@ -197,6 +300,12 @@ export {
   type LeakyReluDxInputs,
   type LeakyReluDxKernel,
 } from './bridge/leaky_relu_dx.ts';
+export {
+  leftShiftBridge,
+  type LeftShiftAttrs,
+  type LeftShiftInputs,
+  type LeftShiftKernel,
+} from './bridge/left_shift.ts';
 export { lessBridge, type LessAttrs, type LessInputs, type LessKernel } from './bridge/less.ts';
 export {
   lessEqualBridge,
@@ -217,6 +326,13 @@ export {
   type LogSoftmaxDxInputs,
   type LogSoftmaxDxKernel,
 } from './bridge/log_softmax_dx.ts';
+export { logSumBridge, type LogSumAttrs, type LogSumInputs, type LogSumKernel } from './bridge/log_sum.ts';
+export {
+  logicalAndBridge,
+  type LogicalAndAttrs,
+  type LogicalAndInputs,
+  type LogicalAndKernel,
+} from './bridge/logical_and.ts';
 export {
   logicalNotBridge,
   type LogicalNotAttrs,
@@ -224,16 +340,37 @@ export {
   type LogicalNotKernel,
 } from './bridge/logical_not.ts';
 export {
+  logicalOrBridge,
+  type LogicalOrAttrs,
+  type LogicalOrInputs,
+  type LogicalOrKernel,
+} from './bridge/logical_or.ts';
+export {
+  logicalXorBridge,
+  type LogicalXorAttrs,
+  type LogicalXorInputs,
+  type LogicalXorKernel,
+} from './bridge/logical_xor.ts';
+export {
   logsumexpBridge,
   type LogsumexpAttrs,
   type LogsumexpInputs,
   type LogsumexpKernel,
 } from './bridge/logsumexp.ts';
+export { lpPoolBridge, type LpPoolAttrs, type LpPoolInputs, type LpPoolKernel } from './bridge/lp_pool.ts';
+export { lrnBridge, type LrnAttrs, type LrnInputs, type LrnKernel } from './bridge/lrn.ts';
 export { lstmBridge, type LstmAttrs, type LstmInputs, type LstmKernel } from './bridge/lstm.ts';
 export { matmulBridge, type MatmulAttrs, type MatmulInputs, type MatmulKernel } from './bridge/matmul.ts';
+export {
+  matmulIntegerBridge,
+  type MatmulIntegerAttrs,
+  type MatmulIntegerInputs,
+  type MatmulIntegerKernel,
+} from './bridge/matmul_integer.ts';
 export { matmulNtBridge, type MatmulNtAttrs, type MatmulNtInputs, type MatmulNtKernel } from './bridge/matmul_nt.ts';
 export { matmulTnBridge, type MatmulTnAttrs, type MatmulTnInputs, type MatmulTnKernel } from './bridge/matmul_tn.ts';
 export { maxBridge, type MaxAttrs, type MaxInputs, type MaxKernel } from './bridge/max.ts';
+export { maxPoolBridge, type MaxPoolAttrs, type MaxPoolInputs, type MaxPoolKernel } from './bridge/max_pool.ts';
 export {
   maxPool2dBridge,
   type MaxPool2dAttrs,
@@ -246,13 +383,27 @@ export {
   type MaxPool2dDxInputs,
   type MaxPool2dDxKernel,
 } from './bridge/max_pool2d_dx.ts';
+export {
+  maxUnpoolBridge,
+  type MaxUnpoolAttrs,
+  type MaxUnpoolInputs,
+  type MaxUnpoolKernel,
+} from './bridge/max_unpool.ts';
 export { maximumBridge, type MaximumAttrs, type MaximumInputs, type MaximumKernel } from './bridge/maximum.ts';
 export { meanBridge, type MeanAttrs, type MeanInputs, type MeanKernel } from './bridge/mean.ts';
 export { meanDxBridge, type MeanDxAttrs, type MeanDxInputs, type MeanDxKernel } from './bridge/mean_dx.ts';
 export { minBridge, type MinAttrs, type MinInputs, type MinKernel } from './bridge/min.ts';
 export { minimumBridge, type MinimumAttrs, type MinimumInputs, type MinimumKernel } from './bridge/minimum.ts';
+export { mishBridge, type MishAttrs, type MishInputs, type MishKernel } from './bridge/mish.ts';
+export { mishDxBridge, type MishDxAttrs, type MishDxInputs, type MishDxKernel } from './bridge/mish_dx.ts';
 export { multiplyBridge, type MultiplyAttrs, type MultiplyInputs, type MultiplyKernel } from './bridge/multiply.ts';
 export { negativeBridge, type NegativeAttrs, type NegativeInputs, type NegativeKernel } from './bridge/negative.ts';
+export {
+  negativeLogLikelihoodLossBridge,
+  type NegativeLogLikelihoodLossAttrs,
+  type NegativeLogLikelihoodLossInputs,
+  type NegativeLogLikelihoodLossKernel,
+} from './bridge/negative_log_likelihood_loss.ts';
 export { nllLossBridge, type NllLossAttrs, type NllLossInputs, type NllLossKernel } from './bridge/nll_loss.ts';
 export {
   nllLossDxBridge,
@@ -260,11 +411,37 @@ export {
   type NllLossDxInputs,
   type NllLossDxKernel,
 } from './bridge/nll_loss_dx.ts';
+export {
+  nonMaxSuppressionBridge,
+  type NonMaxSuppressionAttrs,
+  type NonMaxSuppressionInputs,
+  type NonMaxSuppressionKernel,
+} from './bridge/non_max_suppression.ts';
+export { nonzeroBridge, type NonzeroAttrs, type NonzeroInputs, type NonzeroKernel } from './bridge/nonzero.ts';
 export { onesLikeBridge, type OnesLikeAttrs, type OnesLikeInputs, type OnesLikeKernel } from './bridge/ones_like.ts';
 export { padBridge, type PadAttrs, type PadInputs, type PadKernel } from './bridge/pad.ts';
 export { padDxBridge, type PadDxAttrs, type PadDxInputs, type PadDxKernel } from './bridge/pad_dx.ts';
 export { powerBridge, type PowerAttrs, type PowerInputs, type PowerKernel } from './bridge/power.ts';
+export { preluBridge, type PreluAttrs, type PreluInputs, type PreluKernel } from './bridge/prelu.ts';
 export { prodBridge, type ProdAttrs, type ProdInputs, type ProdKernel } from './bridge/prod.ts';
+export {
+  qlinearConvBridge,
+  type QlinearConvAttrs,
+  type QlinearConvInputs,
+  type QlinearConvKernel,
+} from './bridge/qlinear_conv.ts';
+export {
+  qlinearMatmulBridge,
+  type QlinearMatmulAttrs,
+  type QlinearMatmulInputs,
+  type QlinearMatmulKernel,
+} from './bridge/qlinear_matmul.ts';
+export {
+  quantizeLinearBridge,
+  type QuantizeLinearAttrs,
+  type QuantizeLinearInputs,
+  type QuantizeLinearKernel,
+} from './bridge/quantize_linear.ts';
 export { rangeBridge, type RangeAttrs, type RangeInputs, type RangeKernel } from './bridge/range.ts';
 export {
   reciprocalBridge,
@@ -278,10 +455,29 @@ export {
   type ReciprocalDxInputs,
   type ReciprocalDxKernel,
 } from './bridge/reciprocal_dx.ts';
+export { reduceL1Bridge, type ReduceL1Attrs, type ReduceL1Inputs, type ReduceL1Kernel } from './bridge/reduce_l1.ts';
+export { reduceL2Bridge, type ReduceL2Attrs, type ReduceL2Inputs, type ReduceL2Kernel } from './bridge/reduce_l2.ts';
 export { reluBridge, type ReluAttrs, type ReluInputs, type ReluKernel } from './bridge/relu.ts';
 export { reluDxBridge, type ReluDxAttrs, type ReluDxInputs, type ReluDxKernel } from './bridge/relu_dx.ts';
 export { reshapeBridge, type ReshapeAttrs, type ReshapeInputs, type ReshapeKernel } from './bridge/reshape.ts';
 export { resizeBridge, type ResizeAttrs, type ResizeInputs, type ResizeKernel } from './bridge/resize.ts';
+export {
+  rightShiftBridge,
+  type RightShiftAttrs,
+  type RightShiftInputs,
+  type RightShiftKernel,
+} from './bridge/right_shift.ts';
+export { rmsNormBridge, type RmsNormAttrs, type RmsNormInputs, type RmsNormKernel } from './bridge/rms_norm.ts';
+export { rnnBridge, type RnnAttrs, type RnnInputs, type RnnKernel } from './bridge/rnn.ts';
+export { roiAlignBridge, type RoiAlignAttrs, type RoiAlignInputs, type RoiAlignKernel } from './bridge/roi_align.ts';
+export {
+  rotaryEmbeddingBridge,
+  type RotaryEmbeddingAttrs,
+  type RotaryEmbeddingInputs,
+  type RotaryEmbeddingKernel,
+} from './bridge/rotary_embedding.ts';
+export { roundBridge, type RoundAttrs, type RoundInputs, type RoundKernel } from './bridge/round.ts';
+export { roundDxBridge, type RoundDxAttrs, type RoundDxInputs, type RoundDxKernel } from './bridge/round_dx.ts';
 export { rsqrtBridge, type RsqrtAttrs, type RsqrtInputs, type RsqrtKernel } from './bridge/rsqrt.ts';
 export { rsqrtDxBridge, type RsqrtDxAttrs, type RsqrtDxInputs, type RsqrtDxKernel } from './bridge/rsqrt_dx.ts';
 export {
@@ -303,6 +499,12 @@ export {
   type ScaledAddDbKernel,
 } from './bridge/scaled_add_db.ts';
 export {
+  scatterElementsBridge,
+  type ScatterElementsAttrs,
+  type ScatterElementsInputs,
+  type ScatterElementsKernel,
+} from './bridge/scatter_elements.ts';
+export {
   scatterNdBridge,
   type ScatterNdAttrs,
   type ScatterNdInputs,
@@ -310,6 +512,8 @@ export {
 } from './bridge/scatter_nd.ts';
 export { seluBridge, type SeluAttrs, type SeluInputs, type SeluKernel } from './bridge/selu.ts';
 export { seluDxBridge, type SeluDxAttrs, type SeluDxInputs, type SeluDxKernel } from './bridge/selu_dx.ts';
+export { shrinkBridge, type ShrinkAttrs, type ShrinkInputs, type ShrinkKernel } from './bridge/shrink.ts';
+export { shrinkDxBridge, type ShrinkDxAttrs, type ShrinkDxInputs, type ShrinkDxKernel } from './bridge/shrink_dx.ts';
 export { sigmoidBridge, type SigmoidAttrs, type SigmoidInputs, type SigmoidKernel } from './bridge/sigmoid.ts';
 export {
   sigmoidDxBridge,
@@ -317,10 +521,20 @@ export {
   type SigmoidDxInputs,
   type SigmoidDxKernel,
 } from './bridge/sigmoid_dx.ts';
+export { signBridge, type SignAttrs, type SignInputs, type SignKernel } from './bridge/sign.ts';
+export { signDxBridge, type SignDxAttrs, type SignDxInputs, type SignDxKernel } from './bridge/sign_dx.ts';
 export { sinBridge, type SinAttrs, type SinInputs, type SinKernel } from './bridge/sin.ts';
 export { sinDxBridge, type SinDxAttrs, type SinDxInputs, type SinDxKernel } from './bridge/sin_dx.ts';
+export { sinhBridge, type SinhAttrs, type SinhInputs, type SinhKernel } from './bridge/sinh.ts';
+export { sinhDxBridge, type SinhDxAttrs, type SinhDxInputs, type SinhDxKernel } from './bridge/sinh_dx.ts';
 export { sizeBridge, type SizeAttrs, type SizeInputs, type SizeKernel } from './bridge/size.ts';
 export { softmaxBridge, type SoftmaxAttrs, type SoftmaxInputs, type SoftmaxKernel } from './bridge/softmax.ts';
+export {
+  softmaxCrossEntropyLossBridge,
+  type SoftmaxCrossEntropyLossAttrs,
+  type SoftmaxCrossEntropyLossInputs,
+  type SoftmaxCrossEntropyLossKernel,
+} from './bridge/softmax_cross_entropy_loss.ts';
 export {
   softmaxDxBridge,
   type SoftmaxDxAttrs,
@@ -334,6 +548,13 @@ export {
   type SoftplusDxInputs,
   type SoftplusDxKernel,
 } from './bridge/softplus_dx.ts';
+export { softsignBridge, type SoftsignAttrs, type SoftsignInputs, type SoftsignKernel } from './bridge/softsign.ts';
+export {
+  softsignDxBridge,
+  type SoftsignDxAttrs,
+  type SoftsignDxInputs,
+  type SoftsignDxKernel,
+} from './bridge/softsign_dx.ts';
 export { splitBridge, type SplitAttrs, type SplitInputs, type SplitKernel } from './bridge/split.ts';
 export { sqrtBridge, type SqrtAttrs, type SqrtInputs, type SqrtKernel } from './bridge/sqrt.ts';
 export { sqrtDxBridge, type SqrtDxAttrs, type SqrtDxInputs, type SqrtDxKernel } from './bridge/sqrt_dx.ts';
@@ -353,10 +574,32 @@ export {
 export { subtractBridge, type SubtractAttrs, type SubtractInputs, type SubtractKernel } from './bridge/subtract.ts';
 export { sumBridge, type SumAttrs, type SumInputs, type SumKernel } from './bridge/sum.ts';
 export { sumDxBridge, type SumDxAttrs, type SumDxInputs, type SumDxKernel } from './bridge/sum_dx.ts';
+export {
+  sumSquareBridge,
+  type SumSquareAttrs,
+  type SumSquareInputs,
+  type SumSquareKernel,
+} from './bridge/sum_square.ts';
+export { swishBridge, type SwishAttrs, type SwishInputs, type SwishKernel } from './bridge/swish.ts';
+export { swishDxBridge, type SwishDxAttrs, type SwishDxInputs, type SwishDxKernel } from './bridge/swish_dx.ts';
 export { takeBridge, type TakeAttrs, type TakeInputs, type TakeKernel } from './bridge/take.ts';
 export { takeDxBridge, type TakeDxAttrs, type TakeDxInputs, type TakeDxKernel } from './bridge/take_dx.ts';
+export { tanBridge, type TanAttrs, type TanInputs, type TanKernel } from './bridge/tan.ts';
+export { tanDxBridge, type TanDxAttrs, type TanDxInputs, type TanDxKernel } from './bridge/tan_dx.ts';
 export { tanhBridge, type TanhAttrs, type TanhInputs, type TanhKernel } from './bridge/tanh.ts';
 export { tanhDxBridge, type TanhDxAttrs, type TanhDxInputs, type TanhDxKernel } from './bridge/tanh_dx.ts';
+export {
+  thresholdedReluBridge,
+  type ThresholdedReluAttrs,
+  type ThresholdedReluInputs,
+  type ThresholdedReluKernel,
+} from './bridge/thresholded_relu.ts';
+export {
+  thresholdedReluDxBridge,
+  type ThresholdedReluDxAttrs,
+  type ThresholdedReluDxInputs,
+  type ThresholdedReluDxKernel,
+} from './bridge/thresholded_relu_dx.ts';
 export { tileBridge, type TileAttrs, type TileInputs, type TileKernel } from './bridge/tile.ts';
 export { topkBridge, type TopkAttrs, type TopkInputs, type TopkKernel } from './bridge/topk.ts';
 export {
@@ -365,6 +608,15 @@ export {
   type TransposeInputs,
   type TransposeKernel,
 } from './bridge/transpose.ts';
+export { triluBridge, type TriluAttrs, type TriluInputs, type TriluKernel } from './bridge/trilu.ts';
+export {
+  truncDivideBridge,
+  type TruncDivideAttrs,
+  type TruncDivideInputs,
+  type TruncDivideKernel,
+} from './bridge/trunc_divide.ts';
+export { truncModBridge, type TruncModAttrs, type TruncModInputs, type TruncModKernel } from './bridge/trunc_mod.ts';
+export { uniqueBridge, type UniqueAttrs, type UniqueInputs, type UniqueKernel } from './bridge/unique.ts';
 export { whereBridge, type WhereAttrs, type WhereInputs, type WhereKernel } from './bridge/where.ts';
 export {
   zerosLikeBridge,

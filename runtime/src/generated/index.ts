@@ -16,6 +16,26 @@ import { absDxGrad } from './grad/abs_dx.ts';
 import { absDxRelay } from './relay/abs_dx.ts';
 import { absDxCpuOp } from './dialects/cpu/abs_dx.ts';
 import { absDxWebgpuOp } from './dialects/webgpu/abs_dx.ts';
+import { acosOp } from './api/acos.ts';
+import { acosGrad } from './grad/acos.ts';
+import { acosRelay } from './relay/acos.ts';
+import { acosCpuOp } from './dialects/cpu/acos.ts';
+import { acosWebgpuOp } from './dialects/webgpu/acos.ts';
+import { acosDxOp } from './api/acos_dx.ts';
+import { acosDxGrad } from './grad/acos_dx.ts';
+import { acosDxRelay } from './relay/acos_dx.ts';
+import { acosDxCpuOp } from './dialects/cpu/acos_dx.ts';
+import { acosDxWebgpuOp } from './dialects/webgpu/acos_dx.ts';
+import { acoshOp } from './api/acosh.ts';
+import { acoshGrad } from './grad/acosh.ts';
+import { acoshRelay } from './relay/acosh.ts';
+import { acoshCpuOp } from './dialects/cpu/acosh.ts';
+import { acoshWebgpuOp } from './dialects/webgpu/acosh.ts';
+import { acoshDxOp } from './api/acosh_dx.ts';
+import { acoshDxGrad } from './grad/acosh_dx.ts';
+import { acoshDxRelay } from './relay/acosh_dx.ts';
+import { acoshDxCpuOp } from './dialects/cpu/acosh_dx.ts';
+import { acoshDxWebgpuOp } from './dialects/webgpu/acosh_dx.ts';
 import { addOp } from './api/add.ts';
 import { addGrad } from './grad/add.ts';
 import { addRelay } from './relay/add.ts';
@@ -28,6 +48,10 @@ import { addExampleRelay } from './relay/add_example.ts';
 import { addExampleCpuOp } from './dialects/cpu/add_example.ts';
 import { addExampleWasmOp } from './dialects/wasm/add_example.ts';
 import { addExampleWebgpuOp } from './dialects/webgpu/add_example.ts';
+import { affineGridOp } from './api/affine_grid.ts';
+import { affineGridGrad } from './grad/affine_grid.ts';
+import { affineGridRelay } from './relay/affine_grid.ts';
+import { affineGridCpuOp } from './dialects/cpu/affine_grid.ts';
 import { argmaxOp } from './api/argmax.ts';
 import { argmaxGrad } from './grad/argmax.ts';
 import { argmaxRelay } from './relay/argmax.ts';
@@ -38,6 +62,54 @@ import { argminGrad } from './grad/argmin.ts';
 import { argminRelay } from './relay/argmin.ts';
 import { argminCpuOp } from './dialects/cpu/argmin.ts';
 import { argminWebgpuOp } from './dialects/webgpu/argmin.ts';
+import { asinOp } from './api/asin.ts';
+import { asinGrad } from './grad/asin.ts';
+import { asinRelay } from './relay/asin.ts';
+import { asinCpuOp } from './dialects/cpu/asin.ts';
+import { asinWebgpuOp } from './dialects/webgpu/asin.ts';
+import { asinDxOp } from './api/asin_dx.ts';
+import { asinDxGrad } from './grad/asin_dx.ts';
+import { asinDxRelay } from './relay/asin_dx.ts';
+import { asinDxCpuOp } from './dialects/cpu/asin_dx.ts';
+import { asinDxWebgpuOp } from './dialects/webgpu/asin_dx.ts';
+import { asinhOp } from './api/asinh.ts';
+import { asinhGrad } from './grad/asinh.ts';
+import { asinhRelay } from './relay/asinh.ts';
+import { asinhCpuOp } from './dialects/cpu/asinh.ts';
+import { asinhWebgpuOp } from './dialects/webgpu/asinh.ts';
+import { asinhDxOp } from './api/asinh_dx.ts';
+import { asinhDxGrad } from './grad/asinh_dx.ts';
+import { asinhDxRelay } from './relay/asinh_dx.ts';
+import { asinhDxCpuOp } from './dialects/cpu/asinh_dx.ts';
+import { asinhDxWebgpuOp } from './dialects/webgpu/asinh_dx.ts';
+import { atanOp } from './api/atan.ts';
+import { atanGrad } from './grad/atan.ts';
+import { atanRelay } from './relay/atan.ts';
+import { atanCpuOp } from './dialects/cpu/atan.ts';
+import { atanWebgpuOp } from './dialects/webgpu/atan.ts';
+import { atanDxOp } from './api/atan_dx.ts';
+import { atanDxGrad } from './grad/atan_dx.ts';
+import { atanDxRelay } from './relay/atan_dx.ts';
+import { atanDxCpuOp } from './dialects/cpu/atan_dx.ts';
+import { atanDxWebgpuOp } from './dialects/webgpu/atan_dx.ts';
+import { atanhOp } from './api/atanh.ts';
+import { atanhGrad } from './grad/atanh.ts';
+import { atanhRelay } from './relay/atanh.ts';
+import { atanhCpuOp } from './dialects/cpu/atanh.ts';
+import { atanhWebgpuOp } from './dialects/webgpu/atanh.ts';
+import { atanhDxOp } from './api/atanh_dx.ts';
+import { atanhDxGrad } from './grad/atanh_dx.ts';
+import { atanhDxRelay } from './relay/atanh_dx.ts';
+import { atanhDxCpuOp } from './dialects/cpu/atanh_dx.ts';
+import { atanhDxWebgpuOp } from './dialects/webgpu/atanh_dx.ts';
+import { attentionOp } from './api/attention.ts';
+import { attentionGrad } from './grad/attention.ts';
+import { attentionRelay } from './relay/attention.ts';
+import { attentionCpuOp } from './dialects/cpu/attention.ts';
+import { avgPoolOp } from './api/avg_pool.ts';
+import { avgPoolGrad } from './grad/avg_pool.ts';
+import { avgPoolRelay } from './relay/avg_pool.ts';
+import { avgPoolCpuOp } from './dialects/cpu/avg_pool.ts';
 import { avgPool2dOp } from './api/avg_pool2d.ts';
 import { avgPool2dGrad } from './grad/avg_pool2d.ts';
 import { avgPool2dRelay } from './relay/avg_pool2d.ts';
@@ -64,11 +136,47 @@ import { biasAddOp } from './api/bias_add.ts';
 import { biasAddGrad } from './grad/bias_add.ts';
 import { biasAddRelay } from './relay/bias_add.ts';
 import { biasAddCpuOp } from './dialects/cpu/bias_add.ts';
+import { bitwiseAndOp } from './api/bitwise_and.ts';
+import { bitwiseAndGrad } from './grad/bitwise_and.ts';
+import { bitwiseAndRelay } from './relay/bitwise_and.ts';
+import { bitwiseAndCpuOp } from './dialects/cpu/bitwise_and.ts';
+import { bitwiseNotOp } from './api/bitwise_not.ts';
+import { bitwiseNotGrad } from './grad/bitwise_not.ts';
+import { bitwiseNotRelay } from './relay/bitwise_not.ts';
+import { bitwiseNotCpuOp } from './dialects/cpu/bitwise_not.ts';
+import { bitwiseOrOp } from './api/bitwise_or.ts';
+import { bitwiseOrGrad } from './grad/bitwise_or.ts';
+import { bitwiseOrRelay } from './relay/bitwise_or.ts';
+import { bitwiseOrCpuOp } from './dialects/cpu/bitwise_or.ts';
+import { bitwiseXorOp } from './api/bitwise_xor.ts';
+import { bitwiseXorGrad } from './grad/bitwise_xor.ts';
+import { bitwiseXorRelay } from './relay/bitwise_xor.ts';
+import { bitwiseXorCpuOp } from './dialects/cpu/bitwise_xor.ts';
 import { castOp } from './api/cast.ts';
 import { castGrad } from './grad/cast.ts';
 import { castRelay } from './relay/cast.ts';
 import { castCpuOp } from './dialects/cpu/cast.ts';
 import { castWebgpuOp } from './dialects/webgpu/cast.ts';
+import { ceilOp } from './api/ceil.ts';
+import { ceilGrad } from './grad/ceil.ts';
+import { ceilRelay } from './relay/ceil.ts';
+import { ceilCpuOp } from './dialects/cpu/ceil.ts';
+import { ceilWebgpuOp } from './dialects/webgpu/ceil.ts';
+import { ceilDxOp } from './api/ceil_dx.ts';
+import { ceilDxGrad } from './grad/ceil_dx.ts';
+import { ceilDxRelay } from './relay/ceil_dx.ts';
+import { ceilDxCpuOp } from './dialects/cpu/ceil_dx.ts';
+import { ceilDxWebgpuOp } from './dialects/webgpu/ceil_dx.ts';
+import { celuOp } from './api/celu.ts';
+import { celuGrad } from './grad/celu.ts';
+import { celuRelay } from './relay/celu.ts';
+import { celuCpuOp } from './dialects/cpu/celu.ts';
+import { celuWebgpuOp } from './dialects/webgpu/celu.ts';
+import { celuDxOp } from './api/celu_dx.ts';
+import { celuDxGrad } from './grad/celu_dx.ts';
+import { celuDxRelay } from './relay/celu_dx.ts';
+import { celuDxCpuOp } from './dialects/cpu/celu_dx.ts';
+import { celuDxWebgpuOp } from './dialects/webgpu/celu_dx.ts';
 import { clipOp } from './api/clip.ts';
 import { clipGrad } from './grad/clip.ts';
 import { clipRelay } from './relay/clip.ts';
@@ -81,10 +189,18 @@ import { clipDxRelay } from './relay/clip_dx.ts';
 import { clipDxCpuOp } from './dialects/cpu/clip_dx.ts';
 import { clipDxWasmOp } from './dialects/wasm/clip_dx.ts';
 import { clipDxWebgpuOp } from './dialects/webgpu/clip_dx.ts';
+import { col2imOp } from './api/col2im.ts';
+import { col2imGrad } from './grad/col2im.ts';
+import { col2imRelay } from './relay/col2im.ts';
+import { col2imCpuOp } from './dialects/cpu/col2im.ts';
 import { collapseSumLikeOp } from './api/collapse_sum_like.ts';
 import { collapseSumLikeGrad } from './grad/collapse_sum_like.ts';
 import { collapseSumLikeRelay } from './relay/collapse_sum_like.ts';
 import { collapseSumLikeCpuOp } from './dialects/cpu/collapse_sum_like.ts';
+import { compressOp } from './api/compress.ts';
+import { compressGrad } from './grad/compress.ts';
+import { compressRelay } from './relay/compress.ts';
+import { compressCpuOp } from './dialects/cpu/compress.ts';
 import { concatenateOp } from './api/concatenate.ts';
 import { concatenateGrad } from './grad/concatenate.ts';
 import { concatenateRelay } from './relay/concatenate.ts';
@@ -112,6 +228,10 @@ import { conv2dDxGrad } from './grad/conv2d_dx.ts';
 import { conv2dDxRelay } from './relay/conv2d_dx.ts';
 import { conv2dDxCpuOp } from './dialects/cpu/conv2d_dx.ts';
 import { conv2dDxWebgpuOp } from './dialects/webgpu/conv2d_dx.ts';
+import { convIntegerOp } from './api/conv_integer.ts';
+import { convIntegerGrad } from './grad/conv_integer.ts';
+import { convIntegerRelay } from './relay/conv_integer.ts';
+import { convIntegerCpuOp } from './dialects/cpu/conv_integer.ts';
 import { convTransposeOp } from './api/conv_transpose.ts';
 import { convTransposeGrad } from './grad/conv_transpose.ts';
 import { convTransposeRelay } from './relay/conv_transpose.ts';
@@ -130,6 +250,16 @@ import { cosDxRelay } from './relay/cos_dx.ts';
 import { cosDxCpuOp } from './dialects/cpu/cos_dx.ts';
 import { cosDxWasmOp } from './dialects/wasm/cos_dx.ts';
 import { cosDxWebgpuOp } from './dialects/webgpu/cos_dx.ts';
+import { coshOp } from './api/cosh.ts';
+import { coshGrad } from './grad/cosh.ts';
+import { coshRelay } from './relay/cosh.ts';
+import { coshCpuOp } from './dialects/cpu/cosh.ts';
+import { coshWebgpuOp } from './dialects/webgpu/cosh.ts';
+import { coshDxOp } from './api/cosh_dx.ts';
+import { coshDxGrad } from './grad/cosh_dx.ts';
+import { coshDxRelay } from './relay/cosh_dx.ts';
+import { coshDxCpuOp } from './dialects/cpu/cosh_dx.ts';
+import { coshDxWebgpuOp } from './dialects/webgpu/cosh_dx.ts';
 import { crossEntropyOp } from './api/cross_entropy.ts';
 import { crossEntropyGrad } from './grad/cross_entropy.ts';
 import { crossEntropyRelay } from './relay/cross_entropy.ts';
@@ -155,23 +285,53 @@ import { cumsumDxGrad } from './grad/cumsum_dx.ts';
 import { cumsumDxRelay } from './relay/cumsum_dx.ts';
 import { cumsumDxCpuOp } from './dialects/cpu/cumsum_dx.ts';
 import { cumsumDxWebgpuOp } from './dialects/webgpu/cumsum_dx.ts';
+import { deformConvOp } from './api/deform_conv.ts';
+import { deformConvGrad } from './grad/deform_conv.ts';
+import { deformConvRelay } from './relay/deform_conv.ts';
+import { deformConvCpuOp } from './dialects/cpu/deform_conv.ts';
 import { denseOp } from './api/dense.ts';
 import { denseGrad } from './grad/dense.ts';
 import { denseRelay } from './relay/dense.ts';
 import { denseCpuOp } from './dialects/cpu/dense.ts';
 import { denseWasmOp } from './dialects/wasm/dense.ts';
 import { denseWebgpuOp } from './dialects/webgpu/dense.ts';
+import { dequantizeLinearOp } from './api/dequantize_linear.ts';
+import { dequantizeLinearGrad } from './grad/dequantize_linear.ts';
+import { dequantizeLinearRelay } from './relay/dequantize_linear.ts';
+import { dequantizeLinearCpuOp } from './dialects/cpu/dequantize_linear.ts';
+import { detOp } from './api/det.ts';
+import { detGrad } from './grad/det.ts';
+import { detRelay } from './relay/det.ts';
+import { detCpuOp } from './dialects/cpu/det.ts';
 import { divideOp } from './api/divide.ts';
 import { divideGrad } from './grad/divide.ts';
 import { divideRelay } from './relay/divide.ts';
 import { divideCpuOp } from './dialects/cpu/divide.ts';
 import { divideWasmOp } from './dialects/wasm/divide.ts';
 import { divideWebgpuOp } from './dialects/webgpu/divide.ts';
+import { dropoutOp } from './api/dropout.ts';
+import { dropoutGrad } from './grad/dropout.ts';
+import { dropoutRelay } from './relay/dropout.ts';
+import { dropoutCpuOp } from './dialects/cpu/dropout.ts';
+import { dynamicQuantizeLinearOp } from './api/dynamic_quantize_linear.ts';
+import { dynamicQuantizeLinearGrad } from './grad/dynamic_quantize_linear.ts';
+import { dynamicQuantizeLinearRelay } from './relay/dynamic_quantize_linear.ts';
+import { dynamicQuantizeLinearCpuOp } from './dialects/cpu/dynamic_quantize_linear.ts';
 import { einsumOp } from './api/einsum.ts';
 import { einsumGrad } from './grad/einsum.ts';
 import { einsumRelay } from './relay/einsum.ts';
 import { einsumCpuOp } from './dialects/cpu/einsum.ts';
 import { einsumWebgpuOp } from './dialects/webgpu/einsum.ts';
+import { eluOp } from './api/elu.ts';
+import { eluGrad } from './grad/elu.ts';
+import { eluRelay } from './relay/elu.ts';
+import { eluCpuOp } from './dialects/cpu/elu.ts';
+import { eluWebgpuOp } from './dialects/webgpu/elu.ts';
+import { eluDxOp } from './api/elu_dx.ts';
+import { eluDxGrad } from './grad/elu_dx.ts';
+import { eluDxRelay } from './relay/elu_dx.ts';
+import { eluDxCpuOp } from './dialects/cpu/elu_dx.ts';
+import { eluDxWebgpuOp } from './dialects/webgpu/elu_dx.ts';
 import { embeddingOp } from './api/embedding.ts';
 import { embeddingGrad } from './grad/embedding.ts';
 import { embeddingRelay } from './relay/embedding.ts';
@@ -210,6 +370,20 @@ import { flattenGrad } from './grad/flatten.ts';
 import { flattenRelay } from './relay/flatten.ts';
 import { flattenCpuOp } from './dialects/cpu/flatten.ts';
 import { flattenWebgpuOp } from './dialects/webgpu/flatten.ts';
+import { floorOp } from './api/floor.ts';
+import { floorGrad } from './grad/floor.ts';
+import { floorRelay } from './relay/floor.ts';
+import { floorCpuOp } from './dialects/cpu/floor.ts';
+import { floorWebgpuOp } from './dialects/webgpu/floor.ts';
+import { floorDxOp } from './api/floor_dx.ts';
+import { floorDxGrad } from './grad/floor_dx.ts';
+import { floorDxRelay } from './relay/floor_dx.ts';
+import { floorDxCpuOp } from './dialects/cpu/floor_dx.ts';
+import { floorDxWebgpuOp } from './dialects/webgpu/floor_dx.ts';
+import { floorModOp } from './api/floor_mod.ts';
+import { floorModGrad } from './grad/floor_mod.ts';
+import { floorModRelay } from './relay/floor_mod.ts';
+import { floorModCpuOp } from './dialects/cpu/floor_mod.ts';
 import { gatherElementsOp } from './api/gather_elements.ts';
 import { gatherElementsGrad } from './grad/gather_elements.ts';
 import { gatherElementsRelay } from './relay/gather_elements.ts';
@@ -220,6 +394,10 @@ import { gatherElementsDxGrad } from './grad/gather_elements_dx.ts';
 import { gatherElementsDxRelay } from './relay/gather_elements_dx.ts';
 import { gatherElementsDxCpuOp } from './dialects/cpu/gather_elements_dx.ts';
 import { gatherElementsDxWebgpuOp } from './dialects/webgpu/gather_elements_dx.ts';
+import { gatherNdOp } from './api/gather_nd.ts';
+import { gatherNdGrad } from './grad/gather_nd.ts';
+import { gatherNdRelay } from './relay/gather_nd.ts';
+import { gatherNdCpuOp } from './dialects/cpu/gather_nd.ts';
 import { geluOp } from './api/gelu.ts';
 import { geluGrad } from './grad/gelu.ts';
 import { geluRelay } from './relay/gelu.ts';
@@ -253,6 +431,14 @@ import { greaterEqualGrad } from './grad/greater_equal.ts';
 import { greaterEqualRelay } from './relay/greater_equal.ts';
 import { greaterEqualCpuOp } from './dialects/cpu/greater_equal.ts';
 import { greaterEqualWebgpuOp } from './dialects/webgpu/greater_equal.ts';
+import { gridSampleOp } from './api/grid_sample.ts';
+import { gridSampleGrad } from './grad/grid_sample.ts';
+import { gridSampleRelay } from './relay/grid_sample.ts';
+import { gridSampleCpuOp } from './dialects/cpu/grid_sample.ts';
+import { groupNormOp } from './api/group_norm.ts';
+import { groupNormGrad } from './grad/group_norm.ts';
+import { groupNormRelay } from './relay/group_norm.ts';
+import { groupNormCpuOp } from './dialects/cpu/group_norm.ts';
 import { gruOp } from './api/gru.ts';
 import { gruGrad } from './grad/gru.ts';
 import { gruRelay } from './relay/gru.ts';
@@ -288,6 +474,16 @@ import { instanceNormGrad } from './grad/instance_norm.ts';
 import { instanceNormRelay } from './relay/instance_norm.ts';
 import { instanceNormCpuOp } from './dialects/cpu/instance_norm.ts';
 import { instanceNormWebgpuOp } from './dialects/webgpu/instance_norm.ts';
+import { isinfOp } from './api/isinf.ts';
+import { isinfGrad } from './grad/isinf.ts';
+import { isinfRelay } from './relay/isinf.ts';
+import { isinfCpuOp } from './dialects/cpu/isinf.ts';
+import { isinfWebgpuOp } from './dialects/webgpu/isinf.ts';
+import { isnanOp } from './api/isnan.ts';
+import { isnanGrad } from './grad/isnan.ts';
+import { isnanRelay } from './relay/isnan.ts';
+import { isnanCpuOp } from './dialects/cpu/isnan.ts';
+import { isnanWebgpuOp } from './dialects/webgpu/isnan.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -315,6 +511,10 @@ import { leakyReluDxRelay } from './relay/leaky_relu_dx.ts';
 import { leakyReluDxCpuOp } from './dialects/cpu/leaky_relu_dx.ts';
 import { leakyReluDxWasmOp } from './dialects/wasm/leaky_relu_dx.ts';
 import { leakyReluDxWebgpuOp } from './dialects/webgpu/leaky_relu_dx.ts';
+import { leftShiftOp } from './api/left_shift.ts';
+import { leftShiftGrad } from './grad/left_shift.ts';
+import { leftShiftRelay } from './relay/left_shift.ts';
+import { leftShiftCpuOp } from './dialects/cpu/left_shift.ts';
 import { lessOp } from './api/less.ts';
 import { lessGrad } from './grad/less.ts';
 import { lessRelay } from './relay/less.ts';
@@ -342,16 +542,43 @@ import { logSoftmaxDxGrad } from './grad/log_softmax_dx.ts';
 import { logSoftmaxDxRelay } from './relay/log_softmax_dx.ts';
 import { logSoftmaxDxCpuOp } from './dialects/cpu/log_softmax_dx.ts';
 import { logSoftmaxDxWebgpuOp } from './dialects/webgpu/log_softmax_dx.ts';
+import { logSumOp } from './api/log_sum.ts';
+import { logSumGrad } from './grad/log_sum.ts';
+import { logSumRelay } from './relay/log_sum.ts';
+import { logSumCpuOp } from './dialects/cpu/log_sum.ts';
+import { logicalAndOp } from './api/logical_and.ts';
+import { logicalAndGrad } from './grad/logical_and.ts';
+import { logicalAndRelay } from './relay/logical_and.ts';
+import { logicalAndCpuOp } from './dialects/cpu/logical_and.ts';
+import { logicalAndWebgpuOp } from './dialects/webgpu/logical_and.ts';
 import { logicalNotOp } from './api/logical_not.ts';
 import { logicalNotGrad } from './grad/logical_not.ts';
 import { logicalNotRelay } from './relay/logical_not.ts';
 import { logicalNotCpuOp } from './dialects/cpu/logical_not.ts';
 import { logicalNotWebgpuOp } from './dialects/webgpu/logical_not.ts';
+import { logicalOrOp } from './api/logical_or.ts';
+import { logicalOrGrad } from './grad/logical_or.ts';
+import { logicalOrRelay } from './relay/logical_or.ts';
+import { logicalOrCpuOp } from './dialects/cpu/logical_or.ts';
+import { logicalOrWebgpuOp } from './dialects/webgpu/logical_or.ts';
+import { logicalXorOp } from './api/logical_xor.ts';
+import { logicalXorGrad } from './grad/logical_xor.ts';
+import { logicalXorRelay } from './relay/logical_xor.ts';
+import { logicalXorCpuOp } from './dialects/cpu/logical_xor.ts';
+import { logicalXorWebgpuOp } from './dialects/webgpu/logical_xor.ts';
 import { logsumexpOp } from './api/logsumexp.ts';
 import { logsumexpGrad } from './grad/logsumexp.ts';
 import { logsumexpRelay } from './relay/logsumexp.ts';
 import { logsumexpCpuOp } from './dialects/cpu/logsumexp.ts';
 import { logsumexpWebgpuOp } from './dialects/webgpu/logsumexp.ts';
+import { lpPoolOp } from './api/lp_pool.ts';
+import { lpPoolGrad } from './grad/lp_pool.ts';
+import { lpPoolRelay } from './relay/lp_pool.ts';
+import { lpPoolCpuOp } from './dialects/cpu/lp_pool.ts';
+import { lrnOp } from './api/lrn.ts';
+import { lrnGrad } from './grad/lrn.ts';
+import { lrnRelay } from './relay/lrn.ts';
+import { lrnCpuOp } from './dialects/cpu/lrn.ts';
 import { lstmOp } from './api/lstm.ts';
 import { lstmGrad } from './grad/lstm.ts';
 import { lstmRelay } from './relay/lstm.ts';
@@ -364,6 +591,10 @@ import { matmulRelay } from './relay/matmul.ts';
 import { matmulCpuOp } from './dialects/cpu/matmul.ts';
 import { matmulWasmOp } from './dialects/wasm/matmul.ts';
 import { matmulWebgpuOp } from './dialects/webgpu/matmul.ts';
+import { matmulIntegerOp } from './api/matmul_integer.ts';
+import { matmulIntegerGrad } from './grad/matmul_integer.ts';
+import { matmulIntegerRelay } from './relay/matmul_integer.ts';
+import { matmulIntegerCpuOp } from './dialects/cpu/matmul_integer.ts';
 import { matmulNtOp } from './api/matmul_nt.ts';
 import { matmulNtGrad } from './grad/matmul_nt.ts';
 import { matmulNtRelay } from './relay/matmul_nt.ts';
@@ -382,6 +613,10 @@ import { maxRelay } from './relay/max.ts';
 import { maxCpuOp } from './dialects/cpu/max.ts';
 import { maxWasmOp } from './dialects/wasm/max.ts';
 import { maxWebgpuOp } from './dialects/webgpu/max.ts';
+import { maxPoolOp } from './api/max_pool.ts';
+import { maxPoolGrad } from './grad/max_pool.ts';
+import { maxPoolRelay } from './relay/max_pool.ts';
+import { maxPoolCpuOp } from './dialects/cpu/max_pool.ts';
 import { maxPool2dOp } from './api/max_pool2d.ts';
 import { maxPool2dGrad } from './grad/max_pool2d.ts';
 import { maxPool2dRelay } from './relay/max_pool2d.ts';
@@ -393,6 +628,10 @@ import { maxPool2dDxGrad } from './grad/max_pool2d_dx.ts';
 import { maxPool2dDxRelay } from './relay/max_pool2d_dx.ts';
 import { maxPool2dDxCpuOp } from './dialects/cpu/max_pool2d_dx.ts';
 import { maxPool2dDxWebgpuOp } from './dialects/webgpu/max_pool2d_dx.ts';
+import { maxUnpoolOp } from './api/max_unpool.ts';
+import { maxUnpoolGrad } from './grad/max_unpool.ts';
+import { maxUnpoolRelay } from './relay/max_unpool.ts';
+import { maxUnpoolCpuOp } from './dialects/cpu/max_unpool.ts';
 import { maximumOp } from './api/maximum.ts';
 import { maximumGrad } from './grad/maximum.ts';
 import { maximumRelay } from './relay/maximum.ts';
@@ -422,6 +661,16 @@ import { minimumRelay } from './relay/minimum.ts';
 import { minimumCpuOp } from './dialects/cpu/minimum.ts';
 import { minimumWasmOp } from './dialects/wasm/minimum.ts';
 import { minimumWebgpuOp } from './dialects/webgpu/minimum.ts';
+import { mishOp } from './api/mish.ts';
+import { mishGrad } from './grad/mish.ts';
+import { mishRelay } from './relay/mish.ts';
+import { mishCpuOp } from './dialects/cpu/mish.ts';
+import { mishWebgpuOp } from './dialects/webgpu/mish.ts';
+import { mishDxOp } from './api/mish_dx.ts';
+import { mishDxGrad } from './grad/mish_dx.ts';
+import { mishDxRelay } from './relay/mish_dx.ts';
+import { mishDxCpuOp } from './dialects/cpu/mish_dx.ts';
+import { mishDxWebgpuOp } from './dialects/webgpu/mish_dx.ts';
 import { multiplyOp } from './api/multiply.ts';
 import { multiplyGrad } from './grad/multiply.ts';
 import { multiplyRelay } from './relay/multiply.ts';
@@ -434,6 +683,10 @@ import { negativeRelay } from './relay/negative.ts';
 import { negativeCpuOp } from './dialects/cpu/negative.ts';
 import { negativeWasmOp } from './dialects/wasm/negative.ts';
 import { negativeWebgpuOp } from './dialects/webgpu/negative.ts';
+import { negativeLogLikelihoodLossOp } from './api/negative_log_likelihood_loss.ts';
+import { negativeLogLikelihoodLossGrad } from './grad/negative_log_likelihood_loss.ts';
+import { negativeLogLikelihoodLossRelay } from './relay/negative_log_likelihood_loss.ts';
+import { negativeLogLikelihoodLossCpuOp } from './dialects/cpu/negative_log_likelihood_loss.ts';
 import { nllLossOp } from './api/nll_loss.ts';
 import { nllLossGrad } from './grad/nll_loss.ts';
 import { nllLossRelay } from './relay/nll_loss.ts';
@@ -444,6 +697,14 @@ import { nllLossDxGrad } from './grad/nll_loss_dx.ts';
 import { nllLossDxRelay } from './relay/nll_loss_dx.ts';
 import { nllLossDxCpuOp } from './dialects/cpu/nll_loss_dx.ts';
 import { nllLossDxWebgpuOp } from './dialects/webgpu/nll_loss_dx.ts';
+import { nonMaxSuppressionOp } from './api/non_max_suppression.ts';
+import { nonMaxSuppressionGrad } from './grad/non_max_suppression.ts';
+import { nonMaxSuppressionRelay } from './relay/non_max_suppression.ts';
+import { nonMaxSuppressionCpuOp } from './dialects/cpu/non_max_suppression.ts';
+import { nonzeroOp } from './api/nonzero.ts';
+import { nonzeroGrad } from './grad/nonzero.ts';
+import { nonzeroRelay } from './relay/nonzero.ts';
+import { nonzeroCpuOp } from './dialects/cpu/nonzero.ts';
 import { onesLikeOp } from './api/ones_like.ts';
 import { onesLikeGrad } from './grad/ones_like.ts';
 import { onesLikeRelay } from './relay/ones_like.ts';
@@ -464,11 +725,28 @@ import { powerRelay } from './relay/power.ts';
 import { powerCpuOp } from './dialects/cpu/power.ts';
 import { powerWasmOp } from './dialects/wasm/power.ts';
 import { powerWebgpuOp } from './dialects/webgpu/power.ts';
+import { preluOp } from './api/prelu.ts';
+import { preluGrad } from './grad/prelu.ts';
+import { preluRelay } from './relay/prelu.ts';
+import { preluCpuOp } from './dialects/cpu/prelu.ts';
+import { preluWebgpuOp } from './dialects/webgpu/prelu.ts';
 import { prodOp } from './api/prod.ts';
 import { prodGrad } from './grad/prod.ts';
 import { prodRelay } from './relay/prod.ts';
 import { prodCpuOp } from './dialects/cpu/prod.ts';
 import { prodWebgpuOp } from './dialects/webgpu/prod.ts';
+import { qlinearConvOp } from './api/qlinear_conv.ts';
+import { qlinearConvGrad } from './grad/qlinear_conv.ts';
+import { qlinearConvRelay } from './relay/qlinear_conv.ts';
+import { qlinearConvCpuOp } from './dialects/cpu/qlinear_conv.ts';
+import { qlinearMatmulOp } from './api/qlinear_matmul.ts';
+import { qlinearMatmulGrad } from './grad/qlinear_matmul.ts';
+import { qlinearMatmulRelay } from './relay/qlinear_matmul.ts';
+import { qlinearMatmulCpuOp } from './dialects/cpu/qlinear_matmul.ts';
+import { quantizeLinearOp } from './api/quantize_linear.ts';
+import { quantizeLinearGrad } from './grad/quantize_linear.ts';
+import { quantizeLinearRelay } from './relay/quantize_linear.ts';
+import { quantizeLinearCpuOp } from './dialects/cpu/quantize_linear.ts';
 import { rangeOp } from './api/range.ts';
 import { rangeGrad } from './grad/range.ts';
 import { rangeRelay } from './relay/range.ts';
@@ -486,6 +764,14 @@ import { reciprocalDxRelay } from './relay/reciprocal_dx.ts';
 import { reciprocalDxCpuOp } from './dialects/cpu/reciprocal_dx.ts';
 import { reciprocalDxWasmOp } from './dialects/wasm/reciprocal_dx.ts';
 import { reciprocalDxWebgpuOp } from './dialects/webgpu/reciprocal_dx.ts';
+import { reduceL1Op } from './api/reduce_l1.ts';
+import { reduceL1Grad } from './grad/reduce_l1.ts';
+import { reduceL1Relay } from './relay/reduce_l1.ts';
+import { reduceL1CpuOp } from './dialects/cpu/reduce_l1.ts';
+import { reduceL2Op } from './api/reduce_l2.ts';
+import { reduceL2Grad } from './grad/reduce_l2.ts';
+import { reduceL2Relay } from './relay/reduce_l2.ts';
+import { reduceL2CpuOp } from './dialects/cpu/reduce_l2.ts';
 import { reluOp } from './api/relu.ts';
 import { reluGrad } from './grad/relu.ts';
 import { reluRelay } from './relay/relu.ts';
@@ -509,6 +795,36 @@ import { resizeRelay } from './relay/resize.ts';
 import { resizeCpuOp } from './dialects/cpu/resize.ts';
 import { resizeWasmOp } from './dialects/wasm/resize.ts';
 import { resizeWebgpuOp } from './dialects/webgpu/resize.ts';
+import { rightShiftOp } from './api/right_shift.ts';
+import { rightShiftGrad } from './grad/right_shift.ts';
+import { rightShiftRelay } from './relay/right_shift.ts';
+import { rightShiftCpuOp } from './dialects/cpu/right_shift.ts';
+import { rmsNormOp } from './api/rms_norm.ts';
+import { rmsNormGrad } from './grad/rms_norm.ts';
+import { rmsNormRelay } from './relay/rms_norm.ts';
+import { rmsNormCpuOp } from './dialects/cpu/rms_norm.ts';
+import { rnnOp } from './api/rnn.ts';
+import { rnnGrad } from './grad/rnn.ts';
+import { rnnRelay } from './relay/rnn.ts';
+import { rnnCpuOp } from './dialects/cpu/rnn.ts';
+import { roiAlignOp } from './api/roi_align.ts';
+import { roiAlignGrad } from './grad/roi_align.ts';
+import { roiAlignRelay } from './relay/roi_align.ts';
+import { roiAlignCpuOp } from './dialects/cpu/roi_align.ts';
+import { rotaryEmbeddingOp } from './api/rotary_embedding.ts';
+import { rotaryEmbeddingGrad } from './grad/rotary_embedding.ts';
+import { rotaryEmbeddingRelay } from './relay/rotary_embedding.ts';
+import { rotaryEmbeddingCpuOp } from './dialects/cpu/rotary_embedding.ts';
+import { roundOp } from './api/round.ts';
+import { roundGrad } from './grad/round.ts';
+import { roundRelay } from './relay/round.ts';
+import { roundCpuOp } from './dialects/cpu/round.ts';
+import { roundWebgpuOp } from './dialects/webgpu/round.ts';
+import { roundDxOp } from './api/round_dx.ts';
+import { roundDxGrad } from './grad/round_dx.ts';
+import { roundDxRelay } from './relay/round_dx.ts';
+import { roundDxCpuOp } from './dialects/cpu/round_dx.ts';
+import { roundDxWebgpuOp } from './dialects/webgpu/round_dx.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
@@ -538,6 +854,10 @@ import { scaledAddDbRelay } from './relay/scaled_add_db.ts';
 import { scaledAddDbCpuOp } from './dialects/cpu/scaled_add_db.ts';
 import { scaledAddDbWasmOp } from './dialects/wasm/scaled_add_db.ts';
 import { scaledAddDbWebgpuOp } from './dialects/webgpu/scaled_add_db.ts';
+import { scatterElementsOp } from './api/scatter_elements.ts';
+import { scatterElementsGrad } from './grad/scatter_elements.ts';
+import { scatterElementsRelay } from './relay/scatter_elements.ts';
+import { scatterElementsCpuOp } from './dialects/cpu/scatter_elements.ts';
 import { scatterNdOp } from './api/scatter_nd.ts';
 import { scatterNdGrad } from './grad/scatter_nd.ts';
 import { scatterNdRelay } from './relay/scatter_nd.ts';
@@ -558,6 +878,16 @@ import { seluDxWebgpuOp } from './dialects/webgpu/selu_dx.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
 import { shapeRelay } from './relay/shape.ts';
+import { shrinkOp } from './api/shrink.ts';
+import { shrinkGrad } from './grad/shrink.ts';
+import { shrinkRelay } from './relay/shrink.ts';
+import { shrinkCpuOp } from './dialects/cpu/shrink.ts';
+import { shrinkWebgpuOp } from './dialects/webgpu/shrink.ts';
+import { shrinkDxOp } from './api/shrink_dx.ts';
+import { shrinkDxGrad } from './grad/shrink_dx.ts';
+import { shrinkDxRelay } from './relay/shrink_dx.ts';
+import { shrinkDxCpuOp } from './dialects/cpu/shrink_dx.ts';
+import { shrinkDxWebgpuOp } from './dialects/webgpu/shrink_dx.ts';
 import { sigmoidOp } from './api/sigmoid.ts';
 import { sigmoidGrad } from './grad/sigmoid.ts';
 import { sigmoidRelay } from './relay/sigmoid.ts';
@@ -570,6 +900,16 @@ import { sigmoidDxRelay } from './relay/sigmoid_dx.ts';
 import { sigmoidDxCpuOp } from './dialects/cpu/sigmoid_dx.ts';
 import { sigmoidDxWasmOp } from './dialects/wasm/sigmoid_dx.ts';
 import { sigmoidDxWebgpuOp } from './dialects/webgpu/sigmoid_dx.ts';
+import { signOp } from './api/sign.ts';
+import { signGrad } from './grad/sign.ts';
+import { signRelay } from './relay/sign.ts';
+import { signCpuOp } from './dialects/cpu/sign.ts';
+import { signWebgpuOp } from './dialects/webgpu/sign.ts';
+import { signDxOp } from './api/sign_dx.ts';
+import { signDxGrad } from './grad/sign_dx.ts';
+import { signDxRelay } from './relay/sign_dx.ts';
+import { signDxCpuOp } from './dialects/cpu/sign_dx.ts';
+import { signDxWebgpuOp } from './dialects/webgpu/sign_dx.ts';
 import { sinOp } from './api/sin.ts';
 import { sinGrad } from './grad/sin.ts';
 import { sinRelay } from './relay/sin.ts';
@@ -582,6 +922,16 @@ import { sinDxRelay } from './relay/sin_dx.ts';
 import { sinDxCpuOp } from './dialects/cpu/sin_dx.ts';
 import { sinDxWasmOp } from './dialects/wasm/sin_dx.ts';
 import { sinDxWebgpuOp } from './dialects/webgpu/sin_dx.ts';
+import { sinhOp } from './api/sinh.ts';
+import { sinhGrad } from './grad/sinh.ts';
+import { sinhRelay } from './relay/sinh.ts';
+import { sinhCpuOp } from './dialects/cpu/sinh.ts';
+import { sinhWebgpuOp } from './dialects/webgpu/sinh.ts';
+import { sinhDxOp } from './api/sinh_dx.ts';
+import { sinhDxGrad } from './grad/sinh_dx.ts';
+import { sinhDxRelay } from './relay/sinh_dx.ts';
+import { sinhDxCpuOp } from './dialects/cpu/sinh_dx.ts';
+import { sinhDxWebgpuOp } from './dialects/webgpu/sinh_dx.ts';
 import { sizeOp } from './api/size.ts';
 import { sizeGrad } from './grad/size.ts';
 import { sizeRelay } from './relay/size.ts';
@@ -593,6 +943,10 @@ import { softmaxRelay } from './relay/softmax.ts';
 import { softmaxCpuOp } from './dialects/cpu/softmax.ts';
 import { softmaxWasmOp } from './dialects/wasm/softmax.ts';
 import { softmaxWebgpuOp } from './dialects/webgpu/softmax.ts';
+import { softmaxCrossEntropyLossOp } from './api/softmax_cross_entropy_loss.ts';
+import { softmaxCrossEntropyLossGrad } from './grad/softmax_cross_entropy_loss.ts';
+import { softmaxCrossEntropyLossRelay } from './relay/softmax_cross_entropy_loss.ts';
+import { softmaxCrossEntropyLossCpuOp } from './dialects/cpu/softmax_cross_entropy_loss.ts';
 import { softmaxDxOp } from './api/softmax_dx.ts';
 import { softmaxDxGrad } from './grad/softmax_dx.ts';
 import { softmaxDxRelay } from './relay/softmax_dx.ts';
@@ -610,6 +964,16 @@ import { softplusDxRelay } from './relay/softplus_dx.ts';
 import { softplusDxCpuOp } from './dialects/cpu/softplus_dx.ts';
 import { softplusDxWasmOp } from './dialects/wasm/softplus_dx.ts';
 import { softplusDxWebgpuOp } from './dialects/webgpu/softplus_dx.ts';
+import { softsignOp } from './api/softsign.ts';
+import { softsignGrad } from './grad/softsign.ts';
+import { softsignRelay } from './relay/softsign.ts';
+import { softsignCpuOp } from './dialects/cpu/softsign.ts';
+import { softsignWebgpuOp } from './dialects/webgpu/softsign.ts';
+import { softsignDxOp } from './api/softsign_dx.ts';
+import { softsignDxGrad } from './grad/softsign_dx.ts';
+import { softsignDxRelay } from './relay/softsign_dx.ts';
+import { softsignDxCpuOp } from './dialects/cpu/softsign_dx.ts';
+import { softsignDxWebgpuOp } from './dialects/webgpu/softsign_dx.ts';
 import { splitOp } from './api/split.ts';
 import { splitGrad } from './grad/split.ts';
 import { splitRelay } from './relay/split.ts';
@@ -660,6 +1024,20 @@ import { sumDxGrad } from './grad/sum_dx.ts';
 import { sumDxRelay } from './relay/sum_dx.ts';
 import { sumDxCpuOp } from './dialects/cpu/sum_dx.ts';
 import { sumDxWebgpuOp } from './dialects/webgpu/sum_dx.ts';
+import { sumSquareOp } from './api/sum_square.ts';
+import { sumSquareGrad } from './grad/sum_square.ts';
+import { sumSquareRelay } from './relay/sum_square.ts';
+import { sumSquareCpuOp } from './dialects/cpu/sum_square.ts';
+import { swishOp } from './api/swish.ts';
+import { swishGrad } from './grad/swish.ts';
+import { swishRelay } from './relay/swish.ts';
+import { swishCpuOp } from './dialects/cpu/swish.ts';
+import { swishWebgpuOp } from './dialects/webgpu/swish.ts';
+import { swishDxOp } from './api/swish_dx.ts';
+import { swishDxGrad } from './grad/swish_dx.ts';
+import { swishDxRelay } from './relay/swish_dx.ts';
+import { swishDxCpuOp } from './dialects/cpu/swish_dx.ts';
+import { swishDxWebgpuOp } from './dialects/webgpu/swish_dx.ts';
 import { takeOp } from './api/take.ts';
 import { takeGrad } from './grad/take.ts';
 import { takeRelay } from './relay/take.ts';
@@ -670,6 +1048,16 @@ import { takeDxGrad } from './grad/take_dx.ts';
 import { takeDxRelay } from './relay/take_dx.ts';
 import { takeDxCpuOp } from './dialects/cpu/take_dx.ts';
 import { takeDxWebgpuOp } from './dialects/webgpu/take_dx.ts';
+import { tanOp } from './api/tan.ts';
+import { tanGrad } from './grad/tan.ts';
+import { tanRelay } from './relay/tan.ts';
+import { tanCpuOp } from './dialects/cpu/tan.ts';
+import { tanWebgpuOp } from './dialects/webgpu/tan.ts';
+import { tanDxOp } from './api/tan_dx.ts';
+import { tanDxGrad } from './grad/tan_dx.ts';
+import { tanDxRelay } from './relay/tan_dx.ts';
+import { tanDxCpuOp } from './dialects/cpu/tan_dx.ts';
+import { tanDxWebgpuOp } from './dialects/webgpu/tan_dx.ts';
 import { tanhOp } from './api/tanh.ts';
 import { tanhGrad } from './grad/tanh.ts';
 import { tanhRelay } from './relay/tanh.ts';
@@ -682,6 +1070,16 @@ import { tanhDxRelay } from './relay/tanh_dx.ts';
 import { tanhDxCpuOp } from './dialects/cpu/tanh_dx.ts';
 import { tanhDxWasmOp } from './dialects/wasm/tanh_dx.ts';
 import { tanhDxWebgpuOp } from './dialects/webgpu/tanh_dx.ts';
+import { thresholdedReluOp } from './api/thresholded_relu.ts';
+import { thresholdedReluGrad } from './grad/thresholded_relu.ts';
+import { thresholdedReluRelay } from './relay/thresholded_relu.ts';
+import { thresholdedReluCpuOp } from './dialects/cpu/thresholded_relu.ts';
+import { thresholdedReluWebgpuOp } from './dialects/webgpu/thresholded_relu.ts';
+import { thresholdedReluDxOp } from './api/thresholded_relu_dx.ts';
+import { thresholdedReluDxGrad } from './grad/thresholded_relu_dx.ts';
+import { thresholdedReluDxRelay } from './relay/thresholded_relu_dx.ts';
+import { thresholdedReluDxCpuOp } from './dialects/cpu/thresholded_relu_dx.ts';
+import { thresholdedReluDxWebgpuOp } from './dialects/webgpu/thresholded_relu_dx.ts';
 import { tileOp } from './api/tile.ts';
 import { tileGrad } from './grad/tile.ts';
 import { tileRelay } from './relay/tile.ts';
@@ -698,6 +1096,22 @@ import { transposeRelay } from './relay/transpose.ts';
 import { transposeCpuOp } from './dialects/cpu/transpose.ts';
 import { transposeWasmOp } from './dialects/wasm/transpose.ts';
 import { transposeWebgpuOp } from './dialects/webgpu/transpose.ts';
+import { triluOp } from './api/trilu.ts';
+import { triluGrad } from './grad/trilu.ts';
+import { triluRelay } from './relay/trilu.ts';
+import { triluCpuOp } from './dialects/cpu/trilu.ts';
+import { truncDivideOp } from './api/trunc_divide.ts';
+import { truncDivideGrad } from './grad/trunc_divide.ts';
+import { truncDivideRelay } from './relay/trunc_divide.ts';
+import { truncDivideCpuOp } from './dialects/cpu/trunc_divide.ts';
+import { truncModOp } from './api/trunc_mod.ts';
+import { truncModGrad } from './grad/trunc_mod.ts';
+import { truncModRelay } from './relay/trunc_mod.ts';
+import { truncModCpuOp } from './dialects/cpu/trunc_mod.ts';
+import { uniqueOp } from './api/unique.ts';
+import { uniqueGrad } from './grad/unique.ts';
+import { uniqueRelay } from './relay/unique.ts';
+import { uniqueCpuOp } from './dialects/cpu/unique.ts';
 import { whereOp } from './api/where.ts';
 import { whereGrad } from './grad/where.ts';
 import { whereRelay } from './relay/where.ts';
@@ -711,35 +1125,70 @@ import { zerosLikeCpuOp } from './dialects/cpu/zeros_like.ts';
 export const OPS = {
   abs: absOp,
   abs_dx: absDxOp,
+  acos: acosOp,
+  acos_dx: acosDxOp,
+  acosh: acoshOp,
+  acosh_dx: acoshDxOp,
   add: addOp,
   add_example: addExampleOp,
+  affine_grid: affineGridOp,
   argmax: argmaxOp,
   argmin: argminOp,
+  asin: asinOp,
+  asin_dx: asinDxOp,
+  asinh: asinhOp,
+  asinh_dx: asinhDxOp,
+  atan: atanOp,
+  atan_dx: atanDxOp,
+  atanh: atanhOp,
+  atanh_dx: atanhDxOp,
+  attention: attentionOp,
+  avg_pool: avgPoolOp,
   avg_pool2d: avgPool2dOp,
   avg_pool2d_dx: avgPool2dDxOp,
   batch_matmul: batchMatmulOp,
   batch_norm: batchNormOp,
   bias_add: biasAddOp,
+  bitwise_and: bitwiseAndOp,
+  bitwise_not: bitwiseNotOp,
+  bitwise_or: bitwiseOrOp,
+  bitwise_xor: bitwiseXorOp,
   cast: castOp,
+  ceil: ceilOp,
+  ceil_dx: ceilDxOp,
+  celu: celuOp,
+  celu_dx: celuDxOp,
   clip: clipOp,
   clip_dx: clipDxOp,
+  col2im: col2imOp,
   collapse_sum_like: collapseSumLikeOp,
+  compress: compressOp,
   concatenate: concatenateOp,
   constant_of_shape: constantOfShapeOp,
   conv2d: conv2dOp,
   conv2d_dw: conv2dDwOp,
   conv2d_dx: conv2dDxOp,
+  conv_integer: convIntegerOp,
   conv_transpose: convTransposeOp,
   cos: cosOp,
   cos_dx: cosDxOp,
+  cosh: coshOp,
+  cosh_dx: coshDxOp,
   cross_entropy: crossEntropyOp,
   cross_entropy_dx: crossEntropyDxOp,
   cumprod: cumprodOp,
   cumsum: cumsumOp,
   cumsum_dx: cumsumDxOp,
+  deform_conv: deformConvOp,
   dense: denseOp,
+  dequantize_linear: dequantizeLinearOp,
+  det: detOp,
   divide: divideOp,
+  dropout: dropoutOp,
+  dynamic_quantize_linear: dynamicQuantizeLinearOp,
   einsum: einsumOp,
+  elu: eluOp,
+  elu_dx: eluDxOp,
   embedding: embeddingOp,
   equal: equalOp,
   erf: erfOp,
@@ -747,78 +1196,124 @@ export const OPS = {
   exp: expOp,
   expand_dims: expandDimsOp,
   flatten: flattenOp,
+  floor: floorOp,
+  floor_dx: floorDxOp,
+  floor_mod: floorModOp,
   gather_elements: gatherElementsOp,
   gather_elements_dx: gatherElementsDxOp,
+  gather_nd: gatherNdOp,
   gelu: geluOp,
   gelu_dx: geluDxOp,
   global_avg_pool2d: globalAvgPool2dOp,
   global_max_pool2d: globalMaxPool2dOp,
   greater: greaterOp,
   greater_equal: greaterEqualOp,
+  grid_sample: gridSampleOp,
+  group_norm: groupNormOp,
   gru: gruOp,
   hard_sigmoid: hardSigmoidOp,
   hard_sigmoid_dx: hardSigmoidDxOp,
   hardswish: hardswishOp,
   hardswish_dx: hardswishDxOp,
   instance_norm: instanceNormOp,
+  isinf: isinfOp,
+  isnan: isnanOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   layout_transform: layoutTransformOp,
   leaky_relu: leakyReluOp,
   leaky_relu_dx: leakyReluDxOp,
+  left_shift: leftShiftOp,
   less: lessOp,
   less_equal: lessEqualOp,
   log: logOp,
   log_softmax: logSoftmaxOp,
   log_softmax_dx: logSoftmaxDxOp,
+  log_sum: logSumOp,
+  logical_and: logicalAndOp,
   logical_not: logicalNotOp,
+  logical_or: logicalOrOp,
+  logical_xor: logicalXorOp,
   logsumexp: logsumexpOp,
+  lp_pool: lpPoolOp,
+  lrn: lrnOp,
   lstm: lstmOp,
   matmul: matmulOp,
+  matmul_integer: matmulIntegerOp,
   matmul_nt: matmulNtOp,
   matmul_tn: matmulTnOp,
   max: maxOp,
+  max_pool: maxPoolOp,
   max_pool2d: maxPool2dOp,
   max_pool2d_dx: maxPool2dDxOp,
+  max_unpool: maxUnpoolOp,
   maximum: maximumOp,
   mean: meanOp,
   mean_dx: meanDxOp,
   min: minOp,
   minimum: minimumOp,
+  mish: mishOp,
+  mish_dx: mishDxOp,
   multiply: multiplyOp,
   negative: negativeOp,
+  negative_log_likelihood_loss: negativeLogLikelihoodLossOp,
   nll_loss: nllLossOp,
   nll_loss_dx: nllLossDxOp,
+  non_max_suppression: nonMaxSuppressionOp,
+  nonzero: nonzeroOp,
   ones_like: onesLikeOp,
   pad: padOp,
   pad_dx: padDxOp,
   power: powerOp,
+  prelu: preluOp,
   prod: prodOp,
+  qlinear_conv: qlinearConvOp,
+  qlinear_matmul: qlinearMatmulOp,
+  quantize_linear: quantizeLinearOp,
   range: rangeOp,
   reciprocal: reciprocalOp,
   reciprocal_dx: reciprocalDxOp,
+  reduce_l1: reduceL1Op,
+  reduce_l2: reduceL2Op,
   relu: reluOp,
   relu_dx: reluDxOp,
   reshape: reshapeOp,
   resize: resizeOp,
+  right_shift: rightShiftOp,
+  rms_norm: rmsNormOp,
+  rnn: rnnOp,
+  roi_align: roiAlignOp,
+  rotary_embedding: rotaryEmbeddingOp,
+  round: roundOp,
+  round_dx: roundDxOp,
   rsqrt: rsqrtOp,
   rsqrt_dx: rsqrtDxOp,
   scaled_add: scaledAddOp,
   scaled_add_da: scaledAddDaOp,
   scaled_add_db: scaledAddDbOp,
+  scatter_elements: scatterElementsOp,
   scatter_nd: scatterNdOp,
   selu: seluOp,
   selu_dx: seluDxOp,
   shape: shapeOp,
+  shrink: shrinkOp,
+  shrink_dx: shrinkDxOp,
   sigmoid: sigmoidOp,
   sigmoid_dx: sigmoidDxOp,
+  sign: signOp,
+  sign_dx: signDxOp,
   sin: sinOp,
   sin_dx: sinDxOp,
+  sinh: sinhOp,
+  sinh_dx: sinhDxOp,
   size: sizeOp,
   softmax: softmaxOp,
+  softmax_cross_entropy_loss: softmaxCrossEntropyLossOp,
   softmax_dx: softmaxDxOp,
   softplus: softplusOp,
   softplus_dx: softplusDxOp,
+  softsign: softsignOp,
+  softsign_dx: softsignDxOp,
   split: splitOp,
   sqrt: sqrtOp,
   sqrt_dx: sqrtDxOp,
@@ -828,13 +1323,24 @@ export const OPS = {
   subtract: subtractOp,
   sum: sumOp,
   sum_dx: sumDxOp,
+  sum_square: sumSquareOp,
+  swish: swishOp,
+  swish_dx: swishDxOp,
   take: takeOp,
   take_dx: takeDxOp,
+  tan: tanOp,
+  tan_dx: tanDxOp,
   tanh: tanhOp,
   tanh_dx: tanhDxOp,
+  thresholded_relu: thresholdedReluOp,
+  thresholded_relu_dx: thresholdedReluDxOp,
   tile: tileOp,
   topk: topkOp,
   transpose: transposeOp,
+  trilu: triluOp,
+  trunc_divide: truncDivideOp,
+  trunc_mod: truncModOp,
+  unique: uniqueOp,
   where: whereOp,
   zeros_like: zerosLikeOp,
 } as const;
@@ -842,35 +1348,70 @@ export type OpName = keyof typeof OPS;
 // Gradients are attached here rather than in each op file, so gradient ↔ op import cycles never see an uninitialized binding.
 absOp.grad = absGrad;
 absDxOp.grad = absDxGrad;
+acosOp.grad = acosGrad;
+acosDxOp.grad = acosDxGrad;
+acoshOp.grad = acoshGrad;
+acoshDxOp.grad = acoshDxGrad;
 addOp.grad = addGrad;
 addExampleOp.grad = addExampleGrad;
+affineGridOp.grad = affineGridGrad;
 argmaxOp.grad = argmaxGrad;
 argminOp.grad = argminGrad;
+asinOp.grad = asinGrad;
+asinDxOp.grad = asinDxGrad;
+asinhOp.grad = asinhGrad;
+asinhDxOp.grad = asinhDxGrad;
+atanOp.grad = atanGrad;
+atanDxOp.grad = atanDxGrad;
+atanhOp.grad = atanhGrad;
+atanhDxOp.grad = atanhDxGrad;
+attentionOp.grad = attentionGrad;
+avgPoolOp.grad = avgPoolGrad;
 avgPool2dOp.grad = avgPool2dGrad;
 avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
 batchNormOp.grad = batchNormGrad;
 biasAddOp.grad = biasAddGrad;
+bitwiseAndOp.grad = bitwiseAndGrad;
+bitwiseNotOp.grad = bitwiseNotGrad;
+bitwiseOrOp.grad = bitwiseOrGrad;
+bitwiseXorOp.grad = bitwiseXorGrad;
 castOp.grad = castGrad;
+ceilOp.grad = ceilGrad;
+ceilDxOp.grad = ceilDxGrad;
+celuOp.grad = celuGrad;
+celuDxOp.grad = celuDxGrad;
 clipOp.grad = clipGrad;
 clipDxOp.grad = clipDxGrad;
+col2imOp.grad = col2imGrad;
 collapseSumLikeOp.grad = collapseSumLikeGrad;
+compressOp.grad = compressGrad;
 concatenateOp.grad = concatenateGrad;
 constantOfShapeOp.grad = constantOfShapeGrad;
 conv2dOp.grad = conv2dGrad;
 conv2dDwOp.grad = conv2dDwGrad;
 conv2dDxOp.grad = conv2dDxGrad;
+convIntegerOp.grad = convIntegerGrad;
 convTransposeOp.grad = convTransposeGrad;
 cosOp.grad = cosGrad;
 cosDxOp.grad = cosDxGrad;
+coshOp.grad = coshGrad;
+coshDxOp.grad = coshDxGrad;
 crossEntropyOp.grad = crossEntropyGrad;
 crossEntropyDxOp.grad = crossEntropyDxGrad;
 cumprodOp.grad = cumprodGrad;
 cumsumOp.grad = cumsumGrad;
 cumsumDxOp.grad = cumsumDxGrad;
+deformConvOp.grad = deformConvGrad;
 denseOp.grad = denseGrad;
+dequantizeLinearOp.grad = dequantizeLinearGrad;
+detOp.grad = detGrad;
 divideOp.grad = divideGrad;
+dropoutOp.grad = dropoutGrad;
+dynamicQuantizeLinearOp.grad = dynamicQuantizeLinearGrad;
 einsumOp.grad = einsumGrad;
+eluOp.grad = eluGrad;
+eluDxOp.grad = eluDxGrad;
 embeddingOp.grad = embeddingGrad;
 equalOp.grad = equalGrad;
 erfOp.grad = erfGrad;
@@ -878,78 +1419,124 @@ erfDxOp.grad = erfDxGrad;
 expOp.grad = expGrad;
 expandDimsOp.grad = expandDimsGrad;
 flattenOp.grad = flattenGrad;
+floorOp.grad = floorGrad;
+floorDxOp.grad = floorDxGrad;
+floorModOp.grad = floorModGrad;
 gatherElementsOp.grad = gatherElementsGrad;
 gatherElementsDxOp.grad = gatherElementsDxGrad;
+gatherNdOp.grad = gatherNdGrad;
 geluOp.grad = geluGrad;
 geluDxOp.grad = geluDxGrad;
 globalAvgPool2dOp.grad = globalAvgPool2dGrad;
 globalMaxPool2dOp.grad = globalMaxPool2dGrad;
 greaterOp.grad = greaterGrad;
 greaterEqualOp.grad = greaterEqualGrad;
+gridSampleOp.grad = gridSampleGrad;
+groupNormOp.grad = groupNormGrad;
 gruOp.grad = gruGrad;
 hardSigmoidOp.grad = hardSigmoidGrad;
 hardSigmoidDxOp.grad = hardSigmoidDxGrad;
 hardswishOp.grad = hardswishGrad;
 hardswishDxOp.grad = hardswishDxGrad;
 instanceNormOp.grad = instanceNormGrad;
+isinfOp.grad = isinfGrad;
+isnanOp.grad = isnanGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 layoutTransformOp.grad = layoutTransformGrad;
 leakyReluOp.grad = leakyReluGrad;
 leakyReluDxOp.grad = leakyReluDxGrad;
+leftShiftOp.grad = leftShiftGrad;
 lessOp.grad = lessGrad;
 lessEqualOp.grad = lessEqualGrad;
 logOp.grad = logGrad;
 logSoftmaxOp.grad = logSoftmaxGrad;
 logSoftmaxDxOp.grad = logSoftmaxDxGrad;
+logSumOp.grad = logSumGrad;
+logicalAndOp.grad = logicalAndGrad;
 logicalNotOp.grad = logicalNotGrad;
+logicalOrOp.grad = logicalOrGrad;
+logicalXorOp.grad = logicalXorGrad;
 logsumexpOp.grad = logsumexpGrad;
+lpPoolOp.grad = lpPoolGrad;
+lrnOp.grad = lrnGrad;
 lstmOp.grad = lstmGrad;
 matmulOp.grad = matmulGrad;
+matmulIntegerOp.grad = matmulIntegerGrad;
 matmulNtOp.grad = matmulNtGrad;
 matmulTnOp.grad = matmulTnGrad;
 maxOp.grad = maxGrad;
+maxPoolOp.grad = maxPoolGrad;
 maxPool2dOp.grad = maxPool2dGrad;
 maxPool2dDxOp.grad = maxPool2dDxGrad;
+maxUnpoolOp.grad = maxUnpoolGrad;
 maximumOp.grad = maximumGrad;
 meanOp.grad = meanGrad;
 meanDxOp.grad = meanDxGrad;
 minOp.grad = minGrad;
 minimumOp.grad = minimumGrad;
+mishOp.grad = mishGrad;
+mishDxOp.grad = mishDxGrad;
 multiplyOp.grad = multiplyGrad;
 negativeOp.grad = negativeGrad;
+negativeLogLikelihoodLossOp.grad = negativeLogLikelihoodLossGrad;
 nllLossOp.grad = nllLossGrad;
 nllLossDxOp.grad = nllLossDxGrad;
+nonMaxSuppressionOp.grad = nonMaxSuppressionGrad;
+nonzeroOp.grad = nonzeroGrad;
 onesLikeOp.grad = onesLikeGrad;
 padOp.grad = padGrad;
 padDxOp.grad = padDxGrad;
 powerOp.grad = powerGrad;
+preluOp.grad = preluGrad;
 prodOp.grad = prodGrad;
+qlinearConvOp.grad = qlinearConvGrad;
+qlinearMatmulOp.grad = qlinearMatmulGrad;
+quantizeLinearOp.grad = quantizeLinearGrad;
 rangeOp.grad = rangeGrad;
 reciprocalOp.grad = reciprocalGrad;
 reciprocalDxOp.grad = reciprocalDxGrad;
+reduceL1Op.grad = reduceL1Grad;
+reduceL2Op.grad = reduceL2Grad;
 reluOp.grad = reluGrad;
 reluDxOp.grad = reluDxGrad;
 reshapeOp.grad = reshapeGrad;
 resizeOp.grad = resizeGrad;
+rightShiftOp.grad = rightShiftGrad;
+rmsNormOp.grad = rmsNormGrad;
+rnnOp.grad = rnnGrad;
+roiAlignOp.grad = roiAlignGrad;
+rotaryEmbeddingOp.grad = rotaryEmbeddingGrad;
+roundOp.grad = roundGrad;
+roundDxOp.grad = roundDxGrad;
 rsqrtOp.grad = rsqrtGrad;
 rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
 scaledAddDaOp.grad = scaledAddDaGrad;
 scaledAddDbOp.grad = scaledAddDbGrad;
+scatterElementsOp.grad = scatterElementsGrad;
 scatterNdOp.grad = scatterNdGrad;
 seluOp.grad = seluGrad;
 seluDxOp.grad = seluDxGrad;
 shapeOp.grad = shapeGrad;
+shrinkOp.grad = shrinkGrad;
+shrinkDxOp.grad = shrinkDxGrad;
 sigmoidOp.grad = sigmoidGrad;
 sigmoidDxOp.grad = sigmoidDxGrad;
+signOp.grad = signGrad;
+signDxOp.grad = signDxGrad;
 sinOp.grad = sinGrad;
 sinDxOp.grad = sinDxGrad;
+sinhOp.grad = sinhGrad;
+sinhDxOp.grad = sinhDxGrad;
 sizeOp.grad = sizeGrad;
 softmaxOp.grad = softmaxGrad;
+softmaxCrossEntropyLossOp.grad = softmaxCrossEntropyLossGrad;
 softmaxDxOp.grad = softmaxDxGrad;
 softplusOp.grad = softplusGrad;
 softplusDxOp.grad = softplusDxGrad;
+softsignOp.grad = softsignGrad;
+softsignDxOp.grad = softsignDxGrad;
 splitOp.grad = splitGrad;
 sqrtOp.grad = sqrtGrad;
 sqrtDxOp.grad = sqrtDxGrad;
@@ -959,13 +1546,24 @@ stridedSliceDxOp.grad = stridedSliceDxGrad;
 subtractOp.grad = subtractGrad;
 sumOp.grad = sumGrad;
 sumDxOp.grad = sumDxGrad;
+sumSquareOp.grad = sumSquareGrad;
+swishOp.grad = swishGrad;
+swishDxOp.grad = swishDxGrad;
 takeOp.grad = takeGrad;
 takeDxOp.grad = takeDxGrad;
+tanOp.grad = tanGrad;
+tanDxOp.grad = tanDxGrad;
 tanhOp.grad = tanhGrad;
 tanhDxOp.grad = tanhDxGrad;
+thresholdedReluOp.grad = thresholdedReluGrad;
+thresholdedReluDxOp.grad = thresholdedReluDxGrad;
 tileOp.grad = tileGrad;
 topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
+triluOp.grad = triluGrad;
+truncDivideOp.grad = truncDivideGrad;
+truncModOp.grad = truncModGrad;
+uniqueOp.grad = uniqueGrad;
 whereOp.grad = whereGrad;
 zerosLikeOp.grad = zerosLikeGrad;
 installOps(OPS);
@@ -974,16 +1572,43 @@ registerDialectOps([
   absWebgpuOp,
   absDxCpuOp,
   absDxWebgpuOp,
+  acosCpuOp,
+  acosWebgpuOp,
+  acosDxCpuOp,
+  acosDxWebgpuOp,
+  acoshCpuOp,
+  acoshWebgpuOp,
+  acoshDxCpuOp,
+  acoshDxWebgpuOp,
   addCpuOp,
   addWasmOp,
   addWebgpuOp,
   addExampleCpuOp,
   addExampleWasmOp,
   addExampleWebgpuOp,
+  affineGridCpuOp,
   argmaxCpuOp,
   argmaxWebgpuOp,
   argminCpuOp,
   argminWebgpuOp,
+  asinCpuOp,
+  asinWebgpuOp,
+  asinDxCpuOp,
+  asinDxWebgpuOp,
+  asinhCpuOp,
+  asinhWebgpuOp,
+  asinhDxCpuOp,
+  asinhDxWebgpuOp,
+  atanCpuOp,
+  atanWebgpuOp,
+  atanDxCpuOp,
+  atanDxWebgpuOp,
+  atanhCpuOp,
+  atanhWebgpuOp,
+  atanhDxCpuOp,
+  atanhDxWebgpuOp,
+  attentionCpuOp,
+  avgPoolCpuOp,
   avgPool2dCpuOp,
   avgPool2dWasmOp,
   avgPool2dWebgpuOp,
@@ -995,15 +1620,29 @@ registerDialectOps([
   batchNormWasmOp,
   batchNormWebgpuOp,
   biasAddCpuOp,
+  bitwiseAndCpuOp,
+  bitwiseNotCpuOp,
+  bitwiseOrCpuOp,
+  bitwiseXorCpuOp,
   castCpuOp,
   castWebgpuOp,
+  ceilCpuOp,
+  ceilWebgpuOp,
+  ceilDxCpuOp,
+  ceilDxWebgpuOp,
+  celuCpuOp,
+  celuWebgpuOp,
+  celuDxCpuOp,
+  celuDxWebgpuOp,
   clipCpuOp,
   clipWasmOp,
   clipWebgpuOp,
   clipDxCpuOp,
   clipDxWasmOp,
   clipDxWebgpuOp,
+  col2imCpuOp,
   collapseSumLikeCpuOp,
+  compressCpuOp,
   concatenateCpuOp,
   concatenateWasmOp,
   concatenateWebgpuOp,
@@ -1016,6 +1655,7 @@ registerDialectOps([
   conv2dDwWebgpuOp,
   conv2dDxCpuOp,
   conv2dDxWebgpuOp,
+  convIntegerCpuOp,
   convTransposeCpuOp,
   convTransposeWasmOp,
   convTransposeWebgpuOp,
@@ -1025,6 +1665,10 @@ registerDialectOps([
   cosDxCpuOp,
   cosDxWasmOp,
   cosDxWebgpuOp,
+  coshCpuOp,
+  coshWebgpuOp,
+  coshDxCpuOp,
+  coshDxWebgpuOp,
   crossEntropyCpuOp,
   crossEntropyWebgpuOp,
   crossEntropyDxCpuOp,
@@ -1035,14 +1679,23 @@ registerDialectOps([
   cumsumWebgpuOp,
   cumsumDxCpuOp,
   cumsumDxWebgpuOp,
+  deformConvCpuOp,
   denseCpuOp,
   denseWasmOp,
   denseWebgpuOp,
+  dequantizeLinearCpuOp,
+  detCpuOp,
   divideCpuOp,
   divideWasmOp,
   divideWebgpuOp,
+  dropoutCpuOp,
+  dynamicQuantizeLinearCpuOp,
   einsumCpuOp,
   einsumWebgpuOp,
+  eluCpuOp,
+  eluWebgpuOp,
+  eluDxCpuOp,
+  eluDxWebgpuOp,
   embeddingCpuOp,
   embeddingWebgpuOp,
   equalCpuOp,
@@ -1060,10 +1713,16 @@ registerDialectOps([
   expandDimsWebgpuOp,
   flattenCpuOp,
   flattenWebgpuOp,
+  floorCpuOp,
+  floorWebgpuOp,
+  floorDxCpuOp,
+  floorDxWebgpuOp,
+  floorModCpuOp,
   gatherElementsCpuOp,
   gatherElementsWebgpuOp,
   gatherElementsDxCpuOp,
   gatherElementsDxWebgpuOp,
+  gatherNdCpuOp,
   geluCpuOp,
   geluWasmOp,
   geluWebgpuOp,
@@ -1079,6 +1738,8 @@ registerDialectOps([
   greaterWebgpuOp,
   greaterEqualCpuOp,
   greaterEqualWebgpuOp,
+  gridSampleCpuOp,
+  groupNormCpuOp,
   gruCpuOp,
   gruWasmOp,
   gruWebgpuOp,
@@ -1096,6 +1757,10 @@ registerDialectOps([
   hardswishDxWebgpuOp,
   instanceNormCpuOp,
   instanceNormWebgpuOp,
+  isinfCpuOp,
+  isinfWebgpuOp,
+  isnanCpuOp,
+  isnanWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -1108,6 +1773,7 @@ registerDialectOps([
   leakyReluDxCpuOp,
   leakyReluDxWasmOp,
   leakyReluDxWebgpuOp,
+  leftShiftCpuOp,
   lessCpuOp,
   lessWebgpuOp,
   lessEqualCpuOp,
@@ -1120,16 +1786,26 @@ registerDialectOps([
   logSoftmaxWebgpuOp,
   logSoftmaxDxCpuOp,
   logSoftmaxDxWebgpuOp,
+  logSumCpuOp,
+  logicalAndCpuOp,
+  logicalAndWebgpuOp,
   logicalNotCpuOp,
   logicalNotWebgpuOp,
+  logicalOrCpuOp,
+  logicalOrWebgpuOp,
+  logicalXorCpuOp,
+  logicalXorWebgpuOp,
   logsumexpCpuOp,
   logsumexpWebgpuOp,
+  lpPoolCpuOp,
+  lrnCpuOp,
   lstmCpuOp,
   lstmWasmOp,
   lstmWebgpuOp,
   matmulCpuOp,
   matmulWasmOp,
   matmulWebgpuOp,
+  matmulIntegerCpuOp,
   matmulNtCpuOp,
   matmulNtWasmOp,
   matmulNtWebgpuOp,
@@ -1139,11 +1815,13 @@ registerDialectOps([
   maxCpuOp,
   maxWasmOp,
   maxWebgpuOp,
+  maxPoolCpuOp,
   maxPool2dCpuOp,
   maxPool2dWasmOp,
   maxPool2dWebgpuOp,
   maxPool2dDxCpuOp,
   maxPool2dDxWebgpuOp,
+  maxUnpoolCpuOp,
   maximumCpuOp,
   maximumWasmOp,
   maximumWebgpuOp,
@@ -1158,16 +1836,23 @@ registerDialectOps([
   minimumCpuOp,
   minimumWasmOp,
   minimumWebgpuOp,
+  mishCpuOp,
+  mishWebgpuOp,
+  mishDxCpuOp,
+  mishDxWebgpuOp,
   multiplyCpuOp,
   multiplyWasmOp,
   multiplyWebgpuOp,
   negativeCpuOp,
   negativeWasmOp,
   negativeWebgpuOp,
+  negativeLogLikelihoodLossCpuOp,
   nllLossCpuOp,
   nllLossWebgpuOp,
   nllLossDxCpuOp,
   nllLossDxWebgpuOp,
+  nonMaxSuppressionCpuOp,
+  nonzeroCpuOp,
   onesLikeCpuOp,
   padCpuOp,
   padWebgpuOp,
@@ -1176,8 +1861,13 @@ registerDialectOps([
   powerCpuOp,
   powerWasmOp,
   powerWebgpuOp,
+  preluCpuOp,
+  preluWebgpuOp,
   prodCpuOp,
   prodWebgpuOp,
+  qlinearConvCpuOp,
+  qlinearMatmulCpuOp,
+  quantizeLinearCpuOp,
   rangeCpuOp,
   rangeWebgpuOp,
   reciprocalCpuOp,
@@ -1186,6 +1876,8 @@ registerDialectOps([
   reciprocalDxCpuOp,
   reciprocalDxWasmOp,
   reciprocalDxWebgpuOp,
+  reduceL1CpuOp,
+  reduceL2CpuOp,
   reluCpuOp,
   reluWasmOp,
   reluWebgpuOp,
@@ -1197,6 +1889,15 @@ registerDialectOps([
   resizeCpuOp,
   resizeWasmOp,
   resizeWebgpuOp,
+  rightShiftCpuOp,
+  rmsNormCpuOp,
+  rnnCpuOp,
+  roiAlignCpuOp,
+  rotaryEmbeddingCpuOp,
+  roundCpuOp,
+  roundWebgpuOp,
+  roundDxCpuOp,
+  roundDxWebgpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
   rsqrtWebgpuOp,
@@ -1211,6 +1912,7 @@ registerDialectOps([
   scaledAddDbCpuOp,
   scaledAddDbWasmOp,
   scaledAddDbWebgpuOp,
+  scatterElementsCpuOp,
   scatterNdCpuOp,
   scatterNdWebgpuOp,
   seluCpuOp,
@@ -1219,23 +1921,36 @@ registerDialectOps([
   seluDxCpuOp,
   seluDxWasmOp,
   seluDxWebgpuOp,
+  shrinkCpuOp,
+  shrinkWebgpuOp,
+  shrinkDxCpuOp,
+  shrinkDxWebgpuOp,
   sigmoidCpuOp,
   sigmoidWasmOp,
   sigmoidWebgpuOp,
   sigmoidDxCpuOp,
   sigmoidDxWasmOp,
   sigmoidDxWebgpuOp,
+  signCpuOp,
+  signWebgpuOp,
+  signDxCpuOp,
+  signDxWebgpuOp,
   sinCpuOp,
   sinWasmOp,
   sinWebgpuOp,
   sinDxCpuOp,
   sinDxWasmOp,
   sinDxWebgpuOp,
+  sinhCpuOp,
+  sinhWebgpuOp,
+  sinhDxCpuOp,
+  sinhDxWebgpuOp,
   sizeCpuOp,
   sizeWebgpuOp,
   softmaxCpuOp,
   softmaxWasmOp,
   softmaxWebgpuOp,
+  softmaxCrossEntropyLossCpuOp,
   softmaxDxCpuOp,
   softmaxDxWebgpuOp,
   softplusCpuOp,
@@ -1244,6 +1959,10 @@ registerDialectOps([
   softplusDxCpuOp,
   softplusDxWasmOp,
   softplusDxWebgpuOp,
+  softsignCpuOp,
+  softsignWebgpuOp,
+  softsignDxCpuOp,
+  softsignDxWebgpuOp,
   splitCpuOp,
   splitWebgpuOp,
   sqrtCpuOp,
@@ -1267,16 +1986,29 @@ registerDialectOps([
   sumWebgpuOp,
   sumDxCpuOp,
   sumDxWebgpuOp,
+  sumSquareCpuOp,
+  swishCpuOp,
+  swishWebgpuOp,
+  swishDxCpuOp,
+  swishDxWebgpuOp,
   takeCpuOp,
   takeWebgpuOp,
   takeDxCpuOp,
   takeDxWebgpuOp,
+  tanCpuOp,
+  tanWebgpuOp,
+  tanDxCpuOp,
+  tanDxWebgpuOp,
   tanhCpuOp,
   tanhWasmOp,
   tanhWebgpuOp,
   tanhDxCpuOp,
   tanhDxWasmOp,
   tanhDxWebgpuOp,
+  thresholdedReluCpuOp,
+  thresholdedReluWebgpuOp,
+  thresholdedReluDxCpuOp,
+  thresholdedReluDxWebgpuOp,
   tileCpuOp,
   tileWebgpuOp,
   topkCpuOp,
@@ -1284,6 +2016,10 @@ registerDialectOps([
   transposeCpuOp,
   transposeWasmOp,
   transposeWebgpuOp,
+  triluCpuOp,
+  truncDivideCpuOp,
+  truncModCpuOp,
+  uniqueCpuOp,
   whereCpuOp,
   whereWebgpuOp,
   zerosLikeCpuOp,
@@ -1291,35 +2027,70 @@ registerDialectOps([
 installRelayConverters([
   absRelay,
   absDxRelay,
+  acosRelay,
+  acosDxRelay,
+  acoshRelay,
+  acoshDxRelay,
   addRelay,
   addExampleRelay,
+  affineGridRelay,
   argmaxRelay,
   argminRelay,
+  asinRelay,
+  asinDxRelay,
+  asinhRelay,
+  asinhDxRelay,
+  atanRelay,
+  atanDxRelay,
+  atanhRelay,
+  atanhDxRelay,
+  attentionRelay,
+  avgPoolRelay,
   avgPool2dRelay,
   avgPool2dDxRelay,
   batchMatmulRelay,
   batchNormRelay,
   biasAddRelay,
+  bitwiseAndRelay,
+  bitwiseNotRelay,
+  bitwiseOrRelay,
+  bitwiseXorRelay,
   castRelay,
+  ceilRelay,
+  ceilDxRelay,
+  celuRelay,
+  celuDxRelay,
   clipRelay,
   clipDxRelay,
+  col2imRelay,
   collapseSumLikeRelay,
+  compressRelay,
   concatenateRelay,
   constantOfShapeRelay,
   conv2dRelay,
   conv2dDwRelay,
   conv2dDxRelay,
+  convIntegerRelay,
   convTransposeRelay,
   cosRelay,
   cosDxRelay,
+  coshRelay,
+  coshDxRelay,
   crossEntropyRelay,
   crossEntropyDxRelay,
   cumprodRelay,
   cumsumRelay,
   cumsumDxRelay,
+  deformConvRelay,
   denseRelay,
+  dequantizeLinearRelay,
+  detRelay,
   divideRelay,
+  dropoutRelay,
+  dynamicQuantizeLinearRelay,
   einsumRelay,
+  eluRelay,
+  eluDxRelay,
   embeddingRelay,
   equalRelay,
   erfRelay,
@@ -1327,78 +2098,124 @@ installRelayConverters([
   expRelay,
   expandDimsRelay,
   flattenRelay,
+  floorRelay,
+  floorDxRelay,
+  floorModRelay,
   gatherElementsRelay,
   gatherElementsDxRelay,
+  gatherNdRelay,
   geluRelay,
   geluDxRelay,
   globalAvgPool2dRelay,
   globalMaxPool2dRelay,
   greaterRelay,
   greaterEqualRelay,
+  gridSampleRelay,
+  groupNormRelay,
   gruRelay,
   hardSigmoidRelay,
   hardSigmoidDxRelay,
   hardswishRelay,
   hardswishDxRelay,
   instanceNormRelay,
+  isinfRelay,
+  isnanRelay,
   layerNormRelay,
   layerNormDxRelay,
   layoutTransformRelay,
   leakyReluRelay,
   leakyReluDxRelay,
+  leftShiftRelay,
   lessRelay,
   lessEqualRelay,
   logRelay,
   logSoftmaxRelay,
   logSoftmaxDxRelay,
+  logSumRelay,
+  logicalAndRelay,
   logicalNotRelay,
+  logicalOrRelay,
+  logicalXorRelay,
   logsumexpRelay,
+  lpPoolRelay,
+  lrnRelay,
   lstmRelay,
   matmulRelay,
+  matmulIntegerRelay,
   matmulNtRelay,
   matmulTnRelay,
   maxRelay,
+  maxPoolRelay,
   maxPool2dRelay,
   maxPool2dDxRelay,
+  maxUnpoolRelay,
   maximumRelay,
   meanRelay,
   meanDxRelay,
   minRelay,
   minimumRelay,
+  mishRelay,
+  mishDxRelay,
   multiplyRelay,
   negativeRelay,
+  negativeLogLikelihoodLossRelay,
   nllLossRelay,
   nllLossDxRelay,
+  nonMaxSuppressionRelay,
+  nonzeroRelay,
   onesLikeRelay,
   padRelay,
   padDxRelay,
   powerRelay,
+  preluRelay,
   prodRelay,
+  qlinearConvRelay,
+  qlinearMatmulRelay,
+  quantizeLinearRelay,
   rangeRelay,
   reciprocalRelay,
   reciprocalDxRelay,
+  reduceL1Relay,
+  reduceL2Relay,
   reluRelay,
   reluDxRelay,
   reshapeRelay,
   resizeRelay,
+  rightShiftRelay,
+  rmsNormRelay,
+  rnnRelay,
+  roiAlignRelay,
+  rotaryEmbeddingRelay,
+  roundRelay,
+  roundDxRelay,
   rsqrtRelay,
   rsqrtDxRelay,
   scaledAddRelay,
   scaledAddDaRelay,
   scaledAddDbRelay,
+  scatterElementsRelay,
   scatterNdRelay,
   seluRelay,
   seluDxRelay,
   shapeRelay,
+  shrinkRelay,
+  shrinkDxRelay,
   sigmoidRelay,
   sigmoidDxRelay,
+  signRelay,
+  signDxRelay,
   sinRelay,
   sinDxRelay,
+  sinhRelay,
+  sinhDxRelay,
   sizeRelay,
   softmaxRelay,
+  softmaxCrossEntropyLossRelay,
   softmaxDxRelay,
   softplusRelay,
   softplusDxRelay,
+  softsignRelay,
+  softsignDxRelay,
   splitRelay,
   sqrtRelay,
   sqrtDxRelay,
@@ -1408,13 +2225,24 @@ installRelayConverters([
   subtractRelay,
   sumRelay,
   sumDxRelay,
+  sumSquareRelay,
+  swishRelay,
+  swishDxRelay,
   takeRelay,
   takeDxRelay,
+  tanRelay,
+  tanDxRelay,
   tanhRelay,
   tanhDxRelay,
+  thresholdedReluRelay,
+  thresholdedReluDxRelay,
   tileRelay,
   topkRelay,
   transposeRelay,
+  triluRelay,
+  truncDivideRelay,
+  truncModRelay,
+  uniqueRelay,
   whereRelay,
   zerosLikeRelay,
 ]);

@@ -9,7 +9,7 @@ import { resizeCast, resizeFusion } from '../passes/resize.ts';
 /** The base op raf.op.resize; its gradient is installed by the generated registry. */
 export const resizeOp: OpDef<ResizeArgs> = {
   name: 'resize',
-  doc: 'Resizes x over any of its axes (ONNX Resize): to sizes, or by scales (output length floor(length × scale)); nearest (nearest_mode), linear (multilinear) or cubic (cubic_coeff_a, exclude_outside) interpolation at the source coordinates coordinate_transformation_mode gives. An empty list is one not given; roi (tf_crop_and_resize) is not supported and must be empty.',
+  doc: 'Resizes x over any of its axes (ONNX Resize): to sizes (kept to the aspect ratio by keep_aspect_ratio_policy), or by scales (output length floor(length × scale)), for every axis or the subset axes names; nearest (nearest_mode), linear (multilinear) or cubic (cubic_coeff_a, exclude_outside) interpolation at the source coordinates coordinate_transformation_mode gives, with antialias widening the linear and cubic filters when downsampling. roi ([starts..., ends...] per resized axis) is read by tf_crop_and_resize only, which writes extrapolation_value where it reads outside x. An empty list is one not given.',
   source: 'specs/nn/resize.yaml',
   schema: ResizeArgs,
   tensorArgs: ['x'],
@@ -21,17 +21,21 @@ export const resizeOp: OpDef<ResizeArgs> = {
 };
 
 /**
- * Resizes x over any of its axes (ONNX Resize): to sizes, or by scales (output length floor(length × scale)); nearest (nearest_mode), linear (multilinear) or cubic (cubic_coeff_a, exclude_outside) interpolation at the source coordinates coordinate_transformation_mode gives. An empty list is one not given; roi (tf_crop_and_resize) is not supported and must be empty.
+ * Resizes x over any of its axes (ONNX Resize): to sizes (kept to the aspect ratio by keep_aspect_ratio_policy), or by scales (output length floor(length × scale)), for every axis or the subset axes names; nearest (nearest_mode), linear (multilinear) or cubic (cubic_coeff_a, exclude_outside) interpolation at the source coordinates coordinate_transformation_mode gives, with antialias widening the linear and cubic filters when downsampling. roi ([starts..., ends...] per resized axis) is read by tf_crop_and_resize only, which writes extrapolation_value where it reads outside x. An empty list is one not given.
  *
  * @param x Tensor.
  * @param scales float[] one per axis of x; [] when sizes are given.
  * @param sizes int[]?; default null.
  * @param roi float[]; default [].
  * @param mode string; default 'nearest'; checked: one_of(nearest, linear, cubic).
- * @param coordinate_transformation_mode string; default 'half_pixel'; checked: one_of(half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn).
+ * @param coordinate_transformation_mode string; default 'half_pixel'; checked: one_of(half_pixel, half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize).
  * @param nearest_mode string; default 'round_prefer_floor'; checked: one_of(round_prefer_floor, round_prefer_ceil, floor, ceil).
  * @param cubic_coeff_a float; default -0.75.
  * @param exclude_outside bool; default false.
+ * @param axes the axes scales, sizes and roi give values for; null: every axis; default null.
+ * @param antialias bool; default false.
+ * @param keep_aspect_ratio_policy string; default 'stretch'; checked: one_of(stretch, not_larger, not_smaller).
+ * @param extrapolation_value float; default 0.
  * @see specs/nn/resize.yaml
  */
 export function resize(
@@ -44,6 +48,10 @@ export function resize(
   nearest_mode: string = 'round_prefer_floor',
   cubic_coeff_a: number = -0.75,
   exclude_outside: boolean = false,
+  axes: readonly number[] | null = null,
+  antialias: boolean = false,
+  keep_aspect_ratio_policy: string = 'stretch',
+  extrapolation_value: number = 0,
   ...unexpected: never[]
 ): Tensor {
   return invoke(resizeOp, [
@@ -56,6 +64,10 @@ export function resize(
     nearest_mode,
     cubic_coeff_a,
     exclude_outside,
+    axes,
+    antialias,
+    keep_aspect_ratio_policy,
+    extrapolation_value,
     ...unexpected,
   ]) as Tensor;
 }

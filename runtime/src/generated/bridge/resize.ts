@@ -19,6 +19,10 @@ export interface ResizeAttrs {
   readonly nearest_mode: string;
   readonly cubic_coeff_a: number;
   readonly exclude_outside: boolean;
+  readonly axes: readonly number[] | null;
+  readonly antialias: boolean;
+  readonly keep_aspect_ratio_policy: string;
+  readonly extrapolation_value: number;
 }
 
 /** The signature every dialect's raf.op.resize kernel has. */
@@ -35,7 +39,11 @@ export const resizeBridge: Bridge<ResizeArgs, ResizeInputs, ResizeAttrs> = {
     nearest_mode: a.nearest_mode,
     cubic_coeff_a: a.cubic_coeff_a,
     exclude_outside: a.exclude_outside,
+    axes: a.axes,
+    antialias: a.antialias,
+    keep_aspect_ratio_policy: a.keep_aspect_ratio_policy,
+    extrapolation_value: a.extrapolation_value,
   }),
   key: (a, out) =>
-    `${out.dtype}|${a.x.dtype}|scales=${JSON.stringify(a.scales)}|sizes=${JSON.stringify(a.sizes)}|roi=${JSON.stringify(a.roi)}|mode=${JSON.stringify(a.mode)}|coordinate_transformation_mode=${JSON.stringify(a.coordinate_transformation_mode)}|nearest_mode=${JSON.stringify(a.nearest_mode)}|cubic_coeff_a=${JSON.stringify(a.cubic_coeff_a)}|exclude_outside=${JSON.stringify(a.exclude_outside)}`,
+    `${out.dtype}|${a.x.dtype}|scales=${JSON.stringify(a.scales)}|sizes=${JSON.stringify(a.sizes)}|roi=${JSON.stringify(a.roi)}|mode=${JSON.stringify(a.mode)}|coordinate_transformation_mode=${JSON.stringify(a.coordinate_transformation_mode)}|nearest_mode=${JSON.stringify(a.nearest_mode)}|cubic_coeff_a=${JSON.stringify(a.cubic_coeff_a)}|exclude_outside=${JSON.stringify(a.exclude_outside)}|axes=${JSON.stringify(a.axes)}|antialias=${JSON.stringify(a.antialias)}|keep_aspect_ratio_policy=${JSON.stringify(a.keep_aspect_ratio_policy)}|extrapolation_value=${JSON.stringify(a.extrapolation_value)}`,
 };

@@ -16,6 +16,10 @@ export interface ResizeGradContext {
   readonly nearest_mode: string;
   readonly cubic_coeff_a: number;
   readonly exclude_outside: boolean;
+  readonly axes: readonly number[] | null;
+  readonly antialias: boolean;
+  readonly keep_aspect_ratio_policy: string;
+  readonly extrapolation_value: number;
 }
 
 export type ResizeGradResult = { readonly x?: Tensor | null };

@@ -7,6 +7,7 @@ export const castOnnx: OnnxMapping | null = {
   onnxOp: 'Cast',
   opset: 13,
   since: 6,
+  accept: { saturate: null },
   op: castOp,
   inputs: ['x'],
   attrs: { to: 'dtype' },

@@ -3,35 +3,70 @@
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { absOnnx } from './abs.ts';
 import { absDxOnnx } from './abs_dx.ts';
+import { acosOnnx } from './acos.ts';
+import { acosDxOnnx } from './acos_dx.ts';
+import { acoshOnnx } from './acosh.ts';
+import { acoshDxOnnx } from './acosh_dx.ts';
 import { addOnnx } from './add.ts';
 import { addExampleOnnx } from './add_example.ts';
+import { affineGridOnnx } from './affine_grid.ts';
 import { argmaxOnnx } from './argmax.ts';
 import { argminOnnx } from './argmin.ts';
+import { asinOnnx } from './asin.ts';
+import { asinDxOnnx } from './asin_dx.ts';
+import { asinhOnnx } from './asinh.ts';
+import { asinhDxOnnx } from './asinh_dx.ts';
+import { atanOnnx } from './atan.ts';
+import { atanDxOnnx } from './atan_dx.ts';
+import { atanhOnnx } from './atanh.ts';
+import { atanhDxOnnx } from './atanh_dx.ts';
+import { attentionOnnx } from './attention.ts';
+import { avgPoolOnnx } from './avg_pool.ts';
 import { avgPool2dOnnx } from './avg_pool2d.ts';
 import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
 import { batchNormOnnx } from './batch_norm.ts';
 import { biasAddOnnx } from './bias_add.ts';
+import { bitwiseAndOnnx } from './bitwise_and.ts';
+import { bitwiseNotOnnx } from './bitwise_not.ts';
+import { bitwiseOrOnnx } from './bitwise_or.ts';
+import { bitwiseXorOnnx } from './bitwise_xor.ts';
 import { castOnnx } from './cast.ts';
+import { ceilOnnx } from './ceil.ts';
+import { ceilDxOnnx } from './ceil_dx.ts';
+import { celuOnnx } from './celu.ts';
+import { celuDxOnnx } from './celu_dx.ts';
 import { clipOnnx } from './clip.ts';
 import { clipDxOnnx } from './clip_dx.ts';
+import { col2imOnnx } from './col2im.ts';
 import { collapseSumLikeOnnx } from './collapse_sum_like.ts';
+import { compressOnnx } from './compress.ts';
 import { concatenateOnnx } from './concatenate.ts';
 import { constantOfShapeOnnx } from './constant_of_shape.ts';
 import { conv2dOnnx } from './conv2d.ts';
 import { conv2dDwOnnx } from './conv2d_dw.ts';
 import { conv2dDxOnnx } from './conv2d_dx.ts';
+import { convIntegerOnnx } from './conv_integer.ts';
 import { convTransposeOnnx } from './conv_transpose.ts';
 import { cosOnnx } from './cos.ts';
 import { cosDxOnnx } from './cos_dx.ts';
+import { coshOnnx } from './cosh.ts';
+import { coshDxOnnx } from './cosh_dx.ts';
 import { crossEntropyOnnx } from './cross_entropy.ts';
 import { crossEntropyDxOnnx } from './cross_entropy_dx.ts';
 import { cumprodOnnx } from './cumprod.ts';
 import { cumsumOnnx } from './cumsum.ts';
 import { cumsumDxOnnx } from './cumsum_dx.ts';
+import { deformConvOnnx } from './deform_conv.ts';
 import { denseOnnx } from './dense.ts';
+import { dequantizeLinearOnnx } from './dequantize_linear.ts';
+import { detOnnx } from './det.ts';
 import { divideOnnx } from './divide.ts';
+import { dropoutOnnx } from './dropout.ts';
+import { dynamicQuantizeLinearOnnx } from './dynamic_quantize_linear.ts';
 import { einsumOnnx } from './einsum.ts';
+import { eluOnnx } from './elu.ts';
+import { eluDxOnnx } from './elu_dx.ts';
 import { embeddingOnnx } from './embedding.ts';
 import { equalOnnx } from './equal.ts';
 import { erfOnnx } from './erf.ts';
@@ -39,78 +74,124 @@ import { erfDxOnnx } from './erf_dx.ts';
 import { expOnnx } from './exp.ts';
 import { expandDimsOnnx } from './expand_dims.ts';
 import { flattenOnnx } from './flatten.ts';
+import { floorOnnx } from './floor.ts';
+import { floorDxOnnx } from './floor_dx.ts';
+import { floorModOnnx } from './floor_mod.ts';
 import { gatherElementsOnnx } from './gather_elements.ts';
 import { gatherElementsDxOnnx } from './gather_elements_dx.ts';
+import { gatherNdOnnx } from './gather_nd.ts';
 import { geluOnnx } from './gelu.ts';
 import { geluDxOnnx } from './gelu_dx.ts';
 import { globalAvgPool2dOnnx } from './global_avg_pool2d.ts';
 import { globalMaxPool2dOnnx } from './global_max_pool2d.ts';
 import { greaterOnnx } from './greater.ts';
 import { greaterEqualOnnx } from './greater_equal.ts';
+import { gridSampleOnnx } from './grid_sample.ts';
+import { groupNormOnnx } from './group_norm.ts';
 import { gruOnnx } from './gru.ts';
 import { hardSigmoidOnnx } from './hard_sigmoid.ts';
 import { hardSigmoidDxOnnx } from './hard_sigmoid_dx.ts';
 import { hardswishOnnx } from './hardswish.ts';
 import { hardswishDxOnnx } from './hardswish_dx.ts';
 import { instanceNormOnnx } from './instance_norm.ts';
+import { isinfOnnx } from './isinf.ts';
+import { isnanOnnx } from './isnan.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { layoutTransformOnnx } from './layout_transform.ts';
 import { leakyReluOnnx } from './leaky_relu.ts';
 import { leakyReluDxOnnx } from './leaky_relu_dx.ts';
+import { leftShiftOnnx } from './left_shift.ts';
 import { lessOnnx } from './less.ts';
 import { lessEqualOnnx } from './less_equal.ts';
 import { logOnnx } from './log.ts';
 import { logSoftmaxOnnx } from './log_softmax.ts';
 import { logSoftmaxDxOnnx } from './log_softmax_dx.ts';
+import { logSumOnnx } from './log_sum.ts';
+import { logicalAndOnnx } from './logical_and.ts';
 import { logicalNotOnnx } from './logical_not.ts';
+import { logicalOrOnnx } from './logical_or.ts';
+import { logicalXorOnnx } from './logical_xor.ts';
 import { logsumexpOnnx } from './logsumexp.ts';
+import { lpPoolOnnx } from './lp_pool.ts';
+import { lrnOnnx } from './lrn.ts';
 import { lstmOnnx } from './lstm.ts';
 import { matmulOnnx } from './matmul.ts';
+import { matmulIntegerOnnx } from './matmul_integer.ts';
 import { matmulNtOnnx } from './matmul_nt.ts';
 import { matmulTnOnnx } from './matmul_tn.ts';
 import { maxOnnx } from './max.ts';
+import { maxPoolOnnx } from './max_pool.ts';
 import { maxPool2dOnnx } from './max_pool2d.ts';
 import { maxPool2dDxOnnx } from './max_pool2d_dx.ts';
+import { maxUnpoolOnnx } from './max_unpool.ts';
 import { maximumOnnx } from './maximum.ts';
 import { meanOnnx } from './mean.ts';
 import { meanDxOnnx } from './mean_dx.ts';
 import { minOnnx } from './min.ts';
 import { minimumOnnx } from './minimum.ts';
+import { mishOnnx } from './mish.ts';
+import { mishDxOnnx } from './mish_dx.ts';
 import { multiplyOnnx } from './multiply.ts';
 import { negativeOnnx } from './negative.ts';
+import { negativeLogLikelihoodLossOnnx } from './negative_log_likelihood_loss.ts';
 import { nllLossOnnx } from './nll_loss.ts';
 import { nllLossDxOnnx } from './nll_loss_dx.ts';
+import { nonMaxSuppressionOnnx } from './non_max_suppression.ts';
+import { nonzeroOnnx } from './nonzero.ts';
 import { onesLikeOnnx } from './ones_like.ts';
 import { padOnnx } from './pad.ts';
 import { padDxOnnx } from './pad_dx.ts';
 import { powerOnnx } from './power.ts';
+import { preluOnnx } from './prelu.ts';
 import { prodOnnx } from './prod.ts';
+import { qlinearConvOnnx } from './qlinear_conv.ts';
+import { qlinearMatmulOnnx } from './qlinear_matmul.ts';
+import { quantizeLinearOnnx } from './quantize_linear.ts';
 import { rangeOnnx } from './range.ts';
 import { reciprocalOnnx } from './reciprocal.ts';
 import { reciprocalDxOnnx } from './reciprocal_dx.ts';
+import { reduceL1Onnx } from './reduce_l1.ts';
+import { reduceL2Onnx } from './reduce_l2.ts';
 import { reluOnnx } from './relu.ts';
 import { reluDxOnnx } from './relu_dx.ts';
 import { reshapeOnnx } from './reshape.ts';
 import { resizeOnnx } from './resize.ts';
+import { rightShiftOnnx } from './right_shift.ts';
+import { rmsNormOnnx } from './rms_norm.ts';
+import { rnnOnnx } from './rnn.ts';
+import { roiAlignOnnx } from './roi_align.ts';
+import { rotaryEmbeddingOnnx } from './rotary_embedding.ts';
+import { roundOnnx } from './round.ts';
+import { roundDxOnnx } from './round_dx.ts';
 import { rsqrtOnnx } from './rsqrt.ts';
 import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
 import { scaledAddDaOnnx } from './scaled_add_da.ts';
 import { scaledAddDbOnnx } from './scaled_add_db.ts';
+import { scatterElementsOnnx } from './scatter_elements.ts';
 import { scatterNdOnnx } from './scatter_nd.ts';
 import { seluOnnx } from './selu.ts';
 import { seluDxOnnx } from './selu_dx.ts';
 import { shapeOnnx } from './shape.ts';
+import { shrinkOnnx } from './shrink.ts';
+import { shrinkDxOnnx } from './shrink_dx.ts';
 import { sigmoidOnnx } from './sigmoid.ts';
 import { sigmoidDxOnnx } from './sigmoid_dx.ts';
+import { signOnnx } from './sign.ts';
+import { signDxOnnx } from './sign_dx.ts';
 import { sinOnnx } from './sin.ts';
 import { sinDxOnnx } from './sin_dx.ts';
+import { sinhOnnx } from './sinh.ts';
+import { sinhDxOnnx } from './sinh_dx.ts';
 import { sizeOnnx } from './size.ts';
 import { softmaxOnnx } from './softmax.ts';
+import { softmaxCrossEntropyLossOnnx } from './softmax_cross_entropy_loss.ts';
 import { softmaxDxOnnx } from './softmax_dx.ts';
 import { softplusOnnx } from './softplus.ts';
 import { softplusDxOnnx } from './softplus_dx.ts';
+import { softsignOnnx } from './softsign.ts';
+import { softsignDxOnnx } from './softsign_dx.ts';
 import { splitOnnx } from './split.ts';
 import { sqrtOnnx } from './sqrt.ts';
 import { sqrtDxOnnx } from './sqrt_dx.ts';
@@ -120,48 +201,94 @@ import { stridedSliceDxOnnx } from './strided_slice_dx.ts';
 import { subtractOnnx } from './subtract.ts';
 import { sumOnnx } from './sum.ts';
 import { sumDxOnnx } from './sum_dx.ts';
+import { sumSquareOnnx } from './sum_square.ts';
+import { swishOnnx } from './swish.ts';
+import { swishDxOnnx } from './swish_dx.ts';
 import { takeOnnx } from './take.ts';
 import { takeDxOnnx } from './take_dx.ts';
+import { tanOnnx } from './tan.ts';
+import { tanDxOnnx } from './tan_dx.ts';
 import { tanhOnnx } from './tanh.ts';
 import { tanhDxOnnx } from './tanh_dx.ts';
+import { thresholdedReluOnnx } from './thresholded_relu.ts';
+import { thresholdedReluDxOnnx } from './thresholded_relu_dx.ts';
 import { tileOnnx } from './tile.ts';
 import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
+import { triluOnnx } from './trilu.ts';
+import { truncDivideOnnx } from './trunc_divide.ts';
+import { truncModOnnx } from './trunc_mod.ts';
+import { uniqueOnnx } from './unique.ts';
 import { whereOnnx } from './where.ts';
 import { zerosLikeOnnx } from './zeros_like.ts';
 /** Every op's ONNX mapping (null where the op has none), in op order. */
 export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   absOnnx,
   absDxOnnx,
+  acosOnnx,
+  acosDxOnnx,
+  acoshOnnx,
+  acoshDxOnnx,
   addOnnx,
   addExampleOnnx,
+  affineGridOnnx,
   argmaxOnnx,
   argminOnnx,
+  asinOnnx,
+  asinDxOnnx,
+  asinhOnnx,
+  asinhDxOnnx,
+  atanOnnx,
+  atanDxOnnx,
+  atanhOnnx,
+  atanhDxOnnx,
+  attentionOnnx,
+  avgPoolOnnx,
   avgPool2dOnnx,
   avgPool2dDxOnnx,
   batchMatmulOnnx,
   batchNormOnnx,
   biasAddOnnx,
+  bitwiseAndOnnx,
+  bitwiseNotOnnx,
+  bitwiseOrOnnx,
+  bitwiseXorOnnx,
   castOnnx,
+  ceilOnnx,
+  ceilDxOnnx,
+  celuOnnx,
+  celuDxOnnx,
   clipOnnx,
   clipDxOnnx,
+  col2imOnnx,
   collapseSumLikeOnnx,
+  compressOnnx,
   concatenateOnnx,
   constantOfShapeOnnx,
   conv2dOnnx,
   conv2dDwOnnx,
   conv2dDxOnnx,
+  convIntegerOnnx,
   convTransposeOnnx,
   cosOnnx,
   cosDxOnnx,
+  coshOnnx,
+  coshDxOnnx,
   crossEntropyOnnx,
   crossEntropyDxOnnx,
   cumprodOnnx,
   cumsumOnnx,
   cumsumDxOnnx,
+  deformConvOnnx,
   denseOnnx,
+  dequantizeLinearOnnx,
+  detOnnx,
   divideOnnx,
+  dropoutOnnx,
+  dynamicQuantizeLinearOnnx,
   einsumOnnx,
+  eluOnnx,
+  eluDxOnnx,
   embeddingOnnx,
   equalOnnx,
   erfOnnx,
@@ -169,78 +296,124 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   expOnnx,
   expandDimsOnnx,
   flattenOnnx,
+  floorOnnx,
+  floorDxOnnx,
+  floorModOnnx,
   gatherElementsOnnx,
   gatherElementsDxOnnx,
+  gatherNdOnnx,
   geluOnnx,
   geluDxOnnx,
   globalAvgPool2dOnnx,
   globalMaxPool2dOnnx,
   greaterOnnx,
   greaterEqualOnnx,
+  gridSampleOnnx,
+  groupNormOnnx,
   gruOnnx,
   hardSigmoidOnnx,
   hardSigmoidDxOnnx,
   hardswishOnnx,
   hardswishDxOnnx,
   instanceNormOnnx,
+  isinfOnnx,
+  isnanOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   layoutTransformOnnx,
   leakyReluOnnx,
   leakyReluDxOnnx,
+  leftShiftOnnx,
   lessOnnx,
   lessEqualOnnx,
   logOnnx,
   logSoftmaxOnnx,
   logSoftmaxDxOnnx,
+  logSumOnnx,
+  logicalAndOnnx,
   logicalNotOnnx,
+  logicalOrOnnx,
+  logicalXorOnnx,
   logsumexpOnnx,
+  lpPoolOnnx,
+  lrnOnnx,
   lstmOnnx,
   matmulOnnx,
+  matmulIntegerOnnx,
   matmulNtOnnx,
   matmulTnOnnx,
   maxOnnx,
+  maxPoolOnnx,
   maxPool2dOnnx,
   maxPool2dDxOnnx,
+  maxUnpoolOnnx,
   maximumOnnx,
   meanOnnx,
   meanDxOnnx,
   minOnnx,
   minimumOnnx,
+  mishOnnx,
+  mishDxOnnx,
   multiplyOnnx,
   negativeOnnx,
+  negativeLogLikelihoodLossOnnx,
   nllLossOnnx,
   nllLossDxOnnx,
+  nonMaxSuppressionOnnx,
+  nonzeroOnnx,
   onesLikeOnnx,
   padOnnx,
   padDxOnnx,
   powerOnnx,
+  preluOnnx,
   prodOnnx,
+  qlinearConvOnnx,
+  qlinearMatmulOnnx,
+  quantizeLinearOnnx,
   rangeOnnx,
   reciprocalOnnx,
   reciprocalDxOnnx,
+  reduceL1Onnx,
+  reduceL2Onnx,
   reluOnnx,
   reluDxOnnx,
   reshapeOnnx,
   resizeOnnx,
+  rightShiftOnnx,
+  rmsNormOnnx,
+  rnnOnnx,
+  roiAlignOnnx,
+  rotaryEmbeddingOnnx,
+  roundOnnx,
+  roundDxOnnx,
   rsqrtOnnx,
   rsqrtDxOnnx,
   scaledAddOnnx,
   scaledAddDaOnnx,
   scaledAddDbOnnx,
+  scatterElementsOnnx,
   scatterNdOnnx,
   seluOnnx,
   seluDxOnnx,
   shapeOnnx,
+  shrinkOnnx,
+  shrinkDxOnnx,
   sigmoidOnnx,
   sigmoidDxOnnx,
+  signOnnx,
+  signDxOnnx,
   sinOnnx,
   sinDxOnnx,
+  sinhOnnx,
+  sinhDxOnnx,
   sizeOnnx,
   softmaxOnnx,
+  softmaxCrossEntropyLossOnnx,
   softmaxDxOnnx,
   softplusOnnx,
   softplusDxOnnx,
+  softsignOnnx,
+  softsignDxOnnx,
   splitOnnx,
   sqrtOnnx,
   sqrtDxOnnx,
@@ -250,13 +423,24 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   subtractOnnx,
   sumOnnx,
   sumDxOnnx,
+  sumSquareOnnx,
+  swishOnnx,
+  swishDxOnnx,
   takeOnnx,
   takeDxOnnx,
+  tanOnnx,
+  tanDxOnnx,
   tanhOnnx,
   tanhDxOnnx,
+  thresholdedReluOnnx,
+  thresholdedReluDxOnnx,
   tileOnnx,
   topkOnnx,
   transposeOnnx,
+  triluOnnx,
+  truncDivideOnnx,
+  truncModOnnx,
+  uniqueOnnx,
   whereOnnx,
   zerosLikeOnnx,
 ];

@@ -2,10 +2,10 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { resizeOp } from '../api/resize.ts';
-/** Imports an ONNX Resize node (opset 11 on, in the form of opset 13) as raf.op.resize. */
+/** Imports an ONNX Resize node (opset 11 on, in the form of opset 19) as raf.op.resize. */
 export const resizeOnnx: OnnxMapping | null = {
   onnxOp: 'Resize',
-  opset: 13,
+  opset: 19,
   since: 11,
   op: resizeOp,
   inputs: ['x', 'roi', 'scales', 'sizes'],
@@ -15,6 +15,10 @@ export const resizeOnnx: OnnxMapping | null = {
     nearest_mode: 'nearest_mode',
     cubic_coeff_a: 'cubic_coeff_a',
     exclude_outside: 'exclude_outside',
+    axes: 'axes',
+    antialias: 'antialias',
+    keep_aspect_ratio_policy: 'keep_aspect_ratio_policy',
+    extrapolation_value: 'extrapolation_value',
   },
   consts: {},
 };

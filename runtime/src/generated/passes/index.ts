@@ -3,35 +3,70 @@
 import type { ComputeDef } from '../../graph/expr.ts';
 import { absCompute } from './abs.ts';
 import { absDxCompute } from './abs_dx.ts';
+import { acosCompute } from './acos.ts';
+import { acosDxCompute } from './acos_dx.ts';
+import { acoshCompute } from './acosh.ts';
+import { acoshDxCompute } from './acosh_dx.ts';
 import { addCompute } from './add.ts';
 import { addExampleCompute } from './add_example.ts';
+import { affineGridCompute } from './affine_grid.ts';
 import { argmaxCompute } from './argmax.ts';
 import { argminCompute } from './argmin.ts';
+import { asinCompute } from './asin.ts';
+import { asinDxCompute } from './asin_dx.ts';
+import { asinhCompute } from './asinh.ts';
+import { asinhDxCompute } from './asinh_dx.ts';
+import { atanCompute } from './atan.ts';
+import { atanDxCompute } from './atan_dx.ts';
+import { atanhCompute } from './atanh.ts';
+import { atanhDxCompute } from './atanh_dx.ts';
+import { attentionCompute } from './attention.ts';
+import { avgPoolCompute } from './avg_pool.ts';
 import { avgPool2dCompute } from './avg_pool2d.ts';
 import { avgPool2dDxCompute } from './avg_pool2d_dx.ts';
 import { batchMatmulCompute } from './batch_matmul.ts';
 import { batchNormCompute } from './batch_norm.ts';
 import { biasAddCompute } from './bias_add.ts';
+import { bitwiseAndCompute } from './bitwise_and.ts';
+import { bitwiseNotCompute } from './bitwise_not.ts';
+import { bitwiseOrCompute } from './bitwise_or.ts';
+import { bitwiseXorCompute } from './bitwise_xor.ts';
 import { castCompute } from './cast.ts';
+import { ceilCompute } from './ceil.ts';
+import { ceilDxCompute } from './ceil_dx.ts';
+import { celuCompute } from './celu.ts';
+import { celuDxCompute } from './celu_dx.ts';
 import { clipCompute } from './clip.ts';
 import { clipDxCompute } from './clip_dx.ts';
+import { col2imCompute } from './col2im.ts';
 import { collapseSumLikeCompute } from './collapse_sum_like.ts';
+import { compressCompute } from './compress.ts';
 import { concatenateCompute } from './concatenate.ts';
 import { constantOfShapeCompute } from './constant_of_shape.ts';
 import { conv2dCompute } from './conv2d.ts';
 import { conv2dDwCompute } from './conv2d_dw.ts';
 import { conv2dDxCompute } from './conv2d_dx.ts';
+import { convIntegerCompute } from './conv_integer.ts';
 import { convTransposeCompute } from './conv_transpose.ts';
 import { cosCompute } from './cos.ts';
 import { cosDxCompute } from './cos_dx.ts';
+import { coshCompute } from './cosh.ts';
+import { coshDxCompute } from './cosh_dx.ts';
 import { crossEntropyCompute } from './cross_entropy.ts';
 import { crossEntropyDxCompute } from './cross_entropy_dx.ts';
 import { cumprodCompute } from './cumprod.ts';
 import { cumsumCompute } from './cumsum.ts';
 import { cumsumDxCompute } from './cumsum_dx.ts';
+import { deformConvCompute } from './deform_conv.ts';
 import { denseCompute } from './dense.ts';
+import { dequantizeLinearCompute } from './dequantize_linear.ts';
+import { detCompute } from './det.ts';
 import { divideCompute } from './divide.ts';
+import { dropoutCompute } from './dropout.ts';
+import { dynamicQuantizeLinearCompute } from './dynamic_quantize_linear.ts';
 import { einsumCompute } from './einsum.ts';
+import { eluCompute } from './elu.ts';
+import { eluDxCompute } from './elu_dx.ts';
 import { embeddingCompute } from './embedding.ts';
 import { equalCompute } from './equal.ts';
 import { erfCompute } from './erf.ts';
@@ -39,78 +74,124 @@ import { erfDxCompute } from './erf_dx.ts';
 import { expCompute } from './exp.ts';
 import { expandDimsCompute } from './expand_dims.ts';
 import { flattenCompute } from './flatten.ts';
+import { floorCompute } from './floor.ts';
+import { floorDxCompute } from './floor_dx.ts';
+import { floorModCompute } from './floor_mod.ts';
 import { gatherElementsCompute } from './gather_elements.ts';
 import { gatherElementsDxCompute } from './gather_elements_dx.ts';
+import { gatherNdCompute } from './gather_nd.ts';
 import { geluCompute } from './gelu.ts';
 import { geluDxCompute } from './gelu_dx.ts';
 import { globalAvgPool2dCompute } from './global_avg_pool2d.ts';
 import { globalMaxPool2dCompute } from './global_max_pool2d.ts';
 import { greaterCompute } from './greater.ts';
 import { greaterEqualCompute } from './greater_equal.ts';
+import { gridSampleCompute } from './grid_sample.ts';
+import { groupNormCompute } from './group_norm.ts';
 import { gruCompute } from './gru.ts';
 import { hardSigmoidCompute } from './hard_sigmoid.ts';
 import { hardSigmoidDxCompute } from './hard_sigmoid_dx.ts';
 import { hardswishCompute } from './hardswish.ts';
 import { hardswishDxCompute } from './hardswish_dx.ts';
 import { instanceNormCompute } from './instance_norm.ts';
+import { isinfCompute } from './isinf.ts';
+import { isnanCompute } from './isnan.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { layoutTransformCompute } from './layout_transform.ts';
 import { leakyReluCompute } from './leaky_relu.ts';
 import { leakyReluDxCompute } from './leaky_relu_dx.ts';
+import { leftShiftCompute } from './left_shift.ts';
 import { lessCompute } from './less.ts';
 import { lessEqualCompute } from './less_equal.ts';
 import { logCompute } from './log.ts';
 import { logSoftmaxCompute } from './log_softmax.ts';
 import { logSoftmaxDxCompute } from './log_softmax_dx.ts';
+import { logSumCompute } from './log_sum.ts';
+import { logicalAndCompute } from './logical_and.ts';
 import { logicalNotCompute } from './logical_not.ts';
+import { logicalOrCompute } from './logical_or.ts';
+import { logicalXorCompute } from './logical_xor.ts';
 import { logsumexpCompute } from './logsumexp.ts';
+import { lpPoolCompute } from './lp_pool.ts';
+import { lrnCompute } from './lrn.ts';
 import { lstmCompute } from './lstm.ts';
 import { matmulCompute } from './matmul.ts';
+import { matmulIntegerCompute } from './matmul_integer.ts';
 import { matmulNtCompute } from './matmul_nt.ts';
 import { matmulTnCompute } from './matmul_tn.ts';
 import { maxCompute } from './max.ts';
+import { maxPoolCompute } from './max_pool.ts';
 import { maxPool2dCompute } from './max_pool2d.ts';
 import { maxPool2dDxCompute } from './max_pool2d_dx.ts';
+import { maxUnpoolCompute } from './max_unpool.ts';
 import { maximumCompute } from './maximum.ts';
 import { meanCompute } from './mean.ts';
 import { meanDxCompute } from './mean_dx.ts';
 import { minCompute } from './min.ts';
 import { minimumCompute } from './minimum.ts';
+import { mishCompute } from './mish.ts';
+import { mishDxCompute } from './mish_dx.ts';
 import { multiplyCompute } from './multiply.ts';
 import { negativeCompute } from './negative.ts';
+import { negativeLogLikelihoodLossCompute } from './negative_log_likelihood_loss.ts';
 import { nllLossCompute } from './nll_loss.ts';
 import { nllLossDxCompute } from './nll_loss_dx.ts';
+import { nonMaxSuppressionCompute } from './non_max_suppression.ts';
+import { nonzeroCompute } from './nonzero.ts';
 import { onesLikeCompute } from './ones_like.ts';
 import { padCompute } from './pad.ts';
 import { padDxCompute } from './pad_dx.ts';
 import { powerCompute } from './power.ts';
+import { preluCompute } from './prelu.ts';
 import { prodCompute } from './prod.ts';
+import { qlinearConvCompute } from './qlinear_conv.ts';
+import { qlinearMatmulCompute } from './qlinear_matmul.ts';
+import { quantizeLinearCompute } from './quantize_linear.ts';
 import { rangeCompute } from './range.ts';
 import { reciprocalCompute } from './reciprocal.ts';
 import { reciprocalDxCompute } from './reciprocal_dx.ts';
+import { reduceL1Compute } from './reduce_l1.ts';
+import { reduceL2Compute } from './reduce_l2.ts';
 import { reluCompute } from './relu.ts';
 import { reluDxCompute } from './relu_dx.ts';
 import { reshapeCompute } from './reshape.ts';
 import { resizeCompute } from './resize.ts';
+import { rightShiftCompute } from './right_shift.ts';
+import { rmsNormCompute } from './rms_norm.ts';
+import { rnnCompute } from './rnn.ts';
+import { roiAlignCompute } from './roi_align.ts';
+import { rotaryEmbeddingCompute } from './rotary_embedding.ts';
+import { roundCompute } from './round.ts';
+import { roundDxCompute } from './round_dx.ts';
 import { rsqrtCompute } from './rsqrt.ts';
 import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
 import { scaledAddDaCompute } from './scaled_add_da.ts';
 import { scaledAddDbCompute } from './scaled_add_db.ts';
+import { scatterElementsCompute } from './scatter_elements.ts';
 import { scatterNdCompute } from './scatter_nd.ts';
 import { seluCompute } from './selu.ts';
 import { seluDxCompute } from './selu_dx.ts';
 import { shapeCompute } from './shape.ts';
+import { shrinkCompute } from './shrink.ts';
+import { shrinkDxCompute } from './shrink_dx.ts';
 import { sigmoidCompute } from './sigmoid.ts';
 import { sigmoidDxCompute } from './sigmoid_dx.ts';
+import { signCompute } from './sign.ts';
+import { signDxCompute } from './sign_dx.ts';
 import { sinCompute } from './sin.ts';
 import { sinDxCompute } from './sin_dx.ts';
+import { sinhCompute } from './sinh.ts';
+import { sinhDxCompute } from './sinh_dx.ts';
 import { sizeCompute } from './size.ts';
 import { softmaxCompute } from './softmax.ts';
+import { softmaxCrossEntropyLossCompute } from './softmax_cross_entropy_loss.ts';
 import { softmaxDxCompute } from './softmax_dx.ts';
 import { softplusCompute } from './softplus.ts';
 import { softplusDxCompute } from './softplus_dx.ts';
+import { softsignCompute } from './softsign.ts';
+import { softsignDxCompute } from './softsign_dx.ts';
 import { splitCompute } from './split.ts';
 import { sqrtCompute } from './sqrt.ts';
 import { sqrtDxCompute } from './sqrt_dx.ts';
@@ -120,48 +201,94 @@ import { stridedSliceDxCompute } from './strided_slice_dx.ts';
 import { subtractCompute } from './subtract.ts';
 import { sumCompute } from './sum.ts';
 import { sumDxCompute } from './sum_dx.ts';
+import { sumSquareCompute } from './sum_square.ts';
+import { swishCompute } from './swish.ts';
+import { swishDxCompute } from './swish_dx.ts';
 import { takeCompute } from './take.ts';
 import { takeDxCompute } from './take_dx.ts';
+import { tanCompute } from './tan.ts';
+import { tanDxCompute } from './tan_dx.ts';
 import { tanhCompute } from './tanh.ts';
 import { tanhDxCompute } from './tanh_dx.ts';
+import { thresholdedReluCompute } from './thresholded_relu.ts';
+import { thresholdedReluDxCompute } from './thresholded_relu_dx.ts';
 import { tileCompute } from './tile.ts';
 import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
+import { triluCompute } from './trilu.ts';
+import { truncDivideCompute } from './trunc_divide.ts';
+import { truncModCompute } from './trunc_mod.ts';
+import { uniqueCompute } from './unique.ts';
 import { whereCompute } from './where.ts';
 import { zerosLikeCompute } from './zeros_like.ts';
 /** Every op's compute expression (null where the op has none), by op name. */
 export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   abs: absCompute,
   abs_dx: absDxCompute,
+  acos: acosCompute,
+  acos_dx: acosDxCompute,
+  acosh: acoshCompute,
+  acosh_dx: acoshDxCompute,
   add: addCompute,
   add_example: addExampleCompute,
+  affine_grid: affineGridCompute,
   argmax: argmaxCompute,
   argmin: argminCompute,
+  asin: asinCompute,
+  asin_dx: asinDxCompute,
+  asinh: asinhCompute,
+  asinh_dx: asinhDxCompute,
+  atan: atanCompute,
+  atan_dx: atanDxCompute,
+  atanh: atanhCompute,
+  atanh_dx: atanhDxCompute,
+  attention: attentionCompute,
+  avg_pool: avgPoolCompute,
   avg_pool2d: avgPool2dCompute,
   avg_pool2d_dx: avgPool2dDxCompute,
   batch_matmul: batchMatmulCompute,
   batch_norm: batchNormCompute,
   bias_add: biasAddCompute,
+  bitwise_and: bitwiseAndCompute,
+  bitwise_not: bitwiseNotCompute,
+  bitwise_or: bitwiseOrCompute,
+  bitwise_xor: bitwiseXorCompute,
   cast: castCompute,
+  ceil: ceilCompute,
+  ceil_dx: ceilDxCompute,
+  celu: celuCompute,
+  celu_dx: celuDxCompute,
   clip: clipCompute,
   clip_dx: clipDxCompute,
+  col2im: col2imCompute,
   collapse_sum_like: collapseSumLikeCompute,
+  compress: compressCompute,
   concatenate: concatenateCompute,
   constant_of_shape: constantOfShapeCompute,
   conv2d: conv2dCompute,
   conv2d_dw: conv2dDwCompute,
   conv2d_dx: conv2dDxCompute,
+  conv_integer: convIntegerCompute,
   conv_transpose: convTransposeCompute,
   cos: cosCompute,
   cos_dx: cosDxCompute,
+  cosh: coshCompute,
+  cosh_dx: coshDxCompute,
   cross_entropy: crossEntropyCompute,
   cross_entropy_dx: crossEntropyDxCompute,
   cumprod: cumprodCompute,
   cumsum: cumsumCompute,
   cumsum_dx: cumsumDxCompute,
+  deform_conv: deformConvCompute,
   dense: denseCompute,
+  dequantize_linear: dequantizeLinearCompute,
+  det: detCompute,
   divide: divideCompute,
+  dropout: dropoutCompute,
+  dynamic_quantize_linear: dynamicQuantizeLinearCompute,
   einsum: einsumCompute,
+  elu: eluCompute,
+  elu_dx: eluDxCompute,
   embedding: embeddingCompute,
   equal: equalCompute,
   erf: erfCompute,
@@ -169,78 +296,124 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   exp: expCompute,
   expand_dims: expandDimsCompute,
   flatten: flattenCompute,
+  floor: floorCompute,
+  floor_dx: floorDxCompute,
+  floor_mod: floorModCompute,
   gather_elements: gatherElementsCompute,
   gather_elements_dx: gatherElementsDxCompute,
+  gather_nd: gatherNdCompute,
   gelu: geluCompute,
   gelu_dx: geluDxCompute,
   global_avg_pool2d: globalAvgPool2dCompute,
   global_max_pool2d: globalMaxPool2dCompute,
   greater: greaterCompute,
   greater_equal: greaterEqualCompute,
+  grid_sample: gridSampleCompute,
+  group_norm: groupNormCompute,
   gru: gruCompute,
   hard_sigmoid: hardSigmoidCompute,
   hard_sigmoid_dx: hardSigmoidDxCompute,
   hardswish: hardswishCompute,
   hardswish_dx: hardswishDxCompute,
   instance_norm: instanceNormCompute,
+  isinf: isinfCompute,
+  isnan: isnanCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   layout_transform: layoutTransformCompute,
   leaky_relu: leakyReluCompute,
   leaky_relu_dx: leakyReluDxCompute,
+  left_shift: leftShiftCompute,
   less: lessCompute,
   less_equal: lessEqualCompute,
   log: logCompute,
   log_softmax: logSoftmaxCompute,
   log_softmax_dx: logSoftmaxDxCompute,
+  log_sum: logSumCompute,
+  logical_and: logicalAndCompute,
   logical_not: logicalNotCompute,
+  logical_or: logicalOrCompute,
+  logical_xor: logicalXorCompute,
   logsumexp: logsumexpCompute,
+  lp_pool: lpPoolCompute,
+  lrn: lrnCompute,
   lstm: lstmCompute,
   matmul: matmulCompute,
+  matmul_integer: matmulIntegerCompute,
   matmul_nt: matmulNtCompute,
   matmul_tn: matmulTnCompute,
   max: maxCompute,
+  max_pool: maxPoolCompute,
   max_pool2d: maxPool2dCompute,
   max_pool2d_dx: maxPool2dDxCompute,
+  max_unpool: maxUnpoolCompute,
   maximum: maximumCompute,
   mean: meanCompute,
   mean_dx: meanDxCompute,
   min: minCompute,
   minimum: minimumCompute,
+  mish: mishCompute,
+  mish_dx: mishDxCompute,
   multiply: multiplyCompute,
   negative: negativeCompute,
+  negative_log_likelihood_loss: negativeLogLikelihoodLossCompute,
   nll_loss: nllLossCompute,
   nll_loss_dx: nllLossDxCompute,
+  non_max_suppression: nonMaxSuppressionCompute,
+  nonzero: nonzeroCompute,
   ones_like: onesLikeCompute,
   pad: padCompute,
   pad_dx: padDxCompute,
   power: powerCompute,
+  prelu: preluCompute,
   prod: prodCompute,
+  qlinear_conv: qlinearConvCompute,
+  qlinear_matmul: qlinearMatmulCompute,
+  quantize_linear: quantizeLinearCompute,
   range: rangeCompute,
   reciprocal: reciprocalCompute,
   reciprocal_dx: reciprocalDxCompute,
+  reduce_l1: reduceL1Compute,
+  reduce_l2: reduceL2Compute,
   relu: reluCompute,
   relu_dx: reluDxCompute,
   reshape: reshapeCompute,
   resize: resizeCompute,
+  right_shift: rightShiftCompute,
+  rms_norm: rmsNormCompute,
+  rnn: rnnCompute,
+  roi_align: roiAlignCompute,
+  rotary_embedding: rotaryEmbeddingCompute,
+  round: roundCompute,
+  round_dx: roundDxCompute,
   rsqrt: rsqrtCompute,
   rsqrt_dx: rsqrtDxCompute,
   scaled_add: scaledAddCompute,
   scaled_add_da: scaledAddDaCompute,
   scaled_add_db: scaledAddDbCompute,
+  scatter_elements: scatterElementsCompute,
   scatter_nd: scatterNdCompute,
   selu: seluCompute,
   selu_dx: seluDxCompute,
   shape: shapeCompute,
+  shrink: shrinkCompute,
+  shrink_dx: shrinkDxCompute,
   sigmoid: sigmoidCompute,
   sigmoid_dx: sigmoidDxCompute,
+  sign: signCompute,
+  sign_dx: signDxCompute,
   sin: sinCompute,
   sin_dx: sinDxCompute,
+  sinh: sinhCompute,
+  sinh_dx: sinhDxCompute,
   size: sizeCompute,
   softmax: softmaxCompute,
+  softmax_cross_entropy_loss: softmaxCrossEntropyLossCompute,
   softmax_dx: softmaxDxCompute,
   softplus: softplusCompute,
   softplus_dx: softplusDxCompute,
+  softsign: softsignCompute,
+  softsign_dx: softsignDxCompute,
   split: splitCompute,
   sqrt: sqrtCompute,
   sqrt_dx: sqrtDxCompute,
@@ -250,13 +423,24 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   subtract: subtractCompute,
   sum: sumCompute,
   sum_dx: sumDxCompute,
+  sum_square: sumSquareCompute,
+  swish: swishCompute,
+  swish_dx: swishDxCompute,
   take: takeCompute,
   take_dx: takeDxCompute,
+  tan: tanCompute,
+  tan_dx: tanDxCompute,
   tanh: tanhCompute,
   tanh_dx: tanhDxCompute,
+  thresholded_relu: thresholdedReluCompute,
+  thresholded_relu_dx: thresholdedReluDxCompute,
   tile: tileCompute,
   topk: topkCompute,
   transpose: transposeCompute,
+  trilu: triluCompute,
+  trunc_divide: truncDivideCompute,
+  trunc_mod: truncModCompute,
+  unique: uniqueCompute,
   where: whereCompute,
   zeros_like: zerosLikeCompute,
 };

@@ -15,6 +15,10 @@ export class ResizeArgs<T extends TensorType = Tensor> {
     { name: 'nearest_mode', type: 'string', default: 'round_prefer_floor' },
     { name: 'cubic_coeff_a', type: 'float', default: -0.75 },
     { name: 'exclude_outside', type: 'bool', default: false },
+    { name: 'axes', type: 'int[]?', default: null },
+    { name: 'antialias', type: 'bool', default: false },
+    { name: 'keep_aspect_ratio_policy', type: 'string', default: 'stretch' },
+    { name: 'extrapolation_value', type: 'float', default: 0 },
   ];
   /** Field name → positional index. */
   static readonly index = {
@@ -27,6 +31,10 @@ export class ResizeArgs<T extends TensorType = Tensor> {
     nearest_mode: 6,
     cubic_coeff_a: 7,
     exclude_outside: 8,
+    axes: 9,
+    antialias: 10,
+    keep_aspect_ratio_policy: 11,
+    extrapolation_value: 12,
   } as const;
 
   constructor(
@@ -39,6 +47,10 @@ export class ResizeArgs<T extends TensorType = Tensor> {
     public readonly nearest_mode: string,
     public readonly cubic_coeff_a: number,
     public readonly exclude_outside: boolean,
+    public readonly axes: readonly number[] | null,
+    public readonly antialias: boolean,
+    public readonly keep_aspect_ratio_policy: string,
+    public readonly extrapolation_value: number,
   ) {}
 
   /** Reads positional and keyword values, applies defaults and checks types. */
@@ -54,6 +66,10 @@ export class ResizeArgs<T extends TensorType = Tensor> {
       v.nearest_mode as string,
       v.cubic_coeff_a as number,
       v.exclude_outside as boolean,
+      v.axes as readonly number[] | null,
+      v.antialias as boolean,
+      v.keep_aspect_ratio_policy as string,
+      v.extrapolation_value as number,
     );
   }
 
@@ -70,6 +86,10 @@ export class ResizeArgs<T extends TensorType = Tensor> {
       v.nearest_mode,
       v.cubic_coeff_a,
       v.exclude_outside,
+      v.axes,
+      v.antialias,
+      v.keep_aspect_ratio_policy,
+      v.extrapolation_value,
     );
   }
 }

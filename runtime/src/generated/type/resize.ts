@@ -12,12 +12,19 @@ export function resizeType<T extends TensorType>(args: ResizeArgs<T>): Typed<Res
   checkOneOf('resize', 'mode', args.mode, ['nearest', 'linear', 'cubic']);
   checkOneOf('resize', 'coordinate_transformation_mode', args.coordinate_transformation_mode, [
     'half_pixel',
+    'half_pixel_symmetric',
     'pytorch_half_pixel',
     'align_corners',
     'asymmetric',
     'tf_half_pixel_for_nn',
+    'tf_crop_and_resize',
   ]);
   checkOneOf('resize', 'nearest_mode', args.nearest_mode, ['round_prefer_floor', 'round_prefer_ceil', 'floor', 'ceil']);
+  checkOneOf('resize', 'keep_aspect_ratio_policy', args.keep_aspect_ratio_policy, [
+    'stretch',
+    'not_larger',
+    'not_smaller',
+  ]);
   const a = args;
   return { args: a, out: resizeRule(a) };
 }

@@ -10,6 +10,7 @@ import { Tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
+import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloat16As } from '../onnx/values.ts';
@@ -23,7 +24,7 @@ import {
   type OnnxNode,
   type OnnxTensor,
 } from '../onnx/proto.ts';
-import { isSymbolic, Recorder } from '../trace.ts';
+import { Recorder } from '../trace.ts';
 
 export interface FromOnnxOptions {
   readonly device?: Device;
@@ -92,7 +93,7 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
   const m = model instanceof Uint8Array ? decodeOnnx(model) : model;
   const device = opts.device ?? CPU;
   const rec = new Recorder();
-  const values = new Map<string, Tensor>();
+  const values = new Map<string, ImportValue>();
   for (const t of m.initializers) values.set(t.name, constTensor(t));
   const params: Var[] = [];
   for (const input of m.inputs) {
@@ -121,16 +122,17 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
   const outer = failedValues;
   failedValues = new Map();
   try {
-    rec.run(() => convertGraph(m, m.opset, values));
-    const outputs = m.outputs.map((o) => {
-      const t = values.get(o.name);
-      if (!t) throw unreadable(o.name, 'graph output');
-      // A float16 output computed in float32 is rounded to what the model declares.
-      if (o.dtype === 'float16' && t.dtype === 'float32')
-        return rec.atomOf(invoke(getOp('cast'), [t, 'float16']) as Tensor);
-      return rec.atomOf(t);
+    const results = rec.run(() => {
+      convertGraph(m, m.opset, values);
+      return m.outputs.map((o) => {
+        const t = values.get(o.name);
+        if (!t) throw unreadable(o.name, 'graph output');
+        if (!(t instanceof Tensor)) throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
+        // A float16 output computed in float32 is rounded to what the model declares (recorded like any node).
+        return o.dtype === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
+      });
     });
-    return { params, nodes: rec.nodes, outputs };
+    return { params, nodes: rec.nodes, outputs: results.map((t) => rec.atomOf(t)) };
   } catch (e) {
     const message = (e as Error).message;
     throw new Error(message.startsWith('FromOnnx') ? message : `FromOnnx ${message}`);
@@ -171,7 +173,7 @@ function refuseUnsupported(m: OnnxGraph): void {
 }
 
 /** Converts every node of `g` in dependency order, reading and writing `values` (a subgraph sees its enclosing graph's values). */
-export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Tensor>): void {
+export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, ImportValue>): void {
   for (const t of g.initializers) values.set(t.name, constTensor(t));
   for (const k of topologicalOrder(g)) {
     const node = g.nodes[k]!;
@@ -196,12 +198,12 @@ export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Te
 let failedValues: Map<string, Error> | null = null;
 
 /** Whether a node reads only values known at import (so converting it computes a constant, records nothing). */
-function foldsAtImport(node: OnnxNode, values: ReadonlyMap<string, Tensor>): boolean {
+function foldsAtImport(node: OnnxNode, values: ReadonlyMap<string, ImportValue>): boolean {
   if (subgraphsOf(node).length) return false;
   return node.inputs.every((name) => {
     if (!name) return true;
     const t = values.get(name);
-    return t !== undefined && !isSymbolic(t);
+    return t !== undefined && isKnownValue(t);
   });
 }
 
@@ -289,34 +291,44 @@ export function topologicalOrder(g: OnnxGraph): number[] {
   return order;
 }
 
-function convertNode(node: OnnxNode, opset: number, values: Map<string, Tensor>): void {
+function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportValue>): void {
   if (node.domain && node.domain !== 'ai.onnx')
     throw new Error(`ONNX domain '${node.domain}' is not imported (only the default domain)`);
   // Opset 1-6 spellings (broadcast/axis attributes, consumed_inputs) become the form the mappings import.
-  const legacy = upgradeLegacy(node, opset, (name) => values.get(name));
+  const legacy = upgradeLegacy(node, opset, (name) => {
+    const t = values.get(name);
+    return t instanceof Tensor ? t : undefined;
+  });
   if (legacy) {
     node = legacy.node;
     opset = legacy.opset;
     for (const [name, t] of legacy.values) values.set(name, t);
   }
-  const read = (i: number): Tensor | undefined => {
+  const value = (i: number): ImportValue | undefined => {
     const name = node.inputs[i];
     if (!name) return undefined;
     const t = values.get(name);
     if (!t) throw unreadable(name);
     return t;
   };
+  // Ops other than the sequence and optional ones take tensors.
+  const read = (i: number): Tensor | undefined => {
+    const t = value(i);
+    if (t === undefined || t instanceof Tensor) return t;
+    throw new Error(`input '${node.inputs[i]}' is ${kindOf(t)}; ${node.opType} takes a tensor there`);
+  };
   const ctx: ImportContext = {
     node,
     opset,
     input: read,
+    value,
     attr: (name) => node.attrs.find((a) => a.name === name)?.value,
-    subgraph: (g: OnnxGraph, inputs: readonly Tensor[] = []): Tensor[] => {
+    subgraph: (g: OnnxGraph, inputs: readonly ImportValue[] = []): ImportValue[] => {
       const scope = new Map(values);
       // A body's formal inputs (Loop's iteration number, condition and carried values), bound by position.
       g.inputs.forEach((input, i) => inputs[i] && scope.set(input.name, inputs[i]!));
       convertGraph(g, opset, scope);
-      return g.outputs.map((o): Tensor => {
+      return g.outputs.map((o): ImportValue => {
         const t = scope.get(o.name);
         if (!t) throw new Error(`subgraph output '${o.name}' is never computed`);
         return t;

@@ -24,27 +24,37 @@ import { resize } from '../../generated/api/resize.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
-import { constTensor, onnxDType, valuesOf } from './values.ts';
+import { constTensor, importedDType, onnxDType, valuesOf } from './values.ts';
+import { quantizeForm } from './quant-forms.ts';
+import { NORM_FORMS } from './forms-norm.ts';
+import { TENSOR_FORMS } from './forms-tensor.ts';
+import { NN_FORMS } from './nn-forms.ts';
+import { MATH_FORMS } from './forms-math.ts';
+import { SEQUENCE_FORMS } from './forms-sequence.ts';
+import { EXTRA_FORMS, lstmWithPeepholes } from './forms-extra.ts';
+import { kindOf, type ImportValue } from './containers.ts';
 import { isOnnxGraph, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
 
 /** What a form sees of the node it imports. */
 export interface ImportContext {
   readonly node: OnnxNode;
   readonly opset: number;
-  /** The value of input i; undefined where the node leaves it out. */
+  /** The value of input i; undefined where the node leaves it out. A sequence or optional there is refused. */
   input(i: number): Tensor | undefined;
+  /** The value of input i of any kind (a tensor, an ONNX sequence or optional); undefined where it is left out. */
+  value(i: number): ImportValue | undefined;
   attr(name: string): OnnxAttr['value'] | undefined;
   /**
    * Converts a subgraph (If's branches, Loop's body) in a scope that sees this graph's values, its formal inputs bound
    * to `inputs` by position; its outputs.
    */
-  subgraph(g: OnnxGraph, inputs?: readonly Tensor[]): Tensor[];
+  subgraph(g: OnnxGraph, inputs?: readonly ImportValue[]): ImportValue[];
   /** Imports `opType` over these inputs and attributes through the generated mappings. */
   mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
 }
 
 /** A form returns the node's outputs, or null to leave the node to the generated mappings. */
-type Form = (ctx: ImportContext) => Tensor[] | null;
+export type Form = (ctx: ImportContext) => ImportValue[] | null;
 
 const need = (ctx: ImportContext, i: number): Tensor => {
   const t = ctx.input(i);
@@ -261,7 +271,7 @@ const expand: Form = (ctx) => {
  */
 const ifForm: Form = (ctx) => {
   const cond = need(ctx, 0);
-  const branch = (name: string): Tensor[] => {
+  const branch = (name: string): ImportValue[] => {
     const g = ctx.attr(name);
     if (!isOnnxGraph(g)) throw new Error(`If without a ${name} graph`);
     try {
@@ -274,6 +284,10 @@ const ifForm: Form = (ctx) => {
   const [yes, no] = [branch('then_branch'), branch('else_branch')];
   return yes.map((a, i) => {
     const b = no[i]!;
+    if (!(a instanceof Tensor) || !(b instanceof Tensor))
+      throw new Error(
+        `If's condition is computed at run time and its output ${i} is not a tensor in both branches; only tensors are selected with where`,
+      );
     if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
       throw new Error(
         `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); only equal ones are selected with where`,
@@ -282,17 +296,28 @@ const ifForm: Form = (ctx) => {
   });
 };
 
-/** Pad in reflect or edge mode: one gather per padded axis, its indices known at import. Constant mode is pad's mapping. */
+/**
+ * Pad in reflect, edge or wrap mode: one gather per padded axis, its indices known at import. Constant mode is pad's
+ * mapping.
+ */
 const padForm: Form = (ctx) => {
   const mode = (ctx.attr('mode') as string | undefined) ?? 'constant';
-  if (mode === 'constant') return null;
+  const withAxes = ctx.opset >= 18 && ctx.input(3) !== undefined;
+  if (mode === 'constant' && !withAxes) return null;
   let x = need(ctx, 0);
   const n = x.shape.length;
   const pads = ctx.opset < 11 ? (ints(ctx, 'pads') ?? []) : known(ctx, 1, "Pad's pads");
-  const axes =
-    ctx.opset >= 18 && ctx.input(3)
-      ? known(ctx, 3, "Pad's axes").map((a) => normalizeAxis(a, n))
-      : [...Array(n).keys()];
+  const axes = withAxes ? known(ctx, 3, "Pad's axes").map((a) => normalizeAxis(a, n)) : [...Array(n).keys()];
+  if (mode === 'constant') {
+    // Opset 18's axes: pads for the listed axes only; every other axis gets none.
+    const full = new Array<number>(2 * n).fill(0);
+    axes.forEach((axis, k) => {
+      full[axis] = pads[k]!;
+      full[axis + n] = pads[k + axes.length]!;
+    });
+    return ctx.mapped('Pad', [x, intTensor(full), ctx.input(2)], ctx.node.attrs);
+  }
+  if (mode !== 'reflect' && mode !== 'edge' && mode !== 'wrap') throw new Error(`Pad mode '${mode}' is not imported`);
   axes.forEach((axis, k) => {
     const [before, after] = [pads[k]!, pads[k + axes.length]!];
     if (before < 0 || after < 0) throw new Error(`Pad ${mode} with negative pads is not imported`);
@@ -300,12 +325,21 @@ const padForm: Form = (ctx) => {
     const len = x.shape[axis]!;
     if (mode === 'reflect' && (before >= len || after >= len))
       throw new Error(`Pad reflect of ${before}/${after} on an axis of ${len} reaches past the edge`);
+    if (mode !== 'reflect' && !len) throw new Error(`Pad ${mode} of an empty axis has nothing to repeat`);
+    // wrap repeats the axis as often as the pads need (NumPy's pad 'wrap').
     const at = (i: number) =>
-      mode === 'edge' ? Math.min(len - 1, Math.max(0, i)) : i < 0 ? -i : i >= len ? 2 * (len - 1) - i : i;
+      mode === 'edge'
+        ? Math.min(len - 1, Math.max(0, i))
+        : mode === 'wrap'
+          ? ((i % len) + len) % len
+          : i < 0
+            ? -i
+            : i >= len
+              ? 2 * (len - 1) - i
+              : i;
     const idx = Array.from({ length: before + len + after }, (_, i) => at(i - before));
     x = take(x, intTensor(idx), axis);
   });
-  if (mode !== 'reflect' && mode !== 'edge') throw new Error(`Pad mode '${mode}' is not imported`);
   return [x];
 };
 
@@ -321,16 +355,15 @@ const clipForm: Form = (ctx) => {
 };
 
 /**
- * LSTM and GRU as the ops lstm and gru (through their mappings), after refusing what those do not compute: peepholes,
- * custom activations (the defaults, spelled out, are fine), LSTM's input_forget, clip, layout = 1. hidden_size, which
- * the ops require, is read from R when the node leaves it out; sequence_lens known at import to be the full length
- * for every batch entry is dropped.
+ * LSTM and GRU as the ops lstm and gru (through their mappings; LSTM with peepholes unrolled in forms-extra.ts),
+ * after refusing what those do not compute: custom activations (the defaults, spelled out, are fine), LSTM's
+ * input_forget, clip, layout = 1. hidden_size, which the ops require, is read from R when the node leaves it out;
+ * sequence_lens known at import to be the full length for every batch entry is dropped.
  */
 const rnnForm =
   (op: 'LSTM' | 'GRU', defaults: readonly string[]): Form =>
   (ctx) => {
     const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
-    if (op === 'LSTM' && ctx.input(7)) throw new Error('LSTM peepholes are not imported');
     const direction = (ctx.attr('direction') as string | undefined) ?? 'forward';
     const dirs = direction === 'bidirectional' ? 2 : 1;
     // A STRINGS attribute arrives joined by NUL (proto.ts).
@@ -353,6 +386,9 @@ const rnnForm =
     let seqLens = ctx.input(4);
     if (seqLens && !isSymbolic(seqLens) && valuesOf(seqLens, 'sequence_lens').every((l) => l === T))
       seqLens = undefined;
+    // Peepholes, which lstm does not take, unroll into matmul, sigmoid and tanh (forms-extra.ts).
+    if (op === 'LSTM' && ctx.input(7))
+      return lstmWithPeepholes(ctx, direction, num(ctx, 'hidden_size', R.shape[2]!), seqLens);
     const inputs = [x, W, R, ctx.input(3), seqLens, ctx.input(5), op === 'LSTM' ? ctx.input(6) : undefined];
     const attrs: OnnxAttr[] = [
       { name: 'direction', value: direction },
@@ -377,21 +413,33 @@ const loop: Form = (ctx) => {
   if (!isOnnxGraph(body)) throw new Error('Loop without a body graph');
   const M = ctx.input(0);
   const condIn = ctx.input(1);
-  if (M && isSymbolic(M)) throw new Error("Loop's trip count is computed at run time; only a known one is unrolled");
+  // The phrase "must be known when the model is imported" lets OnnxSession fold small inputs a trip count is computed
+  // from (Range's start, limit and delta) and convert again.
+  if (M && isSymbolic(M))
+    throw new Error(
+      "Loop's trip count is computed at run time, but must be known when the model is imported (unrolled)",
+    );
   if (condIn && isSymbolic(condIn))
-    throw new Error("Loop's condition is computed at run time; only a known one is unrolled");
+    throw new Error(
+      "Loop's condition is computed at run time, but must be known when the model is imported (unrolled)",
+    );
   const trips = M ? valuesOf(M, "Loop's trip count")[0]! : Infinity;
   let cond = condIn ? Boolean(valuesOf(condIn, "Loop's condition")[0]) : true;
   const nCarried = ctx.node.inputs.length - 2;
-  let carried = Array.from({ length: nCarried }, (_, i) => need(ctx, i + 2));
+  let carried = Array.from({ length: nCarried }, (_, i) => {
+    const v = ctx.value(i + 2);
+    if (!v) throw new Error(`input ${i + 2} is required`);
+    return v;
+  });
   const scans: Tensor[][] = [];
   let i = 0;
   for (; i < trips && cond; i++) {
     if (i >= MAX_UNROLL)
       throw new Error(`Loop runs past ${MAX_UNROLL} iterations at import; only shorter loops are unrolled`);
-    const iter = tensor([i], { dtype: 'int32', shape: [] });
+    // The iteration number is int64, as ONNX declares it (a body adds it to int64 values).
+    const iter = tensor([i], { dtype: 'int64', shape: [] });
     const flag = tensor([1], { dtype: 'bool', shape: [] });
-    let outs: Tensor[];
+    let outs: ImportValue[];
     try {
       outs = ctx.subgraph(body, [iter, flag, ...carried]);
     } catch (e) {
@@ -399,51 +447,106 @@ const loop: Form = (ctx) => {
     }
     const [condOut, ...rest] = outs;
     if (!condOut) throw new Error("Loop's body has no outputs");
+    if (!(condOut instanceof Tensor)) throw new Error(`Loop's body gives ${kindOf(condOut)} as its condition`);
     if (isSymbolic(condOut))
-      throw new Error(`Loop's condition is computed at run time in iteration ${i}; only a known one is unrolled`);
+      throw new Error(
+        `Loop's condition is computed at run time in iteration ${i}, but must be known when the model is imported (unrolled)`,
+      );
     cond = Boolean(valuesOf(condOut, "Loop's condition")[0]);
     carried = rest.slice(0, nCarried);
-    rest.slice(nCarried).forEach((t, k) => (scans[k] ??= []).push(expandDims(t, 0)));
+    rest.slice(nCarried).forEach((t, k) => {
+      if (!(t instanceof Tensor)) throw new Error(`Loop's scan output ${k} is ${kindOf(t)}; only tensors are stacked`);
+      (scans[k] ??= []).push(expandDims(t, 0));
+    });
   }
   const nScans = body.outputs.length - 1 - nCarried;
-  if (nScans > 0 && i === 0)
-    throw new Error('Loop with scan outputs runs zero iterations; an empty scan is not imported');
-  return [...carried, ...Array.from({ length: nScans }, (_, k) => concatenate(scans[k]!, 0))];
+  // No iteration: each scan output is empty, [0, ...] in the shape and type the body declares for it.
+  const empty = (k: number): Tensor => {
+    const o = body.outputs[1 + nCarried + k]!;
+    if (!o.dtype || !o.shape || o.shape.some((d) => typeof d !== 'number'))
+      throw new Error(
+        `Loop runs zero iterations and its body does not declare the full shape and type of scan output '${o.name}'`,
+      );
+    return zeros([0, ...(o.shape as number[])], importedDType(o.dtype));
+  };
+  return [...carried, ...Array.from({ length: nScans }, (_, k) => (scans[k] ? concatenate(scans[k]!, 0) : empty(k)))];
 };
 
 /**
+ * Nearest resize before Resize 11 (Resize 10, Upsample), which had no nearest_mode: onnxruntime (and ONNX's own
+ * Resize-10 example) rounds the asymmetric source coordinate down on an axis it upsamples and up on one it downsamples.
+ * resize takes one nearest_mode, so scales that do both resize twice: the downsampled axes, then the upsampled ones
+ * (a nearest resize only copies elements, so the two passes give what one would).
+ */
+function legacyNearest(x: Tensor, scales: readonly number[]): Tensor {
+  const pass = (y: Tensor, keep: (s: number) => boolean, rounding: string) => {
+    const only = scales.map((s) => (keep(s) ? s : 1));
+    return resize(y, only, null, [], 'nearest', 'asymmetric', rounding);
+  };
+  const down = scales.some((s) => s < 1);
+  const up = scales.some((s) => !(s <= 1));
+  if (!down) return pass(x, () => true, 'floor');
+  const y = pass(x, (s) => s < 1, 'ceil');
+  return up ? pass(y, (s) => !(s < 1), 'floor') : y;
+}
+
+/**
  * Resize as raf.op.resize, which takes every opset's form: before 11 the scales are input 1 and the coordinates
- * asymmetric with nearest rounding down; from 11 roi, scales and sizes are inputs 1 to 3 (an empty one is not given).
- * Scales and sizes must be known at import, as the output shape depends on them.
+ * asymmetric (nearest rounding as legacyNearest says); from 11 roi, scales and sizes are inputs 1 to 3 (an empty one is
+ * not given); 18 adds axes, antialias and keep_aspect_ratio_policy. Scales and sizes must be known at import, as the
+ * output shape depends on them.
  */
 const resizeForm: Form = (ctx) => {
   const x = need(ctx, 0);
-  // Opset 18's additions: only their defaults are imported.
-  if (ctx.attr('axes')) throw new Error('Resize with axes is not imported');
-  if (num(ctx, 'antialias', 0)) throw new Error('Resize with antialias is not imported');
-  const policy = (ctx.attr('keep_aspect_ratio_policy') as string | undefined) ?? 'stretch';
-  if (policy !== 'stretch') throw new Error(`Resize keep_aspect_ratio_policy '${policy}' is not imported (stretch is)`);
   const old = ctx.opset < 11;
   const list = (i: number, what: string) => {
     const t = ctx.input(i);
     return t && t.size ? known(ctx, i, what) : [];
   };
-  const roi = old ? [] : list(1, "Resize's roi");
-  const mode = (ctx.attr('coordinate_transformation_mode') as string | undefined) ?? 'half_pixel';
+  const str = (name: string, dflt: string) => (ctx.attr(name) as string | undefined) ?? dflt;
+  const mode = str('mode', 'nearest');
+  const ctm = old ? 'asymmetric' : str('coordinate_transformation_mode', 'half_pixel');
+  const scales = list(old ? 1 : 2, "Resize's scales");
+  const sizes = old ? [] : list(3, "Resize's sizes");
+  if (old && mode === 'nearest') return [legacyNearest(x, scales)];
+  const v18 = ctx.opset >= 18;
   return [
     resize(
       x,
-      list(old ? 1 : 2, "Resize's scales"),
-      old ? null : list(3, "Resize's sizes").length ? list(3, "Resize's sizes") : null,
-      // roi only matters to tf_crop_and_resize (which resize refuses by mode); other modes ignore it, as ONNX says.
-      mode === 'tf_crop_and_resize' ? roi : [],
-      (ctx.attr('mode') as string | undefined) ?? 'nearest',
-      old ? 'asymmetric' : mode,
-      old ? 'floor' : ((ctx.attr('nearest_mode') as string | undefined) ?? 'round_prefer_floor'),
+      scales,
+      sizes.length ? sizes : null,
+      // roi only matters to tf_crop_and_resize; other modes ignore it, as ONNX says.
+      ctm === 'tf_crop_and_resize' ? list(1, "Resize's roi") : [],
+      mode,
+      ctm,
+      old ? 'floor' : str('nearest_mode', 'round_prefer_floor'),
       num(ctx, 'cubic_coeff_a', -0.75),
-      num(ctx, 'exclude_outside', 0) !== 0,
+      !old && num(ctx, 'exclude_outside', 0) !== 0,
+      v18 ? (ints(ctx, 'axes') ?? null) : null,
+      v18 && num(ctx, 'antialias', 0) !== 0,
+      v18 ? str('keep_aspect_ratio_policy', 'stretch') : 'stretch',
+      old ? 0 : num(ctx, 'extrapolation_value', 0),
     ),
   ];
+};
+
+/**
+ * Upsample (opsets 7 to 9; deprecated at 10) as raf.op.resize with scales (an attribute before opset 9, input 1
+ * from 9): output lengths floor(length × scale), asymmetric coordinates, as Resize 10.
+ */
+const upsampleForm: Form = (ctx) => {
+  if (ctx.opset < 7)
+    throw new Error(`Upsample of opset ${ctx.opset} (width_scale/height_scale) is not imported (7 on is)`);
+  const x = need(ctx, 0);
+  const scales =
+    ctx.opset < 9 ? ((ctx.attr('scales') as number[] | undefined) ?? []) : known(ctx, 1, "Upsample's scales");
+  if (!scales.length) throw new Error('Upsample needs scales');
+  if (scales.some((s) => !(s >= 1)))
+    throw new Error(`Upsample's scales must be at least 1 (ONNX), got [${scales.join(', ')}]; downsampling is Resize`);
+  const mode = (ctx.attr('mode') as string | undefined) ?? 'nearest';
+  if (mode === 'nearest') return [legacyNearest(x, scales)];
+  if (mode !== 'linear') throw new Error(`Upsample mode '${mode}' is not imported (nearest and linear are)`);
+  return [resize(x, scales, null, [], mode, 'asymmetric')];
 };
 
 /** Unsqueeze of any number of axes (an attribute before opset 13, an input after), as expand_dims one axis at a time. */
@@ -456,9 +559,15 @@ const unsqueeze: Form = (ctx) => {
 };
 
 export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
+  ...NN_FORMS,
+  ...NORM_FORMS,
+  ...TENSOR_FORMS,
+  ...MATH_FORMS,
+  ...SEQUENCE_FORMS,
+  ...EXTRA_FORMS,
   Constant: constantForm,
-  Identity: (ctx) => [need(ctx, 0)],
-  Dropout: (ctx) => [need(ctx, 0)],
+  // Identity passes any value on: a tensor, a sequence (opset 14) or an optional (opset 16).
+  Identity: (ctx) => [ctx.value(0) ?? need(ctx, 0)],
   Cast: (ctx) => {
     const x = need(ctx, 0);
     return onnxDType(num(ctx, 'to', 1)) === x.dtype ? [x] : null;
@@ -480,5 +589,8 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   LSTM: lstm,
   GRU: gru,
   Resize: resizeForm,
+  Upsample: upsampleForm,
   Unsqueeze: unsqueeze,
+  QuantizeLinear: quantizeForm('QuantizeLinear'),
+  DequantizeLinear: quantizeForm('DequantizeLinear'),
 };

@@ -9,9 +9,11 @@ import {
 } from '../../bridge/add_example.ts';
 import type { AddExampleArgs } from '../../schema/add_example.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.add_example, generated from its compute expression: x * data1 + y * data2 + z */
 export const addExampleCpu: AddExampleKernel = ({ data1, data2 }, { x, y, z }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const data1s = data1.dataSync();
   const data2s = data2.dataSync();
@@ -27,7 +29,7 @@ export const addExampleCpu: AddExampleKernel = ({ data1, data2 }, { x, y, z }, o
     for (const end = o + inner; o < end; o++, data1j += data1d, data2j += data2d) {
       const data1v = data1s[data1j]!;
       const data2v = data2s[data2j]!;
-      r[o] = x * data1v + y * data2v + z;
+      r[o] = int32 ? mulInt32(x, data1v) + mulInt32(y, data2v) + z : x * data1v + y * data2v + z;
     }
   }
   return finish(result);

@@ -9,9 +9,11 @@ import {
 } from '../../bridge/hard_sigmoid.ts';
 import type { HardSigmoidArgs } from '../../schema/hard_sigmoid.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.hard_sigmoid, generated from its compute expression: clamp(alpha * x + beta, 0, 1) */
 export const hardSigmoidCpu: HardSigmoidKernel = ({ x }, { alpha, beta }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const xs = x.dataSync();
   const plan = broadcastRows(out.shape, [x.shape]);
@@ -22,7 +24,7 @@ export const hardSigmoidCpu: HardSigmoidKernel = ({ x }, { alpha, beta }, out) =
     let xj = x0[row]!;
     for (const end = o + inner; o < end; o++, xj += xd) {
       const xv = xs[xj]!;
-      r[o] = Math.min(Math.max(alpha * xv + beta, 0), 1);
+      r[o] = int32 ? Math.min(Math.max(mulInt32(alpha, xv) + beta, 0), 1) : Math.min(Math.max(alpha * xv + beta, 0), 1);
     }
   }
   return finish(result);

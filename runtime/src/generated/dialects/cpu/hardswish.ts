@@ -9,9 +9,11 @@ import {
 } from '../../bridge/hardswish.ts';
 import type { HardswishArgs } from '../../schema/hardswish.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.hardswish, generated from its compute expression: x * clamp(x + 3, 0, 6) / 6 */
 export const hardswishCpu: HardswishKernel = ({ x }, _attrs, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const xs = x.dataSync();
   const plan = broadcastRows(out.shape, [x.shape]);
@@ -22,7 +24,7 @@ export const hardswishCpu: HardswishKernel = ({ x }, _attrs, out) => {
     let xj = x0[row]!;
     for (const end = o + inner; o < end; o++, xj += xd) {
       const xv = xs[xj]!;
-      r[o] = (xv * Math.min(Math.max(xv + 3, 0), 6)) / 6;
+      r[o] = int32 ? mulInt32(xv, Math.min(Math.max(xv + 3, 0), 6)) / 6 : (xv * Math.min(Math.max(xv + 3, 0), 6)) / 6;
     }
   }
   return finish(result);

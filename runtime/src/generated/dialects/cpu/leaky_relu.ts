@@ -9,9 +9,11 @@ import {
 } from '../../bridge/leaky_relu.ts';
 import type { LeakyReluArgs } from '../../schema/leaky_relu.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.leaky_relu, generated from its compute expression: where(x > 0, x, alpha * x) */
 export const leakyReluCpu: LeakyReluKernel = ({ x }, { alpha }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const xs = x.dataSync();
   const plan = broadcastRows(out.shape, [x.shape]);
@@ -22,7 +24,7 @@ export const leakyReluCpu: LeakyReluKernel = ({ x }, { alpha }, out) => {
     let xj = x0[row]!;
     for (const end = o + inner; o < end; o++, xj += xd) {
       const xv = xs[xj]!;
-      r[o] = xv > 0 ? xv : alpha * xv;
+      r[o] = int32 ? (xv > 0 ? xv : mulInt32(alpha, xv)) : xv > 0 ? xv : alpha * xv;
     }
   }
   return finish(result);

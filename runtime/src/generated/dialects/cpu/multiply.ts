@@ -4,9 +4,11 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type MultiplyAttrs, type MultiplyInputs, type MultiplyKernel, multiplyBridge } from '../../bridge/multiply.ts';
 import type { MultiplyArgs } from '../../schema/multiply.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.multiply, generated from its compute expression: a * b */
 export const multiplyCpu: MultiplyKernel = ({ a, b }, _attrs, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const as = a.dataSync();
   const bs = b.dataSync();
@@ -22,7 +24,7 @@ export const multiplyCpu: MultiplyKernel = ({ a, b }, _attrs, out) => {
     for (const end = o + inner; o < end; o++, aj += ad, bj += bd) {
       const av = as[aj]!;
       const bv = bs[bj]!;
-      r[o] = av * bv;
+      r[o] = int32 ? mulInt32(av, bv) : av * bv;
     }
   }
   return finish(result);

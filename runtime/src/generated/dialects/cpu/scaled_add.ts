@@ -9,9 +9,11 @@ import {
 } from '../../bridge/scaled_add.ts';
 import type { ScaledAddArgs } from '../../schema/scaled_add.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.scaled_add, generated from its compute expression: x * a + y * b + z */
 export const scaledAddCpu: ScaledAddKernel = ({ a, b }, { x, y, z }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const as = a.dataSync();
   const bs = b.dataSync();
@@ -27,7 +29,7 @@ export const scaledAddCpu: ScaledAddKernel = ({ a, b }, { x, y, z }, out) => {
     for (const end = o + inner; o < end; o++, aj += ad, bj += bd) {
       const av = as[aj]!;
       const bv = bs[bj]!;
-      r[o] = x * av + y * bv + z;
+      r[o] = int32 ? mulInt32(x, av) + mulInt32(y, bv) + z : x * av + y * bv + z;
     }
   }
   return finish(result);

@@ -9,9 +9,11 @@ import {
 } from '../../bridge/scaled_add_da.ts';
 import type { ScaledAddDaArgs } from '../../schema/scaled_add_da.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.scaled_add_da, generated from its compute expression: x * dy */
 export const scaledAddDaCpu: ScaledAddDaKernel = ({ dy }, { x }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const dys = dy.dataSync();
   const plan = broadcastRows(out.shape, [dy.shape]);
@@ -22,7 +24,7 @@ export const scaledAddDaCpu: ScaledAddDaKernel = ({ dy }, { x }, out) => {
     let dyj = dy0[row]!;
     for (const end = o + inner; o < end; o++, dyj += dyd) {
       const dyv = dys[dyj]!;
-      r[o] = x * dyv;
+      r[o] = int32 ? mulInt32(x, dyv) : x * dyv;
     }
   }
   return finish(result);

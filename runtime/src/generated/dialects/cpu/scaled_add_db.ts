@@ -9,9 +9,11 @@ import {
 } from '../../bridge/scaled_add_db.ts';
 import type { ScaledAddDbArgs } from '../../schema/scaled_add_db.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.scaled_add_db, generated from its compute expression: y * dy */
 export const scaledAddDbCpu: ScaledAddDbKernel = ({ dy }, { y }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const dys = dy.dataSync();
   const plan = broadcastRows(out.shape, [dy.shape]);
@@ -22,7 +24,7 @@ export const scaledAddDbCpu: ScaledAddDbKernel = ({ dy }, { y }, out) => {
     let dyj = dy0[row]!;
     for (const end = o + inner; o < end; o++, dyj += dyd) {
       const dyv = dys[dyj]!;
-      r[o] = y * dyv;
+      r[o] = int32 ? mulInt32(y, dyv) : y * dyv;
     }
   }
   return finish(result);

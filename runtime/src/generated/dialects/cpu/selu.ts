@@ -4,9 +4,11 @@ import type { DialectOp } from '../../../dialect.ts';
 import { type SeluAttrs, type SeluInputs, type SeluKernel, seluBridge } from '../../bridge/selu.ts';
 import type { SeluArgs } from '../../schema/selu.ts';
 import { allocOut, broadcastRows, finish } from '../../../dialects/cpu/support.ts';
+import { mulInt32 } from '../../../dialects/cpu/math.ts';
 /** CPU kernel of raf.op.selu, generated from its compute expression: gamma * where(x > 0, x, alpha * (exp(x) - 1)) */
 export const seluCpu: SeluKernel = ({ x }, { alpha, gamma }, out) => {
   const result = allocOut(out);
+  const int32 = out.dtype === 'int32' || out.dtype === 'uint32';
   const r = result.dataSync();
   const xs = x.dataSync();
   const plan = broadcastRows(out.shape, [x.shape]);
@@ -17,7 +19,9 @@ export const seluCpu: SeluKernel = ({ x }, { alpha, gamma }, out) => {
     let xj = x0[row]!;
     for (const end = o + inner; o < end; o++, xj += xd) {
       const xv = xs[xj]!;
-      r[o] = gamma * (xv > 0 ? xv : alpha * (Math.exp(xv) - 1));
+      r[o] = int32
+        ? mulInt32(gamma, xv > 0 ? xv : mulInt32(alpha, Math.exp(xv) - 1))
+        : gamma * (xv > 0 ? xv : alpha * (Math.exp(xv) - 1));
     }
   }
   return finish(result);

@@ -1,0 +1,122 @@
+// Cases: the transformer files of ../shared/onnx-tx (torch's exporter; onnxruntime's int8 and float16 post-processing)
+// at sequence 128, batch 1 and 8, loadOnnx().run against onnxruntime-node single-threaded on the same inputs. float16
+// files compute in float32 on the CPU (FromOnnxOptions.float16); int8 files run MatMulInteger/ConvInteger exactly.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { loadOnnx, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { fuseEpilogues } from '../../runtime/src/graph/index.ts';
+import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
+import { ortThreadCount } from '../peers.ts';
+import { readAll } from '../raf.ts';
+
+const DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-tx');
+
+interface Feed {
+  readonly dtype: 'int64' | 'float32';
+  readonly shape: number[];
+  readonly values: number[];
+}
+
+/** Token ids below 1000, a full mask, zero token types; float inputs (pixels, mel features) a smooth signal. */
+function feedsFor(file: string, batch: number, seq: number): Record<string, Feed> {
+  const session = loadOnnx(readFileSync(`${DIR}/${file}`));
+  const feeds: Record<string, Feed> = {};
+  for (const input of session.model.inputs.filter((i) => session.inputNames.includes(i.name))) {
+    let symbolic = 0;
+    const shape = (input.shape ?? []).map((d) => (typeof d === 'number' ? d : symbolic++ === 0 ? batch : seq));
+    const n = shape.reduce((a, b) => a * b, 1);
+    feeds[input.name] =
+      input.dtype === 'int64'
+        ? {
+            dtype: 'int64',
+            shape,
+            values: Array.from({ length: n }, (_, i) =>
+              /mask/.test(input.name) ? 1 : /type/.test(input.name) ? 0 : (i * 37 + 11) % 1000,
+            ),
+          }
+        : { dtype: 'float32', shape, values: Array.from({ length: n }, (_, i) => Math.sin(0.37 * i)) };
+  }
+  return feeds;
+}
+
+function rafColumn(file: string, batch: number, seq: number): Impl {
+  return {
+    setup() {
+      const session = loadOnnx(readFileSync(`${DIR}/${file}`), { passes: [fuseEpilogues] });
+      const feeds = Object.fromEntries(
+        Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [n, tensor(f.values, f)]),
+      );
+      const outputs = (): Tensor[] => {
+        const out = session.run(feeds);
+        return session.outputNames.map((n) => out[n]!);
+      };
+      return {
+        run: () => {
+          for (const t of outputs()) t.dataSync();
+        },
+        note: `${session.graphFor(feeds).nodes.length} nodes`,
+        result: () => readAll(outputs()),
+      };
+    },
+  };
+}
+
+function ortColumn(file: string, batch: number, seq: number): Impl {
+  return {
+    async setup() {
+      const session = await ort.InferenceSession.create(`${DIR}/${file}`, {
+        intraOpNumThreads: ortThreadCount(),
+        interOpNumThreads: 1,
+        logSeverityLevel: 4,
+      });
+      const feeds = Object.fromEntries(
+        Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [
+          n,
+          f.dtype === 'int64'
+            ? new ort.Tensor(
+                'int64',
+                BigInt64Array.from(f.values, (v) => BigInt(v)),
+                f.shape,
+              )
+            : new ort.Tensor('float32', Float32Array.from(f.values), f.shape),
+        ]),
+      );
+      return {
+        run: async () => {
+          const out = await session.run(feeds);
+          for (const t of Object.values(out)) t.dispose();
+        },
+        result: async () => {
+          const out = await session.run(feeds);
+          return asFloat32(session.outputNames.map((n) => Array.from(out[n]!.data as ArrayLike<number>, Number)));
+        },
+        dispose: () => session.release(),
+      };
+    },
+  };
+}
+
+function transformerCase(file: string, batch: number, seq: number): BenchCase {
+  const tokens = /^(bert|gpt2)/.test(file);
+  return defineCase({
+    name: `model ${file.replace(/\.onnx$/, '')}${tokens ? ` b${batch} s${seq}` : ''}`,
+    what: `${file} (../shared/onnx-tx)${tokens ? `, batch ${batch}, sequence ${seq}` : ''}: loadOnnx().run with fuseEpilogues against onnxruntime, 1 thread`,
+    group: 'graph',
+    slow: true,
+    unavailable: async () => (existsSync(`${DIR}/${file}`) ? undefined : `../shared/onnx-tx/${file} is not there`),
+    impls: { 'raf-op': rafColumn(file, batch, seq), onnxruntime: ortColumn(file, batch, seq) },
+  });
+}
+
+const FILES = ['bert-ts', 'gpt2-ts', 'vit-ts', 'whisper-enc-ts'].flatMap((m) => [
+  `${m}.onnx`,
+  `${m}-int8.onnx`,
+  `${m}-fp16.onnx`,
+]);
+
+export default FILES.flatMap((f) =>
+  /^(bert|gpt2)/.test(f) ? [transformerCase(f, 1, 128), transformerCase(f, 8, 128)] : [transformerCase(f, 1, 0)],
+);
