@@ -86,7 +86,21 @@ export {
   reduceIndex,
   type RowPlan,
 } from './dialects/cpu/support.ts';
-export { erf, erfc, roundHalfEven, sigmoid, softplus } from './dialects/cpu/math.ts';
+export {
+  bitAnd,
+  bitNot,
+  bitOr,
+  bitXor,
+  erf,
+  erfc,
+  floorMod,
+  mulInt32,
+  roundHalfEven,
+  shiftLeft,
+  shiftRight,
+  sigmoid,
+  softplus,
+} from './dialects/cpu/math.ts';
 
 // WebGPU kernel helpers; `elementwise` is the generated WGSL kernels' builder.
 export { elementwise as webgpuElementwise } from './dialects/webgpu/elementwise.ts';

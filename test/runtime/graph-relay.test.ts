@@ -213,8 +213,8 @@ def @main(%x: Tensor[(2), float32]) {
       err = e as RelayParseError;
     }
     expect(err?.errors.map((e) => `${e.pos.line}:${e.pos.col}`)).toEqual(['2:18', '3:15']);
-    expect(() => fromRelay('def @main(%x: Tensor[(2), int16]) {\n  %x\n}')).toThrow(
-      "FromRelay 1:15: parameter %x has dtype 'int16', which raf-op's runtime does not have",
+    expect(() => fromRelay('def @main(%x: Tensor[(2), int4]) {\n  %x\n}')).toThrow(
+      "FromRelay 1:15: parameter %x has dtype 'int4', which raf-op's runtime does not have",
     );
     expect(() => fromRelay('def @main(%x: Tensor[(2), float32]) {\n  fn (%y) { %y }\n}')).toThrow(
       '@main returns a function',
