@@ -145,6 +145,8 @@ export interface Extension {
 export function registerExtension(ext: Extension): void {
   const compute = COMPUTE as Record<string, ComputeDef | null>;
   for (const [op, def] of Object.entries(ext.compute)) compute[op] = def;
+  // A package's mappings come before the runtime's own: FromOnnx tries them first, so a package that maps an ONNX op
+  // raf-op also maps (its own Softsign) imports that op as the package's.
   const mappings = ONNX_MAPPINGS as (OnnxMapping | null)[];
-  for (const m of ext.onnx) if (m && !mappings.includes(m)) mappings.push(m);
+  mappings.unshift(...ext.onnx.filter((m): m is OnnxMapping => m !== null && !mappings.includes(m)));
 }
