@@ -147,10 +147,12 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
  */
 function refuseUnsupported(m: OnnxGraph): void {
   const missing = new Map<string, string[]>();
+  // Read when the model converts, not at import time: a package's mappings register when it is imported.
+  const mapped = new Set(ONNX_MAPPINGS.map((map) => map?.onnxOp));
   const visit = (g: OnnxGraph, where: string) =>
     g.nodes.forEach((n, k) => {
       const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
-      const known = !domain && (n.opType in IMPORTER_FORMS || ONNX_MAPPINGS.some((map) => map?.onnxOp === n.opType));
+      const known = !domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType));
       if (!known) {
         const key = domain ? `${domain}.${n.opType}` : n.opType;
         const list = missing.get(key) ?? [];
