@@ -5,6 +5,7 @@ import { broadcastAxes, formatShape, shapesEqual } from './shape.ts';
 import { Tensor, disposeUnkept, full, placeOn, type TensorType } from './tensor.ts';
 import { isFloat } from './dtype.ts';
 import { call } from './dispatch.ts';
+import { OpError } from './errors.ts';
 
 /** Where a node's input came from: an output of another node, or a leaf that wants `.grad`. */
 interface Parent {
@@ -245,7 +246,9 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
           return new Tensor(x.shape, x.dtype, x.storage).requireGrad();
         });
         const value = f(...leaves);
-        const outs = value instanceof Tensor ? [value] : [...(value as readonly Tensor[])];
+        const outs = value instanceof Tensor ? [value] : Array.isArray(value) ? [...(value as readonly Tensor[])] : [];
+        if (!(value instanceof Tensor) && (!Array.isArray(value) || !outs.every((o) => o instanceof Tensor)))
+          throw new OpError('grad', `f must return a Tensor or an array of Tensors, got ${describe(value)}`, 'f');
         const seeds = seed === undefined ? undefined : seed instanceof Tensor ? [seed] : [...seed];
         // Outputs that do not depend on a differentiated input contribute nothing (and have no tape to walk).
         const live = outs.map((o, i) => i).filter((i) => outs[i]!.node || outs[i]!.requiresGrad);
@@ -267,4 +270,10 @@ export function valueAndGrad<Y extends Tensor | readonly Tensor[]>(
     );
     return { value: result.value, grads: result.grads };
   };
+}
+
+/** A short description of a value for error messages. */
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'an array holding a non-Tensor';
+  return v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'object') : `${typeof v} ${String(v)}`;
 }

@@ -36,6 +36,9 @@ export function rangeRule<T extends TensorType>(
   for (const name of ['start', 'limit', 'delta'] as const)
     if (values[name].length !== 1)
       throw new OpError('range', `must be a scalar, got shape ${formatShape(args[name].shape)}`, name);
+  for (const name of ['start', 'limit', 'delta'] as const)
+    if (!Number.isFinite(values[name][0]!))
+      throw new OpError('range', `must be a finite number, got ${values[name][0]}`, name);
   const delta = values.delta[0]!;
   if (delta === 0) throw new OpError('range', 'must not be 0', 'delta');
   return { shape: [rangeLength(values.start[0]!, values.limit[0]!, delta)], dtype };
