@@ -226,6 +226,7 @@ describe('raf-op diff', () => {
     // tests follow softmax's cases, since it is checked as softmax's VJP.
     expect(files.map((f) => `${f.op ?? '*'} ${f.path} +${f.added} -${f.removed}`)).toEqual([
       '* docs/ops/nn.md +2 -2',
+      '* docs/reference/formulas.md +1 -1',
       'softmax runtime/src/generated/api/softmax.ts +2 -2',
       'softmax runtime/src/generated/schema/softmax.ts +1 -1',
       'softmax test/generated/softmax.test.ts +0 -1',

@@ -137,7 +137,7 @@ describe('semantic spec errors', () => {
 
   it('refuses an oracle calling an op with the wrong number of arguments', () => {
     expect(softmaxErrors(`${ARGS}${GRAD}tests: { oracle: "multiply(x, x, x)" }\n`)).toEqual([
-      'specs/nn/softmax.yaml:9:18: error: oracle: multiply takes 2 arguments (a, b), got 3',
+      "specs/nn/softmax.yaml:9:18: error: oracle: multiply takes 2 arguments (a, b), got 3\n  hint: multiply's args are declared in specs/math/multiply.yaml; remove the extra argument",
     ]);
   });
 

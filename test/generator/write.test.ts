@@ -62,9 +62,10 @@ describe('generation', () => {
     const paths = check.changes.map((c) => c.path);
     // log_softmax reuses softmax's schema, so its API and test follow the default too; the tests of the
     // backward ops checked as softmax's VJP take softmax's cases; the nn reference page shows the default; the
-    // built-in spec manifest that users' packages read (specs.json) carries softmax's new text in its own entry.
+    // built-in spec manifest that users' packages read (specs.json) carries softmax's new text in its own entry; the
+    // formula reference lists every op's signature, defaults included.
     const expected =
-      /\/(log_)?softmax(\.test)?\.ts$|\/(log_)?softmax_dx\.test\.ts$|^docs\/ops\/nn\.md$|^runtime\/src\/generated\/specs\.json$/;
+      /\/(log_)?softmax(\.test)?\.ts$|\/(log_)?softmax_dx\.test\.ts$|^docs\/ops\/nn\.md$|^docs\/reference\/formulas\.md$|^runtime\/src\/generated\/specs\.json$/;
     expect(paths.filter((p) => !expected.test(p))).toEqual([]);
     expect(paths).toEqual(
       expect.arrayContaining([

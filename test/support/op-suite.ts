@@ -325,7 +325,11 @@ function computeExpected(source: string, inputs: Record<string, Tensor>, full: A
 /** Evaluates an oracle formula by calling the ops it names; `+ - * /` are the ops add, subtract, multiply, divide. */
 function identityExpected(source: string, inputs: Record<string, Tensor | Tensor[]>, full: Args): number[] {
   const env: Record<string, unknown> = { ...full, ...inputs };
-  return valuesOf(withDialect(['cpu'], () => evaluateFormula(parseFormula(source), env, (op, args) => call(op, args))));
+  return valuesOf(
+    withDialect(['cpu'], () =>
+      evaluateFormula(parseFormula(source), env, (op, args, keyword) => call(op, args, keyword)),
+    ),
+  );
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { ArgModel, Check, Model, OpModel, OutModel } from '../spec/model.ts';
 import { paths, type EmittedFile } from './files.ts';
 import { hexId, opId } from './op-ids.ts';
+import { namesPassed } from '../spec/formula-types.ts';
 
 export { DOCS_OPS } from '../layout.ts';
 import { DOCS_OPS } from '../layout.ts';
@@ -112,9 +113,7 @@ export function oracleOf(
   for (const forward of model.ops) {
     if (forward.grad.kind !== 'formulas') continue;
     for (const input of forward.grad.inputs) {
-      const f = input.formula;
-      if (f.kind === 'call' && f.op === op.name && f.args.every((a) => a.kind === 'ref'))
-        return { kind: 'vjp', text: `VJP of ${forward.name}` };
+      if (namesPassed(input.formula, op)) return { kind: 'vjp', text: `VJP of ${forward.name}` };
     }
   }
   const formula = (op.tests as { oracle?: string | null }).oracle;

@@ -6,7 +6,8 @@ import { addImport, camel, names, paths, sourceOf, tsFile, type EmittedFile } fr
 import { isTensor, tsType } from './types.ts';
 
 export function emitGrads(model: Model): EmittedFile[] {
-  return model.ops.map(emitGrad);
+  const byName = new Map(model.ops.map((o) => [o.name, o]));
+  return model.ops.map((op) => emitGrad(op, byName));
 }
 
 /** The fields a gradient receives: saved values, dy, and every non-tensor arg. */
@@ -23,7 +24,7 @@ export function gradContextFields(op: OpModel): { name: string; type: string }[]
   return fields;
 }
 
-function emitGrad(op: OpModel): EmittedFile {
+function emitGrad(op: OpModel, ops: ReadonlyMap<string, OpModel>): EmittedFile {
   const path = paths.grad(op.name);
   const n = names(op);
   const g = op.grad;
@@ -71,12 +72,13 @@ function emitGrad(op: OpModel): EmittedFile {
     } else {
       const called = new Set<string>();
       const scalars = new Set(op.args.filter((a) => SCALAR_TYPES.has(a.type)).map((a) => a.name));
+      const r = { called, scalars, ops, own: op };
       // With several inputs each gradient is a getter: backward reads only those of inputs that need one, so
       // matmul's backward with a constant `a` (a layer's input) computes no gradient for it.
       const entries = g.inputs.map((i) =>
         g.inputs.length > 1
-          ? `// ${i.name}: ${i.source}\nget ${i.name}() {\nreturn ${render(i.formula, called, scalars).text};\n}`
-          : `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, called, scalars).text}`,
+          ? `// ${i.name}: ${i.source}\nget ${i.name}() {\nreturn ${render(i.formula, r).text};\n}`
+          : `// ${i.name}: ${i.source}\n${i.name}: ${render(i.formula, r).text}`,
       );
       for (const c of called) addImport(sf, path, paths.api(c), [camel(c)]);
       fn = `(ctx) => {\nconst c = ctx as unknown as ${n.gradContext};\nreturn {\n${entries.join(',\n')}\n};\n}`;
@@ -102,35 +104,75 @@ function emitGrad(op: OpModel): EmittedFile {
 /** Arg types whose values are plain numbers in a gradient's context. */
 const SCALAR_TYPES: ReadonlySet<string> = new Set(['int', 'float']);
 
+interface RenderContext {
+  readonly called: Set<string>;
+  readonly scalars: ReadonlySet<string>;
+  readonly ops: ReadonlyMap<string, OpModel>;
+  /** The op whose gradient this is: its y and dy are lists with its output names. */
+  readonly own: OpModel;
+}
+
 /**
  * A formula as TypeScript. Arithmetic whose operands are all numbers (literals, int and float attrs) stays JavaScript
- * arithmetic, so `3 * alpha * x` multiplies x by the number `3 * alpha`, a weak scalar that takes x's dtype.
+ * arithmetic, so `3 * alpha * x` multiplies x by the number `3 * alpha`, a weak scalar that takes x's dtype. Keyword
+ * arguments become positions (the typed API is positional), the args skipped between them their defaults; an output
+ * selected by name becomes its index.
  */
-function render(f: Formula, called: Set<string>, scalars: ReadonlySet<string>): { text: string; scalar: boolean } {
+function render(f: Formula, r: RenderContext): { text: string; scalar: boolean } {
   switch (f.kind) {
     case 'ref':
-      return { text: `c.${f.name}`, scalar: scalars.has(f.name) };
+      return { text: `c.${f.name}`, scalar: r.scalars.has(f.name) };
     case 'num':
       return { text: String(f.value), scalar: true };
+    case 'bool':
+      return { text: String(f.value), scalar: false };
+    case 'null':
+      return { text: 'null', scalar: false };
+    case 'list':
+      return { text: `[${f.items.map((a) => render(a, r).text).join(', ')}]`, scalar: false };
+    case 'item': {
+      const index = typeof f.key === 'number' ? f.key : (outputsOf(f.of, r)?.indexOf(f.key) ?? -1);
+      if (index < 0) throw new Error(`grad: no output '${String(f.key)}' (the spec check should have refused it)`);
+      return { text: `${render(f.of, r).text}[${index}]!`, scalar: false };
+    }
     case 'call': {
       const operator = scalarOperator(f.op);
-      if (operator && f.args.every((a) => isScalar(a, scalars))) {
-        const args = f.args.map((a) => render(a, called, scalars).text);
+      if (operator && !f.kwargs.length && f.args.every((a) => isScalar(a, r.scalars))) {
+        const args = f.args.map((a) => render(a, r).text);
         return { text: args.length === 1 ? `-(${args[0]})` : `(${args[0]} ${operator} ${args[1]})`, scalar: true };
       }
-      called.add(f.op);
-      return {
-        text: `${camel(f.op)}(${f.args.map((a) => render(a, called, scalars).text).join(', ')})`,
-        scalar: false,
-      };
+      r.called.add(f.op);
+      return { text: `${camel(f.op)}(${positional(f, r).join(', ')})`, scalar: false };
     }
   }
+}
+
+/** A call's arguments by position: keyword ones placed at their arg, the optional args before them at defaults. */
+function positional(f: Extract<Formula, { kind: 'call' }>, r: RenderContext): string[] {
+  const out = f.args.map((a) => render(a, r).text);
+  if (!f.kwargs.length) return out;
+  const params = r.ops.get(f.op)?.args ?? [];
+  const last = Math.max(...f.kwargs.map((k) => params.findIndex((p) => p.name === k.name)));
+  for (let i = out.length; i <= last; i++) {
+    const p = params[i]!;
+    const k = f.kwargs.find((x) => x.name === p.name);
+    out.push(k ? render(k.value, r).text : JSON.stringify(p.default?.value ?? null));
+  }
+  return out;
+}
+
+/** The output names of a list of tensors: the op's own y or dy, or a tuple op's result. */
+function outputsOf(f: Formula, r: RenderContext): readonly string[] | null | undefined {
+  if (f.kind === 'ref') return f.name === 'y' || f.name === 'dy' ? r.own.out.outputs : undefined;
+  if (f.kind === 'call') return r.ops.get(f.op)?.out.outputs;
+  return undefined;
 }
 
 function isScalar(f: Formula, scalars: ReadonlySet<string>): boolean {
   if (f.kind === 'num') return true;
   if (f.kind === 'ref') return scalars.has(f.name);
-  return scalarOperator(f.op) !== undefined && f.args.every((a) => isScalar(a, scalars));
+  if (f.kind !== 'call') return false;
+  return scalarOperator(f.op) !== undefined && !f.kwargs.length && f.args.every((a) => isScalar(a, scalars));
 }
 
 /** The tensor inputs a gradient produces values for. */

@@ -9,6 +9,7 @@ import { emitCpuDialect } from './dialect-cpu.ts';
 import { emitWasmDialect } from './dialect-wasm.ts';
 import { emitWebgpuDialect } from './dialect-webgpu.ts';
 import { emitDocs } from './docs.ts';
+import { emitFormulaReference } from './formula-docs.ts';
 import type { EmittedFile } from './files.ts';
 import { emitGrads } from './grad.ts';
 import { emitOpIdLock, emitOpIds } from './op-ids.ts';
@@ -58,7 +59,13 @@ export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFil
   if (!full.builtin)
     return {
       ...all,
-      generated: [...all.generated, ...emitSchemaIndex(full), ...emitBridgeIndex(full), ...emitBuiltinSpecs(full)],
+      generated: [
+        ...all.generated,
+        ...emitSchemaIndex(full),
+        ...emitBridgeIndex(full),
+        ...emitBuiltinSpecs(full),
+        ...emitFormulaReference(full),
+      ],
     };
   // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
   all.generated = all.generated.filter((f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`));

@@ -3,6 +3,7 @@
 import type { ArgModel, ArgShape, Model, OpModel } from '../spec/model.ts';
 import { paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { gradInputs } from './grad.ts';
+import { namesPassed, oracleSource } from '../spec/formula-types.ts';
 import { isTensor, literal } from './types.ts';
 
 type Shapes = Record<string, ArgShape>;
@@ -40,10 +41,13 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
       }
     : op.tests.oracle
       ? typeof op.tests.oracle === 'string'
-        ? { kind: 'identity', formula: op.tests.oracle }
+        ? { kind: 'identity', formula: oracleSource(op.tests.oracle, model.ops) }
         : {
             kind: 'identity',
-            formula: (op.out.outputs ?? []).map((n) => (op.tests.oracle as Record<string, string>)[n] ?? null),
+            formula: (op.out.outputs ?? []).map((n) => {
+              const f = (op.tests.oracle as Record<string, string>)[n];
+              return f === undefined ? null : oracleSource(f, model.ops);
+            }),
           }
       : vjp
         ? {
@@ -268,11 +272,8 @@ function vjpSource(
   for (const forward of model.ops) {
     if (forward.grad.kind !== 'formulas') continue;
     for (const input of forward.grad.inputs) {
-      const f = input.formula;
-      if (f.kind === 'call' && f.op === op.name && f.args.every((a) => a.kind === 'ref')) {
-        const mapping = Object.fromEntries(f.args.map((a, i) => [op.args[i]!.name, (a as { name: string }).name]));
-        return { forward, wrt: input.name, mapping };
-      }
+      const mapping = namesPassed(input.formula, op);
+      if (mapping) return { forward, wrt: input.name, mapping };
     }
   }
   return null;

@@ -41,19 +41,23 @@ export function missingBackwardOps(a: ScaffoldAnswers, ctx: ScaffoldContext): Sc
       if (c.kind !== 'call' || OPERATOR_OPS.has(c.op) || known.has(c.op) || c.op === a.op || out.has(c.op)) continue;
       checkName(c.op, 'op');
       const params: ArgAnswer[] = [];
-      for (const [i, arg] of c.args.entries()) {
+      // A keyword argument (`scale=alpha`) names the backward op's arg; it takes the type of the name passed.
+      const passed = [
+        ...c.args.map((v) => ({ v, as: undefined as string | undefined })),
+        ...c.kwargs.map((k) => ({ v: k.value, as: k.name })),
+      ];
+      for (const [i, { v: arg, as }] of passed.entries()) {
         if (arg.kind !== 'ref')
           throw new ScaffoldError(
             `${c.op} is scaffolded with ${a.op}, from its call in the gradient; argument ${i + 1} is an expression`,
             `pass names only (tensor args, y, dy, attrs), as in ${c.op}(y, dy, axis); or scaffold ${c.op} first`,
           );
-        if (params.some((p) => p.name === arg.name)) continue;
+        const name = as ?? arg.name;
+        if (params.some((p) => p.name === name)) continue;
         const own = args.find((x) => x.name === arg.name);
         const tensor = !own || own.type.startsWith('Tensor');
         // Checks may name the forward's other args; the backward op's own are left to its author.
-        params.push(
-          tensor ? { name: arg.name, type: 'Tensor' } : { name: own.name, type: own.type, default: own.default },
-        );
+        params.push(tensor ? { name, type: 'Tensor' } : { name, type: own.type, default: own.default });
       }
       const tensors = params.filter((p) => p.type === 'Tensor').map((p) => p.name);
       if (!tensors.length)

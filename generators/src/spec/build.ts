@@ -751,19 +751,7 @@ function buildGrad(
           );
           continue;
         }
-        const target = specs.get(c.op)!.data as Raw;
-        const targetArgs = schemaOf(target.schema ?? c.op)?.args;
-        if (targetArgs) {
-          const required = targetArgs.filter((a) => !a.default).length;
-          if (c.args.length < required || c.args.length > targetArgs.length) {
-            errors.push(
-              new SpecError(
-                at(c.offset),
-                `${c.op} takes ${required === targetArgs.length ? required : `${required} to ${targetArgs.length}`} arguments (${targetArgs.map((a) => a.name).join(', ')}), got ${c.args.length}`,
-              ),
-            );
-          }
-        }
+        // Arity, keyword args and argument types are checked against the callee's schema in formula-types.ts.
       }
       inputs.push({ name: input, formula, source: String(src) });
     } catch (e) {

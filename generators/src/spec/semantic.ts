@@ -4,7 +4,7 @@
 
 import { DTYPES } from '../../../runtime/src/dtype.ts';
 import { didYouMean, SpecError, type Loc } from './errors.ts';
-import { formulaRefs, parseFormula, FormulaError, type Formula } from './formula.ts';
+import { checkFormulas } from './formula-types.ts';
 import type { Path, RawSpec } from './load.ts';
 import type { ArgModel, ArgShape, Check, OpModel } from './model.ts';
 
@@ -20,6 +20,8 @@ export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<strin
     if (op.schema === op.name) checkArgs(op, at, errors);
     checkGrad(op, at, byName, errors);
     checkTests(op, at, byName, errors);
+    // Every formula against the schemas of the ops it calls (spec/formula-types.ts).
+    checkFormulas(op, at, byName, errors);
     checkForeign(op, at, errors);
   }
   return errors;
@@ -169,66 +171,6 @@ function checkGrad(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, error
       ),
     );
   }
-  const attrTypes = new Map(op.args.filter((a) => !isTensorType(a.type)).map((a) => [a.name, a.type]));
-  for (const input of g.inputs) {
-    const loc = at(['grad', input.name]);
-    checkCallArgs(input.formula, loc, ops, attrTypes, `formula for '${input.name}'`, errors);
-  }
-}
-
-/**
- * A tensor (a saved value, dy, y or another call's result) passed where the called op takes a number,
- * and a number arg passed where it takes a tensor of another kind, are refused at their position.
- */
-function checkCallArgs(
-  f: Formula,
-  loc: Loc,
-  ops: ReadonlyMap<string, OpModel>,
-  attrTypes: ReadonlyMap<string, string>,
-  what: string,
-  errors: SpecError[],
-): void {
-  if (f.kind !== 'call') return;
-  const target = ops.get(f.op);
-  if (target) {
-    f.args.forEach((arg, i) => {
-      const param = target.args[i];
-      if (!param) return;
-      const isTensorValue =
-        (arg.kind === 'call' && ops.get(arg.op)?.out.shape.kind !== 'host') ||
-        (arg.kind === 'ref' && !attrTypes.has(arg.name));
-      if (!isTensorType(param.type) && isTensorValue) {
-        errors.push(
-          new SpecError(
-            { ...loc, col: loc.col + arg.offset },
-            `${what} passes a tensor as argument ${i + 1} of ${f.op}, whose '${param.name}' is ${param.type}`,
-            `pass a ${param.type} arg of the op (or a number) there`,
-          ),
-        );
-      } else if (!isTensorType(param.type) && arg.kind === 'ref' && attrTypes.has(arg.name)) {
-        const have = attrTypes.get(arg.name)!.replace('?', '');
-        const want = param.type.replace('?', '');
-        const numeric = (t: string) => t === 'int' || t === 'float';
-        const ok = have === want || (numeric(have) && want === 'float') || want.includes(have) || have.includes(want);
-        if (!ok)
-          errors.push(
-            new SpecError(
-              { ...loc, col: loc.col + arg.offset },
-              `${what} passes '${arg.name}' (${have}) as argument ${i + 1} of ${f.op}, whose '${param.name}' is ${param.type}`,
-            ),
-          );
-      }
-    });
-  }
-  for (const a of f.args) checkCallArgs(a, loc, ops, attrTypes, what, errors);
-}
-
-/** Argument count of a call to `op`: required ones up to all. */
-function arityError(op: OpModel, got: number): string | undefined {
-  const required = op.args.filter((a) => !a.default).length;
-  if (got >= required && got <= op.args.length) return undefined;
-  const n = required === op.args.length ? `${required}` : `${required} to ${op.args.length}`;
-  return `${op.name} takes ${n} arguments (${op.args.map((a) => a.name).join(', ')}), got ${got}`;
 }
 
 function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
@@ -334,7 +276,6 @@ function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, erro
         ),
       );
   });
-  if (t.oracle !== null) checkOracleCalls(op, at, ops, errors);
 }
 
 function shapeProblem(op: OpModel, shapes: readonly ArgShape[], attrs: Record<string, unknown>): string | undefined {
@@ -390,31 +331,6 @@ function shapeProblem(op: OpModel, shapes: readonly ArgShape[], attrs: Record<st
     }
   }
   return undefined;
-}
-
-function checkOracleCalls(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
-  const oracle = op.tests.oracle!;
-  // One formula, or one per output (multi-output ops).
-  const formulas: [Path, string][] =
-    typeof oracle === 'string'
-      ? [[['tests', 'oracle'], oracle]]
-      : Object.entries(oracle).map(([out, f]) => [['tests', 'oracle', out], f]);
-  for (const [path, text] of formulas) {
-    const loc = at(path);
-    let parsed: Formula;
-    try {
-      parsed = parseFormula(text);
-    } catch (e) {
-      if (e instanceof FormulaError) continue; // reported by the builder
-      throw e;
-    }
-    for (const c of formulaRefs(parsed).calls) {
-      if (c.kind !== 'call') continue;
-      const target = ops.get(c.op);
-      const why = target && arityError(target, c.args.length);
-      if (why) errors.push(new SpecError({ ...loc, col: loc.col + c.offset }, `oracle: ${why}`));
-    }
-  }
 }
 
 /** Relay and ONNX names end up in generated code and in lookups by name: they must be plain names. */

@@ -176,7 +176,11 @@ function broadcastIndex(flat: number, shape: readonly number[], of: readonly num
 
 /** The `tests.oracle` formula evaluated by calling the (built-in or package) ops it names, on the CPU. */
 function identityExpected(source: string, env: Record<string, unknown>): number[] {
-  return valuesOf(withDialect(['cpu'], () => evaluateFormula(parseFormula(source), env, (op, args) => call(op, args))));
+  return valuesOf(
+    withDialect(['cpu'], () =>
+      evaluateFormula(parseFormula(source), env, (op, args, keyword) => call(op, args, keyword)),
+    ),
+  );
 }
 
 export function opSuite(s: OpSuite): void {

@@ -22,7 +22,7 @@ export const cumsumGrad: GradDef | null = {
   fn: (ctx) => {
     const c = ctx as unknown as CumsumGradContext;
     return {
-      // x: cumsum_dx(x, dy, axis, exclusive)
+      // x: cumsum_dx(x, dy, axis=axis, exclusive=exclusive)
       x: cumsumDx(c.x, c.dy, c.axis, c.exclusive),
     };
   },

@@ -19,7 +19,7 @@ export const embeddingGrad: GradDef | null = {
   fn: (ctx) => {
     const c = ctx as unknown as EmbeddingGradContext;
     return {
-      // weight: take_dx(weight, indices, dy, 0)
+      // weight: take_dx(weight, indices, dy, axis=0)
       weight: takeDx(c.weight, c.indices, c.dy, 0),
     };
   },

@@ -19,7 +19,7 @@ export const layoutTransformGrad: GradDef | null = {
   fn: (ctx) => {
     const c = ctx as unknown as LayoutTransformGradContext;
     return {
-      // x: layout_transform(dy, dst_layout, src_layout)
+      // x: layout_transform(dy, src_layout=dst_layout, dst_layout=src_layout)
       x: layoutTransform(c.dy, c.dst_layout, c.src_layout),
     };
   },
