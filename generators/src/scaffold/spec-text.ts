@@ -5,6 +5,7 @@ import { Document, isCollection, type Node } from 'yaml';
 import { renderTemplate } from '../emit/stubs.ts';
 import { SPECS_DIR } from '../generate.ts';
 import { specSchema, targetOf } from '../layout.ts';
+import { onnxFirstOpset } from '../spec/targets.ts';
 import { format } from '../write.ts';
 import type { MappingAnswer, ScaffoldAnswers } from './answers.ts';
 
@@ -65,6 +66,9 @@ function mapping(m: MappingAnswer, inputsKey: 'args' | 'inputs', attrs: readonly
   const explicit = Object.keys(m.attrs).length > 0;
   const implied = Object.fromEntries(attrs.filter((n) => !m.inputs?.includes(n)).map((n) => [n, n]));
   const out: Record<string, unknown> = { op: m.op };
+  // An ONNX op newer than opset 1 (HardSwish: 14): `since` defaults to 1, which gen refuses as before the op existed.
+  const first = inputsKey === 'inputs' ? onnxFirstOpset(m.op) : undefined;
+  if (first !== undefined && first > 1) out.since = first;
   if (m.opset !== undefined) out.opset = m.opset;
   if (m.inputs) out[inputsKey] = [...m.inputs];
   const mapped = explicit ? m.attrs : implied;
