@@ -24,8 +24,8 @@ grad:
   x: softmax_dx(y, dy, axis)
 fusion: opaque
 cast: { rule: never, data_args: 1 }
-relay: { op: nn.softmax, attrs: { axis: axis } }
-onnx: { op: Softmax, opset: 13, attrs: { axis: axis } }
+relay: { op: nn.softmax, attrs: { axis: axis }, defaults: { axis: -1 } }
+onnx: { op: Softmax, opset: 13, attrs: { axis: axis }, defaults: { axis: -1 } }
 dialects: { cpu: 10 }
 tests: { shapes: [[3], [3, 2]], grid: { axis: [-1, 0] } }
 `,

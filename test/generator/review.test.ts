@@ -144,9 +144,9 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'fusion pattern',
-    edit: edited(SOFTMAX, 'fusion: opaque', 'fusion: comm_reduce'),
-    op: 'softmax',
-    change: '**fusion pattern**: `opaque` → `comm_reduce`',
+    edit: edited(EXP, 'fusion: elemwise', 'fusion: injective'),
+    op: 'exp',
+    change: '**fusion pattern**: `elemwise` → `injective`',
     rules: [],
   },
   {
@@ -158,9 +158,9 @@ const CASES: readonly Case[] = [
   },
   {
     name: 'onnx mapping changed',
-    edit: edited(SOFTMAX, 'opset: 13', 'opset: 11'),
+    edit: edited(SOFTMAX, 'opset: 13', 'opset: 21'),
     op: 'softmax',
-    change: '**onnx mapping**: `Softmax(x), opset 13 with axis = axis` → `Softmax(x), opset 11 with axis = axis`',
+    change: '**onnx mapping**: `Softmax(x), opset 13 with axis = axis` → `Softmax(x), opset 21 with axis = axis`',
     rules: [],
   },
   {

@@ -13,7 +13,11 @@ export function tolerance(dtype: string): Tolerance {
       : { atol: 1e-4, rtol: 1e-4 };
 }
 
-/** Throws when any element differs beyond atol + rtol * |expected|; NaN must match NaN. */
+/**
+ * Throws when any element differs beyond atol + rtol * |expected|; NaN must match NaN, and an infinity the same
+ * infinity (|inf - inf| is NaN, which no tolerance admits). Whether a NaN or infinite expected value may be compared
+ * at all is the caller's to say (the op suite's requireFinite, by the spec's `tests.non_finite`).
+ */
 export function assertAllClose(
   actual: ArrayLike<number>,
   expected: ArrayLike<number>,
@@ -29,6 +33,7 @@ export function assertAllClose(
     const a = actual[i]!;
     const e = expected[i]!;
     if (Number.isNaN(e) && Number.isNaN(a)) continue;
+    if (a === e) continue; // equal infinities of the same sign
     const err = Math.abs(a - e) - tol.rtol * Math.abs(e);
     if (!(err <= tol.atol) && (worst < 0 || err > worstErr || Number.isNaN(err))) {
       worst = i;

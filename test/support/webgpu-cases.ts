@@ -38,6 +38,27 @@ export interface WebGpuSuite<C extends Case> {
   /** Everything one call passes (tensors on the CPU in `dtype`, and the attrs), as the CPU cases build it. */
   readonly callArgs: (c: C, i: number, dtype: DType) => Record<string, unknown>;
   readonly title: (c: C) => string;
+  /** A tuple op's output names (sort's values, indices), for messages; indices where absent. */
+  readonly outputs?: readonly string[];
+}
+
+/**
+ * Runs GPU work inside a validation error scope, so that a validation error (a bind group that does not fit its
+ * layout, a buffer too small) fails the case with WebGPU's own message instead of as zeros read back.
+ */
+export async function validated<T>(gpu: GpuContext, what: string, work: () => Promise<T>): Promise<T> {
+  gpu.device.pushErrorScope('validation');
+  let out: T | undefined;
+  let thrown: { error: unknown } | undefined;
+  try {
+    out = await work();
+  } catch (error) {
+    thrown = { error };
+  }
+  const error = await gpu.device.popErrorScope();
+  if (error) throw new Error(`${what}: WebGPU validation error: ${error.message.trim()}`);
+  if (thrown) throw thrown.error;
+  return out as T;
 }
 
 /** Registers the WebGPU describe block of one op's suite. */
@@ -93,20 +114,24 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
     : s.dtypes.filter((d) => d === 'int32' || d === 'bool').slice(0, 1);
   describe.each(gpuDtypes)('%s', (dtype) => {
     it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('forward %s (vs CPU)', async ([, c, i], ctx) => {
-      if (!need(ctx)) return;
+      const device = need(ctx);
+      if (!device) return;
       const args = s.callArgs(c, i, dtype);
       if (!resultHeld(ctx, args)) return;
       const reference = outputsOf(withDialect(['cpu'], () => call(s.op, [], widen(args))));
       const onGpu = await toGpu(args);
-      // A tuple op (split) is compared output by output.
-      const got = outputsOf(withDialect(['webgpu'], () => call(s.op, [], onGpu)));
+      // A tuple op (split) is compared output by output; a validation error on the way is reported as itself.
+      const { got, values } = await validated(device, `raf.op.webgpu.${s.op}`, async () => {
+        const got = outputsOf(withDialect(['webgpu'], () => call(s.op, [], onGpu)));
+        return { got, values: await Promise.all(got.map(async (t) => Array.from(await t.data()))) };
+      });
       expect(got.length).toBe(reference.length);
       for (const [k, t] of got.entries()) {
         expect(t.device.kind).toBe('webgpu');
         expect(t.shape).toEqual(reference[k]!.shape);
-        const which = got.length > 1 ? `[${k}]` : '';
+        const which = got.length > 1 ? ` output ${s.outputs?.[k] ?? k}` : '';
         assertAllClose(
-          Array.from(await t.data()),
+          values[k]!,
           Array.from(reference[k]!.dataSync()),
           WEBGPU_TOLERANCE,
           `raf.op.webgpu.${s.op}${which} vs raf.op.cpu.${s.op}${which}`,
@@ -117,7 +142,8 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
 
     if (s.grad.length) {
       it.for(s.cases.map((c, i) => [s.title(c), c, i] as const))('gradient %s (vs CPU)', async ([, c, i], ctx) => {
-        if (!need(ctx)) return;
+        const device = need(ctx);
+        if (!device) return;
         const args = s.callArgs(c, i, dtype);
         if (!resultHeld(ctx, args)) return;
         // A Tensor[] arg (concatenate's xs) is one differentiated parameter per element.
@@ -146,14 +172,17 @@ export function webgpuCases<C extends Case>(s: WebGpuSuite<C>): void {
         const dysGpu = await Promise.all(
           dys.map((dy) => tensor(dy.dataSync(), { dtype: 'float32', shape: dy.shape }).to('webgpu')),
         );
-        const { value, grads } = withDialect(['webgpu'], () =>
-          valueAndGrad(gpuCall.fn, undefined, dysGpu)(...gpuCall.params),
-        );
+        const { value, grads, read } = await validated(device, `d${s.op} on webgpu`, async () => {
+          const { value, grads } = withDialect(['webgpu'], () =>
+            valueAndGrad(gpuCall.fn, undefined, dysGpu)(...gpuCall.params),
+          );
+          return { value, grads, read: await Promise.all(grads.map(async (g) => Array.from(await g.data()))) };
+        });
         for (const [k, name] of gpuCall.labels.entries()) {
           expect(grads[k]!.device.kind).toBe('webgpu');
           expect(grads[k]!.shape).toEqual(expected[k]!.shape);
           assertAllClose(
-            Array.from(await grads[k]!.data()),
+            read[k]!,
             Array.from(expected[k]!.dataSync()),
             WEBGPU_TOLERANCE,
             `d${s.op}/d${name} on webgpu vs cpu`,

@@ -5,6 +5,7 @@ import { paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { gradInputs } from './grad.ts';
 import { namesPassed, oracleSource } from '../spec/formula-types.ts';
 import { isTensor, literal } from './types.ts';
+import { fixedArgs, notExpressible } from '../spec/targets.ts';
 
 type Shapes = Record<string, ArgShape>;
 
@@ -35,9 +36,16 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
         attrs: op.onnx.attrs,
         ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}),
         ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}),
+        // A case that omits an arg leaves its attribute out of the node, so ONNX's default applies; attributes whose
+        // ONNX default differs from ours (onnx.defaults) are passed our value instead.
+        ...(Object.keys(op.onnx.defaults).some((k) => k in op.onnx!.attrs)
+          ? { differs: Object.keys(op.onnx.defaults).filter((k) => k in op.onnx!.attrs) }
+          : {}),
         ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}),
         // A tuple op with named outputs asks onnxruntime for every one of them (TopK's values and indices).
         ...(op.out.outputs ? { outputs: op.out.outputs.length } : {}),
+        // What the mapping cannot express (an arg it does not carry, off its default) is reported, not compared.
+        ...expressibility(op, 'onnx', cases),
       }
     : op.tests.oracle
       ? typeof op.tests.oracle === 'string'
@@ -86,12 +94,30 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
       vjp ? ownShapes(op, cases[0]!) : cases[0]!.shapes,
       vjp ? ownArgs(op, cases[0]!.full, vjp.mapping) : cases[0]!.full,
     ),
-    relay: op.relay && { op: op.relay.op, args: op.relay.args, attrs: op.relay.attrs },
+    relay: op.relay && {
+      op: op.relay.op,
+      args: op.relay.args,
+      attrs: op.relay.attrs,
+      ...expressibility(op, 'relay', cases),
+    },
   };
   return tsFile(path, 'tests', sourceOf(op), (sf) => {
     sf.addImportDeclaration({ moduleSpecifier: '../support/op-suite.ts', namedImports: ['opSuite'] });
     sf.addStatements(`opSuite(${literal(suite)});`);
   });
+}
+
+/**
+ * The args a mapping leaves at their defaults (`fixed`) and how many cases set one of them otherwise or give a tensor
+ * the mapping does not pass (`inexpressible`): the suite runs the target over the rest and checks that count.
+ */
+function expressibility(op: OpModel, target: 'relay' | 'onnx', cases: readonly Case[]) {
+  const fixed = fixedArgs(op, target);
+  const inexpressible = cases.filter((c) => notExpressible(op, target, c) !== null).length;
+  return {
+    ...(Object.keys(fixed).length ? { fixed } : {}),
+    ...(inexpressible ? { inexpressible } : {}),
+  };
 }
 
 /** Every shape × grid combination the arg checks accept, plus one call that relies on the defaults. */

@@ -56,8 +56,16 @@ export function missingBackwardOps(a: ScaffoldAnswers, ctx: ScaffoldContext): Sc
         if (params.some((p) => p.name === name)) continue;
         const own = args.find((x) => x.name === arg.name);
         const tensor = !own || own.type.startsWith('Tensor');
-        // Checks may name the forward's other args; the backward op's own are left to its author.
         params.push(tensor ? { name, type: 'Tensor' } : { name, type: own.type, default: own.default });
+      }
+      // The forward's checks on the attrs it passes (`axis: axis(x)`) hold for the backward op too: copied where the
+      // tensor they name is one of its args (or, for a forward shaped like that tensor, its y or dy, which share it).
+      for (const [k, p] of params.entries()) {
+        if (p.type === 'Tensor') continue;
+        const from = passed.find(({ v, as }) => (as ?? (v.kind === 'ref' ? v.name : '')) === p.name)!.v;
+        const own = from.kind === 'ref' ? args.find((x) => x.name === from.name) : undefined;
+        const check = own?.check ? backwardCheck(own.check, params, a.out) : undefined;
+        if (check) params[k] = { ...p, check };
       }
       const tensors = params.filter((p) => p.type === 'Tensor').map((p) => p.name);
       if (!tensors.length)
@@ -83,4 +91,22 @@ export function missingBackwardOps(a: ScaffoldAnswers, ctx: ScaffoldContext): Sc
     }
   }
   return [...out.values()];
+}
+
+/**
+ * A forward arg's check as the backward op can state it: each `axis(t)`-like part whose tensor `t` the backward takes
+ * (or whose y / dy has t's shape, where the forward's out is same(t)) and every part that names no tensor; parts it
+ * cannot state are left to its author. Undefined when nothing is left.
+ */
+function backwardCheck(src: string, params: readonly ArgAnswer[], out: string | null | undefined): string | undefined {
+  const tensors = new Set(params.filter((p) => p.type === 'Tensor').map((p) => p.name));
+  const parts = src.split(/\s+and\s+/).flatMap((part) => {
+    const m = /^(axis|axes|like|nonempty)\(\s*(\w+)\s*\)$/.exec(part.trim());
+    if (!m) return [part.trim()];
+    const t = m[2]!;
+    if (tensors.has(t)) return [part.trim()];
+    const alias = out?.replace(/\s+/g, '') === `same(${t})` ? ['y', 'dy'].find((n) => tensors.has(n)) : undefined;
+    return alias ? [`${m[1]}(${alias})`] : [];
+  });
+  return parts.length ? parts.join(' and ') : undefined;
 }

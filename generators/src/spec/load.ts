@@ -137,6 +137,19 @@ function parseSpecText(file: string, text: string): { spec?: RawSpec; errors: Sp
     errors.push(new SpecError(at(e.pos[0]), `YAML: ${firstLine(e.message)}`));
   }
   visit(doc, {
+    // An integer written beyond ±(2^53 − 1) reads as a different number (9007199254740993 as ...992): refused as written.
+    Scalar(_, node) {
+      const src = node.source;
+      if (typeof node.value !== 'number' || typeof src !== 'string' || Number.isSafeInteger(node.value)) return;
+      if (!/^[-+]?(?:[0-9][0-9_]*|0x[0-9a-fA-F_]+|0o[0-7_]+)$/.test(src.trim())) return;
+      errors.push(
+        new SpecError(
+          at(node.range?.[0] ?? 0),
+          `integer ${src.trim()} is beyond what a number holds exactly (±(2^53 − 1) = ±9007199254740991); it would read as ${node.value}`,
+          'write an integer within ±9007199254740991 (a float is written with a decimal point or exponent)',
+        ),
+      );
+    },
     Alias(_, node) {
       if (!node.resolve(doc))
         errors.push(

@@ -5,8 +5,10 @@
 import { DTYPES } from '../../../runtime/src/dtype.ts';
 import { didYouMean, SpecError, type Loc } from './errors.ts';
 import { checkFormulas } from './formula-types.ts';
+import { checkFusion } from './fusion-check.ts';
 import type { Path, RawSpec } from './load.ts';
 import type { ArgModel, ArgShape, Check, OpModel } from './model.ts';
+import { checkTargets } from './targets.ts';
 
 /** Every check below, over the ops built from valid specs; `specs` gives each op's raw spec for locations. */
 export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<string, RawSpec>): SpecError[] {
@@ -22,7 +24,11 @@ export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<strin
     checkTests(op, at, byName, errors);
     // Every formula against the schemas of the ops it calls (spec/formula-types.ts).
     checkFormulas(op, at, byName, errors);
-    checkForeign(op, at, errors);
+    // Names that are not plain names are refused there; the rest against the targets' schemas (spec/targets.ts).
+    if (checkForeign(op, at, errors)) checkTargets(op, at, errors);
+    // The declared fusion pattern against what the op computes (spec/fusion-check.ts).
+    checkFusion(op, at, errors);
+    checkIntegers(op, at, errors);
   }
   return errors;
 }
@@ -333,8 +339,80 @@ function shapeProblem(op: OpModel, shapes: readonly ArgShape[], attrs: Record<st
   return undefined;
 }
 
+/** The integers the runtime holds exactly: an int64 is stored as a JavaScript number, so within ±(2^53 − 1). */
+const INT_RANGE: Readonly<Record<string, readonly [number, number]>> = {
+  int8: [-128, 127],
+  uint8: [0, 255],
+  int16: [-32768, 32767],
+  uint16: [0, 65535],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  int64: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  uint64: [0, Number.MAX_SAFE_INTEGER],
+};
+const EXACT = 'the integers the runtime holds exactly, ±(2^53 − 1) = ±9007199254740991';
+
+/**
+ * Integers exactly as written: int args' defaults, grid values and cases within the range the runtime stores exactly
+ * (a YAML integer beyond it is refused by the loader, which sees its text; `1e20` reads as a float that is integral),
+ * and every integer tensor's test domain within its dtype's range (an int8 input drawn from [0, 300] would wrap).
+ */
+function checkIntegers(op: OpModel, at: At, errors: SpecError[]): void {
+  const inexact = (v: unknown): number | undefined => {
+    const list = Array.isArray(v) ? v : [v];
+    return list.find((x): x is number => typeof x === 'number' && !Number.isSafeInteger(x));
+  };
+  for (const a of op.args) {
+    if (isTensorType(a.type) || !a.type.startsWith('int')) continue;
+    const bad = (v: unknown, path: Path, what: string) => {
+      const x = inexact(v);
+      if (x !== undefined)
+        errors.push(
+          new SpecError(
+            at(path),
+            `${what} of '${a.name}' (${a.type}) is ${x}, outside ${EXACT}`,
+            `give '${a.name}' an integer within ±9007199254740991`,
+          ),
+        );
+    };
+    if (op.schema === op.name && a.default) bad(a.default.value, ['args', a.name, 'default'], 'default');
+    (op.tests.grid[a.name] ?? []).forEach((v, i) => bad(v, ['tests', 'grid', a.name, i], 'test grid value'));
+    op.tests.cases.forEach((c, i) => {
+      if (a.name in c.args) bad(c.args[a.name], ['tests', 'cases', i, 'args', a.name], `tests.cases[${i}] value`);
+    });
+  }
+  const t = op.tests;
+  for (const a of op.args) {
+    if (!isTensorType(a.type)) continue;
+    const own = t.inputs[a.name];
+    // A domain shared by several dtypes is drawn in each and wraps in the narrow ones on purpose (the bitwise ops'
+    // [-300, 300] reaches every bit of int8 and uint8 and beyond them in int32); a domain for one integer dtype (the
+    // input's own, or the only one tested) must fit it.
+    const dtypes = own?.dtype ? [own.dtype] : t.dtypes.length === 1 ? t.dtypes : [];
+    const domain = own?.domain ?? t.domain;
+    for (const d of dtypes) {
+      const range = INT_RANGE[d];
+      if (!range) continue;
+      const [lo, hi] = domain;
+      if (lo >= range[0] && hi <= range[1]) continue;
+      const path: Path = own?.domain ? ['tests', 'inputs', a.name, 'domain'] : ['tests', 'domain'];
+      errors.push(
+        new SpecError(
+          at(path),
+          `test domain [${lo}, ${hi}] of '${a.name}' does not fit ${d}, whose values are ${range[0]} to ${range[1]}${d.endsWith('64') ? ` (${EXACT})` : ''}`,
+          own?.domain || !own?.dtype
+            ? `narrow the domain to within [${range[0]}, ${range[1]}], or test '${a.name}' in a wider dtype`
+            : `give tests.inputs.${a.name}.domain within [${range[0]}, ${range[1]}]`,
+        ),
+      );
+      break;
+    }
+  }
+}
+
 /** Relay and ONNX names end up in generated code and in lookups by name: they must be plain names. */
-function checkForeign(op: OpModel, at: At, errors: SpecError[]): void {
+function checkForeign(op: OpModel, at: At, errors: SpecError[]): boolean {
+  const before = errors.length;
   if (op.relay && !/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(op.relay.op)) {
     errors.push(
       new SpecError(
@@ -367,6 +445,7 @@ function checkForeign(op: OpModel, at: At, errors: SpecError[]): void {
     for (const k of Object.keys(obj))
       if (!IDENT.test(k))
         errors.push(new SpecError(at([...path, k], true), `attribute name ${JSON.stringify(k)} is not an identifier`));
+  return errors.length === before;
 }
 
 export type { ArgModel };
