@@ -43,6 +43,8 @@ const PACKAGES = {
     // imports, dist/templates), so every path the sources compute from import.meta.url holds unchanged.
     copy: [
       ['schema/op-spec.schema.json', 'dist/generators/schema/op-spec.schema.json'],
+      // The ONNX operator schemas and the Relay op registry that mappings are checked against (spec/targets.ts).
+      ['data', 'dist/generators/data'],
       ['../templates', 'dist/templates'],
     ],
   },

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# End to end, as an operator author outside this repository (issue 16): pack both packages, `npx raf-op init` in an
-# empty folder, scaffold an elementwise op and an op with a hand-written kernel whose gradient names a built-in op,
-# run the package's generated tests against the installed runtime, then a script that imports the package and runs
-# its ops eagerly, under grad and in a traced graph. Also: an op with an ONNX mapping (its generated test runs
-# onnxruntime-node, an optional dependency `raf-op init` adds with its install script skipped) that FromOnnx maps to
-# once the package is imported, and an `overrides: true` spec that gives the built-in relu a CPU kernel of the
-# package's own (dispatch picks it while the package is imported; the runtime alone is untouched).
+# End to end, as an operator author outside this repository (issues 16, 44): first every `sh` block of
+# docs/package.md, verbatim and in order, in a temporary folder where this checkout is `raf-op` (pack both packages,
+# `raf-op init --from` the tarballs, npm install, scaffold an op, its tests, `npm run build`, plain `node use.mjs`,
+# `raf-op diff` before the first commit, `raf-op breaking`). Then, in the package it made: an op with a hand-written
+# kernel whose gradient names a built-in op; `gen` warning about a kernel that ignores a new arg; a refused scaffold
+# flag (a message, no stack trace) and `--resume` keeping every flag; an op with an ONNX mapping (its generated test
+# runs onnxruntime-node, an optional dependency with its install script skipped) that FromOnnx maps to; an
+# `overrides: true` spec giving the built-in relu a CPU kernel of the package's own; typecheck; a script using the
+# built package eagerly, under grad and in a traced graph; diff and breaking against a commit.
 #
-#   bash scripts/user-package-test.sh [--packs DIR]    # DIR: reuse raf-op-runtime-*.tgz and generator-raf-op-*.tgz
+#   bash scripts/user-package-test.sh        (npm run test:package)
 #
 # Leaves its work folder (printed first) for inspection; RAF_KEEP=0 removes it on success.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/raf-op-user-package.XXXXXX")
-PACKS="$WORK/packs"
-if [[ "${1:-}" == "--packs" ]]; then PACKS=$(cd "$2" && pwd); fi
 echo "work folder: $WORK"
 export npm_config_loglevel=error npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 
@@ -30,45 +30,54 @@ run() {
   echo "\$ $*"
   "$@"
 }
+# No stack trace in a command's output (a refusal is a message).
+no_stack() {
+  if grep -nE '^\s+at .*(\.js|\.ts|\.mjs|node:)' "$1"; then
+    echo "error: a stack trace in $1 (above)" >&2
+    exit 1
+  fi
+}
 
-if [[ "$PACKS" == "$WORK/packs" ]]; then
-  step "pack @raf-op/runtime and generator-raf-op (prepack builds dist/)"
-  mkdir -p "$PACKS"
-  (cd "$ROOT/runtime" && run npm pack --silent --pack-destination "$PACKS")
-  (cd "$ROOT/generators" && run npm pack --silent --pack-destination "$PACKS")
-  done_step
-fi
-RUNTIME_TGZ=$(ls "$PACKS"/raf-op-runtime-*.tgz)
-GENERATOR_TGZ=$(ls "$PACKS"/generator-raf-op-*.tgz)
-ls -l "$RUNTIME_TGZ" "$GENERATOR_TGZ"
-
-step "npx raf-op init my-ops, in an empty folder"
-mkdir "$WORK/empty" && cd "$WORK/empty"
-run npx --yes --package="$GENERATOR_TGZ" raf-op init my-ops
-cd my-ops
-done_step
-
-step "npm install (the packed tarballs in place of the registry's versions)"
-# The package asks for ^0.1.0 of both; until they are published, point them at the tarballs.
+step "docs/package.md, every sh block verbatim, in $WORK (raf-op -> this checkout)"
+ln -s "$ROOT" "$WORK/raf-op"
+rm -rf "$ROOT/packs"
+# The blocks, in order, as one script (a heredoc inside a block stays whole).
 node -e '
-  const fs = require("fs");
-  const p = JSON.parse(fs.readFileSync("package.json", "utf8"));
-  p.dependencies["@raf-op/runtime"] = "file:" + process.argv[1];
-  p.devDependencies["generator-raf-op"] = "file:" + process.argv[2];
-  fs.writeFileSync("package.json", JSON.stringify(p, null, 2) + "\n");
-' "$RUNTIME_TGZ" "$GENERATOR_TGZ"
-run npm install
-# onnxruntime-node (optional dependency) is there, and its install script (a CUDA download) did not run.
-node -e 'const p = require("./package.json"); console.log("optionalDependencies:", JSON.stringify(p.optionalDependencies), " allowScripts:", JSON.stringify(p.allowScripts))'
+  const text = require("fs").readFileSync(process.argv[1], "utf8");
+  const blocks = [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  if (blocks.length < 4) throw new Error(`docs/package.md: expected its sh blocks, found ${blocks.length}`);
+  process.stdout.write(blocks.join(""));
+' "$ROOT/docs/package.md" > "$WORK/package-md.sh"
+(cd "$WORK" && bash -euo pipefail -x "$WORK/package-md.sh") 2>&1 | tee "$WORK/package-md.log"
+no_stack "$WORK/package-md.log"
+cd "$WORK/my-ops"
+# What the page promises: the tarballs installed, onnxruntime-node without its CUDA download, plain node ran the op.
+grep -q '"@raf-op/runtime": "file:../raf-op/packs/raf-op-runtime-' package.json
 test -f node_modules/onnxruntime-node/package.json
 if ls node_modules/onnxruntime-node/bin/napi-v*/linux/x64/ 2>/dev/null | grep -qi cuda; then
   echo "error: onnxruntime-node's install script ran (CUDA parts downloaded)" >&2
   exit 1
 fi
-done_step
-
-step "scaffold an elementwise op: kernel, gradient and tests all generated"
-run npm run new -- my_swish --compute "x * sigmoid(x)" --yes
+if grep -q "npm warn" "$WORK/package-md.log"; then
+  echo "error: npm printed a warning (above)" >&2
+  exit 1
+fi
+node -e '
+  const log = require("fs").readFileSync(process.argv[1], "utf8");
+  const read = (label) => {
+    const m = new RegExp(`^${label}: (.*)$`, "m").exec(log);
+    if (!m) throw new Error(`use.mjs printed no ${label} line`);
+    return m[1].split(",").map(Number);
+  };
+  const xs = [-1, 0.5, 2], sig = (v) => 1 / (1 + Math.exp(-v));
+  const want = { "my_swish": xs.map((v) => v * sig(v)), gradient: xs.map((v) => sig(v) + v * sig(v) * (1 - sig(v))) };
+  for (const [label, w] of Object.entries(want)) {
+    const got = read(label);
+    w.forEach((v, i) => { if (!(Math.abs(got[i] - v) < 1e-12)) throw new Error(`${label}[${i}] = ${got[i]}, expected ${v}`); });
+    console.log(`ok  node use.mjs: ${label} matches plain-JS math`);
+  }
+' "$WORK/package-md.log"
+grep -q "no commit yet: an empty base" "$WORK/package-md.log"
 done_step
 
 step "scaffold an op with a hand-written CPU kernel whose gradient names the built-in op multiply"
@@ -94,6 +103,35 @@ EOF
 cat specs/math/my_scaled_cube.yaml
 run npm run gen
 run npm run gen -- --check
+done_step
+
+step "gen in the package warns about a kernel that ignores a new arg (as in the repository); --check fails on it"
+cp specs/math/my_scaled_cube.yaml "$WORK/my_scaled_cube.yaml"
+sed -i 's/^  alpha: { type: float, default: 1 }$/&\n  beta: { type: float, default: 0 }/' specs/math/my_scaled_cube.yaml
+grep -q "beta:" specs/math/my_scaled_cube.yaml
+npm run --silent gen > "$WORK/new-arg.log" 2>&1
+cat "$WORK/new-arg.log"
+grep -q "warning: the cpu kernel of my_scaled_cube (src/dialects/cpu/kernels/my_scaled_cube.ts) never reads attr 'beta'" "$WORK/new-arg.log"
+if npm run --silent gen -- --check > "$WORK/new-arg-check.log" 2>&1; then
+  echo "error: gen --check accepted a kernel that ignores beta" >&2
+  exit 1
+fi
+grep -q "error: the cpu kernel of my_scaled_cube" "$WORK/new-arg-check.log"
+cp "$WORK/my_scaled_cube.yaml" specs/math/my_scaled_cube.yaml
+run npm run gen
+done_step
+
+step "a refused scaffold flag prints a message (no stack trace); --resume keeps every flag, those after it too"
+if npm run --silent new -- my_refused --compute "x * x" --fusion sideways --shapes "[[2, 5]]" --yes > "$WORK/refused.log" 2>&1; then
+  echo "error: a bad --fusion was accepted" >&2
+  exit 1
+fi
+cat "$WORK/refused.log"
+grep -q -- "--fusion" "$WORK/refused.log"
+no_stack "$WORK/refused.log"
+test ! -e specs/math/my_refused.yaml
+run npm run new -- my_refused --fusion elemwise --resume --yes
+grep -q "\[2, 5\]" specs/math/my_refused.yaml
 done_step
 
 step "scaffold an op with an ONNX mapping: its generated test runs onnxruntime-node's Softsign"
@@ -191,7 +229,7 @@ import { allDialectOps, autoCast, execute, fuseOps, grad, graph, ops as core, te
 import { fromOnnx } from '@raf-op/runtime/onnx';
 import { buildSingleNodeModel } from 'generator-raf-op/testing/onnx';
 import { ops } from 'my-ops';
-import { reluCalls } from '../src/dialects/cpu/kernels/relu.ts';
+import { reluCalls } from '../dist/dialects/cpu/kernels/relu.js';
 
 const xs = [-1, 0.5, 2];
 const sig = (v: number) => 1 / (1 + Math.exp(-v));
@@ -259,6 +297,8 @@ const imported = fromOnnx(model);
 assert.deepEqual(imported.nodes.map((n) => ('op' in n ? n.op.name : n.kind)), ['softsign']);
 console.log("ok  without my-ops, FromOnnx imports Softsign as the runtime's softsign");
 EOF
+# `import 'my-ops'` loads dist/: built after the last scaffold and gen.
+run npm run build
 run npx tsc --noEmit
 done_step
 
@@ -268,7 +308,7 @@ run npx tsx examples/without.ts
 done_step
 
 step "review tools in the package: diff and breaking against git HEAD"
-git init -q && git add -A && git -c user.name=ci -c user.email=ci@example.invalid commit -qm "my-ops"
+git add -A && git -c user.name=ci -c user.email=ci@example.invalid commit -qm "more ops"
 sed -i 's/^doc: alpha \* x cubed.*/doc: alpha times x cubed./; s/alpha: { type: float, default: 1 }/alpha: { type: float, default: 2 }/' \
   specs/math/my_scaled_cube.yaml
 run npm run --silent diff -- --summary

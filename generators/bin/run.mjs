@@ -18,7 +18,10 @@ if (!Object.hasOwn(ENTRIES, which)) {
   process.exit(2);
 }
 const entry = join(ROOT, ENTRIES[which]);
-const cacheDir = join(ROOT, 'node_modules/.cache/raf-op/bin', which);
+// The bundle bakes in this checkout's absolute paths (templates, schema, memo folder): it is keyed by the checkout, so
+// a copy (`cp -a`, a second worktree sharing node_modules) builds its own instead of running the original's.
+const rootKey = createHash('sha256').update(ROOT).digest('base64url').slice(0, 12);
+const cacheDir = join(ROOT, 'node_modules/.cache/raf-op/bin', `${which}-${rootKey}`);
 const manifestFile = join(cacheDir, 'manifest.json');
 
 const hashOf = (file) => createHash('sha256').update(readFileSync(file)).digest('base64url');
@@ -27,6 +30,7 @@ const hashOf = (file) => createHash('sha256').update(readFileSync(file)).digest(
 function current() {
   try {
     const m = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    if (m.root !== ROOT) return undefined;
     for (const [file, hash] of Object.entries(m.inputs)) if (hashOf(join(ROOT, file)) !== hash) return undefined;
     return join(cacheDir, m.dir, 'main.js');
   } catch {
@@ -68,7 +72,7 @@ async function build() {
   const inputs = Object.fromEntries(Object.keys(result.metafile.inputs).map((f) => [f, hashOf(join(ROOT, f))]));
   // Another run may be reading the previous bundle: switch the manifest atomically and prune only old bundles.
   const tmp = `${manifestFile}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ dir, inputs }));
+  writeFileSync(tmp, JSON.stringify({ root: ROOT, dir, inputs }));
   renameSync(tmp, manifestFile);
   for (const d of readdirSync(cacheDir)) {
     const p = join(cacheDir, d);

@@ -63,7 +63,7 @@ const USAGE = `usage: raf-op <command> [options]     (raf-op <command> --help fo
 ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
   .join('\n')}
-  init       create an npm package of your own ops: raf-op init DIR [--name NAME]
+  init       create an npm package of your own ops: raf-op init DIR [--name NAME] [--from FOLDER]
   new        scaffold an op (yo raf-op NAME): raf-op new NAME [--compute EXPR ...] [--yes]
   --version     print the version of generator-raf-op
   --help        this help`;
@@ -216,6 +216,11 @@ export function runCli(argv: string[]): Promise<number> {
     if (e instanceof UsageError) {
       console.error(`${e.message}\n${e.usage}`);
       return 2;
+    }
+    if (e instanceof Error && e.name === 'ReviewError') {
+      const hint = (e as Error & { hint?: string }).hint;
+      console.error(`raf-op ${argv[0]}: ${e.message}${hint ? `\n  hint: ${hint}` : ''}`);
+      return 1;
     }
     console.error(e);
     return 1;

@@ -12,6 +12,7 @@ import {
   unsupportedDialects,
 } from './spec/builtin.ts';
 import { emitAll } from './emit/index.ts';
+import { releasedOpIds } from './emit/op-ids.ts';
 import { ownModel } from './emit/package.ts';
 import { buildModel } from './spec/build.ts';
 import { SpecErrors, type SpecError } from './spec/errors.ts';
@@ -128,7 +129,8 @@ export async function generate(root: string, opts: GenerateOptions = {}): Promis
 async function run(root: string, opts: GenerateOptions): Promise<GenerateResult> {
   const model = loadModel(root);
   opts.onPhase?.(`${model.ops.length} specs loaded and checked`);
-  const { generated, stubs } = emitAll(model);
+  // The op-id lock keeps a deleted op's id only when it was committed (git HEAD's lock names it).
+  const { generated, stubs } = emitAll(model, { releasedOpIds: () => releasedOpIds(root) });
   opts.onPhase?.(`${generated.length + stubs.length} files emitted`);
   const changes = await plan(root, generated, stubs);
   opts.onPhase?.(`formatted and compared with the tree (${changes.length} changed)`);

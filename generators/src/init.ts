@@ -1,7 +1,7 @@
 // `raf-op init NAME` (and `yo raf-op:init NAME`): a new npm package of one's own ops, built on the installed runtime.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The generator package's folder: generators/ in the repository, node_modules/generator-raf-op when installed. */
@@ -22,6 +22,32 @@ export interface InitOptions {
   /** Version ranges written into package.json (default: this generator's version for both packages). */
   readonly runtimeVersion?: string;
   readonly generatorVersion?: string;
+  /**
+   * Install both packages from local files instead of the registry: a folder holding the tarballs `npm pack` writes
+   * (raf-op-runtime-*.tgz, generator-raf-op-*.tgz). package.json then names them as `file:` paths.
+   */
+  readonly from?: string;
+}
+
+/** The two tarballs in a `--from` folder, as `file:` specifiers relative to the package's folder. */
+export function localPackages(from: string, packageRoot: string): { runtime: string; generator: string } {
+  const dir = resolve(from);
+  if (!existsSync(dir)) throw new InitError(`--from ${from}: no such folder`);
+  const files = readdirSync(dir);
+  const pick = (prefix: string, what: string) => {
+    const found = files.filter((f) => f.startsWith(prefix) && f.endsWith('.tgz')).sort();
+    if (found.length !== 1)
+      throw new InitError(
+        `--from ${from}: expected one ${prefix}*.tgz (${what}), found ${found.length ? found.join(', ') : 'none'}; ` +
+          'make them with `npm pack` in runtime/ and generators/ of a raf-op checkout (or `npm run test:package`)',
+      );
+    const rel = relative(packageRoot, join(dir, found[0]!)).split(sep).join('/');
+    return `file:${rel.startsWith('.') ? rel : `./${rel}`}`;
+  };
+  return {
+    runtime: pick('raf-op-runtime-', '@raf-op/runtime'),
+    generator: pick('generator-raf-op-', 'generator-raf-op'),
+  };
 }
 
 /** The onnxruntime-node a new package's ONNX oracle uses: the one this repository's own tests use. */
@@ -34,11 +60,14 @@ function packageJson(name: string, runtime: string, generator: string): object {
     version: '0.1.0',
     description: `Operators for raf-op, generated from the YAML specs in specs/`,
     type: 'module',
-    exports: { '.': './src/index.ts' },
-    files: ['src', 'specs'],
+    // What `import 'NAME'` loads: the JavaScript `npm run build` compiles from src/ into dist/ (plain `node` runs it).
+    exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js' } },
+    files: ['dist', 'specs'],
     scripts: {
       gen: 'raf-op gen',
       new: 'raf-op new',
+      build: 'tsc -p tsconfig.build.json',
+      prepack: 'npm run build',
       test: 'vitest run',
       diff: 'raf-op diff',
       breaking: 'raf-op breaking',
@@ -47,7 +76,8 @@ function packageJson(name: string, runtime: string, generator: string): object {
     dependencies: { '@raf-op/runtime': runtime },
     devDependencies: { 'generator-raf-op': generator, tsx: '^4.20.0', typescript: '~5.9.3', vitest: '~4.1.0' },
     // The generated tests' ONNX oracle. Its install script would download CUDA parts from a host that may be
-    // unreachable: npm 11.16+ runs only the scripts allowScripts names (this one refused), npm 10 reads .npmrc.
+    // unreachable: npm 11.16+ runs only the scripts allowScripts names (this one refused); under npm 10 the
+    // variable .npmrc's node-options sets makes it skip.
     optionalDependencies: { 'onnxruntime-node': ONNXRUNTIME_VERSION },
     allowScripts: { 'onnxruntime-node': false },
     engines: { node: '>=20.17' },
@@ -68,6 +98,26 @@ const TSCONFIG = {
   },
   include: ['src', 'test', 'examples'],
 };
+
+/** `npm run build`: src/ to JavaScript and declarations in dist/, `.ts` import specifiers rewritten to `.js`. */
+const TSCONFIG_BUILD = {
+  extends: './tsconfig.json',
+  compilerOptions: {
+    noEmit: false,
+    outDir: 'dist',
+    rootDir: 'src',
+    declaration: true,
+    rewriteRelativeImportExtensions: true,
+  },
+  include: ['src'],
+};
+
+/**
+ * onnxruntime-node's install script skips its CUDA download when ONNXRUNTIME_NODE_INSTALL=skip: this sets it for every
+ * script npm runs (npm 10 runs it; npm 11.16+ does not, per allowScripts). A key npm knows: no npm warns about it.
+ */
+export const NPMRC_SKIP_ORT =
+  'node-options=--import=data:text/javascript,process.env.ONNXRUNTIME_NODE_INSTALL||=%22skip%22\n';
 
 const VITEST = `// Generated tests (test/generated/) check every op of this package against the installed @raf-op/runtime.
 import { defineConfig } from 'vitest/config';
@@ -95,6 +145,7 @@ raf-op creates once and never overwrites.
 npm run new -- my_gelu --compute "x * sigmoid(1.702 * x)" --yes   # scaffold an op (or: npx yo raf-op my_gelu)
 npm run gen                  # regenerate after editing a spec; \`npm run gen -- --check\` for CI
 npm test                     # the generated tests: opcheck, the compute/formula oracle, gradcheck, errors
+npm run build                # compile src/ to dist/ (what \`import '${name}'\` loads; plain \`node\` runs it)
 npm run diff                 # review a spec change against git HEAD (\`npm run breaking\` for breaking changes)
 \`\`\`
 
@@ -116,7 +167,7 @@ graph.trace((x) => ops.myGelu(x), [{ name: 'x', shape: [1, 3], dtype: 'float32' 
 against the kernel's real output, eager against graph mode, the gradient against float64 central differences,
 dialects against the CPU, and that every attr changes the result. The generated tests call it for every case.
 An op with an \`onnx:\` mapping is checked against onnxruntime-node, an optional dependency of this package (its
-install script, which would download CUDA parts, is skipped by \`.npmrc\` and \`allowScripts\`; nothing to set).
+install script, which would download CUDA parts, is skipped by \`allowScripts\` and \`.npmrc\`; nothing to set).
 Without it, that test says so and is skipped.
 `;
 }
@@ -144,15 +195,19 @@ export function initPackage(dir: string, opts: InitOptions & { name?: string } =
   }
   const name = packageNameOf(opts.name ?? dir);
   const version = `^${ownVersion()}`;
+  const local = opts.from === undefined ? undefined : localPackages(opts.from, root);
+  const runtime = local?.runtime ?? opts.runtimeVersion ?? version;
+  const generator = local?.generator ?? opts.generatorVersion ?? version;
   const files: Record<string, string> = {
-    'package.json': `${JSON.stringify(packageJson(name, opts.runtimeVersion ?? version, opts.generatorVersion ?? version), null, 2)}\n`,
+    'package.json': `${JSON.stringify(packageJson(name, runtime, generator), null, 2)}\n`,
     'tsconfig.json': `${JSON.stringify(TSCONFIG, null, 2)}\n`,
+    'tsconfig.build.json': `${JSON.stringify(TSCONFIG_BUILD, null, 2)}\n`,
     'vitest.config.ts': VITEST,
     'src/index.ts': INDEX,
     'README.md': readme(name),
-    '.gitignore': 'node_modules/\n',
-    // onnxruntime-node (optional) would otherwise try to download CUDA parts on install (npm 10 reads this).
-    '.npmrc': 'onnxruntime-node-install=skip\n',
+    '.gitignore': 'node_modules/\ndist/\n',
+    // onnxruntime-node (optional) would otherwise try to download CUDA parts on install under npm 10.
+    '.npmrc': NPMRC_SKIP_ORT,
     '.prettierrc.json': `${JSON.stringify({ singleQuote: true, printWidth: 120 }, null, 2)}\n`,
     'specs/op-ids.lock.json': `${JSON.stringify({ ops: {} }, null, 2)}\n`,
   };
@@ -163,38 +218,66 @@ export function initPackage(dir: string, opts: InitOptions & { name?: string } =
   return Object.keys(files);
 }
 
-/** `raf-op init DIR [--name NAME]`: creates the package, then generates its (empty) registry. */
+const INIT_USAGE = `usage: raf-op init DIR [--name NAME] [--from FOLDER]
+  creates an npm package of raf-op operators in DIR (new or empty)
+  --name NAME      the package's name (default: DIR's last segment)
+  --from FOLDER    install @raf-op/runtime and generator-raf-op from the tarballs in FOLDER
+                   (raf-op-runtime-*.tgz, generator-raf-op-*.tgz, as npm pack writes them) instead of the registry`;
+
+/** `raf-op init DIR [--name NAME] [--from FOLDER]`: creates the package, then generates its (empty) registry. */
 export async function runInit(argv: readonly string[]): Promise<number> {
-  const [dir, ...rest] = argv;
-  const usage = 'usage: raf-op init DIR [--name NAME]\n  creates an npm package of raf-op operators in DIR';
-  if (dir === '--help' || dir === '-h') {
-    console.log(usage);
-    return 0;
-  }
-  if (!dir || dir.startsWith('-')) {
-    console.error(usage);
+  const { parseArgs } = await import('node:util');
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        name: { type: 'string' },
+        from: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    console.error(`raf-op init: ${(e as Error).message}\n${INIT_USAGE}`);
     return 2;
   }
-  const nameAt = rest.indexOf('--name');
-  const written = initPackage(dir, nameAt >= 0 ? { name: rest[nameAt + 1] } : {});
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(INIT_USAGE);
+    return 0;
+  }
+  const [dir, ...extra] = positionals;
+  if (!dir || extra.length) {
+    console.error(`raf-op init: ${dir ? `one folder, not ${positionals.length}` : 'which folder?'}\n${INIT_USAGE}`);
+    return 2;
+  }
+  let written: string[];
+  try {
+    written = initPackage(dir, { name: values.name, from: values.from });
+  } catch (e) {
+    if (!(e instanceof InitError)) throw e;
+    console.error(`raf-op init: ${e.message}`);
+    return 1;
+  }
   const { generate } = await import('./generate.ts');
   const result = await generate(resolve(dir));
   console.log(`raf-op init: created ${dir} (${written.length + result.changes.length} files)`);
   for (const f of [...written, ...result.changes.map((c) => c.path)]) console.log(`  ${f}`);
-  console.log(`next:\n  cd ${dir} && npm install\n  npm run new -- my_op --compute "x * sigmoid(x)" --yes\n  npm test`);
+  console.log(
+    `next:\n  cd ${dir} && npm install\n  npm run new -- my_op --compute "x * sigmoid(x)" --yes\n  npm test\n  npm run build`,
+  );
   return 0;
 }
 
 /**
- * `raf-op new NAME [flags]` (`npm run new` in a package): the `yo raf-op` scaffold run through yeoman-environment,
- * as `npm run new` does in the repository, so no global `yo` is needed.
+ * `raf-op new NAME [flags]` (`npm run new` in a package): the scaffold as `npm run new` runs it in the repository
+ * (directly with --yes, else the `yo raf-op` generator through yeoman-environment, so no global `yo` is needed); a
+ * refused flag prints its message, not a stack trace.
  */
 export async function runNew(argv: readonly string[]): Promise<number> {
-  const { createEnv } = await import('yeoman-environment');
-  const env = createEnv();
-  const namespace = argv[0] === 'regen' ? 'raf-op:regen' : 'raf-op:app';
-  env.register(join(generatorRoot(), 'app/index.js'), { namespace: 'raf-op:app' });
-  env.register(join(generatorRoot(), 'regen/index.js'), { namespace: 'raf-op:regen' });
-  await env.execute(namespace, [...(argv[0] === 'regen' ? argv.slice(1) : argv)]);
-  return 0;
+  const { runScaffold } = await import('./scaffold/main.ts');
+  const root = generatorRoot();
+  return runScaffold(argv, { app: join(root, 'app/index.js'), regen: join(root, 'regen/index.js') });
 }

@@ -1,13 +1,15 @@
 // `gen --check` looks into hand-written kernels: an attr the spec gives an op that a kernel never reads is an error
 // (a kernel that ignores `axis` passes every test that only uses the default), unless the kernel file opts out for
 // that attr with a `raf-op-ignores: attr (why)` comment. Kernel files for a dialect the spec no longer asks for
-// (left behind when a spec dropped a dialect) are errors too.
+// (left behind when a spec dropped a dialect) are errors too, and so are a deleted op's hand-written kernels,
+// gradient and shape rule (named after an op no spec defines). `gen` prints them as warnings.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { ts } from 'ts-morph';
 import { paths } from './emit/files.ts';
+import { packagePath, targetOf } from './layout.ts';
 import { SpecError } from './spec/errors.ts';
 import type { Model, OpModel } from './spec/model.ts';
 import { Memo, sha, sourceSalt } from './memo.ts';
@@ -82,34 +84,64 @@ const skipOuter = (e: ts.Expression): ts.Expression =>
 export function kernelProblems(root: string, model: Model): SpecError[] {
   const problems: SpecError[] = [];
   const byName = new Map(model.ops.map((o) => [o.name, o]));
+  // In a user's package the hand-written files live under src/ instead of runtime/src/.
+  const isPackage = targetOf(root) === 'package';
+  const where = (path: string) => (isPackage ? packagePath(path) : path);
   for (const op of model.ops) {
     if (op.out.shape.kind === 'host') continue;
     for (const d of op.dialects) {
       if (d.kernel !== 'hand') continue;
-      const path = paths.kernelStub(d.name, op.name);
+      const path = where(paths.kernelStub(d.name, op.name));
       const abs = join(root, path);
       if (!existsSync(abs)) continue;
       problems.push(...unusedAttrs(op, d.name, path, readFileSync(abs, 'utf8')));
     }
   }
   // Orphans: a kernel file in a dialect's kernels folder for an op that does not ask for that dialect.
+  const deleted = new Map<string, string[]>();
   for (const dialect of HAND_DIALECTS) {
-    const dir = join(root, paths.kernelStub(dialect, 'x')).replace(/[/\\]x\.ts$/, '');
+    const dir = join(root, where(paths.kernelStub(dialect, 'x'))).replace(/[/\\]x\.ts$/, '');
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).sort()) {
       if (!f.endsWith('.ts')) continue;
       const name = f.slice(0, -3);
       const op = byName.get(name);
-      if (!op) continue; // support files and kernels of ops defined elsewhere (a user package) are not ours to judge
+      if (!op) {
+        // Every file in a kernels folder is named after its op: one whose op has no spec is a deleted op's, left
+        // behind (it breaks typecheck once the generated files it imports are gone). A package's kernels of built-in
+        // ops (overrides) are not among its own ops: not judged there.
+        if (!isPackage) deleted.set(name, [...(deleted.get(name) ?? []), where(paths.kernelStub(dialect, name))]);
+        continue;
+      }
       if (!op.dialects.some((d) => d.name === dialect && d.kernel === 'hand'))
         problems.push(
           new SpecError(
             op.loc,
-            `${paths.kernelStub(dialect, name)} is a ${dialect} kernel of ${name}, but the spec does not ask for a hand-written ${dialect} kernel`,
+            `${where(paths.kernelStub(dialect, name))} is a ${dialect} kernel of ${name}, but the spec does not ask for a hand-written ${dialect} kernel`,
             `add ${dialect} to dialects in ${op.file} (it is registered only then), or delete the file`,
           ),
         );
     }
+  }
+  // A deleted op's hand-written gradient and shape rule (`<op>.grad.ts`, `<op>.rule.ts`).
+  const opsDir = join(root, where(paths.gradStub('x'))).replace(/[/\\]x\.grad\.ts$/, '');
+  if (existsSync(opsDir)) {
+    for (const f of readdirSync(opsDir).sort()) {
+      const name = /^([a-z0-9_]+)\.(?:grad|rule)\.ts$/.exec(f)?.[1];
+      if (name === undefined || byName.has(name)) continue;
+      const path = where(f.endsWith('.grad.ts') ? paths.gradStub(name) : paths.ruleStub(name));
+      deleted.set(name, [...(deleted.get(name) ?? []), path]);
+    }
+  }
+  for (const [name, files] of [...deleted].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const list = files.sort().join(', ');
+    problems.push(
+      new SpecError(
+        { file: files[0]!, line: 1, col: 1 },
+        `no spec defines op '${name}', but its hand-written file${files.length === 1 ? '' : 's'} ${list} ${files.length === 1 ? 'is' : 'are'} still here`,
+        `the op was deleted or renamed: delete ${files.length === 1 ? 'the file' : 'them'} (or move ${files.length === 1 ? 'it' : 'them'} to the new op's name), or restore its spec`,
+      ),
+    );
   }
   return problems;
 }

@@ -184,16 +184,39 @@ interface Holder {
   readonly host: string;
   readonly started: string;
   readonly argv: string;
+  /** The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), where /proc has it. */
+  readonly since?: string;
 }
 
-const alive = (pid: number) => {
+/** A process's state letter and start time from /proc/<pid>/stat, or undefined where /proc does not say. */
+function procStat(pid: number): { state: string; since: string } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces or ')': the fields after its last ')'.
+    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0]!, since: rest[19]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the run that wrote a lock still runs: its pid exists, is not a zombie (a killed process its parent has not
+ * reaped, forever where PID 1 never reaps) and, where /proc says, started when the lock's run did (not a reused pid).
+ */
+const alive = (pid: number, since?: string) => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const stat = procStat(pid);
+  if (!stat) return existsSync('/proc/self/stat') ? false : true;
+  if (stat.state === 'Z' || stat.state === 'X') return false;
+  return since === undefined || since === '' || stat.since === since;
 };
+
+const holderAlive = (h: Holder) => h.host !== hostname() || alive(h.pid, h.since);
 
 function readHolder(path: string): Holder | undefined {
   try {
@@ -207,7 +230,7 @@ function readHolder(path: string): Holder | undefined {
 export function lockHolder(root: string): Holder | undefined {
   const h = readHolder(join(root, LOCK));
   if (!h) return undefined;
-  return h.host !== hostname() || alive(h.pid) ? h : undefined;
+  return holderAlive(h) ? h : undefined;
 }
 
 const describeHolder = (h: Holder) => `pid ${h.pid} on ${h.host}, started ${h.started}: ${h.argv}`;
@@ -242,6 +265,7 @@ export function acquireLock(root: string): () => void {
     host: hostname(),
     started: new Date().toISOString(),
     argv: process.argv.slice(1).join(' '),
+    since: procStat(process.pid)?.since ?? '',
   };
   // Takeovers of stale locks are bounded, and so are the other turns (a lock that vanished, or one being written).
   let takeovers = 0;
@@ -266,7 +290,7 @@ export function acquireLock(root: string): () => void {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const holder = readHolder(path);
-    if (holder && (holder.host !== hostname() || alive(holder.pid))) {
+    if (holder && holderAlive(holder)) {
       throw new GenStateError(
         `another raf-op gen is running in ${root} (${describeHolder(holder)}); wait for it to finish. ` +
           `If that process is gone, delete ${LOCK}.`,
@@ -292,12 +316,12 @@ export function acquireLock(root: string): () => void {
       continue;
     }
     const moved = readHolder(aside);
-    if (moved && holder && moved.pid !== holder.pid && alive(moved.pid)) {
+    if (moved && holder && moved.pid !== holder.pid && holderAlive(moved)) {
       // A live run took the lock between our read and the rename: give it back.
       renameSync(aside, path);
       continue;
     }
-    if (!holder && moved && alive(moved.pid)) {
+    if (!holder && moved && holderAlive(moved)) {
       // A run's fresh lock replaced the stale one between our read and the rename: give it back.
       renameSync(aside, path);
       continue;
@@ -337,6 +361,17 @@ function readJournal(root: string): Journal | undefined {
 export function recover(root: string): string | undefined {
   const journal = existsSync(join(root, JOURNAL)) ? readJournal(root) : undefined;
   if (journal) {
+    const changed = changedSince(root, journal);
+    if (changed.length) {
+      const n = changed.length;
+      throw new GenStateError(
+        `an interrupted run (${JOURNAL}) would replace ${n === 1 ? 'a file' : `${n} files`} changed since it ` +
+          `was killed; nothing was written:\n${changed.map((c) => `  ${c}`).join('\n')}\n` +
+          `hint: your version is kept. To drop the interrupted run and regenerate from the specs (hand-written ` +
+          `files are never replaced then), delete ${STATE_DIR}/ and run gen again; to let the run finish, move ` +
+          `the file${n === 1 ? '' : 's'} aside first.`,
+      );
+    }
     rollForward(root, journal);
     finish(root);
     return `completed an interrupted run (${journal.changes.length} changes from ${JOURNAL})`;
@@ -346,6 +381,30 @@ export function recover(root: string): string | undefined {
     return `discarded what an interrupted run left uncommitted in ${STATE_DIR}/ (the tree holds the state before or after it, whole)`;
   }
   return undefined;
+}
+
+/**
+ * The files a committed journal still has to replace or delete that no longer hold what the run found (a person
+ * wrote or edited them after the kill): a file the run creates that exists now, or one it updates or deletes whose
+ * content differs from the run's backup. Changes already applied (their staged copy moved) are not touched again.
+ */
+function changedSince(root: string, journal: Journal): string[] {
+  const out: string[] = [];
+  for (const c of journal.changes) {
+    const target = join(root, c.path);
+    if (c.action !== 'delete' && !existsSync(join(root, STAGING, c.path))) continue; // applied already
+    const now = readIfExists(target);
+    if (c.action === 'create') {
+      if (now !== undefined || existsSync(target)) out.push(`${c.path} (written after the run, which would create it)`);
+      continue;
+    }
+    if (now === undefined) continue; // deleted already, or gone: nothing of a person's is replaced
+    const backup = join(root, BACKUP, c.path);
+    const before = existsSync(backup) ? readFileSync(backup, 'utf8') : undefined;
+    if (before !== undefined && now !== before)
+      out.push(`${c.path} (edited after the run, which would ${c.action === 'delete' ? 'delete' : 'replace'} it)`);
+  }
+  return out;
 }
 
 /** Fault injection for the kill tests: RAF_OP_GEN_CRASH_AT=N kills the process at the N-th step of apply. */

@@ -288,12 +288,32 @@ async function checkAttr(
       continue; // the type function refuses this value: try the next
     }
     if (!sameOutputs(base, outs)) return `${name} = ${show(alt)} changes the result`;
+    // Two values that name the same axis of an input (-1 and 0 of a 1-D tensor) rightly give the same result.
+    if (sameAxis(sample, parsed[name], alt)) {
+      tried.push(`${show(alt)} (the same axis here)`);
+      continue;
+    }
     throw new Error(
       `changing '${name}' from ${show(parsed[name])} to ${show(alt)} leaves the result unchanged: the kernel ignores it, ` +
         `or its bridge's cache key omits it so a kernel built for the old value ran (pass attrValues or skipAttrs if that is intended)`,
     );
   }
   return `not varied: no other value of '${name}' was accepted${tried.length ? ` (tried ${tried.join(', ')})` : ''}`;
+}
+
+/** Whether two integers are both axes of one of the sample's tensors and name the same one (-1 and 0 of a 1-D tensor). */
+function sameAxis(sample: OpcheckSample, a: unknown, b: unknown): boolean {
+  if (!Number.isInteger(a) || !Number.isInteger(b)) return false;
+  const tensors = [...sample.args, ...Object.values(sample.kwargs ?? {})].flatMap((v) =>
+    v instanceof Tensor ? [v] : Array.isArray(v) ? v.filter((t): t is Tensor => t instanceof Tensor) : [],
+  );
+  return tensors.some((t) => {
+    const r = t.shape.length;
+    const norm = (v: number) => (v < 0 ? v + r : v);
+    return (
+      r > 0 && [a, b].every((v) => (v as number) >= -r && (v as number) < r) && norm(a as number) === norm(b as number)
+    );
+  });
 }
 
 function sameOutputs(a: readonly Tensor[], b: readonly Tensor[]): boolean {

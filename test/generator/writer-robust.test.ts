@@ -84,6 +84,78 @@ describe('writer: SIGKILL at seeded points', () => {
   }, 120_000);
 });
 
+describe('writer: recovery keeps what a person wrote after the kill', () => {
+  const SCALE =
+    'op: scale\ndoc: x times k.\nargs:\n  x: { type: Tensor }\n  k: { type: float, default: 2 }\nout: same(x)\ngrad: custom\ndialects: { cpu: 10 }\n';
+  const stubPath = 'runtime/src/ops/scale.grad.ts';
+  // The killed run's lock is stale; the rerun takes it over (and releases it): everything else must stay as it was.
+  const withoutLock = (snap: Map<string, string>) => new Map([...snap].filter(([p]) => p !== `${STATE_DIR}/lock`));
+
+  /** Kills gen right after its journal commit (steps: one per staged change, then the commit). */
+  async function killAfterCommit(root: string): Promise<void> {
+    const changed = (await generate(root, { check: true })).changes.length;
+    const run = await runCli(root, [], { env: { RAF_OP_GEN_CRASH_AT: String(changed + 1) } });
+    expect(run.signal).toBe('SIGKILL');
+    expect(snapshot(root).has(`${STATE_DIR}/journal.json`)).toBe(true);
+  }
+
+  it('a new hand gradient written after the kill survives: the rerun stops naming it, exit 1, nothing written', async () => {
+    const root = await fresh('keepnew');
+    writeFileSync(join(root, 'specs/math/scale.yaml'), SCALE);
+    await killAfterCommit(root);
+    expect(snapshot(root).has(stubPath)).toBe(false);
+    // The person writes the gradient from the stub's signature (the killed run staged it).
+    const mine = readFileSync(join(root, STATE_DIR, 'staging', stubPath), 'utf8').replace(
+      /throw new Error\([\s\S]*?\);\n/,
+      'return { x: dy }; // mine\n',
+    );
+    expect(mine).toContain('// mine');
+    mkdirSync(join(root, 'runtime/src/ops'), { recursive: true });
+    writeFileSync(join(root, stubPath), mine);
+    const before = withoutLock(snapshot(root));
+    const rerun = await runCli(root);
+    expect(rerun.code).toBe(1);
+    expect(rerun.stderr).toContain(`${stubPath} (written after the run, which would create it)`);
+    expect(rerun.stderr).toContain('hint: your version is kept');
+    expect(rerun.stderr).not.toMatch(/\n\s+at /);
+    expect(withoutLock(snapshot(root))).toEqual(before);
+    // The hint's way out: drop the interrupted run; gen regenerates and keeps the hand file.
+    rmSync(join(root, STATE_DIR), { recursive: true, force: true });
+    expect((await runCli(root)).code).toBe(0);
+    expect(readFileSync(join(root, stubPath), 'utf8')).toBe(mine);
+  }, 120_000);
+
+  it('a line added to an existing hand gradient after the kill survives', async () => {
+    const root = await fresh('keepedit');
+    writeFileSync(join(root, 'specs/math/scale.yaml'), SCALE);
+    await generate(root);
+    // A rename the stub's signature follows: the next run updates the hand file.
+    writeFileSync(join(root, 'specs/math/scale.yaml'), SCALE.replace('k: {', 'factor: {'));
+    const plan = (await generate(root, { check: true })).changes.map((c) => c.path);
+    expect(plan).toContain(stubPath);
+    await killAfterCommit(root);
+    const edited = `${readFileSync(join(root, stubPath), 'utf8')}// a line a person added\n`;
+    writeFileSync(join(root, stubPath), edited);
+    const before = withoutLock(snapshot(root));
+    const rerun = await runCli(root);
+    expect(rerun.code).toBe(1);
+    expect(rerun.stderr).toContain(`${stubPath} (edited after the run, which would replace it)`);
+    expect(withoutLock(snapshot(root))).toEqual(before);
+    expect(readFileSync(join(root, stubPath), 'utf8')).toBe(edited);
+  }, 120_000);
+
+  it('a journal whose files are untouched still completes the run', async () => {
+    const root = await fresh('keepnone');
+    writeFileSync(join(root, 'specs/math/scale.yaml'), SCALE);
+    await killAfterCommit(root);
+    const rerun = await runCli(root);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain('completed an interrupted run');
+    expect(readFileSync(join(root, stubPath), 'utf8')).toContain('scaleGradImpl');
+    expect(leftovers(root)).toEqual([]);
+  }, 120_000);
+});
+
 describe('writer: concurrency', () => {
   it('refuses a second run while the lock is held, naming the holder; --check says a run is under way', async () => {
     const root = await fresh('lock');
@@ -112,6 +184,31 @@ describe('writer: concurrency', () => {
     editSoftmax(root, 1);
     expect((await generate(root)).changes.length).toBeGreaterThan(0);
     expect(leftovers(root)).toEqual([]);
+  });
+
+  it('takes over at once the lock of a zombie, and of a live pid that started after the lock was written', async () => {
+    const root = await fresh('zombie');
+    // `sleep 0.1 &` under a shell that then execs a sleep that never reaps it: a zombie with a known pid.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = await new Promise<number>((r) => parent.stdout.once('data', (d: Buffer) => r(Number(String(d)))));
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
+      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(state()).toBe('Z');
+      mkdirSync(join(root, STATE_DIR), { recursive: true });
+      const lock = join(root, STATE_DIR, 'lock');
+      writeFileSync(lock, JSON.stringify({ pid, host: hostname(), started: '', argv: 'gen (killed)' }));
+      const t0 = performance.now();
+      acquireLock(root)();
+      expect(performance.now() - t0).toBeLessThan(1000);
+      // This process is alive, but the lock says it started at another time: its pid was reused, the run is gone.
+      mkdirSync(join(root, STATE_DIR), { recursive: true });
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started: '', argv: 'gen', since: '1' }));
+      acquireLock(root)();
+      expect(leftovers(root)).toEqual([]);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('waits on a lock that is created but not yet written, and refuses by name once it is', async () => {

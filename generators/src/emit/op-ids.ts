@@ -1,12 +1,16 @@
 // Emitter: stable op ids for serialized graphs (hash of "raf.op.<name>", like MegEngine's hashed tags) and their lock.
 
+import { execFileSync } from 'node:child_process';
 import type { Model, OpModel } from '../spec/model.ts';
 import { SpecError, SpecErrors } from '../spec/errors.ts';
 import { GENERATED, tsFile, type EmittedFile } from './files.ts';
 import type { StubFile } from './stubs.ts';
 
 export const OP_IDS_PATH = `${GENERATED}/op-ids.ts`;
-/** Every id ever handed out; a removed op keeps its entry so its id is never given to another op. */
+/**
+ * Every id ever handed out; a removed op keeps its entry so its id is never given to another op. Handed out means
+ * committed: an id only ever in the working tree (an op added, then reverted or deleted before a commit) is dropped.
+ */
 export const OP_IDS_LOCK = 'specs/op-ids.lock.json';
 export const OP_ID_HASH = 'fnv1a32("raf.op." + name)';
 
@@ -84,8 +88,12 @@ export function emitOpIds(model: Model): EmittedFile[] {
   ];
 }
 
-/** The lock: created with every op's id, then only ever extended (by `npm run gen`) when ops are added. */
-export function emitOpIdLock(model: Model): StubFile[] {
+/**
+ * The lock: created with every op's id, then extended (by `npm run gen`) when ops are added. An op that no longer
+ * exists keeps its entry only when `released()` (the ops of the lock at git HEAD) names it; without `released` every
+ * entry is kept.
+ */
+export function emitOpIdLock(model: Model, released?: () => ReadonlySet<string>): StubFile[] {
   const render = (ops: Record<string, string>) =>
     `${JSON.stringify({ hash: OP_ID_HASH, ops: Object.fromEntries(Object.entries(ops).sort(([a], [b]) => (a < b ? -1 : 1))) }, null, 2)}\n`;
   const current = (locked: Readonly<Record<string, string>>) => {
@@ -103,8 +111,16 @@ export function emitOpIdLock(model: Model): StubFile[] {
       kind: 'stub',
       update: (existing) => {
         const lock = parseLock(existing);
-        const ops = current(lock.ops);
-        return Object.keys(ops).length === Object.keys(lock.ops).length ? existing : render(ops);
+        const live = new Set(model.ops.map((op) => op.name));
+        let kept = lock.ops;
+        if (released && Object.keys(lock.ops).some((name) => !live.has(name))) {
+          const committed = released();
+          kept = Object.fromEntries(Object.entries(lock.ops).filter(([name]) => live.has(name) || committed.has(name)));
+        }
+        const ops = current(kept);
+        const same =
+          Object.keys(ops).length === Object.keys(lock.ops).length && Object.keys(ops).every((n) => n in lock.ops);
+        return same ? existing : render(ops);
       },
     },
   ];
@@ -150,4 +166,22 @@ export function lockMismatches(ops: readonly OpModel[], lock: OpIdLock): { op: s
     const now = hexId(opId(op.name));
     return locked !== undefined && locked !== now ? [{ op: op.name, locked, now }] : [];
   });
+}
+
+/**
+ * The ops the lock names at git HEAD: the ids handed out in a commit (serialized graphs may hold them). Empty when
+ * the root is not in a git repository, has no commit yet, or the lock was never committed.
+ */
+export function releasedOpIds(root: string): ReadonlySet<string> {
+  try {
+    const text = execFileSync('git', ['show', `HEAD:./${OP_IDS_LOCK}`], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 << 20,
+    });
+    return new Set(Object.keys(parseLock(text).ops));
+  } catch {
+    return new Set();
+  }
 }

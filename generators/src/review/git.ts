@@ -23,12 +23,42 @@ function git(root: string, args: string[]): string {
   });
 }
 
-/** Fails with git's own message (an unknown ref says so) rather than a stack trace. */
+/** A review that cannot start (a ref that is not a commit): the CLI prints its message and hint, no stack trace. */
+export class ReviewError extends Error {
+  override name = 'ReviewError';
+  constructor(
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Fails with a message naming the ref (and what to do) rather than a stack trace. */
 export function resolveRef(root: string, ref: string): string {
   try {
     return git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).trim();
   } catch {
-    throw new Error(`raf-op: '${ref}' is not a commit in ${root}`);
+    throw new ReviewError(
+      `'${ref}' is not a commit in ${root}`,
+      'name a branch, tag or commit with --against (git log --oneline lists commits)',
+    );
+  }
+}
+
+/**
+ * Whether `ref` is HEAD and there is nothing before it: the root is in no git repository, or its repository has no
+ * commit yet. A review against it compares with an empty base (every op is added).
+ */
+export function isEmptyBase(root: string, ref: string): boolean {
+  if (ref !== 'HEAD') return false;
+  try {
+    git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+    return false;
+  } catch {
+    // No HEAD commit: an unborn branch, or not a repository at all (git's exit status is the same; either way
+    // there is no earlier version of any spec).
+    return true;
   }
 }
 

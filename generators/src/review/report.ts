@@ -1,10 +1,19 @@
 // `raf-op diff` and `raf-op breaking`: both sides loaded, compared, and written up as Markdown for a PR comment.
 
 import { OP_IDS_LOCK } from '../emit/op-ids.ts';
+import { ownModel } from '../emit/package.ts';
 import type { Model } from '../spec/model.ts';
 import { ALLOW_LIST, RULES, allowedBy, findBreaks, parseAllowList, type AllowEntry, type Break } from './breaking.ts';
 import { generatedDiff, type FileDiff } from './generated-hunks.ts';
-import { fileAtRef, fileInWorkingTree, modelOrExplain, resolveRef, specsAtRef, specsInWorkingTree } from './git.ts';
+import {
+  fileAtRef,
+  fileInWorkingTree,
+  isEmptyBase,
+  modelOrExplain,
+  resolveRef,
+  specsAtRef,
+  specsInWorkingTree,
+} from './git.ts';
 import { diffModels, type SpecDiff } from './spec-diff.ts';
 
 export interface ReviewOptions {
@@ -27,12 +36,16 @@ export interface Review {
 }
 
 export function review(root: string, against: string): Review {
-  resolveRef(root, against);
-  const base = modelOrExplain(specsAtRef(root, against), against, root);
+  // Before the first commit (or outside git) HEAD is an empty base: every op of the working tree is added.
+  const empty = isEmptyBase(root, against);
+  if (!empty) resolveRef(root, against);
+  const base = modelOrExplain(empty ? new Map() : specsAtRef(root, against), against, root);
   const head = modelOrExplain(specsInWorkingTree(root), 'working tree', root);
-  const diff = diffModels(base, head);
+  // In a package both sides hold the installed runtime's ops for reference (the base only once it has a spec): only
+  // the package's own ops are compared.
+  const diff = diffModels(ownModel(base), ownModel(head));
   const found = findBreaks(diff, head, {
-    base: fileAtRef(root, against, OP_IDS_LOCK),
+    base: empty ? undefined : fileAtRef(root, against, OP_IDS_LOCK),
     head: fileInWorkingTree(root, OP_IDS_LOCK),
   });
   const { entries, errors } = parseAllowList(fileInWorkingTree(root, ALLOW_LIST));
@@ -53,7 +66,10 @@ export async function diffReport(
 ): Promise<{ markdown: string; review: Review; files: FileDiff[] }> {
   const r = review(root, opts.against);
   const files = await generatedDiff(root, r.base, r.head);
-  const lines: string[] = [`## raf-op diff: \`${opts.against}\` → working tree`, ''];
+  const base = isEmptyBase(root, opts.against)
+    ? `\`${opts.against}\` (no commit yet: an empty base)`
+    : `\`${opts.against}\``;
+  const lines: string[] = [`## raf-op diff: ${base} → working tree`, ''];
   if (!r.diff.ops.length && !files.length) {
     lines.push('No spec changes.');
     return { markdown: `${lines.join('\n')}\n`, review: r, files };

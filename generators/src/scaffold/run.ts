@@ -69,9 +69,13 @@ export async function prepareScaffold(root: string, req: ScaffoldRequest, ask: A
     prepared = { answers, plan: await planScaffold(root, ctx, answers, { force: req.force }) };
   } catch (e) {
     // Every answer given so far is kept, so fixing the one that failed does not mean answering all again.
-    if (Object.keys(record).length && (e instanceof ScaffoldError || e instanceof SpecErrors)) {
+    // Flags after the refused one were never reached: they are kept too (the refused one as given; the flag that
+    // fixes it, given with --resume, replaces it).
+    const given = Object.fromEntries(Object.entries(flags).filter((kv): kv is [string, string] => kv[1] !== undefined));
+    const kept = { ...given, ...record };
+    if (Object.keys(kept).length && (e instanceof ScaffoldError || e instanceof SpecErrors)) {
       mkdirSync(dirname(resumeFile), { recursive: true });
-      writeFileSync(resumeFile, `${JSON.stringify(record, null, 2)}\n`);
+      writeFileSync(resumeFile, `${JSON.stringify(kept, null, 2)}\n`);
       throw refusal(
         e,
         `your answers are kept in ${RESUME_FILE}: fix the one named above with its flag and add --resume`,

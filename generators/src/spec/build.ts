@@ -796,7 +796,9 @@ function buildTests(
       );
     }
   };
-  const shapes = ((t.shapes as unknown[][] | undefined) ?? [[3, 4]]).map((entry, i) => {
+  // Without `shapes:` one case of [3, 4] per tensor arg, and two of them for a Tensor[] arg.
+  const defaultShapes = [tensors.map((n) => (listArgs.includes(n) ? Array.from({ length: 2 }, () => [3, 4]) : [3, 4]))];
+  const shapes = ((t.shapes as unknown[][] | undefined) ?? defaultShapes).map((entry, i) => {
     const perArg = Array.isArray(entry[0]) ? (entry as number[][]) : tensors.map(() => entry as number[]);
     checkShapes(perArg, ['tests', 'shapes', i]);
     return perArg;
