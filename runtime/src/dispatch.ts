@@ -12,10 +12,11 @@ import {
 } from './dialect.ts';
 import { DispatchError, OpError } from './errors.ts';
 import { getOp, type AnyOpDef } from './registry.ts';
-import type { Keyword } from './schema.ts';
+import { takePlacedScalars, type Keyword } from './schema.ts';
 import { tensorsIn, trackOutputs } from './scope.ts';
 import { CpuStorage, Tensor, checkAllocation, type TensorType } from './tensor.ts';
 import { finishStorage } from './dtype.ts';
+import { checkBoolArithmetic } from './promote.ts';
 
 /**
  * Compiled kernels per dialect op (one dialect's kernel of one op), by its bridge key (dtypes and attrs: the call's
@@ -64,17 +65,40 @@ export function setInvokeHook(hook: InvokeHook | null): InvokeHook | null {
 /** Calls a base op by its definition, with positional and keyword args. */
 export function invoke(op: AnyOpDef, positional: readonly unknown[], keyword?: Keyword): unknown {
   const args = op.schema.parse(op.name, positional, keyword);
+  // Numbers this parse placed on a GPU: the call's own temporaries (a traced call keeps them as graph constants).
+  const placed = takePlacedScalars();
   if (invokeHook) {
     const hooked = invokeHook(op, args);
     if (hooked) return hooked.value;
   }
-  const decl = op.declare(args);
-  if (decl.kind === 'value') return decl.value;
-  // An output over the size limit is refused before any kernel allocates it.
-  for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
-  const out = runKernel(op, decl.args, decl.kind === 'tuple' ? decl.outs : decl.out, decl.device);
-  recordOnTape(op, decl.args, out);
+  let out: Tensor | readonly Tensor[];
+  try {
+    checkBoolArithmetic(op.name, args);
+    const decl = op.declare(args);
+    if (decl.kind === 'value') {
+      placed.length = 0;
+      return decl.value;
+    }
+    // An output over the size limit is refused before any kernel allocates it.
+    for (const o of decl.kind === 'tuple' ? decl.outs : [decl.out]) checkAllocation(op.name, 'out', o);
+    out = runKernel(op, decl.args, decl.kind === 'tuple' ? decl.outs : decl.out, decl.device);
+    recordOnTape(op, decl.args, out);
+  } catch (e) {
+    for (const t of placed) t.dispose();
+    throw e;
+  }
+  if (placed.length) releasePlaced(placed, out);
   return out;
+}
+
+/**
+ * Disposes the numbers a call placed on a GPU once its kernel has run (the GPU queue keeps the buffer alive for work
+ * already submitted), unless the tape saved them for a gradient or an output shares their storage.
+ */
+function releasePlaced(placed: readonly Tensor[], out: Tensor | readonly Tensor[]): void {
+  const outs = out instanceof Tensor ? [out] : out;
+  if (outs.some((o) => o.requiresGrad)) return;
+  for (const t of placed) if (!outs.some((o) => o.storage === t.storage)) t.dispose();
 }
 
 /** Calls a base op by name (`'softmax'` or `'raf.op.softmax'`). */

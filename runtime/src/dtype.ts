@@ -220,6 +220,15 @@ export function finishBFloat16(a: Float32Array): void {
 export function finishStorage(dtype: DType, op: string, arg: string, a: Storage): void {
   if (dtype === 'int64' || dtype === 'uint64') finishInt64(op, arg, a as Float64Array, dtype);
   else if (dtype === 'bfloat16') finishBFloat16(a as Float32Array);
+  else if (dtype === 'bool') finishBool(a as Uint8Array);
+}
+
+/**
+ * bool results hold 0 or 1: a kernel's arithmetic on bools (add's 1 + 1) becomes true, so `add` of bools is a logical
+ * or, as NumPy's.
+ */
+function finishBool(a: Uint8Array): void {
+  for (let i = 0; i < a.length; i++) if (a[i]! > 1) a[i] = 1;
 }
 
 export function allocStorage<D extends DType>(dtype: D, size: number): StorageOf[D] {

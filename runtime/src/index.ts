@@ -52,6 +52,7 @@ export {
 } from './dialects/wasm/index.ts';
 export { initWasmThreads, setWasmThreads, wasmThreads } from './dialects/wasm/threads/index.ts';
 export * as graph from './graph/index.ts';
+export * as train from './train/index.ts'; // optimizers, trainStep, safetensors checkpoints (docs/training.md)
 export {
   trace,
   execute,

@@ -154,7 +154,21 @@ function pool(relayOp: string): Adapter {
   };
 }
 
+/**
+ * Relay's sum and prod keep their input's dtype (TVM's reduce type relation); raf.op.sum and prod accumulate bool and
+ * narrow integers in int64 / uint64 as NumPy does, so the importer casts back (wrapping as TVM's fixed-width sum does).
+ */
+const keepDtype =
+  (relayOp: string): Adapter =>
+  (args, attrs, next) => {
+    const x = shaped(args[0], relayOp, 'data');
+    const y = next(args, attrs);
+    return shaped(y, relayOp, 'result').dtype === x.dtype ? y : call('cast', [y, x.dtype]);
+  };
+
 const adapters = new Map<string, Adapter>([
+  ['sum', keepDtype('sum')],
+  ['prod', keepDtype('prod')],
   [
     'nn.conv2d',
     (args, attrs, next) => {

@@ -93,6 +93,27 @@ function firstTensorDevice(fields: readonly FieldSpec[], positional: readonly un
   return CPU;
 }
 
+/**
+ * Plain numbers placed on another device than the CPU (`add(x, 1)` with x on WebGPU) since the last takePlacedScalars:
+ * the dispatcher disposes them once the call has run, so their GPU buffers go back at once rather than when the garbage
+ * collector finds them (500 such calls left 500 buffers live until then).
+ */
+let placedScalars: Tensor[] = [];
+
+function placeScalar(t: Tensor, to: Device): Tensor {
+  const placed = placeOn(t, to);
+  if (placed !== t) placedScalars.push(placed);
+  return placed;
+}
+
+/** The scalars placed off the CPU by the parses since the last call (see placedScalars); the list starts afresh. */
+export function takePlacedScalars(): Tensor[] {
+  if (!placedScalars.length) return placedScalars;
+  const taken = placedScalars;
+  placedScalars = [];
+  return taken;
+}
+
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalarDevice: Device = CPU): unknown {
@@ -107,9 +128,12 @@ function coerce(op: string, f: FieldSpec, v: unknown, scalarDtype: DType, scalar
       if (v instanceof Tensor) return v;
       // Plain numbers and arrays become CPU tensors of the call's dtype (like `add(x, 1)`).
       if (typeof v === 'number' || Array.isArray(v))
-        return placeOn(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
+        return placeScalar(tensor(v as number, { dtype: scalarDtype }), scalarDevice);
       return failCoerce(op, f, v);
     case 'Tensor[]':
+      // Every Tensor[] arg (concatenate's xs, einsum's xs) needs a first element to take rank and dtype from.
+      if (Array.isArray(v) && v.length === 0)
+        throw new OpError(op, 'needs at least one tensor, got an empty list', f.name);
       if (Array.isArray(v) && v.every((t) => t instanceof Tensor)) return v;
       return failCoerce(op, f, v);
     case 'int':

@@ -267,7 +267,7 @@ export class Tensor implements TensorType {
     const d = toDevice(target);
     if (d === this.device) return this;
     const mover = movers.get(d.kind === 'cpu' ? this.device.kind : d.kind);
-    if (!mover) throw new Error(`no dialect can move tensors to ${deviceName(d)}`);
+    if (!mover) throw new OpError('to', `no dialect can move tensors to ${deviceName(d)}`, 'target');
     return mover(this, d);
   }
 

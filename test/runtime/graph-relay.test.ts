@@ -15,6 +15,22 @@ def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(3, 4), float32], %b: Tensor[(
 }`;
 
 describe('FromRelay', () => {
+  it('keeps the input dtype of sum and prod as TVM does (raf.op.sum accumulates int8 in int64; Relay wraps)', () => {
+    const g = fromRelay(`#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), int8]) -> (Tensor[(2,), int8], Tensor[(2,), int8]) {
+  (sum(%x, axis=[1]), prod(%x, axis=[0]))
+}`);
+    const [s, p] = execute(g, [tensor([100, 100, 3, 5], { dtype: 'int8', shape: [2, 2] })]);
+    expect([s!.dtype, p!.dtype]).toEqual(['int8', 'int8']);
+    // Row sums 200 and 8: 200 wraps to 200 - 256 = -56 in int8. Column products 300 and 500: 300 - 256 = 44,
+    // 500 - 512 = -12.
+    expect(Array.from(s!.dataSync())).toEqual([-56, 8]);
+    expect(Array.from(p!.dataSync())).toEqual([44, -12]);
+    // The runtime op itself widens, as NumPy's sum does.
+    const wide = ops.sum(tensor([100, 100], { dtype: 'int8' }));
+    expect([wide.dtype, Number(wide.dataSync()[0])]).toEqual(['int64', 200]);
+  });
+
   it('converts a function with lets, tuples, attrs and constants', () => {
     const g = fromRelay(mlp);
     expect(printGraph(g)).toBe(

@@ -6,6 +6,7 @@ export { acosBridge, type AcosAttrs, type AcosInputs, type AcosKernel } from './
 export { acosDxBridge, type AcosDxAttrs, type AcosDxInputs, type AcosDxKernel } from './bridge/acos_dx.ts';
 export { acoshBridge, type AcoshAttrs, type AcoshInputs, type AcoshKernel } from './bridge/acosh.ts';
 export { acoshDxBridge, type AcoshDxAttrs, type AcoshDxInputs, type AcoshDxKernel } from './bridge/acosh_dx.ts';
+export { adamBridge, type AdamAttrs, type AdamInputs, type AdamKernel } from './bridge/adam.ts';
 export { addBridge, type AddAttrs, type AddInputs, type AddKernel } from './bridge/add.ts';
 export {
   addExampleBridge,
@@ -512,6 +513,7 @@ export {
 } from './bridge/scatter_nd.ts';
 export { seluBridge, type SeluAttrs, type SeluInputs, type SeluKernel } from './bridge/selu.ts';
 export { seluDxBridge, type SeluDxAttrs, type SeluDxInputs, type SeluDxKernel } from './bridge/selu_dx.ts';
+export { sgdBridge, type SgdAttrs, type SgdInputs, type SgdKernel } from './bridge/sgd.ts';
 export { shrinkBridge, type ShrinkAttrs, type ShrinkInputs, type ShrinkKernel } from './bridge/shrink.ts';
 export { shrinkDxBridge, type ShrinkDxAttrs, type ShrinkDxInputs, type ShrinkDxKernel } from './bridge/shrink_dx.ts';
 export { sigmoidBridge, type SigmoidAttrs, type SigmoidInputs, type SigmoidKernel } from './bridge/sigmoid.ts';

@@ -36,6 +36,11 @@ import { acoshDxGrad } from './grad/acosh_dx.ts';
 import { acoshDxRelay } from './relay/acosh_dx.ts';
 import { acoshDxCpuOp } from './dialects/cpu/acosh_dx.ts';
 import { acoshDxWebgpuOp } from './dialects/webgpu/acosh_dx.ts';
+import { adamOp } from './api/adam.ts';
+import { adamGrad } from './grad/adam.ts';
+import { adamRelay } from './relay/adam.ts';
+import { adamCpuOp } from './dialects/cpu/adam.ts';
+import { adamWebgpuOp } from './dialects/webgpu/adam.ts';
 import { addOp } from './api/add.ts';
 import { addGrad } from './grad/add.ts';
 import { addRelay } from './relay/add.ts';
@@ -875,6 +880,11 @@ import { seluDxRelay } from './relay/selu_dx.ts';
 import { seluDxCpuOp } from './dialects/cpu/selu_dx.ts';
 import { seluDxWasmOp } from './dialects/wasm/selu_dx.ts';
 import { seluDxWebgpuOp } from './dialects/webgpu/selu_dx.ts';
+import { sgdOp } from './api/sgd.ts';
+import { sgdGrad } from './grad/sgd.ts';
+import { sgdRelay } from './relay/sgd.ts';
+import { sgdCpuOp } from './dialects/cpu/sgd.ts';
+import { sgdWebgpuOp } from './dialects/webgpu/sgd.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
 import { shapeRelay } from './relay/shape.ts';
@@ -1129,6 +1139,7 @@ export const OPS = {
   acos_dx: acosDxOp,
   acosh: acoshOp,
   acosh_dx: acoshDxOp,
+  adam: adamOp,
   add: addOp,
   add_example: addExampleOp,
   affine_grid: affineGridOp,
@@ -1295,6 +1306,7 @@ export const OPS = {
   scatter_nd: scatterNdOp,
   selu: seluOp,
   selu_dx: seluDxOp,
+  sgd: sgdOp,
   shape: shapeOp,
   shrink: shrinkOp,
   shrink_dx: shrinkDxOp,
@@ -1352,6 +1364,7 @@ acosOp.grad = acosGrad;
 acosDxOp.grad = acosDxGrad;
 acoshOp.grad = acoshGrad;
 acoshDxOp.grad = acoshDxGrad;
+adamOp.grad = adamGrad;
 addOp.grad = addGrad;
 addExampleOp.grad = addExampleGrad;
 affineGridOp.grad = affineGridGrad;
@@ -1518,6 +1531,7 @@ scatterElementsOp.grad = scatterElementsGrad;
 scatterNdOp.grad = scatterNdGrad;
 seluOp.grad = seluGrad;
 seluDxOp.grad = seluDxGrad;
+sgdOp.grad = sgdGrad;
 shapeOp.grad = shapeGrad;
 shrinkOp.grad = shrinkGrad;
 shrinkDxOp.grad = shrinkDxGrad;
@@ -1580,6 +1594,8 @@ registerDialectOps([
   acoshWebgpuOp,
   acoshDxCpuOp,
   acoshDxWebgpuOp,
+  adamCpuOp,
+  adamWebgpuOp,
   addCpuOp,
   addWasmOp,
   addWebgpuOp,
@@ -1921,6 +1937,8 @@ registerDialectOps([
   seluDxCpuOp,
   seluDxWasmOp,
   seluDxWebgpuOp,
+  sgdCpuOp,
+  sgdWebgpuOp,
   shrinkCpuOp,
   shrinkWebgpuOp,
   shrinkDxCpuOp,
@@ -2031,6 +2049,7 @@ installRelayConverters([
   acosDxRelay,
   acoshRelay,
   acoshDxRelay,
+  adamRelay,
   addRelay,
   addExampleRelay,
   affineGridRelay,
@@ -2197,6 +2216,7 @@ installRelayConverters([
   scatterNdRelay,
   seluRelay,
   seluDxRelay,
+  sgdRelay,
   shapeRelay,
   shrinkRelay,
   shrinkDxRelay,

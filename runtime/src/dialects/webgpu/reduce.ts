@@ -200,11 +200,13 @@ export const PROD: Reduction = { op: 'prod', folds: [over('result', 'prod')] };
 // NaN propagates (the CPU's and NumPy's semantics): WGSL's max/min may ignore it, so the folds test its bits.
 export const MAX: Reduction = { op: 'max', folds: [over('result', 'nanmax')] };
 export const MIN: Reduction = { op: 'min', folds: [over('result', 'nanmin')] };
-// Shifted by the maximum so exp cannot overflow; an all -inf slice would give NaN, as the CPU's does.
+// Shifted by the maximum so exp cannot overflow. As on the CPU: a NaN anywhere gives NaN (the NaN-propagating max),
+// and an infinite maximum is the result itself (logsumexp([inf, -inf]) = inf, of an all -inf slice -inf), where the
+// shift would compute inf - inf = NaN.
 export const LOGSUMEXP: Reduction = {
   op: 'logsumexp',
-  folds: [over('m', 'max'), over('s', 'sum', 'exp(x[at] - m)')],
-  finish: 'let result = m + log(s);',
+  folds: [over('m', 'nanmax'), over('s', 'sum', 'exp(x[at] - m)')],
+  finish: 'let result = select(m + log(s), m, (bitcast<u32>(m) & 0x7fffffffu) == 0x7f800000u);',
 };
 // The first extreme on ties, and the first NaN wins over every number, as in NumPy.
 export const ARGMAX: Reduction = { op: 'argmax', out: 'i32', folds: [over('result', 'argmax')] };

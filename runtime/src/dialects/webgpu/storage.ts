@@ -3,6 +3,7 @@
 
 import { device as toDevice, deviceName } from '../../device.ts';
 import { float16Bits, float16FromBits, type DType, type Storage } from '../../dtype.ts';
+import { OpError } from '../../errors.ts';
 import { sizeOf } from '../../shape.ts';
 import {
   CpuStorage,
@@ -46,9 +47,11 @@ export function checkNarrowInt64(t: Tensor, data: ArrayLike<number>): void {
   for (let i = 0; i < data.length; i++) {
     const v = data[i]!;
     if (v < INT32_MIN || v > INT32_MAX)
-      throw new RangeError(
+      throw new OpError(
+        'to',
         `cannot move ${t.toString()} to webgpu: WebGPU holds int64 as int32, and value ${v} at index ${i} is outside ` +
           `[${INT32_MIN}, ${INT32_MAX}]; keep the tensor on the CPU (raf-op never wraps it)`,
+        'tensor',
       );
   }
 }
@@ -222,7 +225,7 @@ export function allocGpu(gpu: GpuContext, out: TensorType): Tensor {
 
 export function gpuBuffer(t: Tensor): GPUBuffer {
   if (!(t.storage instanceof GpuStorage))
-    throw new Error(`${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``);
+    throw new OpError('to', `${t.toString()} is not on webgpu; move it with \`await t.to('webgpu')\``, 'tensor');
   if (t.isDisposed) throw new Error(`tensor #${t.id} was disposed; its buffer cannot be bound`);
   return t.storage.liveBuffer();
 }
@@ -237,8 +240,10 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
         : t.dtype === 'uint32' || t.dtype === 'uint64'
           ? 'int32 (values below 2^31) or float32'
           : 'float32';
-    throw new Error(
-      `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to ${to} first`,
+    throw new OpError(
+      'to',
+      `cannot move a ${t.dtype} tensor to webgpu: WGSL has no ${t.dtype} storage; cast it to ${to} first (raf.op.cast)`,
+      'tensor',
     );
   }
   const data = t.dataSync();
@@ -271,9 +276,9 @@ export function uploadTensor(gpu: GpuContext, t: Tensor): Tensor {
 registerMover('webgpu', async (t, to) => {
   if (to.kind === 'cpu') return new Tensor(t.shape, t.dtype, new CpuStorage(await t.data()));
   if (to.id !== 0 || t.device.kind !== 'cpu')
-    throw new Error(`cannot move ${t.toString()} to ${deviceName(to)}: only webgpu(0) exists`);
+    throw new OpError('to', `cannot move ${t.toString()} to ${deviceName(to)}: only webgpu(0) exists`, 'target');
   const gpu = await initWebGpu();
-  if (!gpu) throw new Error(`cannot move ${t.toString()} to webgpu(0): ${webgpuUnavailable()}`);
+  if (!gpu) throw new OpError('to', `cannot move ${t.toString()} to webgpu(0): ${webgpuUnavailable()}`, 'target');
   return uploadTensor(gpu, t);
 });
 
@@ -281,6 +286,7 @@ registerMover('webgpu', async (t, to) => {
 // needs no await, only acquiring the device does, and a GPU tensor exists only once that has happened.
 registerPlacer('webgpu', (t, to) => {
   const gpu = currentGpu();
-  if (!gpu || to.id !== 0) throw new Error(`cannot place ${t.toString()} on ${deviceName(to)}: ${webgpuUnavailable()}`);
+  if (!gpu || to.id !== 0)
+    throw new OpError('to', `cannot place ${t.toString()} on ${deviceName(to)}: ${webgpuUnavailable()}`, 'target');
   return uploadTensor(gpu, t);
 });

@@ -9,7 +9,7 @@ import { prodCast, prodFusion } from '../passes/prod.ts';
 /** The base op raf.op.prod; its gradient is installed by the generated registry. */
 export const prodOp: OpDef<ProdArgs> = {
   name: 'prod',
-  doc: 'Product over the given axes (all axes when axis is null); the gradient y / x assumes no zero inputs.',
+  doc: "Product over the given axes (all axes when axis is null), bool and integers narrower than 64 bits in int64 (unsigned in uint64) as NumPy's prod; the gradient y / x assumes no zero inputs.",
   source: 'specs/reduce/prod.yaml',
   schema: ProdArgs,
   tensorArgs: ['x'],
@@ -21,7 +21,7 @@ export const prodOp: OpDef<ProdArgs> = {
 };
 
 /**
- * Product over the given axes (all axes when axis is null); the gradient y / x assumes no zero inputs.
+ * Product over the given axes (all axes when axis is null), bool and integers narrower than 64 bits in int64 (unsigned in uint64) as NumPy's prod; the gradient y / x assumes no zero inputs.
  *
  * @param x Tensor.
  * @param axis int[]?; default null; checked: axes(x).

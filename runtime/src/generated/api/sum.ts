@@ -9,7 +9,7 @@ import { sumCast, sumFusion } from '../passes/sum.ts';
 /** The base op raf.op.sum; its gradient is installed by the generated registry. */
 export const sumOp: OpDef<SumArgs> = {
   name: 'sum',
-  doc: 'Sum over the given axes (all axes when axis is null), keeping reduced axes as size 1 when keepdims is true.',
+  doc: "Sum over the given axes (all axes when axis is null), keeping reduced axes as size 1 when keepdims is true; bool and integers narrower than 64 bits sum in int64 (unsigned in uint64), as NumPy's sum.",
   source: 'specs/reduce/sum.yaml',
   schema: SumArgs,
   tensorArgs: ['x'],
@@ -21,7 +21,7 @@ export const sumOp: OpDef<SumArgs> = {
 };
 
 /**
- * Sum over the given axes (all axes when axis is null), keeping reduced axes as size 1 when keepdims is true.
+ * Sum over the given axes (all axes when axis is null), keeping reduced axes as size 1 when keepdims is true; bool and integers narrower than 64 bits sum in int64 (unsigned in uint64), as NumPy's sum.
  *
  * @param x Tensor.
  * @param axis int[]?; default null; checked: axes(x).

@@ -2,10 +2,10 @@
 
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { dequantizeLinearOp } from '../api/dequantize_linear.ts';
-/** Imports an ONNX DequantizeLinear node (opset 10 on, in the form of opset 21) as raf.op.dequantize_linear. */
+/** Imports an ONNX DequantizeLinear node (opset 10 on, in the form of opset 23) as raf.op.dequantize_linear. */
 export const dequantizeLinearOnnx: OnnxMapping | null = {
   onnxOp: 'DequantizeLinear',
-  opset: 21,
+  opset: 23,
   since: 10,
   op: dequantizeLinearOp,
   inputs: ['x', 'x_scale', 'x_zero_point'],

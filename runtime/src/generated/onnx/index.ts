@@ -7,6 +7,7 @@ import { acosOnnx } from './acos.ts';
 import { acosDxOnnx } from './acos_dx.ts';
 import { acoshOnnx } from './acosh.ts';
 import { acoshDxOnnx } from './acosh_dx.ts';
+import { adamOnnx } from './adam.ts';
 import { addOnnx } from './add.ts';
 import { addExampleOnnx } from './add_example.ts';
 import { affineGridOnnx } from './affine_grid.ts';
@@ -173,6 +174,7 @@ import { scatterElementsOnnx } from './scatter_elements.ts';
 import { scatterNdOnnx } from './scatter_nd.ts';
 import { seluOnnx } from './selu.ts';
 import { seluDxOnnx } from './selu_dx.ts';
+import { sgdOnnx } from './sgd.ts';
 import { shapeOnnx } from './shape.ts';
 import { shrinkOnnx } from './shrink.ts';
 import { shrinkDxOnnx } from './shrink_dx.ts';
@@ -229,6 +231,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   acosDxOnnx,
   acoshOnnx,
   acoshDxOnnx,
+  adamOnnx,
   addOnnx,
   addExampleOnnx,
   affineGridOnnx,
@@ -395,6 +398,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   scatterNdOnnx,
   seluOnnx,
   seluDxOnnx,
+  sgdOnnx,
   shapeOnnx,
   shrinkOnnx,
   shrinkDxOnnx,

@@ -7,6 +7,7 @@ import { acosCompute } from './acos.ts';
 import { acosDxCompute } from './acos_dx.ts';
 import { acoshCompute } from './acosh.ts';
 import { acoshDxCompute } from './acosh_dx.ts';
+import { adamCompute } from './adam.ts';
 import { addCompute } from './add.ts';
 import { addExampleCompute } from './add_example.ts';
 import { affineGridCompute } from './affine_grid.ts';
@@ -173,6 +174,7 @@ import { scatterElementsCompute } from './scatter_elements.ts';
 import { scatterNdCompute } from './scatter_nd.ts';
 import { seluCompute } from './selu.ts';
 import { seluDxCompute } from './selu_dx.ts';
+import { sgdCompute } from './sgd.ts';
 import { shapeCompute } from './shape.ts';
 import { shrinkCompute } from './shrink.ts';
 import { shrinkDxCompute } from './shrink_dx.ts';
@@ -229,6 +231,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   acos_dx: acosDxCompute,
   acosh: acoshCompute,
   acosh_dx: acoshDxCompute,
+  adam: adamCompute,
   add: addCompute,
   add_example: addExampleCompute,
   affine_grid: affineGridCompute,
@@ -395,6 +398,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   scatter_nd: scatterNdCompute,
   selu: seluCompute,
   selu_dx: seluDxCompute,
+  sgd: sgdCompute,
   shape: shapeCompute,
   shrink: shrinkCompute,
   shrink_dx: shrinkDxCompute,

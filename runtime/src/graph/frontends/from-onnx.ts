@@ -246,9 +246,18 @@ function outerNames(g: OnnxGraph, into = new Set<string>()): Set<string> {
  */
 export function topologicalOrder(g: OnnxGraph): number[] {
   const producer = new Map<string, number>();
+  const given = new Map<string, string>([
+    ...g.inputs.map((i) => [i.name, 'a graph input'] as const),
+    ...g.initializers.map((t) => [t.name, 'an initializer'] as const),
+  ]);
   g.nodes.forEach((n, k) =>
     n.outputs.forEach((o) => {
       if (!o) return;
+      const what = given.get(o);
+      if (what)
+        throw new Error(
+          `value '${o}' is ${what} and is also written by ${nodeLabel(n, k)}; ONNX values have one producer (rename the node's output)`,
+        );
       const other = producer.get(o);
       if (other !== undefined)
         throw new Error(

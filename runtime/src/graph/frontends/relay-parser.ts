@@ -361,7 +361,14 @@ class Parser {
           this.next();
           type = this.type();
         }
-        params.push({ name: v.text.slice(1), type, attrs: pattrs, pos: v.pos });
+        const name = v.text.slice(1);
+        const first = params.find((p) => p.name === name);
+        if (first)
+          throw new RelayParseError(
+            `parameter %${name} is declared twice (first at ${first.pos.line}:${first.pos.col}); give each parameter its own name`,
+            v.pos,
+          );
+        params.push({ name, type, attrs: pattrs, pos: v.pos });
       } else if (this.peek().kind === 'ident' && this.is('=', 1)) {
         const k = this.next();
         this.next();

@@ -98,7 +98,8 @@ const REDUCTIONS: Readonly<Record<string, Reduction>> = {
  * keepdims defaulting to 1. Reducing over no axes leaves each element alone, so the op's elementwise part still applies
  * (ReduceSumSquare squares, ReduceLogSum takes the log), as ONNX specifies. ReduceMax/Min of an empty set is the
  * dtype's lowest/highest value; integer inputs of the float reductions (Mean, L2, LogSum, LogSumExp) reduce in float64
- * and truncate back to their dtype, since ONNX keeps the input's type.
+ * and truncate back to their dtype, since ONNX keeps the input's type (as do Sum and Prod's, which raf-op accumulates in
+ * int64).
  */
 const reduceForm =
   (r: Reduction): Form =>
@@ -114,7 +115,9 @@ const reduceForm =
         : []
       : ((ctx.attr('axes') as number[] | undefined) ?? []);
     const integer = isInteger(x.dtype) && r.float;
-    const back = (y: Tensor) => (integer ? cast(y, x.dtype) : y);
+    // ONNX keeps the input's type; raf.op.sum and prod widen bool and narrow integers to int64 / uint64 as NumPy does
+    // (promote.ts accumulateDtype), so those come back too (wrapping modulo 2^bits, as a fixed-width accumulator does).
+    const back = (y: Tensor) => (y.dtype !== x.dtype ? cast(y, x.dtype) : y);
     if (!given.length && noop) return [back(r.none(integer ? cast(x, 'float64') : x))];
     const rank = x.shape.length;
     const axes = given.length ? given.map((a) => normalizeAxis(a, rank)) : [...Array(rank).keys()];

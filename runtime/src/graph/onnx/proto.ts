@@ -310,6 +310,14 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
   }
   const lists = [t.floatData, t.doubleData, t.int64Data, t.uint64Data, t.int32Data] as (number[] | undefined)[];
   const list = lists.find((l) => l && l.length) ?? [];
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (list.length !== n)
+    throw new Error(
+      `FromOnnx: tensor '${t.name ?? ''}' holds ${list.length} value${list.length === 1 ? '' : 's'}, its shape [${shape.join(', ')}] needs ${n}` +
+        (list.length === 0
+          ? '; its data may be stored outside the model (external data), which FromOnnx does not read'
+          : '; the model is malformed or was cut short'),
+    );
   // float16 and bfloat16 in int32_data hold the bits; uint32 and uint64 come in uint64_data.
   return lazyTensor(t.name ?? '', dtype, shape, () =>
     t.dataType === 10

@@ -1,4 +1,5 @@
 // CPU kernel of raf.op.sum (specs/reduce/sum.yaml): accumulates in float64 whatever the dtype.
+// raf-op-ignores: keepdims (the output type already has the kept size-1 axes; the flat layout is the same)
 
 import type { SumKernel } from '../../../generated/bridge/sum.ts';
 import { allocOut, finish, reduceIndex } from '../support.ts';

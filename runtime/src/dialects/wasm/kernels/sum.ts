@@ -1,5 +1,6 @@
 // Wasm kernel of raf.op.sum (specs/reduce/sum.yaml), and the reduction passes it shares with mean, max and min: runs
 // of adjacent reduced axes become one (outer, len, inner) pass each.
+// raf-op-ignores: keepdims (the output type already has the kept size-1 axes; the flat layout is the same)
 
 import type { SumKernel } from '../../../generated/bridge/sum.ts';
 import { sizeOf } from '../../../shape.ts';

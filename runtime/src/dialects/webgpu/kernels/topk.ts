@@ -1,12 +1,13 @@
 // WebGPU kernel of raf.op.topk (specs/tensor/topk.yaml): one invocation per element of x, which counts the elements of
 // its line that come before it (greater, or smaller when largest is false; equal ones with a lower index) and, when
-// that rank is below k, writes itself to that place. Float32 only. raf-op-ignores: sorted (always sorted, as on the CPU).
+// that rank is below k, writes itself to that place; NaN ranks above +inf, as on the CPU. Float32 only. raf-op-ignores: sorted (always sorted, as on the CPU).
 
 import type { TopkKernel } from '../../../generated/bridge/topk.ts';
 import { sizeOf } from '../../../shape.ts';
 import type { Tensor } from '../../../tensor.ts';
 import { requireGpu } from '../dialect.ts';
 import { FLAT_INDEX, launch, MAIN_1D, Params, paramsWgsl, pipelineKey, type WebGpuBuilder } from '../kernel.ts';
+import { isNanWgsl } from '../row-fold.ts';
 import { allocGpu } from '../storage.ts';
 
 const WORDS = 5; // n, len, inner, k, largest
@@ -30,7 +31,12 @@ ${MAIN_1D} {
   var rank = 0u;
   for (var s = 0u; s < len; s++) {
     let w = x[base + s * inner];
-    let ahead = select((w < v), (w > v), largest) || ((w == v) && (s < t));
+    // NaN ranks above every number, +inf included, whether largest or not (PyTorch's order, the CPU's): first when
+    // largest, last otherwise; NaNs and equal numbers keep index order. NaN is tested by its bits (see isNanWgsl).
+    let wn = ${isNanWgsl('w')};
+    let vn = ${isNanWgsl('v')};
+    let numbers = select((w < v), (w > v), largest) || ((w == v) && (s < t));
+    let ahead = select(select(numbers, !largest, vn), select(largest, (s < t), vn), wn);
     rank += select(0u, 1u, ahead);
   }
   if (rank < k) {

@@ -1,0 +1,144 @@
+// WebGPU agrees with the CPU on NaN and ±inf in every reduction and selection it serves, and numbers used with GPU
+// tensors give their temporary buffers back at once. The CPU's answers are checked against literal values first
+// (PyTorch's and NumPy's documented behaviour), so a case cannot pass by both dialects being wrong the same way.
+
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
+
+const needGpu = useWebGpu();
+const f32 = (v: number[]) => tensor(v, { dtype: 'float32', shape: [v.length] });
+type Op = (x: Tensor) => Tensor | readonly Tensor[];
+
+/** Every output of a call, as plain numbers (NaN, ±Infinity kept), each rounded to float32. */
+async function read(r: Tensor | readonly Tensor[]): Promise<number[][]> {
+  const outs = r instanceof Array ? r : [r as Tensor];
+  return Promise.all(outs.map(async (t) => Array.from(await t.data(), (v) => Math.fround(v))));
+}
+
+const OPS: Record<string, Op> = {
+  sum: (x) => ops.sum(x),
+  mean: (x) => ops.mean(x),
+  prod: (x) => ops.prod(x),
+  max: (x) => ops.max(x),
+  min: (x) => ops.min(x),
+  logsumexp: (x) => ops.logsumexp(x),
+  argmax: (x) => ops.argmax(x),
+  argmin: (x) => ops.argmin(x),
+  'topk k=1': (x) => ops.topk(x, 1),
+  'topk k=3': (x) => ops.topk(x, Math.min(3, x.shape[0]!)),
+  'topk k=3 smallest': (x) => ops.topk(x, Math.min(3, x.shape[0]!), -1, false),
+  softmax: (x) => ops.softmax(x),
+  log_softmax: (x) => ops.logSoftmax(x),
+  cumsum: (x) => ops.cumsum(x, 0),
+};
+
+/** A row of `n` ordinary numbers with some replaced: long rows take the kernels' many-lane and split paths. */
+function row(n: number, at: [number, number][]): number[] {
+  const a = Array.from({ length: n }, (_, i) => Math.round(Math.sin(i) * 8) / 8);
+  for (const [i, v] of at) a[i] = v;
+  return a;
+}
+
+const INPUTS: [string, number[]][] = [
+  ['[NaN, 1, inf]', [NaN, 1, Infinity]],
+  ['[inf, -inf]', [Infinity, -Infinity]],
+  ['[1, NaN, 3]', [1, NaN, 3]],
+  ['[-inf, -inf]', [-Infinity, -Infinity]],
+  ['[inf, inf]', [Infinity, Infinity]],
+  ['[NaN, NaN, 1]', [NaN, NaN, 1]],
+  ['[2, -inf, 5]', [2, -Infinity, 5]],
+  [
+    '300 with NaN and inf',
+    row(300, [
+      [3, NaN],
+      [100, Infinity],
+    ]),
+  ],
+  [
+    '3000 with inf and -inf',
+    row(3000, [
+      [7, Infinity],
+      [2000, -Infinity],
+    ]),
+  ],
+  [
+    '40000 with two inf',
+    row(40000, [
+      [9, Infinity],
+      [30000, Infinity],
+    ]),
+  ],
+];
+
+describe('the CPU answers as PyTorch / NumPy do', () => {
+  // topk orders NaN above every number (PyTorch): first when largest, last when smallest; ties keep index order.
+  it.each([
+    [[NaN, 1, Infinity], 1, true, [NaN], [0]],
+    [[1, NaN, 3], 3, true, [NaN, 3, 1], [1, 2, 0]],
+    [[1, NaN, 3], 3, false, [1, 3, NaN], [0, 2, 1]],
+    [[Infinity, NaN, Infinity], 3, true, [NaN, Infinity, Infinity], [1, 0, 2]],
+  ] as const)('topk(%j, k=%i, largest=%s)', async (x, k, largest, values, indices) => {
+    const [v, i] = ops.topk(f32([...x]), k, -1, largest);
+    expect(await read([v!, i!])).toEqual([values, indices]);
+  });
+
+  // logsumexp(x) = log(sum(exp(x))): exp(inf) = inf, exp(-inf) = 0, so [inf, -inf] gives inf, [-inf, -inf] log 0 = -inf.
+  it.each([
+    [[Infinity, -Infinity], Infinity],
+    [[-Infinity, -Infinity], -Infinity],
+    [[Infinity, Infinity], Infinity],
+    [[1, NaN], NaN],
+  ])('logsumexp(%j) = %d', async (x, want) => {
+    expect(await read(ops.logsumexp(f32(x)))).toEqual([[want]]);
+  });
+
+  // max / argmax propagate NaN, the first one (NumPy's nan-propagating max and argmax).
+  it('max and argmax of [1, NaN, 3, NaN] are NaN and 1', async () => {
+    expect(await read(ops.max(f32([1, NaN, 3, NaN])))).toEqual([[NaN]]);
+    expect(await read(ops.argmax(f32([1, NaN, 3, NaN])))).toEqual([[1]]);
+    expect(await read(ops.argmin(f32([1, NaN, 3, NaN])))).toEqual([[1]]);
+  });
+});
+
+describe('WebGPU gives the CPU result on NaN and ±inf', () => {
+  for (const [name, op] of Object.entries(OPS)) {
+    it.for(INPUTS)(`${name} of %s`, async ([, values], ctx) => {
+      needGpu(ctx);
+      const x = f32(values);
+      const want = await read(withDialect(['cpu'], () => op(x)));
+      const g = await x.to('webgpu');
+      const got = await read(withDialect(['webgpu'], () => op(g)));
+      // Sums of many ordinary numbers round differently on a GPU; non-finite results must match exactly.
+      got.forEach((out, k) =>
+        out.forEach((v, i) => {
+          const w = want[k]![i]!;
+          if (Number.isFinite(w) && Number.isFinite(v))
+            expect(Math.abs(v - w)).toBeLessThanOrEqual(1e-4 * (1 + Math.abs(w)));
+          else expect(v).toBe(w);
+        }),
+      );
+    });
+  }
+});
+
+describe('numbers used with GPU tensors are freed deterministically', () => {
+  it('500 add(x, 1) calls leave the live buffer count where the results alone put it', async (ctx) => {
+    const { pool } = needGpu(ctx);
+    const x = await f32([1, 2, 3]).to('webgpu');
+    // Warm up (builds the kernel), then count synchronously: no finalizer can run in between.
+    withDialect(['webgpu'], () => ops.add(x, 1)).dispose();
+    const before = pool.liveBufferCount();
+    for (let i = 0; i < 500; i++) withDialect(['webgpu'], () => ops.add(x, 1)).dispose();
+    expect(pool.liveBufferCount()).toBe(before);
+    const y = withDialect(['webgpu'], () => ops.add(x, 1));
+    expect(Array.from(await y.data())).toEqual([2, 3, 4]);
+  });
+
+  it('a number saved for a gradient stays usable (multiply saves b)', async (ctx) => {
+    needGpu(ctx);
+    const x = (await f32([1, 2, 3]).to('webgpu')).requireGrad();
+    const y = withDialect(['webgpu'], () => ops.sum(ops.multiply(x, 3)));
+    expect(Array.from(await y.data())).toEqual([18]);
+  });
+});
