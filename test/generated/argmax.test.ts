@@ -198,6 +198,7 @@ opSuite({
     inputs: ['x'],
     attrs: { axis: 'axis', keepdims: 'keepdims', select_last_index: 'select_last_index' },
     flatten: 'axis',
+    differs: ['axis', 'keepdims'],
   },
   grad: [],
   errors: [

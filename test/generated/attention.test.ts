@@ -82,6 +82,7 @@ opSuite({
     opset: 23,
     inputs: ['q', 'k', 'v', 'attn_mask'],
     attrs: { scale: 'scale', is_causal: 'is_causal', softcap: 'softcap' },
+    fixed: { nonpad_kv_seqlen: null, past_len: 0 },
   },
   grad: [],
   errors: [

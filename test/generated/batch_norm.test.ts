@@ -33,6 +33,7 @@ opSuite({
     opset: 15,
     inputs: ['x', 'scale', 'bias', 'mean', 'variance'],
     attrs: { epsilon: 'epsilon' },
+    fixed: { axis: 1 },
   },
   grad: [],
   errors: [

@@ -38,6 +38,7 @@ opSuite({
     inputs: ['x', 'axis'],
     attrs: { exclusive: 'exclusive' },
     flatten: 'axis',
+    fixed: { dtype: null },
   },
   grad: ['x'],
   errors: [

@@ -44,7 +44,7 @@ opSuite({
   oracle: {
     kind: 'onnx',
     op: 'DequantizeLinear',
-    opset: 21,
+    opset: 23,
     inputs: ['x', 'x_scale', 'x_zero_point'],
     attrs: { axis: 'axis', block_size: 'block_size', output_dtype: 'output_dtype' },
   },

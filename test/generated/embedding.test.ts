@@ -16,5 +16,5 @@ opSuite({
   oracle: { kind: 'onnx', op: 'Gather', opset: 17, inputs: ['weight', 'indices'], attrs: {} },
   grad: ['weight'],
   errors: [],
-  relay: { op: 'embedding', args: ['weight', 'indices'], attrs: {} },
+  relay: null,
 });

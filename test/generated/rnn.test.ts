@@ -59,6 +59,7 @@ opSuite({
     inputs: ['x', 'w', 'r', 'b', 'sequence_lens', 'initial_h'],
     attrs: { direction: 'direction', hidden_size: 'hidden_size', clip: 'clip' },
     outputs: 2,
+    fixed: { activation: 'Tanh' },
   },
   outputs: ['y', 'y_h'],
   grad: [],
