@@ -116,8 +116,16 @@ export function oracleOf(
       if (namesPassed(input.formula, op)) return { kind: 'vjp', text: `VJP of ${forward.name}` };
     }
   }
-  const formula = (op.tests as { oracle?: string | null }).oracle;
-  if (formula) return { kind: 'formula', text: `formula ${formula}` };
+  const formula = (op.tests as { oracle?: string | Readonly<Record<string, string>> | null }).oracle;
+  // One formula, or one per named output (`oracle: { values: ..., indices: ... }`).
+  if (typeof formula === 'string' && formula) return { kind: 'formula', text: `formula ${formula}` };
+  if (formula && typeof formula === 'object')
+    return {
+      kind: 'formula',
+      text: `formulas ${Object.entries(formula)
+        .map(([k, f]) => `${k}: ${f}`)
+        .join('; ')}`,
+    };
   if (op.compute) return { kind: 'compute', text: `compute ${op.compute.source}` };
   return { kind: 'none', text: 'none' };
 }

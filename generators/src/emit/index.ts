@@ -10,6 +10,7 @@ import { emitWasmDialect } from './dialect-wasm.ts';
 import { emitWebgpuDialect } from './dialect-webgpu.ts';
 import { emitDocs } from './docs.ts';
 import { emitFormulaReference } from './formula-docs.ts';
+import { emitSpecReference } from './spec-docs.ts';
 import type { EmittedFile } from './files.ts';
 import { emitGrads } from './grad.ts';
 import { emitOpIdLock, emitOpIds } from './op-ids.ts';
@@ -49,11 +50,14 @@ export const EMITTERS: readonly ((model: Model) => EmittedFile[])[] = [
   emitDocs,
 ];
 
-export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFile[] } {
+export function emitAll(
+  full: Model,
+  opts: { readonly releasedOpIds?: () => ReadonlySet<string> } = {},
+): { generated: EmittedFile[]; stubs: StubFile[] } {
   // In a user's package the model also holds the installed runtime's ops (for references); only the user's are emitted.
   const model = ownModel(full);
   const generated = EMITTERS.flatMap((emit) => emit(model));
-  const stubs = [...emitStubs(model), ...emitOpIdLock(model)];
+  const stubs = [...emitStubs(model), ...emitOpIdLock(model, opts.releasedOpIds)];
   // The coverage matrix reports on what every other emitter produced, so it runs last.
   const all = { generated: [...generated, ...emitCoverage(model, [...generated, ...stubs])], stubs };
   if (!full.builtin)
@@ -65,6 +69,7 @@ export function emitAll(full: Model): { generated: EmittedFile[]; stubs: StubFil
         ...emitBridgeIndex(full),
         ...emitBuiltinSpecs(full),
         ...emitFormulaReference(full),
+        ...emitSpecReference(full),
       ],
     };
   // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
