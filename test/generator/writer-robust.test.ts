@@ -30,7 +30,9 @@ function editSoftmax(root: string, n: number): void {
   const p = join(root, 'specs/nn/softmax.yaml');
   const text = readFileSync(p, 'utf8')
     .replace(/doc: .*/, `doc: Softmax along one axis (edit ${n}).`)
-    .replace(/axis: \{ type: int, default: -?\d+,/, `axis: { type: int, default: ${n % 2 ? 0 : -1},`);
+    .replace(/axis: \{ type: int, default: -?\d+,/, `axis: { type: int, default: ${n % 2 ? 0 : -1},`)
+    // ONNX and Relay assume axis -1 when a node omits it: with another default the mappings must say so.
+    .replaceAll('attrs: { axis: axis } }', 'attrs: { axis: axis }, defaults: { axis: -1 } }');
   writeFileSync(p, text);
 }
 

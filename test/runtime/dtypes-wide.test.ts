@@ -191,26 +191,21 @@ describe('integer arithmetic wraps in its own width', () => {
       expect(values(call('equal', [ta, tb]) as Tensor)).toEqual(a.map((x, i) => Number(x === b[i]!)));
     });
 
-  it('sums int16 and uint16 with wrapping, keeping the dtype; argmax finds the largest', () => {
+  it('sums int16 and uint16 exactly in int64 / uint64 (NumPy’s accumulator); argmax finds the largest', () => {
     for (const [dtype, lo, hi] of [
       ['int16', -(2 ** 15), 2 ** 15 - 1],
       ['uint16', 0, 2 ** 16 - 1],
     ] as const) {
       const x = ints(64, lo, hi, 7);
       const s = call('sum', [tensor(x, { dtype })]) as Tensor;
-      expect(s.dtype).toBe(dtype);
-      expect(values(s)).toEqual([
-        wrapRef(
-          dtype,
-          x.reduce((p, v) => p + BigInt(v), 0n),
-        ),
-      ]);
+      expect(s.dtype).toBe(dtype === 'int16' ? 'int64' : 'uint64');
+      expect(values(s)).toEqual([Number(x.reduce((p, v) => p + BigInt(v), 0n))]);
       const am = call('argmax', [tensor(x, { dtype })]) as Tensor;
       expect(values(am)).toEqual([x.indexOf(Math.max(...x))]);
     }
   });
 
-  it('multiplies long products (prod, cumprod) exactly modulo 2^bits, past where float64 would round', () => {
+  it('multiplies long running products (cumprod) exactly modulo 2^bits; prod widens to 64 bits and refuses past 2^53', () => {
     for (const [dtype, x] of [
       ['int16', [300, -300, 300, 301, 299, -7, 300, 300]],
       ['uint16', [65535, 65533, 65521, 40000, 3, 65535]],
@@ -219,9 +214,13 @@ describe('integer arithmetic wraps in its own width', () => {
     ] as const) {
       const t = tensor([...x], { dtype });
       const running = x.map((_, i) => x.slice(0, i + 1).reduce((p, v) => p * BigInt(v), 1n));
-      const p = call('prod', [t]) as Tensor;
-      expect(p.dtype).toBe(dtype);
-      expect(values(p)).toEqual([wrapRef(dtype, running[running.length - 1]!)]);
+      // prod accumulates in int64 / uint64 as NumPy does; every product here is past 2^53, which raf-op's int64
+      // storage cannot hold exactly, so it is refused rather than rounded.
+      expect(() => call('prod', [t])).toThrow(/raf\.op\.prod.*beyond ±2\^53/);
+      const short = tensor([x[0], 2], { dtype });
+      const p = call('prod', [short]) as Tensor;
+      expect(p.dtype).toBe(dtype.startsWith('u') ? 'uint64' : 'int64');
+      expect(values(p)).toEqual([Number(BigInt(x[0]) * 2n)]);
       expect(values(call('cumprod', [t, 0]) as Tensor)).toEqual(running.map((v) => wrapRef(dtype, v)));
     }
   });

@@ -360,7 +360,8 @@ const EXACT = 'the integers the runtime holds exactly, ±(2^53 − 1) = ±900719
 function checkIntegers(op: OpModel, at: At, errors: SpecError[]): void {
   const inexact = (v: unknown): number | undefined => {
     const list = Array.isArray(v) ? v : [v];
-    return list.find((x): x is number => typeof x === 'number' && !Number.isSafeInteger(x));
+    // A fraction (0.5) is a type error, reported as such; here only integral values beyond the exact range.
+    return list.find((x): x is number => typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x));
   };
   for (const a of op.args) {
     if (isTensorType(a.type) || !a.type.startsWith('int')) continue;
