@@ -8,42 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../generators/src/spec/build.ts';
-import { loadSpecText, type RawSpec } from '../../generators/src/spec/load.ts';
-import { specFiles } from '../../generators/src/layout.ts';
+import { loadSpecText } from '../../generators/src/spec/load.ts';
 import { fusionProblem } from '../../generators/src/spec/fusion-check.ts';
 import { generate } from '../../generators/src/generate.ts';
 import { SpecErrors } from '../../generators/src/spec/errors.ts';
+import { REPO, SPECS, spec, errorsWith as allErrorsWith, where, edit } from './spec-texts.ts';
 
-const REPO = new URL('../../', import.meta.url);
-const SPECS = new Map(specFiles(REPO.pathname).map((f) => [f, readFileSync(new URL(f, REPO), 'utf8')]));
-const spec = (file: string) => SPECS.get(file)!;
-
-/** The repository's specs with some replaced or added: every error, as printed, of the changed files only. */
+/** Every error, as printed, of the changed files only. */
 function errorsWith(changes: Record<string, string>): string[] {
-  const raws: RawSpec[] = [];
-  const lines: string[] = [];
-  for (const [file, text] of Object.entries({ ...Object.fromEntries(SPECS), ...changes })) {
-    const { spec: raw, errors } = loadSpecText(file, text);
-    lines.push(...errors.map(String));
-    if (raw) raws.push(raw);
-  }
-  const all = [...lines, ...buildModel(raws).errors.map(String)];
-  return all.filter((e) => Object.keys(changes).some((f) => e.startsWith(`${f}:`)));
-}
-
-/** `file:line:col` of the `nth` occurrence of `needle` in `text`, counted by hand (1-based), independent of the loader. */
-function where(file: string, text: string, needle: string, nth = 0): string {
-  let offset = -1;
-  for (let k = 0; k <= nth; k++) offset = text.indexOf(needle, offset + 1);
-  if (offset < 0) throw new Error(`${needle} not in ${file}`);
-  const before = text.slice(0, offset).split('\n');
-  return `${file}:${before.length}:${before.at(-1)!.length + 1}`;
-}
-
-function edit(file: string, from: string, to: string): string {
-  const text = spec(file);
-  if (!text.includes(from)) throw new Error(`'${from}' not in ${file}`);
-  return text.replace(from, to);
+  return allErrorsWith(changes).filter((e) => Object.keys(changes).some((f) => e.startsWith(`${f}:`)));
 }
 
 const SOFTMAX = 'specs/nn/softmax.yaml';

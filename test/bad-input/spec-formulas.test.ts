@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildModel } from '../../generators/src/spec/build.ts';
-import { loadSpecText, type RawSpec } from '../../generators/src/spec/load.ts';
-import { specFiles } from '../../generators/src/layout.ts';
+import { loadSpecText } from '../../generators/src/spec/load.ts';
 import { emitGrads } from '../../generators/src/emit/grad.ts';
 import { evaluateFormula, parseFormula, FormulaError } from '../../generators/src/spec/formula.ts';
 import { oracleSource } from '../../generators/src/spec/formula-types.ts';
@@ -15,44 +14,13 @@ import { missingBackwardOps } from '../../generators/src/scaffold/backward.ts';
 import type { ScaffoldAnswers } from '../../generators/src/scaffold/answers.ts';
 import { call } from '../../runtime/src/dispatch.ts';
 import { tensor, type Tensor } from '../../runtime/src/index.ts';
-
-const REPO = new URL('../../', import.meta.url);
-const SPECS = new Map(specFiles(REPO.pathname).map((f) => [f, readFileSync(new URL(f, REPO), 'utf8')]));
-const spec = (file: string) => SPECS.get(file)!;
-
-/** The repository's specs with some replaced or added: the model's errors, as printed. */
-function errorsWith(changes: Record<string, string>): string[] {
-  const raws: RawSpec[] = [];
-  const lines: string[] = [];
-  for (const [file, text] of Object.entries({ ...Object.fromEntries(SPECS), ...changes })) {
-    const { spec: raw, errors } = loadSpecText(file, text);
-    lines.push(...errors.map(String));
-    if (raw) raws.push(raw);
-  }
-  return [...lines, ...buildModel(raws).errors.map(String)];
-}
+import { REPO, SPECS, spec, errorsWith, where, edit } from './spec-texts.ts';
 
 function modelWith(changes: Record<string, string>) {
   const raws = Object.entries({ ...Object.fromEntries(SPECS), ...changes }).map(([f, t]) => loadSpecText(f, t).spec!);
   const { model, errors } = buildModel(raws);
   expect(errors.map(String)).toEqual([]);
   return model;
-}
-
-/** `file:line:col` of the `nth` occurrence of `needle` in `text`, counted by hand (1-based), independent of the loader. */
-function where(file: string, text: string, needle: string, nth = 0): string {
-  let offset = -1;
-  for (let k = 0; k <= nth; k++) offset = text.indexOf(needle, offset + 1);
-  if (offset < 0) throw new Error(`${needle} not in ${file}`);
-  const before = text.slice(0, offset).split('\n');
-  return `${file}:${before.length}:${before.at(-1)!.length + 1}`;
-}
-
-/** A spec text with one line replaced (the line must exist). */
-function edit(file: string, from: string, to: string): string {
-  const text = spec(file);
-  if (!text.includes(from)) throw new Error(`'${from}' not in ${file}`);
-  return text.replace(from, to);
 }
 
 const CUMSUM = 'specs/tensor/cumsum.yaml';

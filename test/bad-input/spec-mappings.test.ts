@@ -8,17 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildModel } from '../../generators/src/spec/build.ts';
-import { loadSpecText, type RawSpec } from '../../generators/src/spec/load.ts';
-import { specFiles } from '../../generators/src/layout.ts';
+import { loadSpecText } from '../../generators/src/spec/load.ts';
 import { generate } from '../../generators/src/generate.ts';
 import { SpecErrors } from '../../generators/src/spec/errors.ts';
 import { carriedArgs, fixedArgs } from '../../generators/src/spec/targets.ts';
 import { emitTests } from '../../generators/src/emit/tests.ts';
 import { opSuite } from '../support/op-suite.ts';
+import { REPO, SPECS, spec, errorsWith, where, edit } from './spec-texts.ts';
 
-const REPO = new URL('../../', import.meta.url);
-const SPECS = new Map(specFiles(REPO.pathname).map((f) => [f, readFileSync(new URL(f, REPO), 'utf8')]));
-const spec = (file: string) => SPECS.get(file)!;
 const ONNX_TABLE = JSON.parse(readFileSync(new URL('generators/data/onnx-schemas.json', REPO), 'utf8')) as {
   source: { describe: string };
   ops: Record<string, { since: number; attrs?: Record<string, unknown> }[]>;
@@ -28,36 +25,9 @@ const RELAY_TABLE = JSON.parse(readFileSync(new URL('generators/data/relay-ops.j
   ops: Record<string, { attrs: Record<string, unknown> | null }>;
 };
 
-/** The repository's specs with some replaced or added: the model's errors, as printed. */
-function errorsWith(changes: Record<string, string>): string[] {
-  const raws: RawSpec[] = [];
-  const lines: string[] = [];
-  for (const [file, text] of Object.entries({ ...Object.fromEntries(SPECS), ...changes })) {
-    const { spec: raw, errors } = loadSpecText(file, text);
-    lines.push(...errors.map(String));
-    if (raw) raws.push(raw);
-  }
-  return [...lines, ...buildModel(raws).errors.map(String)];
-}
-
-/** `file:line:col` of the `nth` occurrence of `needle` in `text`, counted by hand (1-based), independent of the loader. */
-function where(file: string, text: string, needle: string, nth = 0): string {
-  let offset = -1;
-  for (let k = 0; k <= nth; k++) offset = text.indexOf(needle, offset + 1);
-  if (offset < 0) throw new Error(`${needle} not in ${file}`);
-  const before = text.slice(0, offset).split('\n');
-  return `${file}:${before.length}:${before.at(-1)!.length + 1}`;
-}
-
 /** `where` of `needle`, moved `skip` columns right (a value inside a flow sequence the needle pins down). */
 function whereIn(file: string, text: string, needle: string, skip: number): string {
   return where(file, text, needle).replace(/:(\d+)$/, (_m, c: string) => `:${Number(c) + skip}`);
-}
-
-function edit(file: string, from: string, to: string): string {
-  const text = spec(file);
-  if (!text.includes(from)) throw new Error(`'${from}' not in ${file}`);
-  return text.replace(from, to);
 }
 
 const SOFTMAX = 'specs/nn/softmax.yaml';
