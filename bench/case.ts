@@ -12,8 +12,8 @@ export const IMPLS = [
 ] as const;
 export type ImplName = (typeof IMPLS)[number];
 
-/** Groups print as separate tables, in this order: CPU kernels, WebGPU kernels, graph mode, the generator. */
-export const GROUPS = ['kernels', 'webgpu', 'graph', 'generator'] as const;
+/** Groups print as separate tables, in this order: CPU kernels, WebGPU kernels, graph mode, training, the generator. */
+export const GROUPS = ['kernels', 'webgpu', 'graph', 'training', 'generator'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The timed body; it must finish the work (read results back, or wait for the GPU queue) before it returns or resolves. */

@@ -354,6 +354,15 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
         { head: 'target', cell: (r) => (r.target ? `${r.target.met ? 'met' : 'MISSED'}: ${r.target.rule}` : '') },
         agree,
       ];
+    case 'training':
+      return [
+        { head: 'raf-op (dialect)', cell: time('raf-op', true) },
+        { head: 'raf-op cpu', cell: time('raf-op cpu') },
+        { head: 'tfjs-cpu', cell: time('tfjs-cpu') },
+        { head: 'tfjs-wasm', cell: time('tfjs-wasm') },
+        vs('raf/tfjs-wasm', 'raf-op', 'tfjs-wasm'),
+        agree,
+      ];
     case 'webgpu':
       return [
         { head: 'raf-op webgpu (dialect)', cell: time('raf-op', true) },
@@ -392,6 +401,7 @@ const TITLES: Record<Group, string> = {
   kernels: 'CPU kernels (eager)',
   webgpu: 'WebGPU kernels (eager; raf-op and tfjs on the same adapter, each run ends with a queue sync)',
   graph: 'Graph mode (fusion: fused against unfused; FromOnnx MLP against onnxruntime)',
+  training: 'Training steps (one optimizer step on one batch, loss read back)',
   generator: 'Generator',
 };
 

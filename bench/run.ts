@@ -14,7 +14,7 @@ import { wasmBuildFromArgs } from './raf.ts';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
-/** --filter matches a case's name or its group (kernels, webgpu, graph, generator). */
+/** --filter matches a case's name or its group (kernels, webgpu, graph, training, generator). */
 const filter = argv.includes('--filter') ? argv[argv.indexOf('--filter') + 1]! : null;
 /** --impls raf-op,tfjs-wasm,onnxruntime runs only those columns (tfjs-cpu alone takes minutes on matmul and conv). */
 const only = argv.includes('--impls') ? argv[argv.indexOf('--impls') + 1]!.split(',') : null;

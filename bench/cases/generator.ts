@@ -115,7 +115,7 @@ const env = { ...process.env, YO_NO_UPDATE_NOTIFIER: '1', NO_UPDATE_NOTIFIER: '1
 
 const scaffold = defineCase({
   name: 'scaffold elementwise op',
-  what: '`npm run new -- softsign_N --compute "x / (1 + abs(x))" --yes` as a process, N never scaffolded before: spec, bindings, stubs, checklist',
+  what: '`npm run new -- softsign_N --compute "x / (K + abs(x))" --yes` as a process, N and K never scaffolded before: spec, bindings, stubs, checklist',
   group: 'generator',
   impls: {
     'raf-op': {
@@ -124,10 +124,14 @@ const scaffold = defineCase({
         // An op name never used before, in this run or an earlier one: the same name in the same fresh copy would find
         // every file printed and formatted in the memos, and time a scaffold no user runs.
         const fresh = `softsign_${Date.now().toString(36)}${process.pid.toString(36)}`;
+        const unique = (Date.now() % 1_000_000) * 100 + 1;
         let n = 0;
         return {
           run: () => {
-            const args = [RUN, 'scaffold', `${fresh}_${n++}`, '--compute', 'x / (1 + abs(x))', '--yes'];
+            // A formula never used before too: the printing memo knows a file from another op's up to the op's name,
+            // so a repeated formula would find most of the op's files printed, which a user's new op does not.
+            const compute = `x / (${unique + n} + abs(x))`;
+            const args = [RUN, 'scaffold', `${fresh}_${n++}`, '--compute', compute, '--yes'];
             const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', env });
             if (r.status !== 0) throw new Error(`npm run new failed:\n${r.stderr || r.stdout}`);
           },

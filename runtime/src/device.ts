@@ -1,5 +1,7 @@
 // Devices: where a tensor's storage lives and which dialects may serve a call.
 
+import { OpError } from './errors.ts';
+
 export type DeviceKind = 'cpu' | 'webgpu';
 
 export interface Device {
@@ -13,7 +15,12 @@ const interned = new Map<string, Device>();
 export function device(spec: DeviceKind | `${DeviceKind}(${number})` | Device = 'cpu'): Device {
   if (typeof spec !== 'string') return spec;
   const m = /^(cpu|webgpu)(?:\((\d+)\))?$/.exec(spec);
-  if (!m) throw new Error(`unknown device '${spec}'; expected cpu, webgpu, cpu(N) or webgpu(N)`);
+  if (!m)
+    throw new OpError(
+      'device',
+      `unknown device ${JSON.stringify(spec)}; valid devices: cpu, webgpu, cpu(N), webgpu(N)`,
+      'spec',
+    );
   const key = `${m[1]}(${m[2] ?? 0})`;
   let d = interned.get(key);
   if (!d) {

@@ -47,6 +47,11 @@ export interface DialectOp<A = unknown, I = KernelInputs, T = unknown, O extends
   readonly dialect: string;
   readonly level: number;
   readonly bridge: Bridge<A, I, T, O>;
+  /**
+   * Per call (shapes included, unlike build's cached answer): false declines this call, so dispatch tries the next
+   * dialect. Not asked when the call pins the dialect with withDialect. The ort dialect leaves small calls to wasm.
+   */
+  readonly accepts?: (inputs: I, attrs: T, out: O) => boolean;
   /** Returns null when this dialect cannot serve these attrs/types; dispatch then tries the next. */
   readonly build: (attrs: T, out: O, inputs: I) => Kernel<I, T, O> | null;
 }

@@ -117,6 +117,10 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
     }
     const inputs = d.bridge.inputs(args);
     const attrs = d.bridge.attrs(args);
+    if (d.accepts && !pin?.includes(d.dialect) && !d.accepts(inputs, attrs, out)) {
+      tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): declined (below its work threshold)`);
+      continue;
+    }
     const kernel = buildCached(op, d, args, attrs, out, inputs, tried);
     if (!kernel) continue;
     dispatchCount++;

@@ -1,6 +1,7 @@
 // The public runtime API: tensors, every generated op, autodiff, dialect control and FromRelay.
 
 import './generated/index.ts';
+import './generated/dialects/ort/index.ts'; // onnxruntime-node on Node, where installed (docs/runtime.md)
 
 export * from './generated/ops.ts';
 export * as ops from './generated/ops.ts';
@@ -59,6 +60,8 @@ export {
   Model,
   printGraph,
   fromRelay,
+  loadRelay,
+  RelayProgram,
   fromOnnx,
   loadOnnx,
   OnnxSession,

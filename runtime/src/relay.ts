@@ -166,9 +166,22 @@ const keepDtype =
     return shaped(y, relayOp, 'result').dtype === x.dtype ? y : call('cast', [y, x.dtype]);
   };
 
+/**
+ * Relay's cumsum and cumprod with no dtype keep their input's (TVM's scan type relation); raf.op.cumsum and cumprod
+ * then scan bool and narrow integers in int64 / uint64 as NumPy does, so the importer casts back; a dtype given stays.
+ */
+const keepScanDtype =
+  (relayOp: string): Adapter =>
+  (args, attrs, next) =>
+    attrs.dtype === null || attrs.dtype === undefined || attrs.dtype === ''
+      ? keepDtype(relayOp)(args, attrs, next)
+      : next(args, attrs);
+
 const adapters = new Map<string, Adapter>([
   ['sum', keepDtype('sum')],
   ['prod', keepDtype('prod')],
+  ['cumsum', keepScanDtype('cumsum')],
+  ['cumprod', keepScanDtype('cumprod')],
   [
     'nn.conv2d',
     (args, attrs, next) => {

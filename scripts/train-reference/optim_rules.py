@@ -41,3 +41,34 @@ def adam_step(p, g, state, t, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_
     else:
         v_hat = v / (1 - beta2 ** t)
     return p - lr * m_hat / (np.sqrt(v_hat) + eps)
+
+
+def lans_step(p, g, state, t, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.01, bias_correction=True,
+              grad_averaging=True, mode=True, normalize_grad=True):
+    """One LANS step as RAF defines it (Zheng et al. 2020, arXiv:2006.13484: Adam-style moments of the per-tensor
+    normalized gradient, then two trust-ratio-scaled directions, one from the momentum and one from the gradient).
+    mode True: decoupled weight decay added to both directions; False: L2 added to the normalized gradient.
+    state holds m and v (zeros before the first step)."""
+    g_norm = np.linalg.norm(g.ravel())
+    p_norm = np.linalg.norm(p.ravel())
+    s = g / (g_norm + eps) if (normalize_grad and g_norm != 0) else g
+    if not mode:
+        s = s + weight_decay * p
+    b3 = (1 - beta1) if grad_averaging else 1.0
+    m = beta1 * state["m"] + b3 * s
+    v = beta2 * state["v"] + (1 - beta2) * s * s
+    state["m"], state["v"] = m, v
+    c1 = (1 - beta1 ** t) if bias_correction else 1.0
+    c2 = (1 - beta2 ** t) if bias_correction else 1.0
+    denom = np.sqrt(v / c2) + eps
+    dir_m = (m / c1) / denom
+    dir_g = s / denom
+    if mode:
+        dir_m = dir_m + weight_decay * p
+        dir_g = dir_g + weight_decay * p
+
+    def trust(d):
+        d_norm = np.linalg.norm(d.ravel())
+        return p_norm / d_norm if (p_norm != 0 and d_norm != 0) else 1.0
+
+    return p - lr * beta1 * trust(dir_m) * dir_m - lr * b3 * trust(dir_g) * dir_g

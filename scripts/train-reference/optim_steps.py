@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from optim_rules import adam_step, sgd_step
+from optim_rules import adam_step, lans_step, sgd_step
 
 CONFIGS = [
     ("sgd", {"lr": 0.1}),
@@ -20,6 +20,11 @@ CONFIGS = [
     ("adam", {"lr": 0.02, "beta1": 0.5, "beta2": 0.9, "eps": 1e-6, "amsgrad": True}),
     ("adam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("adam", {"lr": 0.01, "weight_decay": 0.05, "decoupled_weight_decay": True, "amsgrad": True}),
+    # LANS last, so the random draws of the cases above are unchanged.
+    ("lans", {"lr": 0.01}),
+    ("lans", {"lr": 0.02, "weight_decay": 0.1, "mode": False}),
+    ("lans", {"lr": 0.01, "beta1": 0.5, "beta2": 0.9, "eps": 1e-4, "grad_averaging": False, "bias_correction": False}),
+    ("lans", {"lr": 0.01, "weight_decay": 0, "normalize_grad": False}),
 ]
 STEPS = 5
 SHAPE = (3, 4)
@@ -39,6 +44,8 @@ def main():
             t = k + 1
             if op == "sgd":
                 cur = sgd_step(cur, g, state, t, **cfg)
+            elif op == "lans":
+                cur = lans_step(cur, g, state, t, **cfg)
             else:
                 kw = dict(cfg)
                 kw["decoupled"] = kw.pop("decoupled_weight_decay", False)
@@ -48,6 +55,9 @@ def main():
                 "grads": [g.ravel().tolist() for g in grads], "params_after_each_step": params}
         if op == "sgd" and cfg.get("momentum", 0) != 0:
             case["momentum_buffer"] = state["b"].ravel().tolist()
+        if op == "lans":
+            case["exp_avg"] = state["m"].ravel().tolist()
+            case["exp_avg_sq"] = state["v"].ravel().tolist()
         if op == "adam":
             case["exp_avg"] = state["m"].ravel().tolist()
             case["exp_avg_sq"] = state["v"].ravel().tolist()

@@ -95,6 +95,25 @@ describe('integer and bool reductions accumulate as NumPy does', () => {
   it('cumsum of bool counts in int64 (NumPy: a running count of trues)', () => {
     expect(read(ops.cumsum(t([1, 0, 1, 1], 'bool'), 0))).toEqual({ dtype: 'int64', values: [1, 1, 2, 3] });
   });
+
+  // np.cumsum / np.cumprod accumulate as np.sum does: int8 [100, 100] runs 100, 200 (an int8 scan would wrap to -56).
+  it.each([
+    ['cumsum', 'int8', [100, 100], 'int64', [100, 200]],
+    ['cumsum', 'int16', [30000, 30000], 'int64', [30000, 60000]],
+    ['cumsum', 'uint8', [200, 100], 'uint64', [200, 300]],
+    ['cumsum', 'uint16', [60000, 60000], 'uint64', [60000, 120000]],
+    ['cumprod', 'int8', [16, 16, 2], 'int64', [16, 256, 512]],
+    ['cumprod', 'uint8', [255, 2], 'uint64', [255, 510]],
+    ['cumprod', 'bool', [1, 1, 0], 'int64', [1, 1, 0]],
+  ] as const)('%s of %s %j gives %s %j', (op, dtype, values, want, out) => {
+    const x = t([...values], dtype);
+    const y = op === 'cumsum' ? ops.cumsum(x, 0) : ops.cumprod(x, 0);
+    expect(read(y)).toEqual({ dtype: want, values: [...out] });
+  });
+
+  it('cumsum with a dtype given keeps it (int8 wraps as asked)', () => {
+    expect(read(ops.cumsum(t([100, 100], 'int8'), 0, 'int8')).dtype).toBe('int8');
+  });
 });
 
 // NumPy 2's bool arithmetic: `+` and `*` on booleans are logical or / and (results stay bool, so True + True is True),
@@ -153,6 +172,12 @@ describe('refusals name the argument', () => {
   it('concatenate([]) names xs', () => {
     expect(refusal(() => ops.concatenate([])).message).toBe(
       "raf.op.concatenate (argument 'xs'): needs at least one tensor, got an empty list",
+    );
+  });
+
+  it.each(['tpu', 'cuda(0)', 'webgpu(-1)', ''])('device(%j) is an OpError naming spec and listing the devices', (d) => {
+    expect(refusal(() => device(d as never)).message).toBe(
+      `raf.op.device (argument 'spec'): unknown device ${JSON.stringify(d)}; valid devices: cpu, webgpu, cpu(N), webgpu(N)`,
     );
   });
 

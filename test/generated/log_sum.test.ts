@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'log_sum',
   spec: 'specs/reduce/log_sum.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x'],
   domain: [0.5, 1.5],
@@ -38,6 +38,51 @@ opSuite({
     inputs: ['x', 'axis'],
     attrs: { keepdims: 'keepdims' },
     differs: ['keepdims'],
+  },
+  nonFiniteCases: {
+    reference: 'ReduceLogSum',
+    tensor: 'x',
+    calls: [{}],
+    inputs: [
+      { title: '[NaN, 1, inf]', values: ['NaN', 1, 'inf'] },
+      { title: '[inf, -inf]', values: ['inf', '-inf'] },
+      { title: '[1, NaN, 3]', values: [1, 'NaN', 3] },
+      { title: '[-inf, -inf]', values: ['-inf', '-inf'] },
+      { title: '[inf, inf]', values: ['inf', 'inf'] },
+      { title: '[NaN, NaN, 1]', values: ['NaN', 'NaN', 1] },
+      { title: '[2, -inf, 5]', values: [2, '-inf', 5] },
+      { title: '[inf, NaN, -inf, 0.5]', values: ['inf', 'NaN', '-inf', 0.5] },
+      {
+        title: '300 with NaN and inf',
+        values: {
+          length: 300,
+          at: [
+            [3, 'NaN'],
+            [100, 'inf'],
+          ],
+        },
+      },
+      {
+        title: '3000 with inf and -inf',
+        values: {
+          length: 3000,
+          at: [
+            [7, 'inf'],
+            [2000, '-inf'],
+          ],
+        },
+      },
+      {
+        title: '40000 with two inf',
+        values: {
+          length: 40000,
+          at: [
+            [9, 'inf'],
+            [30000, 'inf'],
+          ],
+        },
+      },
+    ],
   },
   grad: ['x'],
   errors: [

@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'sgd',
   spec: 'specs/optim/sgd.yaml',
-  dialects: ['cpu', 'webgpu'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['param', 'grad', 'momentum_buffer', 'step'],
   domain: [-1, 1],

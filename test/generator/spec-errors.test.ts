@@ -69,7 +69,7 @@ ${cases}`,
   it('names an unknown field with its position and a suggestion', () => {
     const errs = errorsOf(softmax('args:\n  x: { type: Tensor }\ngrad: none\nfusoin: opaque\n'));
     expect(errs).toEqual([
-      "specs/nn/softmax.yaml:6:1: error: unknown field 'fusoin' in the spec\n  hint: did you mean 'fusion'?; allowed: op, doc, schema, args, out, compute, grad, fusion, cast, promote, relay, onnx, dialects, tests",
+      "specs/nn/softmax.yaml:6:1: error: unknown field 'fusoin' in the spec\n  hint: did you mean 'fusion'?; allowed: op, doc, schema, args, out, compute, grad, fusion, recognize, cast, promote, relay, onnx, dialects, tests",
     ]);
   });
 

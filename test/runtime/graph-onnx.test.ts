@@ -400,6 +400,49 @@ describe(`FromOnnx (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-node`, () => 
     );
   });
 
+  it('names every node it cannot import as written in the same refusal, grouped by reason, with what to do', () => {
+    const bytes = buildModel({
+      nodes: [
+        { op: 'NotAnOnnxOp', inputs: ['x'], outputs: ['a'] },
+        { op: 'Softmax', inputs: ['x'], outputs: ['b'], attrs: { axes: [0] } },
+        // Reads a value that failed: not a problem of its own.
+        { op: 'Softmax', inputs: ['b'], outputs: ['c'], attrs: { axes: [1] } },
+        { op: 'Relu', inputs: ['x'], outputs: ['d'], attrs: { alpha: 0.5 } },
+        { op: 'Relu', inputs: ['x'], outputs: ['e'], attrs: { alpha: 0.5 } },
+        { op: 'LayerNormalization', inputs: ['x', 's'], outputs: ['f'], attrs: { stash_type: 0 } },
+        { op: 'Add', inputs: ['a', 'c'], outputs: ['y'] },
+      ],
+      inputs: [
+        { name: 'x', dtype: 'float32', shape: [2, 3] },
+        { name: 's', dtype: 'float32', shape: [3] },
+      ],
+      outputs: [{ name: 'y' }, { name: 'd' }, { name: 'e' }, { name: 'f' }],
+    });
+    let message = '';
+    try {
+      fromOnnx(bytes);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain(
+      "FromOnnx: the model uses 1 ONNX op raf-op does not import: NotAnOnnxOp (1 node: 'n0_NotAnOnnxOp'); " +
+        'and it has 4 nodes raf-op cannot import as written: ' +
+        "Softmax: raf.op.softmax: attribute 'axes' is not one raf-op reads for Softmax (it reads axis) (1 node: 'n1_Softmax'); " +
+        "Relu: raf.op.relu: attribute 'alpha' is not one raf-op reads for Relu (it reads no attributes) (2 nodes: 'n3_Relu', 'n4_Relu'); " +
+        "LayerNormalization: stash_type = 0 is not imported (only 1, float32 statistics) (1 node: 'n5_LayerNormalization').",
+    );
+    expect(message).toContain('npm run new -- NAME --onnx OpType');
+    // One failing node is refused with its own error, naming it.
+    const one = buildModel({
+      nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'], attrs: { alpha: 0.5 } }],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
+      outputs: [{ name: 'y' }],
+    });
+    expect(() => fromOnnx(one)).toThrow(
+      "FromOnnx node 0 ('n0_Relu', Relu): raf.op.relu: attribute 'alpha' is not one raf-op reads for Relu (it reads no attributes)",
+    );
+  });
+
   it('refuses bytes that are not a model, naming what is wrong', () => {
     const good = buildModel({
       nodes: [{ op: 'Relu', inputs: ['x'], outputs: ['y'] }],

@@ -97,6 +97,19 @@ const onnxJson = {
             graph: { type: 'GraphProto', id: 7 },
             opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 8 },
             metadataProps: { rule: 'repeated', type: 'StringStringEntryProto', id: 14 },
+            functions: { rule: 'repeated', type: 'FunctionProto', id: 25 },
+          },
+        },
+        FunctionProto: {
+          fields: {
+            name: { type: 'string', id: 1 },
+            input: { rule: 'repeated', type: 'string', id: 4 },
+            output: { rule: 'repeated', type: 'string', id: 5 },
+            attribute: { rule: 'repeated', type: 'string', id: 6 },
+            node: { rule: 'repeated', type: 'NodeProto', id: 7 },
+            opsetImport: { rule: 'repeated', type: 'OperatorSetIdProto', id: 9 },
+            domain: { type: 'string', id: 10 },
+            attributeProto: { rule: 'repeated', type: 'AttributeProto', id: 11 },
           },
         },
         GraphProto: {
@@ -219,7 +232,9 @@ export type AttrValue =
   | { float: number }
   | { floats: number[] }
   | { tensor: TensorData }
-  | { graph: SubgraphSpec };
+  | { graph: SubgraphSpec }
+  /** Inside a function body: the calling node's attribute `ref`, of ONNX attribute type `type` (1 float, 2 int, 7 ints). */
+  | { ref: string; type: number };
 
 /** A control-flow body (If's then_branch): nodes reading the enclosing graph's values by name. */
 export interface SubgraphSpec {
@@ -264,6 +279,22 @@ export interface ModelSpec {
   opset?: number | OpsetImport[];
   irVersion?: number;
   graphName?: string;
+  /** Model-local functions (IR 8+): nodes of `domain` named `name` call them. */
+  functions?: FunctionSpec[];
+}
+
+export interface FunctionSpec {
+  name: string;
+  domain: string;
+  inputs: string[];
+  outputs: string[];
+  /** Attributes without a default. */
+  attributes?: string[];
+  /** Attributes with a default. */
+  defaults?: Record<string, AttrValue>;
+  nodes: NodeSpec[];
+  /** The body's default-domain opset (the model's when omitted). */
+  opset?: number;
 }
 
 export const DEFAULT_OPSET = 17;
@@ -375,6 +406,7 @@ function attributeProto(name: string, v: AttrValue): Record<string, unknown> {
   if ('floats' in v) return { name, type: AttrType.FLOATS, floats: v.floats };
   if ('tensor' in v) return { name, type: AttrType.TENSOR, t: tensorProto(v.tensor) };
   if ('graph' in v) return { name, type: AttrType.GRAPH, g: graphProto(v.graph, name) };
+  if ('ref' in v) return { name, type: v.type, refAttrName: v.ref };
   throw new Error(`unsupported attribute value for ${name}`);
 }
 
@@ -437,6 +469,30 @@ export function buildModel(spec: ModelSpec): Uint8Array {
       input: spec.inputs.map(valueInfoProto),
       output: spec.outputs.map(valueInfoProto),
     },
+    functions: (spec.functions ?? []).map((fn) => ({
+      name: fn.name,
+      domain: fn.domain,
+      input: fn.inputs,
+      output: fn.outputs,
+      attribute: fn.attributes ?? [],
+      attributeProto: Object.entries(fn.defaults ?? {}).map(([k, v]) => attributeProto(k, v)),
+      node: fn.nodes.map((n, idx) => ({
+        name: n.name ?? `${fn.name}_${idx}_${n.op}`,
+        opType: n.op,
+        domain: n.domain ?? '',
+        input: n.inputs,
+        output: n.outputs,
+        attribute: Object.entries(n.attrs ?? {}).map(([k, v]) => attributeProto(k, v)),
+      })),
+      opsetImport: [
+        { domain: '', version: int64(fn.opset ?? mainOpset) },
+        // Domains the body calls (other functions) are imported too, as onnxruntime requires.
+        ...[...new Set(fn.nodes.map((n) => n.domain ?? '').filter((d) => d !== ''))].map((domain) => ({
+          domain,
+          version: int64(1),
+        })),
+      ],
+    })),
   };
   const err = ModelProto.verify(model);
   if (err) throw new Error(`invalid ModelProto: ${err}`);

@@ -17,6 +17,7 @@ import { assertAllClose, tolerance } from './assert.ts';
 import { execute, trace } from '../../runtime/src/graph/index.ts';
 import { webgpuCases } from './webgpu-cases.ts';
 import { flatTensors } from './tensor-args.ts';
+import { nonFiniteCases, type NonFiniteCases } from './non-finite.ts';
 import {
   runOnnxOp as runOracleOp,
   toFloat64,
@@ -113,6 +114,8 @@ export interface OpSuite {
   readonly outputs?: readonly string[];
   /** The spec says NaN or infinities are expected results (`tests.non_finite`). */
   readonly nonFinite?: boolean;
+  /** The generated NaN/±inf case of a reduction, selection or scan op (test/support/non-finite.ts). */
+  readonly nonFiniteCases?: NonFiniteCases;
   /** Tensor args that get a gradient; empty when the op is not differentiable. */
   readonly grad: readonly string[];
   readonly errors: readonly {
@@ -508,6 +511,8 @@ export function opSuite(s: OpSuite): void {
             o,
           )
         : s.cases.map((c, i) => [title(c), c, i] as const);
+    // Before the dialects' blocks: it shares the WebGPU block's device, which that block releases (non-finite.ts).
+    if (s.nonFiniteCases) nonFiniteCases(s.op, s.dialects, s.nonFiniteCases);
     describe.each(s.dialects)('dialect %s', (dialect) => {
       // WebGPU is checked against the CPU dialect on the same cases (float32, gradients included).
       if (dialect === 'webgpu') {

@@ -111,4 +111,28 @@ describe('training API errors', () => {
       "parameter 'i': has dtype int32; only float tensors are trained",
     );
   });
+
+  it('LANS: bad options, mismatched state and a checkpoint of another optimizer are refused', async () => {
+    expect(() => train.lans(params(), { beta2: 1 })).toThrow('lans: beta2 must be a finite number in [0, 1), got 1');
+    expect(() => train.lans(params(), { weightDecay: -0.1 })).toThrow('lans: weightDecay must be a finite number');
+    const opt = train.lans(params(), { lr: 0.1 });
+    opt.step({ w: tensor([1, 2, 3], { dtype: 'float64' }), b: tensor([1], { dtype: 'float64' }) });
+    const before = snapshot(opt);
+    const wrong = {
+      step: 1,
+      buffers: { ...opt.state.buffers, exp_avg_sq: { ...opt.state.buffers.exp_avg_sq!, w: tensor([0, 0, 0, 0]) } },
+    };
+    expect(() => opt.load(params(), wrong)).toThrow(
+      "lans.load: state 'exp_avg_sq' of parameter 'w': has shape [4], the parameter has [3]",
+    );
+    const adamBytes = await train.saveCheckpoint(train.adam(params()));
+    expect(() => train.loadCheckpoint(opt, adamBytes)).toThrow(
+      'the checkpoint is of a adam optimizer, this one is lans',
+    );
+    expect(snapshot(opt)).toBe(before);
+    // Its own checkpoint round-trips bit for bit.
+    const other = train.lans(params(), { lr: 0.1 });
+    train.loadCheckpoint(other, await train.saveCheckpoint(opt));
+    expect(snapshot(other)).toBe(before);
+  });
 });

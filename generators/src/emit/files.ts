@@ -17,7 +17,7 @@ import type {
 import { createRequire } from 'node:module';
 import { dirname, relative } from 'node:path/posix';
 import type { OpModel } from '../spec/model.ts';
-import { Memo, sha, sourceSalt } from '../memo.ts';
+import { Memo, memoDisabled, sha, sourceSalt } from '../memo.ts';
 import { docText } from './escape.ts';
 
 export interface EmittedFile {
@@ -87,13 +87,13 @@ const printed = new Memo('print');
 const PRINT_SALT = sourceSalt(import.meta.url);
 
 /** Structures as JSON for the memo key; undefined when one holds a function (a writer), which JSON cannot see. */
-function structureKey(path: string, structures: unknown): string | undefined {
+function structureKey(path: string, structures: unknown, kind = 'exact'): string | undefined {
   let opaque = false;
   const json = JSON.stringify(structures, (_k, v: unknown) => {
     if (typeof v === 'function') opaque = true;
     return v;
   });
-  return opaque ? undefined : sha(versionOfTsMorph(), PRINT_SALT, path, json);
+  return opaque ? undefined : sha(versionOfTsMorph(), PRINT_SALT, kind, path, json);
 }
 
 type NamedImport = { name: string; isTypeOnly?: boolean } | string;
@@ -161,23 +161,87 @@ export class FileBuilder {
     });
     const statements = this.statements.map(escapeDocs);
     const structures = imports.length ? [...imports, '', ...statements] : statements;
-    // An aggregate (a line or an entry per op) in a few plain kinds is written directly: ts-morph would load, and take
-    // most of a scaffold's printing over these long files, for a text prettier reformats anyway.
+    // A file in the kinds plainText writes is written directly: ts-morph would load (a second or more), and take most of
+    // a scaffold's printing, for a text prettier reformats anyway.
     const plain = this.plain ? plainText(structures) : undefined;
     if (plain !== undefined) return plain;
+    // Most files are the same as another op's up to its name (every unary elementwise op's API, schema, bridge...):
+    // printed once with the name left out, a new op's file is that text with its name put in, without ts-morph.
+    const free = memoDisabled() ? undefined : nameFree(path, structures);
+    const freeKey = free && structureKey(free.path, free.structures, 'name-free');
+    if (free && freeKey !== undefined) {
+      const hit = printed.get(freeKey);
+      if (hit !== undefined) return free.restore(hit);
+      const text = tsMorphPrint(free.path, free.structures);
+      printed.set(freeKey, text);
+      return free.restore(text);
+    }
     const key = structureKey(path, structures);
     const hit = key === undefined ? undefined : printed.get(key);
     if (hit !== undefined) return hit;
-    if (!project) {
-      const { Project } = require('ts-morph') as typeof import('ts-morph');
-      project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
-    }
-    const sf = project.createSourceFile(`/${path}`, { statements: structures }, { overwrite: true });
-    const text = sf.getFullText();
-    project.removeSourceFile(sf);
+    const text = tsMorphPrint(path, structures);
     if (key !== undefined) printed.set(key, text);
     return text;
   }
+}
+
+function tsMorphPrint(path: string, structures: readonly (string | StatementStructures)[]): string {
+  if (!project) {
+    const { Project } = require('ts-morph') as typeof import('ts-morph');
+    project = new Project({ useInMemoryFileSystem: true, skipAddingFilesFromTsConfig: true });
+  }
+  const sf = project.createSourceFile(`/${path}`, { statements: [...structures] }, { overwrite: true });
+  const text = sf.getFullText();
+  project.removeSourceFile(sf);
+  return text;
+}
+
+/** A placeholder for an op's name: letters and digits, as a name is, so the printer treats both alike. */
+const HOLE = /Zq(\d)(\d)qZ/g;
+const hole = (op: number, form: number) => `Zq${op}${form}qZ`;
+
+/**
+ * A file's structures (and path) with the names of the op it is for left out: its file name (`softsign_dx`) and that
+ * name less its last `_part` (`softsign`, the forward op a gradient file names), in snake, camel and Pascal case,
+ * replaced in every string by placeholders; `restore` puts them back into a print. ts-morph writes the text of a
+ * structure's strings as given (it never wraps or reflows: prettier does, on the restored text), so printing the
+ * placeholders and restoring is printing the names. Undefined where the names cannot be taken out and put back
+ * exactly (a placeholder already in the text).
+ */
+export function nameFree(
+  path: string,
+  structures: readonly (string | StatementStructures)[],
+): { path: string; structures: (string | StatementStructures)[]; restore: (printed: string) => string } | undefined {
+  const base = /^([a-z][a-z0-9_]*?)(\.test)?\.ts$/.exec(path.slice(path.lastIndexOf('/') + 1))?.[1];
+  if (base === undefined) return undefined;
+  const ops = base.includes('_') ? [base, base.slice(0, base.lastIndexOf('_'))] : [base];
+  const forms: [string, string][] = [];
+  ops.forEach((op, i) =>
+    [op, camel(op), pascal(op)].forEach((form, j) => {
+      if (!forms.some(([f]) => f === form)) forms.push([form, hole(i, j)]);
+    }),
+  );
+  forms.sort(([a], [b]) => b.length - a.length); // `softsign_dx` before `softsign`
+  const byHole = new Map(forms.map(([form, h]) => [h, form]));
+  const restore = (text: string) => text.replace(HOLE, (h) => byHole.get(h) ?? h);
+  let exact = true;
+  const leaveOut = (s: string) => {
+    if (/Zq\d\dqZ/.test(s)) exact = false;
+    let out = s;
+    for (const [form, h] of forms) out = out.replaceAll(form, h);
+    if (restore(out) !== s) exact = false;
+    return out;
+  };
+  const walk = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? leaveOut(v)
+      : Array.isArray(v)
+        ? v.map(walk)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]))
+          : v;
+  const out = { path: leaveOut(path), structures: walk(structures) as (string | StatementStructures)[], restore };
+  return exact ? out : undefined;
 }
 
 /** A file made from every spec (`specs/**\/*.yaml`) rather than one op's: the registry, the indexes, the op ids. */
@@ -185,25 +249,67 @@ export const isAggregate = (source: string): boolean => source.includes('*');
 
 type Named = string | { readonly name: string; readonly isTypeOnly?: boolean; readonly alias?: string };
 
-/** The keys each plain kind may set (to anything for `kind`, to a falsy value for the rest unless handled below). */
+/** The keys each plain kind may set (any other must be absent). */
 const PLAIN_KEYS: Readonly<Record<number, readonly string[]>> = {
   [KIND.ImportDeclaration]: ['kind', 'moduleSpecifier', 'isTypeOnly', 'namedImports'],
   [KIND.ExportDeclaration]: ['kind', 'moduleSpecifier', 'isTypeOnly', 'namedExports'],
   [KIND.VariableStatement]: ['kind', 'isExported', 'docs', 'declarationKind', 'declarations'],
   [KIND.TypeAlias]: ['kind', 'isExported', 'docs', 'name', 'type'],
+  [KIND.Function]: [
+    'kind',
+    'isExported',
+    'isAsync',
+    'docs',
+    'name',
+    'typeParameters',
+    'parameters',
+    'returnType',
+    'statements',
+  ],
+  [KIND.Interface]: ['kind', 'isExported', 'docs', 'name', 'typeParameters', 'extends', 'properties'],
 };
+const PARAMETER_KEYS = ['name', 'type', 'hasQuestionToken', 'isRestParameter', 'initializer'];
+const TYPE_PARAMETER_KEYS = ['name', 'constraint', 'default'];
+const PROPERTY_KEYS = ['docs', 'isReadonly', 'name', 'hasQuestionToken', 'type'];
+
+/** Only the keys named are set (others absent, null, false or an empty list: what ts-morph writes nothing for). */
+const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) =>
+  Object.entries(o).every(
+    ([k, v]) => keys.includes(k) || v === undefined || v === null || v === false || (Array.isArray(v) && !v.length),
+  );
 
 /**
- * The file as TypeScript when it holds only imports, re-exports, variable statements, type aliases and text, each on
- * its own lines with no blank line between (what ts-morph writes for these, up to indentation and quotes, which
- * prettier sets); undefined for anything else, which ts-morph prints. A test checks prettier makes the same of both.
+ * Statements one after another as ts-morph separates them: a blank line after one that ends with `}` and before a
+ * function or interface, else a line break (none at the start of the file or block).
+ */
+class Lines {
+  text = '';
+  put(s: string, blankBefore = false): void {
+    if (this.text !== '') {
+      if (blankBefore || this.text.trimEnd().endsWith('}')) {
+        if (!this.text.endsWith('\n')) this.text += '\n';
+        if (!this.text.endsWith('\n\n')) this.text += '\n';
+      } else if (!this.text.endsWith('\n')) this.text += '\n';
+    }
+    this.text += s;
+  }
+}
+
+/**
+ * The file as TypeScript when it holds only imports, re-exports, variable statements, type aliases, functions,
+ * interfaces and text: what ts-morph writes for these, with its line breaks and blank lines, up to indentation and
+ * quotes (which prettier sets); undefined for anything else, which ts-morph prints. `gen --check` and
+ * `RAF_OP_FORMAT_WHOLE=1 gen --check` (ts-morph for every file) both compare every generated file with the tree.
  */
 export function plainText(structures: readonly unknown[]): string | undefined {
-  const out: string[] = [];
+  const out = new Lines();
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  /** A type, return type or initializer: written when it is text that is not blank (as ts-morph does). */
+  const opt = (v: unknown, before: string): string | undefined =>
+    v === undefined || v === null ? '' : typeof v !== 'string' ? undefined : v.trim() ? `${before}${v}` : '';
   const docsOf = (docs: unknown): string[] | undefined => {
     if (docs === undefined) return [];
-    if (!Array.isArray(docs) || !docs.every((d) => typeof d === 'string')) return undefined;
+    if (!Array.isArray(docs) || !docs.every((d) => typeof d === 'string' && !d.startsWith('\n'))) return undefined;
     return docs.map((d: string) =>
       d.includes('\n')
         ? `/**\n${d
@@ -223,9 +329,47 @@ export function plainText(structures: readonly unknown[]): string | undefined {
     }
     return parts.join(', ');
   };
+  /** `<T extends C = D, ...>`, or '' for none. */
+  const typeParams = (list: unknown): string | undefined => {
+    if (list === undefined) return '';
+    if (!Array.isArray(list)) return undefined;
+    const parts: string[] = [];
+    for (const t of list as unknown[]) {
+      if (typeof t === 'string') {
+        parts.push(t);
+        continue;
+      }
+      if (typeof t !== 'object' || t === null) return undefined;
+      const o = t as Record<string, unknown>;
+      const name = str(o.name);
+      const c = opt(o.constraint, ' extends ');
+      const d = opt(o.default, ' = ');
+      if (!onlyKeys(o, TYPE_PARAMETER_KEYS) || name === undefined || c === undefined || d === undefined)
+        return undefined;
+      parts.push(`${name}${c}${d}`);
+    }
+    return parts.length ? `<${parts.join(', ')}>` : '';
+  };
+  const params = (list: unknown): string | undefined => {
+    if (list === undefined) return '';
+    if (!Array.isArray(list)) return undefined;
+    const parts: string[] = [];
+    for (const p of list as unknown[]) {
+      if (typeof p !== 'object' || p === null) return undefined;
+      const o = p as Record<string, unknown>;
+      const name = str(o.name);
+      const t = opt(o.type, ': ');
+      const init = opt(o.initializer, ' = ');
+      // A `?` parameter without a type gets `: any` from ts-morph: left to it.
+      if (!onlyKeys(o, PARAMETER_KEYS) || name === undefined || t === undefined || init === undefined) return undefined;
+      if (o.hasQuestionToken && !t) return undefined;
+      parts.push(`${o.isRestParameter ? '...' : ''}${name}${o.hasQuestionToken ? '?' : ''}${t}${init}`);
+    }
+    return parts.join(', ');
+  };
   for (const s of structures) {
     if (typeof s === 'string') {
-      if (s !== '') out.push(s);
+      out.put(s);
       continue;
     }
     if (typeof s !== 'object' || s === null) return undefined;
@@ -234,16 +378,19 @@ export function plainText(structures: readonly unknown[]): string | undefined {
     if (!allowed || Object.entries(o).some(([k, v]) => !allowed.includes(k) && v !== undefined)) return undefined;
     const spec = str(o.moduleSpecifier);
     const type = o.isTypeOnly ? ' type' : '';
+    const exported = o.isExported ? 'export ' : '';
+    const docs = docsOf(o.docs);
+    if (!docs) return undefined;
+    const docLines = docs.map((d) => `${d}\n`).join('');
     if (o.kind === KIND.ImportDeclaration || o.kind === KIND.ExportDeclaration) {
       const list = names(o.kind === KIND.ImportDeclaration ? (o.namedImports ?? []) : (o.namedExports ?? []));
       if (spec === undefined || list === undefined) return undefined;
       const word = o.kind === KIND.ImportDeclaration ? 'import' : 'export';
       if (list === '' && (o.isTypeOnly || word === 'export')) return undefined;
-      out.push(list === '' ? `import '${spec}';` : `${word}${type} { ${list} } from '${spec}';`);
+      out.put(list === '' ? `import "${spec}";` : `${word}${type} { ${list} } from "${spec}";`);
     } else if (o.kind === KIND.VariableStatement) {
-      const docs = docsOf(o.docs);
       const kind = o.declarationKind ?? CONST;
-      if (!docs || (kind !== 'const' && kind !== 'let') || !Array.isArray(o.declarations)) return undefined;
+      if ((kind !== 'const' && kind !== 'let') || !Array.isArray(o.declarations)) return undefined;
       const decls: string[] = [];
       for (const d of o.declarations as Record<string, unknown>[]) {
         if (Object.keys(d).some((k) => !['name', 'type', 'initializer'].includes(k) && d[k] !== undefined))
@@ -254,16 +401,54 @@ export function plainText(structures: readonly unknown[]): string | undefined {
         if (name === undefined || t === undefined || init === undefined) return undefined;
         decls.push(`${name}${t ? `: ${t}` : ''}${init ? ` = ${init}` : ''}`);
       }
-      out.push(...docs, `${o.isExported ? 'export ' : ''}${kind} ${decls.join(', ')};`);
-    } else {
-      const docs = docsOf(o.docs);
+      out.put(`${docLines}${exported}${kind} ${decls.join(', ')};`);
+    } else if (o.kind === KIND.TypeAlias) {
       const name = str(o.name);
       const t = str(o.type);
-      if (!docs || name === undefined || t === undefined) return undefined;
-      out.push(...docs, `${o.isExported ? 'export ' : ''}type ${name} = ${t};`);
+      if (name === undefined || t === undefined) return undefined;
+      out.put(`${docLines}${exported}type ${name} = ${t};`);
+    } else if (o.kind === KIND.Function) {
+      const name = str(o.name);
+      const tps = typeParams(o.typeParameters);
+      const ps = params(o.parameters);
+      const ret = opt(o.returnType, ': ');
+      const body = new Lines();
+      const statements =
+        o.statements === undefined ? [] : typeof o.statements === 'string' ? [o.statements] : o.statements;
+      if (!name?.trim() || tps === undefined || ps === undefined || ret === undefined || !Array.isArray(statements))
+        return undefined;
+      for (const st of statements as unknown[]) {
+        if (typeof st !== 'string') return undefined;
+        body.put(st);
+      }
+      const inner = body.text === '' || body.text.endsWith('\n') ? body.text : `${body.text}\n`;
+      const asyncWord = o.isAsync ? 'async ' : '';
+      out.put(`${docLines}${exported}${asyncWord}function ${name}${tps}(${ps})${ret} {\n${inner}}`, true);
+    } else {
+      const name = str(o.name);
+      const tps = typeParams(o.typeParameters);
+      const ext = o.extends === undefined ? [] : typeof o.extends === 'string' ? [o.extends] : o.extends;
+      if (name === undefined || tps === undefined || !Array.isArray(ext) || !ext.every((e) => typeof e === 'string'))
+        return undefined;
+      const extText = (ext as string[]).join(', ');
+      const props: string[] = [];
+      for (const p of (o.properties ?? []) as unknown[]) {
+        if (typeof p !== 'object' || p === null) return undefined;
+        const q = p as Record<string, unknown>;
+        const pname = str(q.name);
+        const pdocs = docsOf(q.docs);
+        const t = opt(q.type, ': ');
+        if (!onlyKeys(q, PROPERTY_KEYS) || pname === undefined || !pdocs || t === undefined) return undefined;
+        const ro = q.isReadonly ? 'readonly ' : '';
+        props.push(`${pdocs.map((d) => `${d}\n`).join('')}${ro}${pname}${q.hasQuestionToken ? '?' : ''}${t};`);
+      }
+      if (!Array.isArray(o.properties ?? [])) return undefined;
+      const extWords = extText.trim() ? `extends ${extText} ` : '';
+      const members = props.length ? `${props.join('\n')}\n` : '';
+      out.put(`${docLines}${exported}interface ${name}${tps} ${extWords}{\n${members}}`, true);
     }
   }
-  return `${out.join('\n')}\n`;
+  return out.text.endsWith('\n') ? out.text : `${out.text}\n`;
 }
 
 /** Every JSDoc text in a structure (and its members), escaped: a spec's doc may contain `*\/`. */
@@ -285,7 +470,9 @@ function escapeDocs<T>(s: T): T {
  * the writer formats the text with prettier afterwards.
  */
 export function tsFile(path: string, emitter: string, source: string, build: (sf: FileBuilder) => void): EmittedFile {
-  const plain = isAggregate(source) && process.env.RAF_OP_FORMAT_WHOLE !== '1';
+  // Every file in the kinds plainText writes is printed without ts-morph; RAF_OP_FORMAT_WHOLE=1 (the reference run)
+  // prints every file with ts-morph, so its `gen --check` compares the two.
+  const plain = process.env.RAF_OP_FORMAT_WHOLE !== '1';
   let content: string | undefined;
   // Built and printed when first read: a scaffold reads only its op's files and the aggregates, of some 1600.
   return {

@@ -8,6 +8,7 @@ import { emitCoverage } from './coverage.ts';
 import { emitCpuDialect } from './dialect-cpu.ts';
 import { emitWasmDialect } from './dialect-wasm.ts';
 import { emitWebgpuDialect } from './dialect-webgpu.ts';
+import { emitOrtDialect } from './dialect-ort.ts';
 import { emitDocs } from './docs.ts';
 import { emitFormulaReference } from './formula-docs.ts';
 import { emitSpecReference } from './spec-docs.ts';
@@ -42,6 +43,7 @@ export const EMITTERS: readonly ((model: Model) => EmittedFile[])[] = [
   emitCpuDialect,
   emitWasmDialect,
   emitWebgpuDialect,
+  emitOrtDialect,
   emitRelays,
   emitOnnx,
   emitRegistry,
@@ -73,7 +75,10 @@ export function emitAll(
       ],
     };
   // wasm kernels are compiled into the runtime's binary: a package has none (its specs may not name the dialect).
-  all.generated = all.generated.filter((f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`));
+  // Nor the ort dialect's index: it registers the runtime's own ops (a package's run on cpu/wasm/webgpu).
+  all.generated = all.generated.filter(
+    (f) => !f.path.startsWith(`${GENERATED}/dialects/wasm/`) && !f.path.startsWith(`${GENERATED}/dialects/ort/`),
+  );
   const overrides = emitOverrides(full);
   all.generated.push(...overrides.generated, emitRegister(full.overrides));
   all.stubs.push(...overrides.stubs);

@@ -38,6 +38,20 @@ function emitPass(op: OpModel): EmittedFile {
           : `raf.op.${op.name} states no AMP cast rule.`,
       ],
     });
+    if (op.recognize)
+      sf.addVariableStatement({
+        isExported: true,
+        declarations: [
+          {
+            name: `${n.fn}Recognize`,
+            type: 'Readonly<Record<string, readonly string[]>>',
+            initializer: JSON.stringify(op.recognize),
+          },
+        ],
+        docs: [
+          `The spelled-out form a graph pass rewrites into raf.op.${op.name}: each role and the ops that may play it.`,
+        ],
+      });
     addImport(sf, path, paths.runtime('graph/expr'), ['ComputeDef'], true);
     sf.addVariableStatement({
       isExported: true,

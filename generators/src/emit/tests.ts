@@ -87,6 +87,7 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     oracle,
     ...(op.out.outputs ? { outputs: op.out.outputs } : {}),
     ...(op.tests.nonFinite ? { nonFinite: true } : {}),
+    ...nonFiniteBlock(op),
     // A custom gradient lists every tensor arg; inputs the tests fix to an integer or bool dtype (indices) have none.
     grad: gradInputs(op).filter((n) => !/^(int|uint|bool)/.test(casesOf.tests.inputs[n]?.dtype ?? '')),
     errors: errorCases(
@@ -105,6 +106,66 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
     sf.addImportDeclaration({ moduleSpecifier: '../support/op-suite.ts', namedImports: ['opSuite'] });
     sf.addStatements(`opSuite(${literal(suite)});`);
   });
+}
+
+/**
+ * Inputs of the generated NaN/±inf case: a number, or 'NaN', 'inf', '-inf'; a long row is `{ length, at }`, ordinary
+ * numbers (sin(i) to an eighth) with some replaced, so the kernels' many-lane and split paths meet them too.
+ */
+const NON_FINITE_INPUTS: readonly { readonly title: string; readonly values: unknown }[] = [
+  { title: '[NaN, 1, inf]', values: ['NaN', 1, 'inf'] },
+  { title: '[inf, -inf]', values: ['inf', '-inf'] },
+  { title: '[1, NaN, 3]', values: [1, 'NaN', 3] },
+  { title: '[-inf, -inf]', values: ['-inf', '-inf'] },
+  { title: '[inf, inf]', values: ['inf', 'inf'] },
+  { title: '[NaN, NaN, 1]', values: ['NaN', 'NaN', 1] },
+  { title: '[2, -inf, 5]', values: [2, '-inf', 5] },
+  { title: '[inf, NaN, -inf, 0.5]', values: ['inf', 'NaN', '-inf', 0.5] },
+  {
+    title: '300 with NaN and inf',
+    values: {
+      length: 300,
+      at: [
+        [3, 'NaN'],
+        [100, 'inf'],
+      ],
+    },
+  },
+  {
+    title: '3000 with inf and -inf',
+    values: {
+      length: 3000,
+      at: [
+        [7, 'inf'],
+        [2000, '-inf'],
+      ],
+    },
+  },
+  {
+    title: '40000 with two inf',
+    values: {
+      length: 40000,
+      at: [
+        [9, 'inf'],
+        [30000, 'inf'],
+      ],
+    },
+  },
+];
+
+/**
+ * The NaN/±inf case of a reduction (fusion comm_reduce on one tensor: its defaults, so the whole input) or of an op
+ * whose spec declares `tests.non_finite_cases` (topk's k, cumsum's axis): the suite runs every dialect against the CPU
+ * and the CPU against NumPy's semantics of the op's ONNX counterpart (`reference`), on float32 rows.
+ */
+function nonFiniteBlock(op: OpModel) {
+  const tensors = op.args.filter(isTensor);
+  const reduction = op.fusion === 'comm_reduce' && tensors.length === 1 && !op.derivedFrom;
+  const calls = op.tests.nonFiniteCases ?? (reduction ? [{}] : null);
+  if (!calls || !op.onnx || !op.tests.dtypes.includes('float32')) return {};
+  // The 40000-element row reaches the split path of the shared reduction kernel; other kernels have none to reach.
+  const inputs = reduction ? NON_FINITE_INPUTS : NON_FINITE_INPUTS.filter((i) => !/^40000/.test(i.title));
+  return { nonFiniteCases: { reference: op.onnx.op, tensor: tensors[0]!.name, calls, inputs } };
 }
 
 /**

@@ -411,6 +411,7 @@ function buildOp(
     compute,
     grad,
     fusion: data.fusion ?? (compute ? (tensors.length > 1 ? 'broadcast' : 'elemwise') : 'opaque'),
+    recognize: data.recognize ?? null,
     cast,
     promote,
     relay,
@@ -834,7 +835,22 @@ function buildTests(
           ? (t.oracle as Record<string, string>)
           : String(t.oracle),
     nonFinite: t.non_finite === true,
+    nonFiniteCases: t.non_finite_cases === undefined ? null : (t.non_finite_cases as Record<string, unknown>[]),
   };
+  ((t.non_finite_cases ?? []) as Record<string, unknown>[]).forEach((c, i) => {
+    for (const k of Object.keys(c ?? {}))
+      if (!attrs.some((a) => a.name === k))
+        errors.push(
+          new SpecError(
+            raw.locate(['tests', 'non_finite_cases', i, k], true),
+            `tests.non_finite_cases names '${k}', which is not a non-tensor arg`,
+            didYouMean(
+              k,
+              attrs.map((a) => a.name),
+            ),
+          ),
+        );
+  });
   for (const k of Object.keys(t.inputs ?? {})) {
     if (!tensors.includes(k))
       errors.push(
@@ -924,6 +940,7 @@ function synthesizeBackward(op: OpModel, specs: ReadonlyMap<string, RawSpec>, er
       compute: { source: printExpr(expr), expr },
       grad: { kind: 'none' },
       fusion: 'broadcast',
+      recognize: null,
       cast: op.cast ? { rule: op.cast.rule, dataArgs: [x, 'dy'] } : null,
       promote: null,
       relay: null,

@@ -134,6 +134,11 @@ export interface TestModel {
   readonly oracle: string | Readonly<Record<string, string>> | null;
   /** The spec says the op may return NaN or infinities for inputs in its domain (the op suite otherwise refuses them). */
   readonly nonFinite: boolean;
+  /**
+   * Arg sets (besides the tensor) of the generated NaN/±inf case, which every reduction (fusion comm_reduce) gets with
+   * its defaults and a selection or scan op declares (`tests.non_finite_cases`); null when the spec declares none.
+   */
+  readonly nonFiniteCases: readonly Readonly<Record<string, unknown>>[] | null;
 }
 
 export interface OpModel {
@@ -149,6 +154,8 @@ export interface OpModel {
   readonly compute: { readonly source: string; readonly expr: Expr } | null;
   readonly grad: GradModel;
   readonly fusion: FusionPattern;
+  /** The spelled-out form a graph pass rewrites into this op: each role and the ops that may play it (`recognize:`). */
+  readonly recognize: Readonly<Record<string, readonly string[]>> | null;
   readonly cast: { readonly rule: CastRuleKind; readonly dataArgs: readonly string[] } | null;
   /**
    * What an int32 or bool value of a Tensor arg does: `float` computes in a float dtype (NumPy/PyTorch promotion),

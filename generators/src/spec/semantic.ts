@@ -28,12 +28,28 @@ export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<strin
     if (checkForeign(op, at, errors)) checkTargets(op, at, errors);
     // The declared fusion pattern against what the op computes (spec/fusion-check.ts).
     checkFusion(op, at, errors);
+    checkRecognize(op, at, byName, errors);
     checkIntegers(op, at, errors);
   }
   return errors;
 }
 
 type At = (path: Path, key?: boolean) => Loc;
+
+/** Every op a `recognize:` role names must exist: the pass would otherwise never match it, silently. */
+function checkRecognize(op: OpModel, at: At, byName: ReadonlyMap<string, OpModel>, errors: SpecError[]): void {
+  for (const [role, names] of Object.entries(op.recognize ?? {}))
+    names.forEach((name, i) => {
+      if (!byName.has(name))
+        errors.push(
+          new SpecError(
+            at(['recognize', role, i]),
+            `recognize.${role} names '${name}', which no spec defines`,
+            didYouMean(name, byName.keys()) ?? 'name an op defined in specs/',
+          ),
+        );
+    });
+}
 
 const isTensorType = (t: string) => t.startsWith('Tensor');
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

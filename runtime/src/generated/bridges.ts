@@ -271,6 +271,7 @@ export {
 } from './bridge/instance_norm.ts';
 export { isinfBridge, type IsinfAttrs, type IsinfInputs, type IsinfKernel } from './bridge/isinf.ts';
 export { isnanBridge, type IsnanAttrs, type IsnanInputs, type IsnanKernel } from './bridge/isnan.ts';
+export { lansBridge, type LansAttrs, type LansInputs, type LansKernel } from './bridge/lans.ts';
 export {
   layerNormBridge,
   type LayerNormAttrs,

@@ -40,6 +40,7 @@ import { adamOp } from './api/adam.ts';
 import { adamGrad } from './grad/adam.ts';
 import { adamRelay } from './relay/adam.ts';
 import { adamCpuOp } from './dialects/cpu/adam.ts';
+import { adamWasmOp } from './dialects/wasm/adam.ts';
 import { adamWebgpuOp } from './dialects/webgpu/adam.ts';
 import { addOp } from './api/add.ts';
 import { addGrad } from './grad/add.ts';
@@ -111,6 +112,8 @@ import { attentionOp } from './api/attention.ts';
 import { attentionGrad } from './grad/attention.ts';
 import { attentionRelay } from './relay/attention.ts';
 import { attentionCpuOp } from './dialects/cpu/attention.ts';
+import { attentionWasmOp } from './dialects/wasm/attention.ts';
+import { attentionWebgpuOp } from './dialects/webgpu/attention.ts';
 import { avgPoolOp } from './api/avg_pool.ts';
 import { avgPoolGrad } from './grad/avg_pool.ts';
 import { avgPoolRelay } from './relay/avg_pool.ts';
@@ -489,6 +492,11 @@ import { isnanGrad } from './grad/isnan.ts';
 import { isnanRelay } from './relay/isnan.ts';
 import { isnanCpuOp } from './dialects/cpu/isnan.ts';
 import { isnanWebgpuOp } from './dialects/webgpu/isnan.ts';
+import { lansOp } from './api/lans.ts';
+import { lansGrad } from './grad/lans.ts';
+import { lansRelay } from './relay/lans.ts';
+import { lansCpuOp } from './dialects/cpu/lans.ts';
+import { lansWasmOp } from './dialects/wasm/lans.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -551,6 +559,7 @@ import { logSumOp } from './api/log_sum.ts';
 import { logSumGrad } from './grad/log_sum.ts';
 import { logSumRelay } from './relay/log_sum.ts';
 import { logSumCpuOp } from './dialects/cpu/log_sum.ts';
+import { logSumWebgpuOp } from './dialects/webgpu/log_sum.ts';
 import { logicalAndOp } from './api/logical_and.ts';
 import { logicalAndGrad } from './grad/logical_and.ts';
 import { logicalAndRelay } from './relay/logical_and.ts';
@@ -773,10 +782,12 @@ import { reduceL1Op } from './api/reduce_l1.ts';
 import { reduceL1Grad } from './grad/reduce_l1.ts';
 import { reduceL1Relay } from './relay/reduce_l1.ts';
 import { reduceL1CpuOp } from './dialects/cpu/reduce_l1.ts';
+import { reduceL1WebgpuOp } from './dialects/webgpu/reduce_l1.ts';
 import { reduceL2Op } from './api/reduce_l2.ts';
 import { reduceL2Grad } from './grad/reduce_l2.ts';
 import { reduceL2Relay } from './relay/reduce_l2.ts';
 import { reduceL2CpuOp } from './dialects/cpu/reduce_l2.ts';
+import { reduceL2WebgpuOp } from './dialects/webgpu/reduce_l2.ts';
 import { reluOp } from './api/relu.ts';
 import { reluGrad } from './grad/relu.ts';
 import { reluRelay } from './relay/relu.ts';
@@ -884,6 +895,7 @@ import { sgdOp } from './api/sgd.ts';
 import { sgdGrad } from './grad/sgd.ts';
 import { sgdRelay } from './relay/sgd.ts';
 import { sgdCpuOp } from './dialects/cpu/sgd.ts';
+import { sgdWasmOp } from './dialects/wasm/sgd.ts';
 import { sgdWebgpuOp } from './dialects/webgpu/sgd.ts';
 import { shapeOp } from './api/shape.ts';
 import { shapeGrad } from './grad/shape.ts';
@@ -1038,6 +1050,7 @@ import { sumSquareOp } from './api/sum_square.ts';
 import { sumSquareGrad } from './grad/sum_square.ts';
 import { sumSquareRelay } from './relay/sum_square.ts';
 import { sumSquareCpuOp } from './dialects/cpu/sum_square.ts';
+import { sumSquareWebgpuOp } from './dialects/webgpu/sum_square.ts';
 import { swishOp } from './api/swish.ts';
 import { swishGrad } from './grad/swish.ts';
 import { swishRelay } from './relay/swish.ts';
@@ -1229,6 +1242,7 @@ export const OPS = {
   instance_norm: instanceNormOp,
   isinf: isinfOp,
   isnan: isnanOp,
+  lans: lansOp,
   layer_norm: layerNormOp,
   layer_norm_dx: layerNormDxOp,
   layout_transform: layoutTransformOp,
@@ -1454,6 +1468,7 @@ hardswishDxOp.grad = hardswishDxGrad;
 instanceNormOp.grad = instanceNormGrad;
 isinfOp.grad = isinfGrad;
 isnanOp.grad = isnanGrad;
+lansOp.grad = lansGrad;
 layerNormOp.grad = layerNormGrad;
 layerNormDxOp.grad = layerNormDxGrad;
 layoutTransformOp.grad = layoutTransformGrad;
@@ -1595,6 +1610,7 @@ registerDialectOps([
   acoshDxCpuOp,
   acoshDxWebgpuOp,
   adamCpuOp,
+  adamWasmOp,
   adamWebgpuOp,
   addCpuOp,
   addWasmOp,
@@ -1624,6 +1640,8 @@ registerDialectOps([
   atanhDxCpuOp,
   atanhDxWebgpuOp,
   attentionCpuOp,
+  attentionWasmOp,
+  attentionWebgpuOp,
   avgPoolCpuOp,
   avgPool2dCpuOp,
   avgPool2dWasmOp,
@@ -1777,6 +1795,8 @@ registerDialectOps([
   isinfWebgpuOp,
   isnanCpuOp,
   isnanWebgpuOp,
+  lansCpuOp,
+  lansWasmOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,
@@ -1803,6 +1823,7 @@ registerDialectOps([
   logSoftmaxDxCpuOp,
   logSoftmaxDxWebgpuOp,
   logSumCpuOp,
+  logSumWebgpuOp,
   logicalAndCpuOp,
   logicalAndWebgpuOp,
   logicalNotCpuOp,
@@ -1893,7 +1914,9 @@ registerDialectOps([
   reciprocalDxWasmOp,
   reciprocalDxWebgpuOp,
   reduceL1CpuOp,
+  reduceL1WebgpuOp,
   reduceL2CpuOp,
+  reduceL2WebgpuOp,
   reluCpuOp,
   reluWasmOp,
   reluWebgpuOp,
@@ -1938,6 +1961,7 @@ registerDialectOps([
   seluDxWasmOp,
   seluDxWebgpuOp,
   sgdCpuOp,
+  sgdWasmOp,
   sgdWebgpuOp,
   shrinkCpuOp,
   shrinkWebgpuOp,
@@ -2005,6 +2029,7 @@ registerDialectOps([
   sumDxCpuOp,
   sumDxWebgpuOp,
   sumSquareCpuOp,
+  sumSquareWebgpuOp,
   swishCpuOp,
   swishWebgpuOp,
   swishDxCpuOp,
@@ -2139,6 +2164,7 @@ installRelayConverters([
   instanceNormRelay,
   isinfRelay,
   isnanRelay,
+  lansRelay,
   layerNormRelay,
   layerNormDxRelay,
   layoutTransformRelay,

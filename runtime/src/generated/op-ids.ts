@@ -98,6 +98,7 @@ export const OP_IDS = {
   instance_norm: 0x4cd874df,
   isinf: 0xbbedfd66,
   isnan: 0xa2b30b38,
+  lans: 0x59ce72bf,
   layer_norm: 0xed9e83a3,
   layer_norm_dx: 0xd0669e98,
   layout_transform: 0x3ea0cc92,

@@ -93,6 +93,7 @@ export { HardswishDxArgs } from './schema/hardswish_dx.ts';
 export { InstanceNormArgs } from './schema/instance_norm.ts';
 export { IsinfArgs } from './schema/isinf.ts';
 export { IsnanArgs } from './schema/isnan.ts';
+export { LansArgs } from './schema/lans.ts';
 export { LayerNormArgs } from './schema/layer_norm.ts';
 export { LayerNormDxArgs } from './schema/layer_norm_dx.ts';
 export { LayoutTransformArgs } from './schema/layout_transform.ts';

@@ -507,6 +507,9 @@ function recordCall(
     if (pin && !pin.includes(d.dialect)) continue;
     const ins = d.bridge.inputs(decl.args) as Record<string, unknown>;
     const attrs = d.bridge.attrs(decl.args);
+    // A dialect that decides per call (ort's work threshold) serves a graph only when pinned: a graph's kernels are
+    // chosen once, from the recording's shapes, and run over the graph's own memory plan.
+    if (d.accepts && !pin?.includes(d.dialect)) continue;
     let kernel: Kernel<unknown, unknown, OutType> | null;
     try {
       kernel = buildDialectKernel(d, attrs, out, ins);
@@ -583,8 +586,11 @@ function checkPlanned(op: string, dialect: string, result: Tensor | readonly Ten
     );
 }
 
-/** Float constants of CPU graphs, copied once into wasm memory: wasm kernels then read weights in place every run. */
-let placed = new WeakMap<Const, Tensor>();
+/**
+ * Float constants of CPU graphs, copied once into wasm memory: wasm kernels then read weights in place every run. Keyed
+ * by the constant's tensor, so graphs sharing a weight (an ONNX model converted at several input shapes) share its copy.
+ */
+let placed = new WeakMap<Tensor, Tensor>();
 
 /**
  * The tensor a run reads for constant `c`: a float32/float64 CPU constant is copied into wasm memory on first use (a
@@ -595,10 +601,10 @@ export function constValue(c: Const): Tensor {
   const t = c.value;
   if (t.device.kind !== 'cpu' || (t.dtype !== 'float32' && t.dtype !== 'float64') || t.size < 16) return t;
   dropStaleKernels();
-  let p = placed.get(c);
+  let p = placed.get(t);
   if (!p) {
     p = keepAlive(toWasmMemory(t));
-    placed.set(c, p);
+    placed.set(t, p);
   }
   return p.isDisposed ? t : p;
 }
@@ -609,9 +615,9 @@ function replaceConsts(g: Graph): void {
     if (n.kind === 'fused') replaceConsts(n.fn);
     for (const c of nodeInputs(n)) {
       if (c.kind !== 'const') continue;
-      const p = placed.get(c);
+      const p = placed.get(c.value);
       if (p && p.storage instanceof WasmStorage && p.storage.ptr === undefined) {
-        placed.delete(c);
+        placed.delete(c.value);
         constValue(c);
       }
     }

@@ -123,6 +123,8 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
     if (hit) return hit.kernel(hit.d.bridge.inputs(decl.args), hit.d.bridge.attrs(decl.args), decl.out) as Tensor;
     for (const d of dialectOpsFor(n.op.name, kind)) {
       if (pin && !pin.includes(d.dialect)) continue;
+      // As in the executor: a dialect that decides per call (ort) serves a fused group's anchor only when pinned.
+      if (d.accepts && !pin?.includes(d.dialect)) continue;
       const inputs = d.bridge.inputs(decl.args) as Record<string, unknown>;
       const attrs = d.bridge.attrs(decl.args);
       const kernel = buildDialectKernel(d, attrs, decl.out, inputs) as Kernel<unknown, unknown, TensorType> | null;

@@ -21,6 +21,7 @@ export {
 export { autodiff, type AutodiffOptions } from './passes/autodiff.ts';
 export { autoCast, precisionReport, type AutoCastOptions } from './passes/autocast.ts';
 export { fuseOps } from './passes/fuse.ts';
+export { recognizeAttention } from './passes/attention.ts';
 export { foldBatchNorm } from './passes/fold-batch-norm.ts';
 export { fuseEpilogues } from './passes/fuse-epilogues.ts';
 export {
@@ -33,7 +34,7 @@ export {
   type Pattern,
   type DialectPattern,
 } from './passes/fuse-patterns.ts';
-export { fromRelay, FromRelayError } from './frontends/from-relay.ts';
+export { fromRelay, FromRelayError, loadRelay, RelayProgram } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';
 export { decodeOnnx, initOnnx } from './onnx/proto.ts';

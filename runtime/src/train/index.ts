@@ -1,8 +1,8 @@
-// The training API: optimizers over named parameters (their updates are the ops raf.op.sgd and raf.op.adam), an eager
+// The training API: optimizers over named parameters (their updates are the ops raf.op.sgd, adam and lans), an eager
 // training step, and checkpoints in the safetensors format. See docs/training.md.
 
-export { Optimizer, SGD, Adam, sgd, adam, adamw } from './optim.ts';
-export type { SgdOptions, AdamOptions, OptimizerState, OptimizerKind } from './optim.ts';
+export { Optimizer, SGD, Adam, Lans, sgd, adam, adamw, lans } from './optim.ts';
+export type { SgdOptions, AdamOptions, LansOptions, OptimizerState, OptimizerKind } from './optim.ts';
 export { lossAndGrads, trainStep, type LossFn } from './step.ts';
 export { saveSafetensors, loadSafetensors } from './safetensors.ts';
 export { saveCheckpoint, loadCheckpoint } from './checkpoint.ts';

@@ -1,8 +1,9 @@
-// Optimizers over named parameters: each step calls the optimizer op (raf.op.sgd, raf.op.adam; specs/optim/) once per
+// Optimizers over named parameters: each step calls the optimizer op (raf.op.sgd, adam, lans; specs/optim/) once per
 // parameter. Parameters and state are plain tensors the optimizer owns: `opt.params` and `opt.state` hold the current
 // ones, replaced (the old ones disposed) by every step, and a step that fails leaves both as they were.
 
 import { adam as adamUpdate } from '../generated/api/adam.ts';
+import { lans as lansUpdate } from '../generated/api/lans.ts';
 import { sgd as sgdUpdate } from '../generated/api/sgd.ts';
 import { OpError } from '../errors.ts';
 import { Tensor, full, placeOn } from '../tensor.ts';
@@ -29,13 +30,29 @@ export interface AdamOptions {
   decoupledWeightDecay?: boolean;
 }
 
+/** RAF's LANS (specs/optim/lans.yaml): defaults lr 0.001, betas 0.9 / 0.999, eps 1e-6, weight decay 0.01. */
+export interface LansOptions {
+  lr?: number;
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  weightDecay?: number;
+  biasCorrection?: boolean;
+  /** Scale the gradient term of the first moment by 1 - beta1 (default true). */
+  gradAveraging?: boolean;
+  /** RAF's `mode`: true (default) adds weightDecay * param to both update directions; false adds it to the gradient. */
+  decoupledWeightDecay?: boolean;
+  /** Divide the gradient by its norm (per parameter) first (default true). */
+  normalizeGrad?: boolean;
+}
+
 /** An optimizer's state: how many steps it took, and its per-parameter buffers by buffer name then parameter name. */
 export interface OptimizerState {
   step: number;
   buffers: Record<string, Params>;
 }
 
-export type OptimizerKind = 'sgd' | 'adam' | 'adamw';
+export type OptimizerKind = 'sgd' | 'adam' | 'adamw' | 'lans';
 
 /** What every optimizer has; `sgd`, `adam` and `adamw` make one. */
 export abstract class Optimizer {
@@ -255,6 +272,55 @@ export class Adam extends Optimizer {
   }
 }
 
+export class Lans extends Optimizer {
+  readonly options: Required<LansOptions>;
+  constructor(params: Params, options: LansOptions = {}) {
+    super('lans', params, ['exp_avg', 'exp_avg_sq']);
+    this.options = withDefaults<LansOptions>(
+      {
+        lr: 1e-3,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-6,
+        weightDecay: 0.01,
+        biasCorrection: true,
+        gradAveraging: true,
+        decoupledWeightDecay: true,
+        normalizeGrad: true,
+      },
+      options,
+    );
+    this.checkOptions();
+  }
+  protected checkOptions(): void {
+    const o = this.options;
+    checkNumber(this.kind, 'lr', o.lr, 0);
+    checkNumber(this.kind, 'beta1', o.beta1, 0, 1, true);
+    checkNumber(this.kind, 'beta2', o.beta2, 0, 1, true);
+    checkNumber(this.kind, 'eps', o.eps, 0);
+    checkNumber(this.kind, 'weightDecay', o.weightDecay, 0);
+  }
+  protected update(p: Tensor, g: Tensor, [m, v]: readonly Tensor[], step: Tensor): readonly Tensor[] {
+    const o = this.options;
+    return lansUpdate(
+      p,
+      g,
+      m!,
+      v!,
+      step,
+      o.lr,
+      o.beta1,
+      o.beta2,
+      o.eps,
+      o.biasCorrection,
+      o.weightDecay,
+      o.gradAveraging,
+      o.decoupledWeightDecay,
+      o.normalizeGrad,
+    );
+  }
+}
+
 /** torch.optim.SGD over named parameters (copied: the optimizer owns its parameters). */
 export function sgd(params: Params, options: SgdOptions = {}): SGD {
   return new SGD(params, options);
@@ -268,4 +334,9 @@ export function adam(params: Params, options: AdamOptions = {}): Adam {
 /** torch.optim.AdamW: Adam with decoupled weight decay (default 0.01). */
 export function adamw(params: Params, options: Omit<AdamOptions, 'decoupledWeightDecay'> = {}): Adam {
   return new Adam(params, { ...options, decoupledWeightDecay: true }, 'adamw');
+}
+
+/** RAF's LANS over named parameters (copied: the optimizer owns its parameters); norms are per parameter. */
+export function lans(params: Params, options: LansOptions = {}): Lans {
+  return new Lans(params, options);
 }

@@ -1,4 +1,4 @@
-// Reductions over any set of axes (sum, mean, max, min, prod, logsumexp, argmax/argmin): kept and reduced axes travel as uniforms.
+// Reductions over any set of axes (sum, mean, max, min, prod, logsumexp, the norms, log_sum, argmax/argmin): kept and reduced axes travel as uniforms.
 
 import { sizeOf, stridesOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
@@ -211,3 +211,13 @@ export const LOGSUMEXP: Reduction = {
 // The first extreme on ties, and the first NaN wins over every number, as in NumPy.
 export const ARGMAX: Reduction = { op: 'argmax', out: 'i32', folds: [over('result', 'argmax')] };
 export const ARGMIN: Reduction = { op: 'argmin', out: 'i32', folds: [over('result', 'argmin')] };
+// The norms and log_sum fold a term of each element in f32 (the CPU folds in float64); NaN and ±inf follow IEEE as on
+// the CPU: |±inf| and (±inf)² are inf, a NaN anywhere gives NaN, log_sum of a sum that is NaN or negative is NaN.
+export const REDUCE_L1: Reduction = { op: 'reduce_l1', folds: [over('result', 'sum', 'abs(x[at])')] };
+export const SUM_SQUARE: Reduction = { op: 'sum_square', folds: [over('result', 'sum', 'x[at] * x[at]')] };
+export const REDUCE_L2: Reduction = {
+  op: 'reduce_l2',
+  folds: [over('acc', 'sum', 'x[at] * x[at]')],
+  finish: 'let result = sqrt(acc);',
+};
+export const LOG_SUM: Reduction = { op: 'log_sum', folds: [over('acc', 'sum')], finish: 'let result = log(acc);' };

@@ -9,7 +9,7 @@ import { attentionCast, attentionFusion } from '../passes/attention.ts';
 /** The base op raf.op.attention; its gradient is installed by the generated registry. */
 export const attentionOp: OpDef<AttentionArgs> = {
   name: 'attention',
-  doc: 'Scaled dot-product attention (ONNX Attention, opsets 23 and 24) over 4-D q (batch, q_heads, q_seq, head_size), k (batch, kv_heads, kv_seq, head_size) and v (batch, kv_heads, kv_seq, v_head_size); q_heads a multiple of kv_heads (grouped-query attention: query head h reads kv head h / (q_heads / kv_heads)). Scores q·kᵀ · scale (default 1 / sqrt(head_size)), soft-capped as softcap · tanh(s / softcap) when softcap > 0, plus the mask (bool: true attends; float: added; broadcast to (batch, q_heads, q_seq, kv_seq), a shorter last axis padded as masked), is_causal (query i attends key j iff j <= i + offset, offset = past_len, or nonpad_kv_seqlen[b] - q_seq), and nonpad_kv_seqlen (keys at or past it are masked); softmax over keys, in float64; a fully masked query row gives zeros.',
+  doc: 'Scaled dot-product attention (ONNX Attention, opsets 23 and 24) over 4-D q (batch, q_heads, q_seq, head_size), k (batch, kv_heads, kv_seq, head_size) and v (batch, kv_heads, kv_seq, v_head_size); q_heads a multiple of kv_heads (grouped-query attention: query head h reads kv head h / (q_heads / kv_heads)). Scores q·kᵀ · scale (default 1 / sqrt(head_size)), soft-capped as softcap · tanh(s / softcap) when softcap > 0, plus the mask (bool: true attends; float: added; broadcast to (batch, q_heads, q_seq, kv_seq), a shorter last axis padded as masked), is_causal (query i attends key j iff j <= i + offset, offset = past_len, or nonpad_kv_seqlen[b] - q_seq), and nonpad_kv_seqlen (keys at or past it are masked); a masked float32 score is rounded to float32 (as the spelled-out graph rounds it), then softmax over keys, in float64; a fully masked query row gives masked_row in every element (zeros by default; NaN is what softmax over all -inf gives, for a spelled-out graph without a guard).',
   source: 'specs/nn/attention.yaml',
   schema: AttentionArgs,
   tensorArgs: ['q', 'k', 'v', 'attn_mask', 'nonpad_kv_seqlen'],
@@ -21,7 +21,7 @@ export const attentionOp: OpDef<AttentionArgs> = {
 };
 
 /**
- * Scaled dot-product attention (ONNX Attention, opsets 23 and 24) over 4-D q (batch, q_heads, q_seq, head_size), k (batch, kv_heads, kv_seq, head_size) and v (batch, kv_heads, kv_seq, v_head_size); q_heads a multiple of kv_heads (grouped-query attention: query head h reads kv head h / (q_heads / kv_heads)). Scores q·kᵀ · scale (default 1 / sqrt(head_size)), soft-capped as softcap · tanh(s / softcap) when softcap > 0, plus the mask (bool: true attends; float: added; broadcast to (batch, q_heads, q_seq, kv_seq), a shorter last axis padded as masked), is_causal (query i attends key j iff j <= i + offset, offset = past_len, or nonpad_kv_seqlen[b] - q_seq), and nonpad_kv_seqlen (keys at or past it are masked); softmax over keys, in float64; a fully masked query row gives zeros.
+ * Scaled dot-product attention (ONNX Attention, opsets 23 and 24) over 4-D q (batch, q_heads, q_seq, head_size), k (batch, kv_heads, kv_seq, head_size) and v (batch, kv_heads, kv_seq, v_head_size); q_heads a multiple of kv_heads (grouped-query attention: query head h reads kv head h / (q_heads / kv_heads)). Scores q·kᵀ · scale (default 1 / sqrt(head_size)), soft-capped as softcap · tanh(s / softcap) when softcap > 0, plus the mask (bool: true attends; float: added; broadcast to (batch, q_heads, q_seq, kv_seq), a shorter last axis padded as masked), is_causal (query i attends key j iff j <= i + offset, offset = past_len, or nonpad_kv_seqlen[b] - q_seq), and nonpad_kv_seqlen (keys at or past it are masked); a masked float32 score is rounded to float32 (as the spelled-out graph rounds it), then softmax over keys, in float64; a fully masked query row gives masked_row in every element (zeros by default; NaN is what softmax over all -inf gives, for a spelled-out graph without a guard).
  *
  * @param q Tensor.
  * @param k Tensor.
@@ -32,6 +32,7 @@ export const attentionOp: OpDef<AttentionArgs> = {
  * @param is_causal bool; default false.
  * @param softcap float; default 0; checked: nonneg.
  * @param past_len int; default 0; checked: nonneg.
+ * @param masked_row float; default 0.
  * @see specs/nn/attention.yaml
  */
 export function attention(
@@ -44,6 +45,7 @@ export function attention(
   is_causal: boolean = false,
   softcap: number = 0,
   past_len: number = 0,
+  masked_row: number = 0,
   ...unexpected: never[]
 ): Tensor {
   return invoke(attentionOp, [
@@ -56,6 +58,7 @@ export function attention(
     is_causal,
     softcap,
     past_len,
+    masked_row,
     ...unexpected,
   ]) as Tensor;
 }

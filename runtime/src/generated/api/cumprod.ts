@@ -10,7 +10,7 @@ import { cumprodCast, cumprodFusion } from '../passes/cumprod.ts';
 /** The base op raf.op.cumprod; its gradient is installed by the generated registry. */
 export const cumprodOp: OpDef<CumsumArgs> = {
   name: 'cumprod',
-  doc: "Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.",
+  doc: "Cumulative product along axis (over the flattened input when axis is null), in dtype when given, otherwise bool and narrow integers in int64 / uint64 as NumPy's cumprod (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.",
   source: 'specs/tensor/cumprod.yaml',
   schema: CumsumArgs,
   tensorArgs: ['x'],
@@ -22,11 +22,11 @@ export const cumprodOp: OpDef<CumsumArgs> = {
 };
 
 /**
- * Cumulative product along axis (over the flattened input when axis is null), in dtype when given (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.
+ * Cumulative product along axis (over the flattened input when axis is null), in dtype when given, otherwise bool and narrow integers in int64 / uint64 as NumPy's cumprod (TVM's cumprod, ONNX CumProd; FromOnnx imports CumProd's reverse by reversing the axis around the scan); the gradient assumes no zero inputs.
  *
  * @param x Tensor.
  * @param axis int?; null scans the flattened input; default null; checked: axis(x).
- * @param dtype dtype?; accumulation and output dtype, x's when null; default null.
+ * @param dtype dtype?; accumulation and output dtype; when null x's, with bool and narrow integers widened as NumPy does; default null.
  * @param exclusive bool; the j-th output leaves out the j-th element; default false.
  * @see specs/tensor/cumprod.yaml
  */

@@ -10,7 +10,7 @@ import { cumsumCast, cumsumFusion } from '../passes/cumsum.ts';
 /** The base op raf.op.cumsum; its gradient is installed by the generated registry. */
 export const cumsumOp: OpDef<CumsumArgs> = {
   name: 'cumsum',
-  doc: "Cumulative sum along axis (over the flattened input when axis is null), in dtype when given (TVM's cumsum, shared/seeds/003).",
+  doc: "Cumulative sum along axis (over the flattened input when axis is null), in dtype when given (TVM's cumsum, shared/seeds/003); otherwise bool and integers narrower than 64 bits scan in int64 (unsigned in uint64), as NumPy's cumsum.",
   source: 'specs/tensor/cumsum.yaml',
   schema: CumsumArgs,
   tensorArgs: ['x'],
@@ -22,11 +22,11 @@ export const cumsumOp: OpDef<CumsumArgs> = {
 };
 
 /**
- * Cumulative sum along axis (over the flattened input when axis is null), in dtype when given (TVM's cumsum, shared/seeds/003).
+ * Cumulative sum along axis (over the flattened input when axis is null), in dtype when given (TVM's cumsum, shared/seeds/003); otherwise bool and integers narrower than 64 bits scan in int64 (unsigned in uint64), as NumPy's cumsum.
  *
  * @param x Tensor.
  * @param axis int?; null scans the flattened input; default null; checked: axis(x).
- * @param dtype dtype?; accumulation and output dtype, x's when null; default null.
+ * @param dtype dtype?; accumulation and output dtype; when null x's, with bool and narrow integers widened as NumPy does; default null.
  * @param exclusive bool; the j-th output leaves out the j-th element; default false.
  * @see specs/tensor/cumsum.yaml
  */

@@ -19,6 +19,7 @@ export interface AttentionAttrs {
   readonly is_causal: boolean;
   readonly softcap: number;
   readonly past_len: number;
+  readonly masked_row: number;
 }
 
 /** The signature every dialect's raf.op.attention kernel has. */
@@ -26,7 +27,13 @@ export type AttentionKernel = (inputs: AttentionInputs, attrs: AttentionAttrs, o
 /** Kernels are compiled once per key: dtypes and attrs, never shapes, so one kernel serves every shape. */
 export const attentionBridge: Bridge<AttentionArgs, AttentionInputs, AttentionAttrs> = {
   inputs: (a) => ({ q: a.q, k: a.k, v: a.v, attn_mask: a.attn_mask, nonpad_kv_seqlen: a.nonpad_kv_seqlen }),
-  attrs: (a) => ({ scale: a.scale, is_causal: a.is_causal, softcap: a.softcap, past_len: a.past_len }),
+  attrs: (a) => ({
+    scale: a.scale,
+    is_causal: a.is_causal,
+    softcap: a.softcap,
+    past_len: a.past_len,
+    masked_row: a.masked_row,
+  }),
   key: (a, out) =>
-    `${out.dtype}|${a.q.dtype}|${a.k.dtype}|${a.v.dtype}|${a.attn_mask === null ? 'none' : 'some'}|${a.nonpad_kv_seqlen === null ? 'none' : 'some'}|scale=${JSON.stringify(a.scale)}|is_causal=${JSON.stringify(a.is_causal)}|softcap=${JSON.stringify(a.softcap)}|past_len=${JSON.stringify(a.past_len)}`,
+    `${out.dtype}|${a.q.dtype}|${a.k.dtype}|${a.v.dtype}|${a.attn_mask === null ? 'none' : 'some'}|${a.nonpad_kv_seqlen === null ? 'none' : 'some'}|scale=${JSON.stringify(a.scale)}|is_causal=${JSON.stringify(a.is_causal)}|softcap=${JSON.stringify(a.softcap)}|past_len=${JSON.stringify(a.past_len)}|masked_row=${JSON.stringify(a.masked_row)}`,
 };

@@ -97,6 +97,7 @@ import { hardswishDxOnnx } from './hardswish_dx.ts';
 import { instanceNormOnnx } from './instance_norm.ts';
 import { isinfOnnx } from './isinf.ts';
 import { isnanOnnx } from './isnan.ts';
+import { lansOnnx } from './lans.ts';
 import { layerNormOnnx } from './layer_norm.ts';
 import { layerNormDxOnnx } from './layer_norm_dx.ts';
 import { layoutTransformOnnx } from './layout_transform.ts';
@@ -321,6 +322,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   instanceNormOnnx,
   isinfOnnx,
   isnanOnnx,
+  lansOnnx,
   layerNormOnnx,
   layerNormDxOnnx,
   layoutTransformOnnx,

@@ -6,5 +6,17 @@ import type { ComputeDef } from '../../graph/expr.ts';
 export const attentionFusion: FusionPattern = 'opaque';
 /** AMP cast rule of raf.op.attention: never on its data args. */
 export const attentionCast: CastRule | null = { rule: 'never', dataArgs: ['q', 'k', 'v'] };
+/** The spelled-out form a graph pass rewrites into raf.op.attention: each role and the ops that may play it. */
+export const attentionRecognize: Readonly<Record<string, readonly string[]>> = {
+  product: ['matmul'],
+  scale_multiply: ['multiply'],
+  scale_divide: ['divide'],
+  key_transpose: ['transpose'],
+  mask_add: ['add'],
+  mask_fill: ['where'],
+  softmax: ['softmax'],
+  guard_test: ['isnan'],
+  guard_select: ['where'],
+};
 /** raf.op.attention has no compute expression; fusion runs its own kernel. */
 export const attentionCompute: ComputeDef | null = null;

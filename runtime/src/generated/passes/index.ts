@@ -97,6 +97,7 @@ import { hardswishDxCompute } from './hardswish_dx.ts';
 import { instanceNormCompute } from './instance_norm.ts';
 import { isinfCompute } from './isinf.ts';
 import { isnanCompute } from './isnan.ts';
+import { lansCompute } from './lans.ts';
 import { layerNormCompute } from './layer_norm.ts';
 import { layerNormDxCompute } from './layer_norm_dx.ts';
 import { layoutTransformCompute } from './layout_transform.ts';
@@ -321,6 +322,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   instance_norm: instanceNormCompute,
   isinf: isinfCompute,
   isnan: isnanCompute,
+  lans: lansCompute,
   layer_norm: layerNormCompute,
   layer_norm_dx: layerNormDxCompute,
   layout_transform: layoutTransformCompute,

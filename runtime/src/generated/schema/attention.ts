@@ -15,6 +15,7 @@ export class AttentionArgs<T extends TensorType = Tensor> {
     { name: 'is_causal', type: 'bool', default: false },
     { name: 'softcap', type: 'float', default: 0 },
     { name: 'past_len', type: 'int', default: 0 },
+    { name: 'masked_row', type: 'float', default: 0 },
   ];
   /** Field name → positional index. */
   static readonly index = {
@@ -27,6 +28,7 @@ export class AttentionArgs<T extends TensorType = Tensor> {
     is_causal: 6,
     softcap: 7,
     past_len: 8,
+    masked_row: 9,
   } as const;
 
   constructor(
@@ -39,6 +41,7 @@ export class AttentionArgs<T extends TensorType = Tensor> {
     public readonly is_causal: boolean,
     public readonly softcap: number,
     public readonly past_len: number,
+    public readonly masked_row: number,
   ) {}
 
   /** Reads positional and keyword values, applies defaults and checks types. */
@@ -54,6 +57,7 @@ export class AttentionArgs<T extends TensorType = Tensor> {
       v.is_causal as boolean,
       v.softcap as number,
       v.past_len as number,
+      v.masked_row as number,
     );
   }
 
@@ -70,6 +74,7 @@ export class AttentionArgs<T extends TensorType = Tensor> {
       v.is_causal,
       v.softcap,
       v.past_len,
+      v.masked_row,
     );
   }
 }

@@ -12,6 +12,7 @@ import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
+import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloat16As } from '../onnx/values.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
@@ -39,6 +40,11 @@ export interface FromOnnxOptions {
    * WebGPU, where shader-f16 computes them natively): every op rounds its result to float16, as ONNX's reference does.
    */
   readonly float16?: 'float32' | 'float16';
+  /**
+   * Values an earlier conversion of the same model (same device and float16 mode) computed from initializers and
+   * constants alone, reused instead of computed again (OnnxSession converts a model once per input signature).
+   */
+  readonly cache?: OnnxImportCache;
 }
 
 export const nodeLabel = (node: OnnxNode, k: number): string =>
@@ -84,9 +90,7 @@ function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
 export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = {}): Graph {
   const device = opts.device ?? CPU;
-  return withFloat16As(opts.float16 ?? (device.kind === 'cpu' ? 'float32' : 'float16'), () =>
-    convertModel(model, opts),
-  );
+  return withFloat16As(float16Mode(opts, device), () => convertModel(model, opts));
 }
 
 function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Graph {
@@ -94,7 +98,32 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
   const device = opts.device ?? CPU;
   const rec = new Recorder();
   const values = new Map<string, ImportValue>();
-  for (const t of m.initializers) values.set(t.name, constTensor(t));
+  const cache = opts.cache;
+  const outerCache = importCache;
+  importCache =
+    cache && cache.device === device && cache.float16 === float16Mode(opts, device) ? { cache, top: values } : null;
+  try {
+    return convertWith(m, opts, rec, values);
+  } finally {
+    importCache = outerCache;
+  }
+}
+
+/** The cache of the conversion under way, and the value map of the model's main graph (the one it caches). */
+let importCache: { readonly cache: OnnxImportCache; readonly top: Map<string, ImportValue> } | null = null;
+
+function float16Mode(opts: FromOnnxOptions, device: Device): 'float32' | 'float16' {
+  return opts.float16 ?? (device.kind === 'cpu' ? 'float32' : 'float16');
+}
+
+/** An initializer's tensor: the cached one in the main graph of a cached conversion. */
+function initializerValue(t: OnnxTensor, values: Map<string, ImportValue>): Tensor {
+  return importCache?.top === values ? importCache.cache.initializer(t, constTensor) : constTensor(t);
+}
+
+function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values: Map<string, ImportValue>): Graph {
+  const device = opts.device ?? CPU;
+  for (const t of m.initializers) values.set(t.name, initializerValue(t, values));
   const params: Var[] = [];
   for (const input of m.inputs) {
     if (values.has(input.name)) continue;
@@ -118,12 +147,15 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
   }
-  refuseUnsupported(m);
+  const missing = unsupportedOps(m);
   const outer = failedValues;
   failedValues = new Map();
   try {
     const results = rec.run(() => {
-      convertGraph(m, m.opset, values);
+      // Every node converts even after one fails, so that one refusal names every problem of the model.
+      const problems: NodeProblem[] = [];
+      convertGraph(m, m.opset, values, problems);
+      if (missing.size || problems.length) throw new Error(refusal(missing, problems));
       return m.outputs.map((o) => {
         const t = values.get(o.name);
         if (!t) throw unreadable(o.name, 'graph output');
@@ -141,46 +173,89 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
   }
 }
 
-/**
- * Refuses a model that uses ONNX ops (or domains) raf-op has no import for, naming every one of them at once with the
- * nodes that use them, before any conversion work: one refusal tells the whole story, not the first op met.
- */
-function refuseUnsupported(m: OnnxGraph): void {
+/** The ONNX ops (or domains) a model uses that raf-op has no import for, with the nodes that use them. */
+function unsupportedOps(m: OnnxGraph): Map<string, string[]> {
   const missing = new Map<string, string[]>();
   // Read when the model converts, not at import time: a package's mappings register when it is imported.
   const mapped = new Set(ONNX_MAPPINGS.map((map) => map?.onnxOp));
   const visit = (g: OnnxGraph, where: string) =>
     g.nodes.forEach((n, k) => {
-      const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
-      const known = !domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType));
-      if (!known) {
-        const key = domain ? `${domain}.${n.opType}` : n.opType;
-        const list = missing.get(key) ?? [];
-        list.push(`${where}${n.name ? `'${n.name}'` : `node ${k}`}`);
-        missing.set(key, list);
-      }
-      for (const sg of subgraphsOf(n)) visit(sg, `${where}${n.name ? `'${n.name}'` : `node ${k}`} > `);
+      const label = `${where}${n.name ? `'${n.name}'` : `node ${k}`}`;
+      const key = unsupportedOp(n, mapped);
+      if (key) missing.set(key, [...(missing.get(key) ?? []), label]);
+      for (const sg of subgraphsOf(n)) visit(sg, `${label} > `);
     });
   visit(m, '');
-  if (!missing.size) return;
-  const listed = [...missing].map(([op, nodes]) => {
-    const shown = nodes.slice(0, 3).join(', ') + (nodes.length > 3 ? `, ... ${nodes.length - 3} more` : '');
-    return `${op} (${nodes.length} node${nodes.length > 1 ? 's' : ''}: ${shown})`;
-  });
-  throw new Error(
-    `FromOnnx: the model uses ${missing.size} ONNX op${missing.size > 1 ? 's' : ''} raf-op does not import: ${listed.join('; ')}. ` +
-      `raf-op imports the default ONNX domain through its op specs; an op without a spec needs one with an onnx: mapping ` +
-      `(npm run new -- NAME --onnx OpType), or the model exported without it.`,
+  return missing;
+}
+
+/** `OpType` (or `domain.OpType`) when raf-op has no import for the node's op, else undefined. */
+function unsupportedOp(n: OnnxNode, mapped: ReadonlySet<string | undefined>): string | undefined {
+  const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
+  if (!domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType))) return undefined;
+  return domain ? `${domain}.${n.opType}` : n.opType;
+}
+
+/** A node of the top-level graph that failed to convert (one whose inputs could all be computed). */
+interface NodeProblem {
+  readonly node: OnnxNode;
+  /** `node 3 ('ln', LayerNormalization)`, for a refusal of this node alone. */
+  readonly label: string;
+  /** `'ln'` (or `node 3`), in a list of nodes. */
+  readonly short: string;
+  readonly message: string;
+}
+
+/**
+ * The one refusal for a model: every ONNX op raf-op does not import with the nodes that use them, then every other
+ * node that failed (an attribute setting, a dtype, a shape), grouped by op and reason. A model with one failing node is
+ * refused with that node's own error.
+ */
+function refusal(missing: ReadonlyMap<string, string[]>, problems: readonly NodeProblem[]): string {
+  const mapped = new Set(ONNX_MAPPINGS.map((map) => map?.onnxOp));
+  const others = problems.filter((p) => !unsupportedOp(p.node, mapped));
+  if (!missing.size && others.length === 1) return `FromOnnx ${others[0]!.label}: ${others[0]!.message}`;
+  const shown = (nodes: readonly string[]) =>
+    `${nodes.length} node${nodes.length > 1 ? 's' : ''}: ${nodes.slice(0, 3).join(', ')}` +
+    (nodes.length > 3 ? `, ... ${nodes.length - 3} more` : '');
+  const parts: string[] = [];
+  if (missing.size) {
+    const listed = [...missing].map(([op, nodes]) => `${op} (${shown(nodes)})`);
+    parts.push(`${missing.size} ONNX op${missing.size > 1 ? 's' : ''} raf-op does not import: ${listed.join('; ')}`);
+  }
+  if (others.length) {
+    const reasons = new Map<string, string[]>();
+    for (const p of others) {
+      const key = `${p.node.opType}: ${p.message}`;
+      reasons.set(key, [...(reasons.get(key) ?? []), p.short]);
+    }
+    const listed = [...reasons].map(([reason, nodes]) => `${reason} (${shown(nodes)})`);
+    parts.push(
+      `${others.length} node${others.length > 1 ? 's' : ''} raf-op cannot import as written: ${listed.join('; ')}`,
+    );
+  }
+  return (
+    `FromOnnx: the model uses ${parts.join('; and it has ')}. ` +
+    `You can export the model again without them (another opset, or exporter options that avoid these ops and ` +
+    `settings), or add what is missing to raf-op: an op spec with an onnx: mapping, scaffolded in your own op package ` +
+    `by \`npm run new -- NAME --onnx OpType\` (docs/package.md).`
   );
 }
 
 /** Converts every node of `g` in dependency order, reading and writing `values` (a subgraph sees its enclosing graph's values). */
-export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, ImportValue>): void {
-  for (const t of g.initializers) values.set(t.name, constTensor(t));
+export function convertGraph(
+  g: OnnxGraph,
+  opset: number,
+  values: Map<string, ImportValue>,
+  problems?: NodeProblem[],
+): void {
+  // Values of nodes that failed (or read such a value) while collecting problems: a reader is not a new problem.
+  const broken = new Set<string>();
+  for (const t of g.initializers) values.set(t.name, initializerValue(t, values));
   for (const k of topologicalOrder(g)) {
     const node = g.nodes[k]!;
     try {
-      convertNode(node, opset, values);
+      convertNode(node, node.opset ?? opset, values);
     } catch (e) {
       // Nested graphs prefix their own nodes: "node 3 ('If_0', If): then_branch: node 1 (Conv): ...".
       const error = new Error(`${nodeLabel(node, k)}: ${(e as Error).message}`);
@@ -191,7 +266,21 @@ export function convertGraph(g: OnnxGraph, opset: number, values: Map<string, Im
         for (const o of node.outputs) if (o) failedValues.set(o, error);
         continue;
       }
-      throw error;
+      if (!problems || !failedValues) throw error;
+      const reads = new Set(node.inputs.filter(Boolean));
+      for (const sg of subgraphsOf(node)) outerNames(sg, reads);
+      if (![...reads].some((r) => broken.has(r)))
+        problems.push({
+          node,
+          label: nodeLabel(node, k),
+          short: node.name ? `'${node.name}'` : `node ${k}`,
+          message: (e as Error).message,
+        });
+      for (const o of node.outputs) {
+        if (!o) continue;
+        broken.add(o);
+        failedValues.set(o, error);
+      }
     }
   }
 }
@@ -303,6 +392,8 @@ export function topologicalOrder(g: OnnxGraph): number[] {
 }
 
 function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportValue>): void {
+  const cached = importCache?.top === values ? importCache.cache : null;
+  if (cached?.reuse(node, values)) return;
   if (node.domain && node.domain !== 'ai.onnx')
     throw new Error(`ONNX domain '${node.domain}' is not imported (only the default domain)`);
   // Opset 1-6 spellings (broadcast/axis attributes, consumed_inputs) become the form the mappings import.
@@ -355,6 +446,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
   if (outs.length < node.outputs.filter(Boolean).length)
     throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);
   node.outputs.forEach((o, i) => o && outs[i] && values.set(o, outs[i]!));
+  cached?.store(node, values);
 }
 
 /** Imports a node through the generated mappings: the first that takes it wins. */
@@ -438,7 +530,9 @@ function argsFor(
         throw new Error(
           `attribute ${a.name} = ${JSON.stringify(a.value)} is not supported (only ${JSON.stringify(accept[a.name])})`,
         );
-      throw new Error(`attribute '${a.name}' has no arg; mapped: ${Object.keys(attrs).join(', ') || 'none'}`);
+      throw new Error(
+        `attribute '${a.name}' is not one raf-op reads for ${node.opType} (it reads ${Object.keys(attrs).join(', ') || 'no attributes'})`,
+      );
     }
     if (isOnnxGraph(a.value) || (Array.isArray(a.value) && isOnnxGraph(a.value[0])))
       throw new Error(`attribute '${a.name}' is a graph`);

@@ -9,6 +9,7 @@ import { DTYPES, isDType, type DType } from '../../dtype.ts';
 import { getOp } from '../../registry.ts';
 import { convertRelayCall } from '../../relay.ts';
 import { scalar, Tensor } from '../../tensor.ts';
+import { execute } from '../executor.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { isSymbolic, Recorder } from '../trace.ts';
 import { decodeRelayMetadata } from './relay-metadata.ts';
@@ -150,7 +151,7 @@ function convertModule(mod: RelayModule, opts: FromRelayOptions): Graph {
       }
       if (!given || given.length !== ty.shape.length || !(given[i]! >= 0))
         throw new FromRelayError(
-          `parameter %${p.name} has a '?' dimension: give its size in opts.shapes.${p.name} (a raf-op graph has static shapes)`,
+          `parameter %${p.name} has a '?' dimension: give its size in opts.shapes.${p.name} (a raf-op graph has static shapes), or run the program with loadRelay, which converts it once per set of sizes`,
           ty.pos,
         );
       return given[i]!;
@@ -336,3 +337,67 @@ function describeType(t: RelayType): string {
 }
 
 export { RelayParseError };
+
+/**
+ * A Relay program parsed once and run at any sizes its `?` dimensions take: each run binds every `?` of @main's
+ * parameters from the tensors given, converts @main once per set of sizes (dtype and shape of every input) and reuses
+ * that graph, with its execution plan, at every later run of the same sizes.
+ */
+export class RelayProgram {
+  private readonly mod: RelayModule;
+  private readonly graphs = new Map<string, Graph>();
+
+  constructor(
+    src: string,
+    private readonly opts: Omit<FromRelayOptions, 'shapes'> = {},
+  ) {
+    this.mod = parseRelay(src);
+  }
+
+  /** @main's parameter names, in order. */
+  get paramNames(): readonly string[] {
+    return this.mod.main.params.map((p) => p.name);
+  }
+
+  /** Graphs converted so far: one per set of input sizes. */
+  get specializations(): number {
+    return this.graphs.size;
+  }
+
+  /** The graph for inputs like `xs` (in @main's parameter order), converted on first use. */
+  graphFor(xs: readonly Tensor[]): Graph {
+    const params = this.mod.main.params;
+    if (xs.length !== params.length)
+      throw new Error(`RelayProgram.run: @main takes ${params.length} inputs, got ${xs.length}`);
+    const key = xs.map((x) => `${x.dtype}[${x.shape.join(',')}]`).join(';');
+    let g = this.graphs.get(key);
+    if (!g) {
+      const shapes: Record<string, readonly number[]> = {};
+      params.forEach((p, i) => {
+        const declared = p.type?.kind === 'tensor' ? p.type.shape : null;
+        const x = xs[i]!;
+        if (declared && (x.shape.length !== declared.length || declared.some((d, k) => d !== null && d !== x.shape[k])))
+          throw new FromRelayError(
+            `parameter %${p.name} is (${declared.map((d) => d ?? '?').join(', ')}), the tensor given for it is ${x.toString()}`,
+            p.pos,
+          );
+        shapes[p.name] = x.shape;
+      });
+      g = convertModule(this.mod, { ...this.opts, shapes });
+      this.graphs.set(key, g);
+    }
+    return g;
+  }
+
+  /** Runs @main on `xs` (one tensor per parameter, in order): one output as a tensor, a tuple as an array. */
+  run(...xs: Tensor[]): Tensor | Tensor[] {
+    const g = this.graphFor(xs);
+    const out = execute(g, xs);
+    return out.length === 1 ? out[0]! : out;
+  }
+}
+
+/** Parses a Relay program for running at any sizes of its `?` dimensions (see RelayProgram). */
+export function loadRelay(src: string, opts: Omit<FromRelayOptions, 'shapes'> = {}): RelayProgram {
+  return new RelayProgram(src, opts);
+}

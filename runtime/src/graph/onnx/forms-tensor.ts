@@ -1,8 +1,8 @@
 // Importer forms for ONNX's index and selection ops (registered in forms.ts's IMPORTER_FORMS):
 // - ArgMax, ArgMin and TopK import through their mappings, then their int32 indices are cast to the int64 ONNX gives.
 //   The ops themselves keep int32 indices (TVM/Relay's argmax and topk return int32, and Relay models expect it).
-// - Scatter (ScatterElements' name before opset 11) is raf.op.scatter_elements; CumSum and CumProd with reverse scan
-//   the reversed axis.
+// - Scatter (ScatterElements' name before opset 11) is raf.op.scatter_elements; CumSum and CumProd cast back to x's
+//   dtype (the ops scan narrow integers in int64), and with reverse scan the reversed axis.
 // - Hardmax, OneHot, EyeLike, DepthToSpace, SpaceToDepth, ReverseSequence and CenterCropPad are compositions of ops
 //   (argmax and equal; equal and where; a constant; reshape and transpose; gather_elements; take and concatenate), so
 //   they run in graph mode with their data computed at run time and are differentiable where their parts are.
@@ -65,19 +65,24 @@ const topk: Form = (ctx) => {
 };
 
 /**
- * CumSum and CumProd with reverse = 1: the scan (through the mapping) of x reversed along axis, reversed back. The
- * ops scan forward only (Relay's cumsum and cumprod have no reverse); without reverse the mapping imports the node.
+ * CumSum and CumProd: the scan through the mapping, cast back to x's dtype (ONNX keeps T; raf.op.cumsum and cumprod
+ * scan bool and narrow integers in int64 / uint64 as NumPy does, so those wrap back as a fixed-width scan does). With
+ * reverse = 1, the scan of x reversed along axis, reversed back (Relay's cumsum and cumprod have no reverse).
  */
-const reversedScan: Form = (ctx) => {
-  if (!num(ctx, 'reverse', 0)) return null;
+const scanForm: Form = (ctx) => {
   const x = need(ctx, 0);
   const axisIn = need(ctx, 1);
+  const back = (y: Tensor) => (y.dtype !== x.dtype ? cast(y, x.dtype) : y);
+  if (!num(ctx, 'reverse', 0)) {
+    const [y] = ctx.mapped(ctx.node.opType, [x, axisIn], ctx.node.attrs);
+    return [back(y!)];
+  }
   const axis = normalizeAxis(valuesOf(axisIn, `${ctx.node.opType}'s axis`)[0]!, x.shape.length);
   const len = x.shape[axis]!;
-  const back = int64(Array.from({ length: len }, (_, i) => len - 1 - i));
+  const order = int64(Array.from({ length: len }, (_, i) => len - 1 - i));
   const attrs = ctx.node.attrs.filter((a) => a.name !== 'reverse');
-  const [y] = ctx.mapped(ctx.node.opType, [take(x, back, axis), axisIn], attrs);
-  return [take(y!, back, axis)];
+  const [y] = ctx.mapped(ctx.node.opType, [take(x, order, axis), axisIn], attrs);
+  return [back(take(y!, order, axis))];
 };
 
 /** Scatter (opsets 9 and 10): ScatterElements without reduction. */
@@ -231,8 +236,8 @@ export const TENSOR_FORMS: Readonly<Record<string, Form>> = {
   ArgMin: argIndex,
   TopK: topk,
   Scatter: scatter,
-  CumSum: reversedScan,
-  CumProd: reversedScan,
+  CumSum: scanForm,
+  CumProd: scanForm,
   Hardmax: hardmax,
   OneHot: oneHot,
   EyeLike: eyeLike,

@@ -2,6 +2,7 @@
 
 import type protobufjs from 'protobufjs';
 import { bfloat16FromBits, type DType } from '../../dtype.ts';
+import { inlineFunctions, type OnnxFunction } from './functions.ts';
 
 // Field numbers follow onnx.proto (proto2: repeated scalars unpacked unless marked packed).
 const unpacked = { packed: false };
@@ -33,6 +34,7 @@ const SCHEMA = {
             tp: f('TypeProto', 14),
             tps: r('TypeProto', 15),
             type: f('int32', 20),
+            refAttrName: f('string', 21),
           },
         },
         ValueInfoProto: { fields: { name: f('string', 1), type: f('TypeProto', 2) } },
@@ -44,10 +46,30 @@ const SCHEMA = {
             opType: f('string', 4),
             attribute: r('AttributeProto', 5),
             domain: f('string', 7),
+            overload: f('string', 8),
           },
         },
         ModelProto: {
-          fields: { irVersion: f('int64', 1), graph: f('GraphProto', 7), opsetImport: r('OperatorSetIdProto', 8) },
+          fields: {
+            irVersion: f('int64', 1),
+            graph: f('GraphProto', 7),
+            opsetImport: r('OperatorSetIdProto', 8),
+            functions: r('FunctionProto', 25),
+          },
+        },
+        // A model-local function (ONNX IR 8): a named subgraph that nodes of its domain call like an op.
+        FunctionProto: {
+          fields: {
+            name: f('string', 1),
+            input: r('string', 4),
+            output: r('string', 5),
+            attribute: r('string', 6),
+            node: r('NodeProto', 7),
+            opsetImport: r('OperatorSetIdProto', 9),
+            domain: f('string', 10),
+            attributeProto: r('AttributeProto', 11),
+            overload: f('string', 13),
+          },
         },
         GraphProto: {
           fields: {
@@ -245,11 +267,17 @@ function lazyTensor(name: string, dtype: DType | 'int64', shape: number[], read:
 export interface OnnxAttr {
   readonly name: string;
   readonly value: number | number[] | string | OnnxTensor | OnnxGraph | OnnxGraph[];
+  /** In a model-local function's body: the calling node's attribute this one takes its value from. */
+  readonly ref?: string;
 }
 
 export interface OnnxNode {
   readonly opType: string;
   readonly domain: string;
+  /** A model-local function's overload (IR 10), when the node calls one. */
+  readonly overload?: string;
+  /** The default-domain opset this node follows when it differs from the model's (a function body's own import). */
+  readonly opset?: number;
   readonly name: string;
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
@@ -331,6 +359,8 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
 }
 
 function attrOf(a: Record<string, any>): OnnxAttr {
+  // Inside a function body, an attribute may name one of the calling node's attributes instead of holding a value.
+  if (a.refAttrName) return { name: a.name, value: [], ref: a.refAttrName };
   // AttributeType: FLOAT 1, INT 2, STRING 3, TENSOR 4, GRAPH 5, FLOATS 6, INTS 7, STRINGS 8, GRAPHS 10.
   switch (a.type) {
     case 1:
@@ -408,6 +438,7 @@ function graphOf(g: Record<string, any>): OnnxGraph {
       return {
         opType: n.opType,
         domain: n.domain ?? '',
+        ...(n.overload ? { overload: n.overload } : {}),
         name: n.name ?? '',
         inputs: n.input ?? [],
         outputs: n.output ?? [],
@@ -442,7 +473,33 @@ export function decodeOnnx(bytes: Uint8Array): OnnxModel {
     throw new Error(
       `FromOnnx: the model imports ONNX opset ${opset}; raf-op's mappings know opsets up to ${NEWEST_OPSET} (ONNX 1.22)`,
     );
-  return { opset, ...graphOf(m.graph) };
+  const graph = graphOf(m.graph);
+  const functions = (m.functions ?? []).map((fn: Record<string, any>) => functionOf(fn, opset));
+  return { opset, ...(functions.length ? inlineFunctions(graph, functions) : graph) };
+}
+
+function functionOf(fn: Record<string, any>, modelOpset: number): OnnxFunction {
+  const own = (fn.opsetImport ?? []).find((o: any) => !o.domain || o.domain === 'ai.onnx');
+  const where = `function '${fn.domain ? `${fn.domain}.` : ''}${fn.name}'`;
+  let defaults: OnnxAttr[];
+  let body: OnnxGraph;
+  try {
+    defaults = (fn.attributeProto ?? []).map(attrOf);
+    body = graphOf({ node: fn.node ?? [] });
+  } catch (e) {
+    throw new Error(`FromOnnx ${where}: ${(e as Error).message.replace(/^FromOnnx /, '')}`);
+  }
+  return {
+    name: fn.name ?? '',
+    domain: fn.domain ?? '',
+    overload: fn.overload ?? '',
+    inputs: fn.input ?? [],
+    outputs: fn.output ?? [],
+    attributes: [...(fn.attribute ?? []), ...defaults.map((a) => a.name)],
+    defaults,
+    nodes: body.nodes,
+    opset: own ? Number(own.version) : modelOpset,
+  };
 }
 
 /** The newest default-domain opset raf-op's mappings were written against (ONNX 1.22's operator set). */

@@ -1,6 +1,8 @@
 // OnnxSession: an imported ONNX model run as onnxruntime's InferenceSession is, by input name, at any input shape its
-// graph allows: the model is decoded once and converted once per input signature (shapes, dtypes, and the values of
-// integer scalar inputs such as a sample rate, which fold like constants), then that graph is reused.
+// graph allows: the model is decoded once; its signature-independent part (initializers, and every value computed from
+// them and from Constant nodes alone) is converted once; each input signature (shapes, dtypes, and the values of
+// integer scalar inputs such as a sample rate, which fold like constants) then records the nodes that read the inputs
+// or their shapes into a graph of its own, reused with its execution plan for every later run at that signature.
 
 import { CPU, type Device } from '../../device.ts';
 import { cast } from '../../generated/api/cast.ts';
@@ -8,12 +10,19 @@ import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
 import type { Graph } from '../ir.ts';
+import { recognizeAttention } from '../passes/attention.ts';
+import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel } from './proto.ts';
 
 export interface OnnxSessionOptions {
   readonly device?: Device;
   /** Passes applied to each converted graph before it runs (fuseOps, autoCast...). */
   readonly passes?: readonly ((g: Graph) => Graph)[];
+  /**
+   * Whether the exporter's attention subgraphs (scaled q·kᵀ, mask, Softmax, ·v) become one `attention` call each, run
+   * as one blocked pass (recognizeAttention, docs/graph-mode.md). Off by default; fuseOps and fuseEpilogues also apply it.
+   */
+  readonly attention?: boolean;
 }
 
 export class OnnxSession {
@@ -22,6 +31,8 @@ export class OnnxSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   private readonly graphs = new Map<string, Graph>();
+  private readonly cache: OnnxImportCache;
+  private timing = { convertMs: 0, firstConvertMs: 0 };
 
   constructor(
     model: Uint8Array | OnnxModel,
@@ -37,6 +48,22 @@ export class OnnxSession {
         );
     this.inputNames = inputs.map((i) => i.name);
     this.outputNames = this.model.outputs.map((o) => o.name);
+    const device = opts.device ?? CPU;
+    this.cache = new OnnxImportCache(device, device.kind === 'cpu' ? 'float32' : 'float16');
+  }
+
+  /**
+   * What converting cost so far: `specializations` graphs built (one per input signature); `reusedNodes`, nodes of
+   * those conversions taken from the signature-independent values the first one computed instead of converted again;
+   * `firstConvertMs` the first conversion's time and `convertMs` all of them together.
+   */
+  get stats(): {
+    readonly specializations: number;
+    readonly reusedNodes: number;
+    readonly firstConvertMs: number;
+    readonly convertMs: number;
+  } {
+    return { specializations: this.graphs.size, reusedNodes: this.cache.reused, ...this.timing };
   }
 
   /** How many graphs have been converted so far (one per input signature). */
@@ -62,11 +89,13 @@ export class OnnxSession {
         .join(';');
       let g = this.graphs.get(key);
       if (g) return g;
+      const start = performance.now();
       try {
         g = fromOnnx(this.model, {
           device: this.opts.device ?? CPU,
           shapes: Object.fromEntries(this.inputNames.map((n) => [n, feeds[n]!.shape])),
           constants: Object.fromEntries(folded.map((n) => [n, feeds[n]!])),
+          cache: this.cache,
         });
       } catch (e) {
         // A shape-carrying input (Reshape's shape, Pad's pads, Resize's sizes, Range's bounds) fed at run time: the
@@ -77,7 +106,11 @@ export class OnnxSession {
         }
         throw e;
       }
+      if (this.opts.attention) g = recognizeAttention(g);
       for (const p of this.opts.passes ?? []) g = p(g);
+      const ms = performance.now() - start;
+      if (!this.graphs.size) this.timing.firstConvertMs = ms;
+      this.timing.convertMs += ms;
       this.graphs.set(key, g);
       return g;
     }

@@ -1,8 +1,8 @@
 // FuseEpilogues: fusion for the CPU where it pays today. fuseOps' groups run as JavaScript loops on the CPU, slower
 // than the wasm dialect's SIMD kernel per op, except a conv2d / matmul / dense with a bias, activation and residual
 // epilogue, which runs as the anchor's wasm kernel plus one in-place wasm pass. This pass keeps those groups (a group
-// that starts with one keeps that part) and returns every other call to the graph; batch_norm folding and hardswish
-// recognition come with fuseOps.
+// that starts with one keeps that part) and returns every other call to the graph; batch_norm folding, hardswish,
+// layer norm and attention recognition come with fuseOps (`attention: false` leaves attention spelled out).
 
 import { hasWasmEpilogue } from '../fused-cpu.ts';
 import {
@@ -18,8 +18,8 @@ import {
 } from '../ir.ts';
 import { fuseOps } from './fuse.ts';
 
-export function fuseEpilogues(g: Graph): Graph {
-  const fused = fuseOps(g, { dialect: 'cpu' });
+export function fuseEpilogues(g: Graph, opts: { attention?: boolean } = {}): Graph {
+  const fused = fuseOps(g, { dialect: 'cpu', ...opts });
   const nodes: Node[] = [];
   for (const n of fused.nodes) {
     if (n.kind !== 'fused' || hasWasmEpilogue(n)) {

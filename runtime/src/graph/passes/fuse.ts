@@ -7,6 +7,7 @@ import { foldBatchNorm } from './fold-batch-norm.ts';
 import { applyGroups, type Group } from './group.ts';
 import { recognizeHardSwish } from './hardswish.ts';
 import { recognizeLayerNorm } from './layer-norm.ts';
+import { recognizeAttention } from './attention.ts';
 import { foldScalarAffine } from './fold-affine.ts';
 
 /**
@@ -39,10 +40,13 @@ export function inlinable(n: CallNode): boolean {
  * Groups `g`'s calls by fusion pattern and replaces each group of two or more with one fused node. Inference
  * batch_norms are folded and spelled-out hardswish recognized first (foldBatchNorm, recognizeHardSwish), so a conv2d's scale, shift and activation fuse onto it;
  * a scalar scale and shift after a conv2d fold into it (foldScalarAffine); spelled-out layer normalization becomes one
- * layer_norm call (recognizeLayerNorm).
+ * layer_norm call (recognizeLayerNorm), and spelled-out scaled dot-product attention one attention call
+ * (recognizeAttention).
  */
-export function fuseOps(g: Graph, opts: { dialect?: string } = {}): Graph {
+export function fuseOps(g: Graph, opts: { dialect?: string; attention?: boolean } = {}): Graph {
   g = recognizeLayerNorm(recognizeHardSwish(foldScalarAffine(foldBatchNorm(g))));
+  // `attention: false` keeps spelled-out attention as it is (the bench's unfused column).
+  if (opts.attention !== false) g = recognizeAttention(g);
   const uses = useCounts(g);
   const dialect = opts.dialect ?? (g.nodes[0] ? definedVars(g.nodes[0])[0]?.device.kind : undefined) ?? 'cpu';
   // Both devices' compilers inline an elementwise prologue into a reduction's loop.

@@ -1,5 +1,8 @@
 // CPU kernel of raf.op.attention (specs/nn/attention.yaml): per (batch, query head, query) row, the scores against
-// every key in float64, soft-capped, masked, softmaxed (a fully masked row is zeros), then the weighted sum of values.
+// every key in float64, soft-capped, masked (a float32 score rounded to float32 once masked, as the spelled-out graph
+// and onnxruntime round it, so a row masked by the lowest finite float averages the values as theirs does), softmaxed
+// (a fully masked row is masked_row, zeros by default), then the weighted sum of values. One row's scores at a time:
+// never a [q_seq, kv_seq] matrix per head.
 
 import type { AttentionKernel } from '../../../generated/bridge/attention.ts';
 import { OpError } from '../../../errors.ts';
@@ -7,7 +10,7 @@ import { allocOut, finish } from '../support.ts';
 
 export const attentionCpu: AttentionKernel = (
   { q, k, v, attn_mask, nonpad_kv_seqlen },
-  { scale, is_causal, softcap, past_len },
+  { scale, is_causal, softcap, past_len, masked_row },
   out,
 ) => {
   const y = allocOut(out);
@@ -28,6 +31,7 @@ export const attentionCpu: AttentionKernel = (
     acc *= mshape[i]!;
   }
   const lens = nonpad_kv_seqlen ? nonpad_kv_seqlen.dataSync() : null;
+  const f32 = q.dtype === 'float32';
   const score = new Float64Array(Skv);
   const bias = new Float64Array(Skv);
   for (let b = 0; b < B; b++) {
@@ -58,7 +62,7 @@ export const attentionCpu: AttentionKernel = (
         }
         const yBase = ((b * Hq + h) * Sq + i) * Dv;
         if (maxBias === -Infinity) {
-          for (let e = 0; e < Dv; e++) ys[yBase + e] = 0;
+          for (let e = 0; e < Dv; e++) ys[yBase + e] = masked_row;
           continue;
         }
         let max = -Infinity;
@@ -68,7 +72,7 @@ export const attentionCpu: AttentionKernel = (
           for (let e = 0; e < D; e++) dot += qs[qBase + e]! * ks[kRow + e]!;
           let x = dot * s;
           if (softcap > 0) x = softcap * Math.tanh(x / softcap);
-          x += bias[j]!;
+          x = f32 ? Math.fround(x + bias[j]!) : x + bias[j]!;
           score[j] = x;
           if (x > max) max = x;
         }

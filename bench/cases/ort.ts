@@ -1,0 +1,139 @@
+// Cases: the ort dialect (onnxruntime-node, run synchronously) against the wasm dialect, for its per-call overhead
+// and for the break-even sizes that set its work thresholds (runtime/src/dialects/ort/policy.ts). Each size is three
+// cases, the raf-op column pinned to wasm, pinned to ort, and left to dispatch (which picks by the threshold); the
+// onnxruntime column is the same node run through onnxruntime-node's own async API, for the dialect's overhead.
+
+import { fromStorage, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
+import { defineCase, type BenchCase, type Impl } from '../case.ts';
+import { data, onnx } from '../peers.ts';
+import type { ModelSpec } from '../../test/support/onnx-proto.ts';
+import { input, readAll } from '../raf.ts';
+
+type Column = 'wasm' | 'ort' | 'dispatch';
+
+/** The raf-op column: inputs in wasm memory for wasm, plain CPU arrays for ort; the note says which dialect ran. */
+function column(how: Column, make: (place: (shape: number[], v: Float32Array) => Tensor) => () => Tensor): Impl {
+  return {
+    setup() {
+      const place =
+        how === 'wasm'
+          ? (s: number[], v: Float32Array) => input(s, v)
+          : (s: number[], v: Float32Array) => fromStorage(s, 'float32', v.slice());
+      const f = make(place);
+      const pinned = how === 'dispatch' ? f : () => withDialect([how], f);
+      const before = ortStats().runs;
+      tidy(() => pinned().dataSync());
+      const ran = ortStats().runs > before ? 'ort' : how === 'dispatch' ? 'wasm (declined)' : how;
+      return {
+        run: () => tidy(() => void pinned().dataSync()),
+        note: ran,
+        result: () => readAll(tidy(pinned)),
+      };
+    },
+  };
+}
+
+function cases(
+  name: string,
+  what: string,
+  make: (place: (shape: number[], v: Float32Array) => Tensor) => () => Tensor,
+  model: ModelSpec,
+  feeds: () => Record<string, { dims: number[]; data: Float32Array }>,
+  columns: readonly Column[] = ['wasm', 'ort', 'dispatch'],
+): BenchCase[] {
+  return columns.map((how) =>
+    defineCase({
+      name: `ort ${name} · ${how}`,
+      what: `${what}; raf-op ${how === 'dispatch' ? 'by default dispatch' : `pinned to ${how}`}`,
+      group: 'kernels',
+      wallClock: true,
+      impls: { 'raf-op': column(how, make), onnxruntime: onnx(model, feeds) },
+    }),
+  );
+}
+
+const binary = (op: string, shapes: [number[], number[]], a: Float32Array, b: Float32Array) =>
+  [
+    {
+      nodes: [{ op, inputs: ['a', 'b'], outputs: ['y'] }],
+      inputs: [
+        { name: 'a', dtype: 'float32', shape: shapes[0] },
+        { name: 'b', dtype: 'float32', shape: shapes[1] },
+      ],
+      outputs: [{ name: 'y' }],
+    } as ModelSpec,
+    () => ({ a: { dims: shapes[0], data: a }, b: { dims: shapes[1], data: b } }),
+  ] as const;
+
+function addCase(): BenchCase[] {
+  const [a, b] = [data(4, 1), data(4, 2)];
+  return cases(
+    'add 4',
+    'add(a, b) of 4 float32: the per-call round trip',
+    (place) => {
+      const [x, y] = [place([4], a), place([4], b)];
+      return () => ops.add(x, y);
+    },
+    ...binary('Add', [[4], [4]], a, b),
+    ['wasm', 'ort'],
+  );
+}
+
+function matmulCases(n: number): BenchCase[] {
+  const [a, b] = [data(n * n, 1), data(n * n, 2)];
+  return cases(
+    `matmul ${n}³`,
+    `matmul(a, b), ${n}×${n} · ${n}×${n} float32 (work ${3 * n * n} elements)`,
+    (place) => {
+      const [x, y] = [place([n, n], a), place([n, n], b)];
+      return () => ops.matmul(x, y);
+    },
+    ...binary(
+      'MatMul',
+      [
+        [n, n],
+        [n, n],
+      ],
+      a,
+      b,
+    ),
+  );
+}
+
+function conv2dCases(c: number, hw: number): BenchCase[] {
+  const xs = [1, c, hw, hw];
+  const ws = [c, c, 3, 3];
+  const [x, w] = [data(c * hw * hw, 3), data(c * c * 9, 4)];
+  const model: ModelSpec = {
+    nodes: [{ op: 'Conv', inputs: ['a', 'b'], outputs: ['y'], attrs: { pads: [1, 1, 1, 1] } }],
+    inputs: [
+      { name: 'a', dtype: 'float32', shape: xs },
+      { name: 'b', dtype: 'float32', shape: ws },
+    ],
+    outputs: [{ name: 'y' }],
+  } as ModelSpec;
+  return cases(
+    `conv2d ${c}×${hw}²`,
+    `conv2d 3×3 pad 1, x [1, ${c}, ${hw}, ${hw}], w [${c}, ${c}, 3, 3] float32 (work ${2 * c * hw * hw + 9 * c * c} elements)`,
+    (place) => {
+      const [tx, tw] = [place(xs, x), place(ws, w)];
+      return () => ops.conv2d(tx, tw, [1, 1], [1, 1, 1, 1]);
+    },
+    model,
+    () => ({ a: { dims: xs, data: x }, b: { dims: ws, data: w } }),
+  );
+}
+
+export default [
+  ...addCase(),
+  ...[64, 96, 128, 256].flatMap(matmulCases),
+  ...(
+    [
+      [8, 16],
+      [16, 32],
+      [32, 32],
+      [64, 32],
+    ] as const
+  ).flatMap(([c, hw]) => conv2dCases(c, hw)),
+];
