@@ -5,7 +5,7 @@ import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type O
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
 import { threadStats, wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
-import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
+import { asGraphRun, dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
 import { allocStorage, finishStorage } from '../dtype.ts';
 import { OpError } from '../errors.ts';
 import { trackOutputs } from '../scope.ts';
@@ -69,6 +69,10 @@ export function kernelLaunches(): number {
  * or constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  return asGraphRun(() => executeGraph(g, inputs));
+}
+
+function executeGraph(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
   // With wasm threads on, a graph whose last run split kernels wakes the workers now rather than at its first split;
   // one that split none leaves them asleep (woken, they spin a while, for nothing).
@@ -99,6 +103,10 @@ function checkInputs(g: Graph, inputs: readonly Tensor[]): void {
 
 /** `execute` call by call through the dispatcher, with no plan (what a plan's steps must agree with). */
 export function executeUnplanned(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+  return asGraphRun(() => executeUnplannedGraph(g, inputs));
+}
+
+function executeUnplannedGraph(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
   const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => env.set(p, inputs[i]!));
