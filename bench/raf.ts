@@ -13,13 +13,17 @@ import {
   type Tensor,
   type WasmBuild,
 } from '../runtime/src/index.ts';
-import { getDialect } from '../runtime/src/dialect.ts';
+import { enabledDialects, getDialect } from '../runtime/src/dialect.ts';
 import { asFloat32, type Impl } from './case.ts';
 
-/** The dialect that serves `op` on `device` by default: the highest level whose dialect is up. */
+/** The dialect that serves `op` on `device` by default: the highest level whose dialect is up (and pinned, if any are). */
 export function servedBy(op: string, device: DeviceKind = 'cpu'): string {
+  const pins = enabledDialects();
   const d = allDialectOps(op).find(
-    (d) => getDialect(d.dialect)?.devices.includes(device) && !getDialect(d.dialect)?.unavailable?.(),
+    (d) =>
+      getDialect(d.dialect)?.devices.includes(device) &&
+      !getDialect(d.dialect)?.unavailable?.() &&
+      (pins === null || pins.includes(d.dialect)),
   );
   return d?.dialect ?? '?';
 }

@@ -119,6 +119,9 @@ export {
 
 export { initWebGpu, webgpuUnavailable } from './dialects/webgpu/index.ts';
 
+// The ort dialect's builder: the generated ort bridges make each ONNX-mapped op's onnxruntime kernel with it.
+export { ortDialectOp, ortUnavailable } from './dialects/ort/index.ts';
+
 // Every built-in schema class, for ops in a package that reuse one (`schema: softmax`).
 export * from './generated/schemas.ts';
 // Every op's bridge and kernel types: a package's kernel for a built-in op (an `overrides: true` spec) is typed by them.
