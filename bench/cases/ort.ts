@@ -3,7 +3,7 @@
 // cases, the raf-op column pinned to wasm, pinned to ort, and left to dispatch (which picks by the threshold); the
 // onnxruntime column is the same node run through onnxruntime-node's own async API, for the dialect's overhead.
 
-import { fromStorage, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { call, fromStorage, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
 import { defineCase, type BenchCase, type Impl } from '../case.ts';
 import { data, onnx } from '../peers.ts';
@@ -125,6 +125,88 @@ function conv2dCases(c: number, hw: number): BenchCase[] {
   );
 }
 
+/** One-input-node cases (pooling, norms, softmax, RNNs): the model's inputs are `a`, `b`, … in `shapes`' order. */
+function unaryish(
+  name: string,
+  what: string,
+  onnxOp: string,
+  attrs: Record<string, unknown>,
+  shapes: number[][],
+  call: (ts: Tensor[]) => Tensor,
+): BenchCase[] {
+  const names = shapes.map((_, k) => String.fromCharCode(97 + k));
+  const arrays = shapes.map((sh, k) =>
+    data(
+      sh.reduce((p, q) => p * q, 1),
+      5 + k,
+    ),
+  );
+  const model = {
+    nodes: [{ op: onnxOp, inputs: names, outputs: ['y'], attrs }],
+    inputs: shapes.map((sh, k) => ({ name: names[k]!, dtype: 'float32', shape: sh })),
+    outputs: [{ name: 'y' }],
+  } as ModelSpec;
+  return cases(
+    name,
+    what,
+    (place) => {
+      const ts = shapes.map((sh, k) => place(sh, arrays[k]!));
+      return () => call(ts);
+    },
+    model,
+    () => Object.fromEntries(shapes.map((sh, k) => [names[k]!, { dims: sh, data: arrays[k]! }])),
+  );
+}
+
+const poolCases = (c: number, hw: number): BenchCase[] =>
+  (['max', 'avg'] as const).flatMap((kind) =>
+    unaryish(
+      `${kind}_pool2d ${c}×${hw}²`,
+      `${kind}_pool2d 3×3 stride 2 pad 1, x [1, ${c}, ${hw}, ${hw}] float32`,
+      kind === 'max' ? 'MaxPool' : 'AveragePool',
+      { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] },
+      [[1, c, hw, hw]],
+      ([x]) => call(`${kind}_pool2d`, [], { x, kernel: [3, 3], stride: [2, 2], padding: [1, 1, 1, 1] }) as Tensor,
+    ),
+  );
+
+const layerNormCases = (n: number, d: number): BenchCase[] =>
+  unaryish(
+    `layer_norm ${n}×${d}`,
+    `layer_norm over the last axis of [${n}, ${d}] float32`,
+    'LayerNormalization',
+    { axis: -1, epsilon: 1e-5 },
+    [[n, d], [d], [d]],
+    ([x, scale, bias]) => call('layer_norm', [], { x, scale, bias }) as Tensor,
+  );
+
+const softmaxCases = (n: number, d: number): BenchCase[] =>
+  unaryish(
+    `softmax ${n}×${d}`,
+    `softmax over rows of ${d}, [${n}, ${d}] float32`,
+    'Softmax',
+    { axis: -1 },
+    [[n, d]],
+    ([x]) => ops.softmax(x!, -1),
+  );
+
+/** lstm/gru over T steps, batch B, input I, hidden H, no bias: the first output (Y) is read. */
+const rnnCases = (kind: 'lstm' | 'gru', t: number, b: number, i: number, h: number): BenchCase[] => {
+  const gates = kind === 'lstm' ? 4 : 3;
+  return unaryish(
+    `${kind} T${t} B${b} I${i} H${h}`,
+    `${kind} forward, x [${t}, ${b}, ${i}], hidden ${h}, float32`,
+    kind === 'lstm' ? 'LSTM' : 'GRU',
+    { hidden_size: h },
+    [
+      [t, b, i],
+      [1, gates * h, i],
+      [1, gates * h, h],
+    ],
+    ([x, w, r]) => (call(kind, [], { x, w, r, hidden_size: h }) as Tensor[])[0]!,
+  );
+};
+
 export default [
   ...addCase(),
   ...[64, 96, 128, 256].flatMap(matmulCases),
@@ -136,4 +218,31 @@ export default [
       [64, 32],
     ] as const
   ).flatMap(([c, hw]) => conv2dCases(c, hw)),
+  ...(
+    [
+      [8, 16],
+      [16, 32],
+      [32, 32],
+      [64, 56],
+    ] as const
+  ).flatMap(([c, hw]) => poolCases(c, hw)),
+  ...(
+    [
+      [16, 64],
+      [128, 768],
+      [512, 768],
+    ] as const
+  ).flatMap(([n, d]) => layerNormCases(n, d)),
+  ...(
+    [
+      [64, 1024],
+      [16, 8192],
+      [128, 4096],
+    ] as const
+  ).flatMap(([n, d]) => softmaxCases(n, d)),
+  ...(['lstm', 'gru'] as const).flatMap((k) => [
+    ...rnnCases(k, 8, 1, 16, 16),
+    ...rnnCases(k, 16, 1, 64, 64),
+    ...rnnCases(k, 32, 4, 128, 128),
+  ]),
 ];

@@ -99,6 +99,22 @@ export function dialectOpsFor(op: string, kind: DeviceKind): readonly AnyDialect
   return list;
 }
 
+/**
+ * `list` (dialectOpsFor's) in the order a call tries it under `pin`: the pinned dialects first, in the pin's order
+ * (`withDialect(['ort', 'cpu'], f)` tries ort before cpu even for an op whose ort dialect op sits below cpu), each
+ * dialect's own ops by level; the rest after them, where dispatch reports them as not enabled.
+ */
+export function inPinOrder(list: readonly AnyDialectOp[], pin: readonly string[] | null): readonly AnyDialectOp[] {
+  if (!pin || pin.length < 2) return list;
+  const rank = (d: AnyDialectOp) => {
+    const k = pin.indexOf(d.dialect);
+    return k < 0 ? pin.length : k;
+  };
+  for (let i = 1; i < list.length; i++)
+    if (rank(list[i]!) < rank(list[i - 1]!)) return [...list].sort((a, b) => rank(a) - rank(b));
+  return list;
+}
+
 export function allDialectOps(op: string): readonly AnyDialectOp[] {
   return dialectOps.get(op) ?? [];
 }

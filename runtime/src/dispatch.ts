@@ -6,6 +6,7 @@ import {
   buildDialectKernel,
   dialectOpsFor,
   enabledDialects,
+  inPinOrder,
   type AnyDialectOp,
   type Kernel,
   type OutType,
@@ -108,7 +109,7 @@ export function call(name: string, positional: readonly unknown[], keyword?: Key
 
 function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): Tensor | readonly Tensor[] {
   const pin = enabledDialects();
-  const candidates = dialectOpsFor(op.name, device.kind);
+  const candidates = inPinOrder(dialectOpsFor(op.name, device.kind), pin);
   const tried: string[] = [];
   for (const d of candidates) {
     if (pin && !pin.includes(d.dialect)) {
@@ -117,10 +118,8 @@ function runKernel(op: AnyOpDef, args: unknown, out: OutType, device: Device): T
     }
     const inputs = d.bridge.inputs(args);
     const attrs = d.bridge.attrs(args);
-    if (d.accepts && !pin?.includes(d.dialect) && (graphDepth > 0 || !d.accepts(inputs, attrs, out))) {
-      tried.push(
-        `raf.op.${d.dialect}.${op.name} (level ${d.level}): declined (${graphDepth > 0 ? 'in a graph run, where it serves only when pinned' : 'below its work threshold'})`,
-      );
+    if (d.accepts && !pin?.includes(d.dialect) && !d.accepts(inputs, attrs, out)) {
+      tried.push(`raf.op.${d.dialect}.${op.name} (level ${d.level}): declined (below its work threshold)`);
       continue;
     }
     const kernel = buildCached(op, d, args, attrs, out, inputs, tried);
@@ -255,20 +254,4 @@ function checkSameDevice(op: string, t: Tensor, name: string, firstName: string,
       `is on ${deviceName(t.device)} but ${firstName} is on ${deviceName(first)}; move it with \`await t.to(...)\``,
       name,
     );
-}
-
-/** Graph runs in progress: a dialect that decides per call (ort) serves them only when pinned (see asGraphRun). */
-let graphDepth = 0;
-
-/**
- * Runs `f` as part of a graph run: its calls (unplanned nodes, host ops) choose kernels as the graph's planned kernels
- * do, so a planned and an unplanned run of one graph compute with the same kernels.
- */
-export function asGraphRun<T>(f: () => T): T {
-  graphDepth++;
-  try {
-    return f();
-  } finally {
-    graphDepth--;
-  }
 }

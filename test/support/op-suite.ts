@@ -16,6 +16,7 @@ import {
 import { assertAllClose, tolerance } from './assert.ts';
 import { execute, trace } from '../../runtime/src/graph/index.ts';
 import { webgpuCases } from './webgpu-cases.ts';
+import { hasOrtOp, ortCases } from './ort-cases.ts';
 import { flatTensors } from './tensor-args.ts';
 import { nonFiniteCases, type NonFiniteCases } from './non-finite.ts';
 import {
@@ -644,6 +645,22 @@ export function opSuite(s: OpSuite): void {
           });
       });
     });
+
+    // The ort dialect (onnxruntime-node) of an op with an ONNX mapping, checked against the CPU dialect on the same
+    // cases, gradients included; absent, it is checked to be absent.
+    if (s.dialects.includes('cpu') && hasOrtOp(s.op))
+      ortCases({
+        op: s.op,
+        dtypes: s.dtypes,
+        cases: s.cases,
+        grad: s.grad,
+        callArgs: (c: OpCase, i: number, dtype: DType) => ({
+          ...caseInputs(s, c, i, dtype),
+          ...(s.oracle.kind === 'vjp' ? pickArgs(c.full, s.oracle.mapping) : c.args),
+        }),
+        title,
+        ...(s.outputs ? { outputs: s.outputs } : {}),
+      });
 
     // Graph mode (RAF's VM next to its interpreter): the traced call, run by the executor, gives eager mode's values exactly.
     // Host ops (shape) have no kernel: their value is static while tracing, so there is no call to compare.

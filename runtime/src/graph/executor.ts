@@ -1,11 +1,19 @@
 // The graph executor (RAF's VM to eager mode's interpreter): runs calls through the dispatcher and fused groups through a dialect's fused-kernel compiler.
 
 import type { DeviceKind } from '../device.ts';
-import { buildDialectKernel, dialectOpsFor, enabledDialects, type Kernel, type OutType } from '../dialect.ts';
+import {
+  buildDialectKernel,
+  dialectOpsFor,
+  enabledDialects,
+  inPinOrder,
+  type Kernel,
+  type KernelInputs,
+  type OutType,
+} from '../dialect.ts';
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { residentOutput, residentView, toWasmMemory } from '../dialects/wasm/support.ts';
 import { threadStats, wakeWasmThreads } from '../dialects/wasm/threads/index.ts';
-import { asGraphRun, dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
+import { dispatchStats, inheritChecks, invoke, kernelEpoch, setInvokeHook } from '../dispatch.ts';
 import { allocStorage, finishStorage } from '../dtype.ts';
 import { OpError } from '../errors.ts';
 import { trackOutputs } from '../scope.ts';
@@ -69,10 +77,6 @@ export function kernelLaunches(): number {
  * or constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
  */
 export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
-  return asGraphRun(() => executeGraph(g, inputs));
-}
-
-function executeGraph(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
   // With wasm threads on, a graph whose last run split kernels wakes the workers now rather than at its first split;
   // one that split none leaves them asleep (woken, they spin a while, for nothing).
@@ -103,10 +107,6 @@ function checkInputs(g: Graph, inputs: readonly Tensor[]): void {
 
 /** `execute` call by call through the dispatcher, with no plan (what a plan's steps must agree with). */
 export function executeUnplanned(g: Graph, inputs: readonly Tensor[]): Tensor[] {
-  return asGraphRun(() => executeUnplannedGraph(g, inputs));
-}
-
-function executeUnplannedGraph(g: Graph, inputs: readonly Tensor[]): Tensor[] {
   checkInputs(g, inputs);
   const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => env.set(p, inputs[i]!));
@@ -511,13 +511,13 @@ function recordCall(
         if (isAtom(x)) given.set((args[i] as Tensor[])[k]!, refOf(x));
       });
   });
-  for (const d of dialectOpsFor(op.name, decl.device.kind)) {
+  for (const d of inPinOrder(dialectOpsFor(op.name, decl.device.kind), pin)) {
     if (pin && !pin.includes(d.dialect)) continue;
     const ins = d.bridge.inputs(decl.args) as Record<string, unknown>;
     const attrs = d.bridge.attrs(decl.args);
-    // A dialect that decides per call (ort's work threshold) serves a graph only when pinned: a graph's kernels are
-    // chosen once, from the recording's shapes, and run over the graph's own memory plan.
-    if (d.accepts && !pin?.includes(d.dialect)) continue;
+    // A dialect that decides per call (ort's work threshold) is asked as dispatch asks it: shapes are static in a
+    // graph, so the answer at the recording holds for every run of the plan.
+    if (d.accepts && !pin?.includes(d.dialect) && !d.accepts(ins as KernelInputs, attrs, out)) continue;
     let kernel: Kernel<unknown, unknown, OutType> | null;
     try {
       kernel = buildDialectKernel(d, attrs, out, ins);

@@ -1,7 +1,15 @@
 // What every dialect's fused-kernel compiler shares: a group read as `[anchor] inlinable*`, its loop inputs, and the anchor's own kernel.
 
 import type { DeviceKind } from '../device.ts';
-import { buildDialectKernel, dialectOpsFor, enabledDialects, type AnyDialectOp, type Kernel } from '../dialect.ts';
+import {
+  buildDialectKernel,
+  dialectOpsFor,
+  enabledDialects,
+  inPinOrder,
+  type AnyDialectOp,
+  type Kernel,
+  type KernelInputs,
+} from '../dialect.ts';
 import { COMPUTE } from '../generated/passes/index.ts';
 import { broadcastStrides, coalesce, shapesEqual, sizeOf, stridesOf } from '../shape.ts';
 import type { Tensor, TensorType } from '../tensor.ts';
@@ -121,12 +129,13 @@ export function directKernel(n: CallNode, kind: DeviceKind): (values: readonly u
     if (decl.kind !== 'tensor')
       throw new Error(`fused: raf.op.${n.op.name} is a ${decl.kind === 'value' ? 'host op' : 'tuple op'}`);
     if (hit) return hit.kernel(hit.d.bridge.inputs(decl.args), hit.d.bridge.attrs(decl.args), decl.out) as Tensor;
-    for (const d of dialectOpsFor(n.op.name, kind)) {
+    for (const d of inPinOrder(dialectOpsFor(n.op.name, kind), pin)) {
       if (pin && !pin.includes(d.dialect)) continue;
-      // As in the executor: a dialect that decides per call (ort) serves a fused group's anchor only when pinned.
-      if (d.accepts && !pin?.includes(d.dialect)) continue;
       const inputs = d.bridge.inputs(decl.args) as Record<string, unknown>;
       const attrs = d.bridge.attrs(decl.args);
+      // As dispatch does: a dialect that decides per call (ort's work threshold) is asked; shapes are static in a
+      // graph, so the kernel built here serves every launch of the group.
+      if (d.accepts && !pin?.includes(d.dialect) && !d.accepts(inputs as KernelInputs, attrs, decl.out)) continue;
       const kernel = buildDialectKernel(d, attrs, decl.out, inputs) as Kernel<unknown, unknown, TensorType> | null;
       if (kernel) {
         const from: [string, number | null][] | null = [];

@@ -63,9 +63,12 @@ export class MemoryRecorder implements StepMemory<AllocLog | null> {
       matched.add(s);
       // Kept: the step's results (planned unless the graph returns them), and values the step made and freed itself
       // (a fused group's inner results, alive during that step only). A block still held by anything else (a weight
-      // copied into wasm memory on first use) is left out: later runs need not make it again.
+      // copied into wasm memory on first use) is left out: later runs need not make it again. So is one whose elements
+      // moved out during the step (a weight copied in, then read by another dialect, as onnxruntime reads its inputs):
+      // it is alive, not freed, and later runs do not make it again; planned, its offset (free after this step) would
+      // go to the step's result, which the next steps' outputs could then overwrite while it is still read.
       const inner = !results.includes(s);
-      if (inner && s.ptr !== undefined) continue;
+      if (inner && (s.ptr !== undefined || s.movedOut)) continue;
       if (!this.values.has(s))
         this.values.set(s, {
           from: step,

@@ -98,6 +98,16 @@ export function ortDialectOp<A>(spec: OrtOpSpec<A>): AnyDialectOp {
       // the dialect declines them and a lower level serves the key's calls.
       try {
         prepare(ort, spec, tensorSet, sessions, inputs, attrs as Record<string, unknown>, out);
+        // onnxruntime registers some kernels for types it then refuses at run time (LSTM in float64: "does not
+        // support double yet"): outside float32, which every kernel serves, the first call is tried once here.
+        const typed = [
+          ...outs,
+          ...Object.values(inputs).flatMap((v) => (v === null ? [] : v instanceof Tensor ? [v] : v)),
+        ];
+        if (typed.some((t) => t.dtype !== 'float32')) {
+          run(ort, spec, tensorSet, sessions, inputs, attrs as Record<string, unknown>, out);
+          runs--; // a probe, not a call served
+        }
       } catch {
         // No kernel for these types (Conv in float64), or a node onnxruntime refuses (a padding ONNX spells
         // otherwise): the dialect declines, and a lower level serves the key's calls.
@@ -135,6 +145,8 @@ interface Prepared {
   readonly session: Session;
   readonly feeds: readonly Feed[];
   readonly outs: readonly TensorType[];
+  /** The input was fed flat (axis=None): the node's output has the declared size, not its shape (keepdims). */
+  readonly flat: boolean;
 }
 
 /** The call's session (built on first use of its signature and shapes) and what to feed it. */
@@ -232,7 +244,7 @@ function prepare<A>(
     session = open(ort, spec, model, feeds);
     sessions.set(key, session);
   }
-  return { session, feeds, outs };
+  return { session, feeds, outs, flat: flattened !== undefined };
 }
 
 function run<A>(
@@ -244,7 +256,7 @@ function run<A>(
   given: Record<string, unknown>,
   out: OutType,
 ): Tensor | Tensor[] {
-  const { session, feeds, outs } = prepare(ort, spec, tensorSet, sessions, ins, given, out);
+  const { session, feeds, outs, flat } = prepare(ort, spec, tensorSet, sessions, ins, given, out);
   const m = spec.mapping;
   const feedValues: Record<string, unknown> = {};
   for (const f of feeds) {
@@ -253,7 +265,7 @@ function run<A>(
   }
   const fetches: Record<string, unknown> = {};
   const storages: (Storage | null)[] = outs.map((o, i) => {
-    if (!session.direct[i]) {
+    if (!session.direct[i] || flat) {
       fetches[session.outputNames[i]!] = null;
       return null;
     }
@@ -272,7 +284,10 @@ function run<A>(
     let s = storages[i];
     if (!s) {
       const r = result[session.outputNames[i]!]!;
-      if (r.dims.length !== o.shape.length || r.dims.some((d, k) => d !== o.shape[k]))
+      const same = flat
+        ? r.dims.reduce((p, d) => p * d, 1) === sizeOf(o.shape)
+        : r.dims.length === o.shape.length && r.dims.every((d, k) => d === o.shape[k]);
+      if (!same)
         throw new OpError(spec.op, `onnxruntime (${m.onnxOp}) returned shape [${r.dims}], declared [${o.shape}]`);
       s = allocStorage(o.dtype, sizeOf(o.shape));
       const d = r.data;

@@ -60,6 +60,10 @@ export class WasmStorage implements TensorStorage {
   get ptr(): number | undefined {
     return this.block;
   }
+  /** Whether the elements moved out to JavaScript memory (still live there), as opposed to disposed. */
+  get movedOut(): boolean {
+    return this.array !== undefined;
+  }
   /**
    * Marks it just used, so the budget moves it out last (inputs used every step outlive one-off intermediates). Only
    * the stamp changes: makeRoom reorders `live` lazily, so a weight read on every call costs no Map work.
