@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'lans',
   spec: 'specs/optim/lans.yaml',
-  dialects: ['cpu', 'wasm'],
+  dialects: ['cpu', 'wasm', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['param', 'grad', 'exp_avg', 'exp_avg_sq', 'step'],
   domain: [-1, 1],

@@ -497,6 +497,7 @@ import { lansGrad } from './grad/lans.ts';
 import { lansRelay } from './relay/lans.ts';
 import { lansCpuOp } from './dialects/cpu/lans.ts';
 import { lansWasmOp } from './dialects/wasm/lans.ts';
+import { lansWebgpuOp } from './dialects/webgpu/lans.ts';
 import { layerNormOp } from './api/layer_norm.ts';
 import { layerNormGrad } from './grad/layer_norm.ts';
 import { layerNormRelay } from './relay/layer_norm.ts';
@@ -1797,6 +1798,7 @@ registerDialectOps([
   isnanWebgpuOp,
   lansCpuOp,
   lansWasmOp,
+  lansWebgpuOp,
   layerNormCpuOp,
   layerNormWasmOp,
   layerNormWebgpuOp,

@@ -9,3 +9,4 @@ export { saveCheckpoint, loadCheckpoint } from './checkpoint.ts';
 export { TrainError } from './errors.ts';
 export type { Params } from './tensors.ts';
 export { compileLossAndGrads, compileTrainStep, type BatchLossFn, type CompiledLossAndGrads } from './compiled.ts';
+export { GradScaler, ampTrainStep, type GradScalerOptions, type GradScalerState } from './amp.ts';
