@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadOnnx, loadRelay, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { nodeInputs, type Graph } from '../../runtime/src/graph/ir.ts';
+import { fuseEpilogues } from '../../runtime/src/graph/index.ts';
+import { fusedLoopStats } from '../../runtime/src/graph/fused-cpu.ts';
 import { buildModel, type ModelSpec } from '../support/onnx-proto.ts';
 import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
 import { assertAllClose } from '../support/assert.ts';
@@ -159,6 +161,49 @@ describe('ONNX dynamic axes', () => {
     // The second and third conversions took every weight-only value from the first instead of converting it again.
     expect(session.stats.reusedNodes).toBeGreaterThan(0);
   });
+});
+
+describe('first run at a new length', () => {
+  const gpt2 = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-tx/gpt2-ts.onnx');
+  it.runIf(existsSync(gpt2))(
+    'gpt2-ts.onnx with fused epilogues at three lengths matches onnxruntime, compiling its fused loops once',
+    async () => {
+      const bytes = readFileSync(gpt2);
+      const session = loadOnnx(bytes, { passes: [fuseEpilogues] });
+      let compiledAfterFirst = -1;
+      let reusedBefore = fusedLoopStats().reused;
+      for (const seq of [3, 6, 10]) {
+        const ids = Array.from({ length: seq }, (_, i) => (i * 53 + 7) % 1000);
+        const feeds: Record<string, Tensor> = {};
+        for (const name of session.inputNames)
+          feeds[name] = tensor(/mask/.test(name) ? new Array(seq).fill(1) : ids, { dtype: 'int64', shape: [1, seq] });
+        const ours = session.run(feeds);
+        const theirs = await runOnnxModel(
+          bytes,
+          Object.fromEntries(
+            Object.entries(feeds).map(([k, t]) => [
+              k,
+              { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) },
+            ]),
+          ),
+          session.outputNames as string[],
+        );
+        session.outputNames.forEach((name, i) => {
+          const b = Array.from(toFloat64(theirs[i]!));
+          assertAllClose(Array.from(ours[name]!.dataSync()), b, { atol: 1e-4, rtol: 1e-4 }, `${name} at seq ${seq}`);
+        });
+        // The fused groups' loops read their extent as an argument: a new length compiles none, it reuses them.
+        const stats = fusedLoopStats();
+        if (compiledAfterFirst < 0) compiledAfterFirst = stats.compiled;
+        else {
+          expect(stats.compiled).toBe(compiledAfterFirst);
+          expect(stats.reused).toBeGreaterThan(reusedBefore);
+        }
+        reusedBefore = stats.reused;
+      }
+      expect(session.stats.specializations).toBe(3);
+    },
+  );
 });
 
 describe('Relay ? dimensions', () => {

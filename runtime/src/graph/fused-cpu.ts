@@ -51,9 +51,9 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
   );
   const src = [
     ...plan.slots.map((_, s) => `const d${s} = D[${s}], s${s} = S[${s}], k${s} = K[${s}];`),
-    `for (let row = 0, i = 0; row < ${walk.rows}; row++) {`,
+    `for (let row = 0, i = 0; row < N; row++) {`,
     ...plan.slots.map((_, s) => `  let j${s} = s${s}[row];`),
-    `  for (const end = i + ${walk.inner}; i < end; i++${plan.slots.map((_, s) => `, j${s} += k${s}`).join('')}) {`,
+    `  for (const end = i + M; i < end; i++${plan.slots.map((_, s) => `, j${s} += k${s}`).join('')}) {`,
     ...plan.slots.map((_, s) => `    const v${s} = d${s}[j${s}];`),
     ...stepConsts(plan.steps, (k) => `v${k}`, 't').map((l) => `    ${l}`),
     // float16 rounds once, at the store: the fused chain keeps full precision in between.
@@ -61,13 +61,17 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     '  }',
     '}',
   ].join('\n');
-  const loop = new Function('D', 'S', 'K', 'r', 'H', 'R', src) as (
+  // The walk's extent is an argument, so groups of one form at other sizes (a model run at a new sequence length, or
+  // the same group in every layer) share one compiled loop and the engine's optimized code for it.
+  const loop = compiledLoop(['D', 'S', 'K', 'r', 'H', 'R', 'N', 'M'], src) as (
     d: unknown[],
     s: readonly Int32Array[],
     k: readonly number[],
     r: unknown,
     h: unknown,
     rnd: unknown,
+    rows: number,
+    inner: number,
   ) => void;
   const epilogue = anchorRun && !plan.prologue ? wasmEpilogue(node, plan) : null;
   const anchorSlot = plan.anchor ? plan.slots.indexOf(singleOut(plan.anchor)) : -1;
@@ -76,7 +80,7 @@ export function compileCpuFused(node: FusedNode): FusedKernel | null {
     const done = epilogue ? epilogue(ts[anchorSlot]!, ts) : null;
     if (done) return done;
     const result = runInto(node, out, ts, (data, result) =>
-      loop(data, walk.starts, walk.steps, result, JS_HELPERS, rounding(out.dtype)),
+      loop(data, walk.starts, walk.steps, result, JS_HELPERS, rounding(out.dtype), walk.rows, walk.inner),
     );
     // The anchor's result is the group's own intermediate: its memory goes back once the loop has read it.
     if (anchorSlot >= 0) releaseIntermediate(ts[anchorSlot]!, inputs, result);
@@ -113,6 +117,28 @@ function runInto(
     res.data(),
   );
   return res.tensor();
+}
+
+/** Compiled loops by parameter list and text: a group whose text was compiled before reuses that function. */
+const loops = new Map<string, unknown>();
+const loopCounts = { compiled: 0, reused: 0 };
+
+/** Fused CPU loops compiled so far, and groups that reused one compiled before (what tests read). */
+export function fusedLoopStats(): { readonly compiled: number; readonly reused: number } {
+  return { ...loopCounts };
+}
+
+function compiledLoop(params: readonly string[], src: string): unknown {
+  const key = `${params.join(',')}\n${src}`;
+  let fn = loops.get(key);
+  if (fn) loopCounts.reused++;
+  else {
+    // Bounded: a long-running process converting many models starts the cache over rather than growing it.
+    if (loops.size >= 1024) loops.clear();
+    loops.set(key, (fn = new Function(...params, src)));
+    loopCounts.compiled++;
+  }
+  return fn;
 }
 
 /** `const` lines computing each step (`<prefix><k>`) from the slots, named by `slot(k)`, and earlier steps. */
@@ -166,7 +192,7 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
   ];
   const src = [
     ...bind.atoms.map((_, k) => `const d${k} = D[${k}];`),
-    `for (let cell = 0; cell < ${layout.cells}; cell++) {`,
+    `for (let cell = 0; cell < C; cell++) {`,
     ...indent([
       'let acc;',
       '{',
@@ -183,15 +209,17 @@ function rowLoops(node: FusedNode, plan: FusedPlan, layout: ReductionLayout, wit
     ]),
     '}',
   ].join('\n');
-  const loop = new Function('D', 'out', 'H', 'R', src) as (
+  // The cell count is an argument (a norm over the last axis reads the same at every sequence length).
+  const loop = compiledLoop(['D', 'out', 'H', 'R', 'C'], src) as (
     d: unknown[],
     out: unknown,
     h: unknown,
     rnd: unknown,
+    cells: number,
   ) => void;
   return (inputs) =>
     runInto(node, out, bind.tensors(node, inputs), (data, result) =>
-      loop(data, result, JS_HELPERS, rounding(out.dtype)),
+      loop(data, result, JS_HELPERS, rounding(out.dtype), layout.cells),
     );
 }
 

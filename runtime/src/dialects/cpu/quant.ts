@@ -14,7 +14,7 @@ import { sizeOf, stridesOf, type Shape } from '../../shape.ts';
 import { fromStorage, type Tensor } from '../../tensor.ts';
 import { broadcastIndex } from './support.ts';
 import { wasmMatrixProduct } from '../wasm/matmul.ts';
-import { wasmUnavailable } from '../wasm/module.ts';
+import { allocKeptBlock, callArena, freeKeptBlock, wasm, wasmUnavailable, type KeptBlock } from '../wasm/module.ts';
 
 /** Round half to even, as ONNX's rounding (np.rint, std::nearbyint) does. */
 export function roundHalfEven(v: number): number {
@@ -100,6 +100,73 @@ function loopGemm(a: Float32Array, b: Float32Array, m: number, k: number, n: num
     const o = i * n;
     for (let j = 0; j < n; j++) out[o + j]! += row[j]!;
   }
+}
+
+/** A weight's centred int16 columns in wasm memory (see int8Matmul), refilled when the heap starts over. */
+interface PackedB {
+  readonly zb: Tensor | null;
+  readonly cols: Int16Array;
+  readonly block: KeptBlock;
+}
+const packedB = new WeakMap<Tensor, PackedB>();
+const packedFreed = new FinalizationRegistry<KeptBlock>((block) => freeKeptBlock(block));
+
+type Rows = (src: number, m: number, k: number, signed: number, zero: number, dst: number, kp: number) => void;
+type Gemm = (a: number, b: number, m: number, n: number, kp: number, y: number, ny: number) => void;
+
+const isInt8 = (t: Tensor) => t.dtype === 'uint8' || t.dtype === 'int8';
+
+/**
+ * MatMulInteger's int32 result on the wasm module's integer product (as/int8.ts), for 8-bit operands, a 2-D b and
+ * a per-tensor a_zero_point (b's per tensor or per column), into `into` (g.full's size); false when the case or the
+ * module does not allow it (integerMatmul then serves). Operands are centred to int16 rows along K (b once per
+ * weight tensor, kept in wasm memory) and multiplied with int32 accumulators that wrap as int32 accumulation does.
+ */
+export function int8Matmul(
+  op: string,
+  a: Tensor,
+  b: Tensor,
+  za: Tensor | null,
+  zb: Tensor | null,
+  into: Int32Array,
+): boolean {
+  if (forceLoop || !isInt8(a) || !isInt8(b) || (za && (za.size !== 1 || !isInt8(za))) || (zb && !isInt8(zb)))
+    return false;
+  const g = matmulGeometry(op, a.shape, b.shape);
+  if (g.b.length !== 2 || !wasmReady()) return false;
+  const zbShape = zb ? matmulParamShape(op, 'b_zero_point', zb.shape, g, 'b') : [];
+  const { k, n } = g;
+  const m = sizeOf(g.full) / n;
+  if (m === 0 || n === 0) return true;
+  const kp = Math.max(8, Math.ceil(k / 8) * 8);
+  const ny = Math.ceil(n / 4) * 4;
+  let packed = packedB.get(b);
+  if (!packed || packed.zb !== zb) {
+    const centredB = centred(b, zb, zbShape, g.b).values;
+    const cols = new Int16Array(n * kp);
+    for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) cols[j * kp + p] = centredB[p * n + j]!;
+    packed = { zb, cols, block: { base: -1, bytes: cols.byteLength } };
+    packedB.set(b, packed);
+    packedFreed.register(b, packed.block);
+  }
+  const arena = callArena();
+  // Allocations first (any may grow memory, detaching views), then the copies.
+  const fresh = packed.block.base < 0;
+  if (fresh && !allocKeptBlock(packed.block)) return false;
+  const pa8 = arena.alloc(m * k);
+  const pa = arena.alloc(m * kp * 2);
+  const py = arena.alloc(m * ny * 4);
+  const w = wasm();
+  const mem = w.memory.buffer;
+  if (fresh) new Int16Array(mem, packed.block.base, packed.cols.length).set(packed.cols);
+  new Uint8Array(mem, pa8, m * k).set(a.dataSync() as Uint8Array | Int8Array);
+  const z = za ? za.dataSync()[0]! : 0;
+  (w['int8_rows_i16' as keyof typeof w] as unknown as Rows)(pa8, m, k, a.dtype === 'int8' ? 1 : 0, z, pa, kp);
+  (w['int8_gemm_i16' as keyof typeof w] as unknown as Gemm)(pa, packed.block.base, m, n, kp, py, ny);
+  const y = new Int32Array(w.memory.buffer, py, m * ny);
+  if (ny === n) into.set(y);
+  else for (let i = 0; i < m; i++) into.set(y.subarray(i * ny, i * ny + n), i * n);
+  return true;
 }
 
 /** An int32 result from exact sums: wraps modulo 2^32, as int32 accumulation does. */

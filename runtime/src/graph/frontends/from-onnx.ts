@@ -64,12 +64,24 @@ function formOf(m: OnnxMapping, opset: number) {
   return { inputs, attrs, defaults };
 }
 
+/** The mappings by ONNX op, in the table's order; built again when a package adds mappings (the table only grows). */
+let mappingsByOp: { readonly size: number; readonly byOp: Map<string, OnnxMapping[]> } | null = null;
+
+function mappingIndex(): ReadonlyMap<string, readonly OnnxMapping[]> {
+  if (mappingsByOp?.size !== ONNX_MAPPINGS.length) {
+    const byOp = new Map<string, OnnxMapping[]>();
+    for (const m of ONNX_MAPPINGS) if (m) byOp.set(m.onnxOp, [...(byOp.get(m.onnxOp) ?? []), m as OnnxMapping]);
+    mappingsByOp = { size: ONNX_MAPPINGS.length, byOp };
+  }
+  return mappingsByOp.byOp;
+}
+
 /**
  * The mappings that may import a node, best first: consts must match, and the model's opset must be one the
  * mapping covers; several ops may share an ONNX op (MatMul is matmul and batch_matmul), so callers try each.
  */
 function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
-  const named = ONNX_MAPPINGS.filter((m): m is OnnxMapping => m !== null && m.onnxOp === node.opType);
+  const named = mappingIndex().get(node.opType) ?? [];
   if (!named.length)
     throw new Error(`no raf-op spec maps ONNX op '${node.opType}' (add an onnx: mapping to the op's spec)`);
   const all = named.filter((m) =>
@@ -177,7 +189,7 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
 function unsupportedOps(m: OnnxGraph): Map<string, string[]> {
   const missing = new Map<string, string[]>();
   // Read when the model converts, not at import time: a package's mappings register when it is imported.
-  const mapped = new Set(ONNX_MAPPINGS.map((map) => map?.onnxOp));
+  const mapped = mappingIndex();
   const visit = (g: OnnxGraph, where: string) =>
     g.nodes.forEach((n, k) => {
       const label = `${where}${n.name ? `'${n.name}'` : `node ${k}`}`;
@@ -190,7 +202,7 @@ function unsupportedOps(m: OnnxGraph): Map<string, string[]> {
 }
 
 /** `OpType` (or `domain.OpType`) when raf-op has no import for the node's op, else undefined. */
-function unsupportedOp(n: OnnxNode, mapped: ReadonlySet<string | undefined>): string | undefined {
+function unsupportedOp(n: OnnxNode, mapped: { has(op: string): boolean }): string | undefined {
   const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
   if (!domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType))) return undefined;
   return domain ? `${domain}.${n.opType}` : n.opType;
@@ -212,7 +224,7 @@ interface NodeProblem {
  * refused with that node's own error.
  */
 function refusal(missing: ReadonlyMap<string, string[]>, problems: readonly NodeProblem[]): string {
-  const mapped = new Set(ONNX_MAPPINGS.map((map) => map?.onnxOp));
+  const mapped = mappingIndex();
   const others = problems.filter((p) => !unsupportedOp(p.node, mapped));
   if (!missing.size && others.length === 1) return `FromOnnx ${others[0]!.label}: ${others[0]!.message}`;
   const shown = (nodes: readonly string[]) =>
@@ -334,6 +346,15 @@ function outerNames(g: OnnxGraph, into = new Set<string>()): Set<string> {
  * is already valid. Two nodes writing one value, or a cycle, are refused naming the nodes.
  */
 export function topologicalOrder(g: OnnxGraph): number[] {
+  // A model converted at several input signatures (OnnxSession) sorts each of its graphs once.
+  let order = sortedGraphs.get(g);
+  if (!order) sortedGraphs.set(g, (order = sortNodes(g)));
+  return [...order];
+}
+
+const sortedGraphs = new WeakMap<OnnxGraph, readonly number[]>();
+
+function sortNodes(g: OnnxGraph): number[] {
   const producer = new Map<string, number>();
   const given = new Map<string, string>([
     ...g.inputs.map((i) => [i.name, 'a graph input'] as const),

@@ -194,7 +194,7 @@ const RAW: Readonly<Record<number, (buf: ArrayBuffer) => ArrayLike<number>>> = {
   6: (b) => new Int32Array(b),
   7: (b) => Array.from(new BigInt64Array(b), Number),
   9: (b) => new Uint8Array(b),
-  10: (b) => Float32Array.from(new Uint16Array(b), halfToNumber),
+  10: (b) => halvesToFloat32(new Uint16Array(b)),
   11: (b) => new Float64Array(b),
   12: (b) => new Uint32Array(b),
   // Values beyond 2^53 become numbers that are not safe integers, which constTensor refuses naming the tensor.
@@ -218,6 +218,21 @@ const RAW_WIDTH: Readonly<Record<number, number>> = {
   13: 8,
   16: 2,
 };
+
+/** Every float16 bit pattern's value, built on first use: a float16 weight then widens with one table read. */
+let halfTable: Float32Array | undefined;
+
+/** float16 bits → their float32 values (exact: every float16 value is a float32 one). */
+function halvesToFloat32(bits: Uint16Array): Float32Array {
+  if (!halfTable) {
+    halfTable = new Float32Array(0x10000);
+    for (let h = 0; h < 0x10000; h++) halfTable[h] = halfToNumber(h);
+  }
+  const table = halfTable;
+  const out = new Float32Array(bits.length);
+  for (let i = 0; i < bits.length; i++) out[i] = table[bits[i]!]!;
+  return out;
+}
 
 /** IEEE half bits → number. */
 function halfToNumber(h: number): number {

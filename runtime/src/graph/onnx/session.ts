@@ -23,6 +23,12 @@ export interface OnnxSessionOptions {
    * as one blocked pass (recognizeAttention, docs/graph-mode.md). Off by default; fuseOps and fuseEpilogues also apply it.
    */
   readonly attention?: boolean;
+  /**
+   * How float16 values compute (FromOnnxOptions.float16): 'float32' (the CPU's default) widens float16 weights at import
+   * and computes and fuses as a float32 model, rounding only float16 outputs; 'float16' rounds after every op (for a
+   * graph moved to WebGPU, where shader-f16 computes float16 natively).
+   */
+  readonly float16?: 'float32' | 'float16';
 }
 
 export class OnnxSession {
@@ -49,7 +55,7 @@ export class OnnxSession {
     this.inputNames = inputs.map((i) => i.name);
     this.outputNames = this.model.outputs.map((o) => o.name);
     const device = opts.device ?? CPU;
-    this.cache = new OnnxImportCache(device, device.kind === 'cpu' ? 'float32' : 'float16');
+    this.cache = new OnnxImportCache(device, opts.float16 ?? (device.kind === 'cpu' ? 'float32' : 'float16'));
   }
 
   /**
@@ -96,6 +102,7 @@ export class OnnxSession {
           shapes: Object.fromEntries(this.inputNames.map((n) => [n, feeds[n]!.shape])),
           constants: Object.fromEntries(folded.map((n) => [n, feeds[n]!])),
           cache: this.cache,
+          float16: this.cache.float16,
         });
       } catch (e) {
         // A shape-carrying input (Reshape's shape, Pad's pads, Resize's sizes, Range's bounds) fed at run time: the

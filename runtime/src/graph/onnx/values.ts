@@ -72,8 +72,9 @@ export function constTensor(t: OnnxTensor): Tensor {
   // through a flat list and check each element, about a third of ppocr-det-v4's import. A count that does not fill
   // the shape still takes tensor(), which reports it.
   const data = t.data;
+  // float16 weights computed in float32: the decoder's widened values (exact) become the storage as they are.
   if (t.dtype === 'float16' && float16As === 'float32' && sizeOf(t.shape) === data.length)
-    return fromStorage(t.shape, 'float32', Float32Array.from(data));
+    return fromStorage(t.shape, 'float32', data instanceof Float32Array ? data : Float32Array.from(data));
   if (sizeOf(t.shape) === data.length) {
     // The decoder's own typed arrays (over a copy of the raw bytes) become the storage as they are.
     if (t.dtype === 'float32' && data instanceof Float32Array) return fromStorage(t.shape, 'float32', data);

@@ -10,7 +10,9 @@ export const castCpu: CastKernel = ({ x }, { dtype }, out) => {
   const y = allocOut(out);
   const xs = x.dataSync();
   const ys = y.dataSync();
-  for (let i = 0; i < xs.length; i++) ys[i] = castScalar(dtype, xs[i]!);
+  // To float32/float64 castScalar keeps the value and the store rounds it: one typed-array copy does the same.
+  if (dtype === 'float32' || dtype === 'float64') (ys as Float32Array | Float64Array).set(xs as ArrayLike<number>);
+  else for (let i = 0; i < xs.length; i++) ys[i] = castScalar(dtype, xs[i]!);
   checkWide(dtype, 'cast', 'x', ys);
   return y;
 };

@@ -22,6 +22,13 @@ export const dequantizeLinearCpu: DequantizeLinearKernel = (
   const xv = x.dataSync();
   const sv = x_scale.dataSync();
   const zv = zp ? zp.dataSync() : null;
+  if (!sIdx && !zIdx) {
+    // Per tensor (the common case: embeddings, activations): the same arithmetic with the parameters hoisted.
+    const s = sv[0]!;
+    const z = zv ? zv[0]! : 0;
+    for (let i = 0; i < xv.length; i++) yv[i] = round(round(xv[i]! - z) * s);
+    return finish(y);
+  }
   for (let i = 0; i < xv.length; i++) {
     const d = round(xv[i]! - (zv ? zv[zIdx ? zIdx[i]! : 0]! : 0));
     yv[i] = round(d * sv[sIdx ? sIdx[i]! : 0]!);

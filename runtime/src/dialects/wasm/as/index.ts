@@ -38,6 +38,7 @@ export { rows_thread } from './rows';
 export { gather_f32, gather_f64 } from './gather';
 export { avg_pool2d_f32, global_avg_f32, max_pool2d_f32 } from './pool';
 export { gru_cell_f32, gru_reset_f32, lstm_cell_f32, rnn_pack_f32, rnn_step_f32 } from './rnn';
+export { int8_gemm_i16, int8_quantize_u8_f32, int8_range_f32, int8_rows_i16 } from './int8';
 export { adam_f32, adam_f64, lans_f32, lans_f64, sgd_f32, sgd_f64 } from './optim';
 export * from '../../../generated/dialects/wasm/as/index';
 

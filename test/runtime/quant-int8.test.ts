@@ -1,0 +1,169 @@
+// The wasm integer product behind MatMulInteger (as/int8.ts through cpu/quant.ts int8Matmul) and the wasm range and
+// rounding of DynamicQuantizeLinear: exact int32 results against a BigInt reference of ONNX's math (odd sizes,
+// per-column zero points, int8 and uint8 on either side, int32 wrapping), a weight's kept packing reused with another
+// zero point, and DynamicQuantizeLinear against onnxruntime and the JavaScript loop (ties, NaN, odd lengths).
+
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, rng, Tensor, tensor, type DType } from '../../runtime/src/index.ts';
+import { int8Matmul, setIntGemmLoop } from '../../runtime/src/dialects/cpu/quant.ts';
+import { setDynamicQuantizeLoop } from '../../runtime/src/dialects/cpu/kernels/dynamic_quantize_linear.ts';
+import { runOnnxOp, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+
+const ints = (shape: number[], lo: number, hi: number, seed: number, dtype: DType): Tensor => {
+  const next = rng(seed);
+  const n = shape.reduce((a, b) => a * b, 1);
+  return tensor(
+    Array.from({ length: n }, () => lo + Math.floor((hi - lo + 1) * next())),
+    { dtype, shape },
+  );
+};
+const values = (t: Tensor) => Array.from(t.dataSync() as ArrayLike<number>);
+const oracle = (t: Tensor): OracleTensor => ({
+  dtype: t.dtype as OracleTensor['dtype'],
+  shape: [...t.shape],
+  data: t.dataSync() as OracleTensor['data'],
+});
+
+/** ONNX MatMulInteger in BigInt: a [rows, k] (batch folded), b [k, n], za per tensor, zb per tensor or column. */
+function refInt32(a: number[], b: number[], za: number, zb: number[], k: number, n: number): number[] {
+  const rows = a.length / k;
+  const out: number[] = [];
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0n;
+      for (let p = 0; p < k; p++) s += BigInt(a[i * k + p]! - za) * BigInt(b[p * n + j]! - zb[zb.length > 1 ? j : 0]!);
+      out.push(Number(BigInt.asIntN(32, s)));
+    }
+  return out;
+}
+
+const scalar = (v: number, dtype: DType) => tensor([v], { dtype, shape: [] });
+
+afterEach(() => {
+  setIntGemmLoop(false);
+  setDynamicQuantizeLoop(false);
+});
+
+describe('matmul_integer on the wasm integer product', () => {
+  const cases: {
+    a: [number[], DType, number, number];
+    b: [number[], DType, number, number];
+    za: Tensor | null;
+    zb: Tensor | null;
+  }[] = [
+    // Odd rows, K not a multiple of 8, N not a multiple of 4, per-column b zero point.
+    {
+      a: [[1, 7, 13], 'uint8', 0, 255],
+      b: [[13, 6], 'int8', -128, 127],
+      za: scalar(17, 'uint8'),
+      zb: ints([6], -128, 127, 3, 'int8'),
+    },
+    // int8 a against uint8 b, batch axes folded into rows.
+    {
+      a: [[3, 5, 40], 'int8', -128, 127],
+      b: [[40, 9], 'uint8', 0, 255],
+      za: scalar(-5, 'int8'),
+      zb: scalar(200, 'uint8'),
+    },
+    // No zero points, K of several vectors and a tail, one column.
+    { a: [[2, 67], 'uint8', 0, 255], b: [[67, 1], 'int8', -128, 127], za: null, zb: null },
+    // A 1-D a (one row) and transformer-sized K and N.
+    {
+      a: [[512], 'uint8', 0, 255],
+      b: [[512, 130], 'int8', -128, 127],
+      za: scalar(128, 'uint8'),
+      zb: scalar(0, 'int8'),
+    },
+  ];
+  for (const [c, { a: as, b: bs, za, zb }] of cases.entries())
+    it(`case ${c}: a ${as[1]} [${as[0]}], b ${bs[1]} [${bs[0]}] is exact and takes the integer product`, () => {
+      const a = ints(as[0], as[2], as[3], 10 + c, as[1]);
+      const b = ints(bs[0], bs[2], bs[3], 20 + c, bs[1]);
+      const k = bs[0][0]!;
+      const n = bs[0][1]!;
+      const want = refInt32(values(a), values(b), za ? values(za)[0]! : 0, zb ? values(zb) : [0], k, n);
+      const direct = new Int32Array(want.length);
+      expect(int8Matmul('matmul_integer', a, b, za, zb, direct)).toBe(true);
+      expect(Array.from(direct)).toEqual(want);
+      const y = call('matmul_integer', [], { a, b, a_zero_point: za, b_zero_point: zb }) as Tensor;
+      expect(y.dtype).toBe('int32');
+      expect(values(y)).toEqual(want);
+      // The chunked float32 path (the JavaScript loop) gives the same.
+      setIntGemmLoop(true);
+      expect(values(call('matmul_integer', [], { a, b, a_zero_point: za, b_zero_point: zb }) as Tensor)).toEqual(want);
+    });
+
+  it('wraps modulo 2^32 as int32 accumulation does, where the sum passes 2^31', () => {
+    const k = 40000;
+    const a = tensor(new Array<number>(k).fill(255), { dtype: 'uint8', shape: [1, k] });
+    const b = tensor(
+      Array.from({ length: k * 2 }, (_, i) => (i % 2 === 0 ? 255 : i % 7)),
+      { dtype: 'uint8', shape: [k, 2] },
+    );
+    const want = refInt32(values(a), values(b), 0, [0], k, 2);
+    expect(255 * 255 * k).toBeGreaterThan(2 ** 31);
+    expect(want[0]).toBe(Number(BigInt.asIntN(32, 255n * 255n * BigInt(k))));
+    expect(values(call('matmul_integer', [a, b]) as Tensor)).toEqual(want);
+  });
+
+  it('a weight packed once serves another b_zero_point correctly', () => {
+    const a = ints([4, 24], 0, 255, 30, 'uint8');
+    const b = ints([24, 8], -128, 127, 31, 'int8');
+    for (const zb of [scalar(0, 'int8'), scalar(-7, 'int8'), ints([8], -128, 127, 32, 'int8'), null]) {
+      const y = call('matmul_integer', [], { a, b, b_zero_point: zb }) as Tensor;
+      expect(values(y)).toEqual(refInt32(values(a), values(b), 0, zb ? values(zb) : [0], 24, 8));
+    }
+  });
+
+  it('matches onnxruntime on a transformer-shaped product', async () => {
+    const a = ints([1, 37, 128], 0, 255, 40, 'uint8');
+    const b = ints([128, 96], -128, 127, 41, 'int8');
+    const za = scalar(131, 'uint8');
+    const zb = scalar(0, 'int8');
+    const y = call('matmul_integer', [], { a, b, a_zero_point: za, b_zero_point: zb }) as Tensor;
+    const [want] = await runOnnxOp({
+      op: 'MatMulInteger',
+      opset: 10,
+      inputs: [oracle(a), oracle(b), oracle(za), oracle(zb)],
+    });
+    expect(values(y)).toEqual(Array.from(toFloat64(want!)));
+  });
+});
+
+describe('dynamic_quantize_linear in wasm', () => {
+  const dql = (x: Tensor) => (call('dynamic_quantize_linear', [x]) as Tensor[]).map(values);
+
+  it('matches onnxruntime and the JavaScript loop over odd lengths, with ties of x / scale', async () => {
+    for (const [n, seed] of [
+      [1001, 50],
+      [16, 51],
+      [5, 52],
+    ] as const) {
+      const next = rng(seed);
+      const raw = Array.from({ length: n }, () => -3 + 10 * next());
+      // The range is [-3 .. 7) whatever the draw: pin both ends, then place ties (j + 0.5) · scale in float32.
+      raw[0] = -3;
+      raw[n - 1] = 7;
+      const scale = Math.fround(Math.fround(7 + 3) / 255);
+      for (let i = 1; i + 1 < n; i += 3) raw[i] = Math.fround((Math.floor(raw[i]! / scale) + 0.5) * scale);
+      const x = tensor(raw, { dtype: 'float32', shape: [n] });
+      const got = dql(x);
+      const want = await runOnnxOp({ op: 'DynamicQuantizeLinear', opset: 11, inputs: [oracle(x)], outputs: 3 });
+      got.forEach((v, i) => expect(v).toEqual(Array.from(toFloat64(want[i]!))));
+      setDynamicQuantizeLoop(true);
+      expect(dql(x)).toEqual(got);
+      setDynamicQuantizeLoop(false);
+    }
+  });
+
+  it('skips NaN in the range and quantizes it to 0, as the JavaScript loop', () => {
+    const x = tensor([1.5, Number.NaN, -2, 0.25, Number.NaN, 3, -0.5, 2, 1, 0, -1, 4, 5, 6, 7, 8, Number.NaN, -9], {
+      dtype: 'float32',
+    });
+    const got = dql(x);
+    setDynamicQuantizeLoop(true);
+    expect(got).toEqual(dql(x));
+    expect(got[0]![1]).toBe(0);
+    expect(got[1]).toEqual([Math.fround(Math.fround(8 + 9) / 255)]);
+  });
+});
