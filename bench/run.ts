@@ -109,7 +109,8 @@ async function main(): Promise<void> {
     );
   console.log(render(results, RUNS));
   console.log(`\nTargets: ${TARGETS}`);
-  const out = join(HERE, 'results');
+  // RAF_BENCH_RESULTS: another folder for latest.json (test/docs runs the documented commands without touching yours).
+  const out = process.env.RAF_BENCH_RESULTS ?? join(HERE, 'results');
   mkdirSync(out, { recursive: true });
   const file = join(out, 'latest.json');
   const webgpu = typeof gpu === 'object' ? { ...gpu, software } : gpu === undefined ? null : { unavailable: gpu };

@@ -2,6 +2,7 @@
 // written, or CHECKED: it names an npm script that exists, a file that exists, a generator or CLI command that exists,
 // and only flags that command accepts. The RUN table below says which commands run; every other command is checked,
 // and a command no checker knows fails this test, so a new kind of example needs a checker (or a RUN entry) here.
+// examples.test.ts runs every one of them (verbatim, in a copy of the repository, reduced, or by .ci/run).
 
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
