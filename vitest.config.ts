@@ -4,6 +4,7 @@
 //   started with --experimental-wasm-relaxed-simd, where the dialect loads build/raf-relaxed.wasm (as it does by
 //   default on Node ≥ 22 and in Chrome): its matrix products, convolutions, recurrent cells and vector math fuse
 //   their multiply-adds.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const RELAXED_SIMD_TESTS = [
@@ -13,6 +14,17 @@ const RELAXED_SIMD_TESTS = [
 ];
 
 export default defineConfig({
+  // The runtime by its package name is its sources here (as tsconfig's @raf-op/source condition says for types): the
+  // harness behind a package's generated tests (generator-raf-op/testing) imports it so, and test/extend runs it.
+  resolve: {
+    alias: [
+      { find: /^@raf-op\/runtime$/, replacement: fileURLToPath(new URL('runtime/src/index.ts', import.meta.url)) },
+      {
+        find: /^@raf-op\/runtime\/extend$/,
+        replacement: fileURLToPath(new URL('runtime/src/extend.ts', import.meta.url)),
+      },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,6 +1,7 @@
 // Spec facts checked at gen: a fusion pattern must fit what the op computes (its out: rule, tuple outputs, compute:,
 // axis args), and integers must be exactly what the spec says (no YAML integer beyond ±(2^53 − 1), int args within
-// what the runtime stores exactly, an integer input's test domain within its dtype). Each refusal is asserted at the
+// what the runtime stores exactly, an integer input's test domain within its dtype), and the generated NaN/±inf case's
+// arg sets must be calls the op accepts on its 1-D rows and reach the suite. Each refusal is asserted at the
 // file:line:col counted by hand here, with its hint; a refused run writes nothing.
 
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -161,6 +162,79 @@ describe('integers exactly as written', () => {
   });
 });
 
+describe("the generated NaN/±inf case's arg sets (tests.non_finite_cases)", () => {
+  const NF = 'non_finite_cases: [{ k: 1 }';
+
+  it('refuses an arg set naming an arg the op does not have, with the nearest name', () => {
+    const text = edit(TOPK, NF, 'non_finite_cases: [{ kk: 1 }');
+    expect(errorsWith({ [TOPK]: text })).toEqual([
+      `${where(TOPK, text, 'kk')}: error: tests.non_finite_cases names 'kk', which is not a non-tensor arg\n` +
+        "  hint: did you mean 'k'?",
+    ]);
+  });
+
+  it("refuses a value that does not fit the arg's type", () => {
+    const text = edit(CUMSUM, 'non_finite_cases: [{ axis: 0 }', 'non_finite_cases: [{ axis: zero }');
+    expect(errorsWith({ [CUMSUM]: text })).toEqual([
+      `${where(CUMSUM, text, 'zero')}: error: tests.non_finite_cases[0] gives 'axis' "zero", which does not fit int?\n` +
+        "  hint: give 'axis' a value of type int?, as a call of cumsum takes it",
+    ]);
+  });
+
+  it("refuses a value that fails the arg's check, and an int beyond what the runtime holds exactly", () => {
+    const negative = edit(TOPK, NF, 'non_finite_cases: [{ k: -1 }');
+    expect(errorsWith({ [TOPK]: negative })).toEqual([
+      `${where(TOPK, negative, '-1 }, { k: 2 }')}: error: tests.non_finite_cases[0] value of 'k' fails its check: -1 is negative\n` +
+        '  hint: a call that must fail belongs under tests.errors',
+    ]);
+    const huge = edit(TOPK, NF, 'non_finite_cases: [{ k: 1.0e16 }');
+    expect(errorsWith({ [TOPK]: huge })).toEqual([
+      `${where(TOPK, huge, '1.0e16')}: error: tests.non_finite_cases[0] value of 'k' (int) is 10000000000000000, ` +
+        'outside the integers the runtime holds exactly, ±(2^53 − 1) = ±9007199254740991\n' +
+        "  hint: give 'k' an integer within ±9007199254740991",
+    ]);
+  });
+
+  it("refuses an axis the case's 1-D rows do not have", () => {
+    const text = edit(CUMSUM, 'non_finite_cases: [{ axis: 0 }', 'non_finite_cases: [{ axis: 1 }');
+    expect(errorsWith({ [CUMSUM]: text })).toEqual([
+      `${where(CUMSUM, text, '{ axis: 1 }')}: error: tests.non_finite_cases[0] does not fit cumsum on the case's 1-D ` +
+        "rows: axis 1 is out of range for 'x' of rank 1\n" +
+        '  hint: the rows are 1-D: an axis is 0 or -1 (or null where the op takes it)',
+    ]);
+  });
+
+  it('refuses arg sets that would run nothing: no NumPy reference of the ONNX op, float32 left out', () => {
+    const exp = edit(EXP, 'shapes: [[5], [2, 3, 4]]', 'shapes: [[5], [2, 3, 4]]\n  non_finite_cases: [{}]');
+    const errors = errorsWith({ [EXP]: exp });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `^${where(EXP, exp, 'non_finite_cases')}: error: tests.non_finite_cases would run nothing: no NumPy ` +
+          'reference of ONNX Exp is written out \\(generators/src/testing/numpy-reference.ts\\)\n' +
+          '  hint: add one for Exp there, or remove tests.non_finite_cases; references: ReduceSum, ',
+      ),
+    );
+    const f64 = edit(SOFTMAX, 'grid: { axis: [-4, -1, 0, 3] }', 'grid: { axis: [-4, -1, 0, 3] }\n  dtypes: [float64]');
+    expect(errorsWith({ [SOFTMAX]: f64 })).toEqual([
+      `${where(SOFTMAX, f64, 'non_finite_cases')}: error: tests.non_finite_cases would run nothing: its rows are ` +
+        'float32 and tests.dtypes [float64] leaves float32 out\n' +
+        '  hint: add float32 to tests.dtypes',
+    ]);
+  });
+
+  it('refuses a list that is not a list of arg sets (the JSON Schema)', () => {
+    const mapping = edit(SOFTMAX, 'non_finite_cases: [{ axis: 0 }]', 'non_finite_cases: { axis: 0 }');
+    expect(allErrorsWith({ [SOFTMAX]: mapping }).filter((e) => e.startsWith(SOFTMAX))).toEqual([
+      `${where(SOFTMAX, mapping, '{ axis: 0 }')}: error: 'tests.non_finite_cases' must be array, got a mapping`,
+    ]);
+    const number = edit(SOFTMAX, 'non_finite_cases: [{ axis: 0 }]', 'non_finite_cases: [0]');
+    expect(allErrorsWith({ [SOFTMAX]: number }).filter((e) => e.startsWith(SOFTMAX))).toEqual([
+      `${where(SOFTMAX, number, '0]')}: error: 'tests.non_finite_cases.0' must be object, got number 0`,
+    ]);
+  });
+});
+
 describe('a refused run', () => {
   it('names each refusal and writes nothing', async () => {
     const root = mkdtempSync(join(tmpdir(), 'raf-op-spec-checks-'));
@@ -174,7 +248,10 @@ describe('a refused run', () => {
         'package.json',
       ])
         cpSync(new URL(p, REPO), join(root, p));
-      const softmax = edit(SOFTMAX, 'fusion: opaque', 'fusion: elemwise');
+      const softmax = edit(SOFTMAX, 'fusion: opaque', 'fusion: elemwise').replace(
+        'non_finite_cases: [{ axis: 0 }]',
+        'non_finite_cases: [{ axis: 2 }]',
+      );
       const exp = edit(EXP, 'args:\n', 'args:\n  k: { type: int, default: 9007199254740993 }\n');
       writeFileSync(join(root, SOFTMAX), softmax);
       writeFileSync(join(root, EXP), exp);
@@ -185,6 +262,11 @@ describe('a refused run', () => {
         true,
       );
       expect(printed.some((e) => e.startsWith(`${where(EXP, exp, '9007199254740993')}: error: integer`))).toBe(true);
+      expect(
+        printed.some((e) =>
+          e.startsWith(`${where(SOFTMAX, softmax, '{ axis: 2 }')}: error: tests.non_finite_cases[0] does not fit`),
+        ),
+      ).toBe(true);
       expect(printed.join('\n')).not.toMatch(/\n\s+at /);
       expect(existsSync(join(root, 'runtime/src/generated'))).toBe(false);
       expect(existsSync(join(root, 'test/generated'))).toBe(false);

@@ -63,12 +63,32 @@ opSuite({
         },
       },
       {
+        title: '300 with two -inf',
+        values: {
+          length: 300,
+          at: [
+            [5, '-inf'],
+            [200, '-inf'],
+          ],
+        },
+      },
+      {
         title: '3000 with inf and -inf',
         values: {
           length: 3000,
           at: [
             [7, 'inf'],
             [2000, '-inf'],
+          ],
+        },
+      },
+      {
+        title: '3000 with two -inf',
+        values: {
+          length: 3000,
+          at: [
+            [11, '-inf'],
+            [2900, '-inf'],
           ],
         },
       },

@@ -9,6 +9,7 @@ import { checkFusion } from './fusion-check.ts';
 import type { Path, RawSpec } from './load.ts';
 import type { ArgModel, ArgShape, Check, OpModel } from './model.ts';
 import { checkTargets } from './targets.ts';
+import { REFERENCES } from '../testing/numpy-reference.ts';
 
 /** Every check below, over the ops built from valid specs; `specs` gives each op's raw spec for locations. */
 export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<string, RawSpec>): SpecError[] {
@@ -22,6 +23,7 @@ export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<strin
     if (op.schema === op.name) checkArgs(op, at, errors);
     checkGrad(op, at, byName, errors);
     checkTests(op, at, byName, errors);
+    checkNonFinite(op, at, errors);
     // Every formula against the schemas of the ops it calls (spec/formula-types.ts).
     checkFormulas(op, at, byName, errors);
     // Names that are not plain names are refused there; the rest against the targets' schemas (spec/targets.ts).
@@ -295,6 +297,107 @@ function checkTests(op: OpModel, at: At, ops: ReadonlyMap<string, OpModel>, erro
           at(['tests', 'cases', i, 'shapes']),
           `tests.cases[${i}] does not fit ${op.name}: ${why}`,
           'a call that must fail belongs under tests.errors',
+        ),
+      );
+  });
+}
+
+/** The shortest row of the generated NaN/±inf case (emit/tests.ts): what a declared arg set must fit. */
+const NON_FINITE_ROW = 2;
+
+/** The rank of the NaN/±inf case's rows: the lowest the op's test shapes give its first tensor (a global pool's 4). */
+export function nonFiniteRank(op: OpModel): number {
+  const ranks = op.tests.shapes
+    .map((perArg) => perArg[0])
+    .filter((s): s is readonly number[] => Array.isArray(s) && s.every((d) => typeof d === 'number'))
+    .map((s) => s.length);
+  return ranks.length ? Math.max(1, Math.min(...ranks)) : 1;
+}
+
+/**
+ * A declared `tests.non_finite_cases` must reach the suite (the case needs an ONNX op with a NumPy reference, float32
+ * among the dtypes and one tensor to feed) and each arg set must be a call the op accepts on those rows: values that
+ * fit their arg's type and checks, axes within the rows' rank, integers exactly as written.
+ */
+function checkNonFinite(op: OpModel, at: At, errors: SpecError[]): void {
+  const cases = op.tests.nonFiniteCases;
+  if (!cases) return;
+  const list = at(['tests', 'non_finite_cases'], true);
+  const tensors = op.args.filter((a) => isTensorType(a.type));
+  const attrs = op.args.filter((a) => !isTensorType(a.type));
+  const unused = (why: string, hint: string) =>
+    errors.push(new SpecError(list, `tests.non_finite_cases would run nothing: ${why}`, hint));
+  if (!op.onnx)
+    unused(
+      `${op.name} has no onnx: mapping, whose op's NumPy semantics the CPU is checked against`,
+      'map the op to ONNX (onnx: { op: ... }), or remove tests.non_finite_cases',
+    );
+  else if (!(op.onnx.op in REFERENCES))
+    unused(
+      `no NumPy reference of ONNX ${op.onnx.op} is written out (generators/src/testing/numpy-reference.ts)`,
+      `add one for ${op.onnx.op} there, or remove tests.non_finite_cases; references: ${Object.keys(REFERENCES).join(', ')}`,
+    );
+  if (!op.tests.dtypes.includes('float32'))
+    unused(
+      `its rows are float32 and tests.dtypes [${op.tests.dtypes.join(', ')}] leaves float32 out`,
+      'add float32 to tests.dtypes',
+    );
+  if (tensors.filter((a) => !a.type.endsWith('?')).length !== 1)
+    unused(
+      `the case feeds its rows to one tensor, and ${op.name} takes ${tensors.map((a) => a.name).join(', ') || 'none'}`,
+      'remove tests.non_finite_cases',
+    );
+  const defaults = Object.fromEntries(attrs.filter((a) => a.default).map((a) => [a.name, a.default!.value]));
+  const rank = nonFiniteRank(op);
+  cases.forEach((c, i) => {
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) return; // the schema says: an object
+    for (const [k, v] of Object.entries(c)) {
+      const a = attrs.find((x) => x.name === k);
+      if (!a) continue; // an unknown name is refused where the model is built
+      const path: Path = ['tests', 'non_finite_cases', i, k];
+      if (!fitsType(a.type, v)) {
+        errors.push(
+          new SpecError(
+            at(path),
+            `tests.non_finite_cases[${i}] gives '${k}' ${JSON.stringify(v)}, which does not fit ${a.type}`,
+            `give '${k}' a value of type ${a.type}, as a call of ${op.name} takes it`,
+          ),
+        );
+        continue;
+      }
+      const unsafe = (Array.isArray(v) ? v : [v]).find(
+        (x) => typeof x === 'number' && Number.isInteger(x) && !Number.isSafeInteger(x),
+      );
+      if (a.type.startsWith('int') && unsafe !== undefined) {
+        errors.push(
+          new SpecError(
+            at(path),
+            `tests.non_finite_cases[${i}] value of '${k}' (${a.type}) is ${unsafe}, outside ${EXACT}`,
+            `give '${k}' an integer within ±9007199254740991`,
+          ),
+        );
+        continue;
+      }
+      for (const check of a.checks) {
+        const why = violates(check, v);
+        if (why)
+          errors.push(
+            new SpecError(
+              at(path),
+              `tests.non_finite_cases[${i}] value of '${k}' fails its check: ${why}`,
+              'a call that must fail belongs under tests.errors',
+            ),
+          );
+      }
+    }
+    const row = [...Array.from({ length: rank - 1 }, () => 1), NON_FINITE_ROW];
+    const why = shapeProblem(op, [row], { ...defaults, ...c });
+    if (why)
+      errors.push(
+        new SpecError(
+          at(['tests', 'non_finite_cases', i]),
+          `tests.non_finite_cases[${i}] does not fit ${op.name} on the case's ${rank === 1 ? '1-D rows' : `rows of shape [${row.slice(0, -1).join(', ')}, n]`}: ${why}`,
+          'the rows are 1-D: an axis is 0 or -1 (or null where the op takes it)',
         ),
       );
   });

@@ -2,7 +2,8 @@
 // It reads the same suite literal as the repository's own harness (test/support/op-suite.ts) and checks each case
 // with the runtime's opcheck plus an oracle that needs nothing installed: the spec's compute expression evaluated in
 // float64 by the expression IR's interpreter, or its `tests.oracle` formula over built-in ops; an op with an `onnx:`
-// mapping is checked against onnxruntime-node, which `raf-op init` makes an optional dependency of the package.
+// mapping is checked against onnxruntime-node, which `raf-op init` makes an optional dependency of the package. A
+// reduction, selection, scan or softmax-like op also runs its generated NaN/±inf case (non-finite.ts).
 
 import { describe, expect, it } from 'vitest';
 import {
@@ -20,6 +21,7 @@ import { gradcheck, opcheck, webgpuUnavailable } from '@raf-op/runtime/extend';
 import { evalExpr } from '../expr/eval.ts';
 import { parseExpr } from '../expr/parse.ts';
 import { evaluateFormula, parseFormula } from '../spec/formula.ts';
+import { nonFiniteSuite, type NonFiniteCases } from './non-finite.ts';
 import { onnxExpected, onnxMissing, onnxRunner, type OnnxOracle } from './onnx-oracle.ts';
 
 type ArgShape = readonly number[] | readonly (readonly number[])[];
@@ -62,6 +64,8 @@ export interface OpSuite {
     readonly args: readonly string[];
     readonly attrs: Readonly<Record<string, string>>;
   } | null;
+  /** The generated NaN/±inf case of a reduction, selection, scan or softmax-like op (non-finite.ts). */
+  readonly nonFiniteCases?: NonFiniteCases;
   /** Fields later emitters add (this harness ignores what it does not know). */
   readonly [more: string]: unknown;
   readonly errors: readonly {
@@ -203,6 +207,8 @@ function identityExpected(source: string, env: Record<string, unknown>): number[
 export function opSuite(s: OpSuite): void {
   const dialects = s.dialects.filter((d) => d !== 'webgpu' || webgpuUnavailable() === undefined);
   describe(`raf.op.${s.op} (${s.spec})`, () => {
+    // webgpu is among `dialects` only where the package's setup has acquired the device already.
+    if (s.nonFiniteCases) nonFiniteSuite(s.op, dialects, s.nonFiniteCases, { call, tensor, withDialect });
     describe.each(s.dtypes)('%s', (dtype) => {
       const cases = s.cases.map((c, i) => [title(c), c, i] as const);
       const o = s.oracle;

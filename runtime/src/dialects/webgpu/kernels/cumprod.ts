@@ -6,6 +6,6 @@ import { scan } from '../scan.ts';
 
 export const cumprodWebgpu: WebGpuBuilder<CumprodKernel> = scan<CumprodKernel>({
   op: 'cumprod',
-  identity: '1.0',
+  identity: 1,
   step: 'acc * v',
 });

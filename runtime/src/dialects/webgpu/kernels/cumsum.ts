@@ -6,6 +6,6 @@ import { scan } from '../scan.ts';
 
 export const cumsumWebgpu: WebGpuBuilder<CumsumKernel> = scan<CumsumKernel>({
   op: 'cumsum',
-  identity: '0.0',
+  identity: 0,
   step: 'acc + v',
 });

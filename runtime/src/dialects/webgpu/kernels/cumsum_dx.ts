@@ -5,6 +5,6 @@ import type { WebGpuBuilder } from '../kernel.ts';
 import { scan } from '../scan.ts';
 
 export const cumsumDxWebgpu: WebGpuBuilder<CumsumDxKernel> = scan<CumsumDxKernel>(
-  { op: 'cumsum_dx', identity: '0.0', step: 'acc + v', reverse: true },
+  { op: 'cumsum_dx', identity: 0, step: 'acc + v', reverse: true },
   'dy',
 );
