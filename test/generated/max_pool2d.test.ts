@@ -117,6 +117,62 @@ opSuite({
     inputs: ['x'],
     attrs: { kernel_shape: 'kernel', strides: 'stride', pads: 'padding' },
   },
+  nonFiniteCases: {
+    reference: 'MaxPool',
+    tensor: 'x',
+    rank: 4,
+    calls: [{ kernel: [1, 2] }, { kernel: [1, 3], stride: [1, 2], padding: [0, 1, 0, 1] }],
+    inputs: [
+      { title: '[NaN, 1, inf]', values: ['NaN', 1, 'inf'] },
+      { title: '[inf, -inf]', values: ['inf', '-inf'] },
+      { title: '[1, NaN, 3]', values: [1, 'NaN', 3] },
+      { title: '[-inf, -inf]', values: ['-inf', '-inf'] },
+      { title: '[inf, inf]', values: ['inf', 'inf'] },
+      { title: '[NaN, NaN, 1]', values: ['NaN', 'NaN', 1] },
+      { title: '[2, -inf, 5]', values: [2, '-inf', 5] },
+      { title: '[inf, NaN, -inf, 0.5]', values: ['inf', 'NaN', '-inf', 0.5] },
+      {
+        title: '300 with NaN and inf',
+        values: {
+          length: 300,
+          at: [
+            [3, 'NaN'],
+            [100, 'inf'],
+          ],
+        },
+      },
+      {
+        title: '300 with two -inf',
+        values: {
+          length: 300,
+          at: [
+            [5, '-inf'],
+            [200, '-inf'],
+          ],
+        },
+      },
+      {
+        title: '3000 with inf and -inf',
+        values: {
+          length: 3000,
+          at: [
+            [7, 'inf'],
+            [2000, '-inf'],
+          ],
+        },
+      },
+      {
+        title: '3000 with two -inf',
+        values: {
+          length: 3000,
+          at: [
+            [11, '-inf'],
+            [2900, '-inf'],
+          ],
+        },
+      },
+    ],
+  },
   grad: ['x'],
   errors: [
     {

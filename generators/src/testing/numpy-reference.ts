@@ -70,6 +70,22 @@ function shifted(x: readonly number[]): number[] {
   return x.map((v) => v - m);
 }
 
+/**
+ * PyTorch's max_pool2d over a [1, 1, 1, n] row (kernel [1, kw], stride [1, sw], padding [0, left, 0, right] or [0, w]):
+ * each window's maximum, NaN when the window holds a NaN; padding takes no part (it never wins the maximum).
+ */
+function maxPoolRow(x: readonly number[], a: Readonly<Record<string, unknown>>): number[] {
+  const kernel = a.kernel as readonly number[];
+  const stride = (a.stride as readonly number[] | undefined) ?? [1, 1];
+  const pad = (a.padding as readonly number[] | undefined) ?? [0, 0, 0, 0];
+  const [kw, sw] = [kernel[1]!, stride[1]!];
+  const [left, right] = pad.length === 4 ? [pad[1]!, pad[3]!] : [pad[1]!, pad[1]!];
+  const out: number[] = [];
+  for (let start = -left; start + kw <= x.length + right; start += sw)
+    out.push(extreme(x.slice(Math.max(0, start), Math.min(x.length, start + kw)), true));
+  return out;
+}
+
 /** NumPy's (and, for topk's NaN order, PyTorch's) definition of each ONNX op, over one row, in float64. */
 export const REFERENCES: Readonly<Record<string, Reference>> = {
   ReduceSum: (x) => [[sum(x)]],
@@ -86,6 +102,7 @@ export const REFERENCES: Readonly<Record<string, Reference>> = {
   // Over the spatial axes, here a [1, 1, 1, n] row's: np.max and np.mean as the ONNX reference implementation's.
   GlobalMaxPool: (x) => [[extreme(x, true)]],
   GlobalAveragePool: (x) => [[sum(x) / x.length]],
+  MaxPool: (x, a) => [maxPoolRow(x, a)],
   ArgMax: (x) => [[argExtreme(x, true)]],
   ArgMin: (x) => [[argExtreme(x, false)]],
   TopK: (x, a) => topk(x, a.k as number, a.largest !== false),
