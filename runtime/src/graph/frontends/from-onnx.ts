@@ -3,10 +3,10 @@
 // so shape subgraphs (Shape → Gather → Concat → Reshape) fold away and only the data path is recorded.
 
 import { CPU, type Device } from '../../device.ts';
-import { invoke } from '../../dispatch.ts';
+import { invoke, setInvokeHook, type InvokeHook } from '../../dispatch.ts';
 import { getOp } from '../../registry.ts';
 import type { DType } from '../../dtype.ts';
-import { Tensor } from '../../tensor.ts';
+import { keepAlive, placeOn, Tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
@@ -25,7 +25,7 @@ import {
   type OnnxNode,
   type OnnxTensor,
 } from '../onnx/proto.ts';
-import { Recorder } from '../trace.ts';
+import { isSymbolic, Recorder } from '../trace.ts';
 
 export interface FromOnnxOptions {
   readonly device?: Device;
@@ -163,7 +163,7 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
   const outer = failedValues;
   failedValues = new Map();
   try {
-    const results = rec.run(() => {
+    const results = runPlacing(rec, () => {
       // Every node converts even after one fails, so that one refusal names every problem of the model.
       const problems: NodeProblem[] = [];
       convertGraph(m, m.opset, values, problems);
@@ -173,7 +173,9 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
         if (!t) throw unreadable(o.name, 'graph output');
         if (!(t instanceof Tensor)) throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
         // A float16 output computed in float32 is rounded to what the model declares (recorded like any node).
-        return o.dtype === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
+        const out =
+          o.dtype === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
+        return isSymbolic(out) ? out : placed(out, device);
       });
     });
     return { params, nodes: rec.nodes, outputs: results.map((t) => rec.atomOf(t)) };
@@ -183,6 +185,54 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
   } finally {
     failedValues = outer;
   }
+}
+
+/**
+ * Runs `fn` recording into `rec`, with every known tensor (an initializer, a value folded at import) that a recorded
+ * call reads placed on that call's device first. Import-time folding computes on the CPU, where values can be read
+ * synchronously; a graph imported for WebGPU reads its weights there (as moveGraph would place them), uploaded once.
+ */
+function runPlacing<R>(rec: Recorder, fn: () => R): R {
+  const hook: InvokeHook = (op, args) => {
+    const a = args as Record<string, unknown>;
+    let target: Device | undefined;
+    for (const n of op.tensorArgs) {
+      const v = a[n];
+      const sym = isSymbolic(v) ? v : Array.isArray(v) ? v.find(isSymbolic) : undefined;
+      if (sym && sym.device.kind !== 'cpu') {
+        target = sym.device;
+        break;
+      }
+    }
+    if (!target) return rec.hook(op, args);
+    const d = target;
+    const place = (v: unknown): unknown => (v instanceof Tensor && !isSymbolic(v) ? placed(v, d) : v);
+    const changes: Record<string, unknown> = {};
+    for (const n of op.tensorArgs) {
+      const v = a[n];
+      changes[n] = Array.isArray(v) ? v.map(place) : place(v);
+    }
+    // Generated argument classes copy themselves with `with` (the type functions' own way to replace fields).
+    return rec.hook(op, (args as { with(c: Record<string, unknown>): unknown }).with(changes));
+  };
+  const prev = setInvokeHook(hook);
+  try {
+    return fn();
+  } finally {
+    setInvokeHook(prev);
+  }
+}
+
+/** Known tensors' copies on other devices, so a weight read by many nodes (or conversions) is uploaded once. */
+const placedCopies = new WeakMap<Tensor, Map<Device, Tensor>>();
+
+function placed(t: Tensor, d: Device): Tensor {
+  if (t.device === d) return t;
+  let copies = placedCopies.get(t);
+  if (!copies) placedCopies.set(t, (copies = new Map()));
+  let c = copies.get(d);
+  if (!c) copies.set(d, (c = keepAlive(placeOn(t, d))));
+  return c;
 }
 
 /** The ONNX ops (or domains) a model uses that raf-op has no import for, with the nodes that use them. */
