@@ -69,4 +69,5 @@ export {
   autoCast,
   fuseOps,
   fuseDialect,
+  ortRegions,
 } from './graph/index.ts';

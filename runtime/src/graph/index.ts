@@ -34,6 +34,7 @@ export {
   type Pattern,
   type DialectPattern,
 } from './passes/fuse-patterns.ts';
+export { ortRegions, isOrtRegion, type OrtRegion, type OrtRegionOptions } from './passes/ort-regions.ts';
 export { fromRelay, FromRelayError, loadRelay, RelayProgram } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';

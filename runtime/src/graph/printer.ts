@@ -2,6 +2,7 @@
 
 import type { DType } from '../dtype.ts';
 import type { TensorType } from '../tensor.ts';
+import type { OrtRegion } from './passes/ort-regions.ts';
 import { isAtom, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 
 const SUFFIX: { [D in DType]: string } = {
@@ -59,6 +60,15 @@ class Printer {
     const ty = this.types
       ? ` /* ${n.out.kind === 'tuple' ? formatTupleType(n.out.items.map((v) => v.type)) : formatType(n.out.type)} */`
       : '';
+    if (n.kind === 'call' && n.op.name === 'ort_region') {
+      // An ort region (passes/ort-regions.ts): printed as a fused group of dialect ort, with its ops listed.
+      const [inputs, region] = n.args as [readonly Atom[], OrtRegion];
+      const attrs = { Primitive: 1, Dialect: 'ort', PatternName: 'ort_region', Ops: region.ops.join(',') };
+      const fnName = `%${this.next++}`;
+      const text = this.fn(region.fn, indent, attrs, true);
+      const args = inputs.map((a) => this.atom(a, names)).join(', ');
+      return [`${indent}${fnName} = ${text};`, `${indent}${this.bind(n.out, names)} = ${fnName}(${args});${ty}`];
+    }
     if (n.kind === 'call') {
       const args = n.args.map((a) => this.arg(a, names)).join(', ');
       return [`${indent}${this.bind(n.out, names)} = raf.op.${n.op.name}(${args});${ty}`];

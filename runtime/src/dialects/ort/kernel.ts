@@ -45,11 +45,24 @@ const DIRECT: Partial<Record<DType, string>> = {
   bool: 'bool',
 };
 /** int64 is stored exactly in a Float64Array: converted to BigInt64Array on the way in and back on the way out. */
-const ortType = (d: DType): string | undefined => DIRECT[d] ?? (d === 'int64' ? 'int64' : undefined);
-const ONNX_DTYPE_ATTR: Partial<Record<string, number>> = ONNX_TYPE;
+export const ortType = (d: DType): string | undefined => DIRECT[d] ?? (d === 'int64' ? 'int64' : undefined);
+export const ONNX_DTYPE_ATTR: Partial<Record<string, number>> = ONNX_TYPE;
 
 let runs = 0;
 let sessionsOpened = 0;
+
+/** Counts a run or a session of an ort region (region.ts) with the dialect's own. */
+export function countOrt(what: 'run' | 'session'): void {
+  if (what === 'run') runs++;
+  else sessionsOpened++;
+}
+
+const specs = new Map<string, OrtOpSpec<unknown>>();
+
+/** The ort dialect op spec of a base op, where the dialect has one (what ort regions build their nodes from). */
+export function ortOpSpec(op: string): OrtOpSpec<unknown> | undefined {
+  return specs.get(op);
+}
 
 /** Calls onnxruntime ran for the ort dialect, and sessions it built (one per op signature and shapes). */
 export function ortStats(): { readonly runs: number; readonly sessions: number } {
@@ -67,6 +80,7 @@ interface Session {
 
 /** The ort dialect op of a base op: level and work threshold from policy.ts, kernel from the mapping. */
 export function ortDialectOp<A>(spec: OrtOpSpec<A>): AnyDialectOp {
+  specs.set(spec.op, spec as OrtOpSpec<unknown>);
   const tensorSet = new Set(spec.tensors);
   const minWork = ortMinWork(spec.op);
   return {
@@ -120,7 +134,11 @@ export function ortDialectOp<A>(spec: OrtOpSpec<A>): AnyDialectOp {
 }
 
 /** Whether the mapping says what this call computes (else a lower dialect serves it). */
-function expressible<A>(spec: OrtOpSpec<A>, args: Readonly<Record<string, unknown>>, inputs: KernelInputs): boolean {
+export function expressible<A>(
+  spec: OrtOpSpec<A>,
+  args: Readonly<Record<string, unknown>>,
+  inputs: KernelInputs,
+): boolean {
   for (const [k, v] of Object.entries(spec.fixed ?? {}))
     if (JSON.stringify(args[k] ?? null) !== JSON.stringify(v ?? null)) return false;
   return !(spec.uncarried ?? []).some((t) => inputs[t] !== null && inputs[t] !== undefined);
@@ -149,35 +167,50 @@ interface Prepared {
   readonly flat: boolean;
 }
 
-/** The call's session (built on first use of its signature and shapes) and what to feed it. */
-function prepare<A>(
-  ort: OrtModule,
+const tensorSets = new WeakMap<object, ReadonlySet<string>>();
+function tensorSetOf<A>(spec: OrtOpSpec<A>): ReadonlySet<string> {
+  let s = tensorSets.get(spec);
+  if (!s) tensorSets.set(spec, (s = new Set(spec.tensors)));
+  return s;
+}
+
+/** One ONNX node built from a call's mapping: its inputs (tensors by the names `nameOf` gives), constants and attrs. */
+export interface OrtNode {
+  readonly opType: string;
+  readonly opset: number;
+  /** The node's input names in order ('' for an omitted optional input). */
+  readonly nodeInputs: readonly string[];
+  readonly consts: Readonly<Record<string, OrtConst>>;
+  readonly attrs: Readonly<Record<string, OrtAttr>>;
+  /** Outputs the ONNX node has (at least the call's). */
+  readonly outputs: number;
+  /** What tells this node's session apart from another's (tensor names come from nameOf's key). */
+  readonly key: string;
+}
+
+/**
+ * The ONNX node of one call: tensor args become inputs named by `nameOf` (which returns the name and the key part of
+ * that input), other args constants named `${prefix}${k}` or attributes, as the mapping says.
+ */
+export function buildNode<A>(
   spec: OrtOpSpec<A>,
-  tensorSet: ReadonlySet<string>,
-  sessions: Map<string, Session>,
   ins: KernelInputs,
-  given: Record<string, unknown>,
-  out: OutType,
-): Prepared {
+  args: Readonly<Record<string, unknown>>,
+  nameOf: (t: Tensor, input: string, k: number) => readonly [name: string, key: string],
+  prefix = 'c',
+): OrtNode {
   const m = spec.mapping;
-  let args = given;
+  const tensorSet = tensorSetOf(spec);
   const value = (name: string): unknown => (tensorSet.has(name) ? ins[name] : args[name]);
   const firstName = m.inputs.find((n) => tensorSet.has(n) && ins[n] instanceof Tensor);
-  let flattened: string | undefined;
-  if (spec.flatten && args[spec.flatten] === null && firstName) {
-    // axis=None (over the flattened input) has no ONNX spelling: the input is fed flat, with axis 0.
-    flattened = firstName;
-    args = { ...args, [spec.flatten]: 0 };
-  }
   const like = firstName ? (ins[firstName] as Tensor) : undefined;
   let outputs = spec.outputs ?? 1;
-  const feeds: Feed[] = [];
   const consts: Record<string, OrtConst> = {};
   const nodeInputs: string[] = [];
   const keyParts: string[] = [];
   const constInput = (c: OrtConst | null) => {
     if (!c) return nodeInputs.push('');
-    const name = `c${nodeInputs.length}`;
+    const name = `${prefix}${nodeInputs.length}`;
     consts[name] = c;
     keyParts.push(`${name}=${c.type}:${c.shape}:${c.data}`);
     return nodeInputs.push(name);
@@ -186,10 +219,8 @@ function prepare<A>(
     const v = value(name);
     if (v instanceof Tensor || (Array.isArray(v) && v[0] instanceof Tensor)) {
       for (const t of v instanceof Tensor ? [v] : (v as Tensor[])) {
-        const fed = `x${nodeInputs.length}`;
-        const shape = name === flattened ? [t.size] : t.shape;
-        feeds.push({ name: fed, tensor: t, shape });
-        keyParts.push(`${fed}=${t.dtype}[${shape}]`);
+        const [fed, key] = nameOf(t, name, nodeInputs.length);
+        keyParts.push(key);
         nodeInputs.push(fed);
       }
       continue;
@@ -222,9 +253,38 @@ function prepare<A>(
     const a = toAttr(spec, arg, args[arg], args);
     if (a) attrs[onnxName] = a;
   }
-  const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
   const key = `${keyParts.join('|')}|${JSON.stringify(attrs)}`;
-  let session = sessions.get(key);
+  return { opType: m.onnxOp, opset: m.opset, nodeInputs, consts, attrs, outputs, key };
+}
+
+/** The call's session (built on first use of its signature and shapes) and what to feed it. */
+function prepare<A>(
+  ort: OrtModule,
+  spec: OrtOpSpec<A>,
+  _tensorSet: ReadonlySet<string>,
+  sessions: Map<string, Session>,
+  ins: KernelInputs,
+  given: Record<string, unknown>,
+  out: OutType,
+): Prepared {
+  const m = spec.mapping;
+  let args = given;
+  const firstName = m.inputs.find((n) => spec.tensors.includes(n) && ins[n] instanceof Tensor);
+  let flattened: string | undefined;
+  if (spec.flatten && args[spec.flatten] === null && firstName) {
+    // axis=None (over the flattened input) has no ONNX spelling: the input is fed flat, with axis 0.
+    flattened = firstName;
+    args = { ...args, [spec.flatten]: 0 };
+  }
+  const feeds: Feed[] = [];
+  const node = buildNode(spec, ins, args, (t, name, k) => {
+    const fed = `x${k}`;
+    const shape = name === flattened ? [t.size] : t.shape;
+    feeds.push({ name: fed, tensor: t, shape });
+    return [fed, `${fed}=${t.dtype}[${shape}]`];
+  });
+  const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
+  let session = sessions.get(node.key);
   if (!session) {
     const model = (widen: ReadonlySet<string>): Model => ({
       opType: m.onnxOp,
@@ -234,15 +294,15 @@ function prepare<A>(
         type: widen.has(f.name) ? ONNX_TYPE.int64 : ONNX_DTYPE_ATTR[f.tensor.dtype]!,
         shape: f.shape,
       })),
-      consts,
-      nodeInputs,
-      outputs: Array.from({ length: Math.max(outputs, outs.length) }, (_, i) => `y${i}`),
-      attrs,
+      consts: node.consts,
+      nodeInputs: node.nodeInputs,
+      outputs: Array.from({ length: Math.max(node.outputs, outs.length) }, (_, i) => `y${i}`),
+      attrs: node.attrs,
       fetch: outs.length,
       outs,
     });
     session = open(ort, spec, model, feeds);
-    sessions.set(key, session);
+    sessions.set(node.key, session);
   }
   return { session, feeds, outs, flat: flattened !== undefined };
 }
@@ -299,7 +359,7 @@ function run<A>(
 }
 
 /** A tensor's values as onnxruntime takes them: its own typed array, or int64 as BigInt64Array (a copy). */
-function feedData(t: Tensor, wide: boolean): ArrayBufferView {
+export function feedData(t: Tensor, wide: boolean): ArrayBufferView {
   const d = t.dataSync();
   if (wide || t.dtype === 'int64') return BigInt64Array.from(d as ArrayLike<number>, (x) => BigInt(x));
   return d;
@@ -345,7 +405,7 @@ interface Model {
  * Options of every ort session: one node needs no inter-op parallelism; intra-op threads (onnxruntime picks one per
  * core) sleep between calls instead of spinning, since every cached session owns a pool.
  */
-const SESSION_OPTIONS = {
+export const SESSION_OPTIONS = {
   interOpNumThreads: 1,
   executionMode: 'sequential',
   logSeverityLevel: 3,

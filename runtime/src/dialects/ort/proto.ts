@@ -1,4 +1,4 @@
-// A one-node ONNX model as ModelProto bytes: the few protobuf fields the ort dialect writes (field numbers from onnx.proto).
+// ONNX models as ModelProto bytes (one node for a call, several for an ort region): the few protobuf fields the ort dialect writes (field numbers from onnx.proto).
 
 /** An ONNX attribute value: int, float, ints, floats, string, or a tensor. */
 export type OrtAttr =
@@ -148,18 +148,36 @@ function writeValueInfo(w: Writer, name: string, type?: number, shape?: readonly
   );
 }
 
-/** ModelProto bytes of one node: its graph inputs, constant initializers and outputs (types left to inference). */
-export function encodeNodeModel(m: OrtNodeModel): Uint8Array {
+/** One node of a graph model. */
+export interface OrtGraphNode {
+  readonly opType: string;
+  readonly inputs: readonly string[];
+  readonly outputs: readonly string[];
+  readonly attrs: Readonly<Record<string, OrtAttr>>;
+}
+
+/** A model of several nodes (an ort region): graph inputs fed per run, constant initializers, outputs fetched. */
+export interface OrtGraphModel {
+  readonly opset: number;
+  readonly nodes: readonly OrtGraphNode[];
+  readonly inputs: readonly { readonly name: string; readonly type: number; readonly shape: readonly number[] }[];
+  readonly consts: Readonly<Record<string, OrtConst>>;
+  readonly outputs: readonly string[];
+}
+
+/** ModelProto bytes of a graph: nodes in order, inputs, constant initializers and outputs (types left to inference). */
+export function encodeGraphModel(m: OrtGraphModel): Uint8Array {
   const w = new Writer();
   w.int(1, 8); // ir_version
   w.string(2, 'raf-op');
   w.message(7, (g) => {
-    g.message(1, (n) => {
-      for (const i of m.nodeInputs) n.string(1, i);
-      for (const o of m.outputs) n.string(2, o);
-      n.string(4, m.opType);
-      for (const [k, a] of Object.entries(m.attrs)) n.message(5, (aw) => writeAttr(aw, k, a));
-    });
+    for (const node of m.nodes)
+      g.message(1, (n) => {
+        for (const i of node.inputs) n.string(1, i);
+        for (const o of node.outputs) n.string(2, o);
+        n.string(4, node.opType);
+        for (const [k, a] of Object.entries(node.attrs)) n.message(5, (aw) => writeAttr(aw, k, a));
+      });
     g.string(2, 'ort');
     for (const [name, c] of Object.entries(m.consts)) g.message(5, (t) => writeTensor(t, name, c));
     for (const i of m.inputs) g.message(11, (v) => writeValueInfo(v, i.name, i.type, i.shape));
@@ -170,4 +188,15 @@ export function encodeNodeModel(m: OrtNodeModel): Uint8Array {
     o.int(2, m.opset);
   });
   return w.finish();
+}
+
+/** ModelProto bytes of one node: its graph inputs, constant initializers and outputs (types left to inference). */
+export function encodeNodeModel(m: OrtNodeModel): Uint8Array {
+  return encodeGraphModel({
+    opset: m.opset,
+    nodes: [{ opType: m.opType, inputs: m.nodeInputs, outputs: m.outputs, attrs: m.attrs }],
+    inputs: m.inputs,
+    consts: m.consts,
+    outputs: m.outputs,
+  });
 }

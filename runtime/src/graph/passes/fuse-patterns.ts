@@ -2,6 +2,7 @@
 
 import { useCounts, type Atom, type CallNode, type Graph, type Node, type Var } from '../ir.ts';
 import { applyGroups, type Group } from './group.ts';
+import { ortRegions, type OrtRegionOptions } from './ort-regions.ts';
 
 export type Pattern =
   | { readonly kind: 'op'; readonly ops: readonly string[]; readonly args: readonly Pattern[] }
@@ -69,8 +70,16 @@ function match(
   }
 }
 
-/** Fuses every match of the registered patterns (for `dialects`, default all), largest roots first. */
-export function fuseDialect(g: Graph, opts: { dialects?: readonly string[] } = {}): Graph {
+/**
+ * Fuses every match of the registered patterns (for `dialects`, default all), largest roots first. Naming `ort` in
+ * `dialects` first forms ort regions (ort-regions.ts: connected calls onnxruntime runs as one session), which sit above
+ * every other dialect's patterns as the ort dialect's heavy ops sit above wasm; `ortRegions` passes its options on.
+ */
+export function fuseDialect(
+  g: Graph,
+  opts: { dialects?: readonly string[]; ortRegions?: OrtRegionOptions } = {},
+): Graph {
+  if (opts.dialects?.includes('ort')) g = ortRegions(g, opts.ortRegions);
   const uses = useCounts(g);
   const producer = new Map<Var, CallNode>();
   for (const n of g.nodes) if (n.kind === 'call' && n.out.kind === 'var') producer.set(n.out, n);

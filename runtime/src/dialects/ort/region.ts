@@ -1,0 +1,115 @@
+// An ort region: several calls' ONNX nodes as one model, one onnxruntime session, run as one fused call
+// (runtime/src/graph/passes/ort-regions.ts forms the regions; docs/runtime.md).
+
+import { allocStorage, type Storage } from '../../dtype.ts';
+import { sizeOf } from '../../shape.ts';
+import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
+import { countOrt, feedData, ONNX_DTYPE_ATTR, ortType, SESSION_OPTIONS, type OrtNode } from './kernel.ts';
+import { loadOrt, type OrtNativeSession } from './load.ts';
+import { encodeGraphModel, type OrtConst } from './proto.ts';
+
+/** One call of a region: its ONNX node (inputs named by value) and the names of the call's outputs, in order. */
+export interface RegionNode {
+  readonly node: OrtNode;
+  readonly outputs: readonly string[];
+}
+
+/** A named value of a region: a graph input fed per run, or a value the region returns. */
+export interface RegionValue {
+  readonly name: string;
+  readonly type: TensorType;
+}
+
+/** A region's session: `run` takes the inputs in `inputs` order and returns the outputs in `outputs` order. */
+export interface OrtRegionRunner {
+  run(inputs: readonly Tensor[]): Tensor[];
+  /** Size of the model (ModelProto bytes, no weights: every tensor is an input). */
+  readonly modelBytes: number;
+  readonly opset: number;
+}
+
+/** Sessions by model bytes: regions of the same calls on the same shapes (one graph per input signature) share one. */
+const sessions = new Map<string, OrtNativeSession>();
+
+function bytesKey(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
+  return s;
+}
+
+/**
+ * Builds the region's model (nodes in order; the region's inputs, weights included, as graph inputs; every value used
+ * outside as a graph output) and opens its session, or throws onnxruntime's reason. The model's opset is the highest
+ * of its nodes' mappings (each mapping follows its op's newest signature).
+ */
+export function openRegion(
+  nodes: readonly RegionNode[],
+  inputs: readonly RegionValue[],
+  outputs: readonly RegionValue[],
+): OrtRegionRunner {
+  const ort = loadOrt();
+  const consts: Record<string, OrtConst> = {};
+  const graphNodes = nodes.map((n, j) => {
+    Object.assign(consts, n.node.consts);
+    const outs = Array.from({ length: Math.max(n.node.outputs, n.outputs.length) }, (_, k) =>
+      k < n.outputs.length ? n.outputs[k]! : `n${j}_unused${k}`,
+    );
+    return { opType: n.node.opType, inputs: n.node.nodeInputs, outputs: outs, attrs: n.node.attrs };
+  });
+  const opset = Math.max(...nodes.map((n) => n.node.opset));
+  for (const v of [...inputs, ...outputs])
+    if (!ortType(v.type.dtype) || v.type.dtype === 'int64')
+      throw new Error(`ort region: ${v.name} is ${v.type.dtype}, which regions do not pass`);
+  const bytes = encodeGraphModel({
+    opset,
+    nodes: graphNodes,
+    inputs: inputs.map((i) => ({ name: i.name, type: ONNX_DTYPE_ATTR[i.type.dtype]!, shape: i.type.shape })),
+    consts,
+    outputs: outputs.map((o) => o.name),
+  });
+  const key = bytesKey(bytes);
+  let native = sessions.get(key);
+  if (!native) {
+    native = ort.newSession();
+    native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, SESSION_OPTIONS);
+    countOrt('session');
+    sessions.set(key, native);
+  }
+  const session = native;
+  const types = new Map(session.outputMetadata.map((o) => [o.name, o.type]));
+  const direct = outputs.map((o) => types.get(o.name) === ONNX_DTYPE_ATTR[o.type.dtype]);
+  return {
+    modelBytes: bytes.length,
+    opset,
+    run(values: readonly Tensor[]): Tensor[] {
+      const feeds: Record<string, unknown> = {};
+      inputs.forEach((v, i) => {
+        const t = values[i]!;
+        feeds[v.name] = ort.tensor(ortType(t.dtype)!, feedData(t, false), t.shape);
+      });
+      const fetches: Record<string, unknown> = {};
+      const storages: (Storage | null)[] = outputs.map((o, i) => {
+        if (!direct[i]) {
+          fetches[o.name] = null;
+          return null;
+        }
+        const s = allocStorage(o.type.dtype, sizeOf(o.type.shape));
+        fetches[o.name] = ort.tensor(ortType(o.type.dtype)!, s, o.type.shape);
+        return s;
+      });
+      const result = session.run(feeds, fetches, {});
+      countOrt('run');
+      return outputs.map((o, i) => {
+        let s = storages[i];
+        if (!s) {
+          const r = result[o.name]!;
+          if (r.dims.length !== o.type.shape.length || r.dims.some((d, k) => d !== o.type.shape[k]))
+            throw new Error(`ort region: onnxruntime returned ${o.name} as [${r.dims}], declared [${o.type.shape}]`);
+          s = allocStorage(o.type.dtype, sizeOf(o.type.shape));
+          for (let k = 0; k < s.length; k++) s[k] = Number(r.data[k]);
+        }
+        return new Tensor(o.type.shape, o.type.dtype, new CpuStorage(s));
+      });
+    },
+  };
+}
