@@ -1,0 +1,227 @@
+// ort regions: connected calls with ONNX mappings run as one onnxruntime session each. Region-fused graphs agree with
+// the unfused graph (raf-op's own kernels) within 1e-5, with a float64 reference, and with onnxruntime-node running a
+// whole corpus model; printGraph shows each region and its ops; calls onnxruntime cannot run split regions.
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadOnnx, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import {
+  execute,
+  fuseDialect,
+  isOrtRegion,
+  ortRegions,
+  printGraph,
+  trace,
+  type Graph,
+} from '../../runtime/src/graph/index.ts';
+import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
+import { feedsFor, ortFeeds, ortSession } from '../onnx-corpus/compare.ts';
+import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const spec = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
+const TOL = { atol: 1e-5, rtol: 1e-5 };
+/** Each node as its op, an ort region as `ort[op,op,...]`. */
+const layout = (g: Graph) =>
+  g.nodes.map((n) => (isOrtRegion(n) ? `ort[${n.args[1].ops.join(',')}]` : n.kind === 'call' ? n.op.name : 'fused'));
+const values = (t: Tensor) => Array.from(t.dataSync());
+
+/** Runs both graphs on the inputs; every output of `fused` equals `plain`'s within 1e-5. */
+function agree(plain: Graph, fused: Graph, inputs: Tensor[]): Tensor[] {
+  const a = execute(plain, inputs);
+  const b = execute(fused, inputs);
+  expect(b).toHaveLength(a.length);
+  a.forEach((t, i) => assertAllClose(values(b[i]!), values(t), TOL, `output ${i}: regions vs unfused`));
+  return b;
+}
+
+describe('ort regions on an MLP', () => {
+  const mlp = (x: Tensor, w: Tensor, b: Tensor, w2: Tensor, b2: Tensor) =>
+    ops.softmax(ops.add(ops.matmul(ops.relu(ops.add(ops.matmul(x, w), b)), w2), b2), -1);
+  const params = [spec('x', [64, 128]), spec('w', [128, 64]), spec('b', [64]), spec('w2', [64, 10]), spec('b2', [10])];
+  const inputs = () => params.map((p, i) => randomUniform(p.shape, { seed: 11 + i }));
+
+  it('becomes one session, printed as a fused group of dialect ort, equal to the unfused graph and to float64', () => {
+    const g = trace(mlp, params);
+    const before = ortStats();
+    const r = ortRegions(g);
+    expect(layout(r)).toEqual(['ort[matmul,add,relu,matmul,add,softmax]']);
+    expect(printGraph(r)).toBe(
+      [
+        'fn (%x: Tensor[(64, 128), float32], %w: Tensor[(128, 64), float32], %b: Tensor[(64,), float32], %w2: Tensor[(64, 10), float32], %b2: Tensor[(10,), float32]) {',
+        '  %0 = fn (%p0: Tensor[(64, 128), float32], %p1: Tensor[(128, 64), float32], %p2: Tensor[(64,), float32], %p3: Tensor[(64, 10), float32], %p4: Tensor[(10,), float32], Primitive=1, Dialect="ort", PatternName="ort_region", Ops="matmul,add,relu,matmul,add,softmax") {',
+        '    %1 = raf.op.matmul(%p0, %p1);',
+        '    %2 = raf.op.add(%1, %p2);',
+        '    %3 = raf.op.relu(%2);',
+        '    %4 = raf.op.matmul(%3, %p3);',
+        '    %5 = raf.op.add(%4, %p4);',
+        '    %6 = raf.op.softmax(%5, -1);',
+        '    %6',
+        '  };',
+        '  %7 = %0(%x, %w, %b, %w2, %b2);',
+        '  %7',
+        '}',
+      ].join('\n'),
+    );
+    const ins = inputs();
+    const [out] = agree(g, r, ins);
+    // One onnxruntime run per graph run, and the same region built again reuses its session.
+    const mid = ortStats();
+    execute(r, ins);
+    expect(ortStats().runs - mid.runs).toBe(1);
+    ortRegions(g);
+    expect(ortStats().sessions - before.sessions).toBe(mid.sessions - before.sessions);
+    // float64 reference, written out here.
+    const [x, w, b, w2, b2] = ins.map(values);
+    const ref: number[] = [];
+    for (let i = 0; i < 64; i++) {
+      const h = Array.from({ length: 64 }, (_, j) => {
+        let s = b![j]!;
+        for (let k = 0; k < 128; k++) s += x![i * 128 + k]! * w![k * 64 + j]!;
+        return Math.max(s, 0);
+      });
+      const z = Array.from({ length: 10 }, (_, j) => {
+        let s = b2![j]!;
+        for (let k = 0; k < 64; k++) s += h[k]! * w2![k * 10 + j]!;
+        return s;
+      });
+      const m = Math.max(...z);
+      const e = z.map((v) => Math.exp(v - m));
+      const sum = e.reduce((p, q) => p + q, 0);
+      ref.push(...e.map((v) => v / sum));
+    }
+    assertAllClose(values(out!), ref, TOL, 'regions vs float64');
+  });
+
+  it('leaves a small graph alone unless ort is pinned at the pass; unpinned at run time the calls run in raf-op', () => {
+    const small = [spec('x', [4, 8]), spec('w', [8, 6]), spec('b', [6]), spec('w2', [6, 3]), spec('b2', [3])];
+    const g = trace(mlp, small);
+    expect(ortRegions(g)).toBe(g);
+    const r = withDialect(['ort', 'wasm', 'cpu'], () => ortRegions(g));
+    expect(layout(r)).toEqual(['ort[matmul,add,relu,matmul,add,softmax]']);
+    expect(layout(ortRegions(g, { all: true }))).toEqual(layout(r));
+    const ins = small.map((p, i) => randomUniform(p.shape, { seed: 3 + i }));
+    const runs = ortStats().runs;
+    agree(g, r, ins);
+    expect(ortStats().runs).toBe(runs + 1);
+    const pinned = withDialect(['wasm', 'cpu'], () => execute(r, ins));
+    assertAllClose(values(pinned[0]!), values(execute(g, ins)[0]!), TOL, 'region run by raf-op under a wasm pin');
+    expect(ortStats().runs).toBe(runs + 1);
+  });
+
+  it("is what fuseDialect does for the dialect 'ort', before the cpu patterns", () => {
+    const g = trace(mlp, params);
+    expect(layout(fuseDialect(g, { dialects: ['ort', 'cpu'] }))).toEqual(['ort[matmul,add,relu,matmul,add,softmax]']);
+    expect(layout(fuseDialect(g, { dialects: ['cpu'] }))).toEqual(['fused', 'fused', 'softmax']);
+  });
+});
+
+describe('ort regions on a conv net', () => {
+  const net = (x: Tensor, w1: Tensor, b1: Tensor, w2: Tensor, w3: Tensor, b3: Tensor) => {
+    let h = ops.relu(ops.add(ops.conv2d(x, w1, [1, 1], [1, 1, 1, 1]), b1));
+    h = ops.maxPool2d(h, [3, 3], [2, 2], [1, 1, 1, 1]);
+    h = ops.relu(ops.conv2d(h, w2, [1, 1], [1, 1, 1, 1]));
+    return ops.add(ops.matmul(ops.flatten(ops.globalAvgPool2d(h)), w3), b3);
+  };
+  const params = [
+    spec('x', [1, 16, 32, 32]),
+    spec('w1', [32, 16, 3, 3]),
+    spec('b1', [32, 1, 1]),
+    spec('w2', [32, 32, 3, 3]),
+    spec('w3', [32, 10]),
+    spec('b3', [10]),
+  ];
+
+  it('conv + bias + relu, pooling and the head become one session equal to the unfused graph', () => {
+    const g = trace(net, params);
+    const r = ortRegions(g);
+    expect(layout(r)).toEqual(['ort[conv2d,add,relu,max_pool2d,conv2d,relu,global_avg_pool2d,flatten,matmul,add]']);
+    expect(printGraph(r)).toContain(
+      'Dialect="ort", PatternName="ort_region", Ops="conv2d,add,relu,max_pool2d,conv2d,relu,global_avg_pool2d,flatten,matmul,add"',
+    );
+    agree(
+      g,
+      r,
+      params.map((p, i) => randomUniform(p.shape, { seed: 21 + i })),
+    );
+  });
+});
+
+describe('regions split around what onnxruntime cannot run', () => {
+  it('a call with no ort dialect op (matmul_nt) splits a chain into two regions', () => {
+    const f = (x: Tensor, w: Tensor, b: Tensor, v: Tensor, w3: Tensor, b3: Tensor) => {
+      const h = ops.relu(ops.add(ops.matmul(x, w), b));
+      return ops.relu(ops.add(ops.matmul(ops.matmulNt(h, v), w3), b3));
+    };
+    const params = [
+      spec('x', [64, 128]),
+      spec('w', [128, 64]),
+      spec('b', [64]),
+      spec('v', [128, 64]),
+      spec('w3', [128, 64]),
+      spec('b3', [64]),
+    ];
+    const g = trace(f, params);
+    const r = ortRegions(g);
+    expect(layout(r)).toEqual(['ort[matmul,add,relu]', 'matmul_nt', 'ort[matmul,add,relu]']);
+    agree(
+      g,
+      r,
+      params.map((p, i) => randomUniform(p.shape, { seed: 31 + i })),
+    );
+  });
+
+  it('a value read outside and fed back in ends its region: no cycle through the outside', () => {
+    // a feeds matmul_nt (outside) and relu; add reads relu's result and matmul_nt's, so it cannot join a's region.
+    const f = (x: Tensor, w: Tensor, v: Tensor, w3: Tensor) => {
+      const a = ops.matmul(x, w);
+      const y = ops.add(ops.relu(a), ops.matmulNt(a, v));
+      return ops.matmul(ops.sigmoid(y), w3);
+    };
+    const params = [spec('x', [64, 128]), spec('w', [128, 64]), spec('v', [64, 64]), spec('w3', [64, 32])];
+    const g = trace(f, params);
+    const r = ortRegions(g, { all: true });
+    expect(layout(r)).toEqual(['ort[matmul,relu]', 'matmul_nt', 'ort[add,sigmoid,matmul]']);
+    // The first region returns both a (read by matmul_nt) and relu(a) (read by the second region).
+    const text = printGraph(r);
+    expect(text).toMatch(/%(\d+) = %\d+\(%x, %w\);\n.*raf\.op\.matmul_nt\(%\1\.0, %v\);/);
+    expect(text).toMatch(/= %\d+\(%\d+\.1, %\d+, %w3\);/);
+    agree(
+      g,
+      r,
+      params.map((p, i) => randomUniform(p.shape, { seed: 41 + i })),
+    );
+  });
+});
+
+describe('ort regions on a corpus model', () => {
+  const m = CORPUS.find((c) => c.name === 'ppocr-cls-mobile-v2')!;
+  it.skipIf(!corpusFile(m))(
+    'ppocr-cls-mobile-v2 is one region, equal to the unfused graph and to onnxruntime-node',
+    async () => {
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const feeds = feedsFor(m, bytes);
+      const plain = loadOnnx(bytes);
+      const fused = loadOnnx(bytes, { passes: [ortRegions] });
+      const g = plain.graphFor(feeds);
+      const r = fused.graphFor(feeds);
+      expect(g.nodes.length).toBeGreaterThan(200);
+      expect(r.nodes).toHaveLength(1);
+      const ops = (isOrtRegion(r.nodes[0]!) && r.nodes[0].args[1].ops) || [];
+      expect(ops.filter((o) => o === 'conv2d').length).toBe(
+        g.nodes.filter((n) => n.kind === 'call' && n.op.name === 'conv2d').length,
+      );
+      expect(printGraph(r)).toContain('Dialect="ort", PatternName="ort_region", Ops="conv2d,batch_norm,add,clip,');
+      const out = agree(
+        g,
+        r,
+        g.params.map((p) => feeds[p.hint!]!),
+      );
+      const session = await ortSession(bytes);
+      const ref = await session.run(ortFeeds(bytes, feeds));
+      const name = fused.outputNames[0]!;
+      assertAllClose(values(out[0]!), Array.from(ref[name]!.data as Float32Array), TOL, 'regions vs onnxruntime-node');
+      assertAllClose(values(fused.run(feeds)[name]!), Array.from(ref[name]!.data as Float32Array), TOL, 'session.run');
+    },
+  );
+});
