@@ -171,6 +171,23 @@ describe('regions split around what onnxruntime cannot run', () => {
     );
   });
 
+  it('a call onnxruntime refuses in a model (Conv in float64: no kernel) is left out, the rest is one region', () => {
+    const f = (x: Tensor, w: Tensor, w2: Tensor, b: Tensor) =>
+      ops.add(ops.matmul(ops.flatten(ops.relu(ops.conv2d(x, w, [1, 1], [1, 1, 1, 1]))), w2), b);
+    const shapes = [[4, 8, 8, 8], [8, 8, 3, 3], [512, 64], [64]];
+    const g = trace(
+      f,
+      shapes.map((s, i) => ({ name: 'xwvb'[i]!, shape: s, dtype: 'float64' as const })),
+    );
+    const r = ortRegions(g, { all: true });
+    expect(layout(r)).toEqual(['conv2d', 'ort[relu,flatten,matmul,add]']);
+    const ins = shapes.map((s, i) => randomUniform(s, { seed: 51 + i, dtype: 'float64' }));
+    agree(g, r, ins);
+    const runs = ortStats().runs;
+    execute(r, ins);
+    expect(ortStats().runs).toBe(runs + 1);
+  });
+
   it('a value read outside and fed back in ends its region: no cycle through the outside', () => {
     // a feeds matmul_nt (outside) and relu; add reads relu's result and matmul_nt's, so it cannot join a's region.
     const f = (x: Tensor, w: Tensor, v: Tensor, w3: Tensor) => {
