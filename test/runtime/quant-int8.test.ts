@@ -3,11 +3,16 @@
 // per-column zero points, int8 and uint8 on either side, int32 wrapping), a weight's kept packing reused with another
 // zero point, and DynamicQuantizeLinear against onnxruntime and the JavaScript loop (ties, NaN, odd lengths).
 
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, rng, Tensor, tensor, type DType } from '../../runtime/src/index.ts';
-import { int8Matmul, setIntGemmLoop } from '../../runtime/src/dialects/cpu/quant.ts';
+import { call, loadOnnx, rng, Tensor, tensor, type DType } from '../../runtime/src/index.ts';
+import { fuseEpilogues, printGraph } from '../../runtime/src/graph/index.ts';
+import { ModelProto } from '../support/onnx-proto.ts';
+import { int8Dense, int8Matmul, setIntGemmLoop } from '../../runtime/src/dialects/cpu/quant.ts';
 import { setDynamicQuantizeLoop } from '../../runtime/src/dialects/cpu/kernels/dynamic_quantize_linear.ts';
-import { runOnnxOp, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+import { runOnnxModel, runOnnxOp, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
 
 const ints = (shape: number[], lo: number, hi: number, seed: number, dtype: DType): Tensor => {
   const next = rng(seed);
@@ -166,4 +171,170 @@ describe('dynamic_quantize_linear in wasm', () => {
     expect(got[0]![1]).toBe(0);
     expect(got[1]).toEqual([Math.fround(Math.fround(8 + 9) / 255)]);
   });
+});
+
+// A dynamically quantized dense layer as onnxruntime's quantize_dynamic writes it (DynamicQuantizeLinear, MatMulInteger
+// by a constant int8 weight, Cast, Mul by the product of the scales, an Add of the bias) runs as one kernel on the CPU
+// (passes/quant-dense.ts, int8Dense): the same float32 values as the ops one by one, bit for bit, and onnxruntime's.
+describe('quantized dense layers as one kernel', () => {
+  const [FLOAT, INT8] = [1, 3];
+
+  interface Dense {
+    readonly k: number;
+    readonly n: number;
+    /** Per-column weight scales (quantize_dynamic's per_channel) instead of one. */
+    readonly perColumn: boolean;
+    readonly bias: 'first' | 'second' | 'none';
+    /** The scale product as Mul's first operand. */
+    readonly scaleFirst: boolean;
+  }
+
+  function denseModel(d: Dense, seed: number): Uint8Array {
+    const next = rng(seed);
+    const f32 = (v: number[]) => new Uint8Array(Float32Array.from(v).buffer);
+    const w = Array.from({ length: d.k * d.n }, () => Math.floor(255 * next()) - 128);
+    const wScale = Array.from({ length: d.perColumn ? d.n : 1 }, () => 0.001 + 0.01 * next());
+    const bias = Array.from({ length: d.n }, () => 2 * next() - 1);
+    const info = (name: string, shape: number[]) => ({
+      name,
+      type: { tensorType: { elemType: FLOAT, shape: { dim: shape.map((dimValue) => ({ dimValue })) } } },
+    });
+    const nodes = [
+      { opType: 'DynamicQuantizeLinear', input: ['x'], output: ['xq', 'xs', 'xz'] },
+      { opType: 'MatMulInteger', input: ['xq', 'W', 'xz', 'wz'], output: ['mi'] },
+      { opType: 'Cast', input: ['mi'], output: ['mf'], attribute: [{ name: 'to', type: 2, i: FLOAT }] },
+      { opType: 'Mul', input: ['xs', 'ws'], output: ['s'] },
+      { opType: 'Mul', input: d.scaleFirst ? ['s', 'mf'] : ['mf', 's'], output: [d.bias === 'none' ? 'y' : 'm'] },
+      ...(d.bias === 'none'
+        ? []
+        : [{ opType: 'Add', input: d.bias === 'first' ? ['b', 'm'] : ['m', 'b'], output: ['y'] }]),
+    ];
+    const msg = ModelProto.fromObject({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 17 }],
+      graph: {
+        name: 'dense',
+        node: nodes.map((n, i) => ({ name: `n${i}_${n.opType}`, ...n })),
+        input: [info('x', [2, 7, d.k])],
+        output: [info('y', [2, 7, d.n])],
+        initializer: [
+          { name: 'W', dataType: INT8, dims: [d.k, d.n], rawData: new Uint8Array(Int8Array.from(w).buffer) },
+          { name: 'wz', dataType: INT8, dims: [], rawData: new Uint8Array([0]) },
+          { name: 'ws', dataType: FLOAT, dims: d.perColumn ? [d.n] : [], rawData: f32(wScale) },
+          { name: 'b', dataType: FLOAT, dims: [d.n], rawData: f32(bias) },
+        ],
+      },
+    });
+    return ModelProto.encode(msg).finish();
+  }
+
+  it('int8Dense (the kernel) equals the integer sums dequantized in float32, step by step as Cast, Mul and Add', () => {
+    const [m, k, n] = [5, 21, 12];
+    const a = ints([m, k], 0, 255, 80, 'uint8');
+    const b = ints([k, n], -128, 127, 81, 'int8');
+    const za = scalar(119, 'uint8');
+    const next = rng(82);
+    const s = tensor(
+      Array.from({ length: n }, () => 1e-4 + 1e-3 * next()),
+      { dtype: 'float32', shape: [n] },
+    );
+    const bias = tensor(
+      Array.from({ length: n }, () => next() - 0.5),
+      { dtype: 'float32', shape: [n] },
+    );
+    const sums = refInt32(values(a), values(b), 119, [0], k, n);
+    const f = Math.fround;
+    for (const withBias of [true, false]) {
+      const y = int8Dense(a, b, za, null, s, withBias ? bias : null, { shape: [m, n], dtype: 'float32' });
+      expect(y).not.toBeNull();
+      const want = sums.map((v, i) => {
+        const scaled = f(f(v) * values(s)[i % n]!);
+        return withBias ? f(scaled + values(bias)[i % n]!) : scaled;
+      });
+      expect(values(y!)).toEqual(want);
+    }
+    // Sums past 2^24 round when cast to float32: the kernel rounds them as the cast does.
+    const big = int8Dense(
+      tensor(new Array<number>(601).fill(255), { dtype: 'uint8', shape: [1, 601] }),
+      tensor(new Array<number>(601 * 4).fill(-127), { dtype: 'int8', shape: [601, 4] }),
+      null,
+      null,
+      scalar(1, 'float32'),
+      null,
+      { shape: [1, 4], dtype: 'float32' },
+    );
+    expect(f(255 * -127 * 601)).not.toBe(255 * -127 * 601);
+    expect(values(big!)).toEqual(new Array(4).fill(f(255 * -127 * 601)));
+  });
+
+  const cases: Dense[] = [
+    { k: 37, n: 24, perColumn: false, bias: 'first', scaleFirst: false },
+    { k: 64, n: 16, perColumn: true, bias: 'second', scaleFirst: true },
+    { k: 9, n: 8, perColumn: false, bias: 'none', scaleFirst: false },
+    // n not a multiple of 4: the group forms, and runs its ops one by one.
+    { k: 16, n: 6, perColumn: true, bias: 'first', scaleFirst: false },
+  ];
+  cases.forEach((d, c) =>
+    it(`case ${c}: k ${d.k}, n ${d.n}, ${d.perColumn ? 'per-column' : 'one'} scale, bias ${d.bias}: fused = unfused, bit for bit, and onnxruntime within 1e-6`, async () => {
+      const bytes = denseModel(d, 60 + c);
+      const next = rng(70 + c);
+      const xs = Array.from({ length: 2 * 7 * d.k }, () => 6 * next() - 2);
+      const x = tensor(xs, { dtype: 'float32', shape: [2, 7, d.k] });
+      const fusedSession = loadOnnx(bytes);
+      expect(printGraph(fusedSession.graphFor({ x }))).toContain('quant_dense');
+      const fused = values(fusedSession.run({ x }).y!);
+      const plainSession = loadOnnx(bytes, { fuseQuantized: false });
+      expect(printGraph(plainSession.graphFor({ x }))).not.toContain('quant_dense');
+      const plain = values(plainSession.run({ x }).y!);
+      expect(fused.map((v) => (Object.is(v, -0) ? 0 : v))).toEqual(plain.map((v) => (Object.is(v, -0) ? 0 : v)));
+      const [want] = await runOnnxModel(bytes, { x: oracle(x) }, ['y']);
+      const ref = Array.from(toFloat64(want!));
+      const scale = Math.max(...ref.map(Math.abs));
+      expect(scale).toBeGreaterThan(0.1);
+      for (let i = 0; i < ref.length; i++) expect(Math.abs(fused[i]! - ref[i]!)).toBeLessThanOrEqual(1e-6 * scale);
+    }),
+  );
+
+  const int8File = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-tx/bert-ts-int8.onnx');
+  it.skipIf(!existsSync(int8File))(
+    'BERT int8 (../shared/onnx-tx): every dense layer fused, the same values as unfused, onnxruntime within 1e-4',
+    async () => {
+      const bytes = new Uint8Array(readFileSync(int8File));
+      const seq = 12;
+      const ids = Array.from({ length: 2 * seq }, (_, i) => (i * 37 + 11) % 1000);
+      const mask = ids.map((_, i) => (i >= seq + 9 ? 0 : 1));
+      const feeds = {
+        input_ids: tensor(ids, { dtype: 'int64', shape: [2, seq] }),
+        attention_mask: tensor(mask, { dtype: 'int64', shape: [2, seq] }),
+        token_type_ids: tensor(
+          ids.map(() => 0),
+          { dtype: 'int64', shape: [2, seq] },
+        ),
+      };
+      const fusedSession = loadOnnx(bytes, { passes: [fuseEpilogues] });
+      const g = fusedSession.graphFor(feeds);
+      const groups = g.nodes.filter((n) => n.kind === 'fused' && n.origin.pattern === 'quant_dense').length;
+      expect(groups).toBe(13); // 6 per layer (q, k, v, output, two feed-forward), 2 layers, and the pooler
+      expect(g.nodes.some((n) => n.kind === 'call' && n.op.name === 'matmul_integer')).toBe(false);
+      const fused = fusedSession.run(feeds);
+      const plain = loadOnnx(bytes, { passes: [fuseEpilogues], fuseQuantized: false }).run(feeds);
+      const oracleFeeds = Object.fromEntries(
+        Object.entries(feeds).map(([n, t]) => [
+          n,
+          { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(values(t), BigInt) } as OracleTensor,
+        ]),
+      );
+      const names = fusedSession.outputNames;
+      const want = await runOnnxModel(bytes, oracleFeeds, [...names]);
+      names.forEach((n, i) => {
+        const got = values(fused[n]!);
+        expect(got).toEqual(values(plain[n]!));
+        const ref = toFloat64(want[i]!);
+        let err = 0;
+        for (let j = 0; j < ref.length; j++) err = Math.max(err, Math.abs(got[j]! - ref[j]!) / (1 + Math.abs(ref[j]!)));
+        expect(err).toBeLessThanOrEqual(1e-4);
+      });
+    },
+    30_000,
+  );
 });

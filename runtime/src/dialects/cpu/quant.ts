@@ -11,10 +11,19 @@
 import { roundToFloat16 } from '../../dtype.ts';
 import { matmulGeometry, matmulParamShape, type ConvGeometry, type MatmulGeometry } from '../../ops/quant.ts';
 import { sizeOf, stridesOf, type Shape } from '../../shape.ts';
-import { fromStorage, type Tensor } from '../../tensor.ts';
+import { fromStorage, type Tensor, type TensorType } from '../../tensor.ts';
 import { broadcastIndex } from './support.ts';
 import { wasmMatrixProduct } from '../wasm/matmul.ts';
-import { allocKeptBlock, callArena, freeKeptBlock, wasm, wasmUnavailable, type KeptBlock } from '../wasm/module.ts';
+import {
+  allocKeptBlock,
+  callArena,
+  freeKeptBlock,
+  wasm,
+  wasmUnavailable,
+  type Arena,
+  type KeptBlock,
+} from '../wasm/module.ts';
+import { inPtr, outBlock } from '../wasm/support.ts';
 
 /** Round half to even, as ONNX's rounding (np.rint, std::nearbyint) does. */
 export function roundHalfEven(v: number): number {
@@ -112,9 +121,81 @@ const packedB = new WeakMap<Tensor, PackedB>();
 const packedFreed = new FinalizationRegistry<KeptBlock>((block) => freeKeptBlock(block));
 
 type Rows = (src: number, m: number, k: number, signed: number, zero: number, dst: number, kp: number) => void;
-type Gemm = (a: number, b: number, m: number, n: number, kp: number, y: number, ny: number) => void;
+type Gemm = (
+  a: number,
+  b: number,
+  m: number,
+  n: number,
+  kp: number,
+  y: number,
+  ny: number,
+  scale: number,
+  sStep: number,
+  bias: number,
+  cStep: number,
+) => void;
 
 const isInt8 = (t: Tensor) => t.dtype === 'uint8' || t.dtype === 'int8';
+
+/** An int8 product the wasm module can run: its extents and b's packed columns. */
+interface Int8Product {
+  readonly m: number;
+  readonly n: number;
+  readonly k: number;
+  /** K padded to a multiple of 8. */
+  readonly kp: number;
+  readonly packed: PackedB;
+}
+
+/**
+ * The product's extents and b's centred int16 columns (packed once per weight tensor), when the wasm integer product
+ * serves it: 8-bit operands, a 2-D b, a per-tensor a_zero_point (b's per tensor or per column); null otherwise.
+ */
+function int8Product(op: string, a: Tensor, b: Tensor, za: Tensor | null, zb: Tensor | null): Int8Product | null {
+  if (forceLoop || !isInt8(a) || !isInt8(b) || (za && (za.size !== 1 || !isInt8(za))) || (zb && !isInt8(zb)))
+    return null;
+  const g = matmulGeometry(op, a.shape, b.shape);
+  if (g.b.length !== 2 || !wasmReady()) return null;
+  const zbShape = zb ? matmulParamShape(op, 'b_zero_point', zb.shape, g, 'b') : [];
+  const { k, n } = g;
+  const m = n === 0 ? 0 : sizeOf(g.full) / n;
+  const kp = Math.max(8, Math.ceil(k / 8) * 8);
+  let packed = packedB.get(b);
+  if (!packed || packed.zb !== zb) {
+    const centredB = centred(b, zb, zbShape, g.b).values;
+    const cols = new Int16Array(n * kp);
+    for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) cols[j * kp + p] = centredB[p * n + j]!;
+    packed = { zb, cols, block: { base: -1, bytes: cols.byteLength } };
+    packedB.set(b, packed);
+    packedFreed.register(b, packed.block);
+  }
+  return { m, n, k, kp, packed };
+}
+
+/**
+ * a's rows centred to int16 in wasm memory for the product, with b's packed columns there too (copied in when the
+ * heap has none); the rows' address, or -1 when b's block cannot be allocated. Each step allocates before it takes a
+ * view (allocating may grow memory, detaching views).
+ */
+function int8Operands(arena: Arena, a: Tensor, za: Tensor | null, p: Int8Product): number {
+  const { m, k, kp, packed } = p;
+  if (packed.block.base < 0) {
+    if (!allocKeptBlock(packed.block)) return -1;
+    new Int16Array(wasm().memory.buffer, packed.block.base, packed.cols.length).set(packed.cols);
+  }
+  const pa8 = arena.alloc(m * k);
+  new Uint8Array(wasm().memory.buffer, pa8, m * k).set(a.dataSync() as Uint8Array | Int8Array);
+  const pa = arena.alloc(m * kp * 2);
+  const z = za ? za.dataSync()[0]! : 0;
+  const w = wasm();
+  (w['int8_rows_i16' as keyof typeof w] as unknown as Rows)(pa8, m, k, a.dtype === 'int8' ? 1 : 0, z, pa, kp);
+  return pa;
+}
+
+function gemm(): Gemm {
+  const w = wasm();
+  return w['int8_gemm_i16' as keyof typeof w] as unknown as Gemm;
+}
 
 /**
  * MatMulInteger's int32 result on the wasm module's integer product (as/int8.ts), for 8-bit operands, a 2-D b and
@@ -130,43 +211,51 @@ export function int8Matmul(
   zb: Tensor | null,
   into: Int32Array,
 ): boolean {
-  if (forceLoop || !isInt8(a) || !isInt8(b) || (za && (za.size !== 1 || !isInt8(za))) || (zb && !isInt8(zb)))
-    return false;
-  const g = matmulGeometry(op, a.shape, b.shape);
-  if (g.b.length !== 2 || !wasmReady()) return false;
-  const zbShape = zb ? matmulParamShape(op, 'b_zero_point', zb.shape, g, 'b') : [];
-  const { k, n } = g;
-  const m = sizeOf(g.full) / n;
+  const p = int8Product(op, a, b, za, zb);
+  if (!p) return false;
+  const { m, n, kp } = p;
   if (m === 0 || n === 0) return true;
-  const kp = Math.max(8, Math.ceil(k / 8) * 8);
   const ny = Math.ceil(n / 4) * 4;
-  let packed = packedB.get(b);
-  if (!packed || packed.zb !== zb) {
-    const centredB = centred(b, zb, zbShape, g.b).values;
-    const cols = new Int16Array(n * kp);
-    for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) cols[j * kp + p] = centredB[p * n + j]!;
-    packed = { zb, cols, block: { base: -1, bytes: cols.byteLength } };
-    packedB.set(b, packed);
-    packedFreed.register(b, packed.block);
-  }
   const arena = callArena();
-  // Allocations first (any may grow memory, detaching views), then the copies.
-  const fresh = packed.block.base < 0;
-  if (fresh && !allocKeptBlock(packed.block)) return false;
-  const pa8 = arena.alloc(m * k);
-  const pa = arena.alloc(m * kp * 2);
+  const pa = int8Operands(arena, a, za, p);
+  if (pa < 0) return false;
   const py = arena.alloc(m * ny * 4);
-  const w = wasm();
-  const mem = w.memory.buffer;
-  if (fresh) new Int16Array(mem, packed.block.base, packed.cols.length).set(packed.cols);
-  new Uint8Array(mem, pa8, m * k).set(a.dataSync() as Uint8Array | Int8Array);
-  const z = za ? za.dataSync()[0]! : 0;
-  (w['int8_rows_i16' as keyof typeof w] as unknown as Rows)(pa8, m, k, a.dtype === 'int8' ? 1 : 0, z, pa, kp);
-  (w['int8_gemm_i16' as keyof typeof w] as unknown as Gemm)(pa, packed.block.base, m, n, kp, py, ny);
-  const y = new Int32Array(w.memory.buffer, py, m * ny);
+  gemm()(pa, p.packed.block.base, m, n, kp, py, ny, 0, 0, 0, 0);
+  const y = new Int32Array(wasm().memory.buffer, py, m * ny);
   if (ny === n) into.set(y);
   else for (let i = 0; i < m; i++) into.set(y.subarray(i * ny, i * ny + n), i * n);
   return true;
+}
+
+/**
+ * A quantized dense layer as one kernel: f32(f32(MatMulInteger(a, b, za, zb)) · scale) + bias, each step rounded to
+ * float32 as Cast, Mul and Add round it (the int32 sums are exact, wrapped as int32 accumulation wraps), computed by
+ * the integer product as it stores each row (as/int8.ts) into a float32 result that stays in wasm memory. scale and
+ * bias are float32, of one value or one per column (n of them); bias may be absent. Null when the wasm product does
+ * not serve the case (or n is not a multiple of 4): the caller then runs the ops one by one.
+ */
+export function int8Dense(
+  a: Tensor,
+  b: Tensor,
+  za: Tensor | null,
+  zb: Tensor | null,
+  scale: Tensor,
+  bias: Tensor | null,
+  out: TensorType,
+): Tensor | null {
+  const p = int8Product('matmul_integer', a, b, za, zb);
+  if (!p || p.m === 0 || p.n % 4 !== 0 || out.dtype !== 'float32') return null;
+  const per = (t: Tensor) => (t.size === 1 ? 0 : t.size === p.n ? 1 : -1);
+  const [sStep, cStep] = [per(scale), bias ? per(bias) : 0];
+  if (sStep < 0 || cStep < 0 || scale.dtype !== 'float32' || (bias && bias.dtype !== 'float32')) return null;
+  const arena = callArena();
+  const pa = int8Operands(arena, a, za, p);
+  if (pa < 0) return null;
+  const ps = inPtr(arena, 'f32', scale);
+  const pc = bias ? inPtr(arena, 'f32', bias) : 0;
+  const y = outBlock(arena, 'f32', out);
+  gemm()(pa, p.packed.block.base, p.m, p.n, p.kp, y.ptr, p.n, ps, sStep, pc, cStep);
+  return y.tensor();
 }
 
 /** An int32 result from exact sums: wraps modulo 2^32, as int32 accumulation does. */

@@ -11,6 +11,7 @@ import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
+import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel } from './proto.ts';
 
@@ -29,6 +30,12 @@ export interface OnnxSessionOptions {
    * graph moved to WebGPU, where shader-f16 computes float16 natively).
    */
   readonly float16?: 'float32' | 'float16';
+  /**
+   * Whether each dynamically quantized dense layer (MatMulInteger by a constant weight, Cast, Mul by the scales, an
+   * optional bias Add) runs as one kernel on the CPU (fuseQuantDense, after `passes`): the same float32 results, bit
+   * for bit, without the int32 and float32 intermediates. On by default for the CPU; off leaves the ops as imported.
+   */
+  readonly fuseQuantized?: boolean;
 }
 
 export class OnnxSession {
@@ -115,6 +122,7 @@ export class OnnxSession {
       }
       if (this.opts.attention) g = recognizeAttention(g);
       for (const p of this.opts.passes ?? []) g = p(g);
+      if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) g = fuseQuantDense(g);
       const ms = performance.now() - start;
       if (!this.graphs.size) this.timing.firstConvertMs = ms;
       this.timing.convertMs += ms;

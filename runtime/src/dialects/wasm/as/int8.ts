@@ -37,11 +37,34 @@ export function int8_rows_i16(src: usize, m: i32, k: i32, signed: i32, zero: i32
  * of `ny` int32 (ny ≥ n rounded up to 4; the lanes past n are another column's repeat, to be ignored). Two rows of a
  * against four of b, eight accumulators of four lanes, eight products of two pairs each per step; an odd last row of
  * a pairs with itself (computed twice, stored once), a last group of fewer than four b rows repeats its last.
+ *
+ * With `scale` (a pointer, not 0) the rows are float32 instead, dequantized as they are stored, each step rounded to
+ * float32 as the unfused ops round it: y[i, j] = f32(f32(sum) · scale[j·sStep]) + bias[j·cStep] (no addition when bias
+ * is 0). sStep and cStep are 1 (one value per column) or 0 (one for all); this needs ny = n (n a multiple of 4).
  */
-export function int8_gemm_i16(a: usize, b: usize, m: i32, n: i32, kp: i32, y: usize, ny: i32): void {
+export function int8_gemm_i16(
+  a: usize,
+  b: usize,
+  m: i32,
+  n: i32,
+  kp: i32,
+  y: usize,
+  ny: i32,
+  scale: usize,
+  sStep: i32,
+  bias: usize,
+  cStep: i32,
+): void {
   const row = (<usize>kp) << 1;
   const yRow = (<usize>ny) << 2;
+  const dequantize = scale !== 0;
+  let sv = f32x4.splat(0);
+  let cv = f32x4.splat(0);
+  if (dequantize && !sStep) sv = f32x4.splat(load<f32>(scale));
+  if (bias && !cStep) cv = f32x4.splat(load<f32>(bias));
   for (let j = 0; j < n; j += 4) {
+    if (dequantize && sStep) sv = v128.load(scale + ((<usize>j) << 2));
+    if (bias && cStep) cv = v128.load(bias + ((<usize>j) << 2));
     // Four rows of b (kp int16 each) stay in L1 while every row of a passes them.
     const w0 = b + <usize>j * row;
     const w1 = b + <usize>min(j + 1, n - 1) * row;
@@ -76,8 +99,18 @@ export function int8_gemm_i16(a: usize, b: usize, m: i32, n: i32, kp: i32, y: us
         b3 = i32x4.add(b3, i32x4.dot_i16x8_s(v, c));
       }
       const ya = y + <usize>i * yRow + ((<usize>j) << 2);
-      v128.store(ya, laneSums(a0, a1, a2, a3));
-      if (pair) v128.store(ya + yRow, laneSums(b0, b1, b2, b3));
+      let ra = laneSums(a0, a1, a2, a3);
+      let rb = laneSums(b0, b1, b2, b3);
+      if (dequantize) {
+        ra = f32x4.mul(f32x4.convert_i32x4_s(ra), sv);
+        rb = f32x4.mul(f32x4.convert_i32x4_s(rb), sv);
+        if (bias) {
+          ra = f32x4.add(ra, cv);
+          rb = f32x4.add(rb, cv);
+        }
+      }
+      v128.store(ya, ra);
+      if (pair) v128.store(ya + yRow, rb);
     }
   }
 }
