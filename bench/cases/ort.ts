@@ -3,10 +3,14 @@
 // cases, the raf-op column pinned to wasm, pinned to ort, and left to dispatch (which picks by the threshold); the
 // onnxruntime column is the same node run through onnxruntime-node's own async API, for the dialect's overhead.
 
-import { call, fromStorage, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { readFileSync } from 'node:fs';
+import { call, fromStorage, loadOnnx, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
-import { defineCase, type BenchCase, type Impl } from '../case.ts';
-import { data, onnx } from '../peers.ts';
+import { isOrtRegion, ortRegions, type Graph } from '../../runtime/src/graph/index.ts';
+import { feedsFor, ortFeeds, ortSession } from '../../test/onnx-corpus/compare.ts';
+import { CORPUS, corpusFile, type CorpusModel } from '../../test/onnx-corpus/fetch.ts';
+import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
+import { data, onnx, ortThreadCount } from '../peers.ts';
 import type { ModelSpec } from '../../test/support/onnx-proto.ts';
 import { input, readAll } from '../raf.ts';
 
@@ -207,7 +211,79 @@ const rnnCases = (kind: 'lstm' | 'gru', t: number, b: number, i: number, h: numb
   );
 };
 
+/** A corpus model run by loadOnnx, with ort regions (`passes: [ortRegions]`) or as imported. */
+function modelColumn(m: CorpusModel, regions: false | 'inputs' | 'initializers'): Impl {
+  return {
+    setup() {
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const session = loadOnnx(bytes, { passes: regions ? [(g: Graph) => ortRegions(g, { weights: regions })] : [] });
+      const feeds = feedsFor(m, bytes);
+      const outputs = (): Tensor[] => {
+        const out = session.run(feeds);
+        return session.outputNames.map((n) => out[n]!);
+      };
+      const g = session.graphFor(feeds);
+      const sessions = g.nodes.filter(isOrtRegion).length;
+      return {
+        run: () => {
+          for (const t of outputs()) {
+            t.dataSync();
+            t.dispose();
+          }
+        },
+        note: regions
+          ? `${g.nodes.length} nodes, ${sessions} ort region${sessions === 1 ? '' : 's'}`
+          : `${g.nodes.length} nodes`,
+        result: () => readAll(outputs()),
+      };
+    },
+  };
+}
+
+/** A whole model in onnxruntime-node (its own async API, graph optimizations on), the peer of the region column. */
+function modelOrt(m: CorpusModel): Impl {
+  return {
+    async setup() {
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const session = await ortSession(bytes, ortThreadCount());
+      const feeds = ortFeeds(bytes, feedsFor(m, bytes));
+      return {
+        run: async () => {
+          const out = await session.run(feeds);
+          for (const t of Object.values(out)) t.dispose();
+        },
+        result: async () => {
+          const out = await session.run(feeds);
+          return asFloat32(session.outputNames.map((n) => Array.from(out[n]!.data as ArrayLike<number>)));
+        },
+        dispose: () => session.release(),
+      };
+    },
+  };
+}
+
+/** Committed corpus models with and without ort regions (every region one onnxruntime session). */
+const regionCases = (): BenchCase[] =>
+  ['ppocr-cls-mobile-v2', 'oww-melspectrogram']
+    .map((name) => CORPUS.find((c) => c.name === name)!)
+    .flatMap((m) =>
+      (['inputs', 'initializers'] as const).map((weights) =>
+        defineCase({
+          name: `ort regions ${m.name}${weights === 'initializers' ? ' · weights in the model' : ''}`,
+          what: `${m.kind}: loadOnnx().run with ortRegions, weights fed as ${weights} (raf-op), and as imported (raf-op unfused: heavy calls still go to ort one by one), against onnxruntime-node on the whole model`,
+          group: 'graph',
+          unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
+          impls: {
+            'raf-op': modelColumn(m, weights),
+            'raf-op unfused': modelColumn(m, false),
+            onnxruntime: modelOrt(m),
+          },
+        }),
+      ),
+    );
+
 export default [
+  ...regionCases(),
   ...addCase(),
   ...[64, 96, 128, 256].flatMap(matmulCases),
   ...(

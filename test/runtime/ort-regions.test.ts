@@ -239,6 +239,17 @@ describe('ort regions on a corpus model', () => {
       const name = fused.outputNames[0]!;
       assertAllClose(values(out[0]!), Array.from(ref[name]!.data as Float32Array), TOL, 'regions vs onnxruntime-node');
       assertAllClose(values(fused.run(feeds)[name]!), Array.from(ref[name]!.data as Float32Array), TOL, 'session.run');
+      // Weights written into the model instead: the region reads only the image.
+      const baked = ortRegions(g, { weights: 'initializers' });
+      expect(baked.nodes).toHaveLength(1);
+      expect(isOrtRegion(baked.nodes[0]!) && baked.nodes[0].args[0].length).toBe(1);
+      const [b] = execute(baked, [feeds.x!]);
+      assertAllClose(
+        values(b!),
+        Array.from(ref[name]!.data as Float32Array),
+        TOL,
+        'weights in the model vs onnxruntime-node',
+      );
     },
   );
 });

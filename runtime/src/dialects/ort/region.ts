@@ -38,17 +38,20 @@ function bytesKey(b: Uint8Array): string {
 }
 
 /**
- * Builds the region's model (nodes in order; the region's inputs, weights included, as graph inputs; every value used
- * outside as a graph output) and opens its session, or throws onnxruntime's reason. The model's opset is the highest
+ * Builds the region's model (nodes in order; the region's inputs as graph inputs, weights included unless given as
+ * `initializers`, which are written into the model; every value used outside as a graph output) and opens its session, or throws onnxruntime's reason. The model's opset is the highest
  * of its nodes' mappings (each mapping follows its op's newest signature).
  */
 export function openRegion(
   nodes: readonly RegionNode[],
   inputs: readonly RegionValue[],
   outputs: readonly RegionValue[],
+  initializers: ReadonlyMap<string, Tensor> = new Map(),
 ): OrtRegionRunner {
   const ort = loadOrt();
   const consts: Record<string, OrtConst> = {};
+  for (const [name, t] of initializers)
+    consts[name] = { type: ONNX_DTYPE_ATTR[t.dtype]!, shape: t.shape, data: t.dataSync() as unknown as number[] };
   const graphNodes = nodes.map((n, j) => {
     Object.assign(consts, n.node.consts);
     const outs = Array.from({ length: Math.max(n.node.outputs, n.outputs.length) }, (_, k) =>

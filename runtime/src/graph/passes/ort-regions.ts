@@ -128,6 +128,12 @@ export interface OrtRegionOptions {
    * (policy.ts) and reaches it, as that call alone would go to onnxruntime.
    */
   readonly all?: boolean;
+  /**
+   * Where the region's float constants (weights) go: `'inputs'` (default) feeds them to the session every run, as
+   * graph inputs; `'initializers'` writes them into the model, so onnxruntime can fold them (batch norm into conv) and
+   * pre-pack them, at the cost of a model (and a session key) as large as the weights.
+   */
+  readonly weights?: 'inputs' | 'initializers';
 }
 
 /** Element types a region passes as they are (int64, stored as float64, would be converted every run). */
@@ -186,7 +192,7 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
     for (const members of grow(g, candidates, excluded, producer)) {
       const cs = members.map((n) => candidates.get(n)!);
       if (!keepAll && !cs.some((c) => c.heavy)) continue;
-      const io = regionIO(members, readers);
+      const io = regionIO(members, readers, false, opts.weights === 'initializers');
       if (!io.outputs.length) continue;
       try {
         built.push({ members, inputs: io.inputs, outputs: io.outputs, region: makeRegion(cs, io, names, sym) });
@@ -329,6 +335,10 @@ function grow(
     .map((m) => m.sort((x, y) => order.get(x)! - order.get(y)!));
 }
 
+/** A float constant a region may write into its model. */
+const bakeable = (a: Atom): boolean =>
+  a.kind === 'const' && (a.value.dtype === 'float32' || a.value.dtype === 'float64') && a.value.device.kind === 'cpu';
+
 interface RegionIO {
   /** Atoms the region reads from outside (vars and constants), in first-use order. */
   readonly inputs: Atom[];
@@ -336,7 +346,12 @@ interface RegionIO {
   readonly outputs: Var[];
 }
 
-function regionIO(members: readonly CallNode[], readers: ReadonlyMap<Var, Set<Node | null>>, all = false): RegionIO {
+function regionIO(
+  members: readonly CallNode[],
+  readers: ReadonlyMap<Var, Set<Node | null>>,
+  all = false,
+  bake = false,
+): RegionIO {
   const inside = new Set<Node>(members);
   const defined = new Set<Var>(members.flatMap((n) => definedVars(n)));
   const inputs: Atom[] = [];
@@ -344,7 +359,7 @@ function regionIO(members: readonly CallNode[], readers: ReadonlyMap<Var, Set<No
   for (const n of members)
     for (const a of nodeInputs(n)) {
       const key = a.kind === 'var' ? a : a.value;
-      if ((a.kind === 'var' && defined.has(a)) || seen.has(key)) continue;
+      if ((a.kind === 'var' && defined.has(a)) || seen.has(key) || (bake && bakeable(a))) continue;
       seen.add(key);
       inputs.push(a);
     }
@@ -364,7 +379,13 @@ function makeRegion(
   const nodes: RegionNode[] = cs.map((c) => ({ node: c.built, outputs: c.outputs }));
   const inputs: RegionValue[] = io.inputs.map((a) => ({ name: nameOfAtom(a), type: typeOfAtom(a) }));
   const outputs: RegionValue[] = io.outputs.map((v) => ({ name: nameOfAtom(v), type: v.type }));
-  const runner = openRegion(nodes, inputs, outputs);
+  // Constants the region reads that are not among its inputs go into the model (weights: 'initializers').
+  const fed = new Set<unknown>(io.inputs.map((a) => (a.kind === 'var' ? a : a.value)));
+  const initializers = new Map<string, Tensor>();
+  for (const c of cs)
+    for (const a of nodeInputs(c.node))
+      if (a.kind === 'const' && !fed.has(a.value)) initializers.set(nameOfAtom(a), a.value);
+  const runner = openRegion(nodes, inputs, outputs, initializers);
   // The region's calls as a primitive function over its inputs, as applyGroups makes a fused group's.
   const params = new Map<unknown, Var>();
   for (const a of io.inputs)
