@@ -338,3 +338,23 @@ describe('quantized dense layers as one kernel', () => {
     30_000,
   );
 });
+
+describe('dequantize_linear of 8-bit values per tensor', () => {
+  it('every uint8 and int8 value, float32 scale and zero point, matches onnxruntime exactly', async () => {
+    for (const [dtype, lo, z] of [
+      ['uint8', 0, 141],
+      ['int8', -128, -3],
+    ] as const) {
+      const x = tensor(
+        Array.from({ length: 256 }, (_, i) => lo + i),
+        { dtype, shape: [16, 16] },
+      );
+      // A scale with a full float32 mantissa, so most products round when stored as float32.
+      const s = tensor([0.000440788920968771], { dtype: 'float32', shape: [] });
+      const zp = scalar(z, dtype);
+      const y = call('dequantize_linear', [x, s, zp]) as Tensor;
+      const [want] = await runOnnxOp({ op: 'DequantizeLinear', opset: 13, inputs: [oracle(x), oracle(s), oracle(zp)] });
+      expect(values(y)).toEqual(Array.from(toFloat64(want!)));
+    }
+  });
+});

@@ -26,6 +26,16 @@ export const dequantizeLinearCpu: DequantizeLinearKernel = (
     // Per tensor (the common case: embeddings, activations): the same arithmetic with the parameters hoisted.
     const s = sv[0]!;
     const z = zv ? zv[0]! : 0;
+    if (
+      yv instanceof Float32Array &&
+      x_scale.dtype === 'float32' &&
+      (xv instanceof Uint8Array || xv instanceof Int8Array)
+    ) {
+      // 8-bit x: x - z is an integer of at most 9 bits and s a float32, so their product in float64 is exact and
+      // the Float32Array store rounds it once, as the float32 multiplication does.
+      dequantize8(xv, z, s, yv);
+      return finish(y);
+    }
     for (let i = 0; i < xv.length; i++) yv[i] = round(round(xv[i]! - z) * s);
     return finish(y);
   }
@@ -35,3 +45,7 @@ export const dequantizeLinearCpu: DequantizeLinearKernel = (
   }
   return finish(y);
 };
+
+function dequantize8(xv: Uint8Array | Int8Array, z: number, s: number, yv: Float32Array): void {
+  for (let i = 0; i < xv.length; i++) yv[i] = (xv[i]! - z) * s;
+}
