@@ -111,6 +111,15 @@ describe('matmul_integer on the wasm integer product', () => {
     expect(values(call('matmul_integer', [a, b]) as Tensor)).toEqual(want);
   });
 
+  it('rows in several blocks of the product (long K, an odd row count) stay exact', () => {
+    // K = 1000: rows of 2000 bytes, blocks of 16 rows, the last of 11.
+    const a = ints([75, 1000], 0, 255, 33, 'uint8');
+    const b = ints([1000, 12], -128, 127, 34, 'int8');
+    const za = scalar(200, 'uint8');
+    const y = call('matmul_integer', [], { a, b, a_zero_point: za }) as Tensor;
+    expect(values(y)).toEqual(refInt32(values(a), values(b), 200, [0], 1000, 12));
+  });
+
   it('a weight packed once serves another b_zero_point correctly', () => {
     const a = ints([4, 24], 0, 255, 30, 'uint8');
     const b = ints([24, 8], -128, 127, 31, 'int8');

@@ -62,55 +62,61 @@ export function int8_gemm_i16(
   let cv = f32x4.splat(0);
   if (dequantize && !sStep) sv = f32x4.splat(load<f32>(scale));
   if (bias && !cStep) cv = f32x4.splat(load<f32>(bias));
-  for (let j = 0; j < n; j += 4) {
-    if (dequantize && sStep) sv = v128.load(scale + ((<usize>j) << 2));
-    if (bias && cStep) cv = v128.load(bias + ((<usize>j) << 2));
-    // Four rows of b (kp int16 each) stay in L1 while every row of a passes them.
-    const w0 = b + <usize>j * row;
-    const w1 = b + <usize>min(j + 1, n - 1) * row;
-    const w2 = b + <usize>min(j + 2, n - 1) * row;
-    const w3 = b + <usize>min(j + 3, n - 1) * row;
-    for (let i = 0; i < m; i += 2) {
-      const pair = i + 1 < m;
-      const u0 = a + <usize>i * row;
-      const u1 = pair ? u0 + row : u0;
-      let a0 = i32x4.splat(0),
-        a1 = i32x4.splat(0),
-        a2 = i32x4.splat(0),
-        a3 = i32x4.splat(0);
-      let b0 = i32x4.splat(0),
-        b1 = i32x4.splat(0),
-        b2 = i32x4.splat(0),
-        b3 = i32x4.splat(0);
-      for (let q: usize = 0; q < row; q += 16) {
-        const u = v128.load(u0 + q);
-        const v = v128.load(u1 + q);
-        let c = v128.load(w0 + q);
-        a0 = i32x4.add(a0, i32x4.dot_i16x8_s(u, c));
-        b0 = i32x4.add(b0, i32x4.dot_i16x8_s(v, c));
-        c = v128.load(w1 + q);
-        a1 = i32x4.add(a1, i32x4.dot_i16x8_s(u, c));
-        b1 = i32x4.add(b1, i32x4.dot_i16x8_s(v, c));
-        c = v128.load(w2 + q);
-        a2 = i32x4.add(a2, i32x4.dot_i16x8_s(u, c));
-        b2 = i32x4.add(b2, i32x4.dot_i16x8_s(v, c));
-        c = v128.load(w3 + q);
-        a3 = i32x4.add(a3, i32x4.dot_i16x8_s(u, c));
-        b3 = i32x4.add(b3, i32x4.dot_i16x8_s(v, c));
-      }
-      const ya = y + <usize>i * yRow + ((<usize>j) << 2);
-      let ra = laneSums(a0, a1, a2, a3);
-      let rb = laneSums(b0, b1, b2, b3);
-      if (dequantize) {
-        ra = f32x4.mul(f32x4.convert_i32x4_s(ra), sv);
-        rb = f32x4.mul(f32x4.convert_i32x4_s(rb), sv);
-        if (bias) {
-          ra = f32x4.add(ra, cv);
-          rb = f32x4.add(rb, cv);
+  // Rows of a in blocks of about 32 KiB (an even count), each block passing every column of b before the next: the
+  // block stays in L2 while b streams past it, instead of all of a streaming once per four columns.
+  const block = max(2, (<i32>(32768 / row)) & ~1);
+  for (let i0 = 0; i0 < m; i0 += block) {
+    const i1 = min(m, i0 + block);
+    for (let j = 0; j < n; j += 4) {
+      if (dequantize && sStep) sv = v128.load(scale + ((<usize>j) << 2));
+      if (bias && cStep) cv = v128.load(bias + ((<usize>j) << 2));
+      // Four rows of b (kp int16 each) stay in L1 while the block's rows of a pass them.
+      const w0 = b + <usize>j * row;
+      const w1 = b + <usize>min(j + 1, n - 1) * row;
+      const w2 = b + <usize>min(j + 2, n - 1) * row;
+      const w3 = b + <usize>min(j + 3, n - 1) * row;
+      for (let i = i0; i < i1; i += 2) {
+        const pair = i + 1 < i1;
+        const u0 = a + <usize>i * row;
+        const u1 = pair ? u0 + row : u0;
+        let a0 = i32x4.splat(0),
+          a1 = i32x4.splat(0),
+          a2 = i32x4.splat(0),
+          a3 = i32x4.splat(0);
+        let b0 = i32x4.splat(0),
+          b1 = i32x4.splat(0),
+          b2 = i32x4.splat(0),
+          b3 = i32x4.splat(0);
+        for (let q: usize = 0; q < row; q += 16) {
+          const u = v128.load(u0 + q);
+          const v = v128.load(u1 + q);
+          let c = v128.load(w0 + q);
+          a0 = i32x4.add(a0, i32x4.dot_i16x8_s(u, c));
+          b0 = i32x4.add(b0, i32x4.dot_i16x8_s(v, c));
+          c = v128.load(w1 + q);
+          a1 = i32x4.add(a1, i32x4.dot_i16x8_s(u, c));
+          b1 = i32x4.add(b1, i32x4.dot_i16x8_s(v, c));
+          c = v128.load(w2 + q);
+          a2 = i32x4.add(a2, i32x4.dot_i16x8_s(u, c));
+          b2 = i32x4.add(b2, i32x4.dot_i16x8_s(v, c));
+          c = v128.load(w3 + q);
+          a3 = i32x4.add(a3, i32x4.dot_i16x8_s(u, c));
+          b3 = i32x4.add(b3, i32x4.dot_i16x8_s(v, c));
         }
+        const ya = y + <usize>i * yRow + ((<usize>j) << 2);
+        let ra = laneSums(a0, a1, a2, a3);
+        let rb = laneSums(b0, b1, b2, b3);
+        if (dequantize) {
+          ra = f32x4.mul(f32x4.convert_i32x4_s(ra), sv);
+          rb = f32x4.mul(f32x4.convert_i32x4_s(rb), sv);
+          if (bias) {
+            ra = f32x4.add(ra, cv);
+            rb = f32x4.add(rb, cv);
+          }
+        }
+        v128.store(ya, ra);
+        if (pair) v128.store(ya + yRow, rb);
       }
-      v128.store(ya, ra);
-      if (pair) v128.store(ya + yRow, rb);
     }
   }
 }
