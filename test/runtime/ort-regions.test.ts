@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadOnnx, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { grad, loadOnnx, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import {
   execute,
   fuseDialect,
@@ -107,6 +107,14 @@ describe('ort regions on an MLP', () => {
     const pinned = withDialect(['wasm', 'cpu'], () => execute(r, ins));
     assertAllClose(values(pinned[0]!), values(execute(g, ins)[0]!), TOL, 'region run by raf-op under a wasm pin');
     expect(ortStats().runs).toBe(runs + 1);
+  });
+
+  it('refuses a gradient through a region, naming it, rather than treating the region as a constant', () => {
+    const g = trace(mlp, params);
+    const r = ortRegions(g);
+    const ins = inputs();
+    const loss = (x: Tensor) => ops.sum(execute(r, [x, ...ins.slice(1)])[0]!);
+    expect(() => grad(loss)(ins[0]!)).toThrow(/ort_region.*no gradient/);
   });
 
   it("is what fuseDialect does for the dialect 'ort', before the cpu patterns", () => {

@@ -2,6 +2,7 @@
 // become one ONNX model and one session each, run as one call; the rest of the graph stays on raf-op's kernels.
 
 import { CPU } from '../../device.ts';
+import { OpError } from '../../errors.ts';
 import { allDialectOps, enabledDialects, registerDialectOps, type AnyDialectOp } from '../../dialect.ts';
 import {
   buildNode,
@@ -82,7 +83,17 @@ export const ORT_REGION_OP: AnyOpDef = {
   },
   fusion: 'opaque',
   cast: null,
-  grad: null,
+  // No gradient through onnxruntime: a backward reaching a region says so instead of treating it as a constant.
+  grad: {
+    saves: [],
+    inputs: ['inputs'],
+    fn: () => {
+      throw new OpError(
+        ORT_REGION_OP_NAME,
+        'an ort region has no gradient: differentiate the graph before ortRegions, or leave the regions out',
+      );
+    },
+  },
   source: 'runtime/src/graph/passes/ort-regions.ts',
 };
 
@@ -165,8 +176,9 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
   };
   const value = (a: unknown): unknown =>
     isAtom(a) ? tensorOf(a) : Array.isArray(a) && a.some(isAtom) ? a.map(value) : a;
-  const producer = new Map<Var, CallNode>();
-  for (const n of g.nodes) if (n.kind === 'call') for (const v of definedVars(n)) producer.set(v, n);
+  // Every node's outputs, fused groups included: a path through one counts as a path through the outside.
+  const producer = new Map<Var, Node>();
+  for (const n of g.nodes) for (const v of definedVars(n)) producer.set(v, n);
   for (const p of g.params) tensorOf(p);
 
   const candidates = new Map<CallNode, Candidate>();
@@ -270,7 +282,7 @@ function grow(
   g: Graph,
   candidates: ReadonlyMap<CallNode, Candidate>,
   excluded: ReadonlySet<CallNode>,
-  producer: ReadonlyMap<Var, CallNode>,
+  producer: ReadonlyMap<Var, Node>,
 ): CallNode[][] {
   const parent: number[] = [];
   const find = (r: number): number => {
