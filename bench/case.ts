@@ -5,10 +5,12 @@ export const IMPLS = [
   'raf-op',
   'raf-op cpu',
   'raf-op unfused',
+  'raf-op wasm',
   'tfjs-cpu',
   'tfjs-wasm',
   'tfjs-webgpu',
   'onnxruntime',
+  'onnxruntime-web',
 ] as const;
 export type ImplName = (typeof IMPLS)[number];
 

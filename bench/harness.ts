@@ -348,9 +348,12 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
         { head: 'raf-op cpu', cell: time('raf-op cpu') },
         { head: 'tfjs-cpu', cell: time('tfjs-cpu') },
         { head: 'tfjs-wasm', cell: time('tfjs-wasm') },
+        { head: 'raf-op wasm', cell: time('raf-op wasm') },
         { head: 'onnxruntime', cell: time('onnxruntime') },
+        { head: 'ort-web (wasm)', cell: time('onnxruntime-web') },
         vs('raf/tfjs-wasm', 'raf-op', 'tfjs-wasm'),
         vs('raf/ort', 'raf-op', 'onnxruntime'),
+        vs('raf wasm/ort-web', 'raf-op wasm', 'onnxruntime-web'),
         { head: 'target', cell: (r) => (r.target ? `${r.target.met ? 'met' : 'MISSED'}: ${r.target.rule}` : '') },
         agree,
       ];
@@ -374,9 +377,12 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
       return [
         { head: 'raf-op (fused / graph)', cell: time('raf-op', true) },
         { head: 'raf-op unfused', cell: time('raf-op unfused', true) },
+        { head: 'raf-op wasm', cell: time('raf-op wasm') },
         { head: 'onnxruntime (cpu)', cell: time('onnxruntime') },
+        { head: 'ort-web (wasm)', cell: time('onnxruntime-web') },
         vs('fusion speed-up', 'raf-op unfused', 'raf-op'),
         vs('raf/ort', 'raf-op', 'onnxruntime'),
+        vs('raf wasm/ort-web', 'raf-op wasm', 'onnxruntime-web'),
         { head: 'target', cell: (r) => (r.target ? `${r.target.met ? 'met' : 'MISSED'}: ${r.target.rule}` : '') },
         agree,
       ];

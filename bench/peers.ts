@@ -1,4 +1,5 @@
-// The peers, set up the same way for every case: tfjs (cpu and wasm backends) and onnxruntime-node, all single-threaded.
+// The peers, set up the same way for every case: tfjs (cpu and wasm backends), onnxruntime-node and onnxruntime-web's
+// wasm backend (the browser's onnxruntime, see ort-web.ts), all single-threaded.
 
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -8,6 +9,7 @@ import { setThreadsCount, setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
 import * as ort from 'onnxruntime-node';
 import { buildModel, type ModelSpec } from '../test/support/onnx-proto.ts';
 import { asFloat32, type Impl } from './case.ts';
+import { ortWebFeeds, ortWebSession } from './ort-web.ts';
 
 export { tf };
 
@@ -100,6 +102,30 @@ export function onnx(model: ModelSpec, feeds: () => Record<string, { dims: numbe
           const out = await session.run(f);
           return asFloat32(session.outputNames.map((n) => out[n]!.data as Float32Array));
         },
+        dispose: () => session.release(),
+      };
+    },
+  };
+}
+
+/** An onnxruntime-web column (wasm backend, 1 thread) over the same model and feeds as onnx(). */
+export function onnxWeb(model: ModelSpec, feeds: () => Record<string, { dims: number[]; data: Float32Array }>): Impl {
+  return {
+    async setup() {
+      const session = await ortWebSession(buildModel(model));
+      const f = ortWebFeeds(
+        Object.fromEntries(Object.entries(feeds()).map(([k, v]) => [k, { type: 'float32', ...v }])),
+      );
+      return {
+        run: async () => {
+          const out = await session.run(f);
+          for (const t of Object.values(out)) t.dispose();
+        },
+        result: async () => {
+          const out = await session.run(f);
+          return asFloat32(session.outputNames.map((n) => out[n]!.data as Float32Array));
+        },
+        note: 'wasm simd',
         dispose: () => session.release(),
       };
     },

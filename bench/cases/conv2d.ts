@@ -2,8 +2,9 @@
 
 import { ops } from '../../runtime/src/index.ts';
 import { defineCase } from '../case.ts';
-import { data, onnx, tf, tfjs } from '../peers.ts';
+import { data, onnx, onnxWeb, tf, tfjs } from '../peers.ts';
 import { input, raf } from '../raf.ts';
+import type { ModelSpec } from '../../test/support/onnx-proto.ts';
 
 const [N, C, H, W, O, K] = [1, 64, 56, 56, 64, 3];
 const x = data(N * C * H * W, 1);
@@ -19,6 +20,17 @@ const tfBuild = () => {
   return () => tf.conv2d(tx as tf.Tensor4D, tw, 1, 'same');
 };
 
+/** The same Conv for onnxruntime-node and onnxruntime-web. */
+const CONV: ModelSpec = {
+  nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attrs: { pads: [1, 1, 1, 1], kernel_shape: [K, K] } }],
+  inputs: [
+    { name: 'x', dtype: 'float32', shape: [N, C, H, W] },
+    { name: 'w', dtype: 'float32', shape: [O, C, K, K] },
+  ],
+  outputs: [{ name: 'y' }],
+};
+const convFeeds = () => ({ x: { dims: [N, C, H, W], data: x }, w: { dims: [O, C, K, K], data: w } });
+
 export default defineCase({
   name: 'conv2d 3×3',
   what: `conv2d x[${N},${C},${H},${W}] w[${O},${C},${K},${K}] pad 1, float32 (tfjs in NHWC)`,
@@ -26,21 +38,12 @@ export default defineCase({
   impls: {
     'raf-op': raf('conv2d', build),
     'raf-op cpu': raf('conv2d', build, ['cpu']),
+    // The browser's dispatch: raf-op's own kernels (no ort dialect there), against onnxruntime-web.
+    'raf-op wasm': raf('conv2d', build, ['wasm', 'cpu']),
     'tfjs-cpu': tfjs('cpu', tfBuild),
     'tfjs-wasm': tfjs('wasm', tfBuild),
-    onnxruntime: onnx(
-      {
-        nodes: [
-          { op: 'Conv', inputs: ['x', 'w'], outputs: ['y'], attrs: { pads: [1, 1, 1, 1], kernel_shape: [K, K] } },
-        ],
-        inputs: [
-          { name: 'x', dtype: 'float32', shape: [N, C, H, W] },
-          { name: 'w', dtype: 'float32', shape: [O, C, K, K] },
-        ],
-        outputs: [{ name: 'y' }],
-      },
-      () => ({ x: { dims: [N, C, H, W], data: x }, w: { dims: [O, C, K, K], data: w } }),
-    ),
+    onnxruntime: onnx(CONV, convFeeds),
+    'onnxruntime-web': onnxWeb(CONV, convFeeds),
   },
   incomparable: { 'tfjs-cpu': 'tfjs returns NHWC', 'tfjs-wasm': 'tfjs returns NHWC' },
 });

@@ -2,12 +2,12 @@
 
 import { ops } from '../../runtime/src/index.ts';
 import { defineCase, type BenchCase, type Impl } from '../case.ts';
-import { data, onnx, tf, tfjs } from '../peers.ts';
+import { data, onnx, onnxWeb, tf, tfjs } from '../peers.ts';
 import { input, raf } from '../raf.ts';
 
-/** onnxruntime's MatMul of two n×n float32 matrices (also bench/simd-ceiling.ts's). */
-export const onnxMatmul = (n: number, a: Float32Array, b: Float32Array): Impl =>
-  onnx(
+/** onnxruntime's MatMul of two n×n float32 matrices (also bench/simd-ceiling.ts's); `peer` picks node or web. */
+export const onnxMatmul = (n: number, a: Float32Array, b: Float32Array, peer = onnx): Impl =>
+  peer(
     {
       nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
       inputs: [
@@ -40,9 +40,12 @@ export function matmulCase(n: number): BenchCase {
       'raf-op': raf('matmul', build),
       // The TypeScript reference takes about 20 s at 1024³; it is timed at 256³ only.
       ...(n <= 256 ? { 'raf-op cpu': raf('matmul', build, ['cpu']) } : {}),
+      // The browser's dispatch: raf-op's own kernels (no ort dialect there), against onnxruntime-web.
+      'raf-op wasm': raf('matmul', build, ['wasm', 'cpu']),
       'tfjs-cpu': tfjs('cpu', tfBuild),
       'tfjs-wasm': tfjs('wasm', tfBuild),
       onnxruntime: onnxMatmul(n, a, b),
+      'onnxruntime-web': onnxMatmul(n, a, b, onnxWeb),
     },
   });
 }

@@ -1,17 +1,39 @@
 // Cases: the real third-party ONNX models of test/onnx-corpus (models.json), imported by loadOnnx and run against
-// onnxruntime-node single-threaded on the same random inputs. Models not fetched (`npm run fetch:models`) are skipped.
+// onnxruntime-node and onnxruntime-web's wasm backend (the browser's peer), single-threaded, on the same random inputs.
+// 'raf-op wasm' pins raf-op to its own wasm and TypeScript kernels, what a browser runs (no ort dialect there).
+// The OCR models also run at the sizes an OCR pipeline feeds them (detection 640×640, recognition 48×320).
+// Models not fetched (`npm run fetch:models`) are skipped.
 
 import { readFileSync } from 'node:fs';
-import { loadOnnx, type Tensor } from '../../runtime/src/index.ts';
+import { loadOnnx, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { fuseEpilogues } from '../../runtime/src/graph/index.ts';
 import type { Graph } from '../../runtime/src/graph/index.ts';
 import { feedsFor, ortFeeds, ortSession } from '../../test/onnx-corpus/compare.ts';
 import { CORPUS, corpusFile, type CorpusModel } from '../../test/onnx-corpus/fetch.ts';
 import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
+import { ortWebFeeds, ortWebSession } from '../ort-web.ts';
 import { ortThreadCount } from '../peers.ts';
 import { readAll } from '../raf.ts';
 
 const bytesOf = (m: CorpusModel): Uint8Array => new Uint8Array(readFileSync(corpusFile(m)!));
+
+/** raf-op's own kernels, in this order of priority: what a browser without the ort dialect runs. */
+const BROWSER = ['wasm', 'cpu'];
+
+/** `impl` with its setup, runs and result read under withDialect(pin). */
+function pinned(impl: Impl, pin: readonly string[]): Impl {
+  return {
+    async setup() {
+      const r = await withDialect(pin, () => impl.setup());
+      return {
+        ...r,
+        run: () => withDialect(pin, r.run),
+        ...(r.result ? { result: () => withDialect(pin, r.result!) } : {}),
+        note: `${r.note ?? ''}, ${pin.join('+')}`.replace(/^, /, ''),
+      };
+    },
+  };
+}
 
 /** One session per column; each run feeds the same inputs and reads every output back. */
 function rafColumn(m: CorpusModel, pass: ((g: Graph) => Graph) | null): Impl {
@@ -60,21 +82,62 @@ function ortColumn(m: CorpusModel): Impl {
   };
 }
 
-export function modelCase(m: CorpusModel): BenchCase {
+/** onnxruntime-web's wasm backend, 1 thread, on the same feeds as ortColumn (converted to its own Tensor class). */
+function ortWebColumn(m: CorpusModel): Impl {
+  return {
+    async setup() {
+      const bytes = bytesOf(m);
+      const session = await ortWebSession(bytes);
+      const feeds = ortWebFeeds(ortFeeds(bytes, feedsFor(m, bytes)));
+      return {
+        run: async () => {
+          const out = await session.run(feeds);
+          for (const t of Object.values(out)) t.dispose();
+        },
+        result: async () => {
+          const out = await session.run(feeds);
+          return asFloat32(session.outputNames.map((n) => Array.from(out[n]!.data as ArrayLike<number>)));
+        },
+        note: 'wasm simd',
+        dispose: () => session.release(),
+      };
+    },
+  };
+}
+
+/** `m`'s case; `label` names a variant of it (other `shapes`), the file stays `m.name`'s. */
+export function modelCase(m: CorpusModel, label?: string): BenchCase {
   const shapes = Object.entries(m.shapes ?? {})
     .map(([k, s]) => `${k} [${s.join(',')}]`)
     .join(', ');
   return defineCase({
-    name: `model ${m.name}`,
+    name: `model ${m.name}${label ? ` ${label}` : ''}`,
     what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: fuseEpilogues, fuseOps' groups that run as wasm conv/matmul/dense epilogues; unfused: as imported) against onnxruntime, 1 thread`,
     group: 'graph',
     unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
     impls: {
       'raf-op': rafColumn(m, fuseEpilogues),
       'raf-op unfused': rafColumn(m, null),
+      'raf-op wasm': pinned(rafColumn(m, fuseEpilogues), BROWSER),
       onnxruntime: ortColumn(m),
+      'onnxruntime-web': ortWebColumn(m),
     },
   });
 }
 
-export default CORPUS.filter((m) => !m.refuses).map(modelCase);
+/** The OCR models at the input sizes PaddleOCR's pipeline uses: a 640-pixel page for detection, a 48×320 text line. */
+const REAL_SIZES: Readonly<Record<string, Readonly<Record<string, readonly number[]>>>> = {
+  'ppocr-det-v4': { x: [1, 3, 640, 640] },
+  'ppocr-rec-v4': { x: [1, 3, 48, 320] },
+};
+
+const realSize = (m: CorpusModel): BenchCase[] => {
+  const shapes = REAL_SIZES[m.name];
+  if (!shapes) return [];
+  const label = Object.values(shapes)
+    .map((s) => s.slice(2).join('×'))
+    .join(', ');
+  return [modelCase({ ...m, shapes: { ...m.shapes, ...shapes } }, label)];
+};
+
+export default CORPUS.filter((m) => !m.refuses).flatMap((m) => [modelCase(m), ...realSize(m)]);
