@@ -155,6 +155,25 @@ describe('ort regions on a conv net', () => {
   });
 });
 
+describe('ort regions with a tuple op', () => {
+  it('split inside a region: each of its outputs is a value of the model; one read outside is returned', () => {
+    const f = (x: Tensor, w: Tensor) => {
+      const [a, b] = ops.split(ops.matmul(x, w), 2, 1) as Tensor[];
+      return [ops.multiply(ops.relu(a!), ops.sigmoid(b!)), b!] as Tensor[];
+    };
+    const params = [spec('x', [64, 128]), spec('w', [128, 64])];
+    const g = trace(f, params);
+    const r = ortRegions(g);
+    expect(layout(r)).toEqual(['ort[matmul,split,relu,sigmoid,multiply]']);
+    expect(printGraph(r)).toMatch(/%(\d+) = %\d+\(%x, %w\);\n {2}\(%\1\.1, %\1\.0\)\n}$/);
+    agree(
+      g,
+      r,
+      params.map((p, i) => randomUniform(p.shape, { seed: 61 + i })),
+    );
+  });
+});
+
 describe('regions split around what onnxruntime cannot run', () => {
   it('a call with no ort dialect op (matmul_nt) splits a chain into two regions', () => {
     const f = (x: Tensor, w: Tensor, b: Tensor, v: Tensor, w3: Tensor, b3: Tensor) => {
