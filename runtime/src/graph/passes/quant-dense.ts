@@ -5,7 +5,7 @@
 // Every step rounds to float32 where the unfused ops round, so the result is the unfused graph's, bit for bit.
 //
 // The group is `fused` with origin { by: 'pattern', dialect: 'cpu', pattern: 'quant_dense' }; the CPU's fused-kernel
-// compiler is wrapped here to run it (other groups go to compileCpuFused as before). Where the kernel cannot serve a
+// compiler is wrapped here to run it (other groups go to compileCpuFused as before), once a graph has such a group. Where the kernel cannot serve a
 // run (no wasm module, a column count that is not a multiple of 4), the group runs its calls one by one.
 
 import { compileCpuFused } from '../fused-cpu.ts';
@@ -87,6 +87,9 @@ export function fuseQuantDense(g: Graph): Graph {
     for (const c of calls) inGroup.add(c);
   }
   if (!groups.size) return g;
+  // Installed here, when a graph has groups, rather than when this module loads: by now fused-cpu.ts has registered
+  // its compiler (it registers when it loads), whatever order an import cycle evaluated the modules in.
+  registerFusedCompiler('cpu', compileCpu);
   const nodes: Node[] = [];
   for (const n of g.nodes) {
     const grouped = groups.get(n);
@@ -143,4 +146,6 @@ export function isQuantDense(n: Node): n is FusedNode {
   return n.kind === 'fused' && n.origin.by === 'pattern' && n.origin.pattern === QUANT_DENSE;
 }
 
-registerFusedCompiler('cpu', (node) => (isQuantDense(node) ? compileQuantDense(node) : compileCpuFused(node)));
+/** The CPU's fused-kernel compiler with quant_dense groups added. */
+const compileCpu = (node: FusedNode): FusedKernel | null =>
+  isQuantDense(node) ? compileQuantDense(node) : compileCpuFused(node);
