@@ -267,10 +267,10 @@ const regionCases = (): BenchCase[] =>
   ['ppocr-cls-mobile-v2', 'oww-melspectrogram']
     .map((name) => CORPUS.find((c) => c.name === name)!)
     .flatMap((m) =>
-      (['inputs', 'initializers'] as const).map((weights) =>
+      (['initializers', 'inputs'] as const).map((weights) =>
         defineCase({
-          name: `ort regions ${m.name}${weights === 'initializers' ? ' · weights in the model' : ''}`,
-          what: `${m.kind}: loadOnnx().run with ortRegions, weights fed as ${weights} (raf-op), and as imported (raf-op unfused: heavy calls still go to ort one by one), against onnxruntime-node on the whole model`,
+          name: `ort regions ${m.name}${weights === 'inputs' ? ' · weights as inputs' : ''}`,
+          what: `${m.kind}: loadOnnx().run with ortRegions, weights ${weights === 'inputs' ? 'fed as inputs' : 'in the model (the default)'} (raf-op), and as imported (raf-op unfused: heavy calls still go to ort one by one), against onnxruntime-node on the whole model`,
           group: 'graph',
           unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
           impls: {

@@ -140,9 +140,10 @@ export interface OrtRegionOptions {
    */
   readonly all?: boolean;
   /**
-   * Where the region's float constants (weights) go: `'inputs'` (default) feeds them to the session every run, as
-   * graph inputs; `'initializers'` writes them into the model, so onnxruntime can fold them (batch norm into conv) and
-   * pre-pack them, at the cost of a model (and a session key) as large as the weights.
+   * Where the region's float constants (weights) go: `'initializers'` (default) writes them into the model, so
+   * onnxruntime folds them (batch norm into conv) and pre-packs them, at the cost of a model (and a session key) as
+   * large as the weights; `'inputs'` feeds them to the session every run, as graph inputs (a smaller model, 4–5×
+   * slower on ppocr-cls-mobile-v2, where onnxruntime reworks the weights each run).
    */
   readonly weights?: 'inputs' | 'initializers';
 }
@@ -204,7 +205,7 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
     for (const members of grow(g, candidates, excluded, producer)) {
       const cs = members.map((n) => candidates.get(n)!);
       if (!keepAll && !cs.some((c) => c.heavy)) continue;
-      const io = regionIO(members, readers, false, opts.weights === 'initializers');
+      const io = regionIO(members, readers, false, opts.weights !== 'inputs');
       if (!io.outputs.length) continue;
       try {
         built.push({ members, inputs: io.inputs, outputs: io.outputs, region: makeRegion(cs, io, names, sym) });
