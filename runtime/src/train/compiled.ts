@@ -1,11 +1,15 @@
 // A training step in graph mode: the loss function traced once into a graph (runtime/src/graph), differentiated by the
-// graph AutoDiff pass, and run by the graph executor at each step; the update is the optimizer's, as in eager mode.
+// graph AutoDiff pass, the optimizer's update calls appended, and the whole step (forward, backward, update) run as one
+// graph by the executor; the new parameters and optimizer state are written into the optimizer's own tensors.
 
+import { WasmStorage } from '../dialects/wasm/storage.ts';
+import { wasm } from '../dialects/wasm/module.ts';
+import { OpError } from '../errors.ts';
 import { autodiff } from '../graph/passes/autodiff.ts';
-import { execute } from '../graph/executor.ts';
+import { execute, executeUnplanned } from '../graph/executor.ts';
 import { trace } from '../graph/trace.ts';
 import type { Graph } from '../graph/ir.ts';
-import type { Tensor } from '../tensor.ts';
+import { full, placeOn, type Tensor } from '../tensor.ts';
 import { TrainError } from './errors.ts';
 import type { Optimizer } from './optim.ts';
 import { lossAndGrads } from './step.ts';
@@ -60,6 +64,87 @@ export function compileLossAndGrads(
   return Object.assign(run, { forward, backward });
 }
 
+/** The graph of one training step and how its inputs and outputs line up with the optimizer's tensors. */
+export interface TrainStepGraph {
+  /**
+   * Inputs: the parameters, the batch, each optimizer buffer of each parameter (buffer by buffer, parameters in
+   * order), then the step number once per parameter dtype. Outputs: the loss, the new parameters, the new buffers.
+   */
+  readonly graph: Graph;
+  /** The parameter dtypes, in the order of the step-number inputs. */
+  readonly stepDtypes: readonly string[];
+}
+
+/**
+ * The backward graph (params, batch → loss, grads) with the optimizer's update call for each parameter appended, as
+ * `opt.step` makes it (the same op, hyperparameters and step tensor), so one run does forward, backward and update.
+ */
+export function buildTrainStepGraph(backward: Graph, opt: Optimizer, batchCount: number): TrainStepGraph {
+  const names = Object.keys(opt.params);
+  const n = names.length;
+  const params = names.map((name) => opt.params[name]!);
+  const buffers = opt.bufferNames.flatMap((b) => names.map((name) => opt.state.buffers[b]![name]!));
+  const stepDtypes = [...new Set(params.map((p) => p.dtype))];
+  const stepSpecs = stepDtypes.map((dtype) => {
+    const p = params.find((q) => q.dtype === dtype)!;
+    return { shape: [], dtype: p.dtype, device: p.device };
+  });
+  const nb = buffers.length;
+  const graph = trace(
+    (...xs: Tensor[]) => {
+      const [loss, ...grads] = executeUnplanned(backward, xs.slice(0, n + batchCount));
+      const bufs = xs.slice(n + batchCount, n + batchCount + nb);
+      const steps = xs.slice(n + batchCount + nb);
+      const newParams: Tensor[] = [];
+      const newBuffers: Tensor[][] = opt.bufferNames.map(() => []);
+      names.forEach((name, i) => {
+        const p = xs[i]!;
+        let outs: readonly Tensor[];
+        try {
+          outs = opt.update(
+            p,
+            grads[i]!,
+            opt.bufferNames.map((_, k) => bufs[k * n + i]!),
+            steps[stepDtypes.indexOf(p.dtype)]!,
+          );
+        } catch (e) {
+          if (e instanceof OpError) throw new TrainError(`${opt.kind}.step: parameter '${name}'`, e.message);
+          throw e;
+        }
+        newParams.push(outs[0]!);
+        outs.slice(1).forEach((t, k) => newBuffers[k]!.push(t));
+      });
+      return [loss!, ...newParams, ...newBuffers.flat()];
+    },
+    [...backward.params.map((v) => ({ ...v.type, device: v.device })), ...buffers, ...stepSpecs],
+    {
+      names: [
+        ...backward.params.map((v, i) => v.hint ?? `in${i}`),
+        ...opt.bufferNames.flatMap((b) => names.map((name) => `${b}.${name}`)),
+        ...stepDtypes.map((d) => `step_${d}`),
+      ],
+    },
+  );
+  return { graph, stepDtypes };
+}
+
+/**
+ * Writes `src`'s elements into `dst`'s storage (same type): dst keeps its identity and storage object. A source in
+ * wasm memory is read in place (no copy out to a new array). False when dst's storage cannot be written from here
+ * (a GPU buffer): the caller then swaps the tensors instead.
+ */
+function writeInto(dst: Tensor, src: Tensor): boolean {
+  if (dst.storage === src.storage) return true;
+  if (!dst.storage.readSync) return false;
+  const out = dst.storage.readSync() as Float32Array | Float64Array;
+  const s = src.storage;
+  if (s instanceof WasmStorage && s.ptr !== undefined && (src.dtype === 'float32' || src.dtype === 'float64')) {
+    const Ctor = src.dtype === 'float32' ? Float32Array : Float64Array;
+    out.set(new Ctor(wasm().memory.buffer, s.ptr, src.size));
+  } else out.set(src.dataSync() as Float32Array | Float64Array);
+  return true;
+}
+
 /**
  * A training step compiled once for batches like `exampleBatch`: call it with each step's batch; it returns the loss
  * (before the update) and updates `opt` as trainStep does (all or nothing).
@@ -69,19 +154,63 @@ export function compileTrainStep(
   opt: Optimizer,
   exampleBatch: readonly Tensor[],
 ): (batch: readonly Tensor[]) => Tensor {
+  const where = `${opt.kind}.step`;
   const compiled = compileLossAndGrads(lossFn, opt.params, exampleBatch);
-  return (batch) => {
-    const { loss, grads } = compiled(opt.params, batch);
-    // A gradient the graph returns as one of its inputs (d sum(w * x) / dw is x) is not ours to free.
-    const inputs = new Set([...Object.values(opt.params), ...batch].map((t) => t.storage));
-    try {
-      opt.step(grads);
-    } catch (e) {
-      loss.dispose();
-      throw e;
-    } finally {
-      for (const g of Object.values(grads)) if (!inputs.has(g.storage)) g.dispose();
+  const names = Object.keys(opt.params);
+  const n = names.length;
+  // The hyperparameters are baked into the graph: a change between steps (as eager mode allows) traces it again.
+  let built: (TrainStepGraph & { readonly options: string }) | undefined;
+  const graphFor = (): TrainStepGraph => {
+    const options = JSON.stringify(opt.options);
+    if (built?.options !== options)
+      built = { ...buildTrainStepGraph(compiled.backward, opt, exampleBatch.length), options };
+    return built;
+  };
+  // The step numbers, one-element tensors kept across steps and rewritten in place (on a GPU: made again each step).
+  const stepTensors = new Map<string, Tensor>();
+  const stepFor = (dtype: string, t: number): Tensor => {
+    const p = Object.values(opt.params).find((q) => q.dtype === dtype)!;
+    let s = stepTensors.get(dtype);
+    if (s && !s.isDisposed && s.device === p.device && s.storage.readSync) {
+      (s.storage.readSync() as Float32Array)[0] = t;
+      return s;
     }
-    return loss;
+    s?.dispose();
+    stepTensors.set(dtype, (s = placeOn(full([], t, p.dtype), p.device)));
+    return s;
+  };
+  return (batch) => {
+    checkParams(where, opt.params);
+    opt.checkOptions();
+    if (batch.length !== exampleBatch.length)
+      throw new TrainError(
+        'compileLossAndGrads',
+        `the step got ${batch.length} batch tensors, the function was compiled for ${exampleBatch.length}`,
+      );
+    const { graph, stepDtypes } = graphFor();
+    const t = opt.state.step + 1;
+    const params = names.map((name) => opt.params[name]!);
+    const buffers = opt.bufferNames.flatMap((b) => names.map((name) => opt.state.buffers[b]![name]!));
+    const inputs = [...params, ...batch, ...buffers, ...stepDtypes.map((d) => stepFor(d, t))];
+    // A failed run frees what it made and leaves every input as it was: nothing is updated.
+    const [loss, ...outs] = execute(graph, inputs);
+    const owned = new Set(inputs.map((x) => x.storage));
+    const olds = [...params, ...buffers];
+    outs.forEach((out, k) => {
+      const old = olds[k]!;
+      if (writeInto(old, out)) {
+        if (!owned.has(out.storage)) out.dispose();
+        return;
+      }
+      // Not writable in place (WebGPU): the new tensor takes the old one's place, as in eager mode.
+      if (k < n) opt.params[names[k]!] = out;
+      else {
+        const b = opt.bufferNames[Math.floor((k - n) / n)]!;
+        opt.state.buffers[b]![names[(k - n) % n]!] = out;
+      }
+      old.dispose();
+    });
+    opt.state.step = t;
+    return loss!;
   };
 }

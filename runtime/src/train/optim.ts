@@ -77,11 +77,15 @@ export abstract class Optimizer {
     this.state = { step: 0, buffers };
   }
 
-  /** The op call for one parameter: its new value and new buffers (in bufferNames' order). */
-  protected abstract update(p: Tensor, g: Tensor, buffers: readonly Tensor[], step: Tensor): readonly Tensor[];
+  /**
+   * The op call for one parameter: its new value and new buffers (in bufferNames' order). compileTrainStep traces it
+   * into its step graph, so both paths make the same call with the same arguments.
+   */
+  abstract update(p: Tensor, g: Tensor, buffers: readonly Tensor[], step: Tensor): readonly Tensor[];
   /** The hyperparameters, as the op takes them (checked again at each step: they may be changed between steps). */
   abstract readonly options: object;
-  protected abstract checkOptions(): void;
+  /** Throws a TrainError naming the first bad hyperparameter. */
+  abstract checkOptions(): void;
 
   /**
    * One update of every parameter from `grads` (one gradient per parameter, of its shape and dtype). All or nothing:
@@ -210,7 +214,7 @@ export class SGD extends Optimizer {
     );
     this.checkOptions();
   }
-  protected checkOptions(): void {
+  checkOptions(): void {
     const o = this.options;
     checkNumber('sgd', 'lr', o.lr, 0);
     checkNumber('sgd', 'momentum', o.momentum, 0);
@@ -219,7 +223,7 @@ export class SGD extends Optimizer {
     if (o.nesterov && (o.momentum <= 0 || o.dampening !== 0))
       throw new TrainError('sgd', 'nesterov needs momentum > 0 and dampening = 0', 'torch.optim.SGD refuses it too');
   }
-  protected update(p: Tensor, g: Tensor, [buf]: readonly Tensor[], step: Tensor): readonly Tensor[] {
+  update(p: Tensor, g: Tensor, [buf]: readonly Tensor[], step: Tensor): readonly Tensor[] {
     const o = this.options;
     return sgdUpdate(p, g, buf!, step, o.lr, o.momentum, o.dampening, o.weightDecay, o.nesterov);
   }
@@ -244,7 +248,7 @@ export class Adam extends Optimizer {
     );
     this.checkOptions();
   }
-  protected checkOptions(): void {
+  checkOptions(): void {
     const o = this.options;
     checkNumber(this.kind, 'lr', o.lr, 0);
     checkNumber(this.kind, 'beta1', o.beta1, 0, 1, true);
@@ -252,7 +256,7 @@ export class Adam extends Optimizer {
     checkNumber(this.kind, 'eps', o.eps, 0);
     checkNumber(this.kind, 'weightDecay', o.weightDecay, 0);
   }
-  protected update(p: Tensor, g: Tensor, [m, v, vmax]: readonly Tensor[], step: Tensor): readonly Tensor[] {
+  update(p: Tensor, g: Tensor, [m, v, vmax]: readonly Tensor[], step: Tensor): readonly Tensor[] {
     const o = this.options;
     return adamUpdate(
       p,
@@ -292,7 +296,7 @@ export class Lans extends Optimizer {
     );
     this.checkOptions();
   }
-  protected checkOptions(): void {
+  checkOptions(): void {
     const o = this.options;
     checkNumber(this.kind, 'lr', o.lr, 0);
     checkNumber(this.kind, 'beta1', o.beta1, 0, 1, true);
@@ -300,7 +304,7 @@ export class Lans extends Optimizer {
     checkNumber(this.kind, 'eps', o.eps, 0);
     checkNumber(this.kind, 'weightDecay', o.weightDecay, 0);
   }
-  protected update(p: Tensor, g: Tensor, [m, v]: readonly Tensor[], step: Tensor): readonly Tensor[] {
+  update(p: Tensor, g: Tensor, [m, v]: readonly Tensor[], step: Tensor): readonly Tensor[] {
     const o = this.options;
     return lansUpdate(
       p,
