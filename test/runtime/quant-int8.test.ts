@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, loadOnnx, rng, Tensor, tensor, type DType } from '../../runtime/src/index.ts';
 import { fuseEpilogues, printGraph } from '../../runtime/src/graph/index.ts';
-import { ModelProto } from '../support/onnx-proto.ts';
+import { decodeModel, ModelProto, tensorFromProto } from '../support/onnx-proto.ts';
 import { int8Dense, int8Matmul, setIntGemmLoop } from '../../runtime/src/dialects/cpu/quant.ts';
 import { setDynamicQuantizeLoop } from '../../runtime/src/dialects/cpu/kernels/dynamic_quantize_linear.ts';
 import { runOnnxModel, runOnnxOp, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
@@ -376,6 +376,64 @@ describe('quantized dense layers as one kernel', () => {
         for (let j = 0; j < ref.length; j++) err = Math.max(err, Math.abs(got[j]! - ref[j]!) / (1 + Math.abs(ref[j]!)));
         expect(err).toBeLessThanOrEqual(1e-4);
       });
+    },
+    30_000,
+  );
+});
+
+// Whole-model outputs of a dynamically quantized file need not agree with onnxruntime to 1e-4: a float32 value upstream
+// of a DynamicQuantizeLinear (a LayerNorm, an attention MatMul) that rounds one ulp apart from onnxruntime's can sit on
+// the other side of a (k + 0.5) · scale boundary and move one quantized value by a step (gpt2-ts-int8 at batch 8:
+// 8.2e-3 at the logits; onnxruntime's own optimization levels differ by 2.7e-3 there). What must agree exactly is each
+// quantized node given onnxruntime's own inputs, which this checks over every such node of the shipped file.
+describe('quantized nodes of GPT-2 int8 (../shared/onnx-tx) on onnxruntime inputs', () => {
+  const file = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-tx/gpt2-ts-int8.onnx');
+  it.skipIf(!existsSync(file))(
+    'every DynamicQuantizeLinear and MatMulInteger equals onnxruntime bit for bit',
+    async () => {
+      const bytes = new Uint8Array(readFileSync(file));
+      const plain = decodeModel(bytes);
+      const nodes = (plain.graph.node as { opType: string; input: string[]; output: string[] }[]).filter(
+        (n) => n.opType === 'DynamicQuantizeLinear' || n.opType === 'MatMulInteger',
+      );
+      const inits = new Map<string, Tensor>();
+      for (const t of plain.graph.initializer) {
+        const d = tensorFromProto(t);
+        inits.set(t.name, tensor(Array.from(d.data as ArrayLike<number>), { dtype: d.dtype as DType, shape: d.shape }));
+      }
+      // The model with every quantized node's runtime inputs and outputs as graph outputs (onnxruntime infers types).
+      const wanted = [...new Set(nodes.flatMap((n) => [...n.input, ...n.output]))].filter((v) => v && !inits.has(v));
+      const msg = ModelProto.decode(bytes) as unknown as { graph: { output: { name: string }[] } };
+      const declared = new Set(msg.graph.output.map((o) => o.name));
+      for (const name of wanted) if (!declared.has(name)) msg.graph.output.push({ name });
+      const model = ModelProto.encode(msg as never).finish();
+      const [batch, seq] = [2, 16];
+      const ids = Array.from({ length: batch * seq }, (_, i) => BigInt((i * 37 + 11) % 1000));
+      const feeds: Record<string, OracleTensor> = {
+        input_ids: { dtype: 'int64', shape: [batch, seq], data: BigInt64Array.from(ids) },
+        attention_mask: { dtype: 'int64', shape: [batch, seq], data: BigInt64Array.from(ids, () => 1n) },
+      };
+      const got = await runOnnxModel(model, feeds, wanted);
+      const ort = new Map(wanted.map((n, i) => [n, got[i]!]));
+      const value = (name: string): Tensor | null => {
+        if (!name) return null;
+        const o = ort.get(name);
+        return o ? tensor(Array.from(toFloat64(o)), { dtype: o.dtype as DType, shape: o.shape }) : inits.get(name)!;
+      };
+      let [dqls, products] = [0, 0];
+      for (const n of nodes) {
+        const want = n.output.map((o) => Array.from(toFloat64(ort.get(o)!)));
+        if (n.opType === 'DynamicQuantizeLinear') {
+          dqls++;
+          expect((call('dynamic_quantize_linear', [value(n.input[0]!)!]) as Tensor[]).map(values)).toEqual(want);
+        } else {
+          products++;
+          const [a, b, za, zb] = [0, 1, 2, 3].map((i) => value(n.input[i] ?? ''));
+          const y = call('matmul_integer', [], { a, b, a_zero_point: za, b_zero_point: zb }) as Tensor;
+          expect(values(y)).toEqual(want[0]);
+        }
+      }
+      expect([dqls, products]).toEqual([9, 9]); // 4 dense layers in each of 2 blocks, and the LM head
     },
     30_000,
   );
