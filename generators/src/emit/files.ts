@@ -283,15 +283,28 @@ const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) =>
  * function or interface, else a line break (none at the start of the file or block).
  */
 class Lines {
-  text = '';
+  private readonly parts: string[] = [];
+  /** The text from its last non-whitespace character on (all of it while it has none): what `put` looks at. */
+  private tail = '';
+  get text(): string {
+    return this.parts.join('');
+  }
   put(s: string, blankBefore = false): void {
-    if (this.text !== '') {
-      if (blankBefore || this.text.trimEnd().endsWith('}')) {
-        if (!this.text.endsWith('\n')) this.text += '\n';
-        if (!this.text.endsWith('\n\n')) this.text += '\n';
-      } else if (!this.text.endsWith('\n')) this.text += '\n';
+    // Decided on the tail only: looking at the whole text each time (trimEnd, endsWith on a growing string) made an
+    // aggregate file of thousands of statements quadratic.
+    if (this.parts.length) {
+      if (blankBefore || this.tail.trimEnd().endsWith('}')) {
+        if (!this.tail.endsWith('\n')) this.add('\n');
+        if (!this.tail.endsWith('\n\n')) this.add('\n');
+      } else if (!this.tail.endsWith('\n')) this.add('\n');
     }
-    this.text += s;
+    this.add(s);
+  }
+  private add(s: string): void {
+    if (s === '') return;
+    this.parts.push(s);
+    const last = s.trimEnd().length;
+    this.tail = last === 0 ? this.tail + s : s.slice(last - 1);
   }
 }
 
@@ -421,7 +434,8 @@ export function plainText(structures: readonly unknown[]): string | undefined {
         if (typeof st !== 'string') return undefined;
         body.put(st);
       }
-      const inner = body.text === '' || body.text.endsWith('\n') ? body.text : `${body.text}\n`;
+      const bodyText = body.text;
+      const inner = bodyText === '' || bodyText.endsWith('\n') ? bodyText : `${bodyText}\n`;
       const asyncWord = o.isAsync ? 'async ' : '';
       out.put(`${docLines}${exported}${asyncWord}function ${name}${tps}(${ps})${ret} {\n${inner}}`, true);
     } else {
@@ -448,7 +462,8 @@ export function plainText(structures: readonly unknown[]): string | undefined {
       out.put(`${docLines}${exported}interface ${name}${tps} ${extWords}{\n${members}}`, true);
     }
   }
-  return out.text.endsWith('\n') ? out.text : `${out.text}\n`;
+  const text = out.text;
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 /** Every JSDoc text in a structure (and its members), escaped: a spec's doc may contain `*\/`. */

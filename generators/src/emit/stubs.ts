@@ -32,6 +32,18 @@ export function renderTemplate(name: string, data: object): string {
   return t(data);
 }
 
+/**
+ * A stub whose text (its template rendered) is made when first read: a scaffold reads the stubs of its own op only,
+ * and the writer reads a stub's text only when its file does not exist yet.
+ */
+function lazyText<T extends object>(fields: T, text: () => string): T & { readonly content: string } {
+  let content: string | undefined;
+  return Object.defineProperty(fields, 'content', {
+    get: () => (content ??= text()),
+    enumerable: true,
+  }) as T & { readonly content: string };
+}
+
 export function emitStubs(model: Model): StubFile[] {
   const out: StubFile[] = [];
   for (const op of model.ops) {
@@ -51,24 +63,27 @@ function gradStub(op: OpModel): StubFile {
   const path = paths.gradStub(op.name);
   const fields = gradContextFields(op).map((f) => f.name);
   const fn = `${n.grad}Impl`;
-  const content = renderTemplate('grad-stub.ts.hbs', {
-    op: op.name,
-    file: op.file,
-    path,
-    fn,
-    context: n.gradContext,
-    result: n.gradResult,
-    fields: fields.join(', '),
-    inputs: gradInputs(op).join(', '),
-  });
-  return {
-    path,
+  const content = () =>
+    renderTemplate('grad-stub.ts.hbs', {
+      op: op.name,
+      file: op.file,
+      path,
+      fn,
+      context: n.gradContext,
+      result: n.gradResult,
+      fields: fields.join(', '),
+      inputs: gradInputs(op).join(', '),
+    });
+  return lazyText(
+    {
+      path,
+      emitter: 'stubs',
+      source: op.file,
+      kind: 'stub',
+      update: (existing: string) => updateSignature(existing, path, fn, fields, n.gradContext, n.gradResult),
+    } as const,
     content,
-    emitter: 'stubs',
-    source: op.file,
-    kind: 'stub',
-    update: (existing) => updateSignature(existing, path, fn, fields, n.gradContext, n.gradResult),
-  };
+  );
 }
 
 /**
@@ -139,12 +154,8 @@ export function kernelStub(op: OpModel, dialect: string): StubFile {
   const path = paths.kernelStub(dialect, op.name);
   const inputs = op.args.filter(isTensor).map((a) => a.name);
   const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
-  return {
-    path,
-    emitter: 'stubs',
-    source: op.file,
-    kind: 'stub',
-    content: renderTemplate('kernel-stub.ts.hbs', {
+  return lazyText({ path, emitter: 'stubs', source: op.file, kind: 'stub' } as const, () =>
+    renderTemplate('kernel-stub.ts.hbs', {
       op: op.name,
       file: op.file,
       path,
@@ -156,7 +167,7 @@ export function kernelStub(op: OpModel, dialect: string): StubFile {
       attrsPattern: attrs.length ? `{ ${attrs.join(', ')} }` : '_attrs',
       inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
     }),
-  };
+  );
 }
 
 /** A WebGPU kernel is a builder (compile the pipeline once, return the kernel), so it has its own template. */
@@ -165,12 +176,8 @@ function webgpuKernelStub(op: OpModel): StubFile {
   const path = paths.kernelStub(WEBGPU, op.name);
   const inputs = op.args.filter(isTensor).map((a) => a.name);
   const attrs = op.args.filter((a) => !isTensor(a)).map((a) => a.name);
-  return {
-    path,
-    emitter: 'stubs',
-    source: op.file,
-    kind: 'stub',
-    content: renderTemplate('webgpu-kernel-stub.ts.hbs', {
+  return lazyText({ path, emitter: 'stubs', source: op.file, kind: 'stub' } as const, () =>
+    renderTemplate('webgpu-kernel-stub.ts.hbs', {
       op: op.name,
       file: op.file,
       path,
@@ -178,18 +185,14 @@ function webgpuKernelStub(op: OpModel): StubFile {
       kernelType: n.kernelType,
       inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
     }),
-  };
+  );
 }
 
 function ruleStub(op: OpModel): StubFile {
   const n = names(op);
   const path = paths.ruleStub(op.name);
-  return {
-    path,
-    emitter: 'stubs',
-    source: op.file,
-    kind: 'stub',
-    content: renderTemplate('rule-stub.ts.hbs', {
+  return lazyText({ path, emitter: 'stubs', source: op.file, kind: 'stub' } as const, () =>
+    renderTemplate('rule-stub.ts.hbs', {
       op: op.name,
       file: op.file,
       path,
@@ -200,5 +203,5 @@ function ruleStub(op: OpModel): StubFile {
       hostValue: n.hostValue,
       rule: op.out.shape.kind === 'custom' ? camel(op.out.shape.fn) : n.rule,
     }),
-  };
+  );
 }
