@@ -4,8 +4,10 @@
 // same storage); and after the first steps a step takes no new wasm memory.
 
 import { describe, expect, it } from 'vitest';
-import { train, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { ops, tensor, train, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { wasmHeap } from '../../runtime/src/dialects/wasm/module.ts';
+import { WasmStorage } from '../../runtime/src/dialects/wasm/storage.ts';
+import { execute, trace } from '../../runtime/src/graph/index.ts';
 import { batch, initParams, irisData, mlpLoss, type Params } from './mlp.ts';
 
 const data = irisData();
@@ -88,3 +90,74 @@ describe('compiled step updates in place', () => {
 function stateTensors(opt: train.Optimizer): Tensor[] {
   return [...Object.values(opt.params), ...Object.values(opt.state.buffers).flatMap((b) => Object.values(b))];
 }
+
+describe('compiled step memory', () => {
+  it.each([['default'], ['wasm', 'cpu']])(
+    'after two steps a step takes one wasm block, its loss (dialects %s)',
+    (...pin) => {
+      const run = () => {
+        const opt = train.adam(initParams('float32'), { lr: 0.01 });
+        const b0 = batch(data, 0, 'float32');
+        const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), opt, [b0.x, b0.y]);
+        for (let k = 0; k < 2; k++) step([b0.x, b0.y]).dispose();
+        const heap = wasmHeap();
+        const [allocs, extent, live] = [heap.allocs, heap.extent, heap.liveBytes];
+        const losses: Tensor[] = [];
+        for (let k = 0; k < 5; k++) losses.push(step([b0.x, b0.y]));
+        // Intermediates, new parameters and new moments lie in the plan's block; only each loss the caller owns is new.
+        expect(heap.allocs - allocs).toBe(5);
+        expect(heap.extent).toBe(extent);
+        for (const l of losses) l.dispose();
+        expect(heap.liveBytes).toBe(live);
+        for (const t of [opt, b0.x, b0.y]) t.dispose();
+      };
+      return pin[0] === 'default' ? run() : withDialect(pin, run);
+    },
+  );
+});
+
+describe('execute with transient outputs', () => {
+  it('keeps them in the plan memory, overwritten by the next run, values unchanged', () => {
+    const g = trace(
+      (x: Tensor) => [ops.add(ops.multiply(x, 2), 1), ops.exp(ops.multiply(x, 0.5))],
+      [{ shape: [64], dtype: 'float64' }],
+    );
+    const input = (k: number) =>
+      tensor(
+        Array.from({ length: 64 }, (_, i) => (i - 30) / 16 + k),
+        { dtype: 'float64' },
+      );
+    // Independent reference: the same formulas in JavaScript float64 (2x + 1 is exact; exp is within 1 ulp or so).
+    const want = (k: number) => {
+      const xs = Array.from({ length: 64 }, (_, i) => (i - 30) / 16 + k);
+      return [xs.map((x) => 2 * x + 1), xs.map((x) => Math.exp(x / 2))];
+    };
+    const heap = wasmHeap();
+    for (let k = 0; k < 4; k++) {
+      const x = input(k);
+      const before = heap.allocs;
+      const [a, b] = execute(g, [x], { transient: new Set([0]) });
+      expect(Array.from(a!.dataSync())).toEqual(want(k)[0]);
+      Array.from(b!.dataSync()).forEach((v, i) => expect(v).toBeCloseTo(want(k)[1]![i]!, 12));
+      // From the second run on, the transient output lies in the plan's block and takes no heap block; the other
+      // output, the caller's, takes one.
+      expect(a!.storage).toBeInstanceOf(WasmStorage);
+      expect(b!.storage).toBeInstanceOf(WasmStorage);
+      expect((b!.storage as WasmStorage).planned).toBe(false);
+      if (k >= 1) {
+        expect((a!.storage as WasmStorage).planned).toBe(true);
+        expect(heap.allocs - before).toBe(1);
+      }
+      for (const t of [a!, b!, x]) t.dispose();
+    }
+    // Run without the option: its outputs are the caller's, outside the plan's memory, and still right.
+    const x = input(9);
+    const [a, b] = execute(g, [x]);
+    const firstA = a!.dataSync();
+    expect(Array.from(firstA)).toEqual(want(9)[0]);
+    const [a2] = execute(g, [input(3)]);
+    expect(Array.from(a!.dataSync())).toEqual(want(9)[0]);
+    expect(Array.from(a2!.dataSync())).toEqual(want(3)[0]);
+    for (const t of [a!, b!, a2!, x]) t.dispose();
+  });
+});

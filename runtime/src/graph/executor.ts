@@ -76,17 +76,26 @@ export function kernelLaunches(): number {
  * per call, the kernel dispatch chose and its static attrs; later runs call those kernels directly. Graphs whose inputs
  * or constants require grad, or that run while a tracer is installed, go call by call through the dispatcher.
  */
-export function execute(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+export function execute(g: Graph, inputs: readonly Tensor[], options: ExecuteOptions = {}): Tensor[] {
   checkInputs(g, inputs);
   // With wasm threads on, a graph whose last run split kernels wakes the workers now rather than at its first split;
   // one that split none leaves them asleep (woken, they spin a while, for nothing).
   if (splitLastRun.has(g)) wakeWasmThreads();
   const splitsBefore = threadStats.splitCalls;
   const plan = planFor(g, inputs);
-  const outputs = plan ? runPlan(plan, g, inputs) : executeUnplanned(g, inputs);
+  const outputs = plan ? runPlan(plan, g, inputs, options.transient) : executeUnplanned(g, inputs);
   if (threadStats.splitCalls !== splitsBefore) splitLastRun.add(g);
   else splitLastRun.delete(g);
   return outputs;
+}
+
+export interface ExecuteOptions {
+  /**
+   * Positions of outputs the caller reads (or copies) before g runs again and then disposes: a planned run may keep
+   * them in the plan's own memory, like its intermediates, instead of taking a heap block per output per run. A run
+   * of g overwrites the previous run's transient outputs. Values are the same either way.
+   */
+  readonly transient?: ReadonlySet<number>;
 }
 
 /** Graphs whose last run split a kernel across wasm threads. */
@@ -264,8 +273,13 @@ function plannable(g: Graph): boolean {
   return true;
 }
 
-function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tensor[]): Tensor[] {
-  if (plan === 'record') return recordPlan(g, inputs);
+function runPlan(
+  plan: ExecutionPlan | 'record',
+  g: Graph,
+  inputs: readonly Tensor[],
+  transient: ReadonlySet<number> | undefined,
+): Tensor[] {
+  if (plan === 'record') return recordPlan(g, inputs, transient);
   const env: (Tensor | undefined)[] = new Array(plan.slots);
   plan.params.forEach((s, i) => (env[s] = inputs[i]!));
   // A plan whose block is gone (the heap started over) lost its constants' wasm copies too: they are placed again.
@@ -291,7 +305,8 @@ function runPlan(plan: ExecutionPlan | 'record', g: Graph, inputs: readonly Tens
       step.node.args.map((a) => atomValue(a, env, plan)),
     ) as Tensor | readonly Tensor[];
   });
-  memory?.endRun(outputs);
+  // Transient outputs may lie in the plan's block (see ExecuteOptions); any other output found there gives it up.
+  memory?.endRun(transient ? outputs.filter((_, k) => !transient.has(k)) : outputs);
   return outputs;
 }
 
@@ -420,7 +435,7 @@ function runSteps<S extends { readonly outs: readonly number[] }>(
  * tensor), whose declare answers a value, or that no kernel serves stays a dispatched call in the plan (dispatch
  * then raises its own errors). The plan is kept only when the whole run succeeds.
  */
-function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
+function recordPlan(g: Graph, inputs: readonly Tensor[], transient?: ReadonlySet<number>): Tensor[] {
   const slotOf = new Map<Var, number>();
   const slot = (v: Var): number => {
     let s = slotOf.get(v);
@@ -463,6 +478,13 @@ function recordPlan(g: Graph, inputs: readonly Tensor[]): Tensor[] {
     steps.push(recorded.step);
     return recorded.result;
   });
+  // Transient outputs are laid out as values freed by the last step (an output also returned at another position,
+  // or that is an input's storage, stays the caller's).
+  if (transient)
+    outputs.forEach((t, k) => {
+      if (transient.has(k) && outputs.every((o, j) => j === k || transient.has(j) || o.storage !== t.storage))
+        recorder.disposed(t.storage, steps.length - 1);
+    });
   const memory = recorder.layout(steps.length);
   memory?.reserve();
   plans.get(g)!.set(enabledDialects()?.join(',') ?? '*', { ...plan, memory });

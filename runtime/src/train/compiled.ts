@@ -158,6 +158,7 @@ export function compileTrainStep(
   const compiled = compileLossAndGrads(lossFn, opt.params, exampleBatch);
   const names = Object.keys(opt.params);
   const n = names.length;
+  const transient = new Set(Array.from({ length: n * (1 + opt.bufferNames.length) }, (_, k) => k + 1));
   // The hyperparameters are baked into the graph: a change between steps (as eager mode allows) traces it again.
   let built: (TrainStepGraph & { readonly options: string }) | undefined;
   const graphFor = (): TrainStepGraph => {
@@ -193,7 +194,9 @@ export function compileTrainStep(
     const buffers = opt.bufferNames.flatMap((b) => names.map((name) => opt.state.buffers[b]![name]!));
     const inputs = [...params, ...batch, ...buffers, ...stepDtypes.map((d) => stepFor(d, t))];
     // A failed run frees what it made and leaves every input as it was: nothing is updated.
-    const [loss, ...outs] = execute(graph, inputs);
+    // On the CPU the new values are copied into the old tensors before the next run: they may stay in the plan's
+    // memory (transient), so a step takes no heap block for them.
+    const [loss, ...outs] = execute(graph, inputs, params[0]!.device.kind === 'cpu' ? { transient } : {});
     const owned = new Set(inputs.map((x) => x.storage));
     const olds = [...params, ...buffers];
     outs.forEach((out, k) => {
