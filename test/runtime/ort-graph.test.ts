@@ -26,7 +26,7 @@ const f32 = (shape: number[], seed: number) =>
   );
 
 // n×n matmuls at 3n² elements of work, above the ort threshold.
-const n = 128;
+const n = 256;
 
 /**
  * t = tanh(x); y = t·W + bias (one fused group whose anchor runs in onnxruntime, which moves the weight's wasm copy,

@@ -8,8 +8,9 @@ import { ONNX_CONVERSION_RULES } from '../../graph/onnx/convert.ts';
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
 import { sizeOf } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
+import { wasmThreads } from '../wasm/threads/index.ts';
 import { loadOrt, ortMissing, type OrtModule, type OrtNativeSession } from './load.ts';
-import { ORT_DIALECT, ortLevel, ortMinWork } from './policy.ts';
+import { ORT_DIALECT, ortDeclines, ortLevel, ortMinWork } from './policy.ts';
 import { encodeNodeModel, ONNX_TYPE, type OrtAttr, type OrtConst } from './proto.ts';
 
 /** What the generated ort dialect op of one base op says (emitted from its spec by generators/src/emit/dialect-ort.ts). */
@@ -99,7 +100,8 @@ export function ortDialectOp<A>(spec: OrtOpSpec<A>): AnyDialectOp {
     accepts:
       minWork === undefined
         ? undefined
-        : (inputs: KernelInputs, _a: unknown, out: OutType) => work(inputs, out) >= minWork,
+        : (inputs: KernelInputs, a: unknown, out: OutType) =>
+            work(inputs, out) >= minWork && !ortDeclines(spec.op, a as Readonly<Record<string, unknown>>),
     build: (attrs: unknown, out: OutType, inputs: KernelInputs) => {
       if (ortMissing() || !expressible(spec, attrs as Readonly<Record<string, unknown>>, inputs)) return null;
       const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
@@ -402,15 +404,22 @@ interface Model {
 }
 
 /**
- * Options of every ort session: one node needs no inter-op parallelism; intra-op threads (onnxruntime picks one per
- * core) sleep between calls instead of spinning, since every cached session owns a pool.
+ * Options of every ort session: as many intra-op threads as raf-op's own kernels use (`wasmThreads()`: one unless
+ * `setWasmThreads(n)` was called before the session opened), so that a call does not go to onnxruntime for threads
+ * the rest of the run does not have (onnxruntime's default, a thread per core, made every heavy call look cheaper on
+ * an idle machine than it is beside other work, and slower where the cores are busy); no inter-op parallelism (one
+ * node, or a region run in order); threads sleep between calls instead of spinning, since every cached session owns
+ * a pool.
  */
-export const SESSION_OPTIONS = {
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  logSeverityLevel: 3,
-  extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
-};
+export function sessionOptions(): object {
+  return {
+    intraOpNumThreads: wasmThreads(),
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    logSeverityLevel: 3,
+    extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+  };
+}
 
 /**
  * A session for the node. Where ONNX takes only int64 for an input we hold in a narrower integer type (GatherND's
@@ -430,7 +439,7 @@ function open<A>(
     const bytes = encodeNodeModel(model);
     native = ort.newSession();
     try {
-      native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, SESSION_OPTIONS);
+      native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions());
       sessionsOpened++;
       break;
     } catch (e) {

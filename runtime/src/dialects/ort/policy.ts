@@ -9,26 +9,42 @@ export const ORT_HEAVY_LEVEL = 16;
 export const ORT_PINNED_LEVEL = 5;
 
 /**
- * Elements read and written (inputs + outputs) from which a heavy op's call goes to onnxruntime, set from
- * `npm run bench -- --filter "ort "` (ort vs wasm, both pinned, same run; figures in docs/runtime.md): matmul ties at
- * 64² (3·64² = 12k elements) and wins from 96² (28k); conv2d 3×3 loses at 8×16² (4.7k), ties at 16×32² (35k) and wins
- * from 32×32² (75k). dense and batch_matmul take matmul's threshold, conv_transpose conv2d's (not measured apart).
- * From the same bench (shared 2-core machine): lstm loses at T8 B1 I16 H16 (2.3k; ort 0.068 ms, wasm 0.041), wins at
- * T16 B1 I64 H64 (35k; 0.065 vs 0.076) and T32 B4 I128 H128 (0.63 vs 1.25); gru loses at T8 and T16 (27k; 0.173 vs
- * 0.141) and wins at T32 (132k; 0.71 vs 0.92); max_pool2d 3×3 stride 2 loses at 8×16² (2.6k) and wins from 16×32²
- * (20k; 0.050 vs 0.085) up to 64×56² (0.11 vs 1.39). Left pinned-only (wasm won in a first, noisier measurement, not
- * yet rerun with the bench): avg_pool2d, layer_norm, softmax. Calls below a threshold stay in wasm.
+ * Elements read and written (inputs + outputs) from which a heavy op's call goes to onnxruntime. Sessions run on as
+ * many threads as raf-op's own kernels (one by default; kernel.ts `sessionOptions`), so the thresholds compare one
+ * thread with one thread, by CPU time, interleaved in one process (ort vs wasm, both pinned; 2-core machine under
+ * load, 2026-12-06): matmul loses at 96³ (28k elements; 3.7×), 128³ (49k; 1.3×) and 192³ (111k; 1.14×) and wins at
+ * 256³ (197k; `npm run bench -- --filter "matmul 256³"`: 0.41 vs 1.07 ms); dense and batch_matmul take matmul's
+ * threshold. conv2d 3×3 depends on the shape more than on the work: it loses at 16×32² (35k; 1.9×) and 24×74×32
+ * (119k; 2.3×), ties or wins narrowly at 32×32² (75k; 0.95), 48×34×16 (73k; 0.78) and 64×56² (438k; 0.87), so only
+ * the largest calls go (conv_transpose takes conv2d's threshold, not measured apart). With onnxruntime's default of a
+ * thread per core these crossovers were 4–6× lower (matmul from 96², conv2d from 32×32²), which on a busy machine sent
+ * calls to onnxruntime that then ran several times slower than wasm. lstm loses at T8 B1 I16 H16 (2.3k) and wins from
+ * T16 B1 I64 H64 (35k); gru wins from T32 B4 I128 H128 (132k) (measured with two threads, not yet rerun). max_pool2d
+ * with a 3×3 window, stride 2, pad 1 wins from 24×74×32 (0.064 vs 0.43 ms) to 64×56² (0.79×), while a 2×2 window of
+ * stride 2, which the wasm kernel takes two columns at a time, loses 3.4× and 7× at those sizes: see ortDeclines.
+ * Left pinned-only: avg_pool2d, layer_norm, softmax. Calls below a threshold stay in wasm.
  */
 const MIN_WORK: Readonly<Record<string, number>> = {
-  matmul: 20_000,
-  batch_matmul: 20_000,
-  dense: 20_000,
-  conv2d: 36_000,
-  conv_transpose: 36_000,
+  matmul: 150_000,
+  batch_matmul: 150_000,
+  dense: 150_000,
+  conv2d: 400_000,
+  conv_transpose: 400_000,
   lstm: 20_000,
   gru: 100_000,
   max_pool2d: 20_000,
 };
+
+/**
+ * Calls of a heavy op that stay in wasm whatever their work, where its kernel has a fast path onnxruntime's lacks:
+ * max_pool2d with a window two columns wide taken two at a time (kernel [*, 2], stride [*, 2]).
+ */
+export function ortDeclines(op: string, attrs: Readonly<Record<string, unknown>>): boolean {
+  if (op !== 'max_pool2d') return false;
+  const kernel = attrs.kernel as readonly number[] | undefined;
+  const stride = (attrs.stride as readonly number[] | undefined) ?? [1, 1];
+  return kernel?.[1] === 2 && stride[1] === 2;
+}
 
 export function ortLevel(op: string): number {
   return op in MIN_WORK ? ORT_HEAVY_LEVEL : ORT_PINNED_LEVEL;

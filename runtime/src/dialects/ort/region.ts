@@ -4,7 +4,7 @@
 import { allocStorage, type Storage } from '../../dtype.ts';
 import { sizeOf } from '../../shape.ts';
 import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
-import { countOrt, feedData, ONNX_DTYPE_ATTR, ortType, SESSION_OPTIONS, type OrtNode } from './kernel.ts';
+import { countOrt, feedData, ONNX_DTYPE_ATTR, ortType, sessionOptions, type OrtNode } from './kernel.ts';
 import { loadOrt, type OrtNativeSession } from './load.ts';
 import { encodeGraphModel, type OrtConst } from './proto.ts';
 
@@ -74,7 +74,7 @@ export function openRegion(
   let native = sessions.get(key);
   if (!native) {
     native = ort.newSession();
-    native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, SESSION_OPTIONS);
+    native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions());
     countOrt('session');
     sessions.set(key, native);
   }
