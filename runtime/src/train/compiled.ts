@@ -4,12 +4,13 @@
 
 import { WasmStorage } from '../dialects/wasm/storage.ts';
 import { wasm } from '../dialects/wasm/module.ts';
+import { toWasmMemory } from '../dialects/wasm/support.ts';
 import { OpError } from '../errors.ts';
 import { autodiff } from '../graph/passes/autodiff.ts';
 import { execute, executeUnplanned } from '../graph/executor.ts';
 import { trace } from '../graph/trace.ts';
 import type { Graph } from '../graph/ir.ts';
-import { full, placeOn, type Tensor } from '../tensor.ts';
+import { CpuStorage, full, placeOn, type Tensor } from '../tensor.ts';
 import { TrainError } from './errors.ts';
 import type { Optimizer } from './optim.ts';
 import { lossAndGrads } from './step.ts';
@@ -134,15 +135,28 @@ export function buildTrainStepGraph(backward: Graph, opt: Optimizer, batchCount:
  * (a GPU buffer): the caller then swaps the tensors instead.
  */
 function writeInto(dst: Tensor, src: Tensor): boolean {
-  if (dst.storage === src.storage) return true;
-  if (!dst.storage.readSync) return false;
-  const out = dst.storage.readSync() as Float32Array | Float64Array;
+  const d = dst.storage;
+  if (d === src.storage) return true;
+  const read = d.readSync?.bind(d);
+  if (!read) return false;
+  const floats = src.dtype === 'float32' ? Float32Array : src.dtype === 'float64' ? Float64Array : null;
+  const out =
+    floats && d instanceof WasmStorage && d.ptr !== undefined
+      ? new floats(wasm().memory.buffer, d.ptr, dst.size)
+      : (read() as Float32Array | Float64Array);
   const s = src.storage;
   if (s instanceof WasmStorage && s.ptr !== undefined && (src.dtype === 'float32' || src.dtype === 'float64')) {
     const Ctor = src.dtype === 'float32' ? Float32Array : Float64Array;
     out.set(new Ctor(wasm().memory.buffer, s.ptr, src.size));
   } else out.set(src.dataSync() as Float32Array | Float64Array);
   return true;
+}
+
+/** t in wasm memory (its old tensor disposed), or t itself where it cannot go there. */
+function replaced(t: Tensor): Tensor {
+  const r = toWasmMemory(t);
+  if (r !== t) t.dispose();
+  return r;
 }
 
 /**
@@ -158,6 +172,20 @@ export function compileTrainStep(
   const compiled = compileLossAndGrads(lossFn, opt.params, exampleBatch);
   const names = Object.keys(opt.params);
   const n = names.length;
+  // The optimizer's CPU tensors move into wasm memory (once, and again after opt.load() put plain arrays there), so
+  // wasm kernels read them in place every step and the new values are written back there; on the cpu dialect the
+  // first read moves them out to JavaScript arrays for good. Values are unchanged.
+  const placeResident = (): void => {
+    for (const name of names) {
+      const p = opt.params[name]!;
+      if (p.storage instanceof CpuStorage) opt.params[name] = replaced(p);
+      for (const b of opt.bufferNames) {
+        const t = opt.state.buffers[b]![name]!;
+        if (t.storage instanceof CpuStorage) opt.state.buffers[b]![name] = replaced(t);
+      }
+    }
+  };
+  placeResident();
   const transient = new Set(Array.from({ length: n * (1 + opt.bufferNames.length) }, (_, k) => k + 1));
   // The hyperparameters are baked into the graph: a change between steps (as eager mode allows) traces it again.
   let built: (TrainStepGraph & { readonly options: string }) | undefined;
@@ -188,6 +216,7 @@ export function compileTrainStep(
         'compileLossAndGrads',
         `the step got ${batch.length} batch tensors, the function was compiled for ${exampleBatch.length}`,
       );
+    placeResident();
     const { graph, stepDtypes } = graphFor();
     const t = opt.state.step + 1;
     const params = names.map((name) => opt.params[name]!);
