@@ -52,7 +52,8 @@ export function autodiff(g: Graph, opts: AutodiffOptions = {}): Graph {
     // A constant output has no gradient to send; one var returned twice gets both seeds.
     g.outputs.forEach((y, k) => {
       if (y.kind !== 'var') return;
-      accumulate(y, dyVars ? rec.tensorOf(dyVars[k]!) : full(y.type.shape, 1, y.type.dtype));
+      // The seed lives where the output does (a loss on WebGPU gets a WebGPU seed).
+      accumulate(y, dyVars ? rec.tensorOf(dyVars[k]!) : placeOn(full(y.type.shape, 1, y.type.dtype), y.device));
     });
     for (let i = g.nodes.length - 1; i >= 0; i--) {
       const n = g.nodes[i] as CallNode;

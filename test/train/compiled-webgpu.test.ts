@@ -1,0 +1,74 @@
+// compileTrainStep on WebGPU: parameters, batches and optimizer state on the GPU, the step graph's update calls on the
+// WebGPU kernels; every loss and the final parameters and buffers equal the eager trainStep's bit for bit (the eager
+// path is checked against NumPy in mlp-iris-webgpu.test.ts). Skipped without a WebGPU adapter (a failure on CI or
+// with RAF_REQUIRE_WEBGPU=1).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { train, type Tensor } from '../../runtime/src/index.ts';
+import {
+  gpuUnavailableReason,
+  initWebGpu,
+  releaseGpu,
+  type GpuContext,
+} from '../../runtime/src/dialects/webgpu/index.ts';
+import { REQUIRE_WEBGPU } from '../support/webgpu-cases.ts';
+import { batch, initParams, irisData, mlpLoss, type Params } from './mlp.ts';
+
+let gpu: GpuContext | null = null;
+beforeAll(async () => {
+  gpu = await initWebGpu();
+});
+afterAll(async () => {
+  await releaseGpu();
+});
+
+const data = irisData();
+const OPTIMIZERS: Record<string, (p: Params) => train.Optimizer> = {
+  'sgd nesterov': (p) => train.sgd(p, { lr: 0.05, momentum: 0.9, nesterov: true, weightDecay: 0.01 }),
+  adam: (p) => train.adam(p, { lr: 0.01 }),
+  lans: (p) => train.lans(p, { lr: 0.01 }),
+};
+
+async function values(opt: train.Optimizer): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  for (const [n, p] of Object.entries(opt.params)) out[n] = Array.from(await p.data());
+  for (const [b, ts] of Object.entries(opt.state.buffers))
+    for (const [n, t] of Object.entries(ts)) out[`${b}.${n}`] = Array.from(await t.data());
+  return out;
+}
+
+describe.each(Object.keys(OPTIMIZERS))('compiled step on WebGPU, %s', (name) => {
+  it('every loss and the final state equal the eager step bit for bit, 8 steps', async (ctx) => {
+    if (!gpu) {
+      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
+      ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
+      return;
+    }
+    const onGpu = async () => {
+      const init: Params = {};
+      for (const [n, t] of Object.entries(initParams('float32'))) init[n] = await t.to('webgpu');
+      return OPTIMIZERS[name]!(init);
+    };
+    const eager = await onGpu();
+    const compiled = await onGpu();
+    const b0 = batch(data, 0, 'float32');
+    const [x0, y0] = [await b0.x.to('webgpu'), await b0.y.to('webgpu')];
+    const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), compiled, [x0, y0]);
+    const le: number[] = [];
+    const lc: number[] = [];
+    for (let k = 0; k < 8; k++) {
+      const b = batch(data, k, 'float32');
+      const x = await b.x.to('webgpu');
+      const y = await b.y.to('webgpu');
+      const a = train.trainStep((p) => mlpLoss(p, x, y), eager);
+      const c = step([x, y]);
+      le.push((await a.data())[0]!);
+      lc.push((await c.data())[0]!);
+      for (const t of [a, c, x, y] as Tensor[]) t.dispose();
+    }
+    expect(lc).toEqual(le);
+    expect(le[7]).not.toBe(le[0]);
+    expect(await values(compiled)).toEqual(await values(eager));
+    for (const t of [eager, compiled, x0, y0]) t.dispose();
+  });
+});
