@@ -28,7 +28,21 @@ import {
   type ReductionLayout,
 } from './fused-plan.ts';
 
+/** Compilers of CPU pattern groups (origin `{ by: 'pattern', pattern }`), by pattern name: asked before the plan. */
+const patternCompilers = new Map<string, (node: FusedNode) => FusedKernel | null>();
+
+/**
+ * Compiles the CPU groups a pattern pass forms (quant_dense: passes/quant-dense.ts) with the pass's own kernel; other
+ * groups are planned here as before.
+ */
+export function registerCpuPatternCompiler(pattern: string, compile: (node: FusedNode) => FusedKernel | null): void {
+  patternCompilers.set(pattern, compile);
+}
+
 export function compileCpuFused(node: FusedNode): FusedKernel | null {
+  const pattern = node.origin.by === 'pattern' ? node.origin.pattern : undefined;
+  const own = pattern === undefined ? undefined : patternCompilers.get(pattern);
+  if (own) return own(node);
   const plan = planFused(node);
   if (!plan) return null;
   const layout = reductionLayout(node, plan);

@@ -4,12 +4,12 @@
 // the exact integer product dequantizes each row as it stores it, with no int32 tensor and no float32 intermediates.
 // Every step rounds to float32 where the unfused ops round, so the result is the unfused graph's, bit for bit.
 //
-// The group is `fused` with origin { by: 'pattern', dialect: 'cpu', pattern: 'quant_dense' }; the CPU's fused-kernel
-// compiler is wrapped here to run it (other groups go to compileCpuFused as before), once a graph has such a group. Where the kernel cannot serve a
-// run (no wasm module, a column count that is not a multiple of 4), the group runs its calls one by one.
+// The group is `fused` with origin { by: 'pattern', dialect: 'cpu', pattern: 'quant_dense' }; its kernel is registered
+// with the CPU's fused-kernel compiler (registerCpuPatternCompiler) once a graph has such a group. Where the kernel
+// cannot serve a run (no wasm module, a column count that is not a multiple of 4), the group runs its calls one by one.
 
-import { compileCpuFused } from '../fused-cpu.ts';
-import { execute, registerFusedCompiler, type FusedKernel } from '../executor.ts';
+import { registerCpuPatternCompiler } from '../fused-cpu.ts';
+import { execute, type FusedKernel } from '../executor.ts';
 import {
   mkVar,
   substitute,
@@ -87,9 +87,9 @@ export function fuseQuantDense(g: Graph): Graph {
     for (const c of calls) inGroup.add(c);
   }
   if (!groups.size) return g;
-  // Installed here, when a graph has groups, rather than when this module loads: by now fused-cpu.ts has registered
-  // its compiler (it registers when it loads), whatever order an import cycle evaluated the modules in.
-  registerFusedCompiler('cpu', compileCpu);
+  // Registered here, when a graph has groups, rather than when this module loads: by now fused-cpu.ts has been
+  // evaluated, whatever order an import cycle evaluated the modules in.
+  registerCpuPatternCompiler(QUANT_DENSE, compileQuantDense);
   const nodes: Node[] = [];
   for (const n of g.nodes) {
     const grouped = groups.get(n);
@@ -145,7 +145,3 @@ function compileQuantDense(node: FusedNode): FusedKernel {
 export function isQuantDense(n: Node): n is FusedNode {
   return n.kind === 'fused' && n.origin.by === 'pattern' && n.origin.pattern === QUANT_DENSE;
 }
-
-/** The CPU's fused-kernel compiler with quant_dense groups added. */
-const compileCpu = (node: FusedNode): FusedKernel | null =>
-  isQuantDense(node) ? compileQuantDense(node) : compileCpuFused(node);
