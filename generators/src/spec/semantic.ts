@@ -23,11 +23,13 @@ export function checkSemantics(ops: readonly OpModel[], specs: ReadonlyMap<strin
     if (op.schema === op.name) checkArgs(op, at, errors);
     checkGrad(op, at, byName, errors);
     checkTests(op, at, byName, errors);
-    checkNonFinite(op, at, errors);
     // Every formula against the schemas of the ops it calls (spec/formula-types.ts).
     checkFormulas(op, at, byName, errors);
     // Names that are not plain names are refused there; the rest against the targets' schemas (spec/targets.ts).
+    const beforeTargets = errors.length;
     if (checkForeign(op, at, errors)) checkTargets(op, at, errors);
+    // A mapping refused above is the one error: its non-finite case would only repeat it.
+    if (errors.length === beforeTargets) checkNonFinite(op, at, errors);
     // The declared fusion pattern against what the op computes (spec/fusion-check.ts).
     checkFusion(op, at, errors);
     checkRecognize(op, at, byName, errors);
