@@ -10,3 +10,4 @@ export { TrainError } from './errors.ts';
 export type { Params } from './tensors.ts';
 export { compileLossAndGrads, compileTrainStep, type BatchLossFn, type CompiledLossAndGrads } from './compiled.ts';
 export { GradScaler, ampTrainStep, type GradScalerOptions, type GradScalerState } from './amp.ts';
+export { onnxParams, type OnnxParams, type OnnxParamsOptions, type FreezeSpec } from './onnx.ts';

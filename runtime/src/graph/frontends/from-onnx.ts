@@ -45,6 +45,12 @@ export interface FromOnnxOptions {
    * constants alone, reused instead of computed again (OnnxSession converts a model once per input signature).
    */
   readonly cache?: OnnxImportCache;
+  /**
+   * Initializers that become graph inputs instead of folded constants (fine-tuning, train.onnxParams): each one a
+   * param after the model's own inputs, in this order, hinted with its ONNX name, of the initializer's shape and
+   * (imported) dtype. Only float initializers may be listed; nothing computed from them folds at import.
+   */
+  readonly initializersAsInputs?: readonly string[];
 }
 
 export const nodeLabel = (node: OnnxNode, k: number): string =>
@@ -112,8 +118,14 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
   const values = new Map<string, ImportValue>();
   const cache = opts.cache;
   const outerCache = importCache;
+  // Values cached from initializers alone would be wrong once some initializers are inputs: no cache then.
   importCache =
-    cache && cache.device === device && cache.float16 === float16Mode(opts, device) ? { cache, top: values } : null;
+    cache &&
+    !opts.initializersAsInputs?.length &&
+    cache.device === device &&
+    cache.float16 === float16Mode(opts, device)
+      ? { cache, top: values }
+      : null;
   try {
     return convertWith(m, opts, rec, values);
   } finally {
@@ -135,7 +147,23 @@ function initializerValue(t: OnnxTensor, values: Map<string, ImportValue>): Tens
 
 function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values: Map<string, ImportValue>): Graph {
   const device = opts.device ?? CPU;
-  for (const t of m.initializers) values.set(t.name, initializerValue(t, values));
+  const asInputs = opts.initializersAsInputs ?? [];
+  const inputVars = new Map<string, Var>();
+  for (const t of m.initializers) {
+    if (!asInputs.includes(t.name)) {
+      values.set(t.name, initializerValue(t, values));
+      continue;
+    }
+    const dtype = importedDType(t.dtype);
+    if (dtype !== 'float32' && dtype !== 'float64' && dtype !== 'float16')
+      throw new Error(`FromOnnx: initializer '${t.name}' is ${t.dtype}; only float initializers can be graph inputs`);
+    const v = mkVar({ shape: [...t.shape], dtype }, device, t.name);
+    inputVars.set(t.name, v);
+    values.set(t.name, rec.tensorOf(v));
+  }
+  const unknown = asInputs.filter((n) => !inputVars.has(n));
+  if (unknown.length)
+    throw new Error(`FromOnnx: no initializer named ${unknown.map((n) => `'${n}'`).join(', ')} in the model`);
   const params: Var[] = [];
   for (const input of m.inputs) {
     if (values.has(input.name)) continue;
@@ -159,9 +187,12 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
     params.push(v);
     values.set(input.name, rec.tensorOf(v));
   }
+  for (const n of asInputs) params.push(inputVars.get(n)!);
   const missing = unsupportedOps(m);
   const outer = failedValues;
+  const outerInputs = initializerInputs;
   failedValues = new Map();
+  initializerInputs = { graph: m, names: new Set(asInputs) };
   try {
     const results = runPlacing(rec, () => {
       // Every node converts even after one fails, so that one refusal names every problem of the model.
@@ -184,8 +215,12 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
     throw new Error(message.startsWith('FromOnnx') ? message : `FromOnnx ${message}`);
   } finally {
     failedValues = outer;
+    initializerInputs = outerInputs;
   }
 }
+
+/** The main graph of the conversion under way and its initializers that are graph inputs (initializersAsInputs). */
+let initializerInputs: { readonly graph: OnnxGraph; readonly names: ReadonlySet<string> } | null = null;
 
 /**
  * Runs `fn` recording into `rec`, with every known tensor (an initializer, a value folded at import) that a recorded
@@ -313,7 +348,9 @@ export function convertGraph(
 ): void {
   // Values of nodes that failed (or read such a value) while collecting problems: a reader is not a new problem.
   const broken = new Set<string>();
-  for (const t of g.initializers) values.set(t.name, initializerValue(t, values));
+  for (const t of g.initializers)
+    if (!(initializerInputs?.graph === g && initializerInputs.names.has(t.name)))
+      values.set(t.name, initializerValue(t, values));
   for (const k of topologicalOrder(g)) {
     const node = g.nodes[k]!;
     try {

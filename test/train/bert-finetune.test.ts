@@ -1,0 +1,99 @@
+// Fine-tuning a model imported from ONNX: ../shared/onnx-tx/bert-ts.onnx through train.onnxParams (its float
+// initializers trainable, the word embeddings and the pooler frozen), a linear head on the first token's last hidden
+// state, softmax cross-entropy, Adam, compiled once with compileTrainStep and run on the fixture's batches; every
+// step's loss against NumPy's float64 run of the same model, weights, head and batches
+// (test/fixtures/train/bert-finetune.json, by scripts/train-reference/bert_finetune.py, which has its own BERT and
+// autodiff), and the final parameters' digests.
+
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ops, tensor, train, type Tensor } from '../../runtime/src/index.ts';
+
+const fixture = JSON.parse(readFileSync(new URL('../fixtures/train/bert-finetune.json', import.meta.url), 'utf8'));
+const bytes = new Uint8Array(readFileSync(new URL('../../../shared/onnx-tx/bert-ts.onnx', import.meta.url)));
+
+type Batch = { input_ids: number[][]; attention_mask: number[][]; token_type_ids: number[][]; labels: number[] };
+
+function batchTensors(b: Batch): Tensor[] {
+  const ints = (rows: number[][]) => tensor(rows, { dtype: 'int32' });
+  // Labels one-hot, so the loss is -mean(sum(onehot * log_softmax(logits))).
+  const onehot = tensor(
+    b.labels.map((l) => [l === 0 ? 1 : 0, l === 1 ? 1 : 0]),
+    { dtype: 'float32' },
+  );
+  return [ints(b.input_ids), ints(b.attention_mask), ints(b.token_type_ids), onehot];
+}
+
+/** The largest |a - b| / |b| over two lists. */
+function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let worst = 0;
+  for (let i = 0; i < b.length; i++)
+    worst = Math.max(worst, Math.abs(a[i]! - b[i]!) / Math.max(Math.abs(b[i]!), 1e-12));
+  return worst;
+}
+
+describe('fine-tuning BERT imported from ONNX (bert-ts.onnx), Adam, against NumPy float64', () => {
+  it('float32 on the CPU: every step loss within 1e-4 relative, final parameters close', () => {
+    const model = train.onnxParams(bytes, { freeze: fixture.config.frozen });
+    expect(model.frozen).toEqual(fixture.config.frozen);
+    const head = {
+      'head.weight': tensor(fixture.head['head.weight'], { dtype: 'float32', shape: [2, 128] }),
+      'head.bias': tensor(fixture.head['head.bias'], { dtype: 'float32', shape: [2] }),
+    };
+    const opt = train.adam({ ...model.params, ...head }, { lr: fixture.config.lr });
+    const lossFn: train.BatchLossFn = (p, ids, mask, types, y) => {
+      const out = model.forward(p, { input_ids: ids!, attention_mask: mask!, token_type_ids: types! });
+      const last = out[model.outputNames[0]!]!; // [batch, seq, 128]
+      const first = ops.take(last, tensor(0, { dtype: 'int32' }), 1); // [batch, 128]
+      const logp = ops.logSoftmax(ops.dense(first, p['head.weight']!, p['head.bias']!), -1);
+      return ops.negative(ops.mean(ops.sum(ops.multiply(y!, logp), [1])));
+    };
+    const batches = (fixture.batches as Batch[]).map(batchTensors);
+    const step = train.compileTrainStep(lossFn, opt, batches[0]!);
+    const losses: number[] = [];
+    for (let k = 0; k < fixture.config.steps; k++) {
+      const loss = step(batches[k % batches.length]!);
+      losses.push(loss.item());
+      loss.dispose();
+    }
+    const ref = fixture.losses as number[];
+    if (process.env.RAF_PRINT) console.log('max rel loss', maxRel(losses, ref));
+    for (let k = 0; k < ref.length; k++)
+      expect(Math.abs(losses[k]! - ref[k]!) / ref[k]!, `step ${k + 1}: ${losses[k]} vs ${ref[k]}`).toBeLessThan(1e-4);
+    // The run trains: the last loss is well below the first.
+    expect(ref[ref.length - 1]!).toBeLessThan(ref[0]! / 3);
+    for (const [name, want] of Object.entries(
+      fixture.final as Record<string, { first: number[]; sum: number; sumsq: number }>,
+    )) {
+      const got = Float64Array.from(opt.params[name]!.dataSync() as Float32Array);
+      expect(maxRel(got.slice(0, 8), want.first), name).toBeLessThan(1e-3);
+      let sumsq = 0;
+      for (const v of got) sumsq += v * v;
+      expect(Math.abs(sumsq - want.sumsq) / want.sumsq, name).toBeLessThan(1e-4);
+    }
+    opt.dispose();
+    for (const b of batches) for (const t of b) t.dispose();
+  }, 60_000);
+
+  it('refuses a frozen name that is not an initializer, and a trainable initializer that does not reach the loss', () => {
+    expect(() => train.onnxParams(bytes, { freeze: ['m.embeddings.word_embeddings.weight', 'nope'] })).toThrow(
+      /train\.onnxParams: freeze: names 'nope', which is not an initializer of the model/,
+    );
+    // A predicate freezes by name; the pooler's weight is left trainable, and this loss never reads the pooler.
+    const model = train.onnxParams(bytes, { freeze: (name) => name.includes('word_embeddings') });
+    expect(model.frozen).toEqual(['m.embeddings.word_embeddings.weight']);
+    expect(Object.keys(model.params)).toContain('m.pooler.dense.weight');
+    const [ids, mask, types] = batchTensors(fixture.batches[0]);
+    const lossFn: train.BatchLossFn = (p, i, m, t) => {
+      const out = model.forward(p, { input_ids: i!, attention_mask: m!, token_type_ids: t! });
+      return ops.mean(out[model.outputNames[0]!]!);
+    };
+    expect(() => train.compileLossAndGrads(lossFn, model.params, [ids!, mask!, types!])).toThrow(
+      /parameter 'm\.pooler\.dense\.weight': does not reach the loss/,
+    );
+    expect(() => model.forward(model.params, { input_ids: ids!, attention_mask: mask! })).toThrow(
+      /train\.onnxParams: forward: missing input\(s\) 'token_type_ids'/,
+    );
+  });
+});
