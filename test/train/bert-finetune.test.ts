@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, train, type Tensor } from '../../runtime/src/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel } from '../support/onnx-proto.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/train/bert-finetune.json', import.meta.url), 'utf8'));
 const bytes = new Uint8Array(readFileSync(new URL('../../../shared/onnx-tx/bert-ts.onnx', import.meta.url)));
@@ -95,5 +97,63 @@ describe('fine-tuning BERT imported from ONNX (bert-ts.onnx), Adam, against NumP
     expect(() => model.forward(model.params, { input_ids: ids!, attention_mask: mask! })).toThrow(
       /train\.onnxParams: forward: missing input\(s\) 'token_type_ids'/,
     );
+  });
+});
+
+describe('train.onnxParams on a small model', () => {
+  // y = (x·W + b)[:, idx] with idx = [1, 0] an int64 initializer; loss = mean(y²).
+  const small = buildModel({
+    nodes: [
+      { op: 'MatMul', inputs: ['x', 'W'], outputs: ['h'] },
+      { op: 'Add', inputs: ['h', 'b'], outputs: ['z'] },
+      { op: 'Gather', inputs: ['z', 'idx'], outputs: ['y'], attrs: { axis: 1 } },
+    ],
+    inputs: [{ name: 'x', dtype: 'float32', shape: [2, 3] }],
+    outputs: [{ name: 'y' }],
+    initializers: [
+      { name: 'W', dtype: 'float32', shape: [3, 2], data: [0.5, -1, 0.25, 2, -0.75, 1.5] },
+      { name: 'b', dtype: 'float32', shape: [2], data: [0.1, -0.2] },
+      { name: 'idx', dtype: 'int64', shape: [2], data: [1, 0] },
+    ],
+  });
+  const xs = [
+    [1, 2, -1],
+    [0.5, -1.5, 2],
+  ];
+
+  it('trains the float initializers (not the int64 one): one SGD step equals the hand-written gradient', () => {
+    const m = train.onnxParams(small);
+    expect(Object.keys(m.params)).toEqual(['W', 'b']);
+    const W = Array.from(m.params.W!.dataSync());
+    const b = Array.from(m.params.b!.dataSync());
+    const opt = train.sgd(m.params, { lr: 0.1 });
+    const x = tensor(xs, { dtype: 'float32' });
+    const loss = train.trainStep((p) => {
+      const y = m.forward(p, { x }).y!;
+      return ops.mean(ops.multiply(y, y));
+    }, opt);
+    // Reference in float64: z = xW + b, loss = mean(z²) (the gather only permutes columns), dz = 2z/4.
+    const z = xs.map((r) => [0, 1].map((j) => r[0]! * W[j]! + r[1]! * W[2 + j]! + r[2]! * W[4 + j]! + b[j]!));
+    const want = z.flat().reduce((s, v) => s + v * v, 0) / 4;
+    expect(Math.abs(loss.item() - want) / want).toBeLessThan(1e-6);
+    const dW = [0, 1, 2].flatMap((i) => [0, 1].map((j) => xs[0]![i]! * z[0]![j]! * 0.5 + xs[1]![i]! * z[1]![j]! * 0.5));
+    const db = [0, 1].map((j) => (z[0]![j]! + z[1]![j]!) * 0.5);
+    const newW = Array.from(opt.params.W!.dataSync());
+    const newB = Array.from(opt.params.b!.dataSync());
+    W.forEach((w, k) => expect(newW[k]!).toBeCloseTo(w - 0.1 * dW[k]!, 5));
+    b.forEach((v, k) => expect(newB[k]!).toBeCloseTo(v - 0.1 * db[k]!, 5));
+    loss.dispose();
+    opt.dispose();
+  });
+
+  it('freezes by predicate, and refuses non-float or unknown initializers as graph inputs', () => {
+    const m = train.onnxParams(small, { freeze: (name) => name === 'b' });
+    expect(Object.keys(m.params)).toEqual(['W']);
+    expect(m.frozen).toEqual(['b']);
+    expect(() => train.onnxParams(small, { freeze: ['W', 'b'] })).toThrow(/every float initializer is frozen/);
+    expect(() => fromOnnx(small, { initializersAsInputs: ['idx'] })).toThrow(
+      /initializer 'idx' is int64; only float initializers can be graph inputs/,
+    );
+    expect(() => fromOnnx(small, { initializersAsInputs: ['V'] })).toThrow(/no initializer named 'V'/);
   });
 });
