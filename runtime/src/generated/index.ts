@@ -230,11 +230,13 @@ import { conv2dDwOp } from './api/conv2d_dw.ts';
 import { conv2dDwGrad } from './grad/conv2d_dw.ts';
 import { conv2dDwRelay } from './relay/conv2d_dw.ts';
 import { conv2dDwCpuOp } from './dialects/cpu/conv2d_dw.ts';
+import { conv2dDwWasmOp } from './dialects/wasm/conv2d_dw.ts';
 import { conv2dDwWebgpuOp } from './dialects/webgpu/conv2d_dw.ts';
 import { conv2dDxOp } from './api/conv2d_dx.ts';
 import { conv2dDxGrad } from './grad/conv2d_dx.ts';
 import { conv2dDxRelay } from './relay/conv2d_dx.ts';
 import { conv2dDxCpuOp } from './dialects/cpu/conv2d_dx.ts';
+import { conv2dDxWasmOp } from './dialects/wasm/conv2d_dx.ts';
 import { conv2dDxWebgpuOp } from './dialects/webgpu/conv2d_dx.ts';
 import { convIntegerOp } from './api/conv_integer.ts';
 import { convIntegerGrad } from './grad/conv_integer.ts';
@@ -1687,8 +1689,10 @@ registerDialectOps([
   conv2dWasmOp,
   conv2dWebgpuOp,
   conv2dDwCpuOp,
+  conv2dDwWasmOp,
   conv2dDwWebgpuOp,
   conv2dDxCpuOp,
+  conv2dDxWasmOp,
   conv2dDxWebgpuOp,
   convIntegerCpuOp,
   convTransposeCpuOp,
