@@ -66,6 +66,50 @@ describe('ort dialect: dispatch', () => {
     assertAllClose(big.dataSync(), want.dataSync(), tolerance('float64'), 'matmul via ort vs cpu');
   });
 
+  it('keeps conv2d calls with shallow reductions (depthwise, few channels) in wasm and sends a deep dense one to ort', () => {
+    // conv2d 3×3 pad 1 stride 1 in float64 loops: y[q, i, j] = Σ over the group's channels and the window.
+    const reference = (x: Float32Array, xs: number[], wt: Float32Array, ws: number[], groups: number) => {
+      const [, c, h, w] = xs as [number, number, number, number];
+      const [o, cg] = ws as [number, number];
+      const y = new Float64Array(o * h * w);
+      for (let q = 0; q < o; q++) {
+        const c0 = Math.floor(q / (o / groups)) * cg;
+        for (let ch = 0; ch < cg; ch++)
+          for (let u = 0; u < 3; u++)
+            for (let v = 0; v < 3; v++) {
+              const k = wt[((q * cg + ch) * 3 + u) * 3 + v]!;
+              for (let i = 0; i < h; i++) {
+                const yi = i + u - 1;
+                if (yi < 0 || yi >= h) continue;
+                for (let j = 0; j < w; j++) {
+                  const xj = j + v - 1;
+                  if (xj >= 0 && xj < w) y[(q * h + i) * w + j]! += k * x[((c0 + ch) * h + yi) * w + xj]!;
+                }
+              }
+            }
+      }
+      expect(c).toBe(cg * groups);
+      return y;
+    };
+    const cases: [string, number[], number[], number, number][] = [
+      // name, x shape, w shape, groups, onnxruntime runs expected
+      ['depthwise 64×80²', [1, 64, 80, 80], [64, 1, 3, 3], 64, 0],
+      ['dense 16×64² (9·16 = 144 multiply-adds an output)', [1, 16, 64, 64], [16, 16, 3, 3], 1, 0],
+      ['dense 32×64² (9·32 = 288)', [1, 32, 64, 64], [32, 32, 3, 3], 1, 1],
+    ];
+    for (const [name, xs, ws, groups, want] of cases) {
+      const x = f32(xs, 31);
+      const w = f32(ws, 32);
+      const out = { dtype: 'float32' as const, shape: [xs[0]!, ws[0]!, xs[2]!, xs[3]!] };
+      // Every case is above conv2d's work threshold: only the reduction's depth decides.
+      expect(ortWork({ x, w }, out)).toBeGreaterThanOrEqual(ortMinWork('conv2d')!);
+      const [y, runs] = counting(() => ops.conv2d(x, w, [1, 1], [1, 1, 1, 1], [1, 1], groups));
+      expect(runs, name).toBe(want);
+      const ref = reference(x.dataSync() as Float32Array, xs, w.dataSync() as Float32Array, ws, groups);
+      assertAllClose(y.dataSync(), ref, tolerance('float32'), name);
+    }
+  });
+
   it('never sends an elementwise op to onnxruntime unpinned, and runs it there when pinned', () => {
     const x = f64([1024], 5);
     expect(counting(() => ops.exp(x))[1]).toBe(0);

@@ -101,7 +101,11 @@ export function ortDialectOp<A>(spec: OrtOpSpec<A>): AnyDialectOp {
       minWork === undefined
         ? undefined
         : (inputs: KernelInputs, a: unknown, out: OutType) =>
-            work(inputs, out) >= minWork && !ortDeclines(spec.op, a as Readonly<Record<string, unknown>>),
+            work(inputs, out) >= minWork &&
+            !ortDeclines(spec.op, a as Readonly<Record<string, unknown>>, (arg) => {
+              const t = inputs[arg];
+              return t instanceof Tensor ? t.shape : undefined;
+            }),
     build: (attrs: unknown, out: OutType, inputs: KernelInputs) => {
       if (ortMissing() || !expressible(spec, attrs as Readonly<Record<string, unknown>>, inputs)) return null;
       const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
@@ -320,44 +324,88 @@ function run<A>(
 ): Tensor | Tensor[] {
   const { session, feeds, outs, flat } = prepare(ort, spec, tensorSet, sessions, ins, given, out);
   const m = spec.mapping;
+  const tensors = runSession(
+    ort,
+    session.native,
+    feeds.map((f) => ({ ...f, wide: session.widen.has(f.name) })),
+    outs.map((o, i) => ({ name: session.outputNames[i]!, type: o, direct: session.direct[i]! && !flat })),
+    {
+      flat,
+      failed: (e) => new OpError(spec.op, `onnxruntime (${m.onnxOp}) failed: ${e.message}`),
+      misshapen: (_name, dims, o) =>
+        new OpError(spec.op, `onnxruntime (${m.onnxOp}) returned shape [${dims}], declared [${o.shape}]`),
+    },
+  );
+  return Array.isArray(out) ? tensors : tensors[0]!;
+}
+
+/** A value fed to a session: the tensor, the shape fed (a flattened input's differs from its own), int64-widened. */
+export interface RunFeed {
+  readonly name: string;
+  readonly tensor: Tensor;
+  readonly shape: readonly number[];
+  readonly wide?: boolean;
+}
+
+/** An output fetched from a session: its declared type, and whether onnxruntime writes it straight into our storage. */
+export interface RunFetch {
+  readonly name: string;
+  readonly type: TensorType;
+  readonly direct: boolean;
+}
+
+/**
+ * One run of a native session, for a call (run above) and for a region (region.ts): feeds without copies (int64 and
+ * widened inputs as BigInt64Array), direct outputs written by onnxruntime into storage allocated here, the others
+ * read back and checked against their declared shape (`flat`: only their size, an axis=None call's keepdims output).
+ * `failed` and `misshapen` word the errors; a run that fails without `failed` throws onnxruntime's own error.
+ */
+export function runSession(
+  ort: OrtModule,
+  native: OrtNativeSession,
+  feeds: readonly RunFeed[],
+  fetches: readonly RunFetch[],
+  how: {
+    readonly flat?: boolean;
+    readonly failed?: (e: Error) => Error;
+    readonly misshapen: (name: string, dims: readonly number[], declared: TensorType) => Error;
+  },
+): Tensor[] {
   const feedValues: Record<string, unknown> = {};
-  for (const f of feeds) {
-    const wide = session.widen.has(f.name);
-    feedValues[f.name] = ort.tensor(wide ? 'int64' : ortType(f.tensor.dtype)!, feedData(f.tensor, wide), f.shape);
-  }
-  const fetches: Record<string, unknown> = {};
-  const storages: (Storage | null)[] = outs.map((o, i) => {
-    if (!session.direct[i] || flat) {
-      fetches[session.outputNames[i]!] = null;
+  for (const f of feeds)
+    feedValues[f.name] = ort.tensor(f.wide ? 'int64' : ortType(f.tensor.dtype)!, feedData(f.tensor, !!f.wide), f.shape);
+  const fetchValues: Record<string, unknown> = {};
+  const storages: (Storage | null)[] = fetches.map((o) => {
+    if (!o.direct) {
+      fetchValues[o.name] = null;
       return null;
     }
-    const s = allocStorage(o.dtype, sizeOf(o.shape));
-    fetches[session.outputNames[i]!] = ort.tensor(ortType(o.dtype)!, s, o.shape);
+    const s = allocStorage(o.type.dtype, sizeOf(o.type.shape));
+    fetchValues[o.name] = ort.tensor(ortType(o.type.dtype)!, s, o.type.shape);
     return s;
   });
   let result: ReturnType<OrtNativeSession['run']>;
   try {
-    result = session.native.run(feedValues, fetches, {});
+    result = native.run(feedValues, fetchValues, {});
     runs++;
   } catch (e) {
-    throw new OpError(spec.op, `onnxruntime (${m.onnxOp}) failed: ${(e as Error).message}`);
+    throw how.failed ? how.failed(e as Error) : e;
   }
-  const tensors = outs.map((o, i) => {
+  return fetches.map((o, i) => {
+    const shape = o.type.shape;
     let s = storages[i];
     if (!s) {
-      const r = result[session.outputNames[i]!]!;
-      const same = flat
-        ? r.dims.reduce((p, d) => p * d, 1) === sizeOf(o.shape)
-        : r.dims.length === o.shape.length && r.dims.every((d, k) => d === o.shape[k]);
-      if (!same)
-        throw new OpError(spec.op, `onnxruntime (${m.onnxOp}) returned shape [${r.dims}], declared [${o.shape}]`);
-      s = allocStorage(o.dtype, sizeOf(o.shape));
+      const r = result[o.name]!;
+      const same = how.flat
+        ? r.dims.reduce((p, d) => p * d, 1) === sizeOf(shape)
+        : r.dims.length === shape.length && r.dims.every((d, k) => d === shape[k]);
+      if (!same) throw how.misshapen(o.name, r.dims, o.type);
+      s = allocStorage(o.type.dtype, sizeOf(shape));
       const d = r.data;
       for (let k = 0; k < s.length; k++) s[k] = Number(d[k]);
     }
-    return new Tensor(o.shape, o.dtype, new CpuStorage(s));
+    return new Tensor(shape, o.type.dtype, new CpuStorage(s));
   });
-  return Array.isArray(out) ? tensors : tensors[0]!;
 }
 
 /** A tensor's values as onnxruntime takes them: its own typed array, or int64 as BigInt64Array (a copy). */

@@ -28,7 +28,7 @@ const MIN_WORK: Readonly<Record<string, number>> = {
   matmul: 150_000,
   batch_matmul: 150_000,
   dense: 150_000,
-  conv2d: 400_000,
+  conv2d: 30_000,
   conv_transpose: 400_000,
   lstm: 20_000,
   gru: 100_000,
@@ -36,10 +36,28 @@ const MIN_WORK: Readonly<Record<string, number>> = {
 };
 
 /**
- * Calls of a heavy op that stay in wasm whatever their work, where its kernel has a fast path onnxruntime's lacks:
- * max_pool2d with a window two columns wide taken two at a time (kernel [*, 2], stride [*, 2]).
+ * Multiply-adds per output element from which a conv2d call may go to onnxruntime: (input channels / groups) × kh × kw,
+ * read off the weight's shape [cout, cin/groups, kh, kw]. See MIN_WORK's comment for the measurements.
  */
-export function ortDeclines(op: string, attrs: Readonly<Record<string, unknown>>): boolean {
+export const CONV_MIN_DEPTH = 256;
+
+/**
+ * Calls of a heavy op that stay in wasm whatever their work, where its kernel has a fast path onnxruntime's lacks or
+ * onnxruntime's per-call reorder to its blocked layout outweighs its faster arithmetic: max_pool2d with a window two
+ * columns wide taken two at a time (kernel [*, 2], stride [*, 2]); conv2d whose output elements each take fewer than
+ * CONV_MIN_DEPTH multiply-adds (depthwise, narrow groups, 3×3 over fewer than 29 channels, 1×1 over fewer than 256);
+ * grouped conv_transpose. `shape` gives a tensor arg's shape (undefined where the call has none).
+ */
+export function ortDeclines(
+  op: string,
+  attrs: Readonly<Record<string, unknown>>,
+  shape: (arg: string) => readonly number[] | undefined = () => undefined,
+): boolean {
+  if (op === 'conv2d') {
+    const w = shape('w');
+    return w !== undefined && w.length === 4 && w[1]! * w[2]! * w[3]! < CONV_MIN_DEPTH;
+  }
+  if (op === 'conv_transpose') return ((attrs.groups as number | undefined) ?? 1) !== 1;
   if (op !== 'max_pool2d') return false;
   const kernel = attrs.kernel as readonly number[] | undefined;
   const stride = (attrs.stride as readonly number[] | undefined) ?? [1, 1];

@@ -1,10 +1,8 @@
 // An ort region: several calls' ONNX nodes as one model, one onnxruntime session, run as one fused call
 // (runtime/src/graph/passes/ort-regions.ts forms the regions; docs/runtime.md).
 
-import { allocStorage, type Storage } from '../../dtype.ts';
-import { sizeOf } from '../../shape.ts';
-import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
-import { countOrt, feedData, ONNX_DTYPE_ATTR, ortType, sessionOptions, type OrtNode } from './kernel.ts';
+import type { Tensor, TensorType } from '../../tensor.ts';
+import { countOrt, ONNX_DTYPE_ATTR, ortType, runSession, sessionOptions, type OrtNode } from './kernel.ts';
 import { loadOrt, type OrtNativeSession } from './load.ts';
 import { encodeGraphModel, type OrtConst } from './proto.ts';
 
@@ -85,34 +83,16 @@ export function openRegion(
     modelBytes: bytes.length,
     opset,
     run(values: readonly Tensor[]): Tensor[] {
-      const feeds: Record<string, unknown> = {};
-      inputs.forEach((v, i) => {
-        const t = values[i]!;
-        feeds[v.name] = ort.tensor(ortType(t.dtype)!, feedData(t, false), t.shape);
-      });
-      const fetches: Record<string, unknown> = {};
-      const storages: (Storage | null)[] = outputs.map((o, i) => {
-        if (!direct[i]) {
-          fetches[o.name] = null;
-          return null;
-        }
-        const s = allocStorage(o.type.dtype, sizeOf(o.type.shape));
-        fetches[o.name] = ort.tensor(ortType(o.type.dtype)!, s, o.type.shape);
-        return s;
-      });
-      const result = session.run(feeds, fetches, {});
-      countOrt('run');
-      return outputs.map((o, i) => {
-        let s = storages[i];
-        if (!s) {
-          const r = result[o.name]!;
-          if (r.dims.length !== o.type.shape.length || r.dims.some((d, k) => d !== o.type.shape[k]))
-            throw new Error(`ort region: onnxruntime returned ${o.name} as [${r.dims}], declared [${o.type.shape}]`);
-          s = allocStorage(o.type.dtype, sizeOf(o.type.shape));
-          for (let k = 0; k < s.length; k++) s[k] = Number(r.data[k]);
-        }
-        return new Tensor(o.type.shape, o.type.dtype, new CpuStorage(s));
-      });
+      return runSession(
+        ort,
+        session,
+        inputs.map((v, i) => ({ name: v.name, tensor: values[i]!, shape: values[i]!.shape })),
+        outputs.map((o, i) => ({ name: o.name, type: o.type, direct: direct[i]! })),
+        {
+          misshapen: (name, dims, o) =>
+            new Error(`ort region: onnxruntime returned ${name} as [${dims}], declared [${o.shape}]`),
+        },
+      );
     },
   };
 }
