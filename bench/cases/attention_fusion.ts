@@ -61,7 +61,10 @@ const DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/on
 function modelColumn(file: string, attention: boolean): Impl {
   return {
     setup() {
-      const session = loadOnnx(readFileSync(`${DIR}/${file}`), { passes: [(g) => fuseEpilogues(g, { attention })] });
+      const session = loadOnnx(readFileSync(`${DIR}/${file}`), {
+        passes: [(g) => fuseEpilogues(g, { attention })],
+        ortRegions: false, // raf-op's kernels on both sides: a region would take the matmuls before the pass sees them
+      });
       const feeds: Record<string, Tensor> = {};
       for (const input of session.model.inputs.filter((i) => session.inputNames.includes(i.name))) {
         let symbolic = 0;

@@ -35,12 +35,15 @@ function pinned(impl: Impl, pin: readonly string[]): Impl {
   };
 }
 
-/** One session per column; each run feeds the same inputs and reads every output back. */
-function rafColumn(m: CorpusModel, pass: ((g: Graph) => Graph) | null): Impl {
+/**
+ * One session per column; each run feeds the same inputs and reads every output back. `regions` is loadOnnx's
+ * ortRegions option: on (its default) for the default column, off for the columns measuring raf-op's own kernels.
+ */
+function rafColumn(m: CorpusModel, pass: ((g: Graph) => Graph) | null, regions = true): Impl {
   return {
     setup() {
       const bytes = bytesOf(m);
-      const session = loadOnnx(bytes, { passes: pass ? [pass] : [] });
+      const session = loadOnnx(bytes, { passes: pass ? [pass] : [], ortRegions: regions });
       const feeds = feedsFor(m, bytes);
       const outputs = (): Tensor[] => {
         const out = session.run(feeds);
@@ -112,13 +115,13 @@ export function modelCase(m: CorpusModel, label?: string): BenchCase {
     .join(', ');
   return defineCase({
     name: `model ${m.name}${label ? ` ${label}` : ''}`,
-    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: fuseEpilogues, fuseOps' groups that run as wasm conv/matmul/dense epilogues; unfused: as imported) against onnxruntime, 1 thread`,
+    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: loadOnnx's defaults, ort regions around heavy calls, then fuseEpilogues; unfused: as imported, no regions; wasm: fuseEpilogues, no regions, pinned as in a browser) against onnxruntime, 1 thread`,
     group: 'graph',
     unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
     impls: {
       'raf-op': rafColumn(m, fuseEpilogues),
-      'raf-op unfused': rafColumn(m, null),
-      'raf-op wasm': pinned(rafColumn(m, fuseEpilogues), BROWSER),
+      'raf-op unfused': rafColumn(m, null, false),
+      'raf-op wasm': pinned(rafColumn(m, fuseEpilogues, false), BROWSER),
       onnxruntime: ortColumn(m),
       'onnxruntime-web': ortWebColumn(m),
     },

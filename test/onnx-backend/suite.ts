@@ -244,7 +244,8 @@ export function runRaf(c: Case): Outcome {
   let session: ReturnType<typeof loadOnnx>;
   const bytes = readFileSync(c.model);
   try {
-    session = loadOnnx(bytes);
+    // No ort regions: the suite measures raf-op's own conversion and kernels, not onnxruntime's.
+    session = loadOnnx(bytes, { ortRegions: false });
   } catch (e) {
     return { status: 'refused', reason: reasonOf(e) };
   }

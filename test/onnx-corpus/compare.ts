@@ -81,7 +81,9 @@ export async function compareModel(m: CorpusModel, bytes: Uint8Array): Promise<C
   const feeds = feedsFor(m, bytes);
   let ours: Record<string, Tensor>;
   try {
-    ours = loadOnnx(model).run(feeds);
+    // raf-op's own kernels: no ort regions, which would hand whole heavy parts to onnxruntime, the reference here
+    // (test/runtime/ort-regions.test.ts compares the corpus with regions).
+    ours = loadOnnx(model, { ortRegions: false }).run(feeds);
   } catch (e) {
     return { ops, opset: model.opset, error: (e as Error).message, maxErr: NaN, outputs: 0 };
   }

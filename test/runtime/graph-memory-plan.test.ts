@@ -34,7 +34,10 @@ function measuredRun(g: Graph, args: readonly Tensor[]): { out: Tensor[]; allocs
   return { out, allocs, resident: out.filter((t) => t.storage instanceof WasmStorage).length };
 }
 
-/** Real models committed to the repository (so present on every clone), each with the passes the bench runs. */
+/**
+ * Real models committed to the repository (so present on every clone), each with the passes the bench runs, on
+ * raf-op's kernels (no ort regions: onnxruntime keeps its own memory).
+ */
 const MODELS = CORPUS.filter((m) =>
   ['oww-melspectrogram', 'ppocr-cls-mobile-v2', 'silero-vad-16k-op15'].includes(m.name),
 );
@@ -47,7 +50,7 @@ describe('static memory plans', () => {
   for (const m of MODELS) {
     it(`${m.name}: planned runs take blocks only for their outputs and equal unplanned runs exactly`, () => {
       const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
-      const session = loadOnnx(bytes, { passes: [fuseEpilogues] });
+      const session = loadOnnx(bytes, { passes: [fuseEpilogues], ortRegions: false });
       const feeds = [feedsFor(m, bytes, 1), feedsFor(m, bytes, 7)];
       const g = session.graphFor(feeds[0]!);
       const argsOf = (f: Record<string, Tensor>) => g.params.map((p) => f[p.hint!]!);
@@ -117,7 +120,7 @@ describe('static memory plans', () => {
   it('survive the heap starting over in the middle of a run, and take their block again on the next', () => {
     const m = MODELS.find((c) => c.name === 'ppocr-cls-mobile-v2')!;
     const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
-    const g = loadOnnx(bytes, { passes: [fuseEpilogues] }).graphFor(feedsFor(m, bytes));
+    const g = loadOnnx(bytes, { passes: [fuseEpilogues], ortRegions: false }).graphFor(feedsFor(m, bytes));
     const args = g.params.map((p) => feedsFor(m, bytes)[p.hint!]!);
     const want = executeUnplanned(g, args).map(values);
     execute(g, args).forEach((t) => t.dispose());

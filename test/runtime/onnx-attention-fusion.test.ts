@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { loadOnnx, tensor, type Tensor } from '../../runtime/src/index.ts';
-import { execute, moveGraph, printGraph, recognizeAttention } from '../../runtime/src/graph/index.ts';
+import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
 import { useWebGpu } from '../support/webgpu-context.ts';
 
 const DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-tx');
@@ -62,7 +62,7 @@ describe.each(FILES)('%s with recognizeAttention', (file) => {
     expect(existsSync(path), `${path} is present`).toBe(true);
     const bytes = readFileSync(path);
     const plain = loadOnnx(bytes);
-    const fused = loadOnnx(bytes, { passes: [recognizeAttention] });
+    const fused = loadOnnx(bytes, { attention: true });
     const { feeds, ortFeeds } = feedsFor(plain);
     const plainText = printGraph(plain.graphFor(feeds));
     const text = printGraph(fused.graphFor(feeds));
@@ -86,7 +86,7 @@ describe.each(FILES)('%s with recognizeAttention', (file) => {
 
   it("runs the fused graph on WebGPU with the CPU's outputs", async (ctx) => {
     needGpu(ctx);
-    const session = loadOnnx(readFileSync(path), { passes: [recognizeAttention] });
+    const session = loadOnnx(readFileSync(path), { attention: true });
     const { feeds } = feedsFor(session);
     const g = session.graphFor(feeds);
     expect(printGraph(g)).toMatch(/raf\.op\.attention\(/);

@@ -7,21 +7,26 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { grad, loadOnnx, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import {
+  dissolveOrtRegions,
   execute,
   fuseDialect,
   isOrtRegion,
+  moveGraph,
   ortRegions,
   printGraph,
   trace,
   type Graph,
 } from '../../runtime/src/graph/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
+import { encodeGraphModel } from '../../runtime/src/dialects/ort/proto.ts';
 import { feedsFor, ortFeeds, ortSession } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
 import { assertAllClose, tolerance } from '../support/assert.ts';
+import { useWebGpu } from '../support/webgpu-context.ts';
 
 const spec = (name: string, shape: number[]) => ({ name, shape, dtype: 'float32' as const });
 const TOL = tolerance('float32');
+const needGpu = useWebGpu();
 /** Each node as its op, an ort region as `ort[op,op,...]`. */
 const layout = (g: Graph) =>
   g.nodes.map((n) => (isOrtRegion(n) ? `ort[${n.args[1].ops.join(',')}]` : n.kind === 'call' ? n.op.name : 'fused'));
@@ -246,6 +251,76 @@ describe('regions split around what onnxruntime cannot run', () => {
   });
 });
 
+describe('loadOnnx forms ort regions by default where a call is heavy enough', () => {
+  // x · w + b, relu: an ONNX model whose input has no declared shape, so one session runs at any batch size.
+  const K = 256;
+  const w = Array.from({ length: K * K }, (_, i) => Math.sin(i * 0.013) / 16);
+  const b = Array.from({ length: K }, (_, i) => Math.cos(i * 0.7) / 8);
+  const bytes = encodeGraphModel({
+    opset: 17,
+    nodes: [
+      { opType: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], attrs: {} },
+      { opType: 'Add', inputs: ['h', 'b'], outputs: ['y'], attrs: {} },
+      { opType: 'Relu', inputs: ['y'], outputs: ['z'], attrs: {} },
+    ],
+    inputs: [{ name: 'x', type: 1, shape: undefined as unknown as number[] }],
+    consts: { w: { type: 1, shape: [K, K], data: w }, b: { type: 1, shape: [K], data: b } },
+    outputs: ['z'],
+  });
+  /** relu(x · w + b) in float64, from the float32 values the model holds. */
+  const reference = (x: Float32Array, rows: number): number[] => {
+    const w32 = Float32Array.from(w);
+    const b32 = Float32Array.from(b);
+    const out: number[] = [];
+    for (let r = 0; r < rows; r++)
+      for (let j = 0; j < K; j++) {
+        let acc = b32[j]!;
+        for (let k = 0; k < K; k++) acc += x[r * K + k]! * w32[k * K + j]!;
+        out.push(Math.max(0, acc));
+      }
+    return out;
+  };
+
+  it('a batch of 256 rows (matmul work above its threshold) is one region; 4 rows stay on raf-op kernels', () => {
+    const s = loadOnnx(bytes);
+    const big = randomUniform([256, K], { seed: 5, low: -1, high: 1 });
+    const small = randomUniform([4, K], { seed: 6, low: -1, high: 1 });
+    expect(layout(s.graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
+    expect(layout(s.graphFor({ x: small })).some((l) => l.startsWith('ort['))).toBe(false);
+    for (const [x, rows] of [
+      [big, 256],
+      [small, 4],
+    ] as const)
+      assertAllClose(
+        values(s.run({ x }).z!),
+        reference(x.dataSync() as Float32Array, rows),
+        TOL,
+        `${rows} rows vs float64`,
+      );
+    // Opted out, and under a pin without ort at conversion, the graph stays as converted.
+    const off = loadOnnx(bytes, { ortRegions: false });
+    expect(layout(off.graphFor({ x: big })).some((l) => l.startsWith('ort['))).toBe(false);
+    assertAllClose(values(off.run({ x: big }).z!), values(s.run({ x: big }).z!), TOL, 'ortRegions: false vs default');
+  });
+
+  it('dissolves back into its calls for a graph that leaves the CPU, on the CPU and by moveGraph to WebGPU', async (ctx) => {
+    const x = randomUniform([256, K], { seed: 7, low: -1, high: 1 });
+    const g = loadOnnx(bytes).graphFor({ x });
+    expect(layout(g)).toEqual(['ort[matmul,add,relu]']);
+    const plain = dissolveOrtRegions(g);
+    expect(layout(plain).some((l) => l.startsWith('ort['))).toBe(false);
+    expect(printGraph(plain)).toMatch(/raf\.op\.matmul\(/);
+    const want = reference(x.dataSync() as Float32Array, 256);
+    assertAllClose(values(execute(plain, [x])[0]!), want, TOL, 'dissolved, on the CPU, vs float64');
+    needGpu(ctx);
+    const gpu = await moveGraph(g, 'webgpu');
+    expect(printGraph(gpu)).not.toContain('ort_region');
+    const [out] = execute(gpu, [await x.to('webgpu')]);
+    expect(out!.device.kind).toBe('webgpu');
+    assertAllClose(Array.from(await out!.data()), want, TOL, 'moved to WebGPU vs float64');
+  });
+});
+
 describe('ort regions on a corpus model', () => {
   const m = CORPUS.find((c) => c.name === 'ppocr-cls-mobile-v2')!;
   it.skipIf(!corpusFile(m))(
@@ -253,8 +328,9 @@ describe('ort regions on a corpus model', () => {
     async () => {
       const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
       const feeds = feedsFor(m, bytes);
-      const plain = loadOnnx(bytes);
-      const fused = loadOnnx(bytes, { passes: [ortRegions] });
+      // loadOnnx forms the regions by default; `ortRegions: false` keeps the graph as converted.
+      const plain = loadOnnx(bytes, { ortRegions: false });
+      const fused = loadOnnx(bytes);
       const g = plain.graphFor(feeds);
       const r = fused.graphFor(feeds);
       expect(g.nodes.length).toBeGreaterThan(200);

@@ -1,12 +1,45 @@
-// Places a graph on a device: parameters are typed for it and constants are uploaded once, as a VM loads a model's weights.
+// Places a graph on a device: parameters are typed for it and constants are uploaded once, as a VM loads a model's weights;
+// ort regions, CPU-only, dissolve into their calls on the way to another device.
 
 import { device as toDevice, type Device, type DeviceKind } from '../device.ts';
 import type { Tensor } from '../tensor.ts';
 import { inferTypes, rebind } from './infer.ts';
-import { isAtom, mkConst, mkVar, type Atom, type Graph, type Node } from './ir.ts';
+import { isAtom, mkConst, mkVar, type Atom, type CallNode, type Graph, type Node } from './ir.ts';
+
+/**
+ * `g` with each ort region call (ortRegions, which loadOnnx applies on the CPU) replaced by the calls it stands for:
+ * onnxruntime runs on the CPU only, so a graph leaving it takes its regions' calls along instead.
+ */
+export function dissolveOrtRegions(g: Graph): Graph {
+  // By name, not by the op object, so moving a graph never loads the ort dialect (absent in a browser).
+  const isRegion = (n: Node): n is CallNode => n.kind === 'call' && n.op.name === 'ort_region';
+  if (!g.nodes.some(isRegion)) return g;
+  return {
+    ...g,
+    nodes: g.nodes.flatMap((n): Node[] => {
+      if (!isRegion(n)) return [n];
+      const fn = (n.args[1] as { readonly fn: Graph }).fn;
+      const inputs = n.args[0] as readonly Atom[];
+      const outer = new Map<Atom, Atom>(fn.params.map((p, i) => [p, inputs[i]!]));
+      const sub = (a: Atom): Atom => outer.get(a) ?? a;
+      // The body's calls define the region call's own output vars, so readers after it need no change.
+      return fn.nodes.map((b): Node =>
+        b.kind === 'fused'
+          ? { ...b, inputs: b.inputs.map(sub) }
+          : {
+              ...b,
+              args: b.args.map((a) =>
+                isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a,
+              ),
+            },
+      );
+    }),
+  };
+}
 
 export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<Graph> {
   const d = toDevice(target);
+  if (d.kind !== 'cpu') g = dissolveOrtRegions(g);
   const moved = new Map<Tensor, Atom>();
   const collect = (h: Graph): void => {
     for (const n of h.nodes) {

@@ -44,4 +44,4 @@ import './fused-cpu.ts';
 import './fused-webgpu.ts';
 export { Model } from './model.ts';
 export { reduceThenElementwiseCase, timeFusion, timeFusionAsync, onDevice, type FusionBenchCase } from './bench.ts';
-export { moveGraph } from './device.ts';
+export { dissolveOrtRegions, moveGraph } from './device.ts';

@@ -11,6 +11,7 @@ import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
+import { ortRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
 import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel } from './proto.ts';
@@ -36,6 +37,16 @@ export interface OnnxSessionOptions {
    * for bit, without the int32 and float32 intermediates. On by default for the CPU; off leaves the ops as imported.
    */
   readonly fuseQuantized?: boolean;
+  /**
+   * Whether connected parts of the graph that onnxruntime can run become ort regions (ortRegions, before `passes`):
+   * on the CPU, where onnxruntime-node is installed, each input signature's graph gets the pass with its default
+   * policy, so a region forms only around a call heavy enough to go to onnxruntime alone (policy.ts thresholds) and a
+   * model at small sizes runs on raf-op's kernels as before. The pass runs after `attention` and before `passes`, so
+   * a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left: pass `false` for a graph of
+   * raf-op calls only. An object passes its options on. Without the ort dialect (a browser, no onnxruntime-node,
+   * RAF_OP_ORT=0) nothing changes.
+   */
+  readonly ortRegions?: boolean | OrtRegionOptions;
 }
 
 export class OnnxSession {
@@ -120,7 +131,11 @@ export class OnnxSession {
         }
         throw e;
       }
+      // Attention first when asked for: its matmuls would otherwise be taken into a region and the pattern lost.
       if (this.opts.attention) g = recognizeAttention(g);
+      const regions = this.opts.ortRegions ?? true;
+      if (regions !== false && (this.opts.device ?? CPU).kind === 'cpu')
+        g = ortRegions(g, regions === true ? {} : regions);
       for (const p of this.opts.passes ?? []) g = p(g);
       if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) g = fuseQuantDense(g);
       const ms = performance.now() - start;
