@@ -363,7 +363,10 @@ function columnsFor(group: Group, fullRuns: number): Column[] {
         { head: 'raf-op cpu', cell: time('raf-op cpu') },
         { head: 'tfjs-cpu', cell: time('tfjs-cpu') },
         { head: 'tfjs-wasm', cell: time('tfjs-wasm') },
+        { head: 'tfjs-webgpu', cell: time('tfjs-webgpu') },
         vs('raf/tfjs-wasm', 'raf-op', 'tfjs-wasm'),
+        vs('raf/tfjs-cpu', 'raf-op', 'tfjs-cpu'),
+        vs('raf/tfjs-webgpu', 'raf-op', 'tfjs-webgpu'),
         agree,
       ];
     case 'webgpu':

@@ -9,7 +9,8 @@
 import { createRequire } from 'node:module';
 import { buildSync } from 'esbuild';
 import { ops, train, withDialect, type Tensor } from '../../runtime/src/index.ts';
-import { defineCase, type Impl } from '../case.ts';
+import { defineCase, type BenchCase, type Impl, type Runner } from '../case.ts';
+import { noWebGpu, webgpuReady } from '../gpu.ts';
 import { data, tf, tfjs } from '../peers.ts';
 import { input } from '../raf.ts';
 
@@ -59,9 +60,9 @@ function setup(s: Size) {
   return { n, x, y, classes, ws, bs };
 }
 
-function rafStep(s: Size, pin?: readonly string[]): Impl {
+function rafStep(s: Size, pin?: readonly string[], gpu = false): Impl {
   return {
-    setup() {
+    async setup() {
       const d = setup(s);
       const params: Record<string, Tensor> = {};
       for (let k = 0; k < d.n; k++) {
@@ -78,17 +79,68 @@ function rafStep(s: Size, pin?: readonly string[]): Impl {
         }
         return ops.negative(ops.mean(ops.sum(ops.multiply(yb, ops.logSoftmax(h, -1)), [1])));
       };
-      const opt = train.adam(params, { lr: LR });
-      const step = train.compileTrainStep(loss, opt, [bx, by]);
-      const once = () => {
-        const l = step([bx, by]);
-        l.dataSync();
+      return compiledStep(params, loss, [bx, by], pin, gpu);
+    },
+  };
+}
+
+/**
+ * raf-op's column: Adam over `params`, the step compiled once for `batch` and run on it; the loss is read back each
+ * run. On the GPU (`gpu`) parameters and batch are moved to WebGPU first and the loss is read asynchronously.
+ */
+async function compiledStep(
+  params: Record<string, Tensor>,
+  loss: (p: Record<string, Tensor>, xb: Tensor, yb: Tensor) => Tensor,
+  batch: readonly [Tensor, Tensor],
+  pin: readonly string[] | undefined,
+  gpu: boolean,
+): Promise<Runner> {
+  if (gpu) {
+    for (const [k, t] of Object.entries(params)) params[k] = await t.to('webgpu');
+    batch = [await batch[0].to('webgpu'), await batch[1].to('webgpu')];
+  }
+  const opt = train.adam(params, { lr: LR });
+  const step = train.compileTrainStep(loss, opt, batch);
+  if (gpu)
+    return {
+      run: async () => {
+        const l = step(batch);
+        await l.data();
         l.dispose();
-      };
+      },
+      note: 'webgpu',
+      dispose: () => opt.dispose(),
+    };
+  const once = () => {
+    const l = step(batch);
+    l.dataSync();
+    l.dispose();
+  };
+  return {
+    run: pin ? () => withDialect(pin, once) : once,
+    note: pin ? pin.join('+') : 'default dispatch',
+    dispose: () => opt.dispose(),
+  };
+}
+
+/** tfjs-backend-webgpu on raf-op's adapter (bench/gpu.ts): `build`'s step runs and its loss is read asynchronously. */
+function tfjsWebGpu(build: () => () => tf.Scalar): Impl {
+  return {
+    async setup() {
+      const ready = await webgpuReady();
+      if (typeof ready === 'string') throw new Error(ready);
+      if (tf.getBackend() !== 'webgpu' && !(await tf.setBackend('webgpu')))
+        throw new Error('tfjs-backend-webgpu is not available');
+      const f = build();
       return {
-        run: pin ? () => withDialect(pin, once) : once,
-        note: pin ? pin.join('+') : 'default dispatch',
-        dispose: () => opt.dispose(),
+        run: async () => {
+          const l = tf.tidy(f);
+          await l.data();
+          l.dispose();
+        },
+        activate: async () => {
+          if (tf.getBackend() !== 'webgpu') await tf.setBackend('webgpu');
+        },
       };
     },
   };
@@ -168,9 +220,9 @@ function permute(a: Float32Array, shape: readonly number[], perm: readonly numbe
   return out;
 }
 
-function rafCnnStep(s: CnnSize, pin?: readonly string[]): Impl {
+function rafCnnStep(s: CnnSize, pin?: readonly string[], gpu = false): Impl {
   return {
-    setup() {
+    async setup() {
       const d = cnnSetup(s);
       const params: Record<string, Tensor> = {
         c1w: input([s.c1, 1, 3, 3], d.c1w),
@@ -189,18 +241,7 @@ function rafCnnStep(s: CnnSize, pin?: readonly string[]): Impl {
         const z = ops.dense(ops.reshape(h2, [s.batch, -1]), p.fw!, p.fb!);
         return ops.negative(ops.mean(ops.sum(ops.multiply(yb, ops.logSoftmax(z, -1)), [1])));
       };
-      const opt = train.adam(params, { lr: LR });
-      const step = train.compileTrainStep(loss, opt, [bx, by]);
-      const once = () => {
-        const l = step([bx, by]);
-        l.dataSync();
-        l.dispose();
-      };
-      return {
-        run: pin ? () => withDialect(pin, once) : once,
-        note: pin ? pin.join('+') : 'default dispatch',
-        dispose: () => opt.dispose(),
-      };
+      return compiledStep(params, loss, [bx, by], pin, gpu);
     },
   };
 }
@@ -240,23 +281,39 @@ function tfCnnStep(s: CnnSize) {
   };
 }
 
-export default SIZES.map((s) =>
+const mlpWhat = (s: Size) =>
+  `one Adam step (lr ${LR}) of a ${s.layers.join('-')} tanh MLP, softmax cross-entropy, batch ${s.batch}`;
+const cnnWhat = (s: CnnSize) =>
+  `one Adam step (lr ${LR}) of a CNN (conv2d 3x3 1->${s.c1} padding 1, relu, max_pool2d 2x2, conv2d 3x3 ${s.c1}->${s.c2}, relu, dense ${s.classes}) on ${s.side}x${s.side} images, softmax cross-entropy, batch ${s.batch}`;
+
+/** The same step on WebGPU: raf-op's compiled step against tfjs-backend-webgpu's minimize(), each reading the loss. */
+const gpuCase = (name: string, what: string, raf: Impl, tfjsStep: () => () => tf.Scalar): BenchCase =>
   defineCase({
-    name: s.name,
-    what: `one Adam step (lr ${LR}) of a ${s.layers.join('-')} tanh MLP, softmax cross-entropy, batch ${s.batch}`,
+    name: `${name}, webgpu`,
+    what: `${what}, on WebGPU`,
     group: 'training',
-    impls: {
-      'raf-op': rafStep(s),
-      'raf-op cpu': rafStep(s, ['cpu']),
-      'tfjs-cpu': tfjs('cpu', tfStep(s)),
-      'tfjs-wasm': tfjs('wasm', tfStep(s)),
-    },
-  }),
-).concat(
-  CNN_SIZES.map((s) =>
+    unavailable: noWebGpu,
+    impls: { 'raf-op': raf, 'tfjs-webgpu': tfjsWebGpu(tfjsStep) },
+  });
+
+export default [
+  ...SIZES.map((s) =>
     defineCase({
       name: s.name,
-      what: `one Adam step (lr ${LR}) of a CNN (conv2d 3x3 1->${s.c1} padding 1, relu, max_pool2d 2x2, conv2d 3x3 ${s.c1}->${s.c2}, relu, dense ${s.classes}) on ${s.side}x${s.side} images, softmax cross-entropy, batch ${s.batch}`,
+      what: mlpWhat(s),
+      group: 'training',
+      impls: {
+        'raf-op': rafStep(s),
+        'raf-op cpu': rafStep(s, ['cpu']),
+        'tfjs-cpu': tfjs('cpu', tfStep(s)),
+        'tfjs-wasm': tfjs('wasm', tfStep(s)),
+      },
+    }),
+  ),
+  ...CNN_SIZES.map((s) =>
+    defineCase({
+      name: s.name,
+      what: cnnWhat(s),
       group: 'training',
       impls: {
         'raf-op': rafCnnStep(s),
@@ -266,4 +323,6 @@ export default SIZES.map((s) =>
       },
     }),
   ),
-);
+  ...SIZES.map((s) => gpuCase(s.name, mlpWhat(s), rafStep(s, undefined, true), tfStep(s))),
+  ...CNN_SIZES.map((s) => gpuCase(s.name, cnnWhat(s), rafCnnStep(s, undefined, true), tfCnnStep(s))),
+];
