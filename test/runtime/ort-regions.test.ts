@@ -251,7 +251,7 @@ describe('regions split around what onnxruntime cannot run', () => {
   });
 });
 
-describe('loadOnnx forms ort regions by default where a call is heavy enough', () => {
+describe("loadOnnx forms ort regions by default where a call is heavy enough, at a signature's second run", () => {
   // x · w + b, relu: an ONNX model whose input has no declared shape, so one session runs at any batch size.
   const K = 256;
   const w = Array.from({ length: K * K }, (_, i) => Math.sin(i * 0.013) / 16);
@@ -281,31 +281,37 @@ describe('loadOnnx forms ort regions by default where a call is heavy enough', (
     return out;
   };
 
-  it('a batch of 256 rows (matmul work above its threshold) is one region; 4 rows stay on raf-op kernels', () => {
+  it('at its second run, a batch of 256 rows (matmul work above its threshold) is one region; 4 rows stay on raf-op kernels', () => {
     const s = loadOnnx(bytes);
     const big = randomUniform([256, K], { seed: 5, low: -1, high: 1 });
     const small = randomUniform([4, K], { seed: 6, low: -1, high: 1 });
-    expect(layout(s.graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
-    expect(layout(s.graphFor({ x: small })).some((l) => l.startsWith('ort['))).toBe(false);
+    const noRegion = (g: Graph) => !layout(g).some((l) => l.startsWith('ort['));
     for (const [x, rows] of [
       [big, 256],
       [small, 4],
-    ] as const)
-      assertAllClose(
-        values(s.run({ x }).z!),
-        reference(x.dataSync() as Float32Array, rows),
-        TOL,
-        `${rows} rows vs float64`,
-      );
-    // Opted out, and under a pin without ort at conversion, the graph stays as converted.
+    ] as const) {
+      // Converted, and run once, a signature's graph is raf-op's calls: a length seen once builds no session.
+      expect(noRegion(s.graphFor({ x })), `${rows} rows, before its first run`).toBe(true);
+      const want = reference(x.dataSync() as Float32Array, rows);
+      assertAllClose(values(s.run({ x }).z!), want, TOL, `${rows} rows, first run, vs float64`);
+      expect(noRegion(s.graphFor({ x })), `${rows} rows, after its first run`).toBe(true);
+      assertAllClose(values(s.run({ x }).z!), want, TOL, `${rows} rows, second run, vs float64`);
+      assertAllClose(values(s.run({ x }).z!), want, TOL, `${rows} rows, third run, vs float64`);
+    }
+    expect(layout(s.graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
+    expect(noRegion(s.graphFor({ x: small }))).toBe(true);
+    // ortRegions: true forms them at conversion.
+    expect(layout(loadOnnx(bytes, { ortRegions: true }).graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
+    // Opted out, the graph stays as converted however often it runs.
     const off = loadOnnx(bytes, { ortRegions: false });
-    expect(layout(off.graphFor({ x: big })).some((l) => l.startsWith('ort['))).toBe(false);
+    off.run({ x: big });
     assertAllClose(values(off.run({ x: big }).z!), values(s.run({ x: big }).z!), TOL, 'ortRegions: false vs default');
+    expect(noRegion(off.graphFor({ x: big }))).toBe(true);
   });
 
   it('dissolves back into its calls for a graph that leaves the CPU, on the CPU and by moveGraph to WebGPU', async (ctx) => {
     const x = randomUniform([256, K], { seed: 7, low: -1, high: 1 });
-    const g = loadOnnx(bytes).graphFor({ x });
+    const g = loadOnnx(bytes, { ortRegions: true }).graphFor({ x });
     expect(layout(g)).toEqual(['ort[matmul,add,relu]']);
     const plain = dissolveOrtRegions(g);
     expect(layout(plain).some((l) => l.startsWith('ort['))).toBe(false);
@@ -328,9 +334,9 @@ describe('ort regions on a corpus model', () => {
     async () => {
       const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
       const feeds = feedsFor(m, bytes);
-      // loadOnnx forms the regions by default; `ortRegions: false` keeps the graph as converted.
+      // `ortRegions: true` forms the regions at conversion; `false` keeps the graph as converted.
       const plain = loadOnnx(bytes, { ortRegions: false });
-      const fused = loadOnnx(bytes);
+      const fused = loadOnnx(bytes, { ortRegions: true });
       const g = plain.graphFor(feeds);
       const r = fused.graphFor(feeds);
       expect(g.nodes.length).toBeGreaterThan(200);

@@ -26,13 +26,21 @@ export interface OrtRegionRunner {
   readonly opset: number;
 }
 
-/** Sessions by model bytes: regions of the same calls on the same shapes (one graph per input signature) share one. */
+/**
+ * Sessions by model bytes (their SHA-256 and length): regions of the same calls on the same shapes (one graph per
+ * input signature) share one. The key is a digest, not the bytes, since a model with its weights written in is as
+ * large as they are.
+ */
 const sessions = new Map<string, OrtNativeSession>();
 
 function bytesKey(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i += 8192) s += String.fromCharCode(...b.subarray(i, i + 8192));
-  return s;
+  // The ort dialect runs in Node only, where node:crypto is a builtin.
+  const crypto = (
+    globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
+  ).process.getBuiltinModule('node:crypto') as {
+    createHash(algorithm: string): { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
+  };
+  return `${b.length}:${crypto.createHash('sha256').update(b).digest('hex')}`;
 }
 
 /**

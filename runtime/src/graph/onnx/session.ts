@@ -11,7 +11,7 @@ import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
-import { ortRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
+import { isOrtRegion, ortRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
 import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel } from './proto.ts';
@@ -38,13 +38,14 @@ export interface OnnxSessionOptions {
    */
   readonly fuseQuantized?: boolean;
   /**
-   * Whether connected parts of the graph that onnxruntime can run become ort regions (ortRegions, before `passes`):
-   * on the CPU, where onnxruntime-node is installed, each input signature's graph gets the pass with its default
-   * policy, so a region forms only around a call heavy enough to go to onnxruntime alone (policy.ts thresholds) and a
-   * model at small sizes runs on raf-op's kernels as before. The pass runs after `attention` and before `passes`, so
-   * a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left: pass `false` for a graph of
-   * raf-op calls only. An object passes its options on. Without the ort dialect (a browser, no onnxruntime-node,
-   * RAF_OP_ORT=0) nothing changes.
+   * Whether connected parts of the graph that onnxruntime can run become ort regions (ortRegions, before `passes`).
+   * By default, on the CPU where onnxruntime-node is installed, a signature's graph gets the pass with its default
+   * policy at that signature's second run: a region forms only around a call heavy enough to go to onnxruntime alone
+   * (policy.ts thresholds), a model at small sizes runs on raf-op's kernels as before, and a signature run once (each
+   * length of a greedy decoding loop) never pays for building an onnxruntime session. `true` or an object (the pass's
+   * options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
+   * `passes`, so a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort
+   * dialect (a browser, no onnxruntime-node, RAF_OP_ORT=0) nothing changes.
    */
   readonly ortRegions?: boolean | OrtRegionOptions;
 }
@@ -55,6 +56,8 @@ export class OnnxSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   private readonly graphs = new Map<string, Graph>();
+  /** Signatures not yet run twice under the default regions policy: their graph before regions and passes, runs. */
+  private readonly awaitingRegions = new Map<string, { readonly pre: Graph; runs: number }>();
   private readonly cache: OnnxImportCache;
   private timing = { convertMs: 0, firstConvertMs: 0 };
 
@@ -95,8 +98,12 @@ export class OnnxSession {
     return this.graphs.size;
   }
 
-  /** The graph for feeds like these, converted on first use. */
+  /** The graph for feeds like these, converted on first use (the graph `run` uses now: see `ortRegions`). */
   graphFor(feeds: Readonly<Record<string, Tensor>>): Graph {
+    return this.signature(feeds).graph;
+  }
+
+  private signature(feeds: Readonly<Record<string, Tensor>>): { key: string; graph: Graph } {
     const missing = this.inputNames.filter((n) => !(n in feeds));
     if (missing.length) throw new Error(`OnnxSession.run: missing input(s) ${missing.map((n) => `'${n}'`).join(', ')}`);
     const extra = Object.keys(feeds).filter((n) => !this.inputNames.includes(n));
@@ -112,7 +119,7 @@ export class OnnxSession {
         })
         .join(';');
       let g = this.graphs.get(key);
-      if (g) return g;
+      if (g) return { key, graph: g };
       const start = performance.now();
       try {
         g = fromOnnx(this.model, {
@@ -133,17 +140,42 @@ export class OnnxSession {
       }
       // Attention first when asked for: its matmuls would otherwise be taken into a region and the pattern lost.
       if (this.opts.attention) g = recognizeAttention(g);
-      const regions = this.opts.ortRegions ?? true;
-      if (regions !== false && (this.opts.device ?? CPU).kind === 'cpu')
-        g = ortRegions(g, regions === true ? {} : regions);
-      for (const p of this.opts.passes ?? []) g = p(g);
-      if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) g = fuseQuantDense(g);
+      const regions = this.opts.ortRegions;
+      const cpu = (this.opts.device ?? CPU).kind === 'cpu';
+      if (cpu && regions === undefined) this.awaitingRegions.set(key, { pre: g, runs: 0 });
+      g = this.finish(
+        cpu && regions !== undefined && regions !== false ? ortRegions(g, regions === true ? {} : regions) : g,
+      );
       const ms = performance.now() - start;
       if (!this.graphs.size) this.timing.firstConvertMs = ms;
       this.timing.convertMs += ms;
       this.graphs.set(key, g);
-      return g;
+      return { key, graph: g };
     }
+  }
+
+  /** The user's passes, then the CPU's quantized dense fusion. */
+  private finish(g: Graph): Graph {
+    for (const p of this.opts.passes ?? []) g = p(g);
+    if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) g = fuseQuantDense(g);
+    return g;
+  }
+
+  /**
+   * The default regions policy, at each run: from a signature's second run on, its graph again from before the
+   * passes with ortRegions, when that forms a region (else the graph stays as it is).
+   */
+  private regionsWhenRunAgain(key: string): Graph | undefined {
+    const waiting = this.awaitingRegions.get(key);
+    if (!waiting || ++waiting.runs < 2) return undefined;
+    this.awaitingRegions.delete(key);
+    const start = performance.now();
+    const r = ortRegions(waiting.pre);
+    if (!r.nodes.some(isOrtRegion)) return undefined;
+    const g = this.finish(r);
+    this.timing.convertMs += performance.now() - start;
+    this.graphs.set(key, g);
+    return g;
   }
 
   /** Whether the model reads small inputs' values to decide shapes, so each new set of them is a new conversion. */
@@ -170,7 +202,8 @@ export class OnnxSession {
 
   /** Runs the model: ONNX input name → tensor in, ONNX output name → tensor out. */
   run(feeds: Readonly<Record<string, Tensor>>): Record<string, Tensor> {
-    const g = this.graphFor(feeds);
+    const { key, graph } = this.signature(feeds);
+    const g = this.regionsWhenRunAgain(key) ?? graph;
     const args = g.params.map((p) => {
       const t = feeds[p.hint!]!;
       return t.dtype === p.type.dtype ? t : cast(t, p.type.dtype);
