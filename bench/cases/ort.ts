@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { call, fromStorage, loadOnnx, ops, tidy, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
-import { isOrtRegion, ortRegions, type Graph } from '../../runtime/src/graph/index.ts';
+import { isOrtRegion } from '../../runtime/src/graph/index.ts';
 import { feedsFor, ortFeeds, ortSession } from '../../test/onnx-corpus/compare.ts';
 import { CORPUS, corpusFile, type CorpusModel } from '../../test/onnx-corpus/fetch.ts';
 import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
@@ -211,12 +211,12 @@ const rnnCases = (kind: 'lstm' | 'gru', t: number, b: number, i: number, h: numb
   );
 };
 
-/** A corpus model run by loadOnnx, with ort regions (`passes: [ortRegions]`) or as imported. */
+/** A corpus model run by loadOnnx, with ort regions formed at conversion (weights as `regions` says) or as imported. */
 function modelColumn(m: CorpusModel, regions: false | 'inputs' | 'initializers'): Impl {
   return {
     setup() {
       const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
-      const session = loadOnnx(bytes, { passes: regions ? [(g: Graph) => ortRegions(g, { weights: regions })] : [] });
+      const session = loadOnnx(bytes, { ortRegions: regions && { weights: regions } });
       const feeds = feedsFor(m, bytes);
       const outputs = (): Tensor[] => {
         const out = session.run(feeds);

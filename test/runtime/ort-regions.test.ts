@@ -300,6 +300,12 @@ describe("loadOnnx forms ort regions by default where a call is heavy enough, at
     }
     expect(layout(s.graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
     expect(noRegion(s.graphFor({ x: small }))).toBe(true);
+    // Under a pin that leaves ort out, a signature waits for a run that may use onnxruntime.
+    const pinned = loadOnnx(bytes);
+    for (let i = 0; i < 3; i++) withDialect(['wasm', 'cpu'], () => pinned.run({ x: big }));
+    expect(noRegion(pinned.graphFor({ x: big }))).toBe(true);
+    assertAllClose(values(pinned.run({ x: big }).z!), reference(big.dataSync() as Float32Array, 256), TOL, 'unpinned');
+    expect(layout(pinned.graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
     // ortRegions: true forms them at conversion.
     expect(layout(loadOnnx(bytes, { ortRegions: true }).graphFor({ x: big }))).toEqual(['ort[matmul,add,relu]']);
     // Opted out, the graph stays as converted however often it runs.

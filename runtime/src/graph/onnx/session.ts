@@ -5,6 +5,7 @@
 // or their shapes into a graph of its own, reused with its execution plan for every later run at that signature.
 
 import { CPU, type Device } from '../../device.ts';
+import { enabledDialects } from '../../dialect.ts';
 import { cast } from '../../generated/api/cast.ts';
 import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
@@ -168,6 +169,10 @@ export class OnnxSession {
   private regionsWhenRunAgain(key: string): Graph | undefined {
     const waiting = this.awaitingRegions.get(key);
     if (!waiting || ++waiting.runs < 2) return undefined;
+    // Under a pin that leaves ort out (['wasm', 'cpu'], as a browser runs) a region's calls would run one by one,
+    // without the passes' fusions: the signature waits for a run that may use onnxruntime.
+    const pinned = enabledDialects();
+    if (pinned && !pinned.includes('ort')) return undefined;
     this.awaitingRegions.delete(key);
     const start = performance.now();
     const r = ortRegions(waiting.pre);
