@@ -4,7 +4,7 @@
 import { device as toDevice, type Device, type DeviceKind } from '../device.ts';
 import type { Tensor } from '../tensor.ts';
 import { inferTypes, rebind } from './infer.ts';
-import { isAtom, mkConst, mkVar, type Atom, type CallNode, type Graph, type Node } from './ir.ts';
+import { isAtom, mkConst, mkVar, substitute, type Atom, type CallNode, type Graph, type Node, type Var } from './ir.ts';
 
 /**
  * `g` with each ort region call (ortRegions, which loadOnnx applies on the CPU) replaced by the calls it stands for:
@@ -20,19 +20,9 @@ export function dissolveOrtRegions(g: Graph): Graph {
       if (!isRegion(n)) return [n];
       const fn = (n.args[1] as { readonly fn: Graph }).fn;
       const inputs = n.args[0] as readonly Atom[];
-      const outer = new Map<Atom, Atom>(fn.params.map((p, i) => [p, inputs[i]!]));
-      const sub = (a: Atom): Atom => outer.get(a) ?? a;
       // The body's calls define the region call's own output vars, so readers after it need no change.
-      return fn.nodes.map((b): Node =>
-        b.kind === 'fused'
-          ? { ...b, inputs: b.inputs.map(sub) }
-          : {
-              ...b,
-              args: b.args.map((a) =>
-                isAtom(a) ? sub(a) : Array.isArray(a) && a.some(isAtom) ? a.map((x) => (isAtom(x) ? sub(x) : x)) : a,
-              ),
-            },
-      );
+      const outer = new Map<Var, Atom>(fn.params.map((p, i) => [p, inputs[i]!]));
+      return fn.nodes.map((b) => substitute(b, outer));
     }),
   };
 }

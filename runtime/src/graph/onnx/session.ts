@@ -6,6 +6,7 @@
 
 import { CPU, type Device } from '../../device.ts';
 import { enabledDialects } from '../../dialect.ts';
+import { ORT_DIALECT } from '../../dialects/ort/policy.ts';
 import { cast } from '../../generated/api/cast.ts';
 import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
@@ -172,7 +173,7 @@ export class OnnxSession {
     // Under a pin that leaves ort out (['wasm', 'cpu'], as a browser runs) a region's calls would run one by one,
     // without the passes' fusions: the signature waits for a run that may use onnxruntime.
     const pinned = enabledDialects();
-    if (pinned && !pinned.includes('ort')) return undefined;
+    if (pinned && !pinned.includes(ORT_DIALECT)) return undefined;
     this.awaitingRegions.delete(key);
     const start = performance.now();
     const r = ortRegions(waiting.pre);
