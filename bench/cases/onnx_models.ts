@@ -119,7 +119,7 @@ export function modelCase(m: CorpusModel, label?: string): BenchCase {
     .join(', ');
   return defineCase({
     name: `model ${m.name}${label ? ` ${label}` : ''}`,
-    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: loadOnnx's defaults, ort regions around heavy calls, then fuseEpilogues; unfused: as imported, no regions; wasm: fuseEpilogues, no regions, pinned as in a browser) against onnxruntime, 1 thread`,
+    what: `${m.kind}${shapes ? `, ${shapes}` : ''}: loadOnnx().run (raf-op: loadOnnx's defaults, ort regions where heavy calls add up to a threshold, then fuseEpilogues; unfused: as imported, no regions; wasm: fuseEpilogues, no regions, pinned as in a browser) against onnxruntime, 1 thread`,
     group: 'graph',
     unavailable: async () => (corpusFile(m) ? undefined : 'not fetched: npm run fetch:models'),
     impls: {

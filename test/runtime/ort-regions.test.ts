@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { grad, loadOnnx, ops, randomUniform, withDialect, type Tensor } from '../../runtime/src/index.ts';
+import { grad, loadOnnx, ops, randomUniform, tensor, withDialect, type Tensor } from '../../runtime/src/index.ts';
 import {
   dissolveOrtRegions,
   execute,
@@ -14,10 +14,12 @@ import {
   moveGraph,
   ortRegions,
   printGraph,
+  REGION_SIGNATURES,
   trace,
   type Graph,
 } from '../../runtime/src/graph/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
+import { openRegionSessions } from '../../runtime/src/dialects/ort/region.ts';
 import { encodeGraphModel } from '../../runtime/src/dialects/ort/proto.ts';
 import { feedsFor, ortFeeds, ortSession } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
@@ -187,6 +189,61 @@ describe('ort regions with a tuple op', () => {
   });
 });
 
+describe('calls below their thresholds count together; int64 ids pass into a region', () => {
+  // Token ids (int64) → embedding rows → `layers` dense layers of 128 × 128 on 128 rows: each matmul's work
+  // (3 · 128² elements) is a third of matmul's threshold, so one alone, or two, stay on raf-op's kernels; four
+  // together reach it, and the embedding, reading the int64 ids, joins them in the region.
+  const V = 50;
+  const D = 128;
+  const net =
+    (layers: number) =>
+    (ids: Tensor, table: Tensor, ...ws: Tensor[]) => {
+      let h = ops.embedding(table, ids);
+      for (let l = 0; l < layers; l++) h = ops.relu(ops.matmul(h, ws[l]!));
+      return h;
+    };
+  const params = (layers: number) => [
+    { name: 'ids', shape: [1, 128], dtype: 'int64' as const },
+    spec('table', [V, D]),
+    ...Array.from({ length: layers }, (_, l) => spec(`w${l}`, [D, D])),
+  ];
+  const inputs = (layers: number) => [
+    tensor(
+      Array.from({ length: 128 }, (_, i) => (i * 7 + 3) % V),
+      { dtype: 'int64', shape: [1, 128] },
+    ),
+    randomUniform([V, D], { seed: 71, low: -1, high: 1 }),
+    ...Array.from({ length: layers }, (_, l) => randomUniform([D, D], { seed: 72 + l, low: -0.2, high: 0.2 })),
+  ];
+  /** The same network in float64 from the float32 inputs. */
+  const reference = (ins: Tensor[]): number[] => {
+    const ids = Array.from(ins[0]!.dataSync());
+    const table = ins[1]!.dataSync();
+    let h = ids.map((k) => Array.from({ length: D }, (_, j) => table[k * D + j]!));
+    for (const w of ins.slice(2).map((t) => t.dataSync()))
+      h = h.map((row) =>
+        Array.from({ length: D }, (_, j) =>
+          Math.max(
+            0,
+            row.reduce((acc, v, k) => acc + v * w[k * D + j]!, 0),
+          ),
+        ),
+      );
+    return h.flat();
+  };
+
+  it('two 128² matmuls stay on raf-op; four become one region with the embedding, equal to float64', () => {
+    const two = trace(net(2), params(2));
+    expect(ortRegions(two)).toBe(two);
+    const g = trace(net(4), params(4));
+    const r = ortRegions(g);
+    expect(layout(r)).toEqual(['ort[embedding,matmul,relu,matmul,relu,matmul,relu,matmul,relu]']);
+    const ins = inputs(4);
+    const [out] = agree(g, r, ins);
+    assertAllClose(values(out!), reference(ins), TOL, 'region vs float64');
+  });
+});
+
 describe('regions split around what onnxruntime cannot run', () => {
   it('a call with no ort dialect op (matmul_nt) splits a chain into two regions', () => {
     const f = (x: Tensor, w: Tensor, b: Tensor, v: Tensor, w3: Tensor, b3: Tensor) => {
@@ -315,6 +372,38 @@ describe("loadOnnx forms ort regions by default where a call is heavy enough, at
     expect(noRegion(off.graphFor({ x: big }))).toBe(true);
   });
 
+  it(`keeps regions for ${REGION_SIGNATURES} signatures: the least recently run releases its sessions and runs on raf-op`, () => {
+    const s = loadOnnx(bytes);
+    const open = openRegionSessions();
+    // Batches of 200 rows and more: each signature's matmul is above its threshold.
+    const batches = Array.from({ length: REGION_SIGNATURES + 1 }, (_, i) => 200 + i);
+    const xs = batches.map((rows, i) => randomUniform([rows, K], { seed: 40 + i, low: -1, high: 1 }));
+    const run = (i: number) => values(s.run({ x: xs[i]! }).z!);
+    const want = (i: number) => reference(xs[i]!.dataSync() as Float32Array, batches[i]!);
+    for (let i = 0; i < REGION_SIGNATURES; i++) for (let r = 0; r < 2; r++) run(i);
+    expect(s.regionSignatures).toBe(REGION_SIGNATURES);
+    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
+    const first = s.graphFor({ x: xs[0]! });
+    expect(layout(first)).toEqual(['ort[matmul,add,relu]']);
+    // Signature 1 is run again, so 0 is the least recently run when the ninth forms its region.
+    run(1);
+    run(REGION_SIGNATURES);
+    assertAllClose(run(REGION_SIGNATURES), want(REGION_SIGNATURES), TOL, 'ninth signature, with its region');
+    expect(layout(s.graphFor({ x: xs[REGION_SIGNATURES]! }))).toEqual(['ort[matmul,add,relu]']);
+    expect(s.regionSignatures).toBe(REGION_SIGNATURES);
+    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
+    expect(layout(s.graphFor({ x: xs[1]! }))).toEqual(['ort[matmul,add,relu]']);
+    // Signature 0 runs on raf-op's kernels again; the graph taken before refuses to run its released region.
+    expect(layout(s.graphFor({ x: xs[0]! })).some((l) => l.startsWith('ort['))).toBe(false);
+    assertAllClose(run(0), want(0), TOL, 'released signature, on raf-op kernels');
+    expect(() => execute(first, [xs[0]!])).toThrow(/its session was released/);
+    // Run twice more, it forms its region again, and signature 2 (now least recently run) leaves.
+    assertAllClose(run(0), want(0), TOL, 'released signature, its region again');
+    expect(layout(s.graphFor({ x: xs[0]! }))).toEqual(['ort[matmul,add,relu]']);
+    expect(layout(s.graphFor({ x: xs[2]! })).some((l) => l.startsWith('ort['))).toBe(false);
+    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
+  });
+
   it('dissolves back into its calls for a graph that leaves the CPU, on the CPU and by moveGraph to WebGPU', async (ctx) => {
     const x = randomUniform([256, K], { seed: 7, low: -1, high: 1 });
     const g = loadOnnx(bytes, { ortRegions: true }).graphFor({ x });
@@ -377,4 +466,23 @@ describe('ort regions on a corpus model', () => {
       );
     },
   );
+});
+
+describe("every corpus model at loadOnnx's defaults: the second run, through whatever regions formed", () => {
+  // Models not fetched (npm run fetch:models) are skipped, as the corpus test skips them.
+  for (const m of CORPUS.filter((c) => !c.refuses))
+    it.skipIf(!corpusFile(m))(`${m.name} equals onnxruntime-node`, async () => {
+      const bytes = new Uint8Array(readFileSync(corpusFile(m)!));
+      const feeds = feedsFor(m, bytes);
+      const s = loadOnnx(bytes);
+      s.run(feeds);
+      const ours = s.run(feeds);
+      const session = await ortSession(bytes);
+      const ref = await session.run(ortFeeds(bytes, feeds));
+      for (const name of session.outputNames) {
+        const want = Array.from(ref[name]!.data as ArrayLike<number | bigint>, Number);
+        expect(want.every(Number.isFinite), `${name}: onnxruntime's output is finite`).toBe(true);
+        assertAllClose(values(ours[name]!), want, TOL, `${m.name} ${name}, second run vs onnxruntime-node`);
+      }
+    });
 });

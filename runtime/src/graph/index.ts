@@ -34,12 +34,18 @@ export {
   type Pattern,
   type DialectPattern,
 } from './passes/fuse-patterns.ts';
-export { ortRegions, isOrtRegion, type OrtRegion, type OrtRegionOptions } from './passes/ort-regions.ts';
+export {
+  ortRegions,
+  isOrtRegion,
+  releaseOrtRegions,
+  type OrtRegion,
+  type OrtRegionOptions,
+} from './passes/ort-regions.ts';
 export { fromRelay, FromRelayError, loadRelay, RelayProgram } from './frontends/from-relay.ts';
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';
 export { decodeOnnx, initOnnx } from './onnx/proto.ts';
-export { loadOnnx, OnnxSession, type OnnxSessionOptions } from './onnx/session.ts';
+export { loadOnnx, OnnxSession, REGION_SIGNATURES, type OnnxSessionOptions } from './onnx/session.ts';
 import './fused-cpu.ts';
 import './fused-webgpu.ts';
 export { Model } from './model.ts';

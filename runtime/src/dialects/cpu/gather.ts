@@ -26,3 +26,34 @@ export function forEachGather(
     }
   }
 }
+
+type Elements = { length: number; [i: number]: number; subarray?: unknown };
+
+/**
+ * y = x[..., indices[j], ...] along axis, copying whole runs of `inner` elements (a row of an embedding table, a
+ * slice of a take) at once: typed-array `set` where both sides are typed arrays of one kind and runs are long, an index loop otherwise.
+ * take and embedding use it; take_dx, which adds, visits elements through forEachGather.
+ */
+export function gatherCopy(op: string, x: Tensor, indices: Tensor, axis: number, ys: Elements): void {
+  const { outer, len, inner } = aroundAxis(x.shape, axis);
+  const xs = x.dataSync() as unknown as Elements;
+  const idx = indices.dataSync();
+  const m = idx.length;
+  // set() pays for a subarray view per run: worth it from a few dozen elements.
+  const typed =
+    inner >= 16 &&
+    ArrayBuffer.isView(xs) &&
+    ArrayBuffer.isView(ys) &&
+    Object.getPrototypeOf(xs) === Object.getPrototypeOf(ys);
+  for (let j = 0; j < m; j++) {
+    let k = idx[j]!;
+    if (k < 0) k += len;
+    if (k < 0 || k >= len) throw new OpError(op, `index ${idx[j]} is out of range for axis of size ${len}`, 'indices');
+    for (let o = 0; o < outer; o++) {
+      const src = (o * len + k) * inner;
+      const dst = (o * m + j) * inner;
+      if (typed) (ys as unknown as Float32Array).set((xs as unknown as Float32Array).subarray(src, src + inner), dst);
+      else for (let i = 0; i < inner; i++) ys[dst + i] = xs[src + i]!;
+    }
+  }
+}

@@ -22,13 +22,19 @@ export const ORT_PINNED_LEVEL = 5;
  * T16 B1 I64 H64 (35k); gru wins from T32 B4 I128 H128 (132k) (measured with two threads, not yet rerun). max_pool2d
  * with a 3×3 window, stride 2, pad 1 wins from 24×74×32 (0.064 vs 0.43 ms) to 64×56² (0.79×), while a 2×2 window of
  * stride 2, which the wasm kernel takes two columns at a time, loses 3.4× and 7× at those sizes: see ortDeclines.
- * Left pinned-only: avg_pool2d, layer_norm, softmax. Calls below a threshold stay in wasm.
+ * The integer products of quantized models (matmul_integer, qlinear_matmul; conv_integer, qlinear_conv) take matmul's
+ * and conv2d's thresholds, not measured apart; in graph mode they count towards a region's work with the rest
+ * (ort-regions.ts). Left pinned-only: avg_pool2d, layer_norm, softmax. Calls below a threshold stay in wasm.
  */
 const MIN_WORK: Readonly<Record<string, number>> = {
   matmul: 150_000,
   batch_matmul: 150_000,
   dense: 150_000,
+  matmul_integer: 150_000,
+  qlinear_matmul: 150_000,
   conv2d: 30_000,
+  conv_integer: 30_000,
+  qlinear_conv: 30_000,
   conv_transpose: 400_000,
   lstm: 20_000,
   gru: 100_000,

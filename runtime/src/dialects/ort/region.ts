@@ -24,6 +24,11 @@ export interface OrtRegionRunner {
   /** Size of the model (ModelProto bytes, no weights: every tensor is an input). */
   readonly modelBytes: number;
   readonly opset: number;
+  /**
+   * Lets the session go: the last runner of a model releases onnxruntime's session (and the weights written into it).
+   * A released runner refuses to run.
+   */
+  dispose(): void;
 }
 
 /**
@@ -31,7 +36,12 @@ export interface OrtRegionRunner {
  * input signature) share one. The key is a digest, not the bytes, since a model with its weights written in is as
  * large as they are.
  */
-const sessions = new Map<string, OrtNativeSession>();
+const sessions = new Map<string, { readonly native: OrtNativeSession; runners: number }>();
+
+/** Open region sessions (each shared by the runners of one model), for tests. */
+export function openRegionSessions(): number {
+  return sessions.size;
+}
 
 function bytesKey(b: Uint8Array): string {
   // The ort dialect runs in Node only, where node:crypto is a builtin.
@@ -67,8 +77,7 @@ export function openRegion(
   });
   const opset = Math.max(...nodes.map((n) => n.node.opset));
   for (const v of [...inputs, ...outputs])
-    if (!ortType(v.type.dtype) || v.type.dtype === 'int64')
-      throw new Error(`ort region: ${v.name} is ${v.type.dtype}, which regions do not pass`);
+    if (!ortType(v.type.dtype)) throw new Error(`ort region: ${v.name} is ${v.type.dtype}, which regions do not pass`);
   const bytes = encodeGraphModel({
     opset,
     nodes: graphNodes,
@@ -77,20 +86,35 @@ export function openRegion(
     outputs: outputs.map((o) => o.name),
   });
   const key = bytesKey(bytes);
-  let native = sessions.get(key);
-  if (!native) {
-    native = ort.newSession();
+  let entry = sessions.get(key);
+  if (!entry) {
+    const native = ort.newSession();
     native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions());
     countOrt('session');
-    sessions.set(key, native);
+    entry = { native, runners: 0 };
+    sessions.set(key, entry);
   }
-  const session = native;
+  entry.runners++;
+  const shared = entry;
+  const session = entry.native;
   const types = new Map(session.outputMetadata.map((o) => [o.name, o.type]));
   const direct = outputs.map((o) => types.get(o.name) === ONNX_DTYPE_ATTR[o.type.dtype]);
+  let released = false;
   return {
     modelBytes: bytes.length,
     opset,
+    dispose() {
+      if (released) return;
+      released = true;
+      if (--shared.runners > 0) return;
+      sessions.delete(key);
+      session.dispose();
+    },
     run(values: readonly Tensor[]): Tensor[] {
+      if (released)
+        throw new Error(
+          "ort region: its session was released (the signature left the session's region cache): take the graph from graphFor again",
+        );
       return runSession(
         ort,
         session,

@@ -25,12 +25,14 @@ export interface OnnxConversionRule {
 }
 
 export const ONNX_CONVERSION_RULES: { [K in OnnxConversion]: OnnxConversionRule } = {
-  // NumPy's indices_or_sections: an int n is n equal sections (ONNX: no `split` input, n outputs); a list of
-  // ascending indices cuts before each (ONNX: the sizes between the cuts, the last running to the axis' end).
+  // NumPy's indices_or_sections: an int n is n equal sections; a list of ascending indices cuts before each. ONNX
+  // reads equal sections from a missing `split` input up to opset 17 and from a `num_outputs` attribute from 18, so
+  // both are written as their sizes (the sizes between the cuts, the last running to the axis' end), which every
+  // opset from 13 reads alike: a node is then valid in a model of any opset (an ort region takes its nodes' highest).
   split_sizes: {
     toOnnx(value, x, args) {
-      if (typeof value === 'number') return { input: null, outputs: value };
       const dim = x.shape[normalizeAxis(args.axis as number, x.shape.length)]!;
+      if (typeof value === 'number') return { input: Array<number>(value).fill(dim / value), outputs: value };
       const cuts = [0, ...(value as readonly number[]), dim];
       const sizes = cuts.slice(1).map((c, i) => c - cuts[i]!);
       return { input: sizes, outputs: sizes.length };

@@ -13,7 +13,7 @@ import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
-import { isOrtRegion, ortRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
+import { isOrtRegion, ortRegions, releaseOrtRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
 import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel } from './proto.ts';
@@ -42,9 +42,10 @@ export interface OnnxSessionOptions {
   /**
    * Whether connected parts of the graph that onnxruntime can run become ort regions (ortRegions, before `passes`).
    * By default, on the CPU where onnxruntime-node is installed, a signature's graph gets the pass with its default
-   * policy at that signature's second run: a region forms only around a call heavy enough to go to onnxruntime alone
-   * (policy.ts thresholds), a model at small sizes runs on raf-op's kernels as before, and a signature run once (each
-   * length of a greedy decoding loop) never pays for building an onnxruntime session. `true` or an object (the pass's
+   * policy at that signature's second run: a region forms where the heavy calls in it (matmuls, convolutions,
+   * recurrences) together reach one such call's threshold (policy.ts), a model at small sizes runs on raf-op's kernels
+   * as before, and a signature run once (each length of a greedy decoding loop) never pays for building an
+   * onnxruntime session. At most REGION_SIGNATURES signatures keep their regions (least recently run leaves first). `true` or an object (the pass's
    * options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
    * `passes`, so a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort
    * dialect (a browser, no onnxruntime-node, RAF_OP_ORT=0) nothing changes.
@@ -60,6 +61,11 @@ export class OnnxSession {
   private readonly graphs = new Map<string, Graph>();
   /** Signatures not yet run twice under the default regions policy: their graph before regions and passes, runs. */
   private readonly awaitingRegions = new Map<string, { readonly pre: Graph; runs: number }>();
+  /**
+   * Signatures whose graph has ort regions under the default policy, least recently run first, with what they ran
+   * before regions formed (restored when they leave: see REGION_SIGNATURES).
+   */
+  private readonly withRegions = new Map<string, { readonly pre: Graph; readonly plain: Graph }>();
   private readonly cache: OnnxImportCache;
   private timing = { convertMs: 0, firstConvertMs: 0 };
 
@@ -180,8 +186,22 @@ export class OnnxSession {
     if (!r.nodes.some(isOrtRegion)) return undefined;
     const g = this.finish(r);
     this.timing.convertMs += performance.now() - start;
+    this.withRegions.set(key, { pre: waiting.pre, plain: this.graphs.get(key)! });
     this.graphs.set(key, g);
+    // The least recently run signature beyond the bound goes back to raf-op's kernels and may form regions again.
+    for (const [old, was] of this.withRegions) {
+      if (this.withRegions.size <= REGION_SIGNATURES) break;
+      releaseOrtRegions(this.graphs.get(old)!);
+      this.graphs.set(old, was.plain);
+      this.withRegions.delete(old);
+      this.awaitingRegions.set(old, { pre: was.pre, runs: 0 });
+    }
     return g;
+  }
+
+  /** Signatures whose graph runs ort regions now (the default policy's, at most REGION_SIGNATURES of them). */
+  get regionSignatures(): number {
+    return this.withRegions.size;
   }
 
   /** Whether the model reads small inputs' values to decide shapes, so each new set of them is a new conversion. */
@@ -210,6 +230,12 @@ export class OnnxSession {
   run(feeds: Readonly<Record<string, Tensor>>): Record<string, Tensor> {
     const { key, graph } = this.signature(feeds);
     const g = this.regionsWhenRunAgain(key) ?? graph;
+    const regions = this.withRegions.get(key);
+    if (regions) {
+      // Most recently run last.
+      this.withRegions.delete(key);
+      this.withRegions.set(key, regions);
+    }
     const args = g.params.map((p) => {
       const t = feeds[p.hint!]!;
       return t.dtype === p.type.dtype ? t : cast(t, p.type.dtype);
@@ -218,6 +244,14 @@ export class OnnxSession {
     return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
   }
 }
+
+/**
+ * How many signatures of one session keep ort regions under the default policy. Each region session holds its own
+ * copy of the weights it reads (written into its model, which is what lets onnxruntime pre-pack them), so a model run
+ * at many lengths would otherwise hold a copy per length; past the bound, the least recently run signature releases
+ * its sessions and runs on raf-op's kernels until it is run twice again.
+ */
+export const REGION_SIGNATURES = 8;
 
 /** The refusals that mean a value decides a shape: FromOnnx needs it at import, so the session folds it. */
 const SHAPE_FROM_VALUES = /must be known when the model is imported|decides the output shape by its values/;

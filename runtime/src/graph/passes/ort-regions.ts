@@ -127,6 +127,20 @@ if (!ortMissing())
     },
   ] as AnyDialectOp[]);
 
+/**
+ * Releases the onnxruntime sessions of `g`'s regions (a session shared with another graph's region stays open until
+ * that one is released too); `g`'s regions then refuse to run. Returns how many regions it released.
+ */
+export function releaseOrtRegions(g: Graph): number {
+  let n = 0;
+  for (const node of g.nodes)
+    if (isOrtRegion(node)) {
+      node.args[1].runner.dispose();
+      n++;
+    }
+  return n;
+}
+
 /** Whether `n` is an ort region's call (its region in `args[1]`). */
 export function isOrtRegion(n: Node): n is CallNode & { readonly args: readonly [readonly Atom[], OrtRegion] } {
   return n.kind === 'call' && n.op === ORT_REGION_OP;
@@ -135,8 +149,8 @@ export function isOrtRegion(n: Node): n is CallNode & { readonly args: readonly 
 export interface OrtRegionOptions {
   /**
    * Keep every region of two or more calls, whatever its work (default: only where ort is pinned at the pass, by
-   * `withDialect(['ort', ...])`); otherwise a region is kept when one of its calls is an op with a work threshold
-   * (policy.ts) and reaches it, as that call alone would go to onnxruntime.
+   * `withDialect(['ort', ...])`); otherwise a region is kept when the calls of ops with a work threshold (policy.ts)
+   * reach it together: their works, each as a share of its op's threshold, sum to 1 or more.
    */
   readonly all?: boolean;
   /**
@@ -148,15 +162,30 @@ export interface OrtRegionOptions {
   readonly weights?: 'inputs' | 'initializers';
 }
 
-/** Element types a region passes as they are (int64, stored as float64, would be converted every run). */
-const passes = (d: DType): boolean => ortType(d) !== undefined && d !== 'int64';
+/**
+ * Element types a region takes and returns: those onnxruntime has. int64 (stored as float64) is converted on the way
+ * in and out, a copy of what are small tensors in practice (token ids, masks, shapes); inside a region it stays int64.
+ */
+const passes = (d: DType): boolean => ortType(d) !== undefined;
 
 interface Candidate {
   readonly node: CallNode;
   readonly built: OrtNode;
   readonly outputs: readonly string[];
   readonly work: number;
-  readonly heavy: boolean;
+  /** The call's work as a share of its op's threshold (policy.ts), 0 for an op without one. */
+  readonly share: number;
+}
+
+/**
+ * How many of its heavy ops' thresholds a region's calls reach together: a region is kept at 1 or more, when the
+ * matmuls, convolutions and recurrences in it do as much work as one call that onnxruntime takes alone. One session run
+ * then stands for many calls, so calls below their threshold, each of which would lose to wasm on its own (onnxruntime's
+ * per-call cost), win together: BERT at sequence 128, whose dense layers are 128×128 (a third of matmul's threshold
+ * each), runs as one region (docs/performance.md).
+ */
+function heavyShare(cs: readonly Candidate[]): number {
+  return cs.reduce((s, c) => s + c.share, 0);
 }
 
 /**
@@ -200,11 +229,12 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
   const excluded = new Set<CallNode>();
   let built: { members: CallNode[]; region: OrtRegion; inputs: Atom[]; outputs: Var[] }[] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
+    for (const b of built) b.region.runner.dispose();
     built = [];
     let failed = false;
     for (const members of grow(g, candidates, excluded, producer)) {
       const cs = members.map((n) => candidates.get(n)!);
-      if (!keepAll && !cs.some((c) => c.heavy)) continue;
+      if (!keepAll && heavyShare(cs) < 1) continue;
       const io = regionIO(members, readers, false, opts.weights !== 'inputs');
       if (!io.outputs.length) continue;
       try {
@@ -216,7 +246,7 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
         let alone = 0;
         for (const n of members) {
           try {
-            makeRegion([candidates.get(n)!], regionIO([n], readers, true), names, sym);
+            makeRegion([candidates.get(n)!], regionIO([n], readers, true), names, sym).runner.dispose();
           } catch {
             excluded.add(n);
             alone++;
@@ -268,7 +298,7 @@ function candidate(
     );
     const work = callWork(ins, decl.kind === 'tuple' ? decl.outs : decl.out);
     const min = ortMinWork(n.op.name);
-    return { node: n, built, outputs, work, heavy: min !== undefined && work >= min };
+    return { node: n, built, outputs, work, share: min === undefined ? 0 : work / min };
   } catch {
     return null;
   }
@@ -348,9 +378,8 @@ function grow(
     .map((m) => m.sort((x, y) => order.get(x)! - order.get(y)!));
 }
 
-/** A float constant a region may write into its model. */
-const bakeable = (a: Atom): boolean =>
-  a.kind === 'const' && (a.value.dtype === 'float32' || a.value.dtype === 'float64') && a.value.device.kind === 'cpu';
+/** A constant a region may write into its model (weights, and index or mask constants). */
+const bakeable = (a: Atom): boolean => a.kind === 'const' && passes(a.value.dtype) && a.value.device.kind === 'cpu';
 
 interface RegionIO {
   /** Atoms the region reads from outside (vars and constants), in first-use order. */
