@@ -45,15 +45,41 @@ export const ONNX_TYPE = {
   uint64: 13,
 } as const;
 
+/**
+ * A protobuf writer that copies each payload once: small fields collect in a byte list, raw payloads (weights) and
+ * nested messages are kept as chunks, and `finish` joins them. A region's model is as large as its weights, so a
+ * byte-by-byte copy at every nesting level cost most of a region's build.
+ */
 class Writer {
-  private bytes: number[] = [];
+  private readonly chunks: Uint8Array[] = [];
+  private pending: number[] = [];
+  /** Bytes written so far. */
+  length = 0;
+  private push(b: number): void {
+    this.pending.push(b);
+    this.length++;
+  }
+  private flush(): void {
+    if (!this.pending.length) return;
+    this.chunks.push(Uint8Array.from(this.pending));
+    this.pending = [];
+  }
   varint(v: number | bigint): void {
+    if (typeof v === 'number' && v >= 0 && Number.isSafeInteger(v)) {
+      while (v >= 0x80) {
+        this.push((v % 0x80) | 0x80);
+        v = Math.floor(v / 0x80);
+      }
+      this.push(v);
+      return;
+    }
+    // Negative values are their 64-bit two's complement.
     let n = BigInt.asUintN(64, BigInt(v));
     while (n >= 0x80n) {
-      this.bytes.push(Number(n & 0x7fn) | 0x80);
+      this.push(Number(n & 0x7fn) | 0x80);
       n >>= 7n;
     }
-    this.bytes.push(Number(n));
+    this.push(Number(n));
   }
   tag(field: number, wire: number): void {
     this.varint((field << 3) | wire);
@@ -64,13 +90,14 @@ class Writer {
   }
   float(field: number, v: number): void {
     this.tag(field, 5);
-    const b = new Uint8Array(new Float32Array([v]).buffer);
-    this.bytes.push(...b);
+    for (const b of new Uint8Array(new Float32Array([v]).buffer)) this.push(b);
   }
   raw(field: number, b: Uint8Array): void {
     this.tag(field, 2);
     this.varint(b.length);
-    for (const x of b) this.bytes.push(x);
+    this.flush();
+    this.chunks.push(b);
+    this.length += b.length;
   }
   string(field: number, s: string): void {
     this.raw(field, new TextEncoder().encode(s));
@@ -78,10 +105,22 @@ class Writer {
   message(field: number, build: (w: Writer) => void): void {
     const w = new Writer();
     build(w);
-    this.raw(field, w.finish());
+    w.flush();
+    this.tag(field, 2);
+    this.varint(w.length);
+    this.flush();
+    for (const c of w.chunks) this.chunks.push(c);
+    this.length += w.length;
   }
   finish(): Uint8Array {
-    return Uint8Array.from(this.bytes);
+    this.flush();
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
   }
 }
 
