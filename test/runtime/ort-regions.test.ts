@@ -19,7 +19,6 @@ import {
   type Graph,
 } from '../../runtime/src/graph/index.ts';
 import { ortStats } from '../../runtime/src/dialects/ort/index.ts';
-import { openRegionSessions } from '../../runtime/src/dialects/ort/region.ts';
 import { encodeGraphModel } from '../../runtime/src/dialects/ort/proto.ts';
 import { feedsFor, ortFeeds, ortSession } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
@@ -372,36 +371,56 @@ describe("loadOnnx forms ort regions by default where a call is heavy enough, at
     expect(noRegion(off.graphFor({ x: big }))).toBe(true);
   });
 
-  it(`keeps regions for ${REGION_SIGNATURES} signatures: the least recently run releases its sessions and runs on raf-op`, () => {
+  it(`keeps regions for ${REGION_SIGNATURES} signatures (the least recently run releases its sessions); release() frees all`, () => {
     const s = loadOnnx(bytes);
-    const open = openRegionSessions();
     // Batches of 200 rows and more: each signature's matmul is above its threshold.
     const batches = Array.from({ length: REGION_SIGNATURES + 1 }, (_, i) => 200 + i);
     const xs = batches.map((rows, i) => randomUniform([rows, K], { seed: 40 + i, low: -1, high: 1 }));
     const run = (i: number) => values(s.run({ x: xs[i]! }).z!);
     const want = (i: number) => reference(xs[i]!.dataSync() as Float32Array, batches[i]!);
+    /** The runner of signature i's region (its graph now has one). */
+    const runner = (i: number) => {
+      const n = s.graphFor({ x: xs[i]! }).nodes[0]!;
+      if (!isOrtRegion(n)) throw new Error(`signature ${i} has no region`);
+      return n.args[1].runner;
+    };
+    const hasRegion = (i: number) => layout(s.graphFor({ x: xs[i]! })).some((l) => l.startsWith('ort['));
     for (let i = 0; i < REGION_SIGNATURES; i++) for (let r = 0; r < 2; r++) run(i);
     expect(s.regionSignatures).toBe(REGION_SIGNATURES);
-    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
+    const runners = Array.from({ length: REGION_SIGNATURES }, (_, i) => runner(i));
+    expect(runners.every((r) => !r.released)).toBe(true);
     const first = s.graphFor({ x: xs[0]! });
     expect(layout(first)).toEqual(['ort[matmul,add,relu]']);
     // Signature 1 is run again, so 0 is the least recently run when the ninth forms its region.
     run(1);
     run(REGION_SIGNATURES);
     assertAllClose(run(REGION_SIGNATURES), want(REGION_SIGNATURES), TOL, 'ninth signature, with its region');
-    expect(layout(s.graphFor({ x: xs[REGION_SIGNATURES]! }))).toEqual(['ort[matmul,add,relu]']);
+    expect(hasRegion(REGION_SIGNATURES)).toBe(true);
     expect(s.regionSignatures).toBe(REGION_SIGNATURES);
-    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
-    expect(layout(s.graphFor({ x: xs[1]! }))).toEqual(['ort[matmul,add,relu]']);
+    expect(runners.map((r) => r.released)).toEqual(runners.map((_, i) => i === 0));
     // Signature 0 runs on raf-op's kernels again; the graph taken before refuses to run its released region.
-    expect(layout(s.graphFor({ x: xs[0]! })).some((l) => l.startsWith('ort['))).toBe(false);
+    expect(hasRegion(0)).toBe(false);
     assertAllClose(run(0), want(0), TOL, 'released signature, on raf-op kernels');
     expect(() => execute(first, [xs[0]!])).toThrow(/its session was released/);
     // Run twice more, it forms its region again, and signature 2 (now least recently run) leaves.
     assertAllClose(run(0), want(0), TOL, 'released signature, its region again');
-    expect(layout(s.graphFor({ x: xs[0]! }))).toEqual(['ort[matmul,add,relu]']);
-    expect(layout(s.graphFor({ x: xs[2]! })).some((l) => l.startsWith('ort['))).toBe(false);
-    expect(openRegionSessions() - open).toBe(REGION_SIGNATURES);
+    expect(hasRegion(0)).toBe(true);
+    expect(hasRegion(2)).toBe(false);
+    expect(runners[2]!.released).toBe(true);
+    // release() lets every session go; the session still runs, on raf-op's kernels, then forms regions again.
+    const held = [0, 1, 3, 4, 5, 6, 7, REGION_SIGNATURES].map(runner);
+    expect(s.release()).toBe(REGION_SIGNATURES);
+    expect(held.every((r) => r.released)).toBe(true);
+    expect(s.regionSignatures).toBe(0);
+    assertAllClose(run(3), want(3), TOL, 'after release, on raf-op kernels');
+    expect(hasRegion(3)).toBe(false);
+    assertAllClose(run(3), want(3), TOL, 'after release, run twice: its region again');
+    expect(hasRegion(3)).toBe(true);
+    expect(runner(3).released).toBe(false);
+    const converted = loadOnnx(bytes, { ortRegions: true });
+    assertAllClose(values(converted.run({ x: xs[4]! }).z!), want(4), TOL, 'ortRegions: true');
+    expect(converted.release()).toBe(1);
+    assertAllClose(values(converted.run({ x: xs[4]! }).z!), want(4), TOL, 'ortRegions: true, converted again');
   });
 
   it('dissolves back into its calls for a graph that leaves the CPU, on the CPU and by moveGraph to WebGPU', async (ctx) => {

@@ -29,6 +29,8 @@ export interface OrtRegionRunner {
    * A released runner refuses to run.
    */
   dispose(): void;
+  /** Whether dispose() ran (its session, or its share of one, is let go). */
+  readonly released: boolean;
 }
 
 /**
@@ -38,10 +40,8 @@ export interface OrtRegionRunner {
  */
 const sessions = new Map<string, { readonly native: OrtNativeSession; runners: number }>();
 
-/** Open region sessions (each shared by the runners of one model), for tests. */
-export function openRegionSessions(): number {
-  return sessions.size;
-}
+/** A runner no graph holds any more releases its share of the session, as dispose() would. */
+const unreferenced = new FinalizationRegistry<() => void>((release) => release());
 
 function bytesKey(b: Uint8Array): string {
   // The ort dialect runs in Node only, where node:crypto is a builtin.
@@ -51,6 +51,24 @@ function bytesKey(b: Uint8Array): string {
     createHash(algorithm: string): { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
   };
   return `${b.length}:${crypto.createHash('sha256').update(b).digest('hex')}`;
+}
+
+/**
+ * A runner's share of its session, let go once. Made outside openRegion so that the closure holds no reference to the
+ * runner (a closure of openRegion's would share its scope, and the registry would keep the runner alive).
+ */
+function releaser(
+  key: string,
+  entry: { readonly native: OrtNativeSession; runners: number },
+  state: { released: boolean },
+): () => void {
+  return () => {
+    if (state.released) return;
+    state.released = true;
+    if (--entry.runners > 0) return;
+    sessions.delete(key);
+    entry.native.dispose();
+  };
 }
 
 /**
@@ -95,23 +113,23 @@ export function openRegion(
     sessions.set(key, entry);
   }
   entry.runners++;
-  const shared = entry;
   const session = entry.native;
   const types = new Map(session.outputMetadata.map((o) => [o.name, o.type]));
   const direct = outputs.map((o) => types.get(o.name) === ONNX_DTYPE_ATTR[o.type.dtype]);
-  let released = false;
-  return {
+  const state = { released: false };
+  const release = releaser(key, entry, state);
+  const runner: OrtRegionRunner = {
     modelBytes: bytes.length,
     opset,
-    dispose() {
-      if (released) return;
-      released = true;
-      if (--shared.runners > 0) return;
-      sessions.delete(key);
-      session.dispose();
+    get released() {
+      return state.released;
+    },
+    dispose(this: OrtRegionRunner) {
+      unreferenced.unregister(this);
+      release();
     },
     run(values: readonly Tensor[]): Tensor[] {
-      if (released)
+      if (state.released)
         throw new Error(
           "ort region: its session was released (the signature left the session's region cache): take the graph from graphFor again",
         );
@@ -127,4 +145,6 @@ export function openRegion(
       );
     },
   };
+  unreferenced.register(runner, release, runner);
+  return runner;
 }

@@ -199,6 +199,28 @@ export class OnnxSession {
     return g;
   }
 
+  /**
+   * Lets go of the onnxruntime sessions the session's ort regions hold (as onnxruntime's InferenceSession.release
+   * does), rather than waiting for the garbage collector to find its graphs unreachable. The session still runs: a
+   * signature whose regions formed by the default policy runs on raf-op's kernels and forms them again when run twice,
+   * one converted with `ortRegions: true` is converted again at its next run. Returns how many regions it released.
+   */
+  release(): number {
+    let n = 0;
+    for (const [key, g] of this.graphs) {
+      const released = releaseOrtRegions(g);
+      if (!released) continue;
+      n += released;
+      const was = this.withRegions.get(key);
+      if (was) {
+        this.graphs.set(key, was.plain);
+        this.awaitingRegions.set(key, { pre: was.pre, runs: 0 });
+      } else this.graphs.delete(key);
+    }
+    this.withRegions.clear();
+    return n;
+  }
+
   /** Signatures whose graph runs ort regions now (the default policy's, at most REGION_SIGNATURES of them). */
   get regionSignatures(): number {
     return this.withRegions.size;
