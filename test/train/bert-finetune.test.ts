@@ -16,12 +16,12 @@ const bytes = new Uint8Array(readFileSync(new URL('../../../shared/onnx-tx/bert-
 
 type Batch = { input_ids: number[][]; attention_mask: number[][]; token_type_ids: number[][]; labels: number[] };
 
-function batchTensors(b: Batch): Tensor[] {
+function batchTensors(b: Batch, dtype: 'float32' | 'float64' = 'float32'): Tensor[] {
   const ints = (rows: number[][]) => tensor(rows, { dtype: 'int32' });
   // Labels one-hot, so the loss is -mean(sum(onehot * log_softmax(logits))).
   const onehot = tensor(
     b.labels.map((l) => [l === 0 ? 1 : 0, l === 1 ? 1 : 0]),
-    { dtype: 'float32' },
+    { dtype },
   );
   return [ints(b.input_ids), ints(b.attention_mask), ints(b.token_type_ids), onehot];
 }
@@ -36,12 +36,14 @@ function maxRel(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 describe('fine-tuning BERT imported from ONNX (bert-ts.onnx), Adam, against NumPy float64', () => {
-  it('float32 on the CPU: every step loss within 1e-4 relative, final parameters close', () => {
-    const model = train.onnxParams(bytes, { freeze: fixture.config.frozen });
+  /** Trains the fixture's 50 steps in `dtype`; returns every step's loss and the optimizer (its params trained). */
+  function fineTune(dtype: 'float32' | 'float64') {
+    const model = train.onnxParams(bytes, { freeze: fixture.config.frozen, dtype });
     expect(model.frozen).toEqual(fixture.config.frozen);
+    expect(Object.values(model.params).every((t) => t.dtype === dtype)).toBe(true);
     const head = {
-      'head.weight': tensor(fixture.head['head.weight'], { dtype: 'float32', shape: [2, 128] }),
-      'head.bias': tensor(fixture.head['head.bias'], { dtype: 'float32', shape: [2] }),
+      'head.weight': tensor(fixture.head['head.weight'], { dtype, shape: [2, 128] }),
+      'head.bias': tensor(fixture.head['head.bias'], { dtype, shape: [2] }),
     };
     const opt = train.adam({ ...model.params, ...head }, { lr: fixture.config.lr });
     const lossFn: train.BatchLossFn = (p, ids, mask, types, y) => {
@@ -51,14 +53,21 @@ describe('fine-tuning BERT imported from ONNX (bert-ts.onnx), Adam, against NumP
       const logp = ops.logSoftmax(ops.dense(first, p['head.weight']!, p['head.bias']!), -1);
       return ops.negative(ops.mean(ops.sum(ops.multiply(y!, logp), [1])));
     };
-    const batches = (fixture.batches as Batch[]).map(batchTensors);
+    const batches = (fixture.batches as Batch[]).map((b) => batchTensors(b, dtype));
     const step = train.compileTrainStep(lossFn, opt, batches[0]!);
     const losses: number[] = [];
     for (let k = 0; k < fixture.config.steps; k++) {
       const loss = step(batches[k % batches.length]!);
+      expect(loss.dtype).toBe(dtype);
       losses.push(loss.item());
       loss.dispose();
     }
+    for (const b of batches) for (const t of b) t.dispose();
+    return { losses, opt };
+  }
+
+  it('float32 on the CPU: every step loss within 1e-4 relative, final parameters close', () => {
+    const { losses, opt } = fineTune('float32');
     const ref = fixture.losses as number[];
     if (process.env.RAF_PRINT) console.log('max rel loss', maxRel(losses, ref));
     for (let k = 0; k < ref.length; k++)
@@ -75,10 +84,31 @@ describe('fine-tuning BERT imported from ONNX (bert-ts.onnx), Adam, against NumP
       expect(Math.abs(sumsq - want.sumsq) / want.sumsq, name).toBeLessThan(1e-4);
     }
     opt.dispose();
-    for (const b of batches) for (const t of b) t.dispose();
   }, 60_000);
 
+  it('float64 on the CPU (onnxParams dtype float64): every step loss and the final parameters within 1e-9', () => {
+    const { losses, opt } = fineTune('float64');
+    const ref = fixture.losses as number[];
+    if (process.env.RAF_PRINT) console.log('max rel loss (float64)', maxRel(losses, ref));
+    for (let k = 0; k < ref.length; k++)
+      expect(Math.abs(losses[k]! - ref[k]!) / ref[k]!, `step ${k + 1}: ${losses[k]} vs ${ref[k]}`).toBeLessThan(1e-9);
+    for (const [name, want] of Object.entries(
+      fixture.final as Record<string, { first: number[]; sum: number; sumsq: number }>,
+    )) {
+      const got = opt.params[name]!.dataSync() as Float64Array;
+      expect(got).toBeInstanceOf(Float64Array);
+      expect(maxRel(got.slice(0, 8), want.first), name).toBeLessThan(1e-9);
+      let sumsq = 0;
+      for (const v of got) sumsq += v * v;
+      expect(Math.abs(sumsq - want.sumsq) / want.sumsq, name).toBeLessThan(1e-9);
+    }
+    opt.dispose();
+  }, 120_000);
+
   it('refuses a frozen name that is not an initializer, and a trainable initializer that does not reach the loss', () => {
+    expect(() => train.onnxParams(bytes, { dtype: 'float16' as 'float32' })).toThrow(
+      /train\.onnxParams: dtype: is 'float16'/,
+    );
     expect(() => train.onnxParams(bytes, { freeze: ['m.embeddings.word_embeddings.weight', 'nope'] })).toThrow(
       /train\.onnxParams: freeze: names 'nope', which is not an initializer of the model/,
     );

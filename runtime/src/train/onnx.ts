@@ -12,7 +12,7 @@ import { bindOut, isAtom, type Atom, type Graph, type Var } from '../graph/ir.ts
 import { invoke } from '../dispatch.ts';
 import { decodeOnnx, type OnnxModel } from '../graph/onnx/proto.ts';
 import { OnnxSession } from '../graph/onnx/session.ts';
-import { constTensor, importedDType, withFloat16As } from '../graph/onnx/values.ts';
+import { constTensor, importedDType, withFloatsAs } from '../graph/onnx/values.ts';
 import { formatShape } from '../shape.ts';
 import { placeOn, Tensor } from '../tensor.ts';
 import { TrainError } from './errors.ts';
@@ -31,6 +31,12 @@ export interface OnnxParamsOptions {
    * the model is an error; a predicate is asked about each float initializer.
    */
   readonly freeze?: FreezeSpec;
+  /**
+   * The parameters' dtype and the one the model computes in: 'float32' (the default; float16 models widen to it on the
+   * CPU) or 'float64', every float value widened (FromOnnxOptions.float32), for fine-tuning checked against a float64
+   * reference.
+   */
+  readonly dtype?: 'float32' | 'float64';
 }
 
 /** An imported model's trainable parameters and its forward function over them. */
@@ -63,6 +69,9 @@ export function onnxParams(model: Uint8Array | OnnxModel | OnnxSession, opts: On
   const device = opts.device ?? CPU;
   // float16 initializers compute as on the device's float16 mode (widened to float32 on the CPU), as fromOnnx does.
   const float16 = device.kind === 'cpu' ? 'float32' : 'float16';
+  const wide = opts.dtype === 'float64';
+  if (opts.dtype !== undefined && opts.dtype !== 'float32' && !wide)
+    throw new TrainError(`${WHERE}: dtype`, `is '${opts.dtype}'`, "give 'float32' or 'float64'");
   const names = new Set(m.initializers.map((t) => t.name));
   const spec = opts.freeze ?? [];
   const tests = typeof spec === 'function' ? [spec] : spec.filter((f) => typeof f === 'function');
@@ -79,7 +88,7 @@ export function onnxParams(model: Uint8Array | OnnxModel | OnnxSession, opts: On
     );
   const params: Params = {};
   const frozen: string[] = [];
-  withFloat16As(float16, () => {
+  withFloatsAs({ float16: wide ? 'float64' : float16, float32: wide ? 'float64' : 'float32' }, () => {
     for (const t of m.initializers) {
       if (!isFloat(importedDType(t.dtype))) continue;
       if (frozenNames.includes(t.name) || tests.some((f) => f(t.name, t.shape))) {
@@ -112,6 +121,7 @@ export function onnxParams(model: Uint8Array | OnnxModel | OnnxSession, opts: On
       g = fromOnnx(m, {
         device,
         float16,
+        float32: wide ? 'float64' : 'float32',
         shapes: Object.fromEntries(inputNames.map((n) => [n, feeds[n]!.shape])),
         initializersAsInputs: trainable,
       });

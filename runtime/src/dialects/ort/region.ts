@@ -3,6 +3,7 @@
 
 import type { Tensor, TensorType } from '../../tensor.ts';
 import { countOrt, ONNX_DTYPE_ATTR, ortType, runSession, sessionOptions, type OrtNode } from './kernel.ts';
+import { wasmThreads } from '../wasm/threads/index.ts';
 import { loadOrt, type OrtNativeSession } from './load.ts';
 import { encodeGraphModel, type OrtConst } from './proto.ts';
 
@@ -34,9 +35,9 @@ export interface OrtRegionRunner {
 }
 
 /**
- * Sessions by model bytes (their SHA-256 and length): regions of the same calls on the same shapes (one graph per
- * input signature) share one. The key is a digest, not the bytes, since a model with its weights written in is as
- * large as they are.
+ * Sessions by thread count and model bytes (their SHA-256 and length): regions of the same calls on the same shapes
+ * (one graph per input signature) share one. The key is a digest, not the bytes, since a model with its weights
+ * written in is as large as they are.
  */
 const sessions = new Map<string, { readonly native: OrtNativeSession; runners: number }>();
 
@@ -103,11 +104,12 @@ export function openRegion(
     consts,
     outputs: outputs.map((o) => o.name),
   });
-  const key = bytesKey(bytes);
+  // Sessions run on as many threads as raf-op's kernels did when they were opened: the count is part of the key.
+  const key = `${wasmThreads()}:${bytesKey(bytes)}`;
   let entry = sessions.get(key);
   if (!entry) {
     const native = ort.newSession();
-    native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions());
+    native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions(true));
     countOrt('session');
     entry = { native, runners: 0 };
     sessions.set(key, entry);

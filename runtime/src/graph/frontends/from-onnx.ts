@@ -14,7 +14,7 @@ import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
 import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
-import { constTensor, importedDType, onnxDType, valuesOf, withFloat16As } from '../onnx/values.ts';
+import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
   decodeOnnx,
@@ -40,6 +40,12 @@ export interface FromOnnxOptions {
    * WebGPU, where shader-f16 computes them natively): every op rounds its result to float16, as ONNX's reference does.
    */
   readonly float16?: 'float32' | 'float16';
+  /**
+   * How the model's float32 values compute: 'float32' (the default), or 'float64', where every float value (float32
+   * and float16 weights, inputs, constants, Casts to them) is widened and the whole model computes in float64, outputs
+   * included (checking against a float64 reference, fine-tuning in float64: train.onnxParams' `dtype`).
+   */
+  readonly float32?: 'float32' | 'float64';
   /**
    * Values an earlier conversion of the same model (same device and float16 mode) computed from initializers and
    * constants alone, reused instead of computed again (OnnxSession converts a model once per input signature).
@@ -108,7 +114,11 @@ function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
 export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = {}): Graph {
   const device = opts.device ?? CPU;
-  return withFloat16As(float16Mode(opts, device), () => convertModel(model, opts));
+  const wide = opts.float32 === 'float64';
+  return withFloatsAs(
+    { float16: wide ? 'float64' : float16Mode(opts, device), float32: wide ? 'float64' : 'float32' },
+    () => convertModel(model, opts),
+  );
 }
 
 function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Graph {
@@ -123,7 +133,8 @@ function convertModel(model: Uint8Array | OnnxModel, opts: FromOnnxOptions): Gra
     cache &&
     !opts.initializersAsInputs?.length &&
     cache.device === device &&
-    cache.float16 === float16Mode(opts, device)
+    cache.float16 === float16Mode(opts, device) &&
+    opts.float32 !== 'float64'
       ? { cache, top: values }
       : null;
   try {

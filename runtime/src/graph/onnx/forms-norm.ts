@@ -33,7 +33,7 @@ import { getOp } from '../../registry.ts';
 import { normalizeAxis, sizeOf } from '../../shape.ts';
 import { tensor, zeros, type Tensor } from '../../tensor.ts';
 import type { ImportContext } from './forms.ts';
-import { valuesOf } from './values.ts';
+import { importedDType, valuesOf } from './values.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -158,7 +158,9 @@ const layerNormForm: Form = (ctx) => {
   const mu = mean(xs, axes, true);
   const centered = subtract(xs, mu);
   const inv = rsqrt(add(mean(multiply(centered, centered), axes, true), epsilon));
-  const f32 = (t: Tensor) => (t.dtype === 'float32' ? t : cast(t, 'float32'));
+  // Mean and InvStdDev are float32 (stash_type 1), or float64 when the model imports in float64.
+  const stash = importedDType('float32');
+  const f32 = (t: Tensor) => (t.dtype === stash ? t : cast(t, stash));
   return [y, f32(mu), f32(inv)];
 };
 

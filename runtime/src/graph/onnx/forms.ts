@@ -212,9 +212,9 @@ const constantForm: Form = (ctx) => {
     case 'value':
       return [constTensor(value as OnnxTensor)];
     case 'value_float':
-      return [tensor([value as number], { dtype: 'float32', shape: [] })];
+      return [tensor([value as number], { dtype: importedDType('float32'), shape: [] })];
     case 'value_floats':
-      return [tensor(value as number[], { dtype: 'float32' })];
+      return [tensor(value as number[], { dtype: importedDType('float32') })];
     case 'value_int':
       return [tensor([value as number], { dtype: 'int64', shape: [] })];
     case 'value_ints':
@@ -242,7 +242,7 @@ const shapeForm: Form = (ctx) => {
  */
 const constantOfShapeForm: Form = (ctx) => {
   const v = ctx.attr('value') as OnnxTensor | undefined;
-  const dtype: DType = v ? v.dtype : 'float32';
+  const dtype: DType = importedDType(v ? v.dtype : 'float32');
   return [constantOfShape(need(ctx, 0), v?.values[0] ?? 0, dtype)];
 };
 

@@ -26,26 +26,37 @@ const ONNX_DTYPES: Readonly<Record<number, DType>> = {
 export function onnxDType(code: number): DType {
   const d = ONNX_DTYPES[code];
   if (!d) throw new Error(`ONNX element type ${code} (${onnxTypeName(code)}) has no raf-op dtype`);
-  return d === 'float16' ? float16As : d;
+  return importedDType(d);
 }
 
-/** What an ONNX float16 value becomes while a model converts (see FromOnnxOptions.float16). */
-let float16As: 'float16' | 'float32' = 'float16';
+/**
+ * What ONNX float16 and float32 values become while a model converts (see FromOnnxOptions.float16 and .float32):
+ * float16 as float16 or widened to float32; both widened to float64 in the float64 mode.
+ */
+let floatsAs: { readonly float16: 'float16' | 'float32' | 'float64'; readonly float32: 'float32' | 'float64' } = {
+  float16: 'float16',
+  float32: 'float32',
+};
 
 /** Runs `fn` (a conversion) with ONNX float16 values held, and computed, in `as`. */
 export function withFloat16As<T>(as: 'float16' | 'float32', fn: () => T): T {
-  const outer = float16As;
-  float16As = as;
+  return withFloatsAs({ float16: as, float32: 'float32' }, fn);
+}
+
+/** Runs `fn` (a conversion) with ONNX float16 and float32 values held, and computed, as `as` says. */
+export function withFloatsAs<T>(as: typeof floatsAs, fn: () => T): T {
+  const outer = floatsAs;
+  floatsAs = as;
   try {
     return fn();
   } finally {
-    float16As = outer;
+    floatsAs = outer;
   }
 }
 
 /** The dtype an ONNX value's element type becomes in the graph being converted. */
 export function importedDType(d: DType): DType {
-  return d === 'float16' ? float16As : d;
+  return d === 'float16' ? floatsAs.float16 : d === 'float32' ? floatsAs.float32 : d;
 }
 
 /**
@@ -73,8 +84,13 @@ export function constTensor(t: OnnxTensor): Tensor {
   // the shape still takes tensor(), which reports it.
   const data = t.data;
   // float16 weights computed in float32: the decoder's widened values (exact) become the storage as they are.
-  if (t.dtype === 'float16' && float16As === 'float32' && sizeOf(t.shape) === data.length)
+  if (t.dtype === 'float16' && floatsAs.float16 === 'float32' && sizeOf(t.shape) === data.length)
     return fromStorage(t.shape, 'float32', data instanceof Float32Array ? data : Float32Array.from(data));
+  // The float64 mode: float16 and float32 weights widened (exactly).
+  if ((t.dtype === 'float16' || t.dtype === 'float32') && importedDType(t.dtype) === 'float64')
+    return sizeOf(t.shape) === data.length
+      ? fromStorage(t.shape, 'float64', Float64Array.from(data))
+      : tensor(t.values, { dtype: 'float64', shape: t.shape });
   if (sizeOf(t.shape) === data.length) {
     // The decoder's own typed arrays (over a copy of the raw bytes) become the storage as they are.
     if (t.dtype === 'float32' && data instanceof Float32Array) return fromStorage(t.shape, 'float32', data);
