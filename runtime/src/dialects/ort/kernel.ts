@@ -290,7 +290,9 @@ function prepare<A>(
     return [fed, `${fed}=${t.dtype}[${shape}]`];
   });
   const outs = Array.isArray(out) ? (out as readonly TensorType[]) : [out as TensorType];
-  let session = sessions.get(node.key);
+  // A session runs on the thread count it was opened with (sessionOptions): the count is part of its key.
+  const key = `${wasmThreads()}|${node.key}`;
+  let session = sessions.get(key);
   if (!session) {
     const model = (widen: ReadonlySet<string>): Model => ({
       opType: m.onnxOp,
@@ -308,7 +310,7 @@ function prepare<A>(
       outs,
     });
     session = open(ort, spec, model, feeds);
-    sessions.set(node.key, session);
+    sessions.set(key, session);
   }
   return { session, feeds, outs, flat: flattened !== undefined };
 }
