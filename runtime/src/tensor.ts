@@ -32,6 +32,11 @@ export interface TensorStorage {
   deferCheck?(check: Promise<void>): void;
   /** Values a device keeps on the host as well (WebGPU: small uploaded tensors), readable without waiting. */
   hostValues?(): ArrayLike<number> | undefined;
+  /**
+   * Overwrites this storage's elements with `src`'s on the device itself (WebGPU: a buffer-to-buffer copy on the
+   * queue), keeping this storage object; false where `src` is not a storage of the same device, type and length.
+   */
+  writeFrom?(src: TensorStorage): boolean;
 }
 
 /** The key of TensorStorage's ownership mark (a field, not a WeakSet entry: one property test per tensor made). */

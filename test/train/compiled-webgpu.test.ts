@@ -1,5 +1,6 @@
 // compileTrainStep on WebGPU: parameters, batches and optimizer state on the GPU, the step graph's update calls on the
-// WebGPU kernels; every loss and the final parameters and buffers equal the eager trainStep's bit for bit (the eager
+// WebGPU kernels, the new values copied into the same tensors on the GPU; every loss and the final parameters and
+// buffers equal the eager trainStep's bit for bit (the eager
 // path is checked against NumPy in mlp-iris-webgpu.test.ts). Skipped without a WebGPU adapter (a failure on CI or
 // with RAF_REQUIRE_WEBGPU=1).
 
@@ -54,6 +55,12 @@ describe.each(Object.keys(OPTIMIZERS))('compiled step on WebGPU, %s', (name) => 
     const b0 = batch(data, 0, 'float32');
     const [x0, y0] = [await b0.x.to('webgpu'), await b0.y.to('webgpu')];
     const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), compiled, [x0, y0]);
+    // The compiled step rewrites the parameters and buffers in place (a copy on the GPU): the same tensors throughout.
+    const held = () => [
+      ...Object.values(compiled.params),
+      ...Object.values(compiled.state.buffers).flatMap((ts) => Object.values(ts)),
+    ];
+    const before = held();
     const le: number[] = [];
     const lc: number[] = [];
     for (let k = 0; k < 8; k++) {
@@ -68,6 +75,10 @@ describe.each(Object.keys(OPTIMIZERS))('compiled step on WebGPU, %s', (name) => 
     }
     expect(lc).toEqual(le);
     expect(le[7]).not.toBe(le[0]);
+    const after = held();
+    expect(after).toHaveLength(before.length);
+    after.forEach((t, i) => expect(t, `tensor ${i} kept across steps`).toBe(before[i]));
+    expect(after.every((t) => !t.isDisposed && t.device.kind === 'webgpu')).toBe(true);
     expect(await values(compiled)).toEqual(await values(eager));
     for (const t of [eager, compiled, x0, y0]) t.dispose();
   });

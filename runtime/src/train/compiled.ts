@@ -131,12 +131,14 @@ export function buildTrainStepGraph(backward: Graph, opt: Optimizer, batchCount:
 
 /**
  * Writes `src`'s elements into `dst`'s storage (same type): dst keeps its identity and storage object. A source in
- * wasm memory is read in place (no copy out to a new array). False when dst's storage cannot be written from here
- * (a GPU buffer): the caller then swaps the tensors instead.
+ * wasm memory is read in place (no copy out to a new array); a GPU buffer is copied on the GPU (writeFrom). False
+ * when dst's storage cannot be written from here: the caller then swaps the tensors instead.
  */
 function writeInto(dst: Tensor, src: Tensor): boolean {
   const d = dst.storage;
   if (d === src.storage) return true;
+  // A GPU buffer: copied on the device.
+  if (d.writeFrom) return d.writeFrom(src.storage);
   const read = d.readSync?.bind(d);
   if (!read) return false;
   const floats = src.dtype === 'float32' ? Float32Array : src.dtype === 'float64' ? Float64Array : null;
@@ -234,7 +236,7 @@ export function compileTrainStep(
         if (!owned.has(out.storage)) out.dispose();
         return;
       }
-      // Not writable in place (WebGPU): the new tensor takes the old one's place, as in eager mode.
+      // Not writable in place: the new tensor takes the old one's place, as in eager mode.
       if (k < n) opt.params[names[k]!] = out;
       else {
         const b = opt.bufferNames[Math.floor((k - n) / n)]!;

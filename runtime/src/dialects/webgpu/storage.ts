@@ -172,6 +172,26 @@ export class GpuStorage implements TensorStorage {
   }
 
   /**
+   * src's elements copied into this buffer on the queue (after everything encoded so far, so after the kernel that
+   * wrote src): a compiled training step rewrites its parameters in place this way. src's pending checks become this
+   * storage's; the host copies of uploaded values no longer hold.
+   */
+  writeFrom(src: TensorStorage): boolean {
+    if (!(src instanceof GpuStorage) || src.gpu !== this.gpu || src.dtype !== this.dtype || src.length !== this.length)
+      return false;
+    if (src.buffer === this.buffer) return true;
+    const bytes = gpuByteSize(this.dtype, this.length);
+    if (bytes > 0) {
+      this.gpu.pool.encoder().copyBufferToBuffer(src.liveBuffer(), 0, this.liveBuffer(), 0, bytes);
+      this.gpu.pool.encoded();
+    }
+    for (const check of src.pendingChecks()) this.deferCheck(check);
+    this.host = undefined;
+    this.small = undefined;
+    return true;
+  }
+
+  /**
    * The data, once every pending check has passed. The copy out of the buffer is encoded at the call, before any
    * check is awaited: the tensor may be disposed meanwhile (a graph run frees an index tensor once its last reader has
    * run, while the index check still reads it), and the buffer's next owner may write it in the same batch.
