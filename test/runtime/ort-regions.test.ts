@@ -240,6 +240,15 @@ describe('calls below their thresholds count together; int64 ids pass into a reg
     const ins = inputs(4);
     const [out] = agree(g, r, ins);
     assertAllClose(values(out!), reference(ins), TOL, 'region vs float64');
+    // An id past the table: onnxruntime refuses the run, the region's calls run again on raf-op's kernels, and the
+    // error names the op and the argument, as without regions.
+    const bad = tensor(
+      Array.from({ length: 128 }, (_, i) => (i === 9 ? V + 10 : i % V)),
+      { dtype: 'int64', shape: [1, 128] },
+    );
+    expect(() => execute(r, [bad, ...ins.slice(1)])).toThrow(
+      /raf\.op\.embedding \(argument 'indices'\): index 60 is out of range for axis of size 50/,
+    );
   });
 });
 

@@ -469,7 +469,8 @@ export function sessionOptions(spin = false): object {
     intraOpNumThreads: wasmThreads(),
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    logSeverityLevel: 3,
+    // Fatal only: a failed run is reported by the error raf-op throws (or a region's rerun on raf-op), not on stderr.
+    logSeverityLevel: 4,
     extra: { session: { intra_op: { allow_spinning: spinning }, inter_op: { allow_spinning: '0' } } },
   };
 }

@@ -114,8 +114,17 @@ if (!ortMissing())
       dialect: ORT_DIALECT,
       level: ORT_HEAVY_LEVEL,
       bridge: regionBridge,
-      build: () => (ins: { inputs: readonly Tensor[] }, region: OrtRegion) =>
-        result(region, region.runner.run(ins.inputs)),
+      build: () => (ins: { inputs: readonly Tensor[] }, region: OrtRegion) => {
+        if (region.runner.released) return result(region, region.runner.run(ins.inputs)); // says it was released
+        try {
+          return result(region, region.runner.run(ins.inputs));
+        } catch {
+          // onnxruntime refused the values (an index out of range, a shape a Reshape cannot take): the region's calls
+          // run again one by one on raf-op's kernels, whose error names the op and the argument; where they succeed,
+          // their result stands.
+          return result(region, execute(region.fn, ins.inputs));
+        }
+      },
     },
     {
       op: ORT_REGION_OP_NAME,
