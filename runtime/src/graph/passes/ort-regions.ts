@@ -238,7 +238,9 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
   const excluded = new Set<CallNode>();
   let built: { members: CallNode[]; region: OrtRegion; inputs: Atom[]; outputs: Var[] }[] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
-    for (const b of built) b.region.runner.dispose();
+    // The last attempt's regions are released after this one is built, so the sessions of regions built again
+    // (the same model bytes) are taken from the cache rather than opened again.
+    const previous = built;
     built = [];
     let failed = false;
     for (const members of grow(g, candidates, excluded, producer)) {
@@ -264,6 +266,7 @@ export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
         if (!alone) for (const n of members) excluded.add(n);
       }
     }
+    for (const b of previous) b.region.runner.dispose();
     if (!failed) break;
   }
   if (!built.length) return g;
