@@ -4,6 +4,7 @@ import { broadcastStrides, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
 import type { GpuContext } from './device.ts';
 import { requireGpu } from './dialect.ts';
+import { F16_PACK } from './f16.ts';
 import { allFloat32, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.ts';
 import { allocGpu, gpuBuffer } from './storage.ts';
 
@@ -31,13 +32,21 @@ export interface MatrixEpilogue {
   readonly helpers?: string;
 }
 
-/** Bindings, uniforms and the helpers both pipelines share. */
-const header = (bias: boolean, epi?: MatrixEpilogue) => {
+/**
+ * Bindings, uniforms and the helpers both pipelines share. `half`: every operand and the output are float16, bound as
+ * `array<f16>` (the device has shader-f16); values are read into f32, summed in f32, and rounded once at the store by
+ * f16_bits, as the float32 kernel between casts would round them, so both give the same bits.
+ */
+const header = (bias: boolean, epi?: MatrixEpilogue, half = false) => {
   const extra = epi?.inputs ?? 0;
   const outBinding = (bias ? 3 : 2) + extra;
-  return `${epi?.helpers ? `${epi.helpers}\n` : ''}@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-${bias ? '@group(0) @binding(2) var<storage, read> bias: array<f32>;\n' : ''}${Array.from({ length: extra }, (_, k) => `@group(0) @binding(${(bias ? 3 : 2) + k}) var<storage, read> e${k}: array<f32>;\n`).join('')}@group(0) @binding(${outBinding}) var<storage, read_write> out: array<f32>;
+  const el = half ? 'f16' : 'f32';
+  const halfHelpers = half
+    ? `enable f16;\n${F16_PACK}\nfn to_half(v: f32) -> f16 { return bitcast<vec2<f16>>(f16_bits(v)).x; }\n`
+    : '';
+  return `${halfHelpers}${epi?.helpers ? `${epi.helpers}\n` : ''}@group(0) @binding(0) var<storage, read> a: array<${el}>;
+@group(0) @binding(1) var<storage, read> b: array<${el}>;
+${bias ? `@group(0) @binding(2) var<storage, read> bias: array<${el}>;\n` : ''}${Array.from({ length: extra }, (_, k) => `@group(0) @binding(${(bias ? 3 : 2) + k}) var<storage, read> e${k}: array<f32>;\n`).join('')}@group(0) @binding(${outBinding}) var<storage, read_write> out: array<${el}>;
 ${paramsWgsl(outBinding + 1, WORDS)}
 // The batch index (workgroup z) decodes into each operand's own, possibly broadcast, matrix offset.
 fn batch_offsets(z: u32) -> vec2<u32> {
@@ -53,15 +62,22 @@ fn batch_offsets(z: u32) -> vec2<u32> {
 }`;
 };
 
-/** WGSL storing `value` (the product at row, col of batch z): plus bias[col] (dense), then the fused epilogue. */
-const store = (value: string, bias: boolean, epi?: MatrixEpilogue) => {
-  const product = `${value}${bias ? ' + bias[col]' : ''}`;
+/**
+ * WGSL storing `value` (the product at row, col of batch z): plus bias[col] (dense), then the fused epilogue; `half`
+ * rounds the f32 result to float16 once.
+ */
+const store = (value: string, bias: boolean, epi?: MatrixEpilogue, half = false) => {
+  const product = `${value}${bias ? (half ? ' + f32(bias[col])' : ' + bias[col]') : ''}`;
+  if (half) return `let o = wg.z * M * N + row * N + col;\nout[o] = to_half(${product});`;
   return `let o = wg.z * M * N + row * N + col;
 ${epi ? `let prod = ${product};\n${epi.body}\nout[o] = res;` : `out[o] = ${product};`}`;
 };
 
+/** An operand element read as f32 (float16 is exact in f32). */
+const load = (half: boolean, array: string, index: string) => (half ? `f32(${array}[${index}])` : `${array}[${index}]`);
+
 // With a bias (dense) the epilogue adds bias[col], so the product and the add are one launch.
-const source = (bias: boolean, epi?: MatrixEpilogue) => `${header(bias, epi)}
+const source = (bias: boolean, epi?: MatrixEpilogue, half = false) => `${header(bias, epi, half)}
 var<workgroup> tileA: array<array<f32, ${TILE}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${TILE}>, ${TILE}>;
 
@@ -80,18 +96,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     // Every invocation must reach the barriers, so out-of-range ones load zeros instead of returning early.
     let ka = t + lid.x;
     var va = 0.0;
-    if (row < M && ka < K) { va = a[offA + row * pu(4u) + ka * pu(5u)]; }
+    if (row < M && ka < K) { va = ${load(half, 'a', 'offA + row * pu(4u) + ka * pu(5u)')}; }
     tileA[lid.y][lid.x] = va;
     let kb = t + lid.y;
     var vb = 0.0;
-    if (kb < K && col < N) { vb = b[offB + kb * pu(6u) + col * pu(7u)]; }
+    if (kb < K && col < N) { vb = ${load(half, 'b', 'offB + kb * pu(6u) + col * pu(7u)')}; }
     tileB[lid.y][lid.x] = vb;
     workgroupBarrier();
     for (var k = 0u; k < ${TILE}u; k++) { acc += tileA[lid.y][k] * tileB[k][lid.x]; }
     workgroupBarrier();
   }
   if (row < M && col < N) {
-${store('acc', bias, epi)}
+${store('acc', bias, epi, half)}
   }
 }`;
 
@@ -100,7 +116,7 @@ ${store('acc', bias, epi)}
  * 16i, columns lid.x + 16j), from 64 × 16 slices of A and 16 × 64 slices of B staged in workgroup memory. Each
  * output sums over k in the same order as the 16 × 16 pipeline.
  */
-const blockedSource = (bias: boolean, epi?: MatrixEpilogue) => `${header(bias, epi)}
+const blockedSource = (bias: boolean, epi?: MatrixEpilogue, half = false) => `${header(bias, epi, half)}
 var<workgroup> tileA: array<array<f32, ${BLOCK}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${BLOCK}>, ${TILE}>;
 
@@ -121,12 +137,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
       let r = e / ${TILE}u;
       let ka = t + e % ${TILE}u;
       var va = 0.0;
-      if (row0 + r < M && ka < K) { va = a[offs.x + (row0 + r) * pu(4u) + ka * pu(5u)]; }
+      if (row0 + r < M && ka < K) { va = ${load(half, 'a', 'offs.x + (row0 + r) * pu(4u) + ka * pu(5u)')}; }
       tileA[e % ${TILE}u][r] = va;
       let c = e % ${BLOCK}u;
       let kb = t + e / ${BLOCK}u;
       var vb = 0.0;
-      if (kb < K && col0 + c < N) { vb = b[offs.y + kb * pu(6u) + (col0 + c) * pu(7u)]; }
+      if (kb < K && col0 + c < N) { vb = ${load(half, 'b', 'offs.y + kb * pu(6u) + (col0 + c) * pu(7u)')}; }
       tileB[e / ${BLOCK}u][c] = vb;
     }
     workgroupBarrier();
@@ -144,29 +160,42 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
       let row = row0 + lid.y + 16u * i;
       let col = col0 + lid.x + 16u * j;
       if (row < M && col < N) {
-${store('acc[i][j]', bias, epi)}
+${store('acc[i][j]', bias, epi, half)}
       }
     }
   }
 }`;
 
-const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue, blocked = false) =>
+const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue, blocked = false, half = false) =>
   gpu.pipelines.getPipelineSync(
     pipelineKey(
       bias ? 'matrix_product_bias' : 'matrix_product',
-      'f32',
+      half ? 'f16' : 'f32',
       ...(blocked ? ['b64'] : []),
       ...(epi ? [epi.key] : []),
     ),
-    () => (blocked ? blockedSource : source)(bias, epi),
+    () => (blocked ? blockedSource : source)(bias, epi, half),
   );
+
+/**
+ * Whether a product runs on its operands as they are: all float32, or all float16 where the device has shader-f16
+ * (bound as array<f16>, no casts around the kernel). Otherwise build() declines and float16 takes the float32 kernel
+ * between casts (widen.ts).
+ */
+const nativeTypes = (gpu: GpuContext, out: TensorType, ...inputs: Tensor[]): 'f32' | 'f16' | null =>
+  allFloat32(out, ...inputs)
+    ? 'f32'
+    : gpu.hasF16 && out.dtype === 'float16' && inputs.every((t) => t.dtype === 'float16')
+      ? 'f16'
+      : null;
 
 /** build() of a matrix product reading A and/or B transposed. */
 export function matrixProductBuilder(transposeA: boolean, transposeB: boolean) {
   return (_attrs: unknown, out: TensorType, inputs: { readonly a: Tensor; readonly b: Tensor }) => {
     const gpu = requireGpu();
-    if (!allFloat32(out, inputs.a, inputs.b)) return null;
-    pipelineFor(gpu, false);
+    const types = nativeTypes(gpu, out, inputs.a, inputs.b);
+    if (!types) return null;
+    pipelineFor(gpu, false, undefined, false, types === 'f16');
     return ({ a, b }: { readonly a: Tensor; readonly b: Tensor }, _kattrs: unknown, kout: TensorType): Tensor =>
       matrixProduct(gpu, a, b, kout, transposeA, transposeB);
   };
@@ -179,8 +208,9 @@ export function denseBuilder(
   inputs: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor },
 ) {
   const gpu = requireGpu();
-  if (!allFloat32(out, inputs.x, inputs.w, inputs.b)) return null;
-  pipelineFor(gpu, true);
+  const types = nativeTypes(gpu, out, inputs.x, inputs.w, inputs.b);
+  if (!types) return null;
+  pipelineFor(gpu, true, undefined, false, types === 'f16');
   return (
     { x, w, b }: { readonly x: Tensor; readonly w: Tensor; readonly b: Tensor },
     _kattrs: unknown,
@@ -233,8 +263,10 @@ export function matrixProduct(
     .data(WORDS);
   const blocked = m >= BLOCK && n >= BLOCK && m * n * count >= BLOCKED_FROM;
   const tile = blocked ? BLOCK : TILE;
+  // float16 operands reach here only where the device binds them as f16 (nativeTypes); a fused epilogue reads f32.
+  const half = kout.dtype === 'float16' && !epilogue;
   gpu.pipelines.dispatch({
-    pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def, blocked),
+    pipeline: pipelineFor(gpu, Boolean(bias), epilogue?.def, blocked, half),
     buffers: [
       gpuBuffer(a),
       gpuBuffer(b),
