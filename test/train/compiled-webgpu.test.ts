@@ -83,3 +83,34 @@ describe.each(Object.keys(OPTIMIZERS))('compiled step on WebGPU, %s', (name) => 
     for (const t of [eager, compiled, x0, y0]) t.dispose();
   });
 });
+
+describe('compiled step on WebGPU, device memory', () => {
+  it('creates no GPU buffer after the first step, and holds as many buffers after each step', async (ctx) => {
+    if (!gpu) {
+      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
+      ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
+      return;
+    }
+    const init: Params = {};
+    for (const [n, t] of Object.entries(initParams('float32'))) init[n] = await t.to('webgpu');
+    const opt = train.adam(init, { lr: 0.01 });
+    const batches: Tensor[][] = [];
+    for (let k = 0; k < 6; k++) {
+      const b = batch(data, k, 'float32');
+      batches.push([await b.x.to('webgpu'), await b.y.to('webgpu')]);
+    }
+    const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), opt, batches[0]!);
+    const counts: { created: number; live: number }[] = [];
+    for (const b of batches) {
+      const loss = step(b);
+      await loss.data();
+      loss.dispose();
+      const { created, live } = gpu.pool.stats();
+      counts.push({ created, live });
+    }
+    // Every step after the first takes its buffers from the pool: none is created, none is kept.
+    expect(counts.slice(1)).toEqual(counts.slice(1).map(() => counts[0]));
+    opt.dispose();
+    for (const b of batches) for (const t of b) t.dispose();
+  });
+});
