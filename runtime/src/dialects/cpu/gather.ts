@@ -27,12 +27,13 @@ export function forEachGather(
   }
 }
 
-type Elements = { length: number; [i: number]: number; subarray?: unknown };
+/** A tensor's elements: its storage's typed array (or a plain list). */
+type Elements = { length: number; [i: number]: number };
 
 /**
  * y = x[..., indices[j], ...] along axis, copying whole runs of `inner` elements (a row of an embedding table, a
- * slice of a take) at once: typed-array `set` where both sides are typed arrays of one kind and runs are long, an index loop otherwise.
- * take and embedding use it; take_dx, which adds, visits elements through forEachGather.
+ * slice of a take) at once: typed-array `set` where both sides are typed arrays of one kind and runs are long, an
+ * index loop otherwise. take and embedding use it; take_dx, which adds, visits elements through forEachGather.
  */
 export function gatherCopy(op: string, x: Tensor, indices: Tensor, axis: number, ys: Elements): void {
   const { outer, len, inner } = aroundAxis(x.shape, axis);
