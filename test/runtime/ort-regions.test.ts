@@ -432,6 +432,26 @@ describe("loadOnnx forms ort regions by default where a call is heavy enough, at
     assertAllClose(values(converted.run({ x: xs[4]! }).z!), want(4), TOL, 'ortRegions: true, converted again');
   });
 
+  it('keeps region models within the byte budget: the least recently run signature leaves first', () => {
+    // Each signature's region holds the 256 × 256 weights (about 263 kB): two fit in 600 kB, a third does not.
+    const s = loadOnnx(bytes, { regionCache: { bytes: 600_000 } });
+    const xs = [210, 211, 212].map((rows, i) => randomUniform([rows, K], { seed: 50 + i, low: -1, high: 1 }));
+    const has = (i: number) => layout(s.graphFor({ x: xs[i]! })).some((l) => l.startsWith('ort['));
+    for (const i of [0, 1]) for (let r = 0; r < 2; r++) s.run({ x: xs[i]! });
+    expect([has(0), has(1)]).toEqual([true, true]);
+    const size = s.graphFor({ x: xs[0]! }).nodes.find(isOrtRegion)!;
+    expect(isOrtRegion(size) && size.args[1].runner.modelBytes).toBeGreaterThan(256 * 256 * 4);
+    for (let r = 0; r < 2; r++) s.run({ x: xs[2]! });
+    expect([has(0), has(1), has(2)]).toEqual([false, true, true]);
+    expect(s.regionSignatures).toBe(2);
+    assertAllClose(
+      values(s.run({ x: xs[0]! }).z!),
+      reference(xs[0]!.dataSync() as Float32Array, 210),
+      TOL,
+      'evicted signature, on raf-op kernels',
+    );
+  });
+
   it('dissolves back into its calls for a graph that leaves the CPU, on the CPU and by moveGraph to WebGPU', async (ctx) => {
     const x = randomUniform([256, K], { seed: 7, low: -1, high: 1 });
     const g = loadOnnx(bytes, { ortRegions: true }).graphFor({ x });

@@ -45,7 +45,7 @@ export { fromRelay, FromRelayError, loadRelay, RelayProgram } from './frontends/
 export { parseRelay, RelayParseError } from './frontends/relay-parser.ts';
 export { fromOnnx, type FromOnnxOptions } from './frontends/from-onnx.ts';
 export { decodeOnnx, initOnnx } from './onnx/proto.ts';
-export { loadOnnx, OnnxSession, REGION_SIGNATURES, type OnnxSessionOptions } from './onnx/session.ts';
+export { loadOnnx, OnnxSession, REGION_BYTES, REGION_SIGNATURES, type OnnxSessionOptions } from './onnx/session.ts';
 import './fused-cpu.ts';
 import './fused-webgpu.ts';
 export { Model } from './model.ts';

@@ -45,12 +45,19 @@ export interface OnnxSessionOptions {
    * policy at that signature's second run: a region forms where the heavy calls in it (matmuls, convolutions,
    * recurrences) together reach one such call's threshold (policy.ts), a model at small sizes runs on raf-op's kernels
    * as before, and a signature run once (each length of a greedy decoding loop) never pays for building an
-   * onnxruntime session. At most REGION_SIGNATURES signatures keep their regions (least recently run leaves first). `true` or an object (the pass's
-   * options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
+   * onnxruntime session. At most `regionCache.signatures` signatures keep their regions, holding at most
+   * `regionCache.bytes` of region models (weights) together; the least recently run leaves first. `true` or an object
+   * (the pass's options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
    * `passes`, so a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort
    * dialect (a browser, no onnxruntime-node, RAF_OP_ORT=0) nothing changes.
    */
   readonly ortRegions?: boolean | OrtRegionOptions;
+  /**
+   * Bounds on the signatures that keep ort regions under the default policy (see REGION_SIGNATURES and
+   * REGION_BYTES, the defaults): how many, and how many bytes of region models (each holding its own copy of the
+   * weights it reads) together. The most recently formed signature keeps its regions whatever its size.
+   */
+  readonly regionCache?: { readonly signatures?: number; readonly bytes?: number };
 }
 
 export class OnnxSession {
@@ -65,7 +72,10 @@ export class OnnxSession {
    * Signatures whose graph has ort regions under the default policy, least recently run first, with what they ran
    * before regions formed (restored when they leave: see REGION_SIGNATURES).
    */
-  private readonly withRegions = new Map<string, { readonly pre: Graph; readonly plain: Graph }>();
+  private readonly withRegions = new Map<
+    string,
+    { readonly pre: Graph; readonly plain: Graph; readonly bytes: number }
+  >();
   private readonly cache: OnnxImportCache;
   private timing = { convertMs: 0, firstConvertMs: 0 };
 
@@ -186,11 +196,17 @@ export class OnnxSession {
     if (!r.nodes.some(isOrtRegion)) return undefined;
     const g = this.finish(r);
     this.timing.convertMs += performance.now() - start;
-    this.withRegions.set(key, { pre: waiting.pre, plain: this.graphs.get(key)! });
+    const bytes = g.nodes.reduce((n, node) => n + (isOrtRegion(node) ? node.args[1].runner.modelBytes : 0), 0);
+    this.withRegions.set(key, { pre: waiting.pre, plain: this.graphs.get(key)!, bytes });
     this.graphs.set(key, g);
-    // The least recently run signature beyond the bound goes back to raf-op's kernels and may form regions again.
+    // Least recently run first, signatures beyond the bounds go back to raf-op's kernels and may form regions again.
+    const most = this.opts.regionCache?.signatures ?? REGION_SIGNATURES;
+    const budget = this.opts.regionCache?.bytes ?? REGION_BYTES;
+    let held = 0;
+    for (const was of this.withRegions.values()) held += was.bytes;
     for (const [old, was] of this.withRegions) {
-      if (this.withRegions.size <= REGION_SIGNATURES) break;
+      if (old === key || (this.withRegions.size <= most && held <= budget)) break;
+      held -= was.bytes;
       releaseOrtRegions(this.graphs.get(old)!);
       this.graphs.set(old, was.plain);
       this.withRegions.delete(old);
@@ -274,6 +290,12 @@ export class OnnxSession {
  * its sessions and runs on raf-op's kernels until it is run twice again.
  */
 export const REGION_SIGNATURES = 8;
+
+/**
+ * How many bytes of region models (their weights, mostly) one session's signatures keep together under the default
+ * policy: 1 GiB, so a model of 400 MB keeps regions for two lengths at most.
+ */
+export const REGION_BYTES = 2 ** 30;
 
 /** The refusals that mean a value decides a shape: FromOnnx needs it at import, so the session folds it. */
 const SHAPE_FROM_VALUES = /must be known when the model is imported|decides the output shape by its values/;
