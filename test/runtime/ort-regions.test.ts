@@ -316,7 +316,7 @@ describe('regions split around what onnxruntime cannot run', () => {
   });
 });
 
-describe("loadOnnx forms ort regions by default where a call is heavy enough, at a signature's second run", () => {
+describe("loadOnnx forms ort regions by default where its heavy calls reach a threshold, at a signature's second run", () => {
   // x · w + b, relu: an ONNX model whose input has no declared shape, so one session runs at any batch size.
   const K = 256;
   const w = Array.from({ length: K * K }, (_, i) => Math.sin(i * 0.013) / 16);
