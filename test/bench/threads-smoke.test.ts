@@ -1,5 +1,6 @@
-// The bench's threaded cases (bench/cases/threads.ts) on a small product: raf-op with 2 wasm threads and onnxruntime
-// with 2 intra-op threads run twice without error and agree, and the raf-op column leaves one thread behind it.
+// The bench's threaded cases (bench/cases/threads.ts) on a small product: raf-op with 2 wasm threads (by default, and
+// pinned to its own kernels) and onnxruntime with 2 intra-op threads run twice without error and agree, and the
+// raf-op columns leave one thread behind them.
 
 import { describe, expect, it } from 'vitest';
 import { wasmThreads } from '../../runtime/src/index.ts';
@@ -17,11 +18,16 @@ describe('threaded bench cases', () => {
     expect(threadStats.splitCalls).toBeGreaterThan(before);
     expect(wasmThreads()).toBe(1);
     expect(r!.name).toBe('matmul 96³ · 2 threads');
-    for (const impl of ['raf-op', 'onnxruntime'] as const) {
+    for (const impl of ['raf-op', 'raf-op wasm', 'onnxruntime'] as const) {
       expect(r!.results[impl]!.error, impl).toBeUndefined();
       expect(r!.results[impl]!.runs).toBe(2);
     }
-    expect(r!.results['raf-op']!.note).toBe('wasm ×2');
+    // 'raf-op' is Node's default dispatch with 2 threads, 'raf-op wasm' the same pinned to raf-op's own kernels.
+    expect(r!.results['raf-op']!.note).toMatch(/ ×2$/);
+    expect(r!.results['raf-op wasm']!.note).toBe('wasm ×2');
+    const w = r!.agreement['raf-op wasm'] as { max_abs_diff: number; scale: number };
+    expect(typeof w).toBe('object');
+    expect(w.max_abs_diff).toBeLessThanOrEqual(1e-5 * Math.max(1, w.scale));
     const a = r!.agreement.onnxruntime as { max_abs_diff: number; scale: number };
     expect(typeof a).toBe('object');
     expect(a.max_abs_diff).toBeLessThanOrEqual(1e-5 * Math.max(1, a.scale));
