@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { loadOnnx, tensor, type Tensor } from '../../runtime/src/index.ts';
+import type { OnnxModel } from '../../runtime/src/graph/onnx/proto.ts';
 import { fuseEpilogues } from '../../runtime/src/graph/index.ts';
 import { asFloat32, defineCase, type BenchCase, type Impl } from '../case.ts';
 import { ortThreadCount } from '../peers.ts';
@@ -20,11 +21,19 @@ interface Feed {
   readonly values: number[];
 }
 
+/** The files' model inputs, read once per file. */
+const inputsOf = new Map<string, OnnxModel['inputs']>();
+
 /** Token ids below 1000, a full mask, zero token types; float inputs (pixels, mel features) a smooth signal. */
 function feedsFor(file: string, batch: number, seq: number): Record<string, Feed> {
-  const session = loadOnnx(readFileSync(`${DIR}/${file}`));
+  let inputs = inputsOf.get(file);
+  if (!inputs) {
+    const session = loadOnnx(readFileSync(`${DIR}/${file}`));
+    inputs = session.model.inputs.filter((i) => session.inputNames.includes(i.name));
+    inputsOf.set(file, inputs);
+  }
   const feeds: Record<string, Feed> = {};
-  for (const input of session.model.inputs.filter((i) => session.inputNames.includes(i.name))) {
+  for (const input of inputs) {
     let symbolic = 0;
     const shape = (input.shape ?? []).map((d) => (typeof d === 'number' ? d : symbolic++ === 0 ? batch : seq));
     const n = shape.reduce((a, b) => a * b, 1);
@@ -116,34 +125,103 @@ function transformerCase(file: string, batch: number, seq: number): BenchCase {
   });
 }
 
+/** A session of `file` at `batch` that runs any sequence length: raf-op's (loadOnnx's defaults) or onnxruntime's. */
+interface LengthSession {
+  /** Makes the inputs of `seq` (untimed); `run` then runs at that length. */
+  prepare(seq: number): void;
+  run(): Promise<void>;
+  read(seq: number): Promise<Float32Array[]>;
+  dispose(): Promise<void>;
+}
+
+async function lengthSession(file: string, batch: number, ortPeer: boolean): Promise<LengthSession> {
+  const bytes = readFileSync(`${DIR}/${file}`);
+  if (!ortPeer) {
+    const session = loadOnnx(bytes, { passes: [fuseEpilogues] });
+    const feeds = (seq: number) =>
+      Object.fromEntries(Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [n, tensor(f.values, f)]));
+    let prepared: Record<string, Tensor> = {};
+    const outputs = (given: Record<string, Tensor>): Tensor[] => {
+      const out = session.run(given);
+      return session.outputNames.map((n) => out[n]!);
+    };
+    return {
+      prepare: (seq) => void (prepared = feeds(seq)),
+      run: async () => {
+        for (const t of outputs(prepared)) t.dataSync();
+      },
+      read: async (seq) => readAll(outputs(feeds(seq))),
+      dispose: async () => void session.release(),
+    };
+  }
+  const session = await ort.InferenceSession.create(bytes, {
+    intraOpNumThreads: ortThreadCount(),
+    interOpNumThreads: 1,
+    logSeverityLevel: 4,
+  });
+  const feeds = (seq: number) =>
+    Object.fromEntries(
+      Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [
+        n,
+        new ort.Tensor(
+          'int64',
+          BigInt64Array.from(f.values, (v) => BigInt(v)),
+          f.shape,
+        ),
+      ]),
+    );
+  let prepared: Record<string, ort.Tensor> = {};
+  return {
+    prepare: (seq) => void (prepared = feeds(seq)),
+    run: async () => {
+      const out = await session.run(prepared);
+      for (const t of Object.values(out)) t.dispose();
+    },
+    read: async (seq) => {
+      const out = await session.run(feeds(seq));
+      return asFloat32(session.outputNames.map((n) => Array.from(out[n]!.data as ArrayLike<number>, Number)));
+    },
+    dispose: () => session.release(),
+  };
+}
+
+/** How many lengths (seq, seq - 1, …) a session meets before a fresh one takes over. */
+const NEW_LENGTHS = 32;
+
 /**
- * A run at a sequence length the session has not seen: before each timed run (untimed) a fresh session runs once at
- * half the length, so the timed run at `seq` converts that signature (reusing the signature-independent values of the
- * first conversion), records its plan and computes. `before` untimed runs at `seq` come first: 0 times the first run,
- * 1 the second, where loadOnnx's default forms the signature's ort regions and opens their sessions. onnxruntime
- * likewise meets the new shape on the second run of a fresh session (and its third, with `before` 1). Compare with the
- * steady-state row of the same file, batch and length.
+ * Runs at sequence lengths the session has not seen: each timed run takes the next of seq, seq - 1, …, seq - 31,
+ * then a fresh session takes over. A session is first run (untimed) at half the length, twice, and once at one more,
+ * as an application would have run it before: raf-op's has formed its ort regions there and opened the sessions
+ * that lengths differing in constants only share (docs/importing-models.md, Dynamic axes); onnxruntime's has met
+ * other shapes. `before` untimed runs at the new length come first: 0 times the first run there, 1 the second.
+ * Compare with the steady-state row of the same file, batch and length.
  */
-function newLengthColumn(file: string, batch: number, seq: number, ort: boolean, before: number): Impl {
-  const column = ort ? ortColumn : rafColumn;
+function newLengthColumn(file: string, batch: number, seq: number, ortPeer: boolean, before: number): Impl {
   return {
     async setup() {
-      let runner = await column(file, batch, seq).setup();
-      const warm = column(file, batch, Math.floor(seq / 2));
+      let session: LengthSession | undefined;
+      let next = NEW_LENGTHS;
       return {
         // activate, not before: the harness awaits it (onnxruntime's session is made asynchronously).
         async activate() {
-          await runner.dispose?.();
-          const w = await warm.setup();
-          await w.run();
-          await w.dispose?.();
-          runner = await column(file, batch, seq).setup();
-          for (let i = 0; i < before; i++) await runner.run();
+          if (next === NEW_LENGTHS) {
+            await session?.dispose();
+            session = await lengthSession(file, batch, ortPeer);
+            const half = Math.floor(seq / 2);
+            for (const warm of [half, half, half + 1]) {
+              session.prepare(warm);
+              await session.run();
+            }
+            next = 0;
+          }
+          session!.prepare(seq - next++);
+          for (let i = 0; i < before; i++) await session!.run();
         },
-        run: () => runner.run(),
+        run: () => session!.run(),
         note: before ? 'second run at a new length' : 'first run at a new length',
-        result: () => runner.result!(),
-        dispose: () => runner.dispose?.(),
+        // The columns are compared at the same length (`seq`), whichever length their last run took.
+        result: () => session!.read(seq),
+        dispose: () => session?.dispose(),
       };
     },
   };
@@ -152,7 +230,7 @@ function newLengthColumn(file: string, batch: number, seq: number, ort: boolean,
 function newLengthCase(file: string, batch: number, seq: number, before = 0): BenchCase {
   return defineCase({
     name: `model ${file.replace(/\.onnx$/, '')} b${batch} s${seq} new length${before ? ', second run' : ''}`,
-    what: `${file} (../shared/onnx-tx), batch ${batch}: the ${before ? 'second' : 'first'} run at sequence ${seq} after a run at ${Math.floor(seq / 2)}, against onnxruntime, 1 thread`,
+    what: `${file} (../shared/onnx-tx), batch ${batch}: the ${before ? 'second' : 'first'} run at a sequence length the session has not seen (${seq - NEW_LENGTHS + 1}–${seq}), after runs at ${Math.floor(seq / 2)} and ${Math.floor(seq / 2) + 1}, against onnxruntime, 1 thread`,
     group: 'graph',
     slow: true,
     unavailable: async () => (existsSync(`${DIR}/${file}`) ? undefined : `../shared/onnx-tx/${file} is not there`),

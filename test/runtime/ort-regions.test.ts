@@ -432,6 +432,71 @@ describe("loadOnnx forms ort regions by default where its heavy calls reach a th
     assertAllClose(values(converted.run({ x: xs[4]! }).z!), want(4), TOL, 'ortRegions: true, converted again');
   });
 
+  it('shares sessions between signatures whose regions differ in constants only, from their first run', () => {
+    // relu(x · w + b + ones(shape(x))) reshaped to [rows, 16, 16]: converted at a batch, the ones are a constant of
+    // that batch's shape and the Reshape's target names the batch; the regions' models differ in those alone.
+    const model = encodeGraphModel({
+      opset: 17,
+      nodes: [
+        { opType: 'Shape', inputs: ['x'], outputs: ['s'], attrs: {} },
+        {
+          opType: 'ConstantOfShape',
+          inputs: ['s'],
+          outputs: ['ones'],
+          attrs: { value: { tensor: { type: 1, shape: [1], data: [1] } } },
+        },
+        { opType: 'MatMul', inputs: ['x', 'w'], outputs: ['h'], attrs: {} },
+        { opType: 'Add', inputs: ['h', 'b'], outputs: ['y'], attrs: {} },
+        { opType: 'Add', inputs: ['y', 'ones'], outputs: ['y1'], attrs: {} },
+        { opType: 'Relu', inputs: ['y1'], outputs: ['r'], attrs: {} },
+        { opType: 'Reshape', inputs: ['r', 'to'], outputs: ['z'], attrs: {} },
+      ],
+      inputs: [{ name: 'x', type: 1, shape: ['rows', K] }],
+      consts: {
+        w: { type: 1, shape: [K, K], data: w },
+        b: { type: 1, shape: [K], data: b },
+        to: { type: 7, shape: [3], data: [-1, 16, 16] },
+      },
+      outputs: ['z'],
+    });
+    const s = loadOnnx(model);
+    const xs = [200, 201, 202].map((rows, i) => randomUniform([rows, K], { seed: 60 + i, low: -1, high: 1 }));
+    /** Runs signature i and compares with relu(x · w + b + 1) in float64. */
+    const check = (i: number, what: string) => {
+      const z = s.run({ x: xs[i]! }).z!;
+      expect(z.shape, what).toEqual([xs[i]!.shape[0], 16, 16]);
+      const x = xs[i]!.dataSync() as Float32Array;
+      const rows = x.length / K;
+      const exact: number[] = [];
+      for (let r = 0; r < rows; r++)
+        for (let j = 0; j < K; j++) {
+          let acc = Math.fround(b[j]!);
+          for (let k = 0; k < K; k++) acc += x[r * K + k]! * Math.fround(w[k * K + j]!);
+          exact.push(Math.max(0, acc + 1));
+        }
+      assertAllClose(values(z), exact, TOL, what);
+    };
+    const hasRegion = (i: number) => layout(s.graphFor({ x: xs[i]! })).some((l) => l.startsWith('ort['));
+    const opened = () => ortStats().sessions;
+    // The first signature forms its regions at its second run, with every constant written into the model (its
+    // first run's matmul may open a session of the ort dialect's own: counting starts after it).
+    check(0, '200 rows, first run');
+    expect(hasRegion(0)).toBe(false);
+    const before = opened();
+    check(0, '200 rows, second run');
+    expect(hasRegion(0)).toBe(true);
+    expect(opened() - before).toBe(1);
+    // The next forms them at its first run: its ones differ, so a session taking them as an input is opened.
+    check(1, '201 rows, first run');
+    expect(hasRegion(1)).toBe(true);
+    expect(opened() - before).toBe(2);
+    // The third runs on that session at its first run, feeding its own ones; the Reshape's target is the same model.
+    check(2, '202 rows, first run');
+    expect(hasRegion(2)).toBe(true);
+    expect(opened() - before).toBe(2);
+    for (const i of [0, 1, 2]) check(i, `${200 + i} rows, again`);
+  });
+
   it('keeps region models within the byte budget: the least recently run signature leaves first', () => {
     // Each signature's region holds the 256 × 256 weights (about 263 kB): two fit in 600 kB, a third does not.
     const s = loadOnnx(bytes, { regionCache: { bytes: 600_000 } });

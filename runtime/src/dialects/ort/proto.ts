@@ -176,13 +176,17 @@ function writeAttr(w: Writer, name: string, a: OrtAttr): void {
   }
 }
 
-function writeValueInfo(w: Writer, name: string, type?: number, shape?: readonly number[]): void {
+/** A value's type; a dimension given as a string is symbolic (ONNX dim_param): any size at run time. */
+function writeValueInfo(w: Writer, name: string, type?: number, shape?: readonly (number | string)[]): void {
   w.string(1, name);
   if (type === undefined) return;
   w.message(2, (tp) =>
     tp.message(1, (tt) => {
       tt.int(1, type);
-      if (shape) tt.message(2, (sh) => shape.forEach((d) => sh.message(1, (dim) => dim.int(1, d))));
+      if (shape)
+        tt.message(2, (sh) =>
+          shape.forEach((d) => sh.message(1, (dim) => (typeof d === 'string' ? dim.string(2, d) : dim.int(1, d)))),
+        );
     }),
   );
 }
@@ -195,11 +199,18 @@ export interface OrtGraphNode {
   readonly attrs: Readonly<Record<string, OrtAttr>>;
 }
 
-/** A model of several nodes (an ort region): graph inputs fed per run, constant initializers, outputs fetched. */
+/**
+ * A model of several nodes (an ort region): graph inputs fed per run (a dimension given as a string is symbolic),
+ * constant initializers, outputs fetched.
+ */
 export interface OrtGraphModel {
   readonly opset: number;
   readonly nodes: readonly OrtGraphNode[];
-  readonly inputs: readonly { readonly name: string; readonly type: number; readonly shape: readonly number[] }[];
+  readonly inputs: readonly {
+    readonly name: string;
+    readonly type: number;
+    readonly shape: readonly (number | string)[];
+  }[];
   readonly consts: Readonly<Record<string, OrtConst>>;
   readonly outputs: readonly string[];
 }

@@ -1,7 +1,8 @@
 // An ort region: several calls' ONNX nodes as one model, one onnxruntime session, run as one fused call
 // (runtime/src/graph/passes/ort-regions.ts forms the regions; docs/runtime.md).
 
-import type { Tensor, TensorType } from '../../tensor.ts';
+import { toStorage, type DType } from '../../dtype.ts';
+import { CpuStorage, Tensor, type TensorType } from '../../tensor.ts';
 import { countOrt, ONNX_DTYPE_ATTR, ortType, runSession, sessionOptions, type OrtNode } from './kernel.ts';
 import { wasmThreads } from '../wasm/threads/index.ts';
 import { loadOrt, type OrtNativeSession } from './load.ts';
@@ -22,7 +23,7 @@ export interface RegionValue {
 /** A region's session: `run` takes the inputs in `inputs` order and returns the outputs in `outputs` order. */
 export interface OrtRegionRunner {
   run(inputs: readonly Tensor[]): Tensor[];
-  /** Size of the model (ModelProto bytes, no weights: every tensor is an input). */
+  /** Size of its session's model (ModelProto bytes, with the weights written into it). */
   readonly modelBytes: number;
   readonly opset: number;
   /**
@@ -35,23 +36,71 @@ export interface OrtRegionRunner {
 }
 
 /**
- * Sessions by thread count and model bytes (their SHA-256 and length): regions of the same calls on the same shapes
- * (one graph per input signature) share one. The key is a digest, not the bytes, since a model with its weights
- * written in is as large as they are.
+ * Sessions by thread count, structure and the constants they take as inputs (see `openRegion`): regions of the same
+ * calls share one, whatever their shapes.
  */
-const sessions = new Map<string, { readonly native: OrtNativeSession; runners: number }>();
+const sessions = new Map<string, SessionEntry>();
+
+interface SessionEntry {
+  readonly native: OrtNativeSession;
+  readonly modelBytes: number;
+  runners: number;
+}
+
+/**
+ * What the regions of one structure (the same nodes, attributes, value names and element types; any shapes and
+ * constant values) have seen: each constant's digest at the first of them, and the constants seen to differ since.
+ * A session opened after a difference takes those constants as inputs, so the next signature's region reuses it.
+ */
+interface Family {
+  readonly reference: ReadonlyMap<string, string>;
+  readonly varying: Set<string>;
+  runners: number;
+}
+const families = new Map<string, Family>();
 
 /** A runner no graph holds any more releases its share of the session, as dispose() would. */
 const unreferenced = new FinalizationRegistry<() => void>((release) => release());
 
-function bytesKey(b: Uint8Array): string {
+function sha256(...parts: (string | Uint8Array)[]): string {
   // The ort dialect runs in Node only, where node:crypto is a builtin.
   const crypto = (
     globalThis as unknown as { process: { getBuiltinModule(id: string): unknown } }
   ).process.getBuiltinModule('node:crypto') as {
-    createHash(algorithm: string): { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
+    createHash(algorithm: string): { update(data: string | Uint8Array): unknown; digest(encoding: 'hex'): string };
   };
-  return `${b.length}:${crypto.createHash('sha256').update(b).digest('hex')}`;
+  const h = crypto.createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest('hex');
+}
+
+/** Digests of constant tensors (weights), computed once per tensor: a model's regions at every signature read the same ones. */
+const tensorDigests = new WeakMap<Tensor, string>();
+
+function digestOf(c: OrtConst, t?: Tensor): string {
+  if (t) {
+    let d = tensorDigests.get(t);
+    if (d === undefined) {
+      const v = t.dataSync();
+      d = sha256(`${t.dtype}[${t.shape}]`, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      tensorDigests.set(t, d);
+    }
+    return d;
+  }
+  const text = `${c.type}[${c.shape}]${c.data.join(',')}`;
+  return c.data.length <= 64 ? text : sha256(text);
+}
+
+const DTYPE_OF_ONNX = new Map<number, DType>(
+  Object.entries(ONNX_DTYPE_ATTR).map(([dtype, code]) => [code!, dtype as DType]),
+);
+
+/** A constant fed as a graph input: its tensor, or one made from its values. */
+function constTensor(c: OrtConst, t?: Tensor): Tensor {
+  if (t) return t;
+  const dtype = DTYPE_OF_ONNX.get(c.type);
+  if (!dtype) throw new Error(`ort region: cannot feed a constant of ONNX type ${c.type}`);
+  return new Tensor(c.shape, dtype, new CpuStorage(toStorage(dtype, c.data)));
 }
 
 /**
@@ -60,12 +109,14 @@ function bytesKey(b: Uint8Array): string {
  */
 function releaser(
   key: string,
-  entry: { readonly native: OrtNativeSession; runners: number },
+  entry: SessionEntry,
+  family: { readonly key: string; readonly family: Family },
   state: { released: boolean },
 ): () => void {
   return () => {
     if (state.released) return;
     state.released = true;
+    if (--family.family.runners === 0 && families.get(family.key) === family.family) families.delete(family.key);
     if (--entry.runners > 0) return;
     sessions.delete(key);
     entry.native.dispose();
@@ -74,8 +125,16 @@ function releaser(
 
 /**
  * Builds the region's model (nodes in order; the region's inputs as graph inputs, weights included unless given as
- * `initializers`, which are written into the model; every value used outside as a graph output) and opens its session, or throws onnxruntime's reason. The model's opset is the highest
- * of its nodes' mappings (each mapping follows its op's newest signature).
+ * `initializers`, which are written into the model; every value used outside as a graph output) and opens its session,
+ * or throws onnxruntime's reason. The model's opset is the highest of its nodes' mappings (each mapping follows its
+ * op's newest signature).
+ *
+ * Graph inputs are declared with symbolic dimensions, so a session runs at any shape. Regions of the same structure
+ * (a model's graph at another input signature: the same calls, shapes aside) share one session: the first writes
+ * every constant into its model; once a region of that structure has a constant of other values (position
+ * embeddings sliced to the sequence length, a Reshape's target), the session opened for it takes those constants as
+ * inputs, and later regions whose other constants match it reuse it, feeding their own values. Each region's session
+ * thus computes exactly its own model.
  */
 export function openRegion(
   nodes: readonly RegionNode[],
@@ -84,11 +143,14 @@ export function openRegion(
   initializers: ReadonlyMap<string, Tensor> = new Map(),
 ): OrtRegionRunner {
   const ort = loadOrt();
-  const consts: Record<string, OrtConst> = {};
+  const consts = new Map<string, { readonly c: OrtConst; readonly t?: Tensor }>();
   for (const [name, t] of initializers)
-    consts[name] = { type: ONNX_DTYPE_ATTR[t.dtype]!, shape: t.shape, data: t.dataSync() as unknown as number[] };
+    consts.set(name, {
+      c: { type: ONNX_DTYPE_ATTR[t.dtype]!, shape: t.shape, data: t.dataSync() as unknown as number[] },
+      t,
+    });
   const graphNodes = nodes.map((n, j) => {
-    Object.assign(consts, n.node.consts);
+    for (const [name, c] of Object.entries(n.node.consts)) consts.set(name, { c });
     const outs = Array.from({ length: Math.max(n.node.outputs, n.outputs.length) }, (_, k) =>
       k < n.outputs.length ? n.outputs[k]! : `n${j}_unused${k}`,
     );
@@ -97,31 +159,58 @@ export function openRegion(
   const opset = Math.max(...nodes.map((n) => n.node.opset));
   for (const v of [...inputs, ...outputs])
     if (!ortType(v.type.dtype)) throw new Error(`ort region: ${v.name} is ${v.type.dtype}, which regions do not pass`);
-  const bytes = encodeGraphModel({
-    opset,
-    nodes: graphNodes,
-    inputs: inputs.map((i) => ({ name: i.name, type: ONNX_DTYPE_ATTR[i.type.dtype]!, shape: i.type.shape })),
-    consts,
-    outputs: outputs.map((o) => o.name),
-  });
+  const names = [...consts.keys()].sort();
   // Sessions run on as many threads as raf-op's kernels did when they were opened: the count is part of the key.
-  const key = `${wasmThreads()}:${bytesKey(bytes)}`;
+  const structure = sha256(
+    JSON.stringify([
+      wasmThreads(),
+      opset,
+      graphNodes,
+      inputs.map((i) => [i.name, i.type.dtype, i.type.shape.length]),
+      outputs.map((o) => o.name),
+      names.map((n) => [n, consts.get(n)!.c.type, consts.get(n)!.c.shape.length]),
+    ]),
+  );
+  const digests = new Map(names.map((n) => [n, digestOf(consts.get(n)!.c, consts.get(n)!.t)]));
+  const family = families.get(structure) ?? { reference: digests, varying: new Set<string>(), runners: 0 };
+  for (const [n, d] of digests) if (family.reference.get(n) !== d) family.varying.add(n);
+  const fed = names.filter((n) => family.varying.has(n));
+  const key = `${structure}:${fed.join(',')}`;
   let entry = sessions.get(key);
   if (!entry) {
+    const symbolic = (name: string, rank: number) => Array.from({ length: rank }, (_, k) => `${name}_${k}`);
+    const bytes = encodeGraphModel({
+      opset,
+      nodes: graphNodes,
+      inputs: [
+        ...inputs.map((i) => ({
+          name: i.name,
+          type: ONNX_DTYPE_ATTR[i.type.dtype]!,
+          shape: symbolic(i.name, i.type.shape.length),
+        })),
+        ...fed.map((n) => ({ name: n, type: consts.get(n)!.c.type, shape: symbolic(n, consts.get(n)!.c.shape.length) })),
+      ],
+      consts: Object.fromEntries(names.filter((n) => !family.varying.has(n)).map((n) => [n, consts.get(n)!.c])),
+      outputs: outputs.map((o) => o.name),
+    });
     const native = ort.newSession();
     native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions(true));
     countOrt('session');
-    entry = { native, runners: 0 };
+    entry = { native, runners: 0, modelBytes: bytes.length };
     sessions.set(key, entry);
   }
+  families.set(structure, family);
+  family.runners++;
   entry.runners++;
   const session = entry.native;
+  const feeds = [...inputs.map((v) => v.name), ...fed];
+  const fedTensors = fed.map((n) => constTensor(consts.get(n)!.c, consts.get(n)!.t));
   const types = new Map(session.outputMetadata.map((o) => [o.name, o.type]));
   const direct = outputs.map((o) => types.get(o.name) === ONNX_DTYPE_ATTR[o.type.dtype]);
   const state = { released: false };
-  const release = releaser(key, entry, state);
+  const release = releaser(key, entry, { key: structure, family }, state);
   const runner: OrtRegionRunner = {
-    modelBytes: bytes.length,
+    modelBytes: entry.modelBytes,
     opset,
     get released() {
       return state.released;
@@ -135,10 +224,11 @@ export function openRegion(
         throw new Error(
           "ort region: its session was released (the signature left the session's region cache): take the graph from graphFor again",
         );
+      const all = [...values, ...fedTensors];
       return runSession(
         ort,
         session,
-        inputs.map((v, i) => ({ name: v.name, tensor: values[i]!, shape: values[i]!.shape })),
+        feeds.map((name, i) => ({ name, tensor: all[i]!, shape: all[i]!.shape })),
         outputs.map((o, i) => ({ name: o.name, type: o.type, direct: direct[i]! })),
         {
           misshapen: (name, dims, o) =>

@@ -42,10 +42,10 @@ export interface OnnxSessionOptions {
   /**
    * Whether connected parts of the graph that onnxruntime can run become ort regions (ortRegions, before `passes`).
    * By default, on the CPU where onnxruntime-node is installed, a signature's graph gets the pass with its default
-   * policy at that signature's second run: a region forms where the heavy calls in it (matmuls, convolutions,
+   * policy at that signature's second run (at its first once another signature has regions, whose sessions its
+   * regions mostly share: region.ts): a region forms where the heavy calls in it (matmuls, convolutions,
    * recurrences) together reach one such call's threshold (policy.ts), a model at small sizes runs on raf-op's kernels
-   * as before, and a signature run once (each length of a greedy decoding loop) never pays for building an
-   * onnxruntime session. At most `regionCache.signatures` signatures keep their regions, holding at most
+   * as before, and a model run at one signature once never pays for building an onnxruntime session. At most `regionCache.signatures` signatures keep their regions, holding at most
    * `regionCache.bytes` of region models (weights) together; the least recently run leaves first. `true` or an object
    * (the pass's options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
    * `passes`, so a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort
@@ -74,7 +74,7 @@ export class OnnxSession {
    */
   private readonly withRegions = new Map<
     string,
-    { readonly pre: Graph; readonly plain: Graph; readonly bytes: number }
+    { readonly pre: Graph; readonly plain: Graph | undefined; readonly bytes: number }
   >();
   private readonly cache: OnnxImportCache;
   private timing = { convertMs: 0, firstConvertMs: 0 };
@@ -160,10 +160,16 @@ export class OnnxSession {
       if (this.opts.attention) g = recognizeAttention(g);
       const regions = this.opts.ortRegions;
       const cpu = (this.opts.device ?? CPU).kind === 'cpu';
-      if (cpu && regions === undefined) this.awaitingRegions.set(key, { pre: g, runs: 0 });
-      g = this.finish(
-        cpu && regions !== undefined && regions !== false ? ortRegions(g, regions === true ? {} : regions) : g,
-      );
+      // A new signature of a session whose regions formed at another one forms them at once: its regions are mostly
+      // the same models, whose sessions it shares (region.ts), so they cost no session to open.
+      const early = cpu && regions === undefined && this.withRegions.size ? this.formRegions(key, g) : undefined;
+      if (early) g = early;
+      else {
+        if (cpu && regions === undefined && early !== null) this.awaitingRegions.set(key, { pre: g, runs: 0 });
+        g = this.finish(
+          cpu && regions !== undefined && regions !== false ? ortRegions(g, regions === true ? {} : regions) : g,
+        );
+      }
       const ms = performance.now() - start;
       if (!this.graphs.size) this.timing.firstConvertMs = ms;
       this.timing.convertMs += ms;
@@ -186,19 +192,33 @@ export class OnnxSession {
   private regionsWhenRunAgain(key: string): Graph | undefined {
     const waiting = this.awaitingRegions.get(key);
     if (!waiting || ++waiting.runs < 2) return undefined;
+    const start = performance.now();
+    const g = this.formRegions(key, waiting.pre);
+    if (!g) {
+      this.timing.convertMs += performance.now() - start;
+      return undefined;
+    }
+    this.timing.convertMs += performance.now() - start;
+    this.graphs.set(key, g);
+    return g;
+  }
+
+  /**
+   * `pre` (a signature's graph before regions and passes) with ort regions, then the passes, when that forms a region
+   * and the dialects enabled now include ort; its regions are then held as the default policy's (REGION_SIGNATURES).
+   * Null when no region formed, undefined when ort is pinned out (the signature may form them at a later run).
+   */
+  private formRegions(key: string, pre: Graph): Graph | null | undefined {
     // Under a pin that leaves ort out (['wasm', 'cpu'], as a browser runs) a region's calls would run one by one,
     // without the passes' fusions: the signature waits for a run that may use onnxruntime.
     const pinned = enabledDialects();
     if (pinned && !pinned.includes(ORT_DIALECT)) return undefined;
     this.awaitingRegions.delete(key);
-    const start = performance.now();
-    const r = ortRegions(waiting.pre);
-    if (!r.nodes.some(isOrtRegion)) return undefined;
+    const r = ortRegions(pre);
+    if (!r.nodes.some(isOrtRegion)) return null;
     const g = this.finish(r);
-    this.timing.convertMs += performance.now() - start;
     const bytes = g.nodes.reduce((n, node) => n + (isOrtRegion(node) ? node.args[1].runner.modelBytes : 0), 0);
-    this.withRegions.set(key, { pre: waiting.pre, plain: this.graphs.get(key)!, bytes });
-    this.graphs.set(key, g);
+    this.withRegions.set(key, { pre, plain: this.graphs.get(key), bytes });
     // Least recently run first, signatures beyond the bounds go back to raf-op's kernels and may form regions again.
     const most = this.opts.regionCache?.signatures ?? REGION_SIGNATURES;
     const budget = this.opts.regionCache?.bytes ?? REGION_BYTES;
@@ -208,7 +228,7 @@ export class OnnxSession {
       if (old === key || (this.withRegions.size <= most && held <= budget)) break;
       held -= was.bytes;
       releaseOrtRegions(this.graphs.get(old)!);
-      this.graphs.set(old, was.plain);
+      this.graphs.set(old, was.plain ?? this.finish(was.pre));
       this.withRegions.delete(old);
       this.awaitingRegions.set(old, { pre: was.pre, runs: 0 });
     }
@@ -229,7 +249,7 @@ export class OnnxSession {
       n += released;
       const was = this.withRegions.get(key);
       if (was) {
-        this.graphs.set(key, was.plain);
+        this.graphs.set(key, was.plain ?? this.finish(was.pre));
         this.awaitingRegions.set(key, { pre: was.pre, runs: 0 });
       } else this.graphs.delete(key);
     }
@@ -285,8 +305,9 @@ export class OnnxSession {
 
 /**
  * How many signatures of one session keep ort regions under the default policy. Each region session holds its own
- * copy of the weights it reads (written into its model, which is what lets onnxruntime pre-pack them), so a model run
- * at many lengths would otherwise hold a copy per length; past the bound, the least recently run signature releases
+ * copy of the weights it reads (written into its model, which is what lets onnxruntime pre-pack them); signatures
+ * whose regions differ in constants only share sessions (region.ts), but a model whose regions differ by length in
+ * more would otherwise hold a copy per length. Past the bound, the least recently run signature releases its share of
  * its sessions and runs on raf-op's kernels until it is run twice again.
  */
 export const REGION_SIGNATURES = 8;

@@ -298,7 +298,7 @@ function candidate(
     }
     if (!expressible(spec, args, ins)) return null;
     const outputs = outs.map(outName);
-    const built = buildNode(
+    const node = buildNode(
       spec,
       ins,
       args,
@@ -308,12 +308,31 @@ function candidate(
       },
       `${outputs[0]}_c`,
     );
+    const x = node.opType === 'Reshape' ? ins[spec.mapping.inputs[0]!] : null;
+    const built = x instanceof Tensor && decl.kind === 'tensor' ? reshapeAnyLength(node, x.shape, decl.out.shape) : node;
     const work = callWork(ins, decl.kind === 'tuple' ? decl.outs : decl.out);
     const min = ortMinWork(n.op.name);
     return { node: n, built, outputs, work, share: min === undefined ? 0 : work / min };
   } catch {
     return null;
   }
+}
+
+/**
+ * A Reshape node whose target says what it can without the lengths it was built for: a dimension the input has at the
+ * same place becomes 0 (ONNX: copy the input's) and one other becomes -1 (the rest), the first that is not 1. The
+ * node is the same at this shape; at another sequence length or batch the target is often the same too, so the region's
+ * model and session serve that graph as well (region.ts). Zero-size shapes keep their target as it is.
+ */
+function reshapeAnyLength(n: OrtNode, from: readonly number[], to: readonly number[]): OrtNode {
+  const name = n.nodeInputs[1];
+  const c = name ? n.consts[name] : undefined;
+  if (!c || from.includes(0) || to.includes(0)) return n;
+  const target = to.map((d, k) => (k < from.length && from[k] === d ? 0 : d));
+  const rest = target.findIndex((d) => d > 1);
+  if (rest >= 0) target[rest] = -1;
+  else if (target.includes(1)) target[target.indexOf(1)] = -1;
+  return { ...n, consts: { ...n.consts, [name!]: { ...c, data: target } }, key: `${n.key};any-length` };
 }
 
 /**
