@@ -21,6 +21,11 @@ export type Group = (typeof GROUPS)[number];
 /** The timed body; it must finish the work (read results back, or wait for the GPU queue) before it returns or resolves. */
 export interface Runner {
   run(): unknown;
+  /**
+   * `run` resolves to its own time in ms, which the harness takes instead of timing the call: a column run in another
+   * process (bench/ort-web-child.ts), timed there, without the messages between the processes.
+   */
+  selfTimed?: boolean;
   /** Untimed, before every run: resets state a run consumes (a temp repository, a fresh op name). */
   before?(): void;
   /**

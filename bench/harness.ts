@@ -128,6 +128,7 @@ async function prepare(c: BenchCase, impl: ImplName, o: HarnessOptions): Promise
     await runner.activate?.();
     runner.before?.();
     if (o.gc) collectGarbage();
+    if (runner.selfTimed) return Number(await runner.run());
     if (o.clock === 'cpu' && !c.wallClock) {
       const c0 = process.cpuUsage();
       const k0 = childrenCpuMs();

@@ -4,28 +4,35 @@
 // from the package folder; nothing is fetched. That build is the only one the package ships: 128-bit SIMD, the same
 // width as raf-op's wasm module. The wasm module reads env.wasm.numThreads once, when the first session is made, and
 // keeps it for the process: the single-threaded columns and a threaded one cannot share a process, so the threaded
-// cases (cases/threads.ts) have no onnxruntime-web column.
+// cases (cases/threads.ts) run their onnxruntime-web column in a child process (ort-web-child.ts).
 
 import * as ortWeb from 'onnxruntime-web';
 
 export { ortWeb };
 
 let configured = false;
+let threads = 1;
+
+/** The thread count of this process's onnxruntime-web sessions: set before the first one is made, once. */
+export function setOrtWebThreads(n: number): void {
+  if (configured && n !== threads) throw new Error('onnxruntime-web: the thread count is set before the first session');
+  threads = n;
+}
 
 function configure(): void {
   if (configured) return;
-  ortWeb.env.wasm.numThreads = 1;
+  ortWeb.env.wasm.numThreads = threads;
   ortWeb.env.wasm.proxy = false;
   ortWeb.env.logLevel = 'error';
   configured = true;
 }
 
-/** A single-threaded onnxruntime-web session over `model` on the wasm execution provider. */
+/** An onnxruntime-web session over `model` on the wasm execution provider (single-threaded unless set otherwise). */
 export async function ortWebSession(model: Uint8Array): Promise<ortWeb.InferenceSession> {
   configure();
   return ortWeb.InferenceSession.create(model, {
     executionProviders: ['wasm'],
-    intraOpNumThreads: 1,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',

@@ -1,7 +1,11 @@
 // Cases: the kernel cases matmul 256³ and 1024³, conv2d 3×3 and add 2^20, and the real models of the ONNX corpus,
 // again with 2 threads: raf-op after setWasmThreads(2) (as on Node by default, and pinned to its own kernels as in a
-// browser) against onnxruntime with intraOpNumThreads 2, in the same run as the single-threaded rows.
+// browser) against onnxruntime with intraOpNumThreads 2 and onnxruntime-web with 2 threads (in a process of its own),
+// in the same run as the single-threaded rows.
 
+import { fork } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setWasmThreads, withDialect } from '../../runtime/src/index.ts';
 import { defineCase, type BenchCase, type Impl } from '../case.ts';
 import { withOrtThreads } from '../peers.ts';
@@ -43,8 +47,57 @@ function threaded(impl: Impl, own: boolean): Impl {
   };
 }
 
-/** `c`'s raf-op and onnxruntime columns with 2 threads each (the smoke test runs a small one). */
-export function threadedCase(c: BenchCase): BenchCase {
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), '../ort-web-child.ts');
+
+/**
+ * The onnxruntime-web column of case `name` (exported by cases/`module`) with `THREADS` threads, run in a child
+ * process: onnxruntime-web's wasm module takes its thread count once per process, and this one's is 1. Each run is
+ * timed in the child, around the run alone.
+ */
+function ortWebThreaded(module: string, name: string): Impl {
+  return {
+    async setup() {
+      // The child runs TypeScript through tsx's loader: the bench's own Node options where tsx started it, else
+      // (under vitest, which transforms in-process) tsx's register hook.
+      const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : ['--import', 'tsx'];
+      const child = fork(CHILD, [], {
+        execArgv,
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      let failed: Error | undefined;
+      const waiting: ((r: Record<string, unknown>) => void)[] = [];
+      child.on('message', (r: Record<string, unknown>) => waiting.shift()?.(r));
+      child.on('exit', (code) => {
+        failed = new Error(`onnxruntime-web's process ended (exit code ${code})`);
+        for (const w of waiting.splice(0)) w({ error: failed.message });
+      });
+      const ask = (m: unknown): Promise<Record<string, unknown>> =>
+        new Promise((resolve, reject) => {
+          if (failed) return reject(failed);
+          waiting.push((r) => (typeof r.error === 'string' ? reject(new Error(r.error)) : resolve(r)));
+          child.send(m as object);
+        });
+      const { note } = await ask({ module, name, threads: THREADS });
+      return {
+        run: async () => (await ask('run')).ms,
+        selfTimed: true,
+        result: async () => (await ask('result')).result as Float32Array[],
+        note: `${typeof note === 'string' ? note : ''} ×${THREADS}, own process`.trim(),
+        dispose: async () => {
+          if (!failed) await ask('dispose');
+          child.kill();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * `c`'s raf-op and onnxruntime columns with 2 threads each (the smoke test runs a small one), and its onnxruntime-web
+ * column where it has one, from `module` (its file under cases/, which a child process imports).
+ */
+export function threadedCase(c: BenchCase, module?: string): BenchCase {
   return defineCase({
     name: `${c.name} · ${THREADS} threads`,
     what: `${c.what}; ${THREADS} threads each`,
@@ -58,6 +111,7 @@ export function threadedCase(c: BenchCase): BenchCase {
       'raf-op': threaded(c.impls['raf-op']!, false),
       'raf-op wasm': threaded(c.impls['raf-op']!, true),
       onnxruntime: withOrtThreads(c.impls.onnxruntime!, THREADS),
+      ...(module && c.impls['onnxruntime-web'] ? { 'onnxruntime-web': ortWebThreaded(module, c.name) } : {}),
     },
     gaps: {
       'tfjs-wasm':
@@ -66,4 +120,9 @@ export function threadedCase(c: BenchCase): BenchCase {
   });
 }
 
-export default [matmulCase(256), matmulCase(1024), conv2d, add, ...models].map(threadedCase);
+export default [
+  ...[matmulCase(256), matmulCase(1024)].map((c) => threadedCase(c, 'matmul.ts')),
+  threadedCase(conv2d, 'conv2d.ts'),
+  threadedCase(add, 'add.ts'),
+  ...models.map((c) => threadedCase(c, 'onnx_models.ts')),
+];

@@ -1,6 +1,6 @@
 // The bench's threaded cases (bench/cases/threads.ts) on a small product: raf-op with 2 wasm threads (by default, and
 // pinned to its own kernels) and onnxruntime with 2 intra-op threads run twice without error and agree, and the
-// raf-op columns leave one thread behind them.
+// raf-op columns leave one thread behind them; onnxruntime-web with 2 threads runs in a child process and agrees.
 
 import { describe, expect, it } from 'vitest';
 import { wasmThreads } from '../../runtime/src/index.ts';
@@ -32,4 +32,27 @@ describe('threaded bench cases', () => {
     expect(typeof a).toBe('object');
     expect(a.max_abs_diff).toBeLessThanOrEqual(1e-5 * Math.max(1, a.scale));
   });
+
+  it("matmul 256³ with 2 threads: onnxruntime-web's column runs in a process of its own and agrees", async () => {
+    // onnxruntime-web takes its thread count once per process: the column is the case of cases/matmul.ts, set up in a
+    // child process with 2 threads, each run timed there.
+    const c = threadedCase(matmulCase(256), 'matmul.ts');
+    const [r] = await runCases(
+      [{ ...c, impls: { 'raf-op': c.impls['raf-op']!, 'onnxruntime-web': c.impls['onnxruntime-web']! } }],
+      {
+        runs: 2,
+        warmup: 0,
+        slowMs: Infinity,
+        slowRuns: 2,
+      },
+    );
+    const web = r!.results['onnxruntime-web']!;
+    expect(web.error).toBeUndefined();
+    expect(web.runs).toBe(2);
+    expect(web.median_ms).toBeGreaterThan(0);
+    expect(web.note).toBe('wasm simd ×2, own process');
+    const a = r!.agreement['onnxruntime-web'] as { max_abs_diff: number; scale: number };
+    expect(typeof a).toBe('object');
+    expect(a.max_abs_diff).toBeLessThanOrEqual(1e-5 * Math.max(1, a.scale));
+  }, 60_000);
 });
