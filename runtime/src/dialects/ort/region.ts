@@ -55,6 +55,8 @@ interface SessionEntry {
 interface Family {
   readonly reference: ReadonlyMap<string, string>;
   readonly varying: Set<string>;
+  /** Whether onnxruntime refused a session taking the varying constants as inputs. */
+  unshared: boolean;
   runners: number;
 }
 const families = new Map<string, Family>();
@@ -172,12 +174,14 @@ export function openRegion(
     ]),
   );
   const digests = new Map(names.map((n) => [n, digestOf(consts.get(n)!.c, consts.get(n)!.t)]));
-  const family = families.get(structure) ?? { reference: digests, varying: new Set<string>(), runners: 0 };
+  const family = families.get(structure) ?? {
+    reference: digests,
+    varying: new Set<string>(),
+    unshared: false,
+    runners: 0,
+  };
   for (const [n, d] of digests) if (family.reference.get(n) !== d) family.varying.add(n);
-  const fed = names.filter((n) => family.varying.has(n));
-  const key = `${structure}:${fed.join(',')}`;
-  let entry = sessions.get(key);
-  if (!entry) {
+  const open = (fed: readonly string[]): SessionEntry => {
     const symbolic = (name: string, rank: number) => Array.from({ length: rank }, (_, k) => `${name}_${k}`);
     const bytes = encodeGraphModel({
       opset,
@@ -188,15 +192,38 @@ export function openRegion(
           type: ONNX_DTYPE_ATTR[i.type.dtype]!,
           shape: symbolic(i.name, i.type.shape.length),
         })),
-        ...fed.map((n) => ({ name: n, type: consts.get(n)!.c.type, shape: symbolic(n, consts.get(n)!.c.shape.length) })),
+        ...fed.map((n) => ({
+          name: n,
+          type: consts.get(n)!.c.type,
+          shape: symbolic(n, consts.get(n)!.c.shape.length),
+        })),
       ],
-      consts: Object.fromEntries(names.filter((n) => !family.varying.has(n)).map((n) => [n, consts.get(n)!.c])),
+      consts: Object.fromEntries(names.filter((n) => !fed.includes(n)).map((n) => [n, consts.get(n)!.c])),
       outputs: outputs.map((o) => o.name),
     });
     const native = ort.newSession();
     native.loadModel(bytes.buffer, bytes.byteOffset, bytes.byteLength, sessionOptions(true));
     countOrt('session');
-    entry = { native, runners: 0, modelBytes: bytes.length };
+    return { native, runners: 0, modelBytes: bytes.length };
+  };
+  // A structure whose shared session onnxruntime refused keeps every constant in its models: a session per set of
+  // constants' values.
+  const keyOf = (fed: readonly string[]) =>
+    family.unshared ? `${structure}:=${sha256([...digests.values()].join(','))}` : `${structure}:${fed.join(',')}`;
+  let fed = family.unshared ? [] : names.filter((n) => family.varying.has(n));
+  let key = keyOf(fed);
+  let entry = sessions.get(key);
+  if (!entry) {
+    try {
+      entry = open(fed);
+    } catch (e) {
+      // Some kernel of onnxruntime's wants one of the constants fed as an input as a constant of the model.
+      if (!fed.length) throw e;
+      family.unshared = true;
+      fed = [];
+      key = keyOf(fed);
+      entry = sessions.get(key) ?? open(fed);
+    }
     sessions.set(key, entry);
   }
   families.set(structure, family);

@@ -309,7 +309,8 @@ function candidate(
       `${outputs[0]}_c`,
     );
     const x = node.opType === 'Reshape' ? ins[spec.mapping.inputs[0]!] : null;
-    const built = x instanceof Tensor && decl.kind === 'tensor' ? reshapeAnyLength(node, x.shape, decl.out.shape) : node;
+    const built =
+      x instanceof Tensor && decl.kind === 'tensor' ? reshapeAnyLength(node, x.shape, decl.out.shape) : node;
     const work = callWork(ins, decl.kind === 'tuple' ? decl.outs : decl.out);
     const min = ortMinWork(n.op.name);
     return { node: n, built, outputs, work, share: min === undefined ? 0 : work / min };
