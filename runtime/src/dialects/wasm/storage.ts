@@ -83,9 +83,7 @@ export class WasmStorage implements TensorStorage {
   /** Copies the elements to JavaScript memory and gives the block back (`later`: see release). */
   moveOut(later: boolean): Storage {
     if (!this.array) {
-      // ArrayBuffer.prototype.slice copies into a buffer it need not zero first (a fresh array filled by set() is
-      // zeroed, then written again); TypedArray slice() of a view on wasm memory is markedly slower than either.
-      this.array = new this.ctor(this.heap.copyOut(this.block!, this.length * this.ctor.BYTES_PER_ELEMENT)) as Storage;
+      this.array = this.heap.copyOut(this.ctor, this.block!, this.length) as Storage;
       this.release(later);
     }
     return this.array;
