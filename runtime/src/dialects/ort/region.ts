@@ -76,7 +76,7 @@ function sha256(...parts: (string | Uint8Array)[]): string {
   return h.digest('hex');
 }
 
-/** Digests of constant tensors (weights), computed once per tensor: a model's regions at every signature read the same ones. */
+/** Digests of constant tensors (weights), computed once per tensor: a model's regions at every signature share them. */
 const tensorDigests = new WeakMap<Tensor, string>();
 
 function digestOf(c: OrtConst, t?: Tensor): string {

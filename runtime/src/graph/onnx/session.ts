@@ -45,11 +45,12 @@ export interface OnnxSessionOptions {
    * policy at that signature's second run (at its first once another signature has regions, whose sessions its
    * regions mostly share: region.ts): a region forms where the heavy calls in it (matmuls, convolutions,
    * recurrences) together reach one such call's threshold (policy.ts), a model at small sizes runs on raf-op's kernels
-   * as before, and a model run at one signature once never pays for building an onnxruntime session. At most `regionCache.signatures` signatures keep their regions, holding at most
-   * `regionCache.bytes` of region models (weights) together; the least recently run leaves first. `true` or an object
-   * (the pass's options) forms them when the signature is converted, `false` never. The pass runs after `attention` and before
-   * `passes`, so a pass given there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort
-   * dialect (a browser, no onnxruntime-node, RAF_OP_ORT=0) nothing changes.
+   * as before, and a model run at one signature once never pays for building an onnxruntime session. At most
+   * `regionCache.signatures` signatures keep their regions, holding at most `regionCache.bytes` of region models
+   * (weights) together; the least recently run leaves first. `true` or an object (the pass's options) forms them when
+   * the signature is converted, `false` never. The pass runs after `attention` and before `passes`, so a pass given
+   * there (fuseEpilogues, recognizeAttention) sees the calls regions left. Without the ort dialect (a browser, no
+   * onnxruntime-node, RAF_OP_ORT=0) nothing changes.
    */
   readonly ortRegions?: boolean | OrtRegionOptions;
   /**
@@ -194,11 +195,8 @@ export class OnnxSession {
     if (!waiting || ++waiting.runs < 2) return undefined;
     const start = performance.now();
     const g = this.formRegions(key, waiting.pre);
-    if (!g) {
-      this.timing.convertMs += performance.now() - start;
-      return undefined;
-    }
     this.timing.convertMs += performance.now() - start;
+    if (!g) return undefined;
     this.graphs.set(key, g);
     return g;
   }
