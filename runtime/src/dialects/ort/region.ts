@@ -97,11 +97,16 @@ const DTYPE_OF_ONNX = new Map<number, DType>(
   Object.entries(ONNX_DTYPE_ATTR).map(([dtype, code]) => [code!, dtype as DType]),
 );
 
-/** A constant fed as a graph input: its tensor, or one made from its values. */
+/** Whether a constant can be fed as a graph input: its element type is one regions pass. */
+function feedable(c: OrtConst): boolean {
+  const dtype = DTYPE_OF_ONNX.get(c.type);
+  return dtype !== undefined && ortType(dtype) !== undefined;
+}
+
+/** A constant fed as a graph input (see feedable): its tensor, or one made from its values. */
 function constTensor(c: OrtConst, t?: Tensor): Tensor {
   if (t) return t;
-  const dtype = DTYPE_OF_ONNX.get(c.type);
-  if (!dtype) throw new Error(`ort region: cannot feed a constant of ONNX type ${c.type}`);
+  const dtype = DTYPE_OF_ONNX.get(c.type)!;
   return new Tensor(c.shape, dtype, new CpuStorage(toStorage(dtype, c.data)));
 }
 
@@ -181,6 +186,8 @@ export function openRegion(
     runners: 0,
   };
   for (const [n, d] of digests) if (family.reference.get(n) !== d) family.varying.add(n);
+  // A constant of a type regions do not pass (float16) cannot be fed: its structure's models keep every constant.
+  for (const n of family.varying) if (consts.has(n) && !feedable(consts.get(n)!.c)) family.unshared = true;
   const open = (fed: readonly string[]): SessionEntry => {
     const symbolic = (name: string, rank: number) => Array.from({ length: rank }, (_, k) => `${name}_${k}`);
     const bytes = encodeGraphModel({
