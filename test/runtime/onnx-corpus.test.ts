@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { initWebGpu, loadOnnx } from '../../runtime/src/index.ts';
+import { initWebGpu, loadOnnx, randomUniform } from '../../runtime/src/index.ts';
 import { execute, fuseOps, moveGraph } from '../../runtime/src/graph/index.ts';
 import { compareModel, feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
@@ -91,5 +91,18 @@ describe('OnnxSession', () => {
     expect(() => s.run({ ...feedsFor(m, bytes), extra: feedsFor(m, bytes).input! })).toThrow(
       "unknown input(s) 'extra'",
     );
+  });
+
+  it("refuses a feed whose rank or fixed dimension contradicts the model's declaration, naming the input", () => {
+    const s = loadOnnx(bytes);
+    const feeds = feedsFor(m, bytes);
+    // input is declared [batch, sequence], state [2, batch, 128].
+    expect(() => s.run({ ...feeds, input: randomUniform([1, 2, 512]) })).toThrow(
+      "input 'input' has shape [1, 2, 512], the model declares [batch, sequence] (rank 2)",
+    );
+    expect(() => s.run({ ...feeds, state: randomUniform([3, 1, 128]) })).toThrow(
+      "input 'state' has shape [3, 1, 128], the model declares [2, batch, 128] (dimension 0 is fixed at 2)",
+    );
+    expect(s.specializations).toBe(0);
   });
 });

@@ -267,18 +267,18 @@ export class OnnxSession {
   private checkShapes(feeds: Readonly<Record<string, Tensor>>): void {
     for (const input of this.model.inputs) {
       const t = feeds[input.name];
-      if (!t || !input.shape) continue;
-      const declared = `[${input.shape.join(', ')}]`;
-      if (input.shape.length !== t.shape.length)
-        throw new Error(
-          `OnnxSession.run: input '${input.name}' has shape [${t.shape.join(', ')}], the model declares ${declared} (rank ${input.shape.length})`,
+      const shape = input.shape;
+      if (!t || !shape) continue;
+      // The message is built only when it is thrown: this runs at every run.
+      const mismatch = (why: string) =>
+        new Error(
+          `OnnxSession.run: input '${input.name}' has shape [${t.shape.join(', ')}], the model declares [${shape.join(', ')}] (${why})`,
         );
-      input.shape.forEach((d, k) => {
-        if (typeof d === 'number' && d > 0 && d !== t.shape[k])
-          throw new Error(
-            `OnnxSession.run: input '${input.name}' has shape [${t.shape.join(', ')}], the model declares ${declared} (dimension ${k} is fixed at ${d})`,
-          );
-      });
+      if (shape.length !== t.shape.length) throw mismatch(`rank ${shape.length}`);
+      for (let k = 0; k < shape.length; k++) {
+        const d = shape[k];
+        if (typeof d === 'number' && d > 0 && d !== t.shape[k]) throw mismatch(`dimension ${k} is fixed at ${d}`);
+      }
     }
   }
 
