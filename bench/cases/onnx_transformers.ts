@@ -51,13 +51,38 @@ function feedsFor(file: string, batch: number, seq: number): Record<string, Feed
   return feeds;
 }
 
+/** feedsFor's inputs as raf-op tensors. */
+const rafFeeds = (file: string, batch: number, seq: number): Record<string, Tensor> =>
+  Object.fromEntries(Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [n, tensor(f.values, f)]));
+
+/** feedsFor's inputs as onnxruntime-node tensors. */
+const ortFeeds = (file: string, batch: number, seq: number): Record<string, ort.Tensor> =>
+  Object.fromEntries(
+    Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [
+      n,
+      f.dtype === 'int64'
+        ? new ort.Tensor(
+            'int64',
+            BigInt64Array.from(f.values, (v) => BigInt(v)),
+            f.shape,
+          )
+        : new ort.Tensor('float32', Float32Array.from(f.values), f.shape),
+    ]),
+  );
+
+/** onnxruntime-node's session of `file`, as the peer columns open it. */
+const ortSessionOf = (file: string) =>
+  ort.InferenceSession.create(`${DIR}/${file}`, {
+    intraOpNumThreads: ortThreadCount(),
+    interOpNumThreads: 1,
+    logSeverityLevel: 4,
+  });
+
 function rafColumn(file: string, batch: number, seq: number): Impl {
   return {
     setup() {
       const session = loadOnnx(readFileSync(`${DIR}/${file}`), { passes: [fuseEpilogues] });
-      const feeds = Object.fromEntries(
-        Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [n, tensor(f.values, f)]),
-      );
+      const feeds = rafFeeds(file, batch, seq);
       const outputs = (): Tensor[] => {
         const out = session.run(feeds);
         return session.outputNames.map((n) => out[n]!);
@@ -81,23 +106,8 @@ function rafColumn(file: string, batch: number, seq: number): Impl {
 function ortColumn(file: string, batch: number, seq: number): Impl {
   return {
     async setup() {
-      const session = await ort.InferenceSession.create(`${DIR}/${file}`, {
-        intraOpNumThreads: ortThreadCount(),
-        interOpNumThreads: 1,
-        logSeverityLevel: 4,
-      });
-      const feeds = Object.fromEntries(
-        Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [
-          n,
-          f.dtype === 'int64'
-            ? new ort.Tensor(
-                'int64',
-                BigInt64Array.from(f.values, (v) => BigInt(v)),
-                f.shape,
-              )
-            : new ort.Tensor('float32', Float32Array.from(f.values), f.shape),
-        ]),
-      );
+      const session = await ortSessionOf(file);
+      const feeds = ortFeeds(file, batch, seq);
       return {
         run: async () => {
           const out = await session.run(feeds);
@@ -135,11 +145,9 @@ interface LengthSession {
 }
 
 async function lengthSession(file: string, batch: number, ortPeer: boolean): Promise<LengthSession> {
-  const bytes = readFileSync(`${DIR}/${file}`);
   if (!ortPeer) {
-    const session = loadOnnx(bytes, { passes: [fuseEpilogues] });
-    const feeds = (seq: number) =>
-      Object.fromEntries(Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [n, tensor(f.values, f)]));
+    const session = loadOnnx(readFileSync(`${DIR}/${file}`), { passes: [fuseEpilogues] });
+    const feeds = (seq: number) => rafFeeds(file, batch, seq);
     let prepared: Record<string, Tensor> = {};
     const outputs = (given: Record<string, Tensor>): Tensor[] => {
       const out = session.run(given);
@@ -154,22 +162,8 @@ async function lengthSession(file: string, batch: number, ortPeer: boolean): Pro
       dispose: async () => void session.release(),
     };
   }
-  const session = await ort.InferenceSession.create(bytes, {
-    intraOpNumThreads: ortThreadCount(),
-    interOpNumThreads: 1,
-    logSeverityLevel: 4,
-  });
-  const feeds = (seq: number) =>
-    Object.fromEntries(
-      Object.entries(feedsFor(file, batch, seq)).map(([n, f]) => [
-        n,
-        new ort.Tensor(
-          'int64',
-          BigInt64Array.from(f.values, (v) => BigInt(v)),
-          f.shape,
-        ),
-      ]),
-    );
+  const session = await ortSessionOf(file);
+  const feeds = (seq: number) => ortFeeds(file, batch, seq);
   let prepared: Record<string, ort.Tensor> = {};
   return {
     prepare: (seq) => void (prepared = feeds(seq)),

@@ -231,6 +231,11 @@ function finishBool(a: Uint8Array): void {
   for (let i = 0; i < a.length; i++) if (a[i]! > 1) a[i] = 1;
 }
 
+/** Whether `a` is an array of the kind `dtype`'s tensors are stored in. */
+export function isStorageOf<D extends DType>(dtype: D, a: unknown): a is StorageOf[D] {
+  return a instanceof STORAGE[dtype];
+}
+
 export function allocStorage<D extends DType>(dtype: D, size: number): StorageOf[D] {
   return new STORAGE[dtype](size) as StorageOf[D];
 }

@@ -2,7 +2,7 @@
 // Everything op-specific comes from the generated mapping (runtime/src/generated/onnx/) and the spec's arg types.
 
 import type { AnyDialectOp, Bridge, Kernel, KernelInputs, OutType } from '../../dialect.ts';
-import { allocStorage, type DType, type Storage } from '../../dtype.ts';
+import { allocStorage, isStorageOf, type DType, type Storage } from '../../dtype.ts';
 import { OpError } from '../../errors.ts';
 import { ONNX_CONVERSION_RULES } from '../../graph/onnx/convert.ts';
 import type { OnnxMapping } from '../../graph/onnx/mapping.ts';
@@ -395,8 +395,8 @@ export function runSession(
     // The binding returns each output in an array of its own (a copy of onnxruntime's buffer): taken as the tensor's
     // storage where it is the storage's type. That costs less than onnxruntime writing into storage made here, whose
     // fresh, zeroed pages cost more than the copy (256 kB: about 30 µs on this project's VM).
-    let s = allocStorage(o.type.dtype, 0) as Storage;
-    if (o.direct && r.data.constructor === s.constructor && r.data.length === sizeOf(shape)) s = r.data as Storage;
+    let s: Storage;
+    if (o.direct && isStorageOf(o.type.dtype, r.data) && r.data.length === sizeOf(shape)) s = r.data;
     else {
       s = allocStorage(o.type.dtype, sizeOf(shape));
       const d = r.data;
