@@ -74,9 +74,6 @@ async function loadCases(): Promise<BenchCase[]> {
   return cases.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : 1));
 }
 
-/** Dawn's and Mesa's names for adapters that run on the CPU. */
-const SOFTWARE = /llvmpipe|lavapipe|swiftshader|softpipe|software/i;
-
 async function main(): Promise<void> {
   const cases = (await loadCases())
     .filter((c) => (!filter || c.name.includes(filter) || c.group === filter) && !(quick && c.slow))
@@ -97,8 +94,7 @@ async function main(): Promise<void> {
   const machine = `${cpus()[0]?.model ?? 'unknown CPU'} ×${cpus().length}, Node ${process.version}, wasm build ${wasmBuild() ?? 'not loaded'}`;
   const gpu = await gpuSetup();
   const gpuLine = gpu === undefined ? undefined : typeof gpu === 'string' ? `no WebGPU: ${gpu}` : describeGpu(gpu);
-  const software =
-    typeof gpu === 'object' && (gpu.raf.isFallbackAdapter || SOFTWARE.test(`${gpu.raf.device} ${gpu.raf.description}`));
+  const software = typeof gpu === 'object' && gpu.raf.software;
   console.log(
     `\nraf-op benchmarks: median ${cpuTime ? 'CPU-time ' : ''}ms of ${RUNS} runs after a warm-up of ${WARMUP} runs${WARMUP_MS ? ` and at least ${WARMUP_MS} ms` : ''}${gcRuns ? ', a minor GC before each' : ''} (* = ${SLOW_RUNS} runs, one run took over ${SLOW_MS} ms); CPU columns single-threaded. ${machine}`,
   );

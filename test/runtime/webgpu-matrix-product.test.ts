@@ -1,9 +1,10 @@
-// The WebGPU matrix products on both pipelines (16 × 16 tiles for small outputs, 64 × 64 blocks with 4 × 4 outputs
-// per invocation from BLOCKED_FROM on), with partial tiles, transposes, broadcast batches and a bias, against float64.
+// The WebGPU matrix products on both pipelines (16 × 16 tiles for small outputs, 64 × 64 blocks from BLOCKED_FROM on
+// a GPU, from 32 × 32 on a software adapter, shared out by adapter), with partial tiles, transposes, broadcast batches
+// and a bias, against float64.
 import { describe, expect, it } from 'vitest';
 
 import { ops, randomUniform, type Tensor } from '../../runtime/src/index.ts';
-import { BLOCKED_FROM } from '../../runtime/src/dialects/webgpu/matrix-product.ts';
+import { BLOCKED_FROM, blockedProduct } from '../../runtime/src/dialects/webgpu/matrix-product.ts';
 import { useWebGpu } from '../support/webgpu-context.ts';
 
 const needGpu = useWebGpu();
@@ -58,6 +59,8 @@ const CASES: {
 }[] = [
   // Small: the 16 × 16 pipeline.
   { name: 'matmul 33×20 · 20×17', a: [33, 20], b: [20, 17], op: 'matmul' },
+  // One partial block on a software adapter, the 16 × 16 pipeline on a GPU.
+  { name: 'matmul_nt 40×70 · (50×70)ᵀ', a: [40, 70], b: [50, 70], op: 'matmul_nt' },
   // Blocked: partial 64-tiles on both sides, k not a multiple of 16, broadcast batches.
   { name: 'matmul [2,1,130,37] · [3,37,700]', a: [2, 1, 130, 37], b: [3, 37, 700], op: 'matmul' },
   { name: 'matmul 520×33 · 33×530', a: [520, 33], b: [33, 530], op: 'matmul' },
@@ -67,10 +70,18 @@ const CASES: {
 ];
 
 describe('webgpu matrix products against float64', () => {
-  it('the cases on the blocked pipeline are over its threshold', () => {
+  it('the cases take the pipeline each adapter kind gives them', () => {
+    for (const software of [false, true]) {
+      expect(blockedProduct(software, 520, 530, 1)).toBe(true);
+      expect(blockedProduct(software, 130, 700, 6)).toBe(true);
+      expect(blockedProduct(software, 33, 17, 1)).toBe(false);
+    }
     expect(520 * 530).toBeGreaterThanOrEqual(BLOCKED_FROM);
-    expect(2 * 3 * 130 * 700).toBeGreaterThanOrEqual(BLOCKED_FROM);
-    expect(33 * 17).toBeLessThan(BLOCKED_FROM);
+    expect(blockedProduct(false, 40, 50, 1)).toBe(false);
+    expect(blockedProduct(true, 40, 50, 1)).toBe(true);
+    // A GPU keeps the 16 × 16 pipeline below BLOCKED_FROM outputs, whose blocks would leave it mostly idle.
+    expect(blockedProduct(false, 128, 256, 1)).toBe(false);
+    expect(blockedProduct(true, 128, 256, 1)).toBe(true);
   });
 
   it.for(CASES)('$name', async ({ a: as, b: bs, op }, ctx) => {
@@ -99,11 +110,13 @@ describe('webgpu matrix products against float64', () => {
     expect(gpu.uncapturedErrors).toEqual([]);
   });
 
-  it('serves outputs from BLOCKED_FROM on with the blocked pipeline', async (ctx) => {
+  it("served the cases with both pipelines, blocked as the adapter's kind wants", async (ctx) => {
     const gpu = needGpu(ctx);
     const keys = gpu.pipelines.compiledPipelineKeys().map((k) => k.replace(/#main$/, ''));
+    // 8 × 8 outputs per invocation on a software adapter, 4 × 4 on a GPU.
+    const blocked = gpu.info.software ? 'b64r8' : 'b64r4';
     expect(keys).toContain('webgpu:matrix_product|f32');
-    expect(keys).toContain('webgpu:matrix_product|f32|b64');
-    expect(keys).toContain('webgpu:matrix_product_bias|f32|b64');
+    expect(keys).toContain(`webgpu:matrix_product|f32|${blocked}`);
+    expect(keys).toContain(`webgpu:matrix_product_bias|f32|${blocked}`);
   });
 });

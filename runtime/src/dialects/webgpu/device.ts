@@ -12,6 +12,11 @@ export interface GpuAdapterDescription {
   device: string;
   description: string;
   isFallbackAdapter: boolean;
+  /**
+   * Whether the adapter emulates a GPU on the CPU (Mesa's llvmpipe or lavapipe, SwiftShader, or a fallback adapter):
+   * kernels that pick tile sizes per adapter (matrix-product.ts) size them for a few CPU threads there.
+   */
+  software: boolean;
   /** 'browser' for navigator.gpu; otherwise the Dawn backend option used ('default' = Dawn's own pick). */
   backend: string;
   featureLevel: 'core' | 'compatibility';
@@ -65,6 +70,8 @@ const RAISED_LIMITS = [
 const COMPAT_BACKENDS = new Set(['opengles', 'opengl', 'd3d11']);
 
 const ADAPTER_TIMEOUT_MS = 30_000;
+/** Renderers that emulate a GPU on the CPU, as adapters name them. */
+const SOFTWARE_RENDERERS = /llvmpipe|lavapipe|swiftshader|softpipe|software/i;
 const MAX_KEPT_ERRORS = 50;
 
 interface Attempt {
@@ -242,12 +249,18 @@ async function makeContext(adapter: GPUAdapter, attempt: Attempt, started: numbe
     device: info.device ?? '',
     description: info.description ?? '',
     isFallbackAdapter: Boolean((info as { isFallbackAdapter?: boolean }).isFallbackAdapter),
+    software: false,
     backend: attempt.backend,
     // Adapters report core support through this feature; Dawn's GPUAdapter has no featureLevel attribute.
     featureLevel: adapter.features.has('core-features-and-limits') ? 'core' : 'compatibility',
     features: [...adapter.features].sort(),
     limits: adapterLimits,
   };
+  description.software =
+    description.isFallbackAdapter ||
+    SOFTWARE_RENDERERS.test(
+      `${description.vendor} ${description.architecture} ${description.device} ${description.description}`,
+    );
   const sub = info as { subgroupMinSize?: number; subgroupMaxSize?: number };
   if (typeof sub.subgroupMinSize === 'number') description.subgroupMinSize = sub.subgroupMinSize;
   if (typeof sub.subgroupMaxSize === 'number') description.subgroupMaxSize = sub.subgroupMaxSize;

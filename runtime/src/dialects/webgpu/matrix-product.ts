@@ -9,11 +9,12 @@ import { allFloat32, MAX_RANK, Params, paramsWgsl, pipelineKey } from './kernel.
 import { allocGpu, gpuBuffer } from './storage.ts';
 
 const TILE = 16;
-/** The blocked pipeline's output tile (BLOCK × BLOCK per workgroup of 16 × 16, 4 × 4 outputs per invocation). */
+/** The blocked pipeline's output tile: BLOCK × BLOCK per workgroup (shared out as `Blocking` says). */
 const BLOCK = 64;
 /**
- * From this many output elements on (and both sides at least BLOCK), the blocked pipeline serves: it reads each
- * staged value once per four products instead of once per product, but has 16 times fewer workgroups to spread.
+ * On a GPU, from this many output elements on (and both sides at least BLOCK), the blocked pipeline serves: it reads
+ * each staged value once per four products instead of once per product, but has 16 times fewer workgroups to spread
+ * (see blockedProduct).
  */
 export const BLOCKED_FROM = 1 << 18;
 const BATCH = 8; // words: M, N, K, batch rank, a row/col step, b row/col step; then batch shape and strides
@@ -112,15 +113,31 @@ ${store('acc', bias, epi, half)}
 }`;
 
 /**
- * The blocked product: a workgroup of 16 × 16 computes a 64 × 64 tile, each invocation 4 × 4 outputs (rows lid.y +
- * 16i, columns lid.x + 16j), from 64 × 16 slices of A and 16 × 64 slices of B staged in workgroup memory. Each
- * output sums over k in the same order as the 16 × 16 pipeline.
+ * How the blocked product shares its BLOCK × BLOCK output tile out: `reg` × `reg` outputs per invocation, `side` ×
+ * `side` invocations per workgroup (reg · side = BLOCK). A GPU takes 4 × 4 outputs each on 16 × 16 invocations; an
+ * adapter that emulates one on the CPU (llvmpipe, SwiftShader) runs a workgroup's invocations as SIMD lanes of a few
+ * threads, where each barrier switches between them, so it takes 8 × 8 outputs each on 8 × 8 invocations (half the
+ * time of the GPU's shape at 256³ on llvmpipe).
  */
-const blockedSource = (bias: boolean, epi?: MatrixEpilogue, half = false) => `${header(bias, epi, half)}
+interface Blocking {
+  readonly reg: number;
+  readonly side: number;
+}
+const GPU_BLOCKING: Blocking = { reg: 4, side: 16 };
+const SOFTWARE_BLOCKING: Blocking = { reg: 8, side: 8 };
+
+/**
+ * The blocked product: a workgroup computes a BLOCK × BLOCK tile, each invocation reg × reg outputs (rows lid.y +
+ * side·i, columns lid.x + side·j), from BLOCK × 16 slices of A and 16 × BLOCK slices of B staged in workgroup memory.
+ * Each output sums over k in the same order as the 16 × 16 pipeline.
+ */
+const blockedSource = (bias: boolean, epi: MatrixEpilogue | undefined, half: boolean, { reg, side }: Blocking) => {
+  const invocations = side * side;
+  return `${header(bias, epi, half)}
 var<workgroup> tileA: array<array<f32, ${BLOCK}>, ${TILE}>;
 var<workgroup> tileB: array<array<f32, ${BLOCK}>, ${TILE}>;
 
-@compute @workgroup_size(${TILE}, ${TILE})
+@compute @workgroup_size(${side}, ${side})
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let M = pu(0u);
   let N = pu(1u);
@@ -128,12 +145,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let row0 = wg.y * ${BLOCK}u;
   let col0 = wg.x * ${BLOCK}u;
   let offs = batch_offsets(wg.z);
-  var acc: array<array<f32, 4>, 4>;
+  var acc: array<array<f32, ${reg}>, ${reg}>;
   for (var t = 0u; t < K; t += ${TILE}u) {
-    // 1024 values of each operand, four per invocation; out of range ones stage zeros (every invocation must
-    // reach the barriers).
-    for (var s = 0u; s < 4u; s++) {
-      let e = li + s * 256u;
+    // ${BLOCK * TILE} values of each operand, ${(BLOCK * TILE) / invocations} per invocation; out of range ones stage zeros (every
+    // invocation must reach the barriers).
+    for (var s = 0u; s < ${(BLOCK * TILE) / invocations}u; s++) {
+      let e = li + s * ${invocations}u;
       let r = e / ${TILE}u;
       let ka = t + e % ${TILE}u;
       var va = 0.0;
@@ -147,35 +164,56 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     }
     workgroupBarrier();
     for (var k = 0u; k < ${TILE}u; k++) {
-      let av = vec4<f32>(tileA[k][lid.y], tileA[k][lid.y + 16u], tileA[k][lid.y + 32u], tileA[k][lid.y + 48u]);
-      let bv = vec4<f32>(tileB[k][lid.x], tileB[k][lid.x + 16u], tileB[k][lid.x + 32u], tileB[k][lid.x + 48u]);
-      for (var i = 0u; i < 4u; i++) {
-        for (var j = 0u; j < 4u; j++) { acc[i][j] += av[i] * bv[j]; }
+      var av: array<f32, ${reg}>;
+      var bv: array<f32, ${reg}>;
+      for (var i = 0u; i < ${reg}u; i++) {
+        av[i] = tileA[k][lid.y + ${side}u * i];
+        bv[i] = tileB[k][lid.x + ${side}u * i];
+      }
+      for (var i = 0u; i < ${reg}u; i++) {
+        for (var j = 0u; j < ${reg}u; j++) { acc[i][j] += av[i] * bv[j]; }
       }
     }
     workgroupBarrier();
   }
-  for (var i = 0u; i < 4u; i++) {
-    for (var j = 0u; j < 4u; j++) {
-      let row = row0 + lid.y + 16u * i;
-      let col = col0 + lid.x + 16u * j;
+  for (var i = 0u; i < ${reg}u; i++) {
+    for (var j = 0u; j < ${reg}u; j++) {
+      let row = row0 + lid.y + ${side}u * i;
+      let col = col0 + lid.x + ${side}u * j;
       if (row < M && col < N) {
 ${store('acc[i][j]', bias, epi, half)}
       }
     }
   }
 }`;
+};
 
-const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue, blocked = false, half = false) =>
-  gpu.pipelines.getPipelineSync(
+/** The blocked product's shape on this adapter. */
+const blockingOf = (gpu: GpuContext): Blocking => (gpu.info.software ? SOFTWARE_BLOCKING : GPU_BLOCKING);
+
+const pipelineFor = (gpu: GpuContext, bias: boolean, epi?: MatrixEpilogue, blocked = false, half = false) => {
+  const blocking = blockingOf(gpu);
+  return gpu.pipelines.getPipelineSync(
     pipelineKey(
       bias ? 'matrix_product_bias' : 'matrix_product',
       half ? 'f16' : 'f32',
-      ...(blocked ? ['b64'] : []),
+      ...(blocked ? [`b${BLOCK}r${blocking.reg}`] : []),
       ...(epi ? [epi.key] : []),
     ),
-    () => (blocked ? blockedSource : source)(bias, epi, half),
+    () => (blocked ? blockedSource(bias, epi, half, blocking) : source(bias, epi, half)),
   );
+};
+
+/**
+ * Whether an m × n product over `count` batches runs on the blocked pipeline. A GPU takes it from BLOCKED_FROM
+ * outputs on, where its 16 times fewer workgroups still fill the GPU. An adapter emulated on the CPU runs a few
+ * workgroups at a time whatever their number, so every product at least half a block wide on both sides takes it
+ * (on llvmpipe at 48 × 64 × 256 it takes a third of the 16 × 16 pipeline's time; at 128 × 10 they are even).
+ */
+export function blockedProduct(software: boolean, m: number, n: number, count: number): boolean {
+  if (software) return m >= BLOCK / 2 && n >= BLOCK / 2;
+  return m >= BLOCK && n >= BLOCK && m * n * count >= BLOCKED_FROM;
+}
 
 /**
  * Whether a product runs on its operands as they are: all float32, or all float16 where the device has shader-f16
@@ -261,7 +299,7 @@ export function matrixProduct(
     .dims(aStrides)
     .dims(bStrides)
     .data(WORDS);
-  const blocked = m >= BLOCK && n >= BLOCK && m * n * count >= BLOCKED_FROM;
+  const blocked = blockedProduct(gpu.info.software, m, n, count);
   const tile = blocked ? BLOCK : TILE;
   // float16 operands reach here only where the device binds them as f16 (nativeTypes); a fused epilogue reads f32.
   const half = kout.dtype === 'float16' && !epilogue;
