@@ -1,8 +1,10 @@
 // Places a graph on a device: parameters are typed for it and constants are uploaded once, as a VM loads a model's weights;
-// ort regions, CPU-only, dissolve into their calls on the way to another device.
+// ort regions, CPU-only, dissolve into their calls on the way to another device, and `if` calls compute both branches
+// and select (a GPU's condition cannot be read synchronously).
 
 import { device as toDevice, type Device, type DeviceKind } from '../device.ts';
 import type { Tensor } from '../tensor.ts';
+import { selectBranches } from './control.ts';
 import { inferTypes, rebind } from './infer.ts';
 import { isAtom, mkConst, mkVar, substitute, type Atom, type CallNode, type Graph, type Node, type Var } from './ir.ts';
 
@@ -29,7 +31,7 @@ export function dissolveOrtRegions(g: Graph): Graph {
 
 export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<Graph> {
   const d = toDevice(target);
-  if (d.kind !== 'cpu') g = dissolveOrtRegions(g);
+  if (d.kind !== 'cpu') g = selectBranches(dissolveOrtRegions(g));
   const moved = new Map<Tensor, Atom>();
   const collect = (h: Graph): void => {
     for (const n of h.nodes) {

@@ -51,3 +51,4 @@ import './fused-webgpu.ts';
 export { Model } from './model.ts';
 export { reduceThenElementwiseCase, timeFusion, timeFusionAsync, onDevice, type FusionBenchCase } from './bench.ts';
 export { dissolveOrtRegions, moveGraph } from './device.ts';
+export { IF_OP, isIf, mapBranches, selectBranches, type IfBranches } from './control.ts';

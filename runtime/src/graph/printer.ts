@@ -2,6 +2,7 @@
 
 import type { DType } from '../dtype.ts';
 import type { TensorType } from '../tensor.ts';
+import { IF_OP_NAME, type IfBranches } from './control.ts';
 import type { OrtRegion } from './passes/ort-regions.ts';
 import { isAtom, type Atom, type Graph, type Node, type TupleOut, type Var } from './ir.ts';
 
@@ -68,6 +69,17 @@ class Printer {
       const text = this.fn(region.fn, indent, attrs, true);
       const args = inputs.map((a) => this.atom(a, names)).join(', ');
       return [`${indent}${fnName} = ${text};`, `${indent}${this.bind(n.out, names)} = ${fnName}(${args});${ty}`];
+    }
+    if (n.kind === 'call' && n.op.name === IF_OP_NAME) {
+      // An `if` call (graph/control.ts): its two branches printed as functions first, then the call naming them.
+      const [cond, inputs, branches] = n.args as [Atom, readonly Atom[], IfBranches];
+      const [yes, no] = [`%${this.next++}`, `%${this.next++}`];
+      const args = inputs.map((a) => this.atom(a, names)).join(', ');
+      return [
+        `${indent}${yes} = ${this.fn(branches.then, indent, { Branch: 'then' })};`,
+        `${indent}${no} = ${this.fn(branches.else, indent, { Branch: 'else' })};`,
+        `${indent}${this.bind(n.out, names)} = raf.op.if(${this.atom(cond, names)}, [${args}], ${yes}, ${no});${ty}`,
+      ];
     }
     if (n.kind === 'call') {
       const args = n.args.map((a) => this.arg(a, names)).join(', ');

@@ -415,6 +415,49 @@ function unreadable(name: string, what = 'input'): Error {
   return new Error(`${what} '${name}' is not computed before it is read`);
 }
 
+/**
+ * Subgraphs converted into graphs of their own over the values of the enclosing scope they read that are computed at
+ * run time (ImportContext.branches): each one recorded by its own Recorder, those values its params.
+ */
+function branchGraphs(
+  graphs: readonly OnnxGraph[],
+  opset: number,
+  values: ReadonlyMap<string, ImportValue>,
+): { inputs: Tensor[]; fns: Graph[] } | null {
+  // A model imported for training is differentiated, and an `if` call has no gradient.
+  if (initializerInputs?.names.size) return null;
+  const reads = new Set<string>();
+  for (const g of graphs) outerNames(g, reads);
+  const outer: [string, Tensor][] = [];
+  for (const name of reads) {
+    const v = values.get(name);
+    if (v instanceof Tensor) {
+      if (isSymbolic(v)) {
+        if (v.device.kind !== 'cpu') return null;
+        outer.push([name, v]);
+      }
+    } else if (v !== undefined && !isKnownValue(v)) return null;
+  }
+  const fns: Graph[] = [];
+  for (const g of graphs) {
+    const rec = new Recorder();
+    const params = outer.map(([name, t]) => mkVar({ shape: [...t.shape], dtype: t.dtype }, t.device, name));
+    const scope = new Map(values);
+    outer.forEach(([name], i) => scope.set(name, rec.tensorOf(params[i]!)));
+    const outs = runPlacing(rec, () => {
+      convertGraph(g, opset, scope);
+      return g.outputs.map((o) => {
+        const t = scope.get(o.name);
+        if (!t) throw new Error(`subgraph output '${o.name}' is never computed`);
+        return t;
+      });
+    });
+    if (!outs.every((t): t is Tensor => t instanceof Tensor)) return null;
+    fns.push({ params, nodes: rec.nodes, outputs: outs.map((t) => rec.atomOf(t)) });
+  }
+  return { inputs: outer.map(([, t]) => t), fns };
+}
+
 /** The subgraphs a node carries (If's branches, Loop's and Scan's bodies). */
 function subgraphsOf(node: OnnxNode): OnnxGraph[] {
   const out: OnnxGraph[] = [];
@@ -555,6 +598,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
         return t;
       });
     },
+    branches: (graphs) => branchGraphs(graphs, opset, values),
     mapped: (opType, inputs, attrs) =>
       mappedCall({ ...node, opType, inputs: inputs.map((_, i) => (inputs[i] ? `#${i}` : '')), attrs }, opset, (n) =>
         n ? inputs[Number(n.slice(1))] : undefined,

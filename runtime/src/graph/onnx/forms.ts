@@ -23,6 +23,9 @@ import { size } from '../../generated/api/size.ts';
 import { resize } from '../../generated/api/resize.ts';
 import { broadcastShapes, normalizeAxis, shapesEqual, sizeOf } from '../../shape.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
+import { invoke } from '../../dispatch.ts';
+import { IF_OP, type IfBranches } from '../control.ts';
+import { typeOfAtom, type Graph } from '../ir.ts';
 import { isSymbolic } from '../trace.ts';
 import { constTensor, importedDType, onnxDType, valuesOf } from './values.ts';
 import { quantizeForm } from './quant-forms.ts';
@@ -49,6 +52,14 @@ export interface ImportContext {
    * to `inputs` by position; its outputs.
    */
   subgraph(g: OnnxGraph, inputs?: readonly ImportValue[]): ImportValue[];
+  /**
+   * Converts subgraphs (If's branches) into graphs of their own for a call that runs one of them at run time: every
+   * graph takes `inputs` (the values of this graph they read that are computed at run time), in that order. Null where
+   * that cannot run (off the CPU, whose devices cannot read a condition synchronously; a model imported for training,
+   * whose graph is differentiated; a branch reading an ONNX sequence computed at run time): the caller computes every
+   * branch then.
+   */
+  branches(graphs: readonly OnnxGraph[]): { readonly inputs: readonly Tensor[]; readonly fns: readonly Graph[] } | null;
   /** Imports `opType` over these inputs and attributes through the generated mappings. */
   mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
 }
@@ -266,21 +277,47 @@ const expand: Form = (ctx) => {
 };
 
 /**
- * If: a condition known at import takes one branch (the other is never converted); one computed at run time converts
- * both branches and selects each output with where, which needs the branches' outputs to agree in shape and dtype.
+ * If: a condition known at import takes one branch (the other is never converted). One computed at run time becomes,
+ * on the CPU, an `if` call that runs only the branch the condition picks (graph/control.ts); elsewhere both branches
+ * are computed and each output selected with where. Either way the branches' outputs must agree in shape and dtype
+ * (a graph's types are static).
  */
 const ifForm: Form = (ctx) => {
   const cond = need(ctx, 0);
-  const branch = (name: string): ImportValue[] => {
+  const graphOf = (name: string): OnnxGraph => {
     const g = ctx.attr(name);
     if (!isOnnxGraph(g)) throw new Error(`If without a ${name} graph`);
+    return g;
+  };
+  const named = <T>(name: string, f: () => T): T => {
     try {
-      return ctx.subgraph(g);
+      return f();
     } catch (e) {
       throw new Error(`${name}: ${(e as Error).message}`);
     }
   };
+  const branch = (name: string): ImportValue[] => named(name, () => ctx.subgraph(graphOf(name)));
   if (!isSymbolic(cond)) return branch(valuesOf(cond, "If's condition")[0] ? 'then_branch' : 'else_branch');
+  const check = (i: number, a: { shape: readonly number[]; dtype: DType }, b: typeof a) => {
+    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
+      throw new Error(
+        `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); a graph's types are static, so the branches must agree`,
+      );
+  };
+  const lazy = named('then_branch, else_branch', () => ctx.branches([graphOf('then_branch'), graphOf('else_branch')]));
+  if (lazy) {
+    const [yes, no] = lazy.fns as [Graph, Graph];
+    if (yes.outputs.length !== no.outputs.length)
+      throw new Error(`If's branches return ${yes.outputs.length} and ${no.outputs.length} values`);
+    const outTypes = yes.outputs.map((a, i) => {
+      const t = typeOfAtom(a);
+      check(i, t, typeOfAtom(no.outputs[i]!));
+      return t;
+    });
+    const branches: IfBranches = { then: yes, else: no, outTypes };
+    const outs = invoke(IF_OP, [cond, lazy.inputs, branches]) as Tensor | Tensor[];
+    return Array.isArray(outs) ? outs : [outs];
+  }
   const [yes, no] = [branch('then_branch'), branch('else_branch')];
   return yes.map((a, i) => {
     const b = no[i]!;
@@ -288,10 +325,7 @@ const ifForm: Form = (ctx) => {
       throw new Error(
         `If's condition is computed at run time and its output ${i} is not a tensor in both branches; only tensors are selected with where`,
       );
-    if (!shapesEqual(a.shape, b.shape) || a.dtype !== b.dtype)
-      throw new Error(
-        `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); only equal ones are selected with where`,
-      );
+    check(i, a, b);
     return where(reshape(cond, []), a, b);
   });
 };

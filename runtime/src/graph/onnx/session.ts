@@ -11,6 +11,7 @@ import { cast } from '../../generated/api/cast.ts';
 import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
+import { mapBranches } from '../control.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
 import { isOrtRegion, ortRegions, releaseOrtRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
@@ -179,11 +180,14 @@ export class OnnxSession {
     }
   }
 
-  /** The user's passes, then the CPU's quantized dense fusion. */
+  /** The user's passes, then the CPU's quantized dense fusion; the same inside the branches of `if` calls. */
   private finish(g: Graph): Graph {
-    for (const p of this.opts.passes ?? []) g = p(g);
-    if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) g = fuseQuantDense(g);
-    return g;
+    const each = (h: Graph) => {
+      for (const p of this.opts.passes ?? []) h = p(h);
+      if ((this.opts.device ?? CPU).kind === 'cpu' && this.opts.fuseQuantized !== false) h = fuseQuantDense(h);
+      return h;
+    };
+    return mapBranches(each(g), each);
   }
 
   /**
