@@ -154,6 +154,18 @@ describe('ONNX If on a condition computed at run time', () => {
     expectClose(s.run(feeds(POSITIVE, 1)).y!, reference(POSITIVE, 1).y);
   });
 
+  it('forms ort regions inside the branches, released with the session', () => {
+    const s = loadOnnx(bytes, { ortRegions: { all: true } });
+    expectClose(s.run(feeds(POSITIVE, 1)).y!, reference(POSITIVE, 1).y);
+    expectClose(s.run(feeds(NEGATIVE, 1)).y!, reference(NEGATIVE, 1).y);
+    const text = printGraph(s.graphFor(feeds(POSITIVE, 1)));
+    const then = text.slice(text.indexOf('Branch="then"'), text.indexOf('Branch="else"'));
+    expect(then).toContain('PatternName="ort_region"');
+    // One signature (an integer scalar input is part of it): ReduceSum and Greater form one region, the
+    // then-branch's four calls another.
+    expect(s.release()).toBe(2);
+  });
+
   it('computes both branches and selects with where off the CPU (moveGraph) and when imported for training', async (ctx) => {
     const g = fromOnnx(bytes, { shapes: { x: [2, 3], i: [1] } });
     expect(() => autodiff(g)).toThrow(/raf\.op\.if.*no gradient.*train\.onnxParams/);

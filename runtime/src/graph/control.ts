@@ -106,6 +106,23 @@ export function isIf(n: Node): n is CallNode {
   return n.kind === 'call' && n.op.name === IF_OP_NAME;
 }
 
+/** `g`'s nodes, then those of its `if` calls' branches (and theirs). */
+export function allNodes(g: Graph): Node[] {
+  const out: Node[] = [];
+  const walk = (h: Graph): void => {
+    for (const n of h.nodes) {
+      out.push(n);
+      if (isIf(n)) {
+        const b = n.args[2] as IfBranches;
+        walk(b.then);
+        walk(b.else);
+      }
+    }
+  };
+  walk(g);
+  return out;
+}
+
 /**
  * `g` with `pass` applied to the branches of its `if` calls (and theirs): a session's passes (fusion, casts) reach
  * the graphs that run inside them.

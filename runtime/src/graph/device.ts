@@ -31,7 +31,8 @@ export function dissolveOrtRegions(g: Graph): Graph {
 
 export async function moveGraph(g: Graph, target: Device | DeviceKind): Promise<Graph> {
   const d = toDevice(target);
-  if (d.kind !== 'cpu') g = selectBranches(dissolveOrtRegions(g));
+  // Branches first: the calls they inline may be ort regions.
+  if (d.kind !== 'cpu') g = dissolveOrtRegions(selectBranches(g));
   const moved = new Map<Tensor, Atom>();
   const collect = (h: Graph): void => {
     for (const n of h.nodes) {

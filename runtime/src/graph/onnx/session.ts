@@ -11,7 +11,7 @@ import { cast } from '../../generated/api/cast.ts';
 import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
-import { mapBranches } from '../control.ts';
+import { allNodes, mapBranches } from '../control.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
 import { isOrtRegion, ortRegions, releaseOrtRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
@@ -159,7 +159,7 @@ export class OnnxSession {
         throw e;
       }
       // Attention first when asked for: its matmuls would otherwise be taken into a region and the pattern lost.
-      if (this.opts.attention) g = recognizeAttention(g);
+      if (this.opts.attention) g = mapBranches(recognizeAttention(g), recognizeAttention);
       const regions = this.opts.ortRegions;
       const cpu = (this.opts.device ?? CPU).kind === 'cpu';
       // A new signature of a session whose regions formed at another one forms them at once: its regions are mostly
@@ -217,9 +217,9 @@ export class OnnxSession {
     if (pinned && !pinned.includes(ORT_DIALECT)) return undefined;
     this.awaitingRegions.delete(key);
     const r = ortRegions(pre);
-    if (!r.nodes.some(isOrtRegion)) return null;
+    if (!allNodes(r).some(isOrtRegion)) return null;
     const g = this.finish(r);
-    const bytes = g.nodes.reduce((n, node) => n + (isOrtRegion(node) ? node.args[1].runner.modelBytes : 0), 0);
+    const bytes = allNodes(g).reduce((n, node) => n + (isOrtRegion(node) ? node.args[1].runner.modelBytes : 0), 0);
     this.withRegions.set(key, { pre, plain: this.graphs.get(key), bytes });
     // Least recently run first, signatures beyond the bounds go back to raf-op's kernels and may form regions again.
     const most = this.opts.regionCache?.signatures ?? REGION_SIGNATURES;

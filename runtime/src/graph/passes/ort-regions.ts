@@ -19,6 +19,7 @@ import { openRegion, type OrtRegionRunner, type RegionNode, type RegionValue } f
 import type { DType } from '../../dtype.ts';
 import type { AnyOpDef } from '../../registry.ts';
 import { Tensor, type TensorType } from '../../tensor.ts';
+import { allNodes, mapBranches } from '../control.ts';
 import { execute } from '../executor.ts';
 import {
   definedVars,
@@ -142,7 +143,7 @@ if (!ortMissing())
  */
 export function releaseOrtRegions(g: Graph): number {
   let n = 0;
-  for (const node of g.nodes)
+  for (const node of allNodes(g))
     if (isOrtRegion(node)) {
       node.args[1].runner.dispose();
       n++;
@@ -205,6 +206,12 @@ function heavyShare(cs: readonly Candidate[]): number {
  */
 export function ortRegions(g: Graph, opts: OrtRegionOptions = {}): Graph {
   if (ortMissing() || !allDialectOps(ORT_REGION_OP_NAME).length) return g;
+  // The branches of `if` calls (graph/control.ts) form their own regions.
+  return mapBranches(regionsOf(g, opts), (b) => regionsOf(b, opts));
+}
+
+/** ortRegions over `g`'s own calls. */
+function regionsOf(g: Graph, opts: OrtRegionOptions): Graph {
   const keepAll = opts.all ?? enabledDialects()?.includes(ORT_DIALECT) ?? false;
   const sym = new Recorder();
   const names = new Map<Tensor, string>();
