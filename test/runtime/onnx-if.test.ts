@@ -154,6 +154,19 @@ describe('ONNX If on a condition computed at run time', () => {
     expectClose(s.run(feeds(POSITIVE, 1)).y!, reference(POSITIVE, 1).y);
   });
 
+  it('names the branch a refused node is in', () => {
+    const bad = structuredClone(MODEL);
+    bad.nodes[2]!.attrs!.else_branch = {
+      graph: {
+        nodes: [{ op: 'Softmax', inputs: ['x'], outputs: ['e'], attrs: { axis: 5 } }],
+        outputs: [{ name: 'e', dtype: 'float32', shape: [2, 3] }],
+      },
+    };
+    expect(() => fromOnnx(buildModel(bad), { shapes: { x: [2, 3], i: [1] } })).toThrow(
+      /node 2 \('n2_If', If\): else_branch: node 0 \('else_branch_n0_Softmax', Softmax\): raf\.op\.softmax \(argument 'axis'\)/,
+    );
+  });
+
   it('forms ort regions inside the branches, released with the session', () => {
     const s = loadOnnx(bytes, { ortRegions: { all: true } });
     expectClose(s.run(feeds(POSITIVE, 1)).y!, reference(POSITIVE, 1).y);

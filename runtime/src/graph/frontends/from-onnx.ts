@@ -420,14 +420,14 @@ function unreadable(name: string, what = 'input'): Error {
  * run time (ImportContext.branches): each one recorded by its own Recorder, those values its params.
  */
 function branchGraphs(
-  graphs: readonly OnnxGraph[],
+  graphs: readonly { readonly name: string; readonly graph: OnnxGraph }[],
   opset: number,
   values: ReadonlyMap<string, ImportValue>,
 ): { inputs: Tensor[]; fns: Graph[] } | null {
   // A model imported for training is differentiated, and an `if` call has no gradient.
   if (initializerInputs?.names.size) return null;
   const reads = new Set<string>();
-  for (const g of graphs) outerNames(g, reads);
+  for (const { graph } of graphs) outerNames(graph, reads);
   const outer: [string, Tensor][] = [];
   for (const name of reads) {
     const v = values.get(name);
@@ -439,16 +439,20 @@ function branchGraphs(
     } else if (v !== undefined && !isKnownValue(v)) return null;
   }
   const fns: Graph[] = [];
-  for (const g of graphs) {
+  for (const { name: label, graph: g } of graphs) {
     const rec = new Recorder();
     const params = outer.map(([name, t]) => mkVar({ shape: [...t.shape], dtype: t.dtype }, t.device, name));
     const scope = new Map(values);
     outer.forEach(([name], i) => scope.set(name, rec.tensorOf(params[i]!)));
     const outs = runPlacing(rec, () => {
-      convertGraph(g, opset, scope);
+      try {
+        convertGraph(g, opset, scope);
+      } catch (e) {
+        throw new Error(`${label}: ${(e as Error).message}`);
+      }
       return g.outputs.map((o) => {
         const t = scope.get(o.name);
-        if (!t) throw new Error(`subgraph output '${o.name}' is never computed`);
+        if (!t) throw new Error(`${label}: subgraph output '${o.name}' is never computed`);
         return t;
       });
     });

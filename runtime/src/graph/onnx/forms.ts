@@ -53,13 +53,15 @@ export interface ImportContext {
    */
   subgraph(g: OnnxGraph, inputs?: readonly ImportValue[]): ImportValue[];
   /**
-   * Converts subgraphs (If's branches) into graphs of their own for a call that runs one of them at run time: every
-   * graph takes `inputs` (the values of this graph they read that are computed at run time), in that order. Null where
+   * Converts subgraphs (If's branches) into graphs of their own for a call that runs one of them at run time (an error
+   * converting one is prefixed with its name): every graph takes `inputs` (the values of this graph they read that are computed at run time), in that order. Null where
    * that cannot run (off the CPU, whose devices cannot read a condition synchronously; a model imported for training,
    * whose graph is differentiated; a branch reading an ONNX sequence computed at run time): the caller computes every
    * branch then.
    */
-  branches(graphs: readonly OnnxGraph[]): { readonly inputs: readonly Tensor[]; readonly fns: readonly Graph[] } | null;
+  branches(
+    graphs: readonly { readonly name: string; readonly graph: OnnxGraph }[],
+  ): { readonly inputs: readonly Tensor[]; readonly fns: readonly Graph[] } | null;
   /** Imports `opType` over these inputs and attributes through the generated mappings. */
   mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
 }
@@ -304,7 +306,7 @@ const ifForm: Form = (ctx) => {
         `If's condition is computed at run time and its branches' output ${i} differ (${a.dtype}[${a.shape.join(', ')}] vs ${b.dtype}[${b.shape.join(', ')}]); a graph's types are static, so the branches must agree`,
       );
   };
-  const lazy = named('then_branch, else_branch', () => ctx.branches([graphOf('then_branch'), graphOf('else_branch')]));
+  const lazy = ctx.branches(['then_branch', 'else_branch'].map((name) => ({ name, graph: graphOf(name) })));
   if (lazy) {
     const [yes, no] = lazy.fns as [Graph, Graph];
     if (yes.outputs.length !== no.outputs.length)
