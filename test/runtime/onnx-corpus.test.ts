@@ -8,6 +8,7 @@ import { initWebGpu, loadOnnx, randomUniform } from '../../runtime/src/index.ts'
 import { execute, fuseOps, moveGraph } from '../../runtime/src/graph/index.ts';
 import { compareModel, feedsFor } from '../onnx-corpus/compare.ts';
 import { CORPUS, corpusFile } from '../onnx-corpus/fetch.ts';
+import { buildModel } from '../support/onnx-proto.ts';
 
 // CI and RAF_REQUIRE_WEBGPU=1 turn a missing adapter into a failure; elsewhere the WebGPU runs are skipped.
 const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
@@ -104,5 +105,50 @@ describe('OnnxSession', () => {
       "input 'state' has shape [3, 1, 128], the model declares [2, batch, 128] (dimension 0 is fixed at 2)",
     );
     expect(s.specializations).toBe(0);
+  });
+});
+
+describe('OnnxSession runs that repeat the last signature', () => {
+  // y = a + relu(b), a and b float32 [n, 3].
+  const bytes = buildModel({
+    nodes: [
+      { op: 'Relu', inputs: ['b'], outputs: ['r'] },
+      { op: 'Add', inputs: ['a', 'r'], outputs: ['y'] },
+    ],
+    inputs: [
+      { name: 'a', dtype: 'float32', shape: ['n', 3] },
+      { name: 'b', dtype: 'float32', shape: ['n', 3] },
+    ],
+    outputs: [{ name: 'y' }],
+  });
+  const feeds = (n: number, seed: number) => ({
+    a: randomUniform([n, 3], { seed, low: -1 }),
+    b: randomUniform([n, 3], { seed: seed + 1, low: -1 }),
+  });
+  const want = (f: ReturnType<typeof feeds>) => {
+    const [a, b] = [f.a.dataSync(), f.b.dataSync()];
+    // One float32 rounding of the exact sum, as the kernel rounds it.
+    return Array.from(a, (v, k) => Math.fround(v + Math.max(b[k]!, 0)));
+  };
+
+  it('are checked as any run: names, rank, fixed sizes and a new signature after a repeat', () => {
+    const s = loadOnnx(bytes, { ortRegions: false });
+    for (const seed of [1, 3, 5]) {
+      const f = feeds(2, seed);
+      expect(Array.from(s.run(f).y!.dataSync())).toEqual(want(f));
+    }
+    const f = feeds(2, 7);
+    expect(() => s.run({ a: f.a, c: f.b } as never)).toThrow("missing input(s) 'b'");
+    expect(() => s.run({ ...f, c: f.b } as never)).toThrow("unknown input(s) 'c'");
+    expect(() => s.run({ ...f, b: randomUniform([2, 3, 1]) })).toThrow(
+      "input 'b' has shape [2, 3, 1], the model declares [n, 3] (rank 2)",
+    );
+    expect(() => s.run({ ...f, b: randomUniform([2, 4]) })).toThrow('dimension 1 is fixed at 3');
+    expect(s.specializations).toBe(1);
+    const longer = feeds(5, 9);
+    expect(Array.from(s.run(longer).y!.dataSync())).toEqual(want(longer));
+    expect(s.specializations).toBe(2);
+    expect(Array.from(s.run(f).y!.dataSync())).toEqual(want(f));
+    expect(s.specializations).toBe(2);
   });
 });

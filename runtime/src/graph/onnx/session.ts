@@ -8,6 +8,8 @@ import { CPU, type Device } from '../../device.ts';
 import { enabledDialects } from '../../dialect.ts';
 import { ORT_DIALECT } from '../../dialects/ort/policy.ts';
 import { cast } from '../../generated/api/cast.ts';
+import type { DType } from '../../dtype.ts';
+import { shapesEqual, type Shape } from '../../shape.ts';
 import type { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
 import { fromOnnx } from '../frontends/from-onnx.ts';
@@ -124,6 +126,12 @@ export class OnnxSession {
   }
 
   private signature(feeds: Readonly<Record<string, Tensor>>): { key: string; graph: Graph } {
+    // Most runs repeat the last run's signature: its dtypes and shapes are checked again, without building the key.
+    const last = this.last;
+    if (last && this.repeats(feeds, last)) {
+      const graph = this.graphs.get(last.key);
+      if (graph) return { key: last.key, graph };
+    }
     const missing = this.inputNames.filter((n) => !(n in feeds));
     if (missing.length) throw new Error(`OnnxSession.run: missing input(s) ${missing.map((n) => `'${n}'`).join(', ')}`);
     const extra = Object.keys(feeds).filter((n) => !this.inputNames.includes(n));
@@ -138,6 +146,14 @@ export class OnnxSession {
           return `${n}:${t.dtype}[${t.shape.join(',')}]${value}`;
         })
         .join(';');
+      // A signature that folds values into its key (integer scalars) is not a repeat by types alone.
+      this.last = folded.length
+        ? null
+        : {
+            key,
+            dtypes: this.inputNames.map((n) => feeds[n]!.dtype),
+            shapes: this.inputNames.map((n) => feeds[n]!.shape),
+          };
       let g = this.graphs.get(key);
       if (g) return { key, graph: g };
       const start = performance.now();
@@ -178,6 +194,22 @@ export class OnnxSession {
       this.graphs.set(key, g);
       return { key, graph: g };
     }
+  }
+
+  /** The last run's signature, when its key depends on dtypes and shapes alone. */
+  private last: { readonly key: string; readonly dtypes: readonly DType[]; readonly shapes: readonly Shape[] } | null =
+    null;
+
+  /** Whether `feeds` names exactly the model's inputs, with the dtypes and shapes of `last`'s. */
+  private repeats(feeds: Readonly<Record<string, Tensor>>, last: NonNullable<OnnxSession['last']>): boolean {
+    let n = 0;
+    for (const _ in feeds) n++;
+    if (n !== this.inputNames.length) return false;
+    for (let i = 0; i < this.inputNames.length; i++) {
+      const t = feeds[this.inputNames[i]!];
+      if (!t || t.dtype !== last.dtypes[i] || !shapesEqual(t.shape, last.shapes[i]!)) return false;
+    }
+    return true;
   }
 
   /** The user's passes, then the CPU's quantized dense fusion; the same inside the branches of `if` calls. */
