@@ -3,7 +3,7 @@
 // every output must agree within 1e-4 (CPU) and 1e-3 (WebGPU, float32 in WGSL).
 
 import { describe, expect, it, vi } from 'vitest';
-import { getOp, initWebGpu, loadOnnx, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { getOp, initWebGpu, loadOnnx, ops, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
@@ -264,6 +264,73 @@ describe(`FromOnnx ops as specs (CPU${gpu ? ' and WebGPU' : ''}) vs onnxruntime-
         buildModel(lstmNode(['x', 'W', 'R'], { activations: ['Relu', 'Tanh', 'Tanh', 'Relu', 'Tanh', 'Tanh'] })),
       ),
     ).toThrow(/node 0 \('n0_LSTM', LSTM\): LSTM with custom activations/);
+  });
+
+  it('LSTM (with and without peepholes) and GRU with layout 1 (batch first) equal onnxruntime on the same model in layout 0, transposed', async () => {
+    // onnxruntime refuses layout 1, so the reference is its layout-0 run of the same weights on the transposed
+    // input and initial states, its outputs transposed to batch first.
+    const [T, B, I, H] = [3, 2, 4, 3];
+    const swap01 = (t: { shape: number[]; data: ArrayLike<number> }, perm: number[]) =>
+      ops.transpose(tensor(Array.from(t.data), { shape: t.shape }), perm);
+    for (const [op, peepholes] of [
+      ['LSTM', false],
+      ['LSTM', true],
+      ['GRU', false],
+    ] as const) {
+      const gates = op === 'LSTM' ? 4 : 3;
+      const outs = op === 'LSTM' ? ['y', 'yh', 'yc'] : ['y', 'yh'];
+      const states = op === 'LSTM' ? ['h0', 'c0'] : ['h0'];
+      const weights = [
+        floats('W', [2, gates * H, I], 70),
+        floats('R', [2, gates * H, H], 71),
+        floats('B', [2, 2 * gates * H], 72),
+        { name: 'lens', dtype: 'int32' as const, shape: [B], data: [3, 2] },
+        ...(peepholes ? [floats('P', [2, 3 * H], 73)] : []),
+      ];
+      const spec = (layout: number, shape: number[]): ModelSpec =>
+        model(
+          [
+            {
+              op,
+              inputs: ['x', 'W', 'R', 'B', 'lens', ...states, ...(peepholes ? ['P'] : [])],
+              outputs: outs,
+              attrs: { hidden_size: H, direction: 'bidirectional', layout },
+            },
+          ],
+          [
+            { name: 'x', dtype: 'float32', shape },
+            ...states.map((name) => ({ name, dtype: 'float32' as const, shape: layout ? [B, 2, H] : [2, B, H] })),
+          ],
+          weights,
+          14,
+          outs.map((name) => ({ name })),
+        );
+      const x = randomUniform([B, T, I], { seed: 75 });
+      const init = states.map((_, k) => randomUniform([B, 2, H], { seed: 76 + k }));
+      const ours = execute(fromOnnx(buildModel(spec(1, [B, T, I]))), [x, ...init]);
+      // Peepholes unroll into matmuls; without them the node is one lstm or gru call.
+      const printed = printGraph(fromOnnx(buildModel(spec(1, [B, T, I]))));
+      if (peepholes) expect(printed).not.toContain('raf.op.lstm(');
+      else expect(printed).toContain(`raf.op.${op.toLowerCase()}(`);
+      const feed = (t: Tensor) => oracleFeed(t);
+      const theirs = await runOnnxModel(buildModel(spec(0, [T, B, I])), {
+        x: feed(swap01({ shape: [...x.shape], data: x.dataSync() }, [1, 0, 2])),
+        ...Object.fromEntries(states.map((n, k) => [n, feed(ops.transpose(init[k]!, [1, 0, 2]))])),
+      });
+      expect(ours.length).toBe(theirs.length);
+      theirs.forEach((t, k) => {
+        // Y [seq, directions, batch, hidden] to [batch, seq, directions, hidden]; states [directions, batch, hidden] to
+        // [batch, directions, hidden].
+        const want = swap01({ shape: t.shape, data: toFloat64(t) }, k === 0 ? [2, 0, 1, 3] : [1, 0, 2]);
+        expect([...ours[k]!.shape]).toEqual([...want.shape]);
+        assertAllClose(
+          Array.from(ours[k]!.dataSync()),
+          Array.from(want.dataSync()),
+          { atol: 1e-5, rtol: 1e-5 },
+          `${op}${peepholes ? ' with peepholes' : ''} output ${k}`,
+        );
+      });
+    }
   });
 
   it('Loop with a known trip count and condition unrolls (carried value, iteration number, scan output)', async () => {

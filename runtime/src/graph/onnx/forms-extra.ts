@@ -325,8 +325,9 @@ export function lstmWithPeepholes(
   direction: string,
   hidden: number,
   seqLens: Tensor | undefined,
+  seqFirst: { x: Tensor; h0: Tensor | undefined; c0: Tensor | undefined },
 ): Tensor[] {
-  const [x, W, R] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+  const [x, W, R] = [seqFirst.x, need(ctx, 1), need(ctx, 2)];
   if (direction !== 'forward' && direction !== 'reverse' && direction !== 'bidirectional')
     throw new Error(`LSTM direction '${direction}' is not one of forward, reverse, bidirectional`);
   const dirs = direction === 'bidirectional' ? 2 : 1;
@@ -336,7 +337,7 @@ export function lstmWithPeepholes(
     if (t && (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])))
       throw new Error(`LSTM's ${name} must have shape [${shape.join(', ')}], got [${t.shape.join(', ')}]`);
   };
-  const [bias, h0, c0, P] = [ctx.input(3), ctx.input(5), ctx.input(6), need(ctx, 7)];
+  const [bias, h0, c0, P] = [ctx.input(3), seqFirst.h0, seqFirst.c0, need(ctx, 7)];
   expect(W, 'W', [dirs, 4 * Hs, x.shape[2]!]);
   expect(R, 'R', [dirs, 4 * Hs, Hs]);
   expect(bias, 'B', [dirs, 8 * Hs]);

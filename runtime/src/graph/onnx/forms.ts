@@ -393,8 +393,9 @@ const clipForm: Form = (ctx) => {
 /**
  * LSTM and GRU as the ops lstm and gru (through their mappings; LSTM with peepholes unrolled in forms-extra.ts),
  * after refusing what those do not compute: custom activations (the defaults, spelled out, are fine), LSTM's
- * input_forget, clip, layout = 1. hidden_size, which the ops require, is read from R when the node leaves it out;
- * sequence_lens known at import to be the full length for every batch entry is dropped.
+ * input_forget, clip; layout 1 (batch first) transposes around them. hidden_size, which the ops require, is read
+ * from R when the node leaves it out; sequence_lens known at import to be the full length for every batch entry is
+ * dropped.
  */
 const rnnForm =
   (op: 'LSTM' | 'GRU', defaults: readonly string[]): Form =>
@@ -417,21 +418,41 @@ const rnnForm =
       throw new Error(`${op} activation_alpha/activation_beta are not imported`);
     if (op === 'LSTM' && num(ctx, 'input_forget', 0)) throw new Error('LSTM input_forget is not imported');
     if (ctx.attr('clip') !== undefined) throw new Error(`${op} clip is not imported`);
-    if (num(ctx, 'layout', 0)) throw new Error(`${op} layout = 1 is not imported`);
-    const T = x.shape[0]!;
+    // layout 1 (batch first): X [batch, seq, input] and the initial states [batch, directions, hidden] in, Y [batch,
+    // seq, directions, hidden] and the final states [batch, directions, hidden] out; the ops take and give seq first.
+    const layout = num(ctx, 'layout', 0);
+    if (layout !== 0 && layout !== 1) throw new Error(`${op} layout = ${layout} is not imported (0 or 1)`);
+    const batchFirst = layout === 1;
+    const states = (t: Tensor | undefined) => (t && batchFirst ? transpose(t, [1, 0, 2]) : t);
+    const seqFirst = batchFirst ? transpose(x, [1, 0, 2]) : x;
+    const T = seqFirst.shape[0]!;
     let seqLens = ctx.input(4);
     if (seqLens && !isSymbolic(seqLens) && valuesOf(seqLens, 'sequence_lens').every((l) => l === T))
       seqLens = undefined;
-    // Peepholes, which lstm does not take, unroll into matmul, sigmoid and tanh (forms-extra.ts).
-    if (op === 'LSTM' && ctx.input(7))
-      return lstmWithPeepholes(ctx, direction, num(ctx, 'hidden_size', R.shape[2]!), seqLens);
-    const inputs = [x, W, R, ctx.input(3), seqLens, ctx.input(5), op === 'LSTM' ? ctx.input(6) : undefined];
+    const inputs = [
+      seqFirst,
+      W,
+      R,
+      ctx.input(3),
+      seqLens,
+      states(ctx.input(5)),
+      op === 'LSTM' ? states(ctx.input(6)) : undefined,
+    ];
     const attrs: OnnxAttr[] = [
       { name: 'direction', value: direction },
       { name: 'hidden_size', value: num(ctx, 'hidden_size', R.shape[2]!) },
     ];
     if (op === 'GRU') attrs.push({ name: 'linear_before_reset', value: num(ctx, 'linear_before_reset', 0) });
-    return ctx.mapped(op, op === 'LSTM' ? inputs : inputs.slice(0, 6), attrs);
+    // Peepholes, which lstm does not take, unroll into matmul, sigmoid and tanh (forms-extra.ts).
+    const outs =
+      op === 'LSTM' && ctx.input(7)
+        ? lstmWithPeepholes(ctx, direction, num(ctx, 'hidden_size', R.shape[2]!), seqLens, {
+            x: seqFirst,
+            h0: states(ctx.input(5)),
+            c0: states(ctx.input(6)),
+          })
+        : ctx.mapped(op, op === 'LSTM' ? inputs : inputs.slice(0, 6), attrs);
+    return batchFirst ? outs.map((t, k) => transpose(t, k === 0 ? [2, 0, 1, 3] : [1, 0, 2])) : outs;
   };
 const lstm = rnnForm('LSTM', ['Sigmoid', 'Tanh', 'Tanh']);
 const gru = rnnForm('GRU', ['Sigmoid', 'Tanh']);
