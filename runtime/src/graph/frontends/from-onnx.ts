@@ -12,6 +12,7 @@ import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
+import { CONTRIB_FORMS } from '../onnx/forms-contrib.ts';
 import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
@@ -301,6 +302,7 @@ function unsupportedOps(m: OnnxGraph): Map<string, string[]> {
 function unsupportedOp(n: OnnxNode, mapped: { has(op: string): boolean }): string | undefined {
   const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
   if (!domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType))) return undefined;
+  if (domain && `${domain}.${n.opType}` in CONTRIB_FORMS) return undefined;
   return domain ? `${domain}.${n.opType}` : n.opType;
 }
 
@@ -560,13 +562,16 @@ function sortNodes(g: OnnxGraph): number[] {
 function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportValue>): void {
   const cached = importCache?.top === values ? importCache.cache : null;
   if (cached?.reuse(node, values)) return;
-  if (node.domain && node.domain !== 'ai.onnx')
-    throw new Error(`ONNX domain '${node.domain}' is not imported (only the default domain)`);
+  const contrib = node.domain && node.domain !== 'ai.onnx' ? CONTRIB_FORMS[`${node.domain}.${node.opType}`] : undefined;
+  if (node.domain && node.domain !== 'ai.onnx' && !contrib)
+    throw new Error(`ONNX op '${node.domain}.${node.opType}' is not imported`);
   // Opset 1-6 spellings (broadcast/axis attributes, consumed_inputs) become the form the mappings import.
-  const legacy = upgradeLegacy(node, opset, (name) => {
-    const t = values.get(name);
-    return t instanceof Tensor ? t : undefined;
-  });
+  const legacy = contrib
+    ? null
+    : upgradeLegacy(node, opset, (name) => {
+        const t = values.get(name);
+        return t instanceof Tensor ? t : undefined;
+      });
   if (legacy) {
     node = legacy.node;
     opset = legacy.opset;
@@ -608,7 +613,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
         n ? inputs[Number(n.slice(1))] : undefined,
       ),
   };
-  const form = IMPORTER_FORMS[node.opType];
+  const form = contrib ?? IMPORTER_FORMS[node.opType];
   const outs = form?.(ctx) ?? mappedCall(node, opset, (name) => (name ? read(node.inputs.indexOf(name)) : undefined));
   if (outs.length < node.outputs.filter(Boolean).length)
     throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);

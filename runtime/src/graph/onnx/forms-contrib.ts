@@ -1,0 +1,281 @@
+// Importer forms for onnxruntime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
+// onnxruntime registers in the default domain): the ops its quantizers and transformer optimizer write into the models
+// they ship. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
+// docs/ContribOperators.md) and refuses, naming the input or attribute, what it does not compute:
+//
+// - MatMulNBits (the 2-, 4- and 8-bit block quantizer's MatMul): the weight is dequantized once, at import, into a
+//   float matrix [K, N] of A's dtype, then MatMul (and the bias): every value (code - zero point) · scale exactly as
+//   float32 arithmetic gives it. The weight then takes 32 / bits times its packed size in memory.
+// - SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization: layer_norm and rms_norm
+//   over input + skip (+ bias), with the sum as the optional fourth output.
+// - Gelu, BiasGelu, FastGelu (the tanh approximation), QuickGelu (x · sigmoid(alpha · x)), BiasAdd.
+// - RotaryEmbedding: raf.op.rotary_embedding, position_ids a (batch, sequence) table or one offset.
+// - Attention (BERT's and GPT-2's fused self-attention): the packed QKV projection, then raf.op.attention with the
+//   mask forms onnxruntime takes (a raw 2-D or 3-D 0/1 mask, right-padding lengths) and unidirectional as causal.
+
+import { isFloat } from '../../dtype.ts';
+import { add } from '../../generated/api/add.ts';
+import { attention } from '../../generated/api/attention.ts';
+import { cast } from '../../generated/api/cast.ts';
+import { gelu } from '../../generated/api/gelu.ts';
+import { layerNorm } from '../../generated/api/layer_norm.ts';
+import { less } from '../../generated/api/less.ts';
+import { multiply } from '../../generated/api/multiply.ts';
+import { reshape } from '../../generated/api/reshape.ts';
+import { rmsNorm } from '../../generated/api/rms_norm.ts';
+import { rotaryEmbedding } from '../../generated/api/rotary_embedding.ts';
+import { sigmoid } from '../../generated/api/sigmoid.ts';
+import { split } from '../../generated/api/split.ts';
+import { subtract } from '../../generated/api/subtract.ts';
+import { tanh } from '../../generated/api/tanh.ts';
+import { transpose } from '../../generated/api/transpose.ts';
+import { expandDims } from '../../generated/api/expand_dims.ts';
+import { tensor, type Tensor } from '../../tensor.ts';
+import type { Form, ImportContext } from './forms.ts';
+import { valuesOf } from './values.ts';
+
+const need = (ctx: ImportContext, i: number, name: string): Tensor => {
+  const t = ctx.input(i);
+  if (!t) throw new Error(`${ctx.node.opType}'s input ${i} (${name}) is required`);
+  return t;
+};
+const num = (ctx: ImportContext, name: string, dflt: number): number => (ctx.attr(name) as number | undefined) ?? dflt;
+const required = (ctx: ImportContext, name: string): number => {
+  const v = ctx.attr(name) as number | undefined;
+  if (v === undefined) throw new Error(`${ctx.node.opType}'s attribute ${name} is required`);
+  return v;
+};
+/** True when the node asks for output i (it names it). */
+const wants = (ctx: ImportContext, i: number) => Boolean(ctx.node.outputs[i]);
+const floatInput = (ctx: ImportContext, i: number, name: string): Tensor => {
+  const t = need(ctx, i, name);
+  if (!isFloat(t.dtype)) throw new Error(`${ctx.node.opType}'s ${name} is ${t.dtype}; it takes float tensors`);
+  return t;
+};
+
+/** The bytes of a uint8 input known at import. */
+function bytesOf(ctx: ImportContext, i: number, name: string): Uint8Array {
+  const t = need(ctx, i, name);
+  if (t.dtype !== 'uint8') throw new Error(`${ctx.node.opType}'s ${name} is ${t.dtype}; it takes uint8`);
+  return Uint8Array.from(valuesOf(t, `${ctx.node.opType}'s ${name}`));
+}
+
+/**
+ * MatMulNBits: Y = A · dequantize(B)ᵀ (+ bias), B [N, k_blocks, blob] holding each row's codes packed low bits first
+ * along K, `bits` each, a scale per (row, block) and a zero point per (row, block): packed uint8 codes, floats of A's
+ * dtype, or 2^(bits-1) when absent.
+ */
+const matMulNBits: Form = (ctx) => {
+  const op = 'MatMulNBits';
+  const [K, N, bits, block] = [
+    required(ctx, 'K'),
+    required(ctx, 'N'),
+    num(ctx, 'bits', 4),
+    required(ctx, 'block_size'),
+  ];
+  if (bits !== 2 && bits !== 4 && bits !== 8) throw new Error(`${op} bits = ${bits} is not imported (2, 4 or 8)`);
+  if (block < 16 || (block & (block - 1)) !== 0)
+    throw new Error(`${op} block_size = ${block} is not a power of two of at least 16`);
+  if (num(ctx, 'weight_prepacked', 0))
+    throw new Error(
+      `${op} weight_prepacked = ${num(ctx, 'weight_prepacked', 0)} (an execution provider's own layout) is not imported`,
+    );
+  if (ctx.input(4)) throw new Error(`${op}'s g_idx input (deprecated) is not imported`);
+  const a = floatInput(ctx, 0, 'A');
+  if (a.shape.at(-1) !== K) throw new Error(`${op}'s A has ${a.shape.at(-1)} columns; K is ${K}`);
+  const kBlocks = Math.ceil(K / block);
+  const blob = (block * bits) / 8;
+  const codes = bytesOf(ctx, 1, 'B');
+  if (codes.length !== N * kBlocks * blob)
+    throw new Error(`${op}'s B has ${codes.length} bytes; N × k_blocks × blob_size is ${N} × ${kBlocks} × ${blob}`);
+  const scalesT = floatInput(ctx, 2, 'scales');
+  const scales = valuesOf(scalesT, `${op}'s scales`);
+  if (scales.length !== N * kBlocks)
+    throw new Error(`${op}'s scales have ${scales.length} values; N × k_blocks is ${N * kBlocks}`);
+  const zpT = ctx.input(3);
+  let zero: (n: number, b: number) => number = () => 2 ** (bits - 1);
+  if (zpT && zpT.dtype === 'uint8') {
+    // Packed like B, each row on whole bytes: ceil(k_blocks · bits / 8) of them.
+    const zp = bytesOf(ctx, 3, 'zero_points');
+    const row = Math.ceil((kBlocks * bits) / 8);
+    if (zp.length !== N * row)
+      throw new Error(`${op}'s packed zero_points have ${zp.length} bytes; expected ${N * row}`);
+    zero = (n, b) => (zp[n * row + ((b * bits) >> 3)]! >> ((b * bits) & 7)) & ((1 << bits) - 1);
+  } else if (zpT) {
+    if (!isFloat(zpT.dtype)) throw new Error(`${op}'s zero_points are ${zpT.dtype}; uint8 or A's float type`);
+    const zp = valuesOf(zpT, `${op}'s zero_points`);
+    if (zp.length !== N * kBlocks)
+      throw new Error(`${op}'s zero_points have ${zp.length} values; expected ${N * kBlocks}`);
+    zero = (n, b) => zp[n * kBlocks + b]!;
+  }
+  const w = new Float32Array(K * N);
+  const mask = (1 << bits) - 1;
+  for (let n = 0; n < N; n++)
+    for (let b = 0; b < kBlocks; b++) {
+      const [s, z] = [scales[n * kBlocks + b]!, zero(n, b)];
+      const base = (n * kBlocks + b) * blob;
+      for (let j = 0; j < block && b * block + j < K; j++) {
+        const bit = j * bits;
+        const q = (codes[base + (bit >> 3)]! >> (bit & 7)) & mask;
+        w[(b * block + j) * N + n] = Math.fround(Math.fround(q - z) * s);
+      }
+    }
+  const y = ctx.mapped('MatMul', [a, tensor(w, { dtype: a.dtype, shape: [K, N] })], [])[0]!;
+  const bias = ctx.input(5);
+  return [bias ? add(y, bias) : y];
+};
+
+/**
+ * SkipLayerNormalization and SkipSimplifiedLayerNormalization: s = input + skip (+ bias), normalized over the last
+ * axis (layer_norm with gamma and beta, or rms_norm with gamma); s is output 3. Outputs 1 and 2 (mean, inv_std_var)
+ * are refused.
+ */
+const skipNorm =
+  (simplified: boolean): Form =>
+  (ctx) => {
+    const x = floatInput(ctx, 0, 'input');
+    const skip = floatInput(ctx, 1, 'skip');
+    const gamma = floatInput(ctx, 2, 'gamma');
+    const beta = simplified ? undefined : ctx.input(3);
+    const bias = ctx.input(simplified ? 3 : 4);
+    if (wants(ctx, 1) || wants(ctx, 2))
+      throw new Error(`${ctx.node.opType}'s mean and inv_std_var outputs are not imported (output and the sum are)`);
+    let s = add(x, skip);
+    if (bias) s = add(s, bias);
+    const eps = num(ctx, 'epsilon', 1e-12);
+    const y = simplified ? rmsNorm(s, gamma, -1, eps) : layerNorm(s, gamma, beta ?? 0, -1, eps);
+    return [y, s, s, s];
+  };
+
+/** SimplifiedLayerNormalization: rms_norm over the axes from `axis` on; the inv_std_var output is refused. */
+const simplifiedLayerNorm: Form = (ctx) => {
+  if (wants(ctx, 1)) throw new Error('SimplifiedLayerNormalization inv_std_var output is not imported');
+  return [
+    rmsNorm(floatInput(ctx, 0, 'X'), floatInput(ctx, 1, 'scale'), num(ctx, 'axis', -1), num(ctx, 'epsilon', 1e-5)),
+  ];
+};
+
+/** 0.5 x (1 + tanh(sqrt(2/π) (x + 0.044715 x³))), of x (+ bias). */
+const fastGelu: Form = (ctx) => {
+  let x = floatInput(ctx, 0, 'X');
+  const bias = ctx.input(1);
+  if (bias) x = add(x, bias);
+  const inner = multiply(add(x, multiply(multiply(multiply(x, x), x), 0.044715)), Math.sqrt(2 / Math.PI));
+  return [multiply(multiply(x, 0.5), add(tanh(inner), 1))];
+};
+
+/** Rotates pairs of channels by position (onnxruntime's RotaryEmbedding: input, position_ids, cos_cache, sin_cache). */
+const rotary: Form = (ctx) => {
+  if (num(ctx, 'is_packed_batching', 0)) throw new Error('RotaryEmbedding is_packed_batching = 1 is not imported');
+  const x = floatInput(ctx, 0, 'input');
+  let pos = need(ctx, 1, 'position_ids');
+  const [cos, sin] = [floatInput(ctx, 2, 'cos_cache'), floatInput(ctx, 3, 'sin_cache')];
+  const [batch, seq] = x.shape.length === 4 ? [x.shape[0]!, x.shape[2]!] : [x.shape[0]!, x.shape[1]!];
+  // One position (shape [1]) is the offset of the sequence's first token: positions offset, offset + 1, ...
+  if (pos.shape.length === 1) {
+    if (pos.shape[0] !== 1)
+      throw new Error(`RotaryEmbedding's 1-D position_ids must hold one offset, got ${pos.shape[0]}`);
+    const steps = Array.from({ length: batch * seq }, (_, i) => i % seq);
+    pos = add(reshape(cast(pos, 'int64'), [1, 1]), tensor(steps, { dtype: 'int64', shape: [batch, seq] }));
+  }
+  return [
+    rotaryEmbedding(
+      x,
+      cos,
+      sin,
+      pos,
+      num(ctx, 'interleaved', 0) === 1,
+      num(ctx, 'num_heads', 0),
+      num(ctx, 'rotary_embedding_dim', 0),
+    ),
+  ];
+};
+
+/**
+ * Attention (com.microsoft): QKV = input · weights + bias, split at qkv_hidden_sizes (equal thirds by default), heads
+ * num_heads; scores scaled by `scale` (1 / sqrt(head_size)), plus mask_filter_value where mask_index is 0 (a 2-D
+ * (batch, kv) or 3-D (batch, q, kv) mask) or at and past each entry's length (1-D), plus attention_bias; unidirectional
+ * is causal. past/present and the other mask forms are refused.
+ */
+const contribAttention: Form = (ctx) => {
+  const op = 'Attention';
+  const heads = required(ctx, 'num_heads');
+  for (const attr of ['do_rotary', 'past_present_share_buffer'])
+    if (num(ctx, attr, 0)) throw new Error(`${op} ${attr} = ${num(ctx, attr, 0)} is not imported`);
+  if (ctx.input(4) || wants(ctx, 1)) throw new Error(`${op} with past and present state is not imported`);
+  if (ctx.input(6)) throw new Error(`${op}'s past_sequence_length input is not imported`);
+  const x = floatInput(ctx, 0, 'input');
+  const w = floatInput(ctx, 1, 'weights');
+  if (x.shape.length !== 3)
+    throw new Error(`${op}'s input must be (batch, sequence, hidden), got rank ${x.shape.length}`);
+  const [B, S] = [x.shape[0]!, x.shape[1]!];
+  const total = w.shape[1]!;
+  const sizes = (ctx.attr('qkv_hidden_sizes') as number[] | undefined) ?? [total / 3, total / 3, total / 3];
+  if (sizes.length !== 3 || sizes[0]! + sizes[1]! + sizes[2]! !== total || sizes[0] !== sizes[1])
+    throw new Error(`${op}'s qkv_hidden_sizes [${sizes.join(', ')}] do not split weights' ${total} columns`);
+  if (sizes.some((s) => s % heads !== 0))
+    throw new Error(`${op}'s hidden sizes are not multiples of num_heads ${heads}`);
+  let qkv = ctx.mapped('MatMul', [x, w], [])[0]!;
+  const bias = ctx.input(2);
+  if (bias) qkv = add(qkv, bias);
+  const [q, k, v] = split(qkv, [sizes[0]!, sizes[0]! + sizes[1]!], 2) as [Tensor, Tensor, Tensor];
+  const toHeads = (t: Tensor, width: number) => transpose(reshape(t, [B, S, heads, width / heads]), [0, 2, 1, 3]);
+  const scale = (ctx.attr('scale') as number | undefined) ?? 1 / Math.sqrt(sizes[0]! / heads);
+  const fill = num(ctx, 'mask_filter_value', -10000);
+  let mask: Tensor | null = null;
+  const maskIndex = ctx.input(3);
+  if (maskIndex) {
+    const r = maskIndex.shape.length;
+    let keep: Tensor;
+    if (r === 2 || r === 3) keep = cast(maskIndex, x.dtype);
+    else if (r === 1 && maskIndex.shape[0] === B) {
+      const steps = tensor(
+        Array.from({ length: S }, (_, i) => i),
+        { dtype: 'int64', shape: [1, S] },
+      );
+      keep = cast(less(steps, reshape(cast(maskIndex, 'int64'), [B, 1])), x.dtype);
+    } else
+      throw new Error(
+        `${op}'s mask_index of shape [${maskIndex.shape.join(', ')}] is not imported (2-D, 3-D, or lengths)`,
+      );
+    // (1 - keep) · fill, broadcast to (batch, heads, q, kv) from (batch, kv) or (batch, q, kv).
+    const add4 = multiply(subtract(1, keep), fill);
+    mask = r === 3 ? expandDims(add4, 1) : reshape(add4, [B, 1, 1, add4.shape.at(-1)!]);
+  }
+  const extra = ctx.input(5);
+  if (extra) mask = mask ? add(mask, extra) : extra;
+  const y = attention(
+    toHeads(q, sizes[0]!),
+    toHeads(k, sizes[1]!),
+    toHeads(v, sizes[2]!),
+    mask,
+    null,
+    scale,
+    num(ctx, 'unidirectional', 0) === 1,
+  );
+  return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, sizes[2]!])];
+};
+
+/** Forms keyed `domain.OpType`, for nodes outside the default domain. */
+export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
+  'com.microsoft.MatMulNBits': matMulNBits,
+  'com.microsoft.SkipLayerNormalization': skipNorm(false),
+  'com.microsoft.SkipSimplifiedLayerNormalization': skipNorm(true),
+  'com.microsoft.Gelu': (ctx) => [gelu(floatInput(ctx, 0, 'X'))],
+  'com.microsoft.BiasGelu': (ctx) => [gelu(add(floatInput(ctx, 0, 'A'), floatInput(ctx, 1, 'B')))],
+  'com.microsoft.FastGelu': fastGelu,
+  'com.microsoft.QuickGelu': (ctx) => {
+    const x = floatInput(ctx, 0, 'X');
+    return [multiply(x, sigmoid(multiply(x, num(ctx, 'alpha', 1.702))))];
+  },
+  'com.microsoft.BiasAdd': (ctx) => [
+    add(add(floatInput(ctx, 0, 'X'), floatInput(ctx, 1, 'bias')), floatInput(ctx, 2, 'skip')),
+  ],
+  'com.microsoft.RotaryEmbedding': rotary,
+  'com.microsoft.Attention': contribAttention,
+};
+
+/** onnxruntime's contrib ops it registers in the default domain. */
+export const DEFAULT_DOMAIN_CONTRIB_FORMS: Readonly<Record<string, Form>> = {
+  SimplifiedLayerNormalization: simplifiedLayerNorm,
+};

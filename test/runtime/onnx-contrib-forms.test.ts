@@ -1,0 +1,288 @@
+// onnxruntime's contrib ops (runtime/src/graph/onnx/forms-contrib.ts) on small models built here, against
+// onnxruntime-node running the same bytes: MatMulNBits at 2, 4 and 8 bits with packed, float and default zero points
+// and a K that is not a multiple of the block; the skip and simplified layer norms; the GELU family; RotaryEmbedding
+// with a position table and with an offset; BERT's and GPT-2's fused Attention with every mask form it imports.
+
+import { describe, expect, it } from 'vitest';
+import { randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { execute, printGraph } from '../../runtime/src/graph/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const MS = 'com.microsoft';
+const values = (shape: number[], seed: number, low = -1, high = 1) =>
+  Array.from(randomUniform(shape, { seed, low, high }).dataSync());
+const floats = (name: string, shape: number[], seed: number, low = -1, high = 1): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: values(shape, seed, low, high),
+});
+/** Bytes from a seeded generator (every bit pattern, so every code and zero point occurs). */
+const bytes = (name: string, shape: number[], seed: number): InitializerSpec => {
+  let s = seed >>> 0;
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = Array.from({ length: n }, () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0), s >>> 24));
+  return { name, dtype: 'uint8', shape, data };
+};
+
+function oracleFeed(t: Tensor): OracleTensor {
+  if (t.dtype === 'int64')
+    return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) };
+  if (t.dtype === 'int32') return { dtype: 'int32', shape: [...t.shape], data: Int32Array.from(t.dataSync()) };
+  return { dtype: 'float32', shape: [...t.shape], data: t.dataSync() as Float32Array };
+}
+
+/** One node over graph inputs `feeds` and initializers; every output compared with onnxruntime's. */
+async function agree(
+  node: NodeSpec,
+  feeds: Record<string, Tensor>,
+  inits: InitializerSpec[],
+  tol = 1e-5,
+): Promise<string> {
+  const spec: ModelSpec = {
+    nodes: [node],
+    inputs: Object.entries(feeds).map(([name, t]) => ({ name, dtype: t.dtype as 'float32', shape: [...t.shape] })),
+    outputs: node.outputs.filter(Boolean).map((name) => ({ name })),
+    initializers: inits,
+    opset: [
+      { domain: '', version: 17 },
+      { domain: MS, version: 1 },
+    ],
+  };
+  const model = buildModel(spec);
+  const theirs = await runOnnxModel(
+    model,
+    Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, oracleFeed(t)])),
+  );
+  const g = fromOnnx(model);
+  const ours = execute(g, Object.values(feeds));
+  expect(ours.length).toBe(theirs.length);
+  ours.forEach((t, i) => {
+    expect([...t.shape]).toEqual(theirs[i]!.shape);
+    assertAllClose(
+      Array.from(t.dataSync() as ArrayLike<number>),
+      Array.from(toFloat64(theirs[i]!)),
+      { atol: tol, rtol: tol },
+      `${node.op} output ${i}`,
+    );
+  });
+  return printGraph(g);
+}
+
+describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", () => {
+  it('MatMulNBits: 4-bit with packed zero points, a partial last block and bias; 8-bit default; 2-bit float zero points', async () => {
+    const cases = [
+      { bits: 4, block: 16, K: 40, N: 6, a: [2, 3, 40], zp: 'packed', bias: true },
+      { bits: 8, block: 32, K: 64, N: 5, a: [4, 64], zp: 'none', bias: false },
+      { bits: 2, block: 16, K: 32, N: 3, a: [1, 2, 32], zp: 'float', bias: false },
+      { bits: 4, block: 32, K: 96, N: 7, a: [5, 96], zp: 'float', bias: true },
+      { bits: 2, block: 64, K: 100, N: 4, a: [3, 100], zp: 'packed', bias: false },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const kBlocks = Math.ceil(c.K / c.block);
+      const inits: InitializerSpec[] = [
+        bytes('B', [c.N, kBlocks, (c.block * c.bits) / 8], 10 + k),
+        floats('scales', [c.N, kBlocks], 20 + k, 0.01, 0.2),
+      ];
+      const inputs = ['A', 'B', 'scales'];
+      if (c.zp === 'packed') {
+        inits.push(bytes('zp', [c.N, Math.ceil((kBlocks * c.bits) / 8)], 30 + k));
+        inputs.push('zp');
+      } else if (c.zp === 'float') {
+        inits.push(floats('zp', [c.N, kBlocks], 30 + k, 0, 2 ** c.bits - 1));
+        inputs.push('zp');
+      }
+      if (c.bias) {
+        while (inputs.length < 5) inputs.push('');
+        inits.push(floats('bias', [c.N], 40 + k));
+        inputs.push('bias');
+      }
+      const text = await agree(
+        {
+          op: 'MatMulNBits',
+          domain: MS,
+          inputs,
+          outputs: ['Y'],
+          attrs: { K: c.K, N: c.N, bits: c.bits, block_size: c.block },
+        },
+        { A: randomUniform(c.a, { seed: 50 + k, low: -1, high: 1 }) },
+        inits,
+        1e-4,
+      );
+      expect(text).toMatch(/raf\.op\.(matmul|dense|batch_matmul)\(/);
+    }
+  });
+
+  it('MatMulNBits refuses what it does not compute, naming it', () => {
+    const model = (attrs: Record<string, number>, extra: string[] = []) =>
+      buildModel({
+        nodes: [{ op: 'MatMulNBits', domain: MS, inputs: ['A', 'B', 'scales', ...extra], outputs: ['Y'], attrs }],
+        inputs: [{ name: 'A', dtype: 'float32', shape: [2, 32] }],
+        outputs: [{ name: 'Y', dtype: 'float32' }],
+        initializers: [
+          bytes('B', [3, 2, 8], 1),
+          floats('scales', [3, 2], 2),
+          { name: 'g', dtype: 'int32', shape: [32], data: Array(32).fill(0) },
+        ],
+        opset: [
+          { domain: '', version: 17 },
+          { domain: MS, version: 1 },
+        ],
+      });
+    expect(() => fromOnnx(model({ K: 32, N: 3, bits: 3, block_size: 16 }))).toThrow(/MatMulNBits bits = 3/);
+    expect(() => fromOnnx(model({ K: 32, N: 3, bits: 4, block_size: 16 }, ['', 'g']))).toThrow(/g_idx/);
+    expect(() => fromOnnx(model({ K: 32, N: 4, bits: 4, block_size: 16 }))).toThrow(/B has 48 bytes/);
+    expect(() => fromOnnx(model({ K: 32, N: 3, bits: 4, block_size: 16, weight_prepacked: 1 }))).toThrow(
+      /weight_prepacked/,
+    );
+  });
+
+  it('SkipLayerNormalization, SkipSimplifiedLayerNormalization (with the sum output) and SimplifiedLayerNormalization', async () => {
+    const x = randomUniform([2, 3, 8], { seed: 1, low: -2, high: 2 });
+    const skip = randomUniform([2, 3, 8], { seed: 2, low: -2, high: 2 });
+    const inits = [floats('gamma', [8], 3), floats('beta', [8], 4), floats('bias', [8], 5)];
+    await agree(
+      {
+        op: 'SkipLayerNormalization',
+        domain: MS,
+        inputs: ['x', 'skip', 'gamma', 'beta', 'bias'],
+        outputs: ['y', '', '', 'sum'],
+        attrs: { epsilon: 1e-5 },
+      },
+      { x, skip },
+      inits,
+    );
+    await agree(
+      { op: 'SkipLayerNormalization', domain: MS, inputs: ['x', 'skip', 'gamma'], outputs: ['y'] },
+      { x, skip },
+      inits,
+    );
+    await agree(
+      {
+        op: 'SkipSimplifiedLayerNormalization',
+        domain: MS,
+        inputs: ['x', 'skip', 'gamma', 'bias'],
+        outputs: ['y', '', '', 'sum'],
+        attrs: { epsilon: 1e-6 },
+      },
+      { x, skip },
+      inits,
+    );
+    await agree(
+      { op: 'SimplifiedLayerNormalization', inputs: ['x', 'gamma'], outputs: ['y'], attrs: { epsilon: 1e-6 } },
+      { x },
+      inits,
+    );
+  });
+
+  it('Gelu, BiasGelu, FastGelu (with and without bias) and QuickGelu', async () => {
+    const x = randomUniform([2, 5, 6], { seed: 7, low: -4, high: 4 });
+    const inits = [floats('b', [6], 9)];
+    await agree({ op: 'Gelu', domain: MS, inputs: ['x'], outputs: ['y'] }, { x }, []);
+    await agree({ op: 'BiasGelu', domain: MS, inputs: ['x', 'b'], outputs: ['y'] }, { x }, inits);
+    await agree({ op: 'FastGelu', domain: MS, inputs: ['x'], outputs: ['y'] }, { x }, []);
+    await agree({ op: 'FastGelu', domain: MS, inputs: ['x', 'b'], outputs: ['y'] }, { x }, inits);
+    await agree({ op: 'QuickGelu', domain: MS, inputs: ['x'], outputs: ['y'], attrs: { alpha: 1.5 } }, { x }, []);
+  });
+
+  it('BiasAdd (no CPU kernel in onnxruntime) equals x + bias + skip in float64', () => {
+    const x = randomUniform([2, 5, 6], { seed: 7, low: -4, high: 4 });
+    const skip = randomUniform([2, 5, 6], { seed: 8, low: -4, high: 4 });
+    const bias = floats('b', [6], 9);
+    const model = buildModel({
+      nodes: [{ op: 'BiasAdd', domain: MS, inputs: ['x', 'b', 'skip'], outputs: ['y'] }],
+      inputs: [
+        { name: 'x', dtype: 'float32', shape: [2, 5, 6] },
+        { name: 'skip', dtype: 'float32', shape: [2, 5, 6] },
+      ],
+      outputs: [{ name: 'y', dtype: 'float32' }],
+      initializers: [bias],
+      opset: [
+        { domain: '', version: 17 },
+        { domain: MS, version: 1 },
+      ],
+    });
+    const [y] = execute(fromOnnx(model), [x, skip]);
+    const [xs, ss, bs] = [x.dataSync(), skip.dataSync(), bias.data as number[]];
+    assertAllClose(
+      Array.from(y!.dataSync() as ArrayLike<number>),
+      Array.from(xs, (v, i) => v + bs[i % 6]! + ss[i]!),
+      { atol: 1e-6, rtol: 1e-6 },
+      'BiasAdd',
+    );
+  });
+
+  it('RotaryEmbedding with a position table, with an offset, interleaved, on 3-D and 4-D input', async () => {
+    const [B, S, H, D] = [2, 5, 3, 8];
+    const caches = [floats('cos', [16, D / 2], 11), floats('sin', [16, D / 2], 12)];
+    const table = { name: 'pos', dtype: 'int64' as const, shape: [B, S], data: [0, 1, 2, 3, 4, 7, 8, 9, 10, 11] };
+    const offset = { name: 'pos', dtype: 'int64' as const, shape: [1], data: [6] };
+    for (const [k, [pos, interleaved, rank4]] of (
+      [
+        [table, 0, false],
+        [offset, 1, false],
+        [offset, 0, true],
+        [table, 1, true],
+      ] as const
+    ).entries()) {
+      const x = randomUniform(rank4 ? [B, H, S, D] : [B, S, H * D], { seed: 13 + k });
+      await agree(
+        {
+          op: 'RotaryEmbedding',
+          domain: MS,
+          inputs: ['x', 'pos', 'cos', 'sin'],
+          outputs: ['y'],
+          attrs: { interleaved, ...(rank4 ? {} : { num_heads: H }) },
+        },
+        { x },
+        [...caches, pos],
+      );
+    }
+  });
+
+  it('Attention: raw 2-D and 3-D masks, lengths, unidirectional, attention_bias, a custom scale and uneven V', async () => {
+    const [B, S, Hin, heads] = [2, 4, 12, 3];
+    const x = randomUniform([B, S, Hin], { seed: 21 });
+    const mask2 = tensor([1, 1, 1, 0, 1, 1, 0, 0], { dtype: 'int32', shape: [B, S] });
+    const mask3 = tensor(
+      Array.from({ length: B * S * S }, (_, i) => ((i * 7) % 5 === 0 ? 0 : 1)),
+      { dtype: 'int32', shape: [B, S, S] },
+    );
+    const lengths = tensor([3, 2], { dtype: 'int32', shape: [B] });
+    const w = (cols: number) => [floats('w', [Hin, cols], 22), floats('bias', [cols], 23)];
+    const run = (
+      feeds: Record<string, Tensor>,
+      inputs: string[],
+      attrs: Record<string, number | number[]>,
+      cols = 3 * Hin,
+      extra: InitializerSpec[] = [],
+    ) =>
+      agree({ op: 'Attention', domain: MS, inputs, outputs: ['y'], attrs: { num_heads: heads, ...attrs } }, feeds, [
+        ...w(cols),
+        ...extra,
+      ]);
+    await run({ x }, ['x', 'w', 'bias'], {});
+    await run({ x, m: mask2 }, ['x', 'w', 'bias', 'm'], {});
+    await run({ x, m: mask3 }, ['x', 'w', 'bias', 'm'], { scale: 0.3 });
+    await run({ x, m: lengths }, ['x', 'w', 'bias', 'm'], {});
+    await run({ x, m: mask2 }, ['x', 'w', 'bias', 'm'], { unidirectional: 1 });
+    await run({ x }, ['x', 'w', 'bias', '', '', 'ab'], {}, 3 * Hin, [floats('ab', [1, heads, S, S], 24)]);
+    await run({ x }, ['x', 'w', 'bias'], { qkv_hidden_sizes: [12, 12, 6] }, 30);
+  });
+
+  it('a model with an unimported contrib op names it with its domain', () => {
+    const model = buildModel({
+      nodes: [{ op: 'NoSuchOp', domain: MS, inputs: ['x'], outputs: ['y'] }],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [2] }],
+      outputs: [{ name: 'y', dtype: 'float32' }],
+      opset: [
+        { domain: '', version: 17 },
+        { domain: MS, version: 1 },
+      ],
+    });
+    expect(() => fromOnnx(model)).toThrow(/com\.microsoft\.NoSuchOp/);
+  });
+});
