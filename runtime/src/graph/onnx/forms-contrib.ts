@@ -10,6 +10,7 @@
 //   over input + skip (+ bias), with the sum as the optional fourth output.
 // - Gelu, BiasGelu, FastGelu (the tanh approximation), QuickGelu (x · sigmoid(alpha · x)), BiasAdd.
 // - RotaryEmbedding: raf.op.rotary_embedding, position_ids a (batch, sequence) table or one offset.
+// - GroupQueryAttention (the decoder attention of onnxruntime-genai's LLM exports): rotary, a KV cache, local windows.
 // - Attention (BERT's and GPT-2's fused self-attention): the packed QKV projection, then raf.op.attention with the
 //   mask forms onnxruntime takes (a raw 2-D or 3-D 0/1 mask, right-padding lengths) and unidirectional as causal.
 
@@ -17,6 +18,13 @@ import { isFloat } from '../../dtype.ts';
 import { add } from '../../generated/api/add.ts';
 import { attention } from '../../generated/api/attention.ts';
 import { cast } from '../../generated/api/cast.ts';
+import { concatenate } from '../../generated/api/concatenate.ts';
+import { greater } from '../../generated/api/greater.ts';
+import { lessEqual } from '../../generated/api/less_equal.ts';
+import { logicalAnd } from '../../generated/api/logical_and.ts';
+import { scatterNd } from '../../generated/api/scatter_nd.ts';
+import { where } from '../../generated/api/where.ts';
+import { zerosLike } from '../../generated/api/zeros_like.ts';
 import { gelu } from '../../generated/api/gelu.ts';
 import { layerNorm } from '../../generated/api/layer_norm.ts';
 import { less } from '../../generated/api/less.ts';
@@ -256,6 +264,113 @@ const contribAttention: Form = (ctx) => {
   return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, sizes[2]!])];
 };
 
+/**
+ * GroupQueryAttention (onnxruntime's decoder attention with a KV cache): query (or packed QKV), key and value (batch,
+ * sequence, heads · head_size); entry b holds seqlens_k[b] + 1 tokens in all, of which the last `sequence` are new, so
+ * its past length is seqlens_k[b] + 1 - sequence (0 on a first prompt, a call without past). The new keys and values
+ * (rotated first when do_rotary, at those positions or position_ids) are written after the entry's past in present
+ * (past length + sequence long, zeros past the entry's length); query i attends keys j < seqlens_k[b] + 1, j ≤ past + i when causal, and
+ * j > past + i - local_window_size. Quantized caches, window-sized caches, head sinks, smooth softmax, QK output and
+ * the Q/K norm weights are refused.
+ */
+const groupQueryAttention: Form = (ctx) => {
+  const op = 'GroupQueryAttention';
+  const [Hq, Hkv] = [required(ctx, 'num_heads'), required(ctx, 'kv_num_heads')];
+  for (const attr of ['sliding_window_cache', 'smooth_softmax', 'qk_output'])
+    if (num(ctx, attr, 0)) throw new Error(`${op} ${attr} = ${num(ctx, attr, 0)} is not imported`);
+  for (const attr of ['k_quant_type', 'v_quant_type']) {
+    const v = ctx.attr(attr) as string | undefined;
+    if (v !== undefined && v !== 'NONE') throw new Error(`${op} ${attr} = '${v}' (a quantized cache) is not imported`);
+  }
+  ['head_sink', 'k_scale', 'v_scale', 'q_norm_weight', 'k_norm_weight'].forEach((name, k) => {
+    if (ctx.input(11 + k)) throw new Error(`${op}'s ${name} input is not imported`);
+  });
+  if (wants(ctx, 3)) throw new Error(`${op}'s output_qk is not imported`);
+  const query = floatInput(ctx, 0, 'query');
+  if (query.shape.length !== 3)
+    throw new Error(`${op}'s query must be (batch, sequence, hidden), got rank ${query.shape.length}`);
+  const [B, S] = [query.shape[0]!, query.shape[1]!];
+  let [q, k, v] = [query, ctx.input(1), ctx.input(2)];
+  let D: number;
+  if (!k || !v) {
+    D = query.shape[2]! / (Hq + 2 * Hkv);
+    [q, k, v] = split(query, [Hq * D, (Hq + Hkv) * D], 2) as [Tensor, Tensor, Tensor];
+  } else D = query.shape[2]! / Hq;
+  if (!Number.isInteger(D)) throw new Error(`${op}'s query width ${query.shape[2]} does not divide into ${Hq} heads`);
+  const seqlens = cast(need(ctx, 5, 'seqlens_k'), 'int64');
+  const pastK = ctx.input(3);
+  const pastV = ctx.input(4);
+  if (Boolean(pastK) !== Boolean(pastV)) throw new Error(`${op} needs both past_key and past_value, or neither`);
+  for (const t of [pastK, pastV])
+    if (t && !isFloat(t.dtype)) throw new Error(`${op}'s past cache is ${t.dtype} (quantized); it is not imported`);
+  const P = pastK ? pastK.shape[2]! : 0;
+  // Each entry's past length: 0 on a first prompt, else seqlens_k + 1 - sequence. [B, 1]
+  const past = P === 0 ? null : subtract(reshape(seqlens, [B, 1]), S - 1);
+  const steps = tensor(
+    Array.from({ length: S }, (_, i) => i),
+    { dtype: 'int64', shape: [1, S] },
+  );
+  const positions = past
+    ? add(past, steps)
+    : add(steps, tensor(new Array(B).fill(0), { dtype: 'int64', shape: [B, 1] }));
+  if (num(ctx, 'do_rotary', 0)) {
+    const [cos, sin] = [floatInput(ctx, 7, 'cos_cache'), floatInput(ctx, 8, 'sin_cache')];
+    const given = ctx.input(9);
+    const pos = given ? cast(given, 'int64') : positions;
+    const inter = num(ctx, 'rotary_interleaved', 0) === 1;
+    q = rotaryEmbedding(q, cos, sin, pos, inter, Hq, 2 * cos.shape[1]!);
+    k = rotaryEmbedding(k, cos, sin, pos, inter, Hkv, 2 * cos.shape[1]!);
+  }
+  const heads = (t: Tensor, h: number) => transpose(reshape(t, [B, S, h, D]), [0, 2, 1, 3]);
+  let [k4, v4] = [heads(k, Hkv), heads(v, Hkv)];
+  if (pastK && pastV && P > 0) {
+    // present[b, h, past_b + s] = new[b, h, s]: index tuples (b, h, t) over (B, Hkv, S).
+    const T = P + S;
+    const at = (f: (b: number, h: number, s: number) => number) =>
+      tensor(
+        Array.from({ length: B * Hkv * S }, (_, i) => f(Math.floor(i / (Hkv * S)), Math.floor(i / S) % Hkv, i % S)),
+        { dtype: 'int64', shape: [B, Hkv, S, 1] },
+      );
+    const t = reshape(add(reshape(past!, [B, 1, 1, 1]), reshape(steps, [1, 1, S, 1])), [B, 1, S, 1]);
+    const tAll = add(t, tensor(new Array(Hkv).fill(0), { dtype: 'int64', shape: [1, Hkv, 1, 1] }));
+    const index = concatenate([at((b) => b), at((_, h) => h), tAll], 3);
+    // Rows at and past an entry's length hold zeros, as onnxruntime's CPU kernel leaves them.
+    const rows = tensor(
+      Array.from({ length: T }, (_, j) => j),
+      { dtype: 'int64', shape: [1, 1, T, 1] },
+    );
+    const kept = less(rows, reshape(add(seqlens, 1), [B, 1, 1, 1]));
+    const place = (cache: Tensor, fresh: Tensor) =>
+      where(kept, scatterNd(concatenate([cache, zerosLike(fresh)], 2), index, fresh), 0);
+    [k4, v4] = [place(pastK, k4), place(pastV, v4)];
+    if (k4.shape[2] !== T) throw new Error(`${op}: present has ${k4.shape[2]} positions, expected ${T}`);
+  }
+  const T = k4.shape[2]!;
+  // valid[b, 0, i, j]: j < seqlens_k[b] + 1, and j ≤ past_b + i (causal), and j > past_b + i - window.
+  const keys = tensor(
+    Array.from({ length: T }, (_, j) => j),
+    { dtype: 'int64', shape: [1, 1, 1, T] },
+  );
+  const qpos = reshape(positions, [B, 1, S, 1]);
+  let valid = less(keys, reshape(add(seqlens, 1), [B, 1, 1, 1]));
+  if (num(ctx, 'causal', 1)) valid = logicalAnd(valid, lessEqual(keys, qpos));
+  const window = num(ctx, 'local_window_size', -1);
+  if (window > 0) valid = logicalAnd(valid, greater(keys, subtract(qpos, window)));
+  const bias = ctx.input(10);
+  const mask = bias ? where(valid, bias, -Infinity) : valid;
+  const y = attention(
+    heads(q, Hq),
+    k4,
+    v4,
+    mask,
+    null,
+    (ctx.attr('scale') as number | undefined) || 1 / Math.sqrt(D),
+    false,
+    num(ctx, 'softcap', 0),
+  );
+  return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, Hq * D]), k4, v4];
+};
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
@@ -273,6 +388,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   ],
   'com.microsoft.RotaryEmbedding': rotary,
   'com.microsoft.Attention': contribAttention,
+  'com.microsoft.GroupQueryAttention': groupQueryAttention,
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */
