@@ -32,6 +32,7 @@ function oracleFeed(t: Tensor): OracleTensor {
   if (t.dtype === 'int64')
     return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(Array.from(t.dataSync()), BigInt) };
   if (t.dtype === 'int32') return { dtype: 'int32', shape: [...t.shape], data: Int32Array.from(t.dataSync()) };
+  if (t.dtype === 'uint8') return { dtype: 'uint8', shape: [...t.shape], data: Uint8Array.from(t.dataSync()) };
   return { dtype: 'float32', shape: [...t.shape], data: t.dataSync() as Float32Array };
 }
 
@@ -340,6 +341,172 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
       gqa(['q', 'k', 'v', 'pastK', 'pastV', 'seqlens', 'total', '', '', '', 'bias'], { scale: 0.2 }),
       { ...qkv(1, 3, 80), ...past(1, 4, 83), seqlens: i32([6]) },
       [total(7), floats('bias', [1, Hq, 3, 7], 85)],
+    );
+  });
+
+  it('FusedConv (Z and each activation), FusedGemm and FusedMatMul (transposes, alpha)', async () => {
+    const x = randomUniform([1, 3, 6, 6], { seed: 90, low: -2, high: 2 });
+    const conv = [floats('W', [4, 3, 3, 3], 91), floats('B', [4], 92), floats('Z', [1, 4, 6, 6], 93)];
+    for (const [activation, params] of [
+      ['Relu', []],
+      ['LeakyRelu', [0.2]],
+      ['Clip', [-0.5, 0.7]],
+      ['HardSigmoid', [0.3, 0.4]],
+      ['Tanh', []],
+      ['Sigmoid', []],
+    ] as const)
+      await agree(
+        {
+          op: 'FusedConv',
+          domain: MS,
+          inputs: ['x', 'W', 'B', 'Z'],
+          outputs: ['y'],
+          attrs: { activation, ...(params.length ? { activation_params: [...params] } : {}), pads: [1, 1, 1, 1] },
+        },
+        { x },
+        conv,
+        1e-5,
+      );
+    const a = randomUniform([5, 4], { seed: 94 });
+    await agree(
+      {
+        op: 'FusedGemm',
+        domain: MS,
+        inputs: ['a', 'b', 'c'],
+        outputs: ['y'],
+        attrs: { transB: 1, alpha: 0.5, beta: 1.5, activation: 'LeakyRelu', activation_alpha: 0.1 },
+      },
+      { a },
+      [floats('b', [3, 4], 95), floats('c', [3], 96)],
+    );
+    const m = randomUniform([2, 4, 3], { seed: 97 });
+    await agree(
+      {
+        op: 'FusedMatMul',
+        domain: MS,
+        inputs: ['m', 'w'],
+        outputs: ['y'],
+        attrs: { transA: 1, transB: 1, alpha: 0.25 },
+      },
+      { m },
+      [floats('w', [2, 5, 4], 98)],
+    );
+  });
+
+  it('DynamicQuantizeMatMul and MatMulIntegerToFloat, per tensor and per column, int8 and uint8 weights', async () => {
+    const a = randomUniform([2, 3, 8], { seed: 100, low: -3, high: 2 });
+    const i8 = (name: string, shape: number[], seed: number): InitializerSpec => ({
+      ...bytes(name, shape, seed),
+      dtype: 'int8',
+      data: (bytes(name, shape, seed).data as number[]).map((v) => v - 128),
+    });
+    for (const [weights, scale, zero] of [
+      [i8('B', [8, 5], 101), floats('bs', [], 102, 0.01, 0.05), null],
+      [bytes('B', [8, 5], 103), floats('bs', [5], 104, 0.01, 0.05), bytes('bz', [5], 105)],
+    ] as const) {
+      const inits = [weights, scale, floats('bias', [5], 106), ...(zero ? [zero] : [])];
+      await agree(
+        {
+          op: 'DynamicQuantizeMatMul',
+          domain: MS,
+          inputs: ['a', 'B', 'bs', zero ? 'bz' : '', 'bias'],
+          outputs: ['y'],
+        },
+        { a },
+        inits,
+        1e-5,
+      );
+    }
+    const aq = tensor(
+      (bytes('aq', [4, 8], 107).data as number[]).map((v) => v),
+      { dtype: 'uint8', shape: [4, 8] },
+    );
+    await agree(
+      {
+        op: 'MatMulIntegerToFloat',
+        domain: MS,
+        inputs: ['aq', 'B', 'as', 'bs', 'az', 'bz', 'bias'],
+        outputs: ['y'],
+      },
+      { aq },
+      [
+        bytes('B', [8, 5], 108),
+        floats('as', [], 109, 0.01, 0.05),
+        floats('bs', [5], 110, 0.01, 0.05),
+        bytes('az', [], 111),
+        bytes('bz', [5], 112),
+        floats('bias', [5], 113),
+      ],
+    );
+  });
+
+  it('EmbedLayerNormalization: segments, a padded mask (mask_index) and the sum; given position_ids', async () => {
+    const ids = tensor([1, 4, 2, 9, 0, 3, 3, 7], { dtype: 'int32', shape: [2, 4] });
+    const seg = tensor([0, 0, 1, 1, 0, 1, 1, 1], { dtype: 'int32', shape: [2, 4] });
+    const mask = tensor([1, 1, 1, 0, 1, 1, 0, 0], { dtype: 'int32', shape: [2, 4] });
+    const inits = [
+      floats('word', [10, 8], 120),
+      floats('pos', [6, 8], 121),
+      floats('segE', [2, 8], 122),
+      floats('gamma', [8], 123),
+      floats('beta', [8], 124),
+    ];
+    await agree(
+      {
+        op: 'EmbedLayerNormalization',
+        domain: MS,
+        inputs: ['ids', 'seg', 'word', 'pos', 'segE', 'gamma', 'beta', 'mask'],
+        outputs: ['y', 'mask_index', 'sum'],
+        attrs: { epsilon: 1e-5 },
+      },
+      { ids, seg, mask },
+      inits,
+    );
+    const posIds = tensor([2, 3, 4, 5], { dtype: 'int32', shape: [1, 4] });
+    await agree(
+      {
+        op: 'EmbedLayerNormalization',
+        domain: MS,
+        inputs: ['ids', '', 'word', 'pos', '', 'gamma', 'beta', '', 'posIds'],
+        outputs: ['y'],
+        attrs: { mask_index_type: 0 },
+      },
+      { ids, posIds },
+      inits,
+    );
+  });
+
+  it('MultiHeadAttention: bias and a padding mask, cross attention over split heads, a past with causal masking', async () => {
+    const [B, S, L, heads, d] = [2, 3, 5, 2, 8];
+    const q = randomUniform([B, S, heads * d], { seed: 130 });
+    const k = randomUniform([B, L, heads * d], { seed: 131 });
+    const v = randomUniform([B, L, heads * d], { seed: 132 });
+    const mha = (inputs: string[], attrs: Record<string, number> = {}, outputs = ['y']): NodeSpec => ({
+      op: 'MultiHeadAttention',
+      domain: MS,
+      inputs,
+      outputs,
+      attrs: { num_heads: heads, ...attrs },
+    });
+    const bias = floats('bias', [3 * heads * d], 133);
+    const padding = tensor([1, 1, 1, 0, 0, 1, 1, 1, 1, 0], { dtype: 'int32', shape: [B, L] });
+    await agree(mha(['q', 'k', 'v', 'bias', 'pad']), { q, k, v, pad: padding }, [bias]);
+    await agree(
+      mha(['q', 'k', 'v', '', 'len'], { scale: 0.3 }),
+      { q, k, v, len: tensor([4, 2], { dtype: 'int32', shape: [B] }) },
+      [],
+    );
+    const k4 = randomUniform([B, heads, L, d], { seed: 134 });
+    const v4 = randomUniform([B, heads, L, d], { seed: 135 });
+    await agree(mha(['q', 'k4', 'v4', '', '', 'ab']), { q, k4, v4 }, [floats('ab', [1, heads, S, L], 136)]);
+    const pastK = randomUniform([B, heads, 4, d], { seed: 137 });
+    const pastV = randomUniform([B, heads, 4, d], { seed: 138 });
+    const kn = randomUniform([B, S, heads * d], { seed: 139 });
+    const vn = randomUniform([B, S, heads * d], { seed: 140 });
+    await agree(
+      mha(['q', 'kn', 'vn', 'bias', '', '', 'pastK', 'pastV'], { unidirectional: 1 }, ['y', 'pk', 'pv']),
+      { q, kn, vn, pastK, pastV },
+      [bias],
     );
   });
 

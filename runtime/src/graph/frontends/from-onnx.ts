@@ -12,7 +12,7 @@ import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
 import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
-import { CONTRIB_FORMS } from '../onnx/forms-contrib.ts';
+import { CONTRIB_FORMS, DEFAULT_DOMAIN_CONTRIB_FORMS } from '../onnx/forms-contrib.ts';
 import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
@@ -301,7 +301,8 @@ function unsupportedOps(m: OnnxGraph): Map<string, string[]> {
 /** `OpType` (or `domain.OpType`) when raf-op has no import for the node's op, else undefined. */
 function unsupportedOp(n: OnnxNode, mapped: { has(op: string): boolean }): string | undefined {
   const domain = n.domain && n.domain !== 'ai.onnx' ? n.domain : '';
-  if (!domain && (n.opType in IMPORTER_FORMS || mapped.has(n.opType))) return undefined;
+  if (!domain && (n.opType in IMPORTER_FORMS || n.opType in DEFAULT_DOMAIN_CONTRIB_FORMS || mapped.has(n.opType)))
+    return undefined;
   if (domain && `${domain}.${n.opType}` in CONTRIB_FORMS) return undefined;
   return domain ? `${domain}.${n.opType}` : n.opType;
 }
@@ -613,7 +614,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
         n ? inputs[Number(n.slice(1))] : undefined,
       ),
   };
-  const form = contrib ?? IMPORTER_FORMS[node.opType];
+  const form = contrib ?? IMPORTER_FORMS[node.opType] ?? DEFAULT_DOMAIN_CONTRIB_FORMS[node.opType];
   const outs = form?.(ctx) ?? mappedCall(node, opset, (name) => (name ? read(node.inputs.indexOf(name)) : undefined));
   if (outs.length < node.outputs.filter(Boolean).length)
     throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);

@@ -11,6 +11,9 @@
 // - Gelu, BiasGelu, FastGelu (the tanh approximation), QuickGelu (x · sigmoid(alpha · x)), BiasAdd.
 // - RotaryEmbedding: raf.op.rotary_embedding, position_ids a (batch, sequence) table or one offset.
 // - GroupQueryAttention (the decoder attention of onnxruntime-genai's LLM exports): rotary, a KV cache, local windows.
+// - FusedConv, FusedGemm, FusedMatMul (onnxruntime's optimized models), DynamicQuantizeMatMul, MatMulIntegerToFloat
+//   (its dynamic quantizer over optimized models), EmbedLayerNormalization (BERT's embeddings).
+// - MultiHeadAttention (encoder-decoder models' self and cross attention, with a past).
 // - Attention (BERT's and GPT-2's fused self-attention): the packed QKV projection, then raf.op.attention with the
 //   mask forms onnxruntime takes (a raw 2-D or 3-D 0/1 mask, right-padding lengths) and unidirectional as causal.
 
@@ -18,6 +21,14 @@ import { isFloat } from '../../dtype.ts';
 import { add } from '../../generated/api/add.ts';
 import { attention } from '../../generated/api/attention.ts';
 import { cast } from '../../generated/api/cast.ts';
+import { clip } from '../../generated/api/clip.ts';
+import { dynamicQuantizeLinear } from '../../generated/api/dynamic_quantize_linear.ts';
+import { hardSigmoid } from '../../generated/api/hard_sigmoid.ts';
+import { leakyRelu } from '../../generated/api/leaky_relu.ts';
+import { matmulInteger } from '../../generated/api/matmul_integer.ts';
+import { relu } from '../../generated/api/relu.ts';
+import { sum as sumOf } from '../../generated/api/sum.ts';
+import { take } from '../../generated/api/take.ts';
 import { concatenate } from '../../generated/api/concatenate.ts';
 import { greater } from '../../generated/api/greater.ts';
 import { lessEqual } from '../../generated/api/less_equal.ts';
@@ -39,7 +50,7 @@ import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
 import { tensor, type Tensor } from '../../tensor.ts';
-import type { Form, ImportContext } from './forms.ts';
+import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
@@ -200,6 +211,78 @@ const rotary: Form = (ctx) => {
 };
 
 /**
+ * The additive mask of a key mask in onnxruntime's forms: fill where a 2-D (batch, keys) or 3-D (batch, queries,
+ * keys) mask is 0, or at and past each entry's length (1-D, batch); broadcast to (batch, heads, queries, keys).
+ */
+function keyMask(op: string, m: Tensor, B: number, T: number, dtype: Tensor['dtype'], fill: number): Tensor {
+  const r = m.shape.length;
+  let keep: Tensor;
+  if (r === 2 || r === 3) keep = cast(m, dtype);
+  else if (r === 1 && m.shape[0] === B) {
+    const steps = tensor(
+      Array.from({ length: T }, (_, i) => i),
+      { dtype: 'int64', shape: [1, T] },
+    );
+    keep = cast(less(steps, reshape(cast(m, 'int64'), [B, 1])), dtype);
+  } else throw new Error(`${op}'s mask of shape [${m.shape.join(', ')}] is not imported (2-D, 3-D, or lengths)`);
+  const additive = multiply(subtract(1, keep), fill);
+  return r === 3 ? expandDims(additive, 1) : reshape(additive, [B, 1, 1, additive.shape.at(-1)!]);
+}
+
+/**
+ * MultiHeadAttention (com.microsoft): query (batch, sequence, heads · size), key and value (batch, kv, heads · size),
+ * or already split into heads (batch, heads, kv, size); bias added to the 3-D ones; key_padding_mask as Attention's
+ * mask_index, attention_bias added, unidirectional causal; past key and value concatenated before the new ones, the
+ * results given as present. Packed QKV or KV, past_sequence_length and cache_indirection are refused.
+ */
+const multiHeadAttention: Form = (ctx) => {
+  const op = 'MultiHeadAttention';
+  const heads = required(ctx, 'num_heads');
+  const query = floatInput(ctx, 0, 'query');
+  const [key, value] = [ctx.input(1), ctx.input(2)];
+  if (!key || !value || query.shape.length !== 3 || key.shape.length === 5)
+    throw new Error(`${op} with packed QKV or KV is not imported (query, key and value each given)`);
+  if (ctx.input(8) || ctx.input(9))
+    throw new Error(`${op}'s past_sequence_length and cache_indirection are not imported`);
+  if (wants(ctx, 3)) throw new Error(`${op}'s qk output is not imported`);
+  const [B, S] = [query.shape[0]!, query.shape[1]!];
+  const dq = query.shape[2]! / heads;
+  const bias = ctx.input(3);
+  const widths = [
+    query.shape[2]!,
+    key.shape.length === 3 ? key.shape[2]! : 0,
+    value.shape.length === 3 ? value.shape[2]! : 0,
+  ];
+  const parts = bias ? (split(bias, [widths[0]!, widths[0]! + widths[1]!], 0) as Tensor[]) : [];
+  const project = (t: Tensor, i: number) => (bias && t.shape.length === 3 ? add(t, parts[i]!) : t);
+  const toHeads = (t: Tensor) =>
+    t.shape.length === 4
+      ? t
+      : transpose(reshape(t, [t.shape[0]!, t.shape[1]!, heads, t.shape[2]! / heads]), [0, 2, 1, 3]);
+  let [k4, v4] = [toHeads(project(key, 1)), toHeads(project(value, 2))];
+  const [pastK, pastV] = [ctx.input(6), ctx.input(7)];
+  if (pastK && pastV) [k4, v4] = [concatenate([pastK, k4], 2), concatenate([pastV, v4], 2)];
+  const T = k4.shape[2]!;
+  const padding = ctx.input(4);
+  let mask = padding ? keyMask(op, padding, B, T, query.dtype, num(ctx, 'mask_filter_value', -10000)) : null;
+  const extra = ctx.input(5);
+  if (extra) mask = mask ? add(mask, extra) : extra;
+  const y = attention(
+    toHeads(project(query, 0)),
+    k4,
+    v4,
+    mask,
+    null,
+    (ctx.attr('scale') as number | undefined) ?? 1 / Math.sqrt(dq),
+    num(ctx, 'unidirectional', 0) === 1,
+    0,
+    T - S,
+  );
+  const dv = v4.shape[3]!;
+  return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, heads * dv]), k4, v4];
+};
+
+/**
  * Attention (com.microsoft): QKV = input · weights + bias, split at qkv_hidden_sizes (equal thirds by default), heads
  * num_heads; scores scaled by `scale` (1 / sqrt(head_size)), plus mask_filter_value where mask_index is 0 (a 2-D
  * (batch, kv) or 3-D (batch, q, kv) mask) or at and past each entry's length (1-D), plus attention_bias; unidirectional
@@ -229,27 +312,8 @@ const contribAttention: Form = (ctx) => {
   const [q, k, v] = split(qkv, [sizes[0]!, sizes[0]! + sizes[1]!], 2) as [Tensor, Tensor, Tensor];
   const toHeads = (t: Tensor, width: number) => transpose(reshape(t, [B, S, heads, width / heads]), [0, 2, 1, 3]);
   const scale = (ctx.attr('scale') as number | undefined) ?? 1 / Math.sqrt(sizes[0]! / heads);
-  const fill = num(ctx, 'mask_filter_value', -10000);
-  let mask: Tensor | null = null;
   const maskIndex = ctx.input(3);
-  if (maskIndex) {
-    const r = maskIndex.shape.length;
-    let keep: Tensor;
-    if (r === 2 || r === 3) keep = cast(maskIndex, x.dtype);
-    else if (r === 1 && maskIndex.shape[0] === B) {
-      const steps = tensor(
-        Array.from({ length: S }, (_, i) => i),
-        { dtype: 'int64', shape: [1, S] },
-      );
-      keep = cast(less(steps, reshape(cast(maskIndex, 'int64'), [B, 1])), x.dtype);
-    } else
-      throw new Error(
-        `${op}'s mask_index of shape [${maskIndex.shape.join(', ')}] is not imported (2-D, 3-D, or lengths)`,
-      );
-    // (1 - keep) · fill, broadcast to (batch, heads, q, kv) from (batch, kv) or (batch, q, kv).
-    const add4 = multiply(subtract(1, keep), fill);
-    mask = r === 3 ? expandDims(add4, 1) : reshape(add4, [B, 1, 1, add4.shape.at(-1)!]);
-  }
+  let mask = maskIndex ? keyMask(op, maskIndex, B, S, x.dtype, num(ctx, 'mask_filter_value', -10000)) : null;
   const extra = ctx.input(5);
   if (extra) mask = mask ? add(mask, extra) : extra;
   const y = attention(
@@ -371,6 +435,114 @@ const groupQueryAttention: Form = (ctx) => {
   return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, Hq * D]), k4, v4];
 };
 
+/** An activation onnxruntime's fused kernels name by string, with its parameters. */
+function activation(op: string, x: Tensor, name: string, params: readonly number[]): Tensor {
+  switch (name) {
+    case '':
+      return x;
+    case 'Relu':
+      return relu(x);
+    case 'Tanh':
+      return tanh(x);
+    case 'Sigmoid':
+      return sigmoid(x);
+    case 'LeakyRelu':
+      return leakyRelu(x, params[0] ?? 0.01);
+    case 'HardSigmoid':
+      return hardSigmoid(x, params[0] ?? 0.2, params[1] ?? 0.5);
+    case 'Clip':
+      return clip(x, params[0] ?? -Infinity, params[1] ?? Infinity);
+    default:
+      throw new Error(`${op} activation '${name}' is not imported (Relu, Tanh, Sigmoid, LeakyRelu, HardSigmoid, Clip)`);
+  }
+}
+
+/** FusedConv: Conv (the default domain's form), plus Z, then the activation. */
+const fusedConv: Form = (ctx) => {
+  let y = (IMPORTER_FORMS.Conv!(ctx) as Tensor[])[0]!;
+  const z = ctx.input(3);
+  if (z) y = add(y, z);
+  const params = (ctx.attr('activation_params') as number[] | undefined) ?? [];
+  return [activation('FusedConv', y, (ctx.attr('activation') as string | undefined) ?? '', params)];
+};
+
+/** FusedGemm: Gemm (the default domain's form), then the activation with activation_alpha and activation_beta. */
+const fusedGemm: Form = (ctx) => {
+  const y = (IMPORTER_FORMS.Gemm!(ctx) as Tensor[])[0]!;
+  const params = [ctx.attr('activation_alpha'), ctx.attr('activation_beta')].filter((v) => v !== undefined) as number[];
+  return [activation('FusedGemm', y, (ctx.attr('activation') as string | undefined) ?? '', params)];
+};
+
+/** FusedMatMul: alpha · (A or Aᵀ) · (B or Bᵀ) over the last two axes; the batch transposes are refused. */
+const fusedMatMul: Form = (ctx) => {
+  for (const attr of ['transBatchA', 'transBatchB'])
+    if (num(ctx, attr, 0)) throw new Error(`FusedMatMul ${attr} = 1 is not imported`);
+  const swap = (t: Tensor) => {
+    const r = t.shape.length;
+    if (r < 2) throw new Error('FusedMatMul transposes an operand of rank 2 or more');
+    return transpose(t, [...Array.from({ length: r - 2 }, (_, i) => i), r - 1, r - 2]);
+  };
+  let [a, b] = [floatInput(ctx, 0, 'A'), floatInput(ctx, 1, 'B')];
+  if (num(ctx, 'transA', 0)) a = swap(a);
+  if (num(ctx, 'transB', 0)) b = swap(b);
+  const y = ctx.mapped('MatMul', [a, b], [])[0]!;
+  const alpha = num(ctx, 'alpha', 1);
+  return [alpha === 1 ? y : multiply(y, alpha)];
+};
+
+/**
+ * An integer product's int32 accumulator to floats: acc · (a_scale · b_scale) (+ bias), b_scale per tensor or per
+ * column, as onnxruntime's quantized GEMM scales its output.
+ */
+function scaledProduct(acc: Tensor, aScale: Tensor, bScale: Tensor, bias: Tensor | undefined): Tensor {
+  const y = multiply(cast(acc, aScale.dtype), multiply(aScale, bScale));
+  return bias ? add(y, bias) : y;
+}
+
+/** DynamicQuantizeMatMul: A quantized as DynamicQuantizeLinear does, times B (int8 or uint8), scaled, + bias. */
+const dynamicQuantizeMatMul: Form = (ctx) => {
+  const [aq, aScale, aZero] = dynamicQuantizeLinear(floatInput(ctx, 0, 'A')) as [Tensor, Tensor, Tensor];
+  const acc = matmulInteger(aq, need(ctx, 1, 'B'), aZero, ctx.input(3) ?? null);
+  return [scaledProduct(acc, aScale, floatInput(ctx, 2, 'b_scale'), ctx.input(4))];
+};
+
+/** MatMulIntegerToFloat: (A - a_zero_point) · (B - b_zero_point) · a_scale · b_scale (+ bias). */
+const matMulIntegerToFloat: Form = (ctx) => {
+  const acc = matmulInteger(need(ctx, 0, 'A'), need(ctx, 1, 'B'), ctx.input(4) ?? null, ctx.input(5) ?? null);
+  return [scaledProduct(acc, floatInput(ctx, 2, 'a_scale'), floatInput(ctx, 3, 'b_scale'), ctx.input(6))];
+};
+
+/**
+ * EmbedLayerNormalization (BERT's embeddings): word, position (position_ids, or 0..sequence) and segment embeddings
+ * summed and layer-normalized; mask_index is each row's count of nonzero mask values (its length), embedding_sum the
+ * sum before normalization.
+ */
+const embedLayerNorm: Form = (ctx) => {
+  const ids = need(ctx, 0, 'input_ids');
+  if (ids.shape.length !== 2) throw new Error(`EmbedLayerNormalization's input_ids must be (batch, sequence)`);
+  const [B, S] = [ids.shape[0]!, ids.shape[1]!];
+  const given = ctx.input(8);
+  const positions =
+    given ??
+    tensor(
+      Array.from({ length: S }, (_, i) => i),
+      { dtype: 'int32', shape: [1, S] },
+    );
+  let sum = add(
+    take(floatInput(ctx, 2, 'word_embedding'), ids, 0),
+    take(floatInput(ctx, 3, 'position_embedding'), positions, 0),
+  );
+  const segIds = ctx.input(1);
+  const segEmb = ctx.input(4);
+  if (segIds && segEmb) sum = add(sum, take(segEmb, segIds, 0));
+  const y = layerNorm(sum, floatInput(ctx, 5, 'gamma'), floatInput(ctx, 6, 'beta'), -1, num(ctx, 'epsilon', 1e-12));
+  const mask = ctx.input(7);
+  const lengths = mask
+    ? sumOf(cast(cast(mask, 'bool'), 'int32'), [1])
+    : tensor(new Array(B).fill(0), { dtype: 'int32', shape: [B] });
+  return [y, lengths, sum];
+};
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
@@ -389,6 +561,13 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.RotaryEmbedding': rotary,
   'com.microsoft.Attention': contribAttention,
   'com.microsoft.GroupQueryAttention': groupQueryAttention,
+  'com.microsoft.MultiHeadAttention': multiHeadAttention,
+  'com.microsoft.FusedConv': fusedConv,
+  'com.microsoft.FusedGemm': fusedGemm,
+  'com.microsoft.FusedMatMul': fusedMatMul,
+  'com.microsoft.DynamicQuantizeMatMul': dynamicQuantizeMatMul,
+  'com.microsoft.MatMulIntegerToFloat': matMulIntegerToFloat,
+  'com.microsoft.EmbedLayerNormalization': embedLayerNorm,
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */
