@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { loadOnnx } from '../../runtime/src/graph/onnx/session.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
 import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
 import { assertAllClose } from '../support/assert.ts';
@@ -59,28 +60,32 @@ async function agree(
     Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, oracleFeed(t)])),
   );
   const g = fromOnnx(model);
-  const ours = execute(g, Object.values(feeds));
-  expect(ours.length).toBe(theirs.length);
-  ours.forEach((t, i) => {
-    if (process.env.DUMP) {
-      const a = Array.from(t.dataSync() as ArrayLike<number>),
-        b = Array.from(toFloat64(theirs[i]!));
-      console.log(
-        'DUMP',
-        a
-          .map((x, j) => (Math.abs(x - b[j]!) > 1e-4 ? j : -1))
-          .filter((j) => j >= 0)
-          .join(','),
+  // The graph as converted, and the session a user loads (its passes, and onnxruntime regions where they apply).
+  const session = loadOnnx(model);
+  const run = session.run(feeds);
+  for (const ours of [execute(g, Object.values(feeds)), session.outputNames.map((n) => run[n]!)]) {
+    expect(ours.length).toBe(theirs.length);
+    ours.forEach((t, i) => {
+      if (process.env.DUMP) {
+        const a = Array.from(t.dataSync() as ArrayLike<number>),
+          b = Array.from(toFloat64(theirs[i]!));
+        console.log(
+          'DUMP',
+          a
+            .map((x, j) => (Math.abs(x - b[j]!) > 1e-4 ? j : -1))
+            .filter((j) => j >= 0)
+            .join(','),
+        );
+      }
+      expect([...t.shape]).toEqual(theirs[i]!.shape);
+      assertAllClose(
+        Array.from(t.dataSync() as ArrayLike<number>),
+        Array.from(toFloat64(theirs[i]!)),
+        { atol: tol, rtol: tol },
+        `${node.op} output ${i}`,
       );
-    }
-    expect([...t.shape]).toEqual(theirs[i]!.shape);
-    assertAllClose(
-      Array.from(t.dataSync() as ArrayLike<number>),
-      Array.from(toFloat64(theirs[i]!)),
-      { atol: tol, rtol: tol },
-      `${node.op} output ${i}`,
-    );
-  });
+    });
+  }
   return printGraph(g);
 }
 
