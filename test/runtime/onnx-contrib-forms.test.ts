@@ -515,6 +515,148 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     );
   });
 
+  it("a decoder in onnxruntime-genai's spelling (4-bit weights, GQA with rotary, RMS norms) generates as onnxruntime does", async () => {
+    // Token ids, attention mask and a KV cache in; logits and the present cache out: a prompt of 5 tokens (the cache
+    // empty), then 4 greedy steps, each feeding the last present back. Logits compared at every step.
+    const [V, Hd, Hq, Hkv, D, F] = [32, 64, 4, 2, 16, 96];
+    const q4 = (name: string, K: number, N: number, seed: number): [InitializerSpec, InitializerSpec] => [
+      bytes(`${name}.q`, [N, K / 32, 16], seed),
+      floats(`${name}.s`, [N, K / 32], seed + 1, 0.002, 0.02),
+    ];
+    const nbits = (name: string, x: string, y: string, K: number, N: number): NodeSpec => ({
+      op: 'MatMulNBits',
+      domain: MS,
+      inputs: [x, `${name}.q`, `${name}.s`],
+      outputs: [y],
+      attrs: { K, N, bits: 4, block_size: 32 },
+    });
+    const i64 = (name: string, data: number[], shape: number[] = [data.length]): InitializerSpec => ({
+      name,
+      dtype: 'int64',
+      shape,
+      data,
+    });
+    const spec: ModelSpec = {
+      nodes: [
+        { op: 'Gather', inputs: ['embed', 'input_ids'], outputs: ['x'] },
+        { op: 'SimplifiedLayerNormalization', inputs: ['x', 'ln1'], outputs: ['h'], attrs: { epsilon: 1e-5 } },
+        nbits('qkv', 'h', 'qkv', Hd, (Hq + 2 * Hkv) * D),
+        { op: 'ReduceSum', inputs: ['attention_mask', 'one'], outputs: ['len'], attrs: { keepdims: 0 } },
+        { op: 'Sub', inputs: ['len', 'one'], outputs: ['len1'] },
+        { op: 'Cast', inputs: ['len1'], outputs: ['seqlens'], attrs: { to: 6 } },
+        { op: 'Shape', inputs: ['attention_mask'], outputs: ['mshape'] },
+        { op: 'Gather', inputs: ['mshape', 'one_scalar'], outputs: ['tot64'] },
+        { op: 'Cast', inputs: ['tot64'], outputs: ['total'], attrs: { to: 6 } },
+        {
+          op: 'GroupQueryAttention',
+          domain: MS,
+          inputs: ['qkv', '', '', 'past.key', 'past.value', 'seqlens', 'total', 'cos', 'sin'],
+          outputs: ['attn', 'present.key', 'present.value'],
+          attrs: { num_heads: Hq, kv_num_heads: Hkv, do_rotary: 1 },
+        },
+        nbits('o', 'attn', 'o', Hq * D, Hd),
+        {
+          op: 'SkipSimplifiedLayerNormalization',
+          domain: MS,
+          inputs: ['o', 'x', 'ln2'],
+          outputs: ['h2', '', '', 'res'],
+          attrs: { epsilon: 1e-5 },
+        },
+        nbits('gate', 'h2', 'g', Hd, F),
+        nbits('up', 'h2', 'u', Hd, F),
+        { op: 'Sigmoid', inputs: ['g'], outputs: ['sg'] },
+        { op: 'Mul', inputs: ['g', 'sg'], outputs: ['silu'] },
+        { op: 'Mul', inputs: ['silu', 'u'], outputs: ['m'] },
+        nbits('down', 'm', 'd', F, Hd),
+        { op: 'Add', inputs: ['d', 'res'], outputs: ['x2'] },
+        { op: 'SimplifiedLayerNormalization', inputs: ['x2', 'lnf'], outputs: ['hf'], attrs: { epsilon: 1e-5 } },
+        nbits('lm', 'hf', 'logits', Hd, V),
+      ],
+      inputs: [
+        { name: 'input_ids', dtype: 'int64', shape: [1, 'seq'] },
+        { name: 'attention_mask', dtype: 'int64', shape: [1, 'total'] },
+        { name: 'past.key', dtype: 'float32', shape: [1, Hkv, 'past', D] },
+        { name: 'past.value', dtype: 'float32', shape: [1, Hkv, 'past', D] },
+      ],
+      outputs: [{ name: 'logits' }, { name: 'present.key' }, { name: 'present.value' }],
+      initializers: [
+        floats('embed', [V, Hd], 140),
+        floats('ln1', [Hd], 141, 0.5, 1.5),
+        floats('ln2', [Hd], 142, 0.5, 1.5),
+        floats('lnf', [Hd], 143, 0.5, 1.5),
+        // cos/sin of position · 10000^(-2i/D), as the model builder writes them.
+        ...(['cos', 'sin'] as const).map((name) => ({
+          name,
+          dtype: 'float32' as const,
+          shape: [64, D / 2],
+          data: Array.from({ length: 64 * (D / 2) }, (_, k) => {
+            const angle = Math.floor(k / (D / 2)) * 10000 ** (-(2 * (k % (D / 2))) / D);
+            return name === 'cos' ? Math.cos(angle) : Math.sin(angle);
+          }),
+        })),
+        i64('one', [1]),
+        i64('one_scalar', [1], []),
+        ...q4('qkv', Hd, (Hq + 2 * Hkv) * D, 150),
+        ...q4('o', Hq * D, Hd, 152),
+        ...q4('gate', Hd, F, 154),
+        ...q4('up', Hd, F, 156),
+        ...q4('down', F, Hd, 158),
+        ...q4('lm', Hd, V, 160),
+      ],
+      opset: [
+        { domain: '', version: 17 },
+        { domain: MS, version: 1 },
+      ],
+    };
+    const model = buildModel(spec);
+    const session = loadOnnx(model);
+    let ids = [3, 17, 5, 29, 11];
+    let past = { key: new Float32Array(0), value: new Float32Array(0), length: 0 };
+    for (let step = 0; step < 5; step++) {
+      const total = past.length + ids.length;
+      const feeds: Record<string, OracleTensor> = {
+        input_ids: { dtype: 'int64', shape: [1, ids.length], data: BigInt64Array.from(ids.map(BigInt)) },
+        attention_mask: { dtype: 'int64', shape: [1, total], data: new BigInt64Array(total).fill(1n) },
+        'past.key': { dtype: 'float32', shape: [1, Hkv, past.length, D], data: past.key },
+        'past.value': { dtype: 'float32', shape: [1, Hkv, past.length, D], data: past.value },
+      };
+      const [logits, presentK, presentV] = await runOnnxModel(model, feeds);
+      const ours = session.run(
+        Object.fromEntries(
+          Object.entries(feeds).map(([n, t]) => [
+            n,
+            tensor(t.data instanceof BigInt64Array ? Array.from(t.data, Number) : (t.data as Float32Array), {
+              dtype: t.dtype as 'int64',
+              shape: t.shape,
+            }),
+          ]),
+        ),
+      );
+      assertAllClose(
+        Array.from(ours.logits!.dataSync() as ArrayLike<number>),
+        Array.from(toFloat64(logits!)),
+        { atol: 1e-4, rtol: 1e-4 },
+        `logits at step ${step}`,
+      );
+      assertAllClose(
+        Array.from(ours['present.key']!.dataSync() as ArrayLike<number>),
+        Array.from(toFloat64(presentK!)),
+        { atol: 1e-5, rtol: 1e-5 },
+        `present key at step ${step}`,
+      );
+      // The next token: the last position's argmax, the same from both.
+      const argmax = (values: number[]) => values.indexOf(Math.max(...values));
+      const next = argmax(Array.from(toFloat64(logits!)).slice(-V));
+      expect(argmax(Array.from(ours.logits!.dataSync() as ArrayLike<number>).slice(-V)), `token ${step}`).toBe(next);
+      ids = [next];
+      past = {
+        key: presentK!.data as Float32Array,
+        value: presentV!.data as Float32Array,
+        length: total,
+      };
+    }
+  });
+
   it('a model with an unimported contrib op names it with its domain', () => {
     const model = buildModel({
       nodes: [{ op: 'NoSuchOp', domain: MS, inputs: ['x'], outputs: ['y'] }],
