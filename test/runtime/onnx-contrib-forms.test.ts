@@ -611,7 +611,11 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     const model = buildModel(spec);
     const session = loadOnnx(model);
     let ids = [3, 17, 5, 29, 11];
-    let past = { key: new Float32Array(0), value: new Float32Array(0), length: 0 };
+    let past: { key: Float32Array | number[]; value: Float32Array | number[]; length: number } = {
+      key: [],
+      value: [],
+      length: 0,
+    };
     for (let step = 0; step < 5; step++) {
       const total = past.length + ids.length;
       const feeds: Record<string, OracleTensor> = {
