@@ -8,6 +8,7 @@ import { randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
 import { execute, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
 import { loadOnnx } from '../../runtime/src/graph/onnx/session.ts';
+import { generateGreedy } from '../../runtime/src/graph/onnx/generate.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
 import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
 import { assertAllClose } from '../support/assert.ts';
@@ -515,7 +516,7 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     );
   });
 
-  it("a decoder in onnxruntime-genai's spelling (4-bit weights, GQA with rotary, RMS norms) generates as onnxruntime does", async () => {
+  it("a decoder in onnxruntime-genai's spelling (4-bit weights, GQA with rotary, RMS norms) generates as onnxruntime does, and through generateGreedy's cache", async () => {
     // Token ids, attention mask and a KV cache in; logits and the present cache out: a prompt of 5 tokens (the cache
     // empty), then 4 greedy steps, each feeding the last present back. Logits compared at every step.
     const [V, Hd, Hq, Hkv, D, F] = [32, 64, 4, 2, 16, 96];
@@ -610,7 +611,9 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     };
     const model = buildModel(spec);
     const session = loadOnnx(model);
-    let ids = [3, 17, 5, 29, 11];
+    const prompt = [3, 17, 5, 29, 11];
+    let ids = prompt;
+    const tokens: number[] = [];
     let past: { key: Float32Array | number[]; value: Float32Array | number[]; length: number } = {
       key: [],
       value: [],
@@ -652,6 +655,7 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
       const argmax = (values: number[]) => values.indexOf(Math.max(...values));
       const next = argmax(Array.from(toFloat64(logits!)).slice(-V));
       expect(argmax(Array.from(ours.logits!.dataSync() as ArrayLike<number>).slice(-V)), `token ${step}`).toBe(next);
+      tokens.push(next);
       ids = [next];
       past = {
         key: presentK!.data as Float32Array,
@@ -659,6 +663,22 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
         length: total,
       };
     }
+    // generateGreedy runs the same loop: the prompt over an empty cache, then one token at a time.
+    expect(generateGreedy(loadOnnx(model), prompt, { steps: 5 })).toEqual([[...prompt, ...tokens]]);
+  });
+
+  it('generateGreedy refuses an input it cannot feed, naming it', () => {
+    const model = buildModel({
+      nodes: [{ op: 'Identity', inputs: ['past_thing'], outputs: ['logits'] }],
+      inputs: [
+        { name: 'input_ids', dtype: 'int64', shape: [1, 'seq'] },
+        { name: 'past_thing', dtype: 'float32', shape: [1, 'seq', 4] },
+      ],
+      outputs: [{ name: 'logits', dtype: 'float32' }],
+    });
+    expect(() => generateGreedy(loadOnnx(model), [1, 2], { steps: 1 })).toThrow(
+      /generateGreedy: the model reads 'past_thing'; it can feed only input_ids, .*use_cache_branch and a key\/value cache/,
+    );
   });
 
   it('a model with an unimported contrib op names it with its domain', () => {
