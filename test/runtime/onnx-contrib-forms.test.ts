@@ -261,7 +261,7 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     }
   });
 
-  it('Attention: raw 2-D and 3-D masks, lengths, unidirectional, attention_bias, a custom scale and uneven V', async () => {
+  it('Attention: raw 2-D and 3-D masks, lengths, unidirectional, attention_bias, a custom scale, uneven V, a past', async () => {
     const [B, S, Hin, heads] = [2, 4, 12, 3];
     const x = randomUniform([B, S, Hin], { seed: 21 });
     const mask2 = tensor([1, 1, 1, 0, 1, 1, 0, 0], { dtype: 'int32', shape: [B, S] });
@@ -289,6 +289,20 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     await run({ x, m: mask2 }, ['x', 'w', 'bias', 'm'], { unidirectional: 1 });
     await run({ x }, ['x', 'w', 'bias', '', '', 'ab'], {}, 3 * Hin, [floats('ab', [1, heads, S, S], 24)]);
     await run({ x }, ['x', 'w', 'bias'], { qkv_hidden_sizes: [12, 12, 6] }, 30);
+    // GPT-2 as the optimizer fuses it: a past of 3 tokens, causal, the mask over all 7, and present.
+    const past = randomUniform([2, B, heads, 3, Hin / heads], { seed: 25 });
+    const total = tensor([1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1], { dtype: 'int32', shape: [B, 7] });
+    await agree(
+      {
+        op: 'Attention',
+        domain: MS,
+        inputs: ['x', 'w', 'bias', 'm', 'past'],
+        outputs: ['y', 'present'],
+        attrs: { num_heads: heads, unidirectional: 1 },
+      },
+      { x, m: total, past },
+      w(3 * Hin),
+    );
   });
 
   it('GroupQueryAttention: prompts (packed, padded, rotary) and generation steps over a cache (window, softcap, bias)', async () => {

@@ -286,14 +286,14 @@ const multiHeadAttention: Form = (ctx) => {
  * Attention (com.microsoft): QKV = input · weights + bias, split at qkv_hidden_sizes (equal thirds by default), heads
  * num_heads; scores scaled by `scale` (1 / sqrt(head_size)), plus mask_filter_value where mask_index is 0 (a 2-D
  * (batch, kv) or 3-D (batch, q, kv) mask) or at and past each entry's length (1-D), plus attention_bias; unidirectional
- * is causal. past/present and the other mask forms are refused.
+ * is causal; a past (2, batch, heads, past, size) goes before the new keys and values, which present returns with it.
+ * The other mask forms are refused.
  */
 const contribAttention: Form = (ctx) => {
   const op = 'Attention';
   const heads = required(ctx, 'num_heads');
   for (const attr of ['do_rotary', 'past_present_share_buffer'])
     if (num(ctx, attr, 0)) throw new Error(`${op} ${attr} = ${num(ctx, attr, 0)} is not imported`);
-  if (ctx.input(4) || wants(ctx, 1)) throw new Error(`${op} with past and present state is not imported`);
   if (ctx.input(6)) throw new Error(`${op}'s past_sequence_length input is not imported`);
   const x = floatInput(ctx, 0, 'input');
   const w = floatInput(ctx, 1, 'weights');
@@ -312,20 +312,21 @@ const contribAttention: Form = (ctx) => {
   const [q, k, v] = split(qkv, [sizes[0]!, sizes[0]! + sizes[1]!], 2) as [Tensor, Tensor, Tensor];
   const toHeads = (t: Tensor, width: number) => transpose(reshape(t, [B, S, heads, width / heads]), [0, 2, 1, 3]);
   const scale = (ctx.attr('scale') as number | undefined) ?? 1 / Math.sqrt(sizes[0]! / heads);
+  let [k4, v4] = [toHeads(k, sizes[1]!), toHeads(v, sizes[2]!)];
+  // past (2, batch, heads, past, size): keys then values, before the new ones; present is the same stack, longer.
+  const past = ctx.input(4);
+  if (past) {
+    const [pk, pv] = split(past, 2, 0).map((t) => reshape(t, past.shape.slice(1))) as [Tensor, Tensor];
+    [k4, v4] = [concatenate([pk, k4], 2), concatenate([pv, v4], 2)];
+  }
+  const T = k4.shape[2]!;
   const maskIndex = ctx.input(3);
-  let mask = maskIndex ? keyMask(op, maskIndex, B, S, x.dtype, num(ctx, 'mask_filter_value', -10000)) : null;
+  let mask = maskIndex ? keyMask(op, maskIndex, B, T, x.dtype, num(ctx, 'mask_filter_value', -10000)) : null;
   const extra = ctx.input(5);
   if (extra) mask = mask ? add(mask, extra) : extra;
-  const y = attention(
-    toHeads(q, sizes[0]!),
-    toHeads(k, sizes[1]!),
-    toHeads(v, sizes[2]!),
-    mask,
-    null,
-    scale,
-    num(ctx, 'unidirectional', 0) === 1,
-  );
-  return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, sizes[2]!])];
+  const y = attention(toHeads(q, sizes[0]!), k4, v4, mask, null, scale, num(ctx, 'unidirectional', 0) === 1, 0, T - S);
+  const present = wants(ctx, 1) ? [concatenate([expandDims(k4, 0), expandDims(v4, 0)], 0)] : [];
+  return [reshape(transpose(y, [0, 2, 1, 3]), [B, S, sizes[2]!]), ...present];
 };
 
 /**
@@ -333,9 +334,9 @@ const contribAttention: Form = (ctx) => {
  * sequence, heads · head_size); entry b holds seqlens_k[b] + 1 tokens in all, of which the last `sequence` are new, so
  * its past length is seqlens_k[b] + 1 - sequence (0 on a first prompt, a call without past). The new keys and values
  * (rotated first when do_rotary, at those positions or position_ids) are written after the entry's past in present
- * (past length + sequence long, zeros past the entry's length); query i attends keys j < seqlens_k[b] + 1, j ≤ past + i when causal, and
- * j > past + i - local_window_size. Quantized caches, window-sized caches, head sinks, smooth softmax, QK output and
- * the Q/K norm weights are refused.
+ * (past length + sequence long, zeros past the entry's length); query i attends keys j < seqlens_k[b] + 1, j ≤ past +
+ * i when causal, and j > past + i - local_window_size. Quantized caches, window-sized caches, head sinks, smooth
+ * softmax, QK output and the Q/K norm weights are refused.
  */
 const groupQueryAttention: Form = (ctx) => {
   const op = 'GroupQueryAttention';
