@@ -134,6 +134,33 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     }
   });
 
+  it('GatherBlockQuantized over uint8 tables: 4-bit with packed zero points, 8-bit with a partial block, 2-bit', async () => {
+    const ids = tensor([3, 0, 9, 3, 7, 1], { dtype: 'int64', shape: [2, 3] });
+    for (const [k, c] of [
+      { bits: 4, block: 16, rows: 10, K: 48, zp: true },
+      { bits: 8, block: 16, rows: 10, K: 40, zp: false },
+      { bits: 2, block: 32, rows: 12, K: 64, zp: true },
+    ].entries()) {
+      const kBlocks = Math.ceil(c.K / c.block);
+      const inits = [
+        bytes('data', [c.rows, (c.K * c.bits) / 8], 170 + k),
+        floats('scales', [c.rows, kBlocks], 175 + k, 0.01, 0.2),
+        ...(c.zp ? [bytes('zp', [c.rows, Math.ceil((kBlocks * c.bits) / 8)], 180 + k)] : []),
+      ];
+      await agree(
+        {
+          op: 'GatherBlockQuantized',
+          domain: MS,
+          inputs: ['data', 'ids', 'scales', ...(c.zp ? ['zp'] : [])],
+          outputs: ['y'],
+          attrs: { bits: c.bits, block_size: c.block, gather_axis: 0, quantize_axis: 1 },
+        },
+        { ids },
+        inits,
+      );
+    }
+  });
+
   it('MatMulNBits refuses what it does not compute, naming it', () => {
     const model = (attrs: Record<string, number>, extra: string[] = []) =>
       buildModel({

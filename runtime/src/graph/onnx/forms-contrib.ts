@@ -6,6 +6,7 @@
 // - MatMulNBits (the 2-, 4- and 8-bit block quantizer's MatMul): the weight is dequantized once, at import, into a
 //   float matrix [K, N] of A's dtype, then MatMul (and the bias): every value (code - zero point) · scale exactly as
 //   float32 arithmetic gives it. The weight then takes 32 / bits times its packed size in memory.
+// - GatherBlockQuantized (those models' uint8 embedding tables): codes unpacked at import, rows dequantized as read.
 // - SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization: layer_norm and rms_norm
 //   over input + skip (+ bias), with the sum as the optional fourth output.
 // - Gelu, BiasGelu, FastGelu (the tanh approximation), QuickGelu (x · sigmoid(alpha · x)), BiasAdd.
@@ -544,9 +545,74 @@ const embedLayerNorm: Form = (ctx) => {
   return [y, lengths, sum];
 };
 
+/**
+ * GatherBlockQuantized over uint8 data (the embedding tables of 4-bit models): the codes unpacked once at import
+ * (low bits first along the last axis), then gathered along axis 0 with their scales and zero points (packed like the
+ * data, 2^(bits-1) when absent) and dequantized, (code - zero point) · scale, for the rows read. int4, uint4, float8
+ * and float4 data, other axes, and out-of-range indices (zeros in onnxruntime) are not imported.
+ */
+const gatherBlockQuantized: Form = (ctx) => {
+  const op = 'GatherBlockQuantized';
+  const [bits, block] = [num(ctx, 'bits', 4), num(ctx, 'block_size', 128)];
+  if (bits !== 2 && bits !== 4 && bits !== 8) throw new Error(`${op} bits = ${bits} is not imported (2, 4 or 8)`);
+  if (block < 16 || (block & (block - 1)) !== 0)
+    throw new Error(`${op} block_size = ${block} is not a power of two of at least 16`);
+  const data = need(ctx, 0, 'data');
+  const r = data.shape.length;
+  if (data.dtype !== 'uint8') throw new Error(`${op} of ${data.dtype} data is not imported (uint8 is)`);
+  const axis = (name: string, dflt: number) => {
+    const a = num(ctx, name, dflt);
+    return a < 0 ? a + r : a;
+  };
+  if (axis('gather_axis', 0) !== 0) throw new Error(`${op} gather_axis other than 0 is not imported`);
+  if (axis('quantize_axis', 1) !== r - 1) throw new Error(`${op} quantize_axis other than the last is not imported`);
+  const per = 8 / bits;
+  const K = data.shape[r - 1]! * per;
+  const kBlocks = Math.ceil(K / block);
+  const lead = data.shape.slice(0, r - 1);
+  const rows = lead.reduce((a, b) => a * b, 1);
+  const unpack = (bytes: Uint8Array, width: number, count: number) => {
+    const out = new Uint8Array((bytes.length / width) * count);
+    const mask = (1 << bits) - 1;
+    for (let row = 0; row < bytes.length / width; row++)
+      for (let j = 0; j < count; j++) {
+        const bit = j * bits;
+        out[row * count + j] = (bytes[row * width + (bit >> 3)]! >> (bit & 7)) & mask;
+      }
+    return out;
+  };
+  // Codes padded to whole blocks, so that each block is one row of a [..., k_blocks, block] view.
+  const codes = new Uint8Array(rows * kBlocks * block);
+  const unpacked = unpack(bytesOf(ctx, 0, 'data'), data.shape[r - 1]!, K);
+  for (let row = 0; row < rows; row++) codes.set(unpacked.subarray(row * K, row * K + K), row * kBlocks * block);
+  const scales = floatInput(ctx, 2, 'scales');
+  if (scales.size !== rows * kBlocks)
+    throw new Error(`${op}'s scales have ${scales.size} values; expected ${rows * kBlocks} (${kBlocks} per row)`);
+  const zpT = ctx.input(3);
+  let zero: Tensor | number = 2 ** (bits - 1);
+  if (zpT) {
+    const width = zpT.shape.at(-1)!;
+    if (zpT.dtype !== 'uint8' || zpT.size !== rows * width || width !== Math.ceil((kBlocks * bits) / 8))
+      throw new Error(
+        `${op}'s zero_points must be uint8 packed like the data, ${Math.ceil((kBlocks * bits) / 8)} a row`,
+      );
+    const zp = unpack(bytesOf(ctx, 3, 'zero_points'), width, kBlocks);
+    zero = tensor(Array.from(zp), { dtype: scales.dtype, shape: [...lead, kBlocks, 1] });
+  }
+  const indices = need(ctx, 1, 'indices');
+  const q = cast(take(tensor(codes, { dtype: 'uint8', shape: [...lead, kBlocks, block] }), indices, 0), scales.dtype);
+  const s = take(reshape(scales, [...lead, kBlocks, 1]), indices, 0);
+  const z = typeof zero === 'number' ? zero : take(zero, indices, 0);
+  const y = multiply(subtract(q, z), s);
+  const shape = [...indices.shape, ...lead.slice(1)];
+  const flat = reshape(y, [...shape, kBlocks * block]);
+  return [K === kBlocks * block ? flat : split(flat, [K], shape.length)[0]!];
+};
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
+  'com.microsoft.GatherBlockQuantized': gatherBlockQuantized,
   'com.microsoft.SkipLayerNormalization': skipNorm(false),
   'com.microsoft.SkipSimplifiedLayerNormalization': skipNorm(true),
   'com.microsoft.Gelu': (ctx) => [gelu(floatInput(ctx, 0, 'X'))],
