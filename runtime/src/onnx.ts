@@ -4,6 +4,7 @@
 import './index.ts';
 
 export { fromOnnx, type FromOnnxOptions } from './graph/frontends/from-onnx.ts';
-export { loadOnnx, OnnxSession, type OnnxSessionOptions } from './graph/onnx/session.ts';
+export { loadOnnx, OnnxSession, type OnnxSessionOptions, type OnnxValue } from './graph/onnx/session.ts';
+export { OnnxOptional, OnnxSequence } from './graph/onnx/containers.ts';
 export { initOnnx } from './graph/onnx/proto.ts';
 export { generateGreedy, type GreedyOptions } from './graph/onnx/generate.ts';

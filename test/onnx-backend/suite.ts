@@ -7,7 +7,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onnxRoot } from '../support/onnx-proto.ts';
-import { loadOnnx, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { loadOnnx, Tensor, tensor } from '../../runtime/src/index.ts';
+import { OnnxOptional, OnnxSequence, type OnnxValue } from '../../runtime/src/onnx.ts';
 import { isDType, type DType } from '../../runtime/src/dtype.ts';
 import { decodeOnnx } from '../../runtime/src/graph/onnx/proto.ts';
 
@@ -33,6 +34,8 @@ export interface Case {
 }
 
 const TensorProto = onnxRoot.lookupType('onnx.TensorProto');
+const SequenceProto = onnxRoot.lookupType('onnx.SequenceProto');
+const OptionalProto = onnxRoot.lookupType('onnx.OptionalProto');
 
 function dataSets(dir: string): DataSet[] {
   return readdirSync(dir)
@@ -138,10 +141,43 @@ function half(bits: number): number {
 
 /** Reads a serialized TensorProto (raw_data or the typed lists) into numbers; other element types keep their code. */
 export function readTensorFile(path: string): Expected {
-  const msg = TensorProto.toObject(TensorProto.decode(readFileSync(path)), {
-    longs: String,
-    arrays: true,
-  }) as Record<string, any>;
+  return tensorOf(TensorProto.toObject(TensorProto.decode(readFileSync(path)), PROTO_OBJECT) as Record<string, any>);
+}
+
+const PROTO_OBJECT = { longs: String, arrays: true } as const;
+
+/** An input or output of a case: a tensor, or an ONNX sequence or optional of them. */
+export type ExpectedValue =
+  Expected | { readonly sequence: readonly ExpectedValue[] } | { readonly optional: ExpectedValue | null };
+
+/** Reads a case's file as the model declares the value: a TensorProto, SequenceProto or OptionalProto. */
+export function readValueFile(path: string, kind: string): ExpectedValue {
+  if (kind === 'sequence')
+    return sequenceOf(SequenceProto.toObject(SequenceProto.decode(readFileSync(path)), PROTO_OBJECT) as Msg);
+  if (kind === 'optional')
+    return optionalOf(OptionalProto.toObject(OptionalProto.decode(readFileSync(path)), PROTO_OBJECT) as Msg);
+  return readTensorFile(path);
+}
+
+type Msg = Record<string, any>;
+
+function sequenceOf(msg: Msg): ExpectedValue {
+  const items = [
+    ...((msg.tensorValues as Msg[]) ?? []).map(tensorOf),
+    ...((msg.sequenceValues as Msg[]) ?? []).map(sequenceOf),
+    ...((msg.optionalValues as Msg[]) ?? []).map(optionalOf),
+  ];
+  return { sequence: items };
+}
+
+function optionalOf(msg: Msg): ExpectedValue {
+  if (msg.tensorValue) return { optional: tensorOf(msg.tensorValue) };
+  if (msg.sequenceValue) return { optional: sequenceOf(msg.sequenceValue) };
+  if (msg.optionalValue) return { optional: optionalOf(msg.optionalValue) };
+  return { optional: null };
+}
+
+function tensorOf(msg: Msg): Expected {
   const code = msg.dataType as number;
   const type = ELEMENT_TYPES[code] ?? `element type ${code}`;
   const shape = (msg.dims as string[]).map(Number);
@@ -222,6 +258,46 @@ function rafInput(name: string, e: Expected): Tensor {
   return tensor(e.values, { dtype: e.type as DType, shape: [...e.shape] });
 }
 
+/** A raf-op value for an input file: a tensor, an OnnxSequence (of `dtype` when empty) or an OnnxOptional. */
+function rafValue(name: string, e: ExpectedValue, dtype: DType | null): OnnxValue {
+  if ('sequence' in e)
+    return new OnnxSequence(
+      e.sequence.map((item) => rafValue(name, item, dtype) as Tensor),
+      dtype,
+    );
+  if ('optional' in e)
+    return new OnnxOptional(e.optional === null ? null : (rafValue(name, e.optional, dtype) as Tensor | OnnxSequence));
+  return rafInput(name, e);
+}
+
+/** Compares an output value with a case's: the same kind, sequences item by item, optionals both empty or equal. */
+function compareValue(name: string, got: OnnxValue, want: ExpectedValue, rtol: number, atol: number): string | null {
+  if ('sequence' in want) {
+    if (!(got instanceof OnnxSequence)) return `output '${name}' is not a sequence`;
+    if (got.items.length !== want.sequence.length)
+      return `output '${name}' holds ${got.items.length} tensors, expected ${want.sequence.length}`;
+    for (let i = 0; i < got.items.length; i++) {
+      const diff = compareValue(`${name}[${i}]`, got.items[i]!, want.sequence[i]!, rtol, atol);
+      if (diff) return diff;
+    }
+    return null;
+  }
+  if ('optional' in want) {
+    if (!(got instanceof OnnxOptional)) return `output '${name}' is not an optional`;
+    if (want.optional === null || got.value === null)
+      return want.optional === got.value ? null : `output '${name}' is ${got.value ? 'full' : 'empty'}`;
+    return compareValue(name, got.value, want.optional, rtol, atol);
+  }
+  if (!(got instanceof Tensor)) return `output '${name}' is not a tensor`;
+  return compareOutput(
+    name,
+    { type: got.dtype, shape: got.shape, values: got.dataSync() as ArrayLike<number> },
+    want,
+    rtol,
+    atol,
+  );
+}
+
 /**
  * Inputs of a `real` case as ONNX's runner makes them for a light model: each non-initializer input filled with
  * values from its declared shape (the runner's generated inputs are not stored; the light models' outputs do not
@@ -250,30 +326,31 @@ export function runRaf(c: Case): Outcome {
     return { status: 'refused', reason: reasonOf(e) };
   }
   for (const set of c.sets) {
-    const given =
+    const info = (name: string) => session.model.inputs.find((i) => i.name === name);
+    const given: { name: string; value: ExpectedValue }[] =
       c.folder === 'real'
         ? madeInputs(bytes)
-        : set.inputs.map((f, k) => ({ name: session.inputNames[k] ?? `#${k}`, value: readTensorFile(f) }));
-    let outs: Record<string, Tensor>;
+        : set.inputs.map((f, k) => {
+            const name = session.inputNames[k] ?? `#${k}`;
+            return { name, value: readValueFile(f, info(name)?.kind ?? 'tensor') };
+          });
+    let outs: Record<string, OnnxValue>;
     try {
-      const feeds: Record<string, Tensor> = {};
-      given.forEach(({ name, value }) => (feeds[name] = rafInput(name, value)));
-      outs = session.run(feeds);
+      const feeds: Record<string, OnnxValue> = {};
+      given.forEach(({ name, value }) => {
+        const dtype = info(name)?.dtype;
+        feeds[name] = rafValue(name, value, dtype && isDType(dtype) ? dtype : null);
+      });
+      outs = session.runValues(feeds);
     } catch (e) {
       return { status: 'refused', reason: reasonOf(e) };
     }
     for (let k = 0; k < set.outputs.length; k++) {
       const name = session.outputNames[k]!;
-      const t = outs[name];
-      if (!t) return { status: 'fail', reason: `output '${name}' is missing` };
-      const want = readTensorFile(set.outputs[k]!);
-      const diff = compareOutput(
-        name,
-        { type: t.dtype, shape: t.shape, values: t.dataSync() as ArrayLike<number> },
-        want,
-        c.rtol,
-        c.atol,
-      );
+      const got = outs[name];
+      if (!got) return { status: 'fail', reason: `output '${name}' is missing` };
+      const kind = session.model.outputs.find((o) => o.name === name)?.kind ?? 'tensor';
+      const diff = compareValue(name, got, readValueFile(set.outputs[k]!, kind), c.rtol, c.atol);
       if (diff) return { status: 'fail', reason: diff };
     }
   }

@@ -100,6 +100,24 @@ const onnxJson = {
             functions: { rule: 'repeated', type: 'FunctionProto', id: 25 },
           },
         },
+        SequenceProto: {
+          fields: {
+            name: { type: 'string', id: 1 },
+            elemType: { type: 'int32', id: 2 },
+            tensorValues: { rule: 'repeated', type: 'TensorProto', id: 3 },
+            sequenceValues: { rule: 'repeated', type: 'SequenceProto', id: 5 },
+            optionalValues: { rule: 'repeated', type: 'OptionalProto', id: 7 },
+          },
+        },
+        OptionalProto: {
+          fields: {
+            name: { type: 'string', id: 1 },
+            elemType: { type: 'int32', id: 2 },
+            tensorValue: { type: 'TensorProto', id: 3 },
+            sequenceValue: { type: 'SequenceProto', id: 5 },
+            optionalValue: { type: 'OptionalProto', id: 7 },
+          },
+        },
         FunctionProto: {
           fields: {
             name: { type: 'string', id: 1 },
@@ -154,10 +172,12 @@ const onnxJson = {
           },
         },
         TypeProto: {
-          oneofs: { value: { oneof: ['tensorType'] } },
+          oneofs: { value: { oneof: ['tensorType', 'sequenceType', 'optionalType'] } },
           fields: {
             tensorType: { type: 'Tensor', id: 1 },
+            sequenceType: { type: 'Sequence', id: 4 },
             denotation: { type: 'string', id: 6 },
+            optionalType: { type: 'Optional', id: 9 },
           },
           nested: {
             Tensor: {
@@ -166,6 +186,8 @@ const onnxJson = {
                 shape: { type: 'TensorShapeProto', id: 2 },
               },
             },
+            Sequence: { fields: { elemType: { type: 'TypeProto', id: 1 } } },
+            Optional: { fields: { elemType: { type: 'TypeProto', id: 1 } } },
           },
         },
         OperatorSetIdProto: {
@@ -259,6 +281,8 @@ export interface ValueInfoSpec {
   dtype?: DType;
   /** Numbers are fixed dims, strings symbolic ones, null unknown; omit for unknown rank. */
   shape?: Array<number | string | null>;
+  /** A sequence of such tensors, or an optional one (a tensor by default). */
+  kind?: 'sequence' | 'optional';
 }
 
 export interface InitializerSpec extends TensorData {
@@ -420,7 +444,10 @@ function valueInfoProto(v: ValueInfoSpec): Record<string, unknown> {
       ),
     };
   }
-  return { name: v.name, type: { tensorType } };
+  const type = { tensorType };
+  if (v.kind === 'sequence') return { name: v.name, type: { sequenceType: { elemType: type } } };
+  if (v.kind === 'optional') return { name: v.name, type: { optionalType: { elemType: type } } };
+  return { name: v.name, type };
 }
 
 function graphProto(g: SubgraphSpec, name: string): Record<string, unknown> {

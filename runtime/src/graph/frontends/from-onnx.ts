@@ -10,7 +10,7 @@ import { keepAlive, placeOn, Tensor } from '../../tensor.ts';
 import { ONNX_MAPPINGS } from '../../generated/onnx/index.ts';
 import { mkVar, type Graph, type Var } from '../ir.ts';
 import { ONNX_CONVERSION_RULES } from '../onnx/convert.ts';
-import { isKnownValue, kindOf, type ImportValue } from '../onnx/containers.ts';
+import { isKnownValue, kindOf, OnnxOptional, OnnxSequence, type ImportValue } from '../onnx/containers.ts';
 import { IMPORTER_FORMS, type ImportContext } from '../onnx/forms.ts';
 import { CONTRIB_FORMS, DEFAULT_DOMAIN_CONTRIB_FORMS } from '../onnx/forms-contrib.ts';
 import type { OnnxImportCache } from '../onnx/import-cache.ts';
@@ -25,6 +25,7 @@ import {
   type OnnxModel,
   type OnnxNode,
   type OnnxTensor,
+  type OnnxValueInfo,
 } from '../onnx/proto.ts';
 import { isSymbolic, Recorder } from '../trace.ts';
 
@@ -58,6 +59,17 @@ export interface FromOnnxOptions {
    * (imported) dtype. Only float initializers may be listed; nothing computed from them folds at import.
    */
   readonly initializersAsInputs?: readonly string[];
+  /**
+   * The values of the model's sequence and optional inputs at this signature (OnnxSession.runValues): each tensor they
+   * hold becomes a graph input of its shape and dtype, in order (hinted `name[k]`), so the graph is specialized to
+   * their number as it is to shapes.
+   */
+  readonly containers?: Readonly<Record<string, OnnxSequence | OnnxOptional>>;
+  /**
+   * Receives how the model's outputs lie in the graph's: a tensor output is one graph output, a sequence output its
+   * tensors in order, an optional one its tensor or sequence or nothing. Without it, a non-tensor output is refused.
+   */
+  readonly outputLayout?: (layout: readonly OutputLayout[]) => void;
 }
 
 export const nodeLabel = (node: OnnxNode, k: number): string =>
@@ -111,6 +123,12 @@ function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
     );
   return usable;
 }
+
+/** How one model output lies among the graph's outputs (FromOnnxOptions.outputLayout). */
+export type OutputLayout =
+  | 'tensor'
+  | { readonly sequence: number; readonly dtype: DType | null }
+  | { readonly optional: null | 'tensor' | { readonly sequence: number; readonly dtype: DType | null } };
 
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
 export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = {}): Graph {
@@ -187,6 +205,29 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
       values.set(input.name, want && fixed.dtype !== want ? (invoke(getOp('cast'), [fixed, want]) as Tensor) : fixed);
       continue;
     }
+    if (input.kind === 'sequence' || input.kind === 'optional') {
+      const fed = opts.containers?.[input.name];
+      const want = input.kind === 'sequence' ? OnnxSequence : OnnxOptional;
+      if (!(fed instanceof want))
+        throw new Error(
+          `FromOnnx: input '${input.name}' is an ONNX ${input.kind}; pass its value in opts.containers (OnnxSession.runValues)`,
+        );
+      let k = 0;
+      const traced = (t: Tensor) => {
+        const v = mkVar({ shape: [...t.shape], dtype: t.dtype }, device, `${input.name}[${k++}]`);
+        params.push(v);
+        return rec.tensorOf(v);
+      };
+      const sequence = (q: OnnxSequence) => new OnnxSequence(q.items.map(traced), q.dtype);
+      const held = fed instanceof OnnxOptional ? fed.value : null;
+      values.set(
+        input.name,
+        fed instanceof OnnxSequence
+          ? sequence(fed)
+          : new OnnxOptional(held === null ? null : held instanceof OnnxSequence ? sequence(held) : traced(held)),
+      );
+      continue;
+    }
     const shape = opts.shapes?.[input.name] ?? input.shape;
     if (!shape || shape.some((d) => typeof d !== 'number')) {
       throw new Error(
@@ -211,15 +252,34 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
       const problems: NodeProblem[] = [];
       convertGraph(m, m.opset, values, problems);
       if (missing.size || problems.length) throw new Error(refusal(missing, problems));
-      return m.outputs.map((o) => {
-        const t = values.get(o.name);
-        if (!t) throw unreadable(o.name, 'graph output');
-        if (!(t instanceof Tensor)) throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
+      const layout: OutputLayout[] = [];
+      const flat: Tensor[] = [];
+      const emit = (t: Tensor, declared: OnnxValueInfo['dtype']) => {
         // A float16 output computed in float32 is rounded to what the model declares (recorded like any node).
         const out =
-          o.dtype === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
-        return isSymbolic(out) ? out : placed(out, device);
-      });
+          declared === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
+        flat.push(isSymbolic(out) ? out : placed(out, device));
+      };
+      const sequence = (q: OnnxSequence) => {
+        q.items.forEach((t) => emit(t, null));
+        return { sequence: q.items.length, dtype: q.dtype };
+      };
+      for (const o of m.outputs) {
+        const t = values.get(o.name);
+        if (!t) throw unreadable(o.name, 'graph output');
+        if (t instanceof Tensor) {
+          emit(t, o.dtype);
+          layout.push('tensor');
+        } else if (!opts.outputLayout) throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
+        else if (t instanceof OnnxSequence) layout.push(sequence(t));
+        else {
+          const v = t.value;
+          if (v instanceof Tensor) emit(v, null);
+          layout.push({ optional: v === null ? null : v instanceof Tensor ? 'tensor' : sequence(v) });
+        }
+      }
+      opts.outputLayout?.(layout);
+      return flat;
     });
     return { params, nodes: rec.nodes, outputs: results.map((t) => rec.atomOf(t)) };
   } catch (e) {

@@ -10,9 +10,10 @@ import { ORT_DIALECT } from '../../dialects/ort/policy.ts';
 import { cast } from '../../generated/api/cast.ts';
 import type { DType } from '../../dtype.ts';
 import { shapesEqual, type Shape } from '../../shape.ts';
-import type { Tensor } from '../../tensor.ts';
+import { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
-import { fromOnnx } from '../frontends/from-onnx.ts';
+import { fromOnnx, type OutputLayout } from '../frontends/from-onnx.ts';
+import { OnnxOptional, OnnxSequence } from './containers.ts';
 import { allNodes, mapBranches } from '../control.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
@@ -64,6 +65,9 @@ export interface OnnxSessionOptions {
   readonly regionCache?: { readonly signatures?: number; readonly bytes?: number };
 }
 
+/** A value of an ONNX model's input or output: a tensor, a sequence of tensors, or an optional (a value or none). */
+export type OnnxValue = Tensor | OnnxSequence | OnnxOptional;
+
 export class OnnxSession {
   readonly model: OnnxModel;
   /** The model's inputs that are not initializers, in order, with their ONNX names. */
@@ -81,6 +85,10 @@ export class OnnxSession {
     { readonly pre: Graph; readonly plain: Graph | undefined; readonly bytes: number }
   >();
   private readonly cache: OnnxImportCache;
+  /** An input or output that is a sequence or an optional (such models run through runValues), if any. */
+  private readonly containerIO: string | undefined;
+  /** How each signature's graph outputs make up the model's outputs (models with sequence or optional outputs). */
+  private readonly layouts = new Map<string, readonly OutputLayout[]>();
   private timing = { convertMs: 0, firstConvertMs: 0 };
 
   constructor(
@@ -91,10 +99,11 @@ export class OnnxSession {
     const inits = new Set(this.model.initializers.map((t) => t.name));
     const inputs = this.model.inputs.filter((i) => !inits.has(i.name));
     for (const v of [...inputs, ...this.model.outputs])
-      if (v.kind !== 'tensor')
+      if (v.kind === 'map' || v.kind === 'sparse tensor')
         throw new Error(
-          `loadOnnx: ${inputs.includes(v) ? 'input' : 'output'} '${v.name}' is an ONNX ${v.kind}; raf-op imports models whose inputs and outputs are tensors`,
+          `loadOnnx: ${inputs.includes(v) ? 'input' : 'output'} '${v.name}' is an ONNX ${v.kind}; raf-op imports models whose inputs and outputs are tensors, sequences and optionals`,
         );
+    this.containerIO = [...inputs, ...this.model.outputs].find((v) => v.kind !== 'tensor')?.name;
     this.inputNames = inputs.map((i) => i.name);
     this.outputNames = this.model.outputs.map((o) => o.name);
     const device = opts.device ?? CPU;
@@ -125,10 +134,10 @@ export class OnnxSession {
     return this.signature(feeds).graph;
   }
 
-  private signature(feeds: Readonly<Record<string, Tensor>>): { key: string; graph: Graph } {
+  private signature(feeds: Readonly<Record<string, OnnxValue>>): { key: string; graph: Graph } {
     // Most runs repeat the last run's signature: its dtypes and shapes are checked again, without building the key.
     const last = this.last;
-    if (last && this.repeats(feeds, last)) {
+    if (last && this.repeats(feeds as Readonly<Record<string, Tensor>>, last)) {
       const graph = this.graphs.get(last.key);
       if (graph) return { key: last.key, graph };
     }
@@ -138,32 +147,52 @@ export class OnnxSession {
     if (extra.length) throw new Error(`OnnxSession.run: unknown input(s) ${extra.map((n) => `'${n}'`).join(', ')}`);
     this.checkShapes(feeds);
     for (;;) {
-      const folded = this.inputNames.filter((n) => isIntScalar(feeds[n]!) || (this.foldSmall && isSmall(feeds[n]!)));
+      const tensorAt = (n: string) => {
+        const t = feeds[n];
+        return t instanceof Tensor ? t : undefined;
+      };
+      const folded = this.inputNames.filter((n) => {
+        const t = tensorAt(n);
+        return t && (isIntScalar(t) || (this.foldSmall && isSmall(t)));
+      });
       const key = this.inputNames
         .map((n) => {
           const t = feeds[n]!;
-          const value = folded.includes(n) ? `=${Array.from(t.dataSync() as ArrayLike<number>).join(',')}` : '';
-          return `${n}:${t.dtype}[${t.shape.join(',')}]${value}`;
+          const value = folded.includes(n)
+            ? `=${Array.from(tensorAt(n)!.dataSync() as ArrayLike<number>).join(',')}`
+            : '';
+          return `${n}:${describe(t)}${value}`;
         })
         .join(';');
-      // A signature that folds values into its key (integer scalars) is not a repeat by types alone.
-      this.last = folded.length
-        ? null
-        : {
-            key,
-            dtypes: this.inputNames.map((n) => feeds[n]!.dtype),
-            shapes: this.inputNames.map((n) => feeds[n]!.shape),
-          };
+      // A signature that folds values into its key (integer scalars), or holds sequences or optionals, is not a repeat
+      // by tensor types alone.
+      this.last =
+        folded.length || this.containerIO
+          ? null
+          : {
+              key,
+              dtypes: this.inputNames.map((n) => tensorAt(n)!.dtype),
+              shapes: this.inputNames.map((n) => tensorAt(n)!.shape),
+            };
       let g = this.graphs.get(key);
       if (g) return { key, graph: g };
       const start = performance.now();
       try {
+        const tensors = this.inputNames.filter((n) => tensorAt(n));
         g = fromOnnx(this.model, {
           device: this.opts.device ?? CPU,
-          shapes: Object.fromEntries(this.inputNames.map((n) => [n, feeds[n]!.shape])),
-          constants: Object.fromEntries(folded.map((n) => [n, feeds[n]!])),
+          shapes: Object.fromEntries(tensors.map((n) => [n, tensorAt(n)!.shape])),
+          constants: Object.fromEntries(folded.map((n) => [n, tensorAt(n)!])),
           cache: this.cache,
           float16: this.cache.float16,
+          ...(this.containerIO
+            ? {
+                containers: Object.fromEntries(
+                  this.inputNames.filter((n) => !tensorAt(n)).map((n) => [n, feeds[n] as OnnxSequence | OnnxOptional]),
+                ),
+                outputLayout: (layout: readonly OutputLayout[]) => this.layouts.set(key, layout),
+              }
+            : {}),
         });
       } catch (e) {
         // A shape-carrying input (Reshape's shape, Pad's pads, Resize's sizes, Range's bounds) fed at run time: the
@@ -300,11 +329,11 @@ export class OnnxSession {
   private foldSmall = false;
 
   /** Refuses feeds whose rank or fixed dimensions contradict what the model declares for that input. */
-  private checkShapes(feeds: Readonly<Record<string, Tensor>>): void {
+  private checkShapes(feeds: Readonly<Record<string, OnnxValue>>): void {
     for (const input of this.model.inputs) {
       const t = feeds[input.name];
       const shape = input.shape;
-      if (!t || !shape) continue;
+      if (!(t instanceof Tensor) || !shape) continue;
       // The message is built only when it is thrown: this runs at every run.
       const mismatch = (why: string) =>
         new Error(
@@ -320,6 +349,63 @@ export class OnnxSession {
 
   /** Runs the model: ONNX input name → tensor in, ONNX output name → tensor out. */
   run(feeds: Readonly<Record<string, Tensor>>): Record<string, Tensor> {
+    if (this.containerIO)
+      throw new Error(
+        `OnnxSession.run: the model's '${this.containerIO}' is an ONNX sequence or optional; run it with runValues`,
+      );
+    return this.execute(feeds, feeds);
+  }
+
+  /**
+   * Runs a model whose inputs or outputs include ONNX sequences (OnnxSequence, a list of tensors) or optionals
+   * (OnnxOptional, a value or none): each signature (the number of tensors a sequence holds, whether an optional holds
+   * one, and their shapes) converts once, like shapes do. Tensor-only models run here too.
+   */
+  runValues(feeds: Readonly<Record<string, OnnxValue>>): Record<string, OnnxValue> {
+    const flat: Record<string, Tensor> = {};
+    for (const input of this.model.inputs) {
+      const v = feeds[input.name];
+      if (v === undefined) continue;
+      const want = input.kind === 'sequence' ? OnnxSequence : input.kind === 'optional' ? OnnxOptional : Tensor;
+      if (!(v instanceof want))
+        throw new Error(
+          `OnnxSession.runValues: input '${input.name}' is an ONNX ${input.kind}; feed ${input.kind === 'tensor' ? 'a Tensor' : `an ${want.name}`}`,
+        );
+      if (v instanceof Tensor) flat[input.name] = v;
+      else {
+        let k = 0;
+        const held = v instanceof OnnxOptional ? v.value : v;
+        for (const t of held === null ? [] : held instanceof Tensor ? [held] : held.items)
+          flat[`${input.name}[${k++}]`] = t;
+      }
+    }
+    const { key, outs } = this.executeKeyed(feeds, flat);
+    const layout = this.layouts.get(key);
+    if (!layout) return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
+    let at = 0;
+    const take = (n: number) => outs.slice(at, (at += n));
+    const sequence = (l: { sequence: number; dtype: DType | null }) => new OnnxSequence(take(l.sequence), l.dtype);
+    return Object.fromEntries(
+      this.outputNames.map((n, i) => {
+        const l = layout[i]!;
+        if (l === 'tensor') return [n, take(1)[0]!];
+        if ('sequence' in l) return [n, sequence(l)];
+        const v = l.optional;
+        return [n, new OnnxOptional(v === null ? null : v === 'tensor' ? take(1)[0]! : sequence(v))];
+      }),
+    );
+  }
+
+  private execute(feeds: Readonly<Record<string, OnnxValue>>, flat: Readonly<Record<string, Tensor>>) {
+    const { outs } = this.executeKeyed(feeds, flat);
+    return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
+  }
+
+  /** Converts (or finds) the signature's graph and runs it on `flat`, the feeds' tensors by param hint. */
+  private executeKeyed(
+    feeds: Readonly<Record<string, OnnxValue>>,
+    flat: Readonly<Record<string, Tensor>>,
+  ): { key: string; outs: Tensor[] } {
     const { key, graph } = this.signature(feeds);
     const g = this.regionsWhenRunAgain(key) ?? graph;
     const regions = this.withRegions.get(key);
@@ -329,11 +415,10 @@ export class OnnxSession {
       this.withRegions.set(key, regions);
     }
     const args = g.params.map((p) => {
-      const t = feeds[p.hint!]!;
+      const t = flat[p.hint!]!;
       return t.dtype === p.type.dtype ? t : cast(t, p.type.dtype);
     });
-    const outs = execute(g, args);
-    return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
+    return { key, outs: execute(g, args) };
   }
 }
 
@@ -354,6 +439,13 @@ export const REGION_BYTES = 2 ** 30;
 
 /** The refusals that mean a value decides a shape: FromOnnx needs it at import, so the session folds it. */
 const SHAPE_FROM_VALUES = /must be known when the model is imported|decides the output shape by its values/;
+
+/** A value's part of a signature key: dtype and shape, or a container's structure and its tensors'. */
+function describe(v: OnnxValue): string {
+  if (v instanceof OnnxSequence) return `seq<${v.dtype}>(${v.items.map(describe).join('|')})`;
+  if (v instanceof OnnxOptional) return `opt(${v.value === null ? '' : describe(v.value)})`;
+  return `${v.dtype}[${v.shape.join(',')}]`;
+}
 
 /** Inputs small enough to be shape-carrying (pads, scales, sizes, repeats, axes, shapes, Range's bounds). */
 function isSmall(t: Tensor): boolean {
