@@ -395,6 +395,40 @@ const deformConvForm: Form = (ctx) => {
   return null;
 };
 
+/**
+ * CausalConvWithState (opset 27): a depthwise causal 1-D convolution over (batch, channels, length) that carries its
+ * last kernel - 1 inputs between calls: past_state (zeros when absent) goes before the input, the Conv (group =
+ * channels, weight (channels, 1, kernel)) reads them, bias and activation ('silu' or its alias 'swish') follow, and
+ * present_state is the last kernel - 1 steps of state and input together.
+ */
+const causalConvWithState: Form = (ctx) => {
+  const x = need(ctx, 0);
+  const w = need(ctx, 1);
+  if (x.shape.length !== 3)
+    throw new Error(`CausalConvWithState of a rank-${x.shape.length} input is not imported (3)`);
+  const [B, C] = [x.shape[0]!, x.shape[1]!];
+  const K = w.shape[2]!;
+  if (w.shape.length !== 3 || w.shape[0] !== C || w.shape[1] !== 1)
+    throw new Error(`CausalConvWithState's weight must be (${C}, 1, kernel), got [${w.shape.join(', ')}]`);
+  const activation = str(ctx, 'activation', 'none');
+  if (activation !== 'none' && activation !== 'silu' && activation !== 'swish')
+    throw new Error(`CausalConvWithState activation '${activation}' is not imported (none, silu, swish)`);
+  const past = ctx.input(3);
+  const padded = K > 1 ? concatenate([past ?? zeros([B, C, K - 1], x.dtype), x], 2) : x;
+  const attrs = [
+    { name: 'strides', value: [1, 1] },
+    { name: 'dilations', value: [1, 1] },
+    { name: 'pads', value: [0, 0, 0, 0] },
+    { name: 'group', value: C },
+  ];
+  let y = squeeze(ctx.mapped('Conv', [expandDims(padded, 2), expandDims(w, 2)], attrs)[0]!, [2]);
+  const bias = ctx.input(2);
+  if (bias) y = add(y, reshape(bias, [C, 1]));
+  if (activation !== 'none') y = multiply(y, sigmoid(y));
+  const present = K > 1 ? split(padded, [padded.shape[2]! - (K - 1)], 2)[1]! : zeros([B, C, 0], x.dtype);
+  return [y, present];
+};
+
 export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   HannWindow: hann,
   HammingWindow: hamming,
@@ -408,4 +442,5 @@ export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   TensorScatter: tensorScatter,
   ConvTranspose: convTranspose3d,
   DeformConv: deformConvForm,
+  CausalConvWithState: causalConvWithState,
 };
