@@ -165,3 +165,66 @@ describe('ONNX import forms of forms-extra.ts vs onnxruntime', () => {
       );
   });
 });
+
+describe('ONNX DFT against a float64 DFT computed here', () => {
+  /** Σ_n x_n e^(∓2πikn/L) over the first L values (zero-padded), for each of `bins` k; divided by L when inverse. */
+  function reference(re: number[], im: number[], L: number, bins: number, inverse: boolean): [number[], number[]] {
+    const out: [number[], number[]] = [[], []];
+    for (let k = 0; k < bins; k++) {
+      let [sr, si] = [0, 0];
+      for (let n = 0; n < L; n++) {
+        const [xr, xi] = [re[n] ?? 0, im[n] ?? 0];
+        const a = ((inverse ? 2 : -2) * Math.PI * k * n) / L;
+        sr += xr * Math.cos(a) - xi * Math.sin(a);
+        si += xr * Math.sin(a) + xi * Math.cos(a);
+      }
+      out[0].push(inverse ? sr / L : sr);
+      out[1].push(inverse ? si / L : si);
+    }
+    return out;
+  }
+
+  it('zero-pads and cuts to dft_length, along axis 1, forward and inverse, real and complex, onesided', async () => {
+    const [B, N] = [2, 9];
+    for (const [length, complex, inverse, onesided] of [
+      [12, true, false, false],
+      [7, true, true, false],
+      [12, false, false, true],
+      [9, false, true, false],
+    ] as const) {
+      const c = complex ? 2 : 1;
+      const x = floats([B, N, 3, c], 60 + length);
+      const ours = loadOnnx(
+        buildSingleNodeModel({
+          op: 'DFT',
+          opset: 17,
+          inputs: [x, int64([length], [])],
+          attrs: { axis: 1, inverse: inverse ? 1 : 0, onesided: onesided ? 1 : 0 },
+        }),
+      );
+      const names = singleNodeIoNames({ op: 'DFT', opset: 17, inputs: [x, int64([length], [])] });
+      const out = ours.run({
+        [names.inputs[0]!]: tensor(Array.from(x.data as Float32Array), { shape: x.shape }),
+        [names.inputs[1]!]: tensor([length], { dtype: 'int64', shape: [] }),
+      })[names.outputs[0]!]!;
+      const bins = onesided ? Math.floor(length / 2) + 1 : length;
+      expect([...out.shape]).toEqual([B, bins, 3, 2]);
+      const got = out.dataSync() as Float32Array;
+      const data = x.data as Float32Array;
+      for (let b = 0; b < B; b++)
+        for (let j = 0; j < 3; j++) {
+          const at = (n: number, part: number) => data[((b * N + n) * 3 + j) * c + part]!;
+          const re = Array.from({ length: Math.min(N, length) }, (_, n) => at(n, 0));
+          const im = Array.from({ length: Math.min(N, length) }, (_, n) => (complex ? at(n, 1) : 0));
+          const [wr, wi] = reference(re, im, length, bins, inverse);
+          const mine = (k: number, part: number) => got[((b * bins + k) * 3 + j) * 2 + part]!;
+          assertAllClose(
+            Array.from({ length: bins }, (_, k) => [mine(k, 0), mine(k, 1)]).flat(),
+            wr.map((v, k) => [v, wi[k]!]).flat(),
+            { atol: 1e-5, rtol: 1e-5 },
+            `DFT length ${length}`,
+          );
+        }
+    }
+  });
+});

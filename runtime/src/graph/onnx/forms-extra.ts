@@ -429,6 +429,129 @@ const causalConvWithState: Form = (ctx) => {
   return [y, present];
 };
 
+/**
+ * The DFT of the last axis of (xr, xi) (xi null: a real signal) by matrix products with constant cos and sin tables:
+ * `bins` outputs of X_k = Σ_n x_n e^(∓2πikn/L) over n < L (the sign + when inverse, which also divides by L).
+ */
+function dftLast(ctx: ImportContext, xr: Tensor, xi: Tensor | null, bins: number, inverse: boolean): [Tensor, Tensor] {
+  const L = xr.shape.at(-1)!;
+  const table = (f: (angle: number) => number) => {
+    const data = new Float64Array(L * bins);
+    for (let n = 0; n < L; n++)
+      for (let k = 0; k < bins; k++) data[n * bins + k] = f((2 * Math.PI * ((k * n) % L)) / L);
+    return tensor(data, { dtype: xr.dtype, shape: [L, bins] });
+  };
+  const product = (a: Tensor, m: Tensor) => ctx.mapped('MatMul', [a, m], [])[0]!;
+  const [cos, sin] = [table(Math.cos), table((a) => (inverse ? Math.sin(a) : -Math.sin(a)))];
+  // (xr + i xi)(cos + i sin) = (xr cos - xi sin) + i (xr sin + xi cos)
+  let re = product(xr, cos);
+  let im = product(xr, sin);
+  if (xi) [re, im] = [subtract(re, product(xi, sin)), add(im, product(xi, cos))];
+  return inverse ? [multiply(re, 1 / L), multiply(im, 1 / L)] : [re, im];
+}
+
+/** Moves axis `a` of x to the end (and back with `back`). */
+const toLast = (x: Tensor, a: number) => {
+  const r = x.shape.length;
+  return a === r - 1 ? x : transpose(x, [...Array.from({ length: r }, (_, i) => i).filter((i) => i !== a), a]);
+};
+const fromLast = (x: Tensor, a: number) => {
+  const r = x.shape.length;
+  if (a === r - 1) return x;
+  const perm = Array.from({ length: r - 1 }, (_, i) => i);
+  perm.splice(a, 0, r - 1);
+  return transpose(x, perm);
+};
+
+/**
+ * DFT (opsets 17 and 20): input (..., n, 1 or 2), the complex axis last; the transform along `axis` (an attribute
+ * before opset 20, an input from it, default -2), zero-padded or cut to dft_length; onesided keeps the first
+ * length / 2 + 1 bins of a real signal's transform, and with inverse reads such a half spectrum (the other half by
+ * Hermitian symmetry) and gives a real signal. Computed as matrix products with cos and sin tables.
+ */
+const dftForm: Form = (ctx) => {
+  const x = need(ctx, 0);
+  if (!isFloat(x.dtype)) throw new Error(`DFT of ${x.dtype} is not defined (float only)`);
+  const r = x.shape.length;
+  const c = x.shape[r - 1]!;
+  if (c !== 1 && c !== 2) throw new Error(`DFT's input must end in a complex axis of 1 or 2, got ${c}`);
+  const rawAxis = ctx.opset >= 20 ? (ctx.input(2) ? scalar(ctx, 2, 'axis') : -2) : num(ctx, 'axis', 1);
+  const axis = normalizeAxis(rawAxis, r);
+  if (axis === r - 1) throw new Error("DFT's axis cannot be the complex axis (the last)");
+  const inverse = num(ctx, 'inverse', 0) === 1;
+  const onesided = num(ctx, 'onesided', 0) === 1;
+  // In float64, as ONNX's reference computes it: the tables' rounding would otherwise show in near-zero outputs.
+  const wide = x.dtype === 'float64' ? x : cast(x, 'float64');
+  const parts = c === 2 ? split(wide, 2, r - 1) : [wide];
+  let [xr, xi] = parts.map((p) => toLast(squeeze(p, [r - 1]), axis)) as [Tensor, Tensor | undefined];
+  const n = xr.shape.at(-1)!;
+  const length = ctx.input(1) ? scalar(ctx, 1, 'dft_length') : inverse && onesided ? 2 * (n - 1) : n;
+  if (length < 1) throw new Error(`DFT's dft_length ${length} is not positive`);
+  let re: Tensor;
+  let im: Tensor | null;
+  if (inverse && onesided) {
+    // A half spectrum (bins 0..n-1) to a real signal of `length`: bin k ≥ n is conj(bin length - k).
+    const coef = (f: (k: number, t: number) => number) => {
+      const data = new Float64Array(n * length);
+      for (let k = 0; k < length; k++) {
+        const j = k < n ? k : length - k;
+        if (j >= n || j < 0) continue;
+        for (let t = 0; t < length; t++) data[j * length + t] += f(k, t);
+      }
+      return tensor(data, { dtype: xr.dtype, shape: [n, length] });
+    };
+    const angle = (k: number, t: number) => (2 * Math.PI * ((k * t) % length)) / length;
+    const cr = coef((k, t) => Math.cos(angle(k, t)) / length);
+    const ci = coef((k, t) => (k < n ? -Math.sin(angle(k, t)) : Math.sin(angle(k, t))) / length);
+    re = ctx.mapped('MatMul', [xr, cr], [])[0]!;
+    if (xi) re = add(re, ctx.mapped('MatMul', [xi, ci], [])[0]!);
+    im = null;
+  } else {
+    const fit = (t: Tensor | undefined) => {
+      if (!t || length === n) return t ?? null;
+      if (length < n) return split(t, [length], t.shape.length - 1)[0]!;
+      return concatenate([t, zeros([...t.shape.slice(0, -1), length - n], t.dtype)], t.shape.length - 1);
+    };
+    [re, im] = dftLast(ctx, fit(xr)!, fit(xi), onesided ? Math.floor(length / 2) + 1 : length, inverse);
+  }
+  const back = (t: Tensor) => expandDims(fromLast(x.dtype === 'float64' ? t : cast(t, x.dtype), axis), r - 1);
+  return [im ? concatenate([back(re), back(im)], r - 1) : back(re)];
+};
+
+/**
+ * STFT (opset 17): signal (batch, length, 1 or 2) cut into frames of frame_length (the window's length when not given)
+ * every frame_step samples, each multiplied by the window (ones when absent) and transformed; onesided (the default)
+ * keeps frame_length / 2 + 1 bins. Output (batch, frames, bins, 2).
+ */
+const stftForm: Form = (ctx) => {
+  const x = need(ctx, 0);
+  if (x.shape.length !== 3)
+    throw new Error(`STFT's signal must be (batch, length, 1 or 2), got rank ${x.shape.length}`);
+  const [B, N, c] = x.shape as [number, number, number];
+  const step = scalar(ctx, 1, 'frame_step');
+  const window = ctx.input(2);
+  const frame = ctx.input(3) ? scalar(ctx, 3, 'frame_length') : window?.shape[0];
+  if (!frame) throw new Error('STFT needs a frame_length or a window');
+  if (window && window.shape[0] !== frame)
+    throw new Error(`STFT's window has ${window.shape[0]} values; frame_length is ${frame}`);
+  const frames = Math.floor((N - frame) / step) + 1;
+  if (frames < 1) throw new Error(`STFT: a signal of ${N} samples holds no frame of ${frame}`);
+  const onesided = num(ctx, 'onesided', 1) === 1;
+  if (onesided && c === 2) throw new Error('STFT onesided = 1 takes a real signal');
+  const index = tensor(
+    Array.from({ length: frames * frame }, (_, i) => Math.floor(i / frame) * step + (i % frame)),
+    { dtype: 'int64', shape: [frames, frame] },
+  );
+  const framed = (t: Tensor) => {
+    const f = take(reshape(t, [B, N]), index, 1); // (B, frames, frame)
+    return window ? multiply(f, window) : f;
+  };
+  const parts = c === 2 ? split(x, 2, 2) : [x];
+  const [xr, xi] = parts.map(framed) as [Tensor, Tensor | undefined];
+  const [re, im] = dftLast(ctx, xr, xi ?? null, onesided ? Math.floor(frame / 2) + 1 : frame, false);
+  return [concatenate([expandDims(re, 3), expandDims(im, 3)], 3)];
+};
+
 export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   HannWindow: hann,
   HammingWindow: hamming,
@@ -443,4 +566,6 @@ export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   ConvTranspose: convTranspose3d,
   DeformConv: deformConvForm,
   CausalConvWithState: causalConvWithState,
+  DFT: dftForm,
+  STFT: stftForm,
 };
