@@ -21,6 +21,7 @@ import { concatenate } from '../../generated/api/concatenate.ts';
 import { convTransposeGeometry } from '../../ops/conv_transpose.rule.ts';
 import { subtract } from '../../generated/api/subtract.ts';
 import { tanh } from '../../generated/api/tanh.ts';
+import { exp } from '../../generated/api/exp.ts';
 import { less } from '../../generated/api/less.ts';
 import { where } from '../../generated/api/where.ts';
 import { sigmoid } from '../../generated/api/sigmoid.ts';
@@ -552,6 +553,79 @@ const stftForm: Form = (ctx) => {
   return [concatenate([expandDims(re, 3), expandDims(im, 3)], 3)];
 };
 
+/**
+ * LinearAttention (opset 27): a recurrent state S (batch, kv heads, dk, dv) updated token by token (unrolled over the
+ * sequence, which each signature fixes) by the update rule: 'linear' S + k ⊗ v, 'gated' exp(g)·S + k ⊗ v,
+ * 'delta' S + k ⊗ β(v - Sᵀk), 'gated_delta' (the default) the delta rule on exp(g)·S; each token's output is
+ * scale · qᵀS after its update (scale 1 / sqrt(dk) by default). Query heads share kv heads as in grouped-query
+ * attention (or the reverse, one output per kv head); decay is per key dimension or per head, beta per head or shared.
+ */
+const linearAttention: Form = (ctx) => {
+  const op = 'LinearAttention';
+  const [q, k, v] = [need(ctx, 0), need(ctx, 1), need(ctx, 2)];
+  const Hq = num(ctx, 'q_num_heads', 0);
+  const Hkv = num(ctx, 'kv_num_heads', 0);
+  if (!Hq || !Hkv) throw new Error(`${op} needs q_num_heads and kv_num_heads`);
+  if (num(ctx, 'state_window', 0)) throw new Error(`${op} state_window > 0 is not imported`);
+  const rule = str(ctx, 'update_rule', 'gated_delta');
+  if (!['linear', 'gated', 'delta', 'gated_delta'].includes(rule))
+    throw new Error(`${op} update_rule '${rule}' is not one of linear, gated, delta, gated_delta`);
+  const [B, T] = [q.shape[0]!, q.shape[1]!];
+  const dk = q.shape[2]! / Hq;
+  const dv = v.shape[2]! / Hkv;
+  if (Hq % Hkv !== 0 && Hkv % Hq !== 0) throw new Error(`${op}: ${Hq} query heads and ${Hkv} kv heads do not group`);
+  const gated = rule === 'gated' || rule === 'gated_delta';
+  const delta = rule === 'delta' || rule === 'gated_delta';
+  const decay = ctx.input(4);
+  const beta = ctx.input(5);
+  if (gated && !decay) throw new Error(`${op} update_rule '${rule}' needs decay`);
+  if (delta && !beta) throw new Error(`${op} update_rule '${rule}' needs beta`);
+  const scale = num(ctx, 'scale', 0) || 1 / Math.sqrt(dk);
+  const f32 = (t: Tensor) => (t.dtype === 'float32' || t.dtype === 'float64' ? t : cast(t, 'float32'));
+  // (B, T, heads · d) as T tensors of (B, heads, d).
+  const steps = (t: Tensor, heads: number) =>
+    split(reshape(f32(t), [B, T, heads, t.shape[2]! / heads]), T, 1).map((s) => squeeze(s, [1]));
+  const qs = steps(q, Hq);
+  const ks = steps(k, Hkv);
+  const vs = steps(v, Hkv);
+  // decay per key dimension (B, T, Hkv · dk) or per head (B, T, Hkv); beta per head (B, T, Hkv) or shared (B, T, 1).
+  const gs = decay ? steps(decay, decay.shape[2] === Hkv * dk ? Hkv : decay.shape[2]!) : [];
+  const bs = beta ? steps(beta, beta.shape[2]!) : [];
+  const past = ctx.input(3);
+  let S = past ? f32(past) : zeros([B, Hkv, dk, dv], q.dtype === 'float64' ? 'float64' : 'float32');
+  const group = (t: Tensor, from: number, to: number) =>
+    from === to
+      ? t
+      : take(
+          t,
+          tensor(
+            Array.from({ length: to }, (_, h) => Math.floor((h * from) / to)),
+            { dtype: 'int64' },
+          ),
+          1,
+        );
+  const heads = Math.max(Hq, Hkv);
+  const outs: Tensor[] = [];
+  for (let t = 0; t < T; t++) {
+    const kCol = expandDims(ks[t]!, 3); // (B, Hkv, dk, 1)
+    if (gated) {
+      const g = gs[t]!; // (B, Hkv, dk) or (B, Hkv, 1)
+      S = multiply(S, expandDims(exp(g), 3));
+    }
+    let write = expandDims(vs[t]!, 2); // (B, Hkv, 1, dv)
+    if (delta) {
+      const retrieved = matmul(transpose(kCol, [0, 1, 3, 2]), S); // (B, Hkv, 1, dv)
+      write = multiply(expandDims(bs[t]!, 3), subtract(write, retrieved));
+    }
+    S = add(S, matmul(kCol, write));
+    const qRow = expandDims(group(qs[t]!, Hq, heads), 2); // (B, heads, 1, dk)
+    outs.push(reshape(multiply(matmul(qRow, group(S, Hkv, heads)), scale), [B, 1, heads * dv]));
+  }
+  const y = outs.length === 1 ? outs[0]! : concatenate(outs, 1);
+  const back = (t: Tensor, like: Tensor) => (t.dtype === like.dtype ? t : cast(t, like.dtype));
+  return [back(y, q), back(S, past ?? q)];
+};
+
 export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   HannWindow: hann,
   HammingWindow: hamming,
@@ -568,4 +642,5 @@ export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
   CausalConvWithState: causalConvWithState,
   DFT: dftForm,
   STFT: stftForm,
+  LinearAttention: linearAttention,
 };
