@@ -1,6 +1,7 @@
 // Importer forms for onnxruntime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
 // onnxruntime registers in the default domain): the ops its quantizers and transformer optimizer write into the models
-// they ship. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
+// they ship; and ONNX's preview FlexAttention (domain ai.onnx.preview), whose score and probability modifiers are
+// subgraphs converted in place. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
 // docs/ContribOperators.md) and refuses, naming the input or attribute, what it does not compute:
 //
 // - MatMulNBits (the 2-, 4- and 8-bit block quantizer's MatMul): the weight is dequantized once, at import, into a
@@ -50,7 +51,9 @@ import { subtract } from '../../generated/api/subtract.ts';
 import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
-import { tensor, type Tensor } from '../../tensor.ts';
+import { Tensor, tensor } from '../../tensor.ts';
+import { softmax } from '../../generated/api/softmax.ts';
+import type { OnnxGraph } from './proto.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 
@@ -609,6 +612,44 @@ const gatherBlockQuantized: Form = (ctx) => {
   return [K === kBlocks * block ? flat : split(flat, [K], shape.length)[0]!];
 };
 
+/**
+ * FlexAttention (ai.onnx.preview): q (batch, q heads, L, E) against k and v (batch, kv heads, S, ·), kv heads shared
+ * by groups of query heads; scores q·kᵀ scaled by `scale` (1 / sqrt(E)), then the score_mod subgraph (scores in,
+ * scores out) if any, softmax over keys, the prob_mod subgraph if any, and · v.
+ */
+const flexAttention: Form = (ctx) => {
+  const op = 'FlexAttention';
+  const [q, k, v] = [floatInput(ctx, 0, 'Q'), floatInput(ctx, 1, 'K'), floatInput(ctx, 2, 'V')];
+  if (q.shape.length !== 4 || k.shape.length !== 4 || v.shape.length !== 4)
+    throw new Error(`${op} takes 4-D Q, K and V (batch, heads, sequence, size)`);
+  const [Hq, Hkv] = [q.shape[1]!, k.shape[1]!];
+  if (Hq % Hkv !== 0) throw new Error(`${op}: ${Hq} query heads do not group over ${Hkv} kv heads`);
+  const share = (t: Tensor) =>
+    Hq === Hkv
+      ? t
+      : take(
+          t,
+          tensor(
+            Array.from({ length: Hq }, (_, h) => Math.floor(h / (Hq / Hkv))),
+            { dtype: 'int64' },
+          ),
+          1,
+        );
+  const root = Math.sqrt((ctx.attr('scale') as number | undefined) ?? 1 / Math.sqrt(q.shape[3]!));
+  const kt = transpose(multiply(share(k), root), [0, 1, 3, 2]);
+  let scores = ctx.mapped('MatMul', [multiply(q, root), kt], [])[0]!;
+  const mod = (name: string, t: Tensor) => {
+    const g = ctx.attr(name) as OnnxGraph | undefined;
+    if (!g) return t;
+    const [out] = ctx.subgraph(g, [t]);
+    if (!(out instanceof Tensor)) throw new Error(`${op}'s ${name} gives no tensor`);
+    return out;
+  };
+  scores = mod('score_mod', scores);
+  const probs = mod('prob_mod', softmax(scores, -1));
+  return [ctx.mapped('MatMul', [probs, share(v)], [])[0]!];
+};
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
@@ -635,6 +676,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.DynamicQuantizeMatMul': dynamicQuantizeMatMul,
   'com.microsoft.MatMulIntegerToFloat': matMulIntegerToFloat,
   'com.microsoft.EmbedLayerNormalization': embedLayerNorm,
+  'ai.onnx.preview.FlexAttention': flexAttention,
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */
