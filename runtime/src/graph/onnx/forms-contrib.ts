@@ -1,7 +1,7 @@
 // Importer forms for onnxruntime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
 // onnxruntime registers in the default domain): the ops its quantizers and transformer optimizer write into the models
 // they ship; and ONNX's preview FlexAttention (domain ai.onnx.preview), whose score and probability modifiers are
-// subgraphs converted in place. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
+// subgraphs converted in place; and the training domain's Adagrad, Momentum and Adam update formulas. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
 // docs/ContribOperators.md) and refuses, naming the input or attribute, what it does not compute:
 //
 // - MatMulNBits (the 2-, 4- and 8-bit block quantizer's MatMul): the weight is dequantized once, at import, into a
@@ -23,6 +23,8 @@ import { isFloat } from '../../dtype.ts';
 import { add } from '../../generated/api/add.ts';
 import { attention } from '../../generated/api/attention.ts';
 import { cast } from '../../generated/api/cast.ts';
+import { divide } from '../../generated/api/divide.ts';
+import { sqrt } from '../../generated/api/sqrt.ts';
 import { clip } from '../../generated/api/clip.ts';
 import { dynamicQuantizeLinear } from '../../generated/api/dynamic_quantize_linear.ts';
 import { hardSigmoid } from '../../generated/api/hard_sigmoid.ts';
@@ -650,6 +652,54 @@ const flexAttention: Form = (ctx) => {
   return [ctx.mapped('MatMul', [probs, share(v)], [])[0]!];
 };
 
+/**
+ * The training domain's optimizers (ai.onnx.preview.training Adagrad, Momentum, Adam) as their documented update
+ * formulas over groups of tensors (R, T, then each group's X..., G..., and its state...); T, the step count, must be
+ * known when the model is imported (an integer scalar input is).
+ */
+const trainingOptimizer =
+  (kind: 'Adagrad' | 'Momentum' | 'Adam'): Form =>
+  (ctx) => {
+    const groups = kind === 'Adam' ? 4 : 3;
+    const count = (ctx.node.inputs.length - 2) / groups;
+    if (!Number.isInteger(count) || count < 1)
+      throw new Error(`${kind} takes R, T and ${groups} tensors per optimized tensor`);
+    const R = floatInput(ctx, 0, 'R');
+    const step = valuesOf(need(ctx, 1, 'T'), `${kind}'s T`)[0]!;
+    const at = (g: number, i: number) => floatInput(ctx, 2 + g * count + i, 'a tensor');
+    const norm = num(ctx, 'norm_coefficient', 0);
+    const outs: Tensor[][] = Array.from({ length: groups - 1 }, () => []);
+    for (let i = 0; i < count; i++) {
+      const [x, grad] = [at(0, i), at(1, i)];
+      const g = norm ? add(multiply(x, norm), grad) : grad;
+      if (kind === 'Adagrad') {
+        const r = divide(R, 1 + step * num(ctx, 'decay_factor', 0));
+        const h = add(at(2, i), multiply(g, g));
+        outs[0]!.push(subtract(x, divide(multiply(r, g), add(sqrt(h), num(ctx, 'epsilon', 0)))));
+        outs[1]!.push(h);
+      } else if (kind === 'Momentum') {
+        const alpha = required(ctx, 'alpha');
+        const mode = (ctx.attr('mode') as string | undefined) ?? 'standard';
+        if (mode !== 'standard' && mode !== 'nesterov') throw new Error(`Momentum mode '${mode}' is not imported`);
+        const v = add(multiply(at(2, i), alpha), multiply(g, step > 0 ? required(ctx, 'beta') : 1));
+        const move = mode === 'standard' ? v : add(g, multiply(v, alpha));
+        outs[0]!.push(subtract(x, multiply(R, move)));
+        outs[1]!.push(v);
+      } else {
+        const [alpha, beta] = [num(ctx, 'alpha', 0.9), num(ctx, 'beta', 0.999)];
+        const v = add(multiply(at(2, i), alpha), multiply(g, 1 - alpha));
+        const h = add(multiply(at(3, i), beta), multiply(multiply(g, g), 1 - beta));
+        const r = step > 0 ? multiply(R, Math.sqrt(1 - beta ** step) / (1 - alpha ** step)) : R;
+        const xNew = subtract(x, multiply(r, divide(v, add(sqrt(h), num(ctx, 'epsilon', 0)))));
+        const post = num(ctx, 'norm_coefficient_post', 0);
+        outs[0]!.push(post ? multiply(xNew, 1 - post) : xNew);
+        outs[1]!.push(v);
+        outs[2]!.push(h);
+      }
+    }
+    return outs.flat();
+  };
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
@@ -677,6 +727,9 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulIntegerToFloat': matMulIntegerToFloat,
   'com.microsoft.EmbedLayerNormalization': embedLayerNorm,
   'ai.onnx.preview.FlexAttention': flexAttention,
+  'ai.onnx.preview.training.Adagrad': trainingOptimizer('Adagrad'),
+  'ai.onnx.preview.training.Momentum': trainingOptimizer('Momentum'),
+  'ai.onnx.preview.training.Adam': trainingOptimizer('Adam'),
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */
