@@ -822,6 +822,7 @@ import { rmsNormOp } from './api/rms_norm.ts';
 import { rmsNormGrad } from './grad/rms_norm.ts';
 import { rmsNormRelay } from './relay/rms_norm.ts';
 import { rmsNormCpuOp } from './dialects/cpu/rms_norm.ts';
+import { rmsNormWebgpuOp } from './dialects/webgpu/rms_norm.ts';
 import { rnnOp } from './api/rnn.ts';
 import { rnnGrad } from './grad/rnn.ts';
 import { rnnRelay } from './relay/rnn.ts';
@@ -1936,6 +1937,7 @@ registerDialectOps([
   resizeWebgpuOp,
   rightShiftCpuOp,
   rmsNormCpuOp,
+  rmsNormWebgpuOp,
   rnnCpuOp,
   roiAlignCpuOp,
   rotaryEmbeddingCpuOp,

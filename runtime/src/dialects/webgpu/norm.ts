@@ -1,4 +1,4 @@
-// Shared pieces of the layer_norm kernels: a normalized row per invocation or per workgroup (row-fold.ts), scale/bias read through broadcast strides.
+// Shared pieces of the layer_norm and rms_norm kernels: a normalized row per invocation or per workgroup (row-fold.ts), scale/bias read through broadcast strides.
 
 import { broadcastStrides, sizeOf } from '../../shape.ts';
 import type { Tensor, TensorType } from '../../tensor.ts';
@@ -47,19 +47,27 @@ export function normParams(x: Tensor, axis: number, epsilon: number, scale: Tens
 }
 
 /**
- * A layer_norm kernel's WGSL for rows folded by `lanes` invocations: bindings x, scale, `third`, out; each row's
- * `mean` and `inv` (1 / σ) from two folds, then `folds` (which may read them) and `body` (statements after them).
- * `d` is the row length, `n` it as f32, `base` the row's first element; `position(k)` is `base + k`.
+ * A layer_norm kernel's WGSL for rows folded by `lanes` invocations: bindings x, scale, `third` (none when null),
+ * out; each row's `mean` and `inv` (1 / σ) from two folds, then `folds` (which may read them) and `body` (statements
+ * after them).
+ * `d` is the row length, `n` it as f32, `base` the row's first element; `position(k)` is `base + k`. Uncentered
+ * (rms_norm), `mean` is 0 and `inv` is 1 / sqrt(mean of squares + epsilon), from one fold.
  */
-export function normSource(third: string, lanes: number, folds: readonly RowFold[], body: string[]): string {
+export function normSource(
+  third: string | null,
+  lanes: number,
+  folds: readonly RowFold[],
+  body: string[],
+  centered = true,
+): string {
   const position = (k: string) => `base + ${k}`;
   return [
     '@group(0) @binding(0) var<storage, read> x: array<f32>;',
     '@group(0) @binding(1) var<storage, read> scale: array<f32>;',
-    `@group(0) @binding(2) var<storage, read> ${third}: array<f32>;`,
-    '@group(0) @binding(3) var<storage, read_write> out: array<f32>;',
-    paramsWgsl(4, WORDS),
-    ...foldScratch([TOTAL, SQUARES, ...folds], lanes),
+    ...(third ? [`@group(0) @binding(2) var<storage, read> ${third}: array<f32>;`] : []),
+    `@group(0) @binding(${third ? 3 : 2}) var<storage, read_write> out: array<f32>;`,
+    paramsWgsl(third ? 4 : 3, WORDS),
+    ...foldScratch([...(centered ? [TOTAL] : []), SQUARES, ...folds], lanes),
     ROW_INDEX,
     ...rowEntry(lanes),
     ...[
@@ -67,8 +75,8 @@ export function normSource(third: string, lanes: number, folds: readonly RowFold
       'let d = pu(1u);',
       'let n = f32(d);',
       'let base = row * d;',
-      ...foldLines([TOTAL], lanes, 'd', position),
-      'let mean = total / n;',
+      ...(centered ? foldLines([TOTAL], lanes, 'd', position) : []),
+      centered ? 'let mean = total / n;' : 'let mean = 0.0;',
       ...foldLines([SQUARES], lanes, 'd', position),
       'let inv = inverseSqrt(squares / n + pf(2u));',
       ...foldLines(folds, lanes, 'd', position),
