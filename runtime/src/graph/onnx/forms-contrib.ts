@@ -39,7 +39,6 @@ import { lessEqual } from '../../generated/api/less_equal.ts';
 import { logicalAnd } from '../../generated/api/logical_and.ts';
 import { scatterNd } from '../../generated/api/scatter_nd.ts';
 import { where } from '../../generated/api/where.ts';
-import { zerosLike } from '../../generated/api/zeros_like.ts';
 import { gelu } from '../../generated/api/gelu.ts';
 import { layerNorm } from '../../generated/api/layer_norm.ts';
 import { less } from '../../generated/api/less.ts';
@@ -53,7 +52,7 @@ import { subtract } from '../../generated/api/subtract.ts';
 import { tanh } from '../../generated/api/tanh.ts';
 import { transpose } from '../../generated/api/transpose.ts';
 import { expandDims } from '../../generated/api/expand_dims.ts';
-import { Tensor, tensor } from '../../tensor.ts';
+import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import type { OnnxGraph } from './proto.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
@@ -412,7 +411,7 @@ const groupQueryAttention: Form = (ctx) => {
     );
     const kept = less(rows, reshape(add(seqlens, 1), [B, 1, 1, 1]));
     const place = (cache: Tensor, fresh: Tensor) =>
-      where(kept, scatterNd(concatenate([cache, zerosLike(fresh)], 2), index, fresh), 0);
+      where(kept, scatterNd(concatenate([cache, zeros(fresh.shape, fresh.dtype)], 2), index, fresh), 0);
     [k4, v4] = [place(pastK, k4), place(pastV, v4)];
     if (k4.shape[2] !== T) throw new Error(`${op}: present has ${k4.shape[2]} positions, expected ${T}`);
   }
