@@ -4,7 +4,7 @@ import { opSuite } from '../support/op-suite.ts';
 opSuite({
   op: 'rotary_embedding',
   spec: 'specs/nn/rotary_embedding.yaml',
-  dialects: ['cpu'],
+  dialects: ['cpu', 'webgpu'],
   dtypes: ['float32', 'float64'],
   tensors: ['x', 'cos_cache', 'sin_cache', 'position_ids'],
   domain: [-2, 2],

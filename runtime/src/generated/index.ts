@@ -835,6 +835,7 @@ import { rotaryEmbeddingOp } from './api/rotary_embedding.ts';
 import { rotaryEmbeddingGrad } from './grad/rotary_embedding.ts';
 import { rotaryEmbeddingRelay } from './relay/rotary_embedding.ts';
 import { rotaryEmbeddingCpuOp } from './dialects/cpu/rotary_embedding.ts';
+import { rotaryEmbeddingWebgpuOp } from './dialects/webgpu/rotary_embedding.ts';
 import { roundOp } from './api/round.ts';
 import { roundGrad } from './grad/round.ts';
 import { roundRelay } from './relay/round.ts';
@@ -1941,6 +1942,7 @@ registerDialectOps([
   rnnCpuOp,
   roiAlignCpuOp,
   rotaryEmbeddingCpuOp,
+  rotaryEmbeddingWebgpuOp,
   roundCpuOp,
   roundWebgpuOp,
   roundDxCpuOp,
