@@ -4,8 +4,8 @@
 // with a position table and with an offset; BERT's and GPT-2's fused Attention with every mask form it imports.
 
 import { describe, expect, it } from 'vitest';
-import { randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
-import { execute, printGraph } from '../../runtime/src/graph/index.ts';
+import { initWebGpu, randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { execute, moveGraph, printGraph } from '../../runtime/src/graph/index.ts';
 import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
 import { loadOnnx } from '../../runtime/src/graph/onnx/session.ts';
 import { generateGreedy } from '../../runtime/src/graph/onnx/generate.ts';
@@ -14,6 +14,9 @@ import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-orac
 import { assertAllClose } from '../support/assert.ts';
 
 const MS = 'com.microsoft';
+const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
+const gpu = await initWebGpu().catch(() => false);
+if (REQUIRE_GPU && !gpu) throw new Error('WebGPU is required here but no adapter was found');
 const values = (shape: number[], seed: number, low = -1, high = 1) =>
   Array.from(randomUniform(shape, { seed, low, high }).dataSync());
 const floats = (name: string, shape: number[], seed: number, low = -1, high = 1): InitializerSpec => ({
@@ -734,4 +737,69 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
     });
     expect(() => fromOnnx(model)).toThrow(/com\.microsoft\.NoSuchOp/);
   });
+
+  it.runIf(gpu)(
+    "an LLM block's contrib ops move to WebGPU: GQA over a cache with rotary, 4-bit weights, RMS norms",
+    async () => {
+      // The CPU results (checked against onnxruntime above) are the reference for the same graph moved to the GPU.
+      const [Hq, Hkv, D, P] = [4, 2, 16, 5];
+      const model = buildModel({
+        nodes: [
+          { op: 'SimplifiedLayerNormalization', inputs: ['x', 'ln'], outputs: ['h'], attrs: { epsilon: 1e-5 } },
+          {
+            op: 'MatMulNBits',
+            domain: MS,
+            inputs: ['h', 'w.q', 'w.s'],
+            outputs: ['qkv'],
+            attrs: { K: 64, N: (Hq + 2 * Hkv) * D, bits: 4, block_size: 32 },
+          },
+          {
+            op: 'GroupQueryAttention',
+            domain: MS,
+            inputs: ['qkv', '', '', 'pk', 'pv', 'seqlens', 'total', 'cos', 'sin'],
+            outputs: ['y', 'k', 'v'],
+            attrs: { num_heads: Hq, kv_num_heads: Hkv, do_rotary: 1 },
+          },
+          { op: 'SkipSimplifiedLayerNormalization', domain: MS, inputs: ['y', 'x', 'ln'], outputs: ['z'] },
+        ],
+        inputs: [
+          { name: 'x', dtype: 'float32', shape: [1, 2, 64] },
+          { name: 'pk', dtype: 'float32', shape: [1, Hkv, P, D] },
+          { name: 'pv', dtype: 'float32', shape: [1, Hkv, P, D] },
+          { name: 'seqlens', dtype: 'int32', shape: [1] },
+        ],
+        outputs: [{ name: 'z' }, { name: 'k' }, { name: 'v' }],
+        initializers: [
+          floats('ln', [64], 190, 0.5, 1.5),
+          bytes('w.q', [(Hq + 2 * Hkv) * D, 2, 16], 191),
+          floats('w.s', [(Hq + 2 * Hkv) * D, 2], 192, 0.002, 0.02),
+          floats('cos', [32, D / 2], 193),
+          floats('sin', [32, D / 2], 194),
+          { name: 'total', dtype: 'int32', shape: [], data: [P + 2] },
+        ],
+        opset: [
+          { domain: '', version: 17 },
+          { domain: MS, version: 1 },
+        ],
+      });
+      const g = fromOnnx(model);
+      const feeds = [
+        randomUniform([1, 2, 64], { seed: 195 }),
+        randomUniform([1, Hkv, P, D], { seed: 196 }),
+        randomUniform([1, Hkv, P, D], { seed: 197 }),
+        tensor([P + 1], { dtype: 'int32', shape: [1] }),
+      ];
+      const cpu = execute(g, feeds);
+      const onGpu = execute(await moveGraph(g, 'webgpu'), await Promise.all(feeds.map((t) => t.to('webgpu'))));
+      for (const [i, t] of onGpu.entries()) {
+        expect(t.device.kind).toBe('webgpu');
+        assertAllClose(
+          Array.from(await t.data()),
+          Array.from(cpu[i]!.dataSync() as ArrayLike<number>),
+          { atol: 1e-4, rtol: 1e-4 },
+          `output ${i} on WebGPU`,
+        );
+      }
+    },
+  );
 });

@@ -367,7 +367,9 @@ const groupQueryAttention: Form = (ctx) => {
     [q, k, v] = split(query, [Hq * D, (Hq + Hkv) * D], 2) as [Tensor, Tensor, Tensor];
   } else D = query.shape[2]! / Hq;
   if (!Number.isInteger(D)) throw new Error(`${op}'s query width ${query.shape[2]} does not divide into ${Hq} heads`);
-  const seqlens = cast(need(ctx, 5, 'seqlens_k'), 'int64');
+  // Positions computed in float32 (exact below 2^24), which every device's elementwise kernels take; int32 only where
+  // they index (rotary's rows, the cache's scatter).
+  const seqlens = cast(need(ctx, 5, 'seqlens_k'), 'float32');
   const pastK = ctx.input(3);
   const pastV = ctx.input(4);
   if (Boolean(pastK) !== Boolean(pastV)) throw new Error(`${op} needs both past_key and past_value, or neither`);
@@ -378,15 +380,13 @@ const groupQueryAttention: Form = (ctx) => {
   const past = P === 0 ? null : subtract(reshape(seqlens, [B, 1]), S - 1);
   const steps = tensor(
     Array.from({ length: S }, (_, i) => i),
-    { dtype: 'int64', shape: [1, S] },
+    { dtype: 'float32', shape: [1, S] },
   );
-  const positions = past
-    ? add(past, steps)
-    : add(steps, tensor(new Array(B).fill(0), { dtype: 'int64', shape: [B, 1] }));
+  const positions = past ? add(past, steps) : add(steps, zeros([B, 1], 'float32'));
   if (num(ctx, 'do_rotary', 0)) {
     const [cos, sin] = [floatInput(ctx, 7, 'cos_cache'), floatInput(ctx, 8, 'sin_cache')];
     const given = ctx.input(9);
-    const pos = given ? cast(given, 'int64') : positions;
+    const pos = cast(given ?? positions, 'int32');
     const inter = num(ctx, 'rotary_interleaved', 0) === 1;
     q = rotaryEmbedding(q, cos, sin, pos, inter, Hq, 2 * cos.shape[1]!);
     k = rotaryEmbedding(k, cos, sin, pos, inter, Hkv, 2 * cos.shape[1]!);
@@ -399,15 +399,15 @@ const groupQueryAttention: Form = (ctx) => {
     const at = (f: (b: number, h: number, s: number) => number) =>
       tensor(
         Array.from({ length: B * Hkv * S }, (_, i) => f(Math.floor(i / (Hkv * S)), Math.floor(i / S) % Hkv, i % S)),
-        { dtype: 'int64', shape: [B, Hkv, S, 1] },
+        { dtype: 'int32', shape: [B, Hkv, S, 1] },
       );
     const t = reshape(add(reshape(past!, [B, 1, 1, 1]), reshape(steps, [1, 1, S, 1])), [B, 1, S, 1]);
-    const tAll = add(t, tensor(new Array(Hkv).fill(0), { dtype: 'int64', shape: [1, Hkv, 1, 1] }));
+    const tAll = cast(add(t, zeros([1, Hkv, 1, 1], 'float32')), 'int32');
     const index = concatenate([at((b) => b), at((_, h) => h), tAll], 3);
     // Rows at and past an entry's length hold zeros, as onnxruntime's CPU kernel leaves them.
     const rows = tensor(
       Array.from({ length: T }, (_, j) => j),
-      { dtype: 'int64', shape: [1, 1, T, 1] },
+      { dtype: 'float32', shape: [1, 1, T, 1] },
     );
     const kept = less(rows, reshape(add(seqlens, 1), [B, 1, 1, 1]));
     const place = (cache: Tensor, fresh: Tensor) =>
@@ -419,7 +419,7 @@ const groupQueryAttention: Form = (ctx) => {
   // valid[b, 0, i, j]: j < seqlens_k[b] + 1, and j ≤ past_b + i (causal), and j > past_b + i - window.
   const keys = tensor(
     Array.from({ length: T }, (_, j) => j),
-    { dtype: 'int64', shape: [1, 1, 1, T] },
+    { dtype: 'float32', shape: [1, 1, 1, T] },
   );
   const qpos = reshape(positions, [B, 1, S, 1]);
   let valid = less(keys, reshape(add(seqlens, 1), [B, 1, 1, 1]));
