@@ -1,8 +1,9 @@
 // Importer forms for onnxruntime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
 // onnxruntime registers in the default domain): the ops its quantizers and transformer optimizer write into the models
-// they ship; and ONNX's preview FlexAttention (domain ai.onnx.preview), whose score and probability modifiers are
-// subgraphs converted in place; and the training domain's Adagrad, Momentum and Adam update formulas. Each composes from raf-op's ops with the contrib op's documented semantics (onnxruntime's
-// docs/ContribOperators.md) and refuses, naming the input or attribute, what it does not compute:
+// they ship; ONNX's preview FlexAttention (domain ai.onnx.preview), whose score and probability modifiers are
+// subgraphs converted in place; and the training domain's Adagrad, Momentum and Adam update formulas. Each composes
+// from raf-op's ops with the op's documented semantics (onnxruntime's docs/ContribOperators.md, ONNX's Operators.md)
+// and refuses, naming the input or attribute, what it does not compute:
 //
 // - MatMulNBits (the 2-, 4- and 8-bit block quantizer's MatMul): the weight is dequantized once, at import, into a
 //   float matrix [K, N] of A's dtype, then MatMul (and the bias): every value (code - zero point) · scale exactly as
