@@ -56,6 +56,7 @@ import { expandDims } from '../../generated/api/expand_dims.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import type { OnnxGraph } from './proto.ts';
+import { isSymbolic } from '../trace.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 
@@ -82,7 +83,13 @@ const floatInput = (ctx: ImportContext, i: number, name: string): Tensor => {
 function bytesOf(ctx: ImportContext, i: number, name: string): Uint8Array {
   const t = need(ctx, i, name);
   if (t.dtype !== 'uint8') throw new Error(`${ctx.node.opType}'s ${name} is ${t.dtype}; it takes uint8`);
-  return Uint8Array.from(valuesOf(t, `${ctx.node.opType}'s ${name}`));
+  if (isSymbolic(t))
+    throw new Error(
+      `${ctx.node.opType}'s ${name} is computed at run time, but must be known when the model is imported`,
+    );
+  // The tensor's own bytes: a 4-bit weight can hold millions, which a list of numbers would copy twice.
+  const data = (t as Tensor).dataSync();
+  return data instanceof Uint8Array ? data : Uint8Array.from(data as ArrayLike<number>);
 }
 
 /**

@@ -353,7 +353,7 @@ export class OnnxSession {
       throw new Error(
         `OnnxSession.run: the model's '${this.containerIO}' is an ONNX sequence or optional; run it with runValues`,
       );
-    return this.execute(feeds, feeds);
+    return this.runTensors(feeds, feeds);
   }
 
   /**
@@ -396,7 +396,7 @@ export class OnnxSession {
     );
   }
 
-  private execute(feeds: Readonly<Record<string, OnnxValue>>, flat: Readonly<Record<string, Tensor>>) {
+  private runTensors(feeds: Readonly<Record<string, OnnxValue>>, flat: Readonly<Record<string, Tensor>>) {
     const { outs } = this.executeKeyed(feeds, flat);
     return Object.fromEntries(this.outputNames.map((n, i) => [n, outs[i]!]));
   }
