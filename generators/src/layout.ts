@@ -7,6 +7,8 @@ export const SPECS_DIR = 'specs';
 export const RUNTIME_SRC = 'runtime/src';
 export const GENERATED = `${RUNTIME_SRC}/generated`;
 export const TEST_GENERATED = 'test/generated';
+/** Hand-written float64 references of ops whose spec says `tests.reference: true`. */
+export const TEST_REFERENCES = 'test/references';
 export const DOCS_OPS = 'docs/ops';
 
 /** The writer's lock, staging and journal (see write.ts); present only while a run is under way or was interrupted. */

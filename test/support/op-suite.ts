@@ -94,7 +94,15 @@ export type Oracle =
    * float64 by the expression IR's reference evaluator (independent of the kernel renderers).
    */
   | { readonly kind: 'compute'; readonly source: string }
+  /** A float64 reference written by hand (`tests.reference`), in `file`; the function is opSuite's second argument. */
+  | { readonly kind: 'reference'; readonly file: string }
   | { readonly kind: 'none'; readonly reason: string };
+
+/** A hand-written reference: the expected elements of one case from its tensor inputs and every other arg. */
+export type Reference = (
+  inputs: Readonly<Record<string, Tensor | null>>,
+  args: Readonly<Record<string, unknown>>,
+) => number[];
 
 export interface OpSuite {
   readonly op: string;
@@ -493,7 +501,7 @@ function fitTo(t: Tensor, shape: readonly number[]): Tensor {
   return call('reshape', [call('sum', [t, axes, true]), [...shape]]) as Tensor;
 }
 
-export function opSuite(s: OpSuite): void {
+export function opSuite(s: OpSuite, reference?: Reference): void {
   describe(`raf.op.${s.op} (${s.spec})`, () => {
     // Against onnxruntime, forward runs over the cases the ONNX mapping expresses; the rest are counted in a title.
     const o = s.oracle;
@@ -588,6 +596,13 @@ export function opSuite(s: OpSuite): void {
                   );
                 });
               }
+            } else if (o.kind === 'reference') {
+              if (!reference) throw new Error(`raf.op.${s.op}: its test passes no reference (${o.file})`);
+              const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
+              const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));
+              const expected = reference(inputs as Record<string, Tensor | null>, c.full);
+              requireFinite(s, expected, o.file);
+              assertAllClose(valuesOf(got), expected, tolerance(dtype), `raf.op.${s.op} vs ${o.file}`);
             } else if (o.kind === 'compute') {
               const inputs = makeInputs(c.shapes, dtype, s.domain, i + 1, s.inputs);
               const got = withDialect([dialect], () => call(s.op, [], { ...inputs, ...c.args }));

@@ -124,7 +124,8 @@ export const dialectsText = (op: OpModel) =>
 export function oracleOf(
   model: Model,
   op: OpModel,
-): { kind: 'onnx' | 'vjp' | 'formula' | 'compute' | 'none'; text: string } {
+): { kind: 'onnx' | 'vjp' | 'formula' | 'compute' | 'reference' | 'none'; text: string } {
+  if (op.tests.reference) return { kind: 'reference', text: `float64 reference ${paths.reference(op.name)}` };
   if (op.onnx) return { kind: 'onnx', text: `onnx ${op.onnx.op}` };
   if (op.derivedFrom) return { kind: 'vjp', text: `VJP of ${op.derivedFrom}` };
   for (const forward of model.ops) {

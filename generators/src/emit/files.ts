@@ -31,8 +31,8 @@ export interface EmittedFile {
   readonly kind: 'generated' | 'stub';
 }
 
-import { GENERATED, RUNTIME_SRC, TEST_GENERATED } from '../layout.ts';
-export { GENERATED, RUNTIME_SRC, TEST_GENERATED };
+import { GENERATED, RUNTIME_SRC, TEST_GENERATED, TEST_REFERENCES } from '../layout.ts';
+export { GENERATED, RUNTIME_SRC, TEST_GENERATED, TEST_REFERENCES };
 
 export const paths = {
   schema: (schema: string) => `${GENERATED}/schema/${schema}.ts`,
@@ -50,6 +50,7 @@ export const paths = {
   gradStub: (op: string) => `${RUNTIME_SRC}/ops/${op}.grad.ts`,
   ruleStub: (op: string) => `${RUNTIME_SRC}/ops/${op}.rule.ts`,
   kernelStub: (dialect: string, op: string) => `${RUNTIME_SRC}/dialects/${dialect}/kernels/${op}.ts`,
+  reference: (op: string) => `${TEST_REFERENCES}/${op}.ts`,
   runtime: (file: string) => `${RUNTIME_SRC}/${file}.ts`,
 };
 

@@ -54,6 +54,7 @@ export function emitStubs(model: Model): StubFile[] {
       if (d.name === WEBGPU) out.push(webgpuKernelStub(op));
     }
     if (op.out.shape.kind === 'custom' || op.out.shape.kind === 'host') out.push(ruleStub(op));
+    if (op.tests.reference) out.push(referenceStub(op));
   }
   return out;
 }
@@ -185,6 +186,13 @@ function webgpuKernelStub(op: OpModel): StubFile {
       kernelType: n.kernelType,
       inputsList: [...inputs, ...attrs].join(', ') || 'nothing',
     }),
+  );
+}
+
+function referenceStub(op: OpModel): StubFile {
+  const path = paths.reference(op.name);
+  return lazyText({ path, emitter: 'stubs', source: op.file, kind: 'stub' } as const, () =>
+    renderTemplate('reference-stub.ts.hbs', { op: op.name, file: op.file, path }),
   );
 }
 

@@ -1,7 +1,7 @@
 // Emitter: one parametrized vitest file per op (dialects × dtypes × shapes × the spec's grid).
 
 import type { ArgModel, ArgShape, Model, OpModel } from '../spec/model.ts';
-import { paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
+import { importPath, paths, sourceOf, tsFile, type EmittedFile } from './files.ts';
 import { gradInputs } from './grad.ts';
 import { namesPassed, oracleSource } from '../spec/formula-types.ts';
 import { isTensor, literal } from './types.ts';
@@ -29,7 +29,13 @@ function emitTest(model: Model, op: OpModel): EmittedFile {
   // its own op's test only.
   return tsFile(paths.test(op.name), 'tests', sourceOf(op), (sf) => {
     sf.addImportDeclaration({ moduleSpecifier: '../support/op-suite.ts', namedImports: ['opSuite'] });
-    sf.addStatements(`opSuite(${literal(testSuite(model, op))});`);
+    // A hand-written reference (tests.reference) is passed beside the suite: the suite literal names its file.
+    if (op.tests.reference)
+      sf.addImportDeclaration({
+        moduleSpecifier: importPath(paths.test(op.name), paths.reference(op.name)),
+        namedImports: ['reference'],
+      });
+    sf.addStatements(`opSuite(${literal(testSuite(model, op))}${op.tests.reference ? ', reference' : ''});`);
   });
 }
 
@@ -38,47 +44,49 @@ function testSuite(model: Model, op: OpModel) {
   const vjp = op.onnx || op.tests.oracle ? null : vjpSource(model, op);
   const casesOf = vjp ? vjp.forward : op;
   const cases = buildCases(casesOf);
-  const oracle = op.onnx
-    ? {
-        kind: 'onnx',
-        op: op.onnx.op,
-        opset: op.onnx.opset,
-        inputs: op.onnx.inputs,
-        attrs: op.onnx.attrs,
-        ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}),
-        ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}),
-        // A case that omits an arg leaves its attribute out of the node, so ONNX's default applies; attributes whose
-        // ONNX default differs from ours (onnx.defaults) are passed our value instead.
-        ...(Object.keys(op.onnx.defaults).some((k) => k in op.onnx!.attrs)
-          ? { differs: Object.keys(op.onnx.defaults).filter((k) => k in op.onnx!.attrs) }
-          : {}),
-        ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}),
-        // A tuple op with named outputs asks onnxruntime for every one of them (TopK's values and indices).
-        ...(op.out.outputs ? { outputs: op.out.outputs.length } : {}),
-        // What the mapping cannot express (an arg it does not carry, off its default) is reported, not compared.
-        ...expressibility(op, 'onnx', cases),
-      }
-    : op.tests.oracle
-      ? typeof op.tests.oracle === 'string'
-        ? { kind: 'identity', formula: oracleSource(op.tests.oracle, model.ops) }
-        : {
-            kind: 'identity',
-            formula: (op.out.outputs ?? []).map((n) => {
-              const f = (op.tests.oracle as Record<string, string>)[n];
-              return f === undefined ? null : oracleSource(f, model.ops);
-            }),
-          }
-      : vjp
-        ? {
-            kind: 'vjp',
-            forward: vjp.forward.name,
-            wrt: vjp.wrt,
-            forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name),
-            mapping: vjp.mapping,
-          }
-        : op.compute
-          ? { kind: 'compute', source: op.compute.source }
-          : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
+  const oracle = op.tests.reference
+    ? { kind: 'reference', file: paths.reference(op.name) }
+    : op.onnx
+      ? {
+          kind: 'onnx',
+          op: op.onnx.op,
+          opset: op.onnx.opset,
+          inputs: op.onnx.inputs,
+          attrs: op.onnx.attrs,
+          ...(Object.keys(op.onnx.consts).length ? { consts: op.onnx.consts } : {}),
+          ...(op.onnx.flatten ? { flatten: op.onnx.flatten } : {}),
+          // A case that omits an arg leaves its attribute out of the node, so ONNX's default applies; attributes whose
+          // ONNX default differs from ours (onnx.defaults) are passed our value instead.
+          ...(Object.keys(op.onnx.defaults).some((k) => k in op.onnx!.attrs)
+            ? { differs: Object.keys(op.onnx.defaults).filter((k) => k in op.onnx!.attrs) }
+            : {}),
+          ...(Object.keys(op.onnx.convert).length ? { convert: op.onnx.convert } : {}),
+          // A tuple op with named outputs asks onnxruntime for every one of them (TopK's values and indices).
+          ...(op.out.outputs ? { outputs: op.out.outputs.length } : {}),
+          // What the mapping cannot express (an arg it does not carry, off its default) is reported, not compared.
+          ...expressibility(op, 'onnx', cases),
+        }
+      : op.tests.oracle
+        ? typeof op.tests.oracle === 'string'
+          ? { kind: 'identity', formula: oracleSource(op.tests.oracle, model.ops) }
+          : {
+              kind: 'identity',
+              formula: (op.out.outputs ?? []).map((n) => {
+                const f = (op.tests.oracle as Record<string, string>)[n];
+                return f === undefined ? null : oracleSource(f, model.ops);
+              }),
+            }
+        : vjp
+          ? {
+              kind: 'vjp',
+              forward: vjp.forward.name,
+              wrt: vjp.wrt,
+              forwardTensors: vjp.forward.args.filter(isTensor).map((a) => a.name),
+              mapping: vjp.mapping,
+            }
+          : op.compute
+            ? { kind: 'compute', source: op.compute.source }
+            : { kind: 'none', reason: 'the spec has no onnx mapping and no forward op uses it as a backward op' };
   const suite = {
     op: op.name,
     spec: sourceOf(op),

@@ -834,6 +834,7 @@ function buildTests(
         : typeof t.oracle === 'object' && t.oracle !== null
           ? (t.oracle as Record<string, string>)
           : String(t.oracle),
+    reference: t.reference === true,
     nonFinite: t.non_finite === true,
     nonFiniteCases: t.non_finite_cases === undefined ? null : (t.non_finite_cases as Record<string, unknown>[]),
   };

@@ -132,6 +132,8 @@ export interface TestModel {
   readonly cases: readonly { readonly shapes: readonly ArgShape[]; readonly args: Readonly<Record<string, unknown>> }[];
   /** A formula over other ops the result must equal, for ops ONNX lacks; one per named output for a tuple op. */
   readonly oracle: string | Readonly<Record<string, string>> | null;
+  /** The oracle is a hand-written float64 reference (test/references/OP.ts), for ops no formula expresses. */
+  readonly reference: boolean;
   /** The spec says the op may return NaN or infinities for inputs in its domain (the op suite otherwise refuses them). */
   readonly nonFinite: boolean;
   /**

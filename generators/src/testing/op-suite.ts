@@ -45,7 +45,15 @@ export type Oracle =
       readonly mapping: Readonly<Record<string, string>>;
     }
   | { readonly kind: 'compute'; readonly source: string }
+  /** A float64 reference written by hand (`tests.reference`), in `file`; the function is opSuite's second argument. */
+  | { readonly kind: 'reference'; readonly file: string }
   | { readonly kind: 'none'; readonly reason: string };
+
+/** A hand-written reference: the expected elements of one case from its tensor inputs and every other arg. */
+export type Reference = (
+  inputs: Readonly<Record<string, Tensor | null>>,
+  args: Readonly<Record<string, unknown>>,
+) => number[];
 
 export interface OpSuite {
   readonly op: string;
@@ -204,7 +212,7 @@ function identityExpected(source: string, env: Record<string, unknown>): number[
   );
 }
 
-export function opSuite(s: OpSuite): void {
+export function opSuite(s: OpSuite, reference?: Reference): void {
   const dialects = s.dialects.filter((d) => d !== 'webgpu' || webgpuUnavailable() === undefined);
   describe(`raf.op.${s.op} (${s.spec})`, () => {
     // webgpu is among `dialects` only where the package's setup has acquired the device already.
@@ -212,22 +220,26 @@ export function opSuite(s: OpSuite): void {
     describe.each(s.dtypes)('%s', (dtype) => {
       const cases = s.cases.map((c, i) => [title(c), c, i] as const);
       const o = s.oracle;
-      if (o.kind === 'compute' || o.kind === 'identity') {
+      if (o.kind === 'compute' || o.kind === 'identity' || o.kind === 'reference') {
         it.each(cases)('forward %s', (_t, c, i) => {
           const inputs = makeInputs(s, c.shapes, dtype, i + 1);
           for (const d of dialects.filter((x) => x !== 'webgpu')) {
             const got = withDialect([d], () => call(s.op, [], { ...inputs, ...c.args }));
+            if (o.kind === 'reference' && !reference)
+              throw new Error(`raf.op.${s.op}: no reference passed (${o.file})`);
             const expected =
               o.kind === 'compute'
                 ? computeExpected(o.source, inputs as Record<string, Tensor>, c.full)
-                : identityExpected(o.formula, { ...c.full, ...inputs });
+                : o.kind === 'reference'
+                  ? reference!(inputs as Record<string, Tensor | null>, c.full)
+                  : identityExpected(o.formula, { ...c.full, ...inputs });
             const want =
-              dtype === 'float64' || o.kind === 'identity' ? expected : Array.from(Float32Array.from(expected));
+              dtype === 'float64' || o.kind !== 'compute' ? expected : Array.from(Float32Array.from(expected));
             closeTo(
               valuesOf(got),
               want,
               dtype,
-              `raf.op.${d}.${s.op} vs ${o.kind === 'compute' ? o.source : o.formula}`,
+              `raf.op.${d}.${s.op} vs ${o.kind === 'compute' ? o.source : o.kind === 'reference' ? o.file : o.formula}`,
               s.nonFinite === true,
             );
           }
