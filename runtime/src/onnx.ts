@@ -8,3 +8,4 @@ export { loadOnnx, OnnxSession, type OnnxSessionOptions, type OnnxValue } from '
 export { OnnxOptional, OnnxSequence } from './graph/onnx/containers.ts';
 export { initOnnx } from './graph/onnx/proto.ts';
 export { generateGreedy, type GreedyOptions } from './graph/onnx/generate.ts';
+export { NARROW_FORMATS, carrierOf, packFormat, unpackFormat, type NarrowFormat } from './formats.ts';

@@ -11,6 +11,7 @@ import { loadOnnx, Tensor, tensor } from '../../runtime/src/index.ts';
 import { OnnxOptional, OnnxSequence, type OnnxValue } from '../../runtime/src/onnx.ts';
 import { isDType, type DType } from '../../runtime/src/dtype.ts';
 import { decodeOnnx } from '../../runtime/src/graph/onnx/proto.ts';
+import { carrierOf, isNarrowFormat, unpackFormat } from '../../runtime/src/formats.ts';
 
 export const SUITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-backend/data');
 /** The folders ONNX's runner reads, in its order; `real` cases run the `light/` models. */
@@ -204,6 +205,17 @@ function tensorOf(msg: Msg): Expected {
     };
     const at = read[type];
     if (at) values = Array.from({ length: n }, (_, i) => at(i));
+    // Narrow types (int4, float8...): 4- and 2-bit elements packed into bytes, first in the lowest bits.
+    if (isNarrowFormat(type)) values = Array.from(unpackFormat(type, new Uint8Array(buf), n));
+  } else if (isNarrowFormat(type)) {
+    const bytes = ((msg.int32Data as number[] | undefined) ?? []).map((v) => Number(v) & 0xff);
+    values = Array.from(
+      unpackFormat(
+        type,
+        bytes,
+        shape.reduce((a, b) => a * b, 1),
+      ),
+    );
   } else {
     const list = [msg.floatData, msg.doubleData, msg.int64Data, msg.uint64Data, msg.int32Data].find(
       (l: unknown[] | undefined) => l && l.length,
@@ -259,6 +271,8 @@ export function compareOutput(
 
 /** A raf-op tensor for an input file; element types raf-op has no tensor for are refused naming the input. */
 function rafInput(name: string, e: Expected): Tensor {
+  // A narrow type is fed in its carrier dtype (raf-op's formats.ts).
+  if (isNarrowFormat(e.type)) return tensor(e.values, { dtype: carrierOf(e.type), shape: [...e.shape] });
   if (!isDType(e.type)) throw new Error(`input '${name}' has element type ${e.type}, which raf-op has no tensor for`);
   return tensor(e.values, { dtype: e.type as DType, shape: [...e.shape] });
 }
@@ -288,7 +302,14 @@ function withinRounding(got: OnnxValue, want: ExpectedValue): boolean {
 }
 
 /** Compares an output value with a case's: the same kind, sequences item by item, optionals both empty or equal. */
-function compareValue(name: string, got: OnnxValue, want: ExpectedValue, rtol: number, atol: number): string | null {
+function compareValue(
+  name: string,
+  got: OnnxValue,
+  want: ExpectedValue,
+  rtol: number,
+  atol: number,
+  format?: string,
+): string | null {
   if ('sequence' in want) {
     if (!(got instanceof OnnxSequence)) return `output '${name}' is not a sequence`;
     if (got.items.length !== want.sequence.length)
@@ -306,13 +327,9 @@ function compareValue(name: string, got: OnnxValue, want: ExpectedValue, rtol: n
     return compareValue(name, got.value, want.optional, rtol, atol);
   }
   if (!(got instanceof Tensor)) return `output '${name}' is not a tensor`;
-  return compareOutput(
-    name,
-    { type: got.dtype, shape: got.shape, values: got.dataSync() as ArrayLike<number> },
-    want,
-    rtol,
-    atol,
-  );
+  // An output of a narrow type (the session says which) is its carrier dtype holding the type's values.
+  const type = isNarrowFormat(format) && got.dtype === carrierOf(format) ? format : got.dtype;
+  return compareOutput(name, { type, shape: got.shape, values: got.dataSync() as ArrayLike<number> }, want, rtol, atol);
 }
 
 /**
@@ -366,9 +383,9 @@ export function runRaf(c: Case): Outcome {
       const name = session.outputNames[k]!;
       const got = outs[name];
       if (!got) return { status: 'fail', reason: `output '${name}' is missing` };
-      const kind = session.model.outputs.find((o) => o.name === name)?.kind ?? 'tensor';
-      const want = readValueFile(set.outputs[k]!, kind);
-      const diff = compareValue(name, got, want, c.rtol, c.atol);
+      const declared = session.model.outputs.find((o) => o.name === name);
+      const want = readValueFile(set.outputs[k]!, declared?.kind ?? 'tensor');
+      const diff = compareValue(name, got, want, c.rtol, c.atol, declared?.format);
       if (diff) return { status: withinRounding(got, want) ? 'rounding' : 'fail', reason: diff };
     }
   }

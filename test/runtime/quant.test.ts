@@ -340,7 +340,15 @@ describe('ONNX import of QuantizeLinear', () => {
     expect([w.dtype, values(w)]).toEqual(['int16', [-12, -2, 3, 160]]);
   });
 
-  it('refuses an output_dtype raf-op has no tensor for (uint4), naming the attribute', () => {
-    expect(() => model(21).run({ x0: x() })).toThrow(/QuantizeLinear.*attribute output_dtype = 2[12] is not supported/);
+  it('reads output_dtype 21 and 22 as uint4 and int4: saturated to 0..15 and -8..7, in their uint8 and int8 carriers', () => {
+    // round_half_even(x / 0.25) = [-12, -2, 3, 160].
+    const u4 = model(21).run({ x0: x() }).y0!;
+    expect([u4.dtype, values(u4)]).toEqual(['uint8', [0, 0, 3, 15]]);
+    const i4 = model(22).run({ x0: x() }).y0!;
+    expect([i4.dtype, values(i4)]).toEqual(['int8', [-8, -2, 3, 7]]);
+  });
+
+  it('refuses an output_dtype ONNX does not quantize to (float8e8m0), naming the node', () => {
+    expect(() => model(24).run({ x0: x() })).toThrow(/QuantizeLinear.*float8e8m0 is not defined by ONNX/);
   });
 });

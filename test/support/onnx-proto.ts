@@ -235,6 +235,11 @@ export interface TensorData {
   dtype: DType;
   shape: number[];
   data: TypedData | number[];
+  /**
+   * An ONNX element type code that overrides dtype, for types with no array of their own (int4, float8...): data is
+   * then ONNX's bytes for the elements, packed as raw_data stores them.
+   */
+  elemType?: number;
 }
 
 /** AttributeProto.AttributeType numbers. */
@@ -283,6 +288,8 @@ export interface ValueInfoSpec {
   shape?: Array<number | string | null>;
   /** A sequence of such tensors, or an optional one (a tensor by default). */
   kind?: 'sequence' | 'optional';
+  /** An ONNX element type code that overrides dtype (int4, float8...: types with no DType here). */
+  elemType?: number;
 }
 
 export interface InitializerSpec extends TensorData {
@@ -395,6 +402,13 @@ function checkCount(t: TensorData, n: number): void {
  * and float64 round-trip bit-exactly without going through JS doubles.
  */
 export function tensorProto(t: TensorData, name = ''): Record<string, unknown> {
+  if (t.elemType !== undefined)
+    return {
+      name,
+      dims: t.shape.map(int64),
+      dataType: t.elemType,
+      rawData: Uint8Array.from(t.data as ArrayLike<number>),
+    };
   const typed = toTypedData(t);
   checkCount(t, typed.length);
   const raw = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength).slice();
@@ -435,8 +449,8 @@ function attributeProto(name: string, v: AttrValue): Record<string, unknown> {
 }
 
 function valueInfoProto(v: ValueInfoSpec): Record<string, unknown> {
-  if (v.dtype === undefined) return { name: v.name };
-  const tensorType: Record<string, unknown> = { elemType: DataType[v.dtype] };
+  if (v.dtype === undefined && v.elemType === undefined) return { name: v.name };
+  const tensorType: Record<string, unknown> = { elemType: v.elemType ?? DataType[v.dtype!] };
   if (v.shape) {
     tensorType.shape = {
       dim: v.shape.map((d) =>

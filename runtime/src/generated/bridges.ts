@@ -62,6 +62,7 @@ export {
   type BatchNormKernel,
 } from './bridge/batch_norm.ts';
 export { biasAddBridge, type BiasAddAttrs, type BiasAddInputs, type BiasAddKernel } from './bridge/bias_add.ts';
+export { bitcastBridge, type BitcastAttrs, type BitcastInputs, type BitcastKernel } from './bridge/bitcast.ts';
 export {
   bitwiseAndBridge,
   type BitwiseAndAttrs,
@@ -480,6 +481,12 @@ export {
 } from './bridge/rotary_embedding.ts';
 export { roundBridge, type RoundAttrs, type RoundInputs, type RoundKernel } from './bridge/round.ts';
 export { roundDxBridge, type RoundDxAttrs, type RoundDxInputs, type RoundDxKernel } from './bridge/round_dx.ts';
+export {
+  roundToFormatBridge,
+  type RoundToFormatAttrs,
+  type RoundToFormatInputs,
+  type RoundToFormatKernel,
+} from './bridge/round_to_format.ts';
 export { rsqrtBridge, type RsqrtAttrs, type RsqrtInputs, type RsqrtKernel } from './bridge/rsqrt.ts';
 export { rsqrtDxBridge, type RsqrtDxAttrs, type RsqrtDxInputs, type RsqrtDxKernel } from './bridge/rsqrt_dx.ts';
 export {

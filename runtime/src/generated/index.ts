@@ -144,6 +144,10 @@ import { biasAddOp } from './api/bias_add.ts';
 import { biasAddGrad } from './grad/bias_add.ts';
 import { biasAddRelay } from './relay/bias_add.ts';
 import { biasAddCpuOp } from './dialects/cpu/bias_add.ts';
+import { bitcastOp } from './api/bitcast.ts';
+import { bitcastGrad } from './grad/bitcast.ts';
+import { bitcastRelay } from './relay/bitcast.ts';
+import { bitcastCpuOp } from './dialects/cpu/bitcast.ts';
 import { bitwiseAndOp } from './api/bitwise_and.ts';
 import { bitwiseAndGrad } from './grad/bitwise_and.ts';
 import { bitwiseAndRelay } from './relay/bitwise_and.ts';
@@ -846,6 +850,10 @@ import { roundDxGrad } from './grad/round_dx.ts';
 import { roundDxRelay } from './relay/round_dx.ts';
 import { roundDxCpuOp } from './dialects/cpu/round_dx.ts';
 import { roundDxWebgpuOp } from './dialects/webgpu/round_dx.ts';
+import { roundToFormatOp } from './api/round_to_format.ts';
+import { roundToFormatGrad } from './grad/round_to_format.ts';
+import { roundToFormatRelay } from './relay/round_to_format.ts';
+import { roundToFormatCpuOp } from './dialects/cpu/round_to_format.ts';
 import { rsqrtOp } from './api/rsqrt.ts';
 import { rsqrtGrad } from './grad/rsqrt.ts';
 import { rsqrtRelay } from './relay/rsqrt.ts';
@@ -1178,6 +1186,7 @@ export const OPS = {
   batch_matmul: batchMatmulOp,
   batch_norm: batchNormOp,
   bias_add: biasAddOp,
+  bitcast: bitcastOp,
   bitwise_and: bitwiseAndOp,
   bitwise_not: bitwiseNotOp,
   bitwise_or: bitwiseOrOp,
@@ -1316,6 +1325,7 @@ export const OPS = {
   rotary_embedding: rotaryEmbeddingOp,
   round: roundOp,
   round_dx: roundDxOp,
+  round_to_format: roundToFormatOp,
   rsqrt: rsqrtOp,
   rsqrt_dx: rsqrtDxOp,
   scaled_add: scaledAddOp,
@@ -1404,6 +1414,7 @@ avgPool2dDxOp.grad = avgPool2dDxGrad;
 batchMatmulOp.grad = batchMatmulGrad;
 batchNormOp.grad = batchNormGrad;
 biasAddOp.grad = biasAddGrad;
+bitcastOp.grad = bitcastGrad;
 bitwiseAndOp.grad = bitwiseAndGrad;
 bitwiseNotOp.grad = bitwiseNotGrad;
 bitwiseOrOp.grad = bitwiseOrGrad;
@@ -1542,6 +1553,7 @@ roiAlignOp.grad = roiAlignGrad;
 rotaryEmbeddingOp.grad = rotaryEmbeddingGrad;
 roundOp.grad = roundGrad;
 roundDxOp.grad = roundDxGrad;
+roundToFormatOp.grad = roundToFormatGrad;
 rsqrtOp.grad = rsqrtGrad;
 rsqrtDxOp.grad = rsqrtDxGrad;
 scaledAddOp.grad = scaledAddGrad;
@@ -1659,6 +1671,7 @@ registerDialectOps([
   batchNormWasmOp,
   batchNormWebgpuOp,
   biasAddCpuOp,
+  bitcastCpuOp,
   bitwiseAndCpuOp,
   bitwiseNotCpuOp,
   bitwiseOrCpuOp,
@@ -1947,6 +1960,7 @@ registerDialectOps([
   roundWebgpuOp,
   roundDxCpuOp,
   roundDxWebgpuOp,
+  roundToFormatCpuOp,
   rsqrtCpuOp,
   rsqrtWasmOp,
   rsqrtWebgpuOp,
@@ -2105,6 +2119,7 @@ installRelayConverters([
   batchMatmulRelay,
   batchNormRelay,
   biasAddRelay,
+  bitcastRelay,
   bitwiseAndRelay,
   bitwiseNotRelay,
   bitwiseOrRelay,
@@ -2243,6 +2258,7 @@ installRelayConverters([
   rotaryEmbeddingRelay,
   roundRelay,
   roundDxRelay,
+  roundToFormatRelay,
   rsqrtRelay,
   rsqrtDxRelay,
   scaledAddRelay,

@@ -10,7 +10,7 @@ import { dequantizeLinearCast, dequantizeLinearFusion } from '../passes/dequanti
 /** The base op raf.op.dequantize_linear; its gradient is installed by the generated registry. */
 export const dequantizeLinearOp: OpDef<DequantizeLinearArgs> = {
   name: 'dequantize_linear',
-  doc: "ONNX DequantizeLinear: y = (x - x_zero_point) * x_scale for uint8, int8, uint16, int16 or int32 x, in x_scale's dtype (or output_dtype). x_scale and x_zero_point are per tensor, per axis or blocked, as quantize_linear's.",
+  doc: "ONNX DequantizeLinear: y = (x - x_zero_point) * x_scale for uint8, int8, uint16, int16 or int32 x, in x_scale's dtype (or output_dtype). x_scale and x_zero_point are per tensor, per axis or blocked, as quantize_linear's. A float32 x holds a narrow float format's values (ONNX float8 or float4e2m1, see round_to_format) and takes no zero point.",
   source: 'specs/quant/dequantize_linear.yaml',
   schema: DequantizeLinearArgs,
   tensorArgs: ['x', 'x_scale', 'x_zero_point'],
@@ -22,7 +22,7 @@ export const dequantizeLinearOp: OpDef<DequantizeLinearArgs> = {
 };
 
 /**
- * ONNX DequantizeLinear: y = (x - x_zero_point) * x_scale for uint8, int8, uint16, int16 or int32 x, in x_scale's dtype (or output_dtype). x_scale and x_zero_point are per tensor, per axis or blocked, as quantize_linear's.
+ * ONNX DequantizeLinear: y = (x - x_zero_point) * x_scale for uint8, int8, uint16, int16 or int32 x, in x_scale's dtype (or output_dtype). x_scale and x_zero_point are per tensor, per axis or blocked, as quantize_linear's. A float32 x holds a narrow float format's values (ONNX float8 or float4e2m1, see round_to_format) and takes no zero point.
  *
  * @param x Tensor.
  * @param x_scale Tensor.

@@ -28,6 +28,7 @@ import { avgPool2dDxOnnx } from './avg_pool2d_dx.ts';
 import { batchMatmulOnnx } from './batch_matmul.ts';
 import { batchNormOnnx } from './batch_norm.ts';
 import { biasAddOnnx } from './bias_add.ts';
+import { bitcastOnnx } from './bitcast.ts';
 import { bitwiseAndOnnx } from './bitwise_and.ts';
 import { bitwiseNotOnnx } from './bitwise_not.ts';
 import { bitwiseOrOnnx } from './bitwise_or.ts';
@@ -166,6 +167,7 @@ import { roiAlignOnnx } from './roi_align.ts';
 import { rotaryEmbeddingOnnx } from './rotary_embedding.ts';
 import { roundOnnx } from './round.ts';
 import { roundDxOnnx } from './round_dx.ts';
+import { roundToFormatOnnx } from './round_to_format.ts';
 import { rsqrtOnnx } from './rsqrt.ts';
 import { rsqrtDxOnnx } from './rsqrt_dx.ts';
 import { scaledAddOnnx } from './scaled_add.ts';
@@ -253,6 +255,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   batchMatmulOnnx,
   batchNormOnnx,
   biasAddOnnx,
+  bitcastOnnx,
   bitwiseAndOnnx,
   bitwiseNotOnnx,
   bitwiseOrOnnx,
@@ -391,6 +394,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   rotaryEmbeddingOnnx,
   roundOnnx,
   roundDxOnnx,
+  roundToFormatOnnx,
   rsqrtOnnx,
   rsqrtDxOnnx,
   scaledAddOnnx,

@@ -28,6 +28,7 @@ import { avgPool2dDxCompute } from './avg_pool2d_dx.ts';
 import { batchMatmulCompute } from './batch_matmul.ts';
 import { batchNormCompute } from './batch_norm.ts';
 import { biasAddCompute } from './bias_add.ts';
+import { bitcastCompute } from './bitcast.ts';
 import { bitwiseAndCompute } from './bitwise_and.ts';
 import { bitwiseNotCompute } from './bitwise_not.ts';
 import { bitwiseOrCompute } from './bitwise_or.ts';
@@ -166,6 +167,7 @@ import { roiAlignCompute } from './roi_align.ts';
 import { rotaryEmbeddingCompute } from './rotary_embedding.ts';
 import { roundCompute } from './round.ts';
 import { roundDxCompute } from './round_dx.ts';
+import { roundToFormatCompute } from './round_to_format.ts';
 import { rsqrtCompute } from './rsqrt.ts';
 import { rsqrtDxCompute } from './rsqrt_dx.ts';
 import { scaledAddCompute } from './scaled_add.ts';
@@ -253,6 +255,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   batch_matmul: batchMatmulCompute,
   batch_norm: batchNormCompute,
   bias_add: biasAddCompute,
+  bitcast: bitcastCompute,
   bitwise_and: bitwiseAndCompute,
   bitwise_not: bitwiseNotCompute,
   bitwise_or: bitwiseOrCompute,
@@ -391,6 +394,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   rotary_embedding: rotaryEmbeddingCompute,
   round: roundCompute,
   round_dx: roundDxCompute,
+  round_to_format: roundToFormatCompute,
   rsqrt: rsqrtCompute,
   rsqrt_dx: rsqrtDxCompute,
   scaled_add: scaledAddCompute,

@@ -16,6 +16,7 @@ import { CONTRIB_FORMS, DEFAULT_DOMAIN_CONTRIB_FORMS } from '../onnx/forms-contr
 import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
+import { FORMAT_PRESERVING, formatOf, markFormat } from '../onnx/narrow.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
   decodeOnnx,
@@ -172,7 +173,8 @@ function float16Mode(opts: FromOnnxOptions, device: Device): 'float32' | 'float1
 
 /** An initializer's tensor: the cached one in the main graph of a cached conversion. */
 function initializerValue(t: OnnxTensor, values: Map<string, ImportValue>): Tensor {
-  return importCache?.top === values ? importCache.cache.initializer(t, constTensor) : constTensor(t);
+  const v = importCache?.top === values ? importCache.cache.initializer(t, constTensor) : constTensor(t);
+  return markFormat(v, t.format);
 }
 
 function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values: Map<string, ImportValue>): Graph {
@@ -238,7 +240,7 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
     const dtype: DType = importedDType(input.dtype);
     const v = mkVar({ shape: shape as number[], dtype }, device, input.name);
     params.push(v);
-    values.set(input.name, rec.tensorOf(v));
+    values.set(input.name, markFormat(rec.tensorOf(v), input.format));
   }
   for (const n of asInputs) params.push(inputVars.get(n)!);
   const missing = unsupportedOps(m);
@@ -678,7 +680,15 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
   const outs = form?.(ctx) ?? mappedCall(node, opset, (name) => (name ? read(node.inputs.indexOf(name)) : undefined));
   if (outs.length < node.outputs.filter(Boolean).length)
     throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);
-  node.outputs.forEach((o, i) => o && outs[i] && values.set(o, outs[i]!));
+  // An op that only moves elements passes a narrow format (int4, float8...) on to its outputs of the same dtype.
+  const first = FORMAT_PRESERVING.has(node.opType) ? value(0) : undefined;
+  const format = first instanceof Tensor ? formatOf(first) : undefined;
+  node.outputs.forEach((o, i) => {
+    if (!o || !outs[i]) return;
+    const t = outs[i]!;
+    if (format && t instanceof Tensor && t.dtype === (first as Tensor).dtype) markFormat(t, format);
+    values.set(o, t);
+  });
   cached?.store(node, values);
 }
 

@@ -59,6 +59,7 @@ import type { OnnxGraph } from './proto.ts';
 import { isSymbolic } from '../trace.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
+import { ML_FORMS } from './forms-ml.ts';
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
   const t = ctx.input(i);
@@ -737,6 +738,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.preview.training.Adagrad': trainingOptimizer('Adagrad'),
   'ai.onnx.preview.training.Momentum': trainingOptimizer('Momentum'),
   'ai.onnx.preview.training.Adam': trainingOptimizer('Adam'),
+  ...ML_FORMS,
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */

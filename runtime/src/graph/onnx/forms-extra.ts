@@ -31,6 +31,9 @@ import { normalizeAxis } from '../../shape.ts';
 import { tensor, zeros, type Tensor } from '../../tensor.ts';
 import type { ImportContext } from './forms.ts';
 import { onnxDType, valuesOf } from './values.ts';
+import { bitcast } from '../../generated/api/bitcast.ts';
+import { formatOf } from './narrow.ts';
+import { narrowFormatOf } from './proto.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -626,7 +629,20 @@ const linearAttention: Form = (ctx) => {
   return [back(y, q), back(S, past ?? q)];
 };
 
+/** BitCast (opset 26): each element's bits as `to`, of the same width (raf.op.bitcast); narrow types are refused. */
+const bitCastForm: Form = (ctx) => {
+  const x = ctx.input(0);
+  if (!x) throw new Error('BitCast needs an input');
+  const to = ctx.attr('to');
+  if (typeof to !== 'number') throw new Error("BitCast's attribute 'to' is missing");
+  const narrow = formatOf(x) ?? narrowFormatOf(to);
+  if (narrow)
+    throw new Error(`BitCast to or from ${narrow} is not imported (raf-op holds ${narrow} values, not their bits)`);
+  return [bitcast(x, onnxDType(to))];
+};
+
 export const EXTRA_FORMS: Readonly<Record<string, Form>> = {
+  BitCast: bitCastForm,
   HannWindow: hann,
   HammingWindow: hamming,
   BlackmanWindow: blackman,

@@ -16,6 +16,7 @@ import { truncMod } from '../../generated/api/trunc_mod.ts';
 import { tensor, type Tensor } from '../../tensor.ts';
 import type { ImportContext } from './forms.ts';
 import type { OnnxNode } from './proto.ts';
+import { castToFormat, formatOf, roundModeOf } from './narrow.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -93,12 +94,15 @@ const bitShiftForm: Form = (ctx) => {
 };
 
 /**
- * CastLike: input 0 cast to input 1's dtype. saturate (opset 19) only concerns float8 targets, which raf-op has no dtype
- * for (reading such an input is refused before this runs), so any value of it means the same here.
+ * CastLike: input 0 cast to input 1's dtype, or rounded to its narrow type (int4, float8...) as Cast does; saturate
+ * (opset 19) and round_mode (opset 24) only concern float8 and float8e8m0 targets.
  */
 const castLikeForm: Form = (ctx) => {
-  onlyAttrs(ctx.node, ['saturate']);
+  onlyAttrs(ctx.node, ['saturate', 'round_mode']);
   const [x, like] = [need(ctx, 0), need(ctx, 1)];
+  // Like a value of a narrow type (int4, float8...): rounded to it as Cast would.
+  const format = formatOf(like);
+  if (format) return [castToFormat(x, format, (ctx.attr('saturate') ?? 1) !== 0, roundModeOf(ctx.attr('round_mode')))];
   const dtype: DType = like.dtype;
   return [x.dtype === dtype ? x : cast(x, dtype)];
 };

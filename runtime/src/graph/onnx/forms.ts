@@ -36,7 +36,9 @@ import { MATH_FORMS } from './forms-math.ts';
 import { SEQUENCE_FORMS } from './forms-sequence.ts';
 import { EXTRA_FORMS, lstmWithPeepholes } from './forms-extra.ts';
 import { kindOf, type ImportValue } from './containers.ts';
-import { isOnnxGraph, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
+import { isOnnxGraph, narrowFormatOf, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
+import { castToFormat, markFormat, roundModeOf } from './narrow.ts';
+import { cast } from '../../generated/api/cast.ts';
 
 /** What a form sees of the node it imports. */
 export interface ImportContext {
@@ -223,7 +225,7 @@ const constantForm: Form = (ctx) => {
   const value = v.value;
   switch (v.name) {
     case 'value':
-      return [constTensor(value as OnnxTensor)];
+      return [markFormat(constTensor(value as OnnxTensor), (value as OnnxTensor).format)];
     case 'value_float':
       return [tensor([value as number], { dtype: importedDType('float32'), shape: [] })];
     case 'value_floats':
@@ -627,7 +629,13 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   Identity: (ctx) => [ctx.value(0) ?? need(ctx, 0)],
   Cast: (ctx) => {
     const x = need(ctx, 0);
-    return onnxDType(num(ctx, 'to', 1)) === x.dtype ? [x] : null;
+    const to = num(ctx, 'to', 1);
+    // To int4, float8...: rounded as ONNX's Cast (saturate from opset 19, round_mode from 24, for float8e8m0).
+    const format = narrowFormatOf(to);
+    if (format) return [castToFormat(x, format, num(ctx, 'saturate', 1) !== 0, roundModeOf(ctx.attr('round_mode')))];
+    // From a narrow type its carrier holds the exact values: a plain cast. round_mode only concerns float8e8m0.
+    if (ctx.attr('round_mode') !== undefined) return [onnxDType(to) === x.dtype ? x : cast(x, onnxDType(to))];
+    return onnxDType(to) === x.dtype ? [x] : null;
   },
   Shape: shapeForm,
   Size: sizeForm,

@@ -2,6 +2,7 @@
 
 import type protobufjs from 'protobufjs';
 import { bfloat16FromBits, type DType } from '../../dtype.ts';
+import { carrierOf, packedLength, unpackFormat, type NarrowFormat } from '../../formats.ts';
 import { inlineFunctions, type OnnxFunction } from './functions.ts';
 
 // Field numbers follow onnx.proto (proto2: repeated scalars unpacked unless marked packed).
@@ -161,6 +162,28 @@ const ELEM: Readonly<Record<number, DType | 'int64'>> = {
   16: 'bfloat16',
 };
 
+/**
+ * ONNX's narrow element types: raf-op holds their values in a carrier dtype (formats.ts), and remembers the type, so
+ * that Cast, QuantizeLinear and the model's outputs keep ONNX's semantics.
+ */
+const NARROW: Readonly<Record<number, NarrowFormat>> = {
+  17: 'float8e4m3fn',
+  18: 'float8e4m3fnuz',
+  19: 'float8e5m2',
+  20: 'float8e5m2fnuz',
+  21: 'uint4',
+  22: 'int4',
+  23: 'float4e2m1',
+  24: 'float8e8m0',
+  25: 'uint2',
+  26: 'int2',
+};
+
+/** The narrow format of an ONNX element type code, if it is one (Cast's `to`, QuantizeLinear's output_dtype). */
+export function narrowFormatOf(code: number): NarrowFormat | undefined {
+  return NARROW[code];
+}
+
 /** Names of the ONNX element types raf-op has no dtype for (TensorProto.DataType), for the refusal's message. */
 const UNREAD: Readonly<Record<number, string>> = {
   0: 'UNDEFINED',
@@ -255,16 +278,25 @@ export interface OnnxTensor {
    * into tensors with no per-element work); for the typed lists, the list.
    */
   readonly data: ArrayLike<number>;
+  /** ONNX's narrow element type (int4, float8...), whose values `dtype` (its carrier) holds. */
+  readonly format?: NarrowFormat;
 }
 
 /** A tensor whose elements are read only when asked for, once: an initializer no node reads costs nothing. */
-function lazyTensor(name: string, dtype: DType | 'int64', shape: number[], read: () => ArrayLike<number>): OnnxTensor {
+function lazyTensor(
+  name: string,
+  dtype: DType | 'int64',
+  shape: number[],
+  read: () => ArrayLike<number>,
+  format?: NarrowFormat,
+): OnnxTensor {
   let data: ArrayLike<number> | undefined;
   let values: number[] | undefined;
   return {
     name,
     dtype,
     shape,
+    ...(format ? { format } : {}),
     get data() {
       return (data ??= read());
     },
@@ -305,6 +337,8 @@ export interface OnnxValueInfo {
   readonly kind: 'tensor' | 'sequence' | 'map' | 'optional' | 'sparse tensor';
   readonly dtype: DType | 'int64' | null;
   readonly shape: (number | string)[] | null;
+  /** ONNX's narrow element type (int4, float8...), whose values `dtype` (its carrier) holds. */
+  readonly format?: NarrowFormat;
 }
 
 /** A graph: the model's main graph, or a control-flow body (If's branches, Loop's body). */
@@ -325,7 +359,7 @@ export function isOnnxGraph(v: unknown): v is OnnxGraph {
 }
 
 function elemType(code: number, what: string): DType | 'int64' {
-  const d = ELEM[code];
+  const d = ELEM[code] ?? (NARROW[code] && carrierOf(NARROW[code]));
   if (!d)
     throw new Error(
       `FromOnnx: ${what} has ONNX element type ${code} (${onnxTypeName(code)}), which raf-op has no tensor for and does not read`,
@@ -337,6 +371,8 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
   const dtype = elemType(t.dataType, `tensor '${t.name ?? ''}'`);
   const shape: number[] = (t.dims ?? []).map(Number);
   const raw: Uint8Array | undefined = t.rawData;
+  const format = NARROW[t.dataType];
+  if (format) return narrowTensor(t, format, shape);
   if (raw && raw.length) {
     const read = RAW[t.dataType];
     if (!read)
@@ -371,6 +407,25 @@ function tensorOf(t: Record<string, any>): OnnxTensor {
           ? list.map(Number)
           : list,
   );
+}
+
+/**
+ * A tensor of a narrow type: its bytes (raw_data, or int32_data holding one byte each) unpacked into the format's
+ * carrier dtype, 4-bit elements two to a byte and 2-bit ones four, the first in the lowest bits.
+ */
+function narrowTensor(t: Record<string, any>, format: NarrowFormat, shape: number[]): OnnxTensor {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const raw: Uint8Array | undefined = t.rawData;
+  const bytes: ArrayLike<number> = raw && raw.length ? raw : ((t.int32Data ?? []) as number[]).map((v) => v & 0xff);
+  const need = packedLength(format, n);
+  if (bytes.length !== need)
+    throw new Error(
+      `FromOnnx: tensor '${t.name ?? ''}' (${format}) holds ${bytes.length} bytes, its shape [${shape.join(', ')}] needs ${need}` +
+        (bytes.length === 0
+          ? '; its data may be stored outside the model (external data), which FromOnnx does not read'
+          : ''),
+    );
+  return lazyTensor(t.name ?? '', carrierOf(format), shape, () => unpackFormat(format, bytes, n), format);
 }
 
 function attrOf(a: Record<string, any>): OnnxAttr {
@@ -430,9 +485,11 @@ function valueInfo(v: Record<string, any>): OnnxValueInfo {
         : v.type?.sparseTensorType
           ? 'sparse tensor'
           : 'tensor';
+  const format = tt?.elemType ? NARROW[tt.elemType] : undefined;
   return {
     name: v.name,
     kind,
+    ...(format ? { format } : {}),
     dtype: tt?.elemType ? elemType(tt.elemType, `value '${v.name}'`) : null,
     shape: tt?.shape
       ? (tt.shape.dim ?? []).map((d: any) => (d.dimValue !== undefined ? Number(d.dimValue) : (d.dimParam ?? '?')))

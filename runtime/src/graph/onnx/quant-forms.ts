@@ -1,9 +1,10 @@
 // Importer forms of ONNX's QuantizeLinear and DequantizeLinear (registered in forms.ts): their output_dtype attribute
 // (opset 21 and 23) is a TensorProto element type where 0 means "unset"; the mapping takes a raf-op dtype, so 0 is
-// dropped here and a type raf-op has no tensor for (int16, int4, float8...) is refused naming the attribute.
+// dropped here. Narrow types (int4, float8...: the zero point's, x's or output_dtype's) go through narrow.ts.
 
 import type { Tensor } from '../../tensor.ts';
-import type { OnnxAttr } from './proto.ts';
+import { dequantizeFormat, formatOf, quantizeToFormat } from './narrow.ts';
+import { narrowFormatOf, type OnnxAttr } from './proto.ts';
 import { onnxDType } from './values.ts';
 
 /** What a form sees (forms.ts's ImportContext, the part these forms read). */
@@ -18,8 +19,19 @@ export const quantizeForm =
   (opType: 'QuantizeLinear' | 'DequantizeLinear') =>
   (ctx: QuantImportContext): Tensor[] | null => {
     const code = ctx.attr('output_dtype');
+    if (code !== undefined && typeof code !== 'number') throw new Error(`attribute output_dtype is not an integer`);
+    const [x, scale, zp] = [ctx.input(0), ctx.input(1), ctx.input(2)];
+    if (x && scale && opType === 'QuantizeLinear') {
+      const format = formatOf(zp) ?? (code ? narrowFormatOf(code) : undefined);
+      if (format) return [quantizeToFormat(format, x, scale, zp, ctx.node.attrs)];
+    }
+    if (x && scale && opType === 'DequantizeLinear') {
+      const format = formatOf(x);
+      if (format === 'float8e8m0') throw new Error('DequantizeLinear of float8e8m0 is not defined by ONNX');
+      // float8 and float4 values are float32 in raf-op; int4 and int2 are int8 and uint8, which dequantize as they are.
+      if (format && !format.includes('int')) return [dequantizeFormat(x, scale, ctx.node.attrs)];
+    }
     if (code === undefined) return null;
-    if (typeof code !== 'number') throw new Error(`attribute output_dtype is not an integer`);
     if (code !== 0) {
       try {
         onnxDType(code);

@@ -20,7 +20,8 @@ import { recognizeAttention } from '../passes/attention.ts';
 import { isOrtRegion, ortRegions, releaseOrtRegions, type OrtRegionOptions } from '../passes/ort-regions.ts';
 import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
-import { decodeOnnx, type OnnxModel } from './proto.ts';
+import { decodeOnnx, type OnnxModel, type OnnxValueInfo } from './proto.ts';
+import { carrierOf, memberOf } from '../../formats.ts';
 
 export interface OnnxSessionOptions {
   readonly device?: Device;
@@ -146,6 +147,7 @@ export class OnnxSession {
     const extra = Object.keys(feeds).filter((n) => !this.inputNames.includes(n));
     if (extra.length) throw new Error(`OnnxSession.run: unknown input(s) ${extra.map((n) => `'${n}'`).join(', ')}`);
     this.checkShapes(feeds);
+    if (this.narrowInputs.length) this.checkFormats(feeds);
     for (;;) {
       const tensorAt = (n: string) => {
         const t = feeds[n];
@@ -327,6 +329,34 @@ export class OnnxSession {
 
   /** Whether the model reads small inputs' values to decide shapes, so each new set of them is a new conversion. */
   private foldSmall = false;
+
+  /** Inputs of narrow ONNX types (int4, float8...), which are fed in their carrier dtype (formats.ts). */
+  private get narrowInputs(): readonly OnnxValueInfo[] {
+    return (this.narrowInputsCache ??= this.model.inputs.filter((i) => i.format && this.inputNames.includes(i.name)));
+  }
+  private narrowInputsCache: readonly OnnxValueInfo[] | undefined;
+
+  /** Refuses a narrow input's feed that is not in the format's carrier dtype or holds a value the format has not. */
+  private checkFormats(feeds: Readonly<Record<string, OnnxValue>>): void {
+    for (const input of this.narrowInputs) {
+      const t = feeds[input.name];
+      const format = input.format!;
+      if (!(t instanceof Tensor)) continue;
+      const carrier = carrierOf(format);
+      if (t.dtype !== carrier)
+        throw new Error(
+          `OnnxSession.run: input '${input.name}' is ONNX ${format}, which raf-op holds in ${carrier}; it was given ${t.dtype}`,
+        );
+      if (t.device.kind !== 'cpu') continue;
+      const member = memberOf(format);
+      const values = t.dataSync() as ArrayLike<number>;
+      for (let i = 0; i < values.length; i++)
+        if (!member(values[i]!))
+          throw new Error(
+            `OnnxSession.run: input '${input.name}' is ONNX ${format} (held in ${carrier}): element ${i} is ${values[i]}, not a ${format} value (round it with ops.roundToFormat(x, '${format}'))`,
+          );
+    }
+  }
 
   /** Refuses feeds whose rank or fixed dimensions contradict what the model declares for that input. */
   private checkShapes(feeds: Readonly<Record<string, OnnxValue>>): void {
