@@ -12,6 +12,8 @@ import { generateGreedy } from '../../runtime/src/graph/onnx/generate.ts';
 import { buildModel, type InitializerSpec, type ModelSpec, type NodeSpec } from '../support/onnx-proto.ts';
 import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
 import { assertAllClose } from '../support/assert.ts';
+import { lcgValues } from '../support/reference.ts';
+import { packFormat } from '../../runtime/src/formats.ts';
 
 const MS = 'com.microsoft';
 const REQUIRE_GPU = Boolean(process.env.CI) || process.env.RAF_REQUIRE_WEBGPU === '1';
@@ -162,6 +164,44 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
         inits,
       );
     }
+  });
+
+  it('GatherBlockQuantized over int4 and uint4 tables, with and without zero points', async () => {
+    const ids = tensor([3, 0, 9, 3, 7, 1], { dtype: 'int64', shape: [2, 3] });
+    const [rows, K, block] = [10, 40, 16];
+    const kBlocks = Math.ceil(K / block);
+    // Every code of the type, from a seeded generator; ONNX element types 22 (int4) and 21 (uint4).
+    const codes = (n: number, seed: number, signed: boolean) =>
+      lcgValues(n, seed).map((v) => Math.floor(((v + 1) / 2) * 16) - (signed ? 8 : 0));
+    const narrow = (name: string, shape: number[], format: 'int4' | 'uint4', seed: number): InitializerSpec => ({
+      name,
+      dtype: format === 'int4' ? 'int8' : 'uint8',
+      shape,
+      data: Array.from(packFormat(format, codes(shape[0]! * shape[1]!, seed, format === 'int4'))),
+      elemType: format === 'int4' ? 22 : 21,
+    });
+    const configs = [
+      { format: 'int4', zp: false },
+      { format: 'int4', zp: true },
+      { format: 'uint4', zp: false },
+      { format: 'uint4', zp: true },
+    ] as const;
+    for (const [k, c] of configs.entries())
+      await agree(
+        {
+          op: 'GatherBlockQuantized',
+          domain: MS,
+          inputs: ['data', 'ids', 'scales', ...(c.zp ? ['zp'] : [])],
+          outputs: ['y'],
+          attrs: { block_size: block, gather_axis: 0, quantize_axis: 1 },
+        },
+        { ids },
+        [
+          narrow('data', [rows, K], c.format, 190 + k),
+          floats('scales', [rows, kBlocks], 195 + k, 0.01, 0.2),
+          ...(c.zp ? [narrow('zp', [rows, kBlocks], c.format, 200 + k)] : []),
+        ],
+      );
   });
 
   it('MatMulNBits refuses what it does not compute, naming it', () => {

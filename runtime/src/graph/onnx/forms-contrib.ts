@@ -60,6 +60,7 @@ import { isSymbolic } from '../trace.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 import { ML_FORMS } from './forms-ml.ts';
+import { formatOf } from './narrow.ts';
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
   const t = ctx.input(i);
@@ -572,14 +573,19 @@ const gatherBlockQuantized: Form = (ctx) => {
     throw new Error(`${op} block_size = ${block} is not a power of two of at least 16`);
   const data = need(ctx, 0, 'data');
   const r = data.shape.length;
-  if (data.dtype !== 'uint8') throw new Error(`${op} of ${data.dtype} data is not imported (uint8 is)`);
+  // int4 and uint4 tables arrive unpacked (their int8 and uint8 carriers, narrow.ts); uint8 ones hold packed codes.
+  const format = formatOf(data);
+  if (format !== undefined && format !== 'int4' && format !== 'uint4')
+    throw new Error(`${op} of ${format} data is not imported (uint8, int4 and uint4 are)`);
+  if (format && bits !== 4) throw new Error(`${op} of ${format} data has bits = ${bits}; ${format} is 4 bits`);
+  if (!format && data.dtype !== 'uint8') throw new Error(`${op} of ${data.dtype} data is not imported (uint8 is)`);
   const axis = (name: string, dflt: number) => {
     const a = num(ctx, name, dflt);
     return a < 0 ? a + r : a;
   };
   if (axis('gather_axis', 0) !== 0) throw new Error(`${op} gather_axis other than 0 is not imported`);
   if (axis('quantize_axis', 1) !== r - 1) throw new Error(`${op} quantize_axis other than the last is not imported`);
-  const per = 8 / bits;
+  const per = format ? 1 : 8 / bits;
   const K = data.shape[r - 1]! * per;
   const kBlocks = Math.ceil(K / block);
   const lead = data.shape.slice(0, r - 1);
@@ -595,15 +601,25 @@ const gatherBlockQuantized: Form = (ctx) => {
     return out;
   };
   // Codes padded to whole blocks, so that each block is one row of a [..., k_blocks, block] view.
-  const codes = new Uint8Array(rows * kBlocks * block);
-  const unpacked = unpack(bytesOf(ctx, 0, 'data'), data.shape[r - 1]!, K);
+  const codes = format === 'int4' ? new Int8Array(rows * kBlocks * block) : new Uint8Array(rows * kBlocks * block);
+  const known = (t: Tensor, what: string): Int8Array | Uint8Array => {
+    if (isSymbolic(t)) throw new Error(`${op}'s ${what} must be known at import (an initializer)`);
+    return (t as Tensor).dataSync() as Int8Array | Uint8Array;
+  };
+  const unpacked = format ? known(data, 'data') : unpack(bytesOf(ctx, 0, 'data'), data.shape[r - 1]!, K);
   for (let row = 0; row < rows; row++) codes.set(unpacked.subarray(row * K, row * K + K), row * kBlocks * block);
   const scales = floatInput(ctx, 2, 'scales');
   if (scales.size !== rows * kBlocks)
     throw new Error(`${op}'s scales have ${scales.size} values; expected ${rows * kBlocks} (${kBlocks} per row)`);
   const zpT = ctx.input(3);
-  let zero: Tensor | number = 2 ** (bits - 1);
-  if (zpT) {
+  // Without zero points: the middle of the range for packed uint8 codes (8 for 4 bits); 0 for int4 and uint4 tables,
+  // as onnxruntime reads them.
+  let zero: Tensor | number = format ? 0 : 2 ** (bits - 1);
+  if (zpT && format) {
+    if (formatOf(zpT) !== format || zpT.size !== rows * kBlocks)
+      throw new Error(`${op}'s zero_points must be ${format} like the data, ${kBlocks} a row`);
+    zero = tensor(Array.from(known(zpT, 'zero_points')), { dtype: scales.dtype, shape: [...lead, kBlocks, 1] });
+  } else if (zpT) {
     const width = zpT.shape.at(-1)!;
     if (zpT.dtype !== 'uint8' || zpT.size !== rows * width || width !== Math.ceil((kBlocks * bits) / 8))
       throw new Error(
@@ -613,7 +629,8 @@ const gatherBlockQuantized: Form = (ctx) => {
     zero = tensor(Array.from(zp), { dtype: scales.dtype, shape: [...lead, kBlocks, 1] });
   }
   const indices = need(ctx, 1, 'indices');
-  const q = cast(take(tensor(codes, { dtype: 'uint8', shape: [...lead, kBlocks, block] }), indices, 0), scales.dtype);
+  const table = tensor(codes, { dtype: format === 'int4' ? 'int8' : 'uint8', shape: [...lead, kBlocks, block] });
+  const q = cast(take(table, indices, 0), scales.dtype);
   const s = take(reshape(scales, [...lead, kBlocks, 1]), indices, 0);
   const z = typeof zero === 'number' ? zero : take(zero, indices, 0);
   const y = multiply(subtract(q, z), s);
