@@ -3,6 +3,7 @@
 import { call } from './dispatch.ts';
 import type { DType } from './dtype.ts';
 import { zeros } from './tensor.ts';
+import { relayForm } from './relay-forms.ts';
 
 export interface RelayConverter {
   readonly relayOp: string;
@@ -351,6 +352,9 @@ export function convertRelayCall(
     return args[0];
   }
   const c = converters.get(relayOp);
+  // Relay ops no single raf-op op is: composed from raf-op calls (relay-forms.ts); a spec's mapping comes first.
+  const form = c ? undefined : relayForm(relayOp);
+  if (form) return form(args, attrs);
   if (!c)
     throw new Error(
       `FromRelay: unknown op '${relayOp}': no raf-op spec maps it (add a relay: mapping to the op's spec)`,

@@ -90,7 +90,12 @@ export interface Outcome {
 
 /** Runs one corpus program through the reference and the importer; `calls` collects the op calls it made. */
 export function check(file: string, calls: OpCall[]): Outcome {
-  const { src, meta } = header(readFileSync(join(CORPUS, file), 'utf8'));
+  return checkSource(file, readFileSync(join(CORPUS, file), 'utf8'), calls);
+}
+
+/** Runs Relay text (with the corpus files' optional `// meta:` header) through the reference and the importer. */
+export function checkSource(file: string, text: string, calls: OpCall[] = []): Outcome {
+  const { src, meta } = header(text);
   const rand = rng(file.length * 7919 + file.charCodeAt(0));
   const consts = (meta?.shapes ?? []).map((s, i) =>
     randomT64(s, (Array.isArray(meta!.dtype) ? meta!.dtype[i] : meta!.dtype) as RDType, rand, 'const'),

@@ -977,6 +977,241 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       for (let i = 0; i < y.data.length; i++) s -= p.data[i * C + y.data[i]!]!;
       return scalar(roundTo(p.dtype, s / y.data.length), p.dtype);
     }
+    // ---- composite ops raf-op imports through runtime/src/relay-forms.ts, written here from TVM's definitions ----
+    case 'nn.batch_flatten':
+      return reshape(t(0), [t(0).shape[0]!, size(t(0).shape.slice(1))]);
+    case 'nn.dropout':
+      return [t(0), mk(t(0).shape, t(0).dtype, () => 1)];
+    case 'nn.prelu': {
+      const [x, al] = [t(0), t(1)];
+      const a = axisOf((at.axis as number) ?? 1, x.shape.length);
+      const inner = size(x.shape.slice(a + 1));
+      return mk(x.shape, x.dtype, (i) => {
+        const v = x.data[i]!;
+        return roundTo(x.dtype, v > 0 ? v : al.data[Math.floor(i / inner) % x.shape[a]!]! * v);
+      });
+    }
+    case 'zeros':
+    case 'ones':
+      return mk((at.shape as number[]) ?? [], (at.dtype as RDType) ?? 'float32', () => (op === 'ones' ? 1 : 0));
+    case 'full': {
+      const dt = (at.dtype as RDType) ?? t(0).dtype;
+      return mk((at.shape as number[]) ?? [], dt, () => roundTo(dt, t(0).data[0]!));
+    }
+    case 'full_like':
+      return mk(t(0).shape, t(0).dtype, () => roundTo(t(0).dtype, t(1).data[0]!));
+    case 'broadcast_to': {
+      const shape = at.shape as number[];
+      return binary(
+        t(0),
+        mk(shape, t(0).dtype, () => 0),
+        (x) => x,
+      );
+    }
+    case 'stack': {
+      const xs = (vs[0] as RValue[]).map((v) => asTensor(v, 'stack item'));
+      const a = axisOf((at.axis as number) ?? 0, xs[0]!.shape.length + 1);
+      const shape = [...xs[0]!.shape.slice(0, a), xs.length, ...xs[0]!.shape.slice(a)];
+      const inner = size(xs[0]!.shape.slice(a));
+      return mk(shape, xs[0]!.dtype, (i) => {
+        const o = Math.floor(i / (inner * xs.length));
+        const k = Math.floor(i / inner) % xs.length;
+        return xs[k]!.data[o * inner + (i % inner)]!;
+      });
+    }
+    case 'floor_divide':
+      return binary(t(0), t(1), (x, y) => Math.floor(x / y));
+    case 'mod':
+      return binary(t(0), t(1), (x, y) => x % y);
+    case 'log2':
+      return unary(t(0), Math.log2);
+    case 'log10':
+      return unary(t(0), Math.log10);
+    case 'trunc':
+      return unary(t(0), Math.trunc);
+    case 'isfinite':
+      return mk(t(0).shape, 'bool', (i) => (Number.isFinite(t(0).data[i]!) ? 1 : 0));
+    case 'arange': {
+      const [start, stop, step] = [t(0).data[0]!, t(1).data[0]!, vs[2] ? t(2).data[0]! : 1];
+      const dt = (at.dtype as RDType) ?? 'float32';
+      const n = Math.max(0, Math.ceil((stop - start) / step));
+      return mk([n], dt, (i) => roundTo(dt, start + i * step));
+    }
+    case 'shape_of':
+      return mk([t(0).shape.length], (at.dtype as RDType) ?? 'int32', (i) => t(0).shape[i]!);
+    case 'cast_like':
+      return mk(t(0).shape, t(1).dtype, (i) => roundTo(t(1).dtype, t(0).data[i]!));
+    case 'reshape_like':
+      return reshape(t(0), t(1).shape);
+    case 'reverse':
+    case 'repeat': {
+      const x = t(0);
+      const a = axisOf((at.axis as number) ?? 0, x.shape.length);
+      const d = x.shape[a]!;
+      const k = op === 'repeat' ? (at.repeats as number) : 1;
+      const shape = x.shape.map((n, i) => (i === a ? n * k : n));
+      const inner = size(x.shape.slice(a + 1));
+      return mk(shape, x.dtype, (i) => {
+        const j = Math.floor(i / inner) % (d * k);
+        const o = Math.floor(i / (inner * d * k));
+        const src = op === 'reverse' ? d - 1 - j : Math.floor(j / k);
+        return x.data[(o * d + src) * inner + (i % inner)]!;
+      });
+    }
+    case 'variance': {
+      const [x, mu] = [t(0), t(1)];
+      const d = binary(x, mu, (a, b) => (a - b) * (a - b));
+      const axes = (at.axis as number[] | null) ?? [...x.shape.keys()];
+      const n = axes.reduce((p, a) => p * x.shape[axisOf(a, x.shape.length)]!, 1);
+      return reduce(d, axes, Boolean(at.keepdims), (v) => v.reduce((p, q) => p + q, 0) / (at.unbiased ? n - 1 : n));
+    }
+    case 'nn.l2_normalize': {
+      const x = t(0);
+      const ss = reduce(x, (at.axis as number[]) ?? [1], true, (v) => v.reduce((p, q) => p + q * q, 0));
+      return binary(x, ss, (v, q) => v / Math.sqrt(Math.max(q, (at.eps as number) ?? 0)));
+    }
+    case 'nn.instance_norm':
+    case 'nn.group_norm': {
+      const [x, g, b] = [t(0), t(1), t(2)];
+      const [N, C] = [x.shape[0]!, x.shape[1]!];
+      const groups = op === 'nn.group_norm' ? (at.num_groups as number) : C;
+      const per = (C / groups) * size(x.shape.slice(2));
+      const inner = size(x.shape.slice(2));
+      const eps = (at.epsilon as number) ?? 1e-5;
+      const out = new Float64Array(x.data.length);
+      for (let q = 0; q < N * groups; q++) {
+        const seg = Array.from(x.data.subarray(q * per, (q + 1) * per));
+        const m = seg.reduce((p, v) => p + v, 0) / per;
+        const v = seg.reduce((p, u) => p + (u - m) ** 2, 0) / per;
+        for (let j = 0; j < per; j++) {
+          const ch = Math.floor((q * per + j) / inner) % C;
+          const gamma = at.scale === false ? 1 : g.data[ch]!;
+          const beta = at.center === false ? 0 : b.data[ch]!;
+          out[q * per + j] = roundTo(x.dtype, ((seg[j]! - m) / Math.sqrt(v + eps)) * gamma + beta);
+        }
+      }
+      return { shape: x.shape, dtype: x.dtype, data: out };
+    }
+    case 'nn.adaptive_avg_pool2d': {
+      const layout = (at.layout as string) ?? 'NCHW';
+      const x = toLayout(t(0), layout, 'NCHW');
+      const [N, C, H, W] = x.shape as number[];
+      const os = (at.output_size as number[]) ?? [H!, W!];
+      const [OH, OW] = [os[0]!, os[1] ?? os[0]!];
+      const y = mk([N!, C!, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const nc = Math.floor(i / (OW * OH));
+        const [h0, h1] = [Math.floor((oh * H!) / OH), Math.ceil(((oh + 1) * H!) / OH)];
+        const [w0, w1] = [Math.floor((ow * W!) / OW), Math.ceil(((ow + 1) * W!) / OW)];
+        let s = 0;
+        for (let h = h0; h < h1; h++) for (let w = w0; w < w1; w++) s += x.data[(nc * H! + h) * W! + w]!;
+        return roundTo(x.dtype, s / ((h1 - h0) * (w1 - w0)));
+      });
+      return toLayout(y, 'NCHW', layout);
+    }
+    case 'nn.depth_to_space':
+    case 'nn.space_to_depth': {
+      const x = t(0);
+      const [N, C, H, W] = x.shape as number[];
+      const bs = at.block_size as number;
+      const d2s = op === 'nn.depth_to_space';
+      const shape = d2s ? [N!, C! / (bs * bs), H! * bs, W! * bs] : [N!, C! * bs * bs, H! / bs, W! / bs];
+      const [, OC, OH, OW] = shape as [number, number, number, number];
+      return mk(shape, x.dtype, (i) => {
+        const w = i % OW;
+        const h = Math.floor(i / OW) % OH;
+        const ch = Math.floor(i / (OW * OH)) % OC;
+        const n = Math.floor(i / (OW * OH * OC));
+        if (d2s) {
+          // DCR: input channel (bh * bs + bw) * OC + ch; CRD: ch * bs² + bh * bs + bw.
+          const [bh, bw] = [h % bs, w % bs];
+          const ic = at.mode === 'CRD' ? ch * bs * bs + bh * bs + bw : (bh * bs + bw) * OC + ch;
+          return x.data[((n * C! + ic) * H! + Math.floor(h / bs)) * W! + Math.floor(w / bs)]!;
+        }
+        const blk = Math.floor(ch / C!);
+        const ic = ch % C!;
+        const [bh, bw] = [Math.floor(blk / bs), blk % bs];
+        return x.data[((n * C! + ic) * H! + h * bs + bh) * W! + w * bs + bw]!;
+      });
+    }
+    case 'topk': {
+      const x = t(0);
+      const a = axisOf((at.axis as number) ?? -1, x.shape.length);
+      const d = x.shape[a]!;
+      const k = (at.k as number) || d;
+      const inner = size(x.shape.slice(a + 1));
+      const shape = x.shape.map((n, i) => (i === a ? k : n));
+      const order = (o: number, r: number) =>
+        [...Array(d).keys()].sort((p, q) => {
+          const [vp, vq] = [x.data[(o * d + p) * inner + r]!, x.data[(o * d + q) * inner + r]!];
+          return (at.is_ascend ? vp - vq : vq - vp) || p - q;
+        });
+      const pick = (i: number) => {
+        const r = i % inner;
+        const j = Math.floor(i / inner) % k;
+        const o = Math.floor(i / (inner * k));
+        return { o, r, src: order(o, r)[j]! };
+      };
+      const values = mk(shape, x.dtype, (i) => {
+        const { o, r, src } = pick(i);
+        return x.data[(o * d + src) * inner + r]!;
+      });
+      const indices = mk(shape, (at.dtype as RDType) ?? 'int32', (i) => pick(i).src);
+      const ret = (at.ret_type as string) ?? 'both';
+      return ret === 'both' ? [values, indices] : ret === 'values' ? values : indices;
+    }
+    case 'one_hot': {
+      const [ix, on, off] = [t(0), t(1), t(2)];
+      const depth = at.depth as number;
+      const rank = ix.shape.length + 1;
+      const a = axisOf((at.axis as number) ?? -1, rank);
+      const shape = [...ix.shape.slice(0, a), depth, ...ix.shape.slice(a)];
+      const inner = size(ix.shape.slice(a));
+      const dt = (at.dtype as RDType) ?? 'float32';
+      return mk(shape, dt, (i) => {
+        const k = Math.floor(i / inner) % depth;
+        const o = Math.floor(i / (inner * depth));
+        return ix.data[o * inner + (i % inner)] === k ? on.data[0]! : off.data[0]!;
+      });
+    }
+    case 'nn.conv2d_transpose': {
+      // y[n, g·OCg + oc, oh, ow] += x[n, g·ICg + ic, ih, iw] · w[g·ICg + ic, oc, kh, kw] at
+      // oh = ih·stride - pad_top + kh·dilation (IOHW weight, TVM's default).
+      const [x, w] = [t(0), t(1)];
+      const [N, IC, H, W] = x.shape as number[];
+      const [, OCg, KH, KW] = w.shape as number[];
+      const G = (at.groups as number) ?? 1;
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      const [dh, dw] = (at.dilation as number[]) ?? [1, 1];
+      let p = (at.padding as number[]) ?? [0, 0, 0, 0];
+      if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+      const [oph, opw] = (at.output_padding as number[]) ?? [0, 0];
+      const OH = (H! - 1) * sh! - p[0]! - p[2]! + dh! * (KH! - 1) + 1 + oph!;
+      const OW = (W! - 1) * sw! - p[1]! - p[3]! + dw! * (KW! - 1) + 1 + opw!;
+      const OC = OCg! * G;
+      const ICg = IC! / G;
+      const out = new Float64Array(N! * OC * OH * OW);
+      for (let n = 0; n < N!; n++)
+        for (let ic = 0; ic < IC!; ic++) {
+          const g = Math.floor(ic / ICg);
+          for (let ih = 0; ih < H!; ih++)
+            for (let iw = 0; iw < W!; iw++) {
+              const xv = x.data[((n * IC! + ic) * H! + ih) * W! + iw]!;
+              for (let oc = 0; oc < OCg!; oc++)
+                for (let kh = 0; kh < KH!; kh++)
+                  for (let kw = 0; kw < KW!; kw++) {
+                    const oh = ih * sh! - p[0]! + kh * dh!;
+                    const ow = iw * sw! - p[1]! + kw * dw!;
+                    if (oh < 0 || ow < 0 || oh >= OH || ow >= OW) continue;
+                    out[((n * OC + g * OCg! + oc) * OH + oh) * OW + ow] +=
+                      xv * w.data[((ic * OCg! + oc) * KH! + kh) * KW! + kw]!;
+                  }
+            }
+        }
+      for (let i = 0; i < out.length; i++) out[i] = roundTo(x.dtype, out[i]!);
+      return { shape: [N!, OC, OH, OW], dtype: x.dtype, data: out };
+    }
     default:
       throw new Error(`reference: no float64 definition of op ${op}`);
   }

@@ -1,0 +1,536 @@
+// FromRelay, composite forms: Relay ops that no single raf-op op is (TVM's nn.batch_flatten, stack, one_hot,
+// depth_to_space...), each written as raf-op calls with Relay's semantics (TVM's topi and type relations). Every attr
+// a form does not read is refused by name, as the generated converters refuse theirs.
+
+import { call } from './dispatch.ts';
+import type { DType } from './dtype.ts';
+import { Tensor, tensor } from './tensor.ts';
+
+type Attrs = Readonly<Record<string, unknown>>;
+type Form = (args: readonly unknown[], attrs: Attrs) => unknown;
+
+function fail(op: string, why: string): never {
+  throw new Error(`FromRelay: ${op}: ${why}`);
+}
+
+/** Refuses attrs the form does not read (Relay's own defaults pass where they change nothing). */
+function only(op: string, attrs: Attrs, names: readonly string[]): void {
+  for (const k of Object.keys(attrs))
+    if (!names.includes(k))
+      fail(op, `has no attr '${k}' that raf-op maps; known: ${names.length ? names.join(', ') : 'none'}`);
+}
+
+function arg(op: string, args: readonly unknown[], i: number, what: string): Tensor {
+  const v = args[i];
+  if (!(v instanceof Tensor)) fail(op, `${what} (argument ${i}) must be a tensor`);
+  return v;
+}
+
+function arity(op: string, args: readonly unknown[], n: number): void {
+  if (args.length !== n) fail(op, `takes ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+}
+
+const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+const axisOf = (a: number, rank: number) => (a < 0 ? a + rank : a);
+const c = (name: string, ...args: unknown[]) => call(name, args) as Tensor;
+
+/** A scalar of dtype, for elementwise calls beside a tensor. */
+const scalar = (v: number, dtype: DType) => tensor([v], { dtype, shape: [] });
+
+function dtypeAttr(op: string, v: unknown, dflt: DType): DType {
+  if (v === undefined || v === null || v === '') return dflt;
+  if (typeof v !== 'string') fail(op, `dtype must be a dtype name`);
+  return v as DType;
+}
+
+/** The value of a tensor or literal known while converting (a Relay constant), else an error naming what. */
+function knownNumber(op: string, v: unknown, what: string): number {
+  if (typeof v === 'number') return v;
+  if (v instanceof Tensor) {
+    try {
+      return Number(v.dataSync()[0]);
+    } catch {
+      fail(op, `${what} must be known when converting (a constant), not a graph value`);
+    }
+  }
+  fail(op, `${what} must be a number`);
+}
+
+/** x broadcast to `shape` (NumPy's rules), in any dtype: reshaped to shape's rank, then tiled. */
+function broadcastTo(op: string, x: Tensor, shape: readonly number[]): Tensor {
+  if (shape.length < x.shape.length) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
+  const padded = [...Array<number>(shape.length - x.shape.length).fill(1), ...x.shape];
+  const reps = shape.map((d, i) => {
+    if (padded[i] !== d && padded[i] !== 1) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
+    return padded[i] === d ? 1 : d;
+  });
+  const r = padded.length === x.shape.length ? x : c('reshape', x, padded);
+  return reps.every((k) => k === 1) ? r : c('tile', r, reps);
+}
+
+/** NCHW-style layouts the forms take: the permutation to NCHW (and back), or an error naming the layout. */
+function toNchw(op: string, layout: unknown): number[] {
+  const l = (layout as string | undefined) || 'NCHW';
+  if (l === 'NCHW') return [0, 1, 2, 3];
+  if (l === 'NHWC') return [0, 3, 1, 2];
+  fail(op, `layout '${l}' is not supported (NCHW and NHWC are)`);
+}
+const permute = (x: Tensor, perm: readonly number[]) => (perm.every((p, i) => p === i) ? x : c('transpose', x, perm));
+const inverse = (perm: readonly number[]) => perm.map((_, i) => perm.indexOf(i));
+
+/** Relay's floor division of integers (and floats): the quotient rounded toward -infinity. */
+function floorDivide(a: Tensor, b: Tensor): Tensor {
+  if (a.dtype.startsWith('float') || a.dtype === 'bfloat16') return c('floor', c('divide', a, b));
+  const q = c('trunc_divide', a, b);
+  const inexact = c('logical_not', c('equal', c('trunc_mod', a, b), scalar(0, a.dtype)));
+  const signs = c('logical_xor', c('less', a, scalar(0, a.dtype)), c('less', b, scalar(0, b.dtype)));
+  return c('subtract', q, c('cast', c('logical_and', inexact, signs), q.dtype));
+}
+
+/** The averaging matrix of adaptive pooling along one axis: out rows, in columns, PyTorch's and TVM's windows. */
+function adaptiveMatrix(inSize: number, outSize: number, dtype: DType): Tensor {
+  const m = new Array<number>(outSize * inSize).fill(0);
+  for (let o = 0; o < outSize; o++) {
+    const start = Math.floor((o * inSize) / outSize);
+    const end = Math.ceil(((o + 1) * inSize) / outSize);
+    for (let i = start; i < end; i++) m[o * inSize + i] = 1 / (end - start);
+  }
+  return tensor(m, { dtype, shape: [outSize, inSize] });
+}
+
+const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  [
+    'nn.batch_flatten',
+    (args, attrs) => {
+      const op = 'nn.batch_flatten';
+      arity(op, args, 1);
+      only(op, attrs, []);
+      const x = arg(op, args, 0, 'data');
+      return c('reshape', x, [x.shape[0] ?? 1, size(x.shape.slice(1))]);
+    },
+  ],
+  [
+    // Inference: the data passes unchanged, and the mask (the tuple's second field) is all ones.
+    'nn.dropout',
+    (args, attrs) => {
+      const op = 'nn.dropout';
+      arity(op, args, 1);
+      only(op, attrs, ['rate']);
+      const x = arg(op, args, 0, 'data');
+      return [x, c('ones_like', x)];
+    },
+  ],
+  [
+    'nn.prelu',
+    (args, attrs) => {
+      const op = 'nn.prelu';
+      arity(op, args, 2);
+      only(op, attrs, ['axis']);
+      const [x, alpha] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'alpha')];
+      const a = axisOf((attrs.axis as number | undefined) ?? 1, x.shape.length);
+      if (alpha.shape.length !== 1 || alpha.shape[0] !== x.shape[a])
+        fail(op, `alpha has shape [${alpha.shape}]; it must be [${x.shape[a]}], one slope per index of axis ${a}`);
+      const slope = c(
+        'reshape',
+        alpha,
+        x.shape.map((d, i) => (i === a ? d : 1)),
+      );
+      return c('where', c('greater', x, scalar(0, x.dtype)), x, c('multiply', x, slope));
+    },
+  ],
+  ...(['zeros', 'ones'] as const).map((name): [string, Form] => [
+    name,
+    (args, attrs) => {
+      arity(name, args, 0);
+      only(name, attrs, ['shape', 'dtype']);
+      const shape = (attrs.shape as number[] | undefined) ?? [];
+      return tensor(new Array<number>(size(shape)).fill(name === 'ones' ? 1 : 0), {
+        dtype: dtypeAttr(name, attrs.dtype, 'float32'),
+        shape,
+      });
+    },
+  ]),
+  [
+    'full',
+    (args, attrs) => {
+      const op = 'full';
+      arity(op, args, 1);
+      only(op, attrs, ['shape', 'dtype']);
+      const shape = (attrs.shape as number[] | undefined) ?? [];
+      const fill = args[0];
+      const dtype = dtypeAttr(op, attrs.dtype, fill instanceof Tensor ? fill.dtype : 'float32');
+      return broadcastTo(
+        op,
+        c('cast', fill instanceof Tensor ? fill : scalar(knownNumber(op, fill, 'fill_value'), dtype), dtype),
+        shape,
+      );
+    },
+  ],
+  [
+    'full_like',
+    (args, attrs) => {
+      const op = 'full_like';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      const x = arg(op, args, 0, 'data');
+      const fill = args[1] instanceof Tensor ? args[1] : scalar(knownNumber(op, args[1], 'fill_value'), x.dtype);
+      return broadcastTo(op, c('cast', fill, x.dtype), x.shape);
+    },
+  ],
+  [
+    'broadcast_to',
+    (args, attrs) => {
+      const op = 'broadcast_to';
+      arity(op, args, 1);
+      only(op, attrs, ['shape']);
+      return broadcastTo(op, arg(op, args, 0, 'data'), (attrs.shape as number[] | undefined) ?? []);
+    },
+  ],
+  [
+    'stack',
+    (args, attrs) => {
+      const op = 'stack';
+      only(op, attrs, ['axis']);
+      const xs = (Array.isArray(args[0]) ? args[0] : args) as unknown[];
+      if (!xs.length || !xs.every((x) => x instanceof Tensor)) fail(op, 'takes a tuple of tensors');
+      const ts = xs as Tensor[];
+      const a = axisOf((attrs.axis as number | undefined) ?? 0, ts[0]!.shape.length + 1);
+      return c(
+        'concatenate',
+        ts.map((t) => c('expand_dims', t, a)),
+        a,
+      );
+    },
+  ],
+  [
+    'not_equal',
+    (args, attrs) => {
+      only('not_equal', attrs, []);
+      return c('logical_not', c('equal', args[0], args[1]));
+    },
+  ],
+  [
+    'floor_divide',
+    (args, attrs) => {
+      const op = 'floor_divide';
+      only(op, attrs, []);
+      // A literal beside a tensor takes the tensor's dtype, as Relay's type inference gives it.
+      const [x, y] = args;
+      const lhs = x instanceof Tensor ? x : scalar(knownNumber(op, x, 'lhs'), arg(op, args, 1, 'rhs').dtype);
+      const rhs = y instanceof Tensor ? y : scalar(knownNumber(op, y, 'rhs'), lhs.dtype);
+      return floorDivide(lhs, rhs);
+    },
+  ],
+  [
+    // Relay's mod keeps the dividend's sign (C's fmod), as trunc_mod does.
+    'mod',
+    (args, attrs) => {
+      only('mod', attrs, []);
+      return c('trunc_mod', args[0], args[1]);
+    },
+  ],
+  ...(
+    [
+      ['log2', Math.LN2],
+      ['log10', Math.LN10],
+    ] as const
+  ).map(([name, ln]): [string, Form] => [
+    name,
+    (args, attrs) => {
+      arity(name, args, 1);
+      only(name, attrs, []);
+      const x = arg(name, args, 0, 'data');
+      return c('divide', c('log', x), scalar(ln, x.dtype));
+    },
+  ]),
+  [
+    'trunc',
+    (args, attrs) => {
+      arity('trunc', args, 1);
+      only('trunc', attrs, []);
+      const x = arg('trunc', args, 0, 'data');
+      return c('where', c('less', x, scalar(0, x.dtype)), c('ceil', x), c('floor', x));
+    },
+  ],
+  [
+    'isfinite',
+    (args, attrs) => {
+      arity('isfinite', args, 1);
+      only('isfinite', attrs, []);
+      const x = arg('isfinite', args, 0, 'data');
+      return c('logical_not', c('logical_or', c('isinf', x), c('isnan', x)));
+    },
+  ],
+  [
+    'arange',
+    (args, attrs) => {
+      const op = 'arange';
+      only(op, attrs, ['dtype']);
+      if (args.length < 1 || args.length > 3) fail(op, `takes start, stop and step, got ${args.length} arguments`);
+      const nums = args.map((v, i) => knownNumber(op, v, ['start', 'stop', 'step'][i]!));
+      const [start, stop, step] = args.length === 1 ? [0, nums[0]!, 1] : [nums[0]!, nums[1]!, nums[2] ?? 1];
+      const dtype = dtypeAttr(op, attrs.dtype, 'float32');
+      const n = Math.max(0, Math.ceil((stop - start) / step));
+      return tensor(
+        Array.from({ length: n }, (_, i) => start + i * step),
+        { dtype, shape: [n] },
+      );
+    },
+  ],
+  [
+    'shape_of',
+    (args, attrs) => {
+      const op = 'shape_of';
+      arity(op, args, 1);
+      only(op, attrs, ['dtype']);
+      const x = arg(op, args, 0, 'data');
+      return tensor([...x.shape], { dtype: dtypeAttr(op, attrs.dtype, 'int32'), shape: [x.shape.length] });
+    },
+  ],
+  [
+    'cast_like',
+    (args, attrs) => {
+      const op = 'cast_like';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      const [x, like] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'dtype_like')];
+      return x.dtype === like.dtype ? x : c('cast', x, like.dtype);
+    },
+  ],
+  [
+    'reshape_like',
+    (args, attrs) => {
+      const op = 'reshape_like';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      return c('reshape', arg(op, args, 0, 'data'), [...arg(op, args, 1, 'shape_like').shape]);
+    },
+  ],
+  [
+    'reverse',
+    (args, attrs) => {
+      const op = 'reverse';
+      arity(op, args, 1);
+      only(op, attrs, ['axis']);
+      const x = arg(op, args, 0, 'data');
+      const a = axisOf((attrs.axis as number | undefined) ?? 0, x.shape.length);
+      const n = x.shape[a]!;
+      return c(
+        'take',
+        x,
+        tensor(
+          Array.from({ length: n }, (_, i) => n - 1 - i),
+          { dtype: 'int32' },
+        ),
+        a,
+      );
+    },
+  ],
+  [
+    'repeat',
+    (args, attrs) => {
+      const op = 'repeat';
+      arity(op, args, 1);
+      only(op, attrs, ['repeats', 'axis']);
+      const x = arg(op, args, 0, 'data');
+      const a = axisOf((attrs.axis as number | undefined) ?? 0, x.shape.length);
+      const k = attrs.repeats as number;
+      if (!Number.isInteger(k) || k < 1) fail(op, `repeats must be a positive integer, got ${String(k)}`);
+      const idx = Array.from({ length: x.shape[a]! * k }, (_, i) => Math.floor(i / k));
+      return c('take', x, tensor(idx, { dtype: 'int32' }), a);
+    },
+  ],
+  [
+    // TVM's variance(data, mean): the mean of squared deviations from the given mean, over axis.
+    'variance',
+    (args, attrs) => {
+      const op = 'variance';
+      arity(op, args, 2);
+      only(op, attrs, ['axis', 'keepdims', 'exclude', 'unbiased']);
+      if (attrs.exclude === true) fail(op, 'exclude=True is not supported');
+      const [x, mu] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'mean')];
+      const axes = ((attrs.axis as number[] | null | undefined) ?? [...x.shape.keys()]).map((a) =>
+        axisOf(a, x.shape.length),
+      );
+      const d = c('subtract', x, mu);
+      const v = call('mean', [c('multiply', d, d)], { axis: axes, keepdims: attrs.keepdims === true }) as Tensor;
+      if (attrs.unbiased !== true) return v;
+      const n = size(axes.map((a) => x.shape[a]!));
+      return c('multiply', v, scalar(n / (n - 1), v.dtype));
+    },
+  ],
+  [
+    'nn.l2_normalize',
+    (args, attrs) => {
+      const op = 'nn.l2_normalize';
+      arity(op, args, 1);
+      only(op, attrs, ['eps', 'axis']);
+      const x = arg(op, args, 0, 'data');
+      const axes = ((attrs.axis as number[] | undefined) ?? [1]).map((a) => axisOf(a, x.shape.length));
+      const ss = call('sum', [c('multiply', x, x)], { axis: axes, keepdims: true }) as Tensor;
+      const eps = scalar((attrs.eps as number | undefined) ?? 0, x.dtype);
+      return c('divide', x, c('sqrt', c('maximum', ss, eps)));
+    },
+  ],
+  ...(['nn.instance_norm', 'nn.group_norm'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 3);
+      only(op, attrs, ['axis', 'epsilon', 'center', 'scale', ...(op === 'nn.group_norm' ? ['num_groups'] : [])]);
+      const [x, gamma, beta] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'gamma'), arg(op, args, 2, 'beta')];
+      if (axisOf((attrs.axis as number | undefined) ?? 1, x.shape.length) !== 1)
+        fail(op, `axis ${String(attrs.axis)} is not supported (the channel axis 1 is)`);
+      const g = attrs.scale === false ? c('ones_like', gamma) : gamma;
+      const b = attrs.center === false ? c('zeros_like', beta) : beta;
+      const eps = (attrs.epsilon as number | undefined) ?? 1e-5;
+      return op === 'nn.instance_norm'
+        ? c('instance_norm', x, g, b, eps)
+        : c('group_norm', x, g, b, attrs.num_groups as number, eps);
+    },
+  ]),
+  [
+    'nn.adaptive_avg_pool2d',
+    (args, attrs) => {
+      const op = 'nn.adaptive_avg_pool2d';
+      arity(op, args, 1);
+      only(op, attrs, ['output_size', 'layout', 'out_layout']);
+      if (attrs.out_layout && attrs.out_layout !== attrs.layout) fail(op, `out_layout differs from layout`);
+      const perm = toNchw(op, attrs.layout);
+      const x = permute(arg(op, args, 0, 'data'), perm);
+      const [H, W] = [x.shape[2]!, x.shape[3]!];
+      const out = (attrs.output_size as (number | null)[] | null | undefined) ?? [H, W];
+      const [OH, OW] = [out[0] ?? H, out.length > 1 ? (out[1] ?? W) : (out[0] ?? W)];
+      // Each output averages a window of rows and of columns: two products with averaging matrices.
+      const rows = c('matmul', adaptiveMatrix(H, OH, x.dtype), x);
+      const y = c('matmul', rows, c('transpose', adaptiveMatrix(W, OW, x.dtype), [1, 0]));
+      return permute(y, inverse(perm));
+    },
+  ],
+  ...(['nn.depth_to_space', 'nn.space_to_depth'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      only(op, attrs, ['block_size', 'layout', ...(op === 'nn.depth_to_space' ? ['mode'] : [])]);
+      const perm = toNchw(op, attrs.layout);
+      const x = permute(arg(op, args, 0, 'data'), perm);
+      const b = attrs.block_size as number;
+      const [N, C, H, W] = x.shape as [number, number, number, number];
+      let y: Tensor;
+      if (op === 'nn.space_to_depth') {
+        if (H % b || W % b) fail(op, `height ${H} and width ${W} must be multiples of block_size ${b}`);
+        y = c('reshape', x, [N, C, H / b, b, W / b, b]);
+        y = c('reshape', c('transpose', y, [0, 3, 5, 1, 2, 4]), [N, C * b * b, H / b, W / b]);
+      } else {
+        if (C % (b * b)) fail(op, `channels ${C} must be a multiple of block_size² ${b * b}`);
+        const crd = attrs.mode === 'CRD';
+        if (!crd && attrs.mode !== undefined && attrs.mode !== 'DCR') fail(op, `mode '${String(attrs.mode)}'`);
+        y = crd
+          ? c('transpose', c('reshape', x, [N, C / (b * b), b, b, H, W]), [0, 1, 4, 2, 5, 3])
+          : c('transpose', c('reshape', x, [N, b, b, C / (b * b), H, W]), [0, 3, 4, 1, 5, 2]);
+        y = c('reshape', y, [N, C / (b * b), H * b, W * b]);
+      }
+      return permute(y, inverse(perm));
+    },
+  ]),
+  [
+    'topk',
+    (args, attrs) => {
+      const op = 'topk';
+      arity(op, args, 1);
+      only(op, attrs, ['k', 'axis', 'ret_type', 'is_ascend', 'dtype']);
+      const x = arg(op, args, 0, 'data');
+      const axis = (attrs.axis as number | undefined) ?? -1;
+      const n = x.shape[axisOf(axis, x.shape.length)]!;
+      const k = (attrs.k as number | null | undefined) ?? n;
+      const [values, indices] = call('topk', [x, k < 1 ? n : k, axis, attrs.is_ascend !== true, true]) as Tensor[];
+      const idx = c('cast', indices!, dtypeAttr(op, attrs.dtype, 'int32'));
+      const ret = (attrs.ret_type as string | undefined) ?? 'both';
+      if (ret === 'both') return [values!, idx];
+      if (ret === 'values') return values!;
+      if (ret === 'indices') return idx;
+      fail(op, `ret_type '${ret}' is not both, values or indices`);
+    },
+  ],
+  [
+    'one_hot',
+    (args, attrs) => {
+      const op = 'one_hot';
+      arity(op, args, 3);
+      only(op, attrs, ['depth', 'axis', 'dtype']);
+      const [indices, on, off] = [arg(op, args, 0, 'indices'), args[1], args[2]];
+      const depth = attrs.depth as number;
+      const dtype = dtypeAttr(op, attrs.dtype, 'float32');
+      const rank = indices.shape.length + 1;
+      const a = axisOf((attrs.axis as number | undefined) ?? -1, rank);
+      const classes = tensor(
+        Array.from({ length: depth }, (_, i) => i),
+        { dtype: indices.dtype, shape: Array.from({ length: rank }, (_, i) => (i === a ? depth : 1)) },
+      );
+      const hit = c('equal', c('expand_dims', indices, a), classes);
+      const value = (v: unknown, what: string) =>
+        c('cast', v instanceof Tensor ? v : scalar(knownNumber(op, v, what), dtype), dtype);
+      return c('where', hit, value(on, 'on_value'), value(off, 'off_value'));
+    },
+  ],
+  [
+    'nn.conv2d_transpose',
+    (args, attrs) => {
+      const op = 'nn.conv2d_transpose';
+      if (args.length !== 2) fail(op, `takes 2 arguments (data, weight), got ${args.length}`);
+      only(op, attrs, [
+        'channels',
+        'kernel_size',
+        'strides',
+        'padding',
+        'output_padding',
+        'dilation',
+        'groups',
+        'data_layout',
+        'kernel_layout',
+        'out_layout',
+        'out_dtype',
+      ]);
+      if (attrs.out_layout && attrs.out_layout !== (attrs.data_layout ?? 'NCHW'))
+        fail(op, `out_layout differs from data_layout`);
+      const perm = toNchw(op, attrs.data_layout);
+      let x = permute(arg(op, args, 0, 'data'), perm);
+      let w = arg(op, args, 1, 'weight');
+      const groups = (attrs.groups as number | undefined) ?? 1;
+      // raf-op's conv_transpose (ONNX ConvTranspose) reads the weight as IOHW, TVM's default kernel layout.
+      const kl = (attrs.kernel_layout as string | undefined) || 'IOHW';
+      if (kl === 'OIHW') {
+        if (groups !== 1) fail(op, 'kernel_layout OIHW with groups > 1 is not supported (IOHW is)');
+        w = c('transpose', w, [1, 0, 2, 3]);
+      } else if (kl !== 'IOHW') fail(op, `kernel_layout '${kl}' is not supported (IOHW and OIHW are)`);
+      const od = attrs.out_dtype as string | undefined;
+      if (od && od !== x.dtype) {
+        x = c('cast', x, od);
+        w = c('cast', w, od);
+      }
+      const pair = (v: unknown, d: number): number[] => {
+        const l = (v as number[] | undefined) ?? [d, d];
+        return l.length === 1 ? [l[0]!, l[0]!] : l;
+      };
+      let pad = pair(attrs.padding, 0);
+      if (pad.length === 2) pad = [pad[0]!, pad[1]!, pad[0]!, pad[1]!];
+      const y = call('conv_transpose', [x, w], {
+        stride: pair(attrs.strides, 1),
+        padding: pad,
+        output_padding: pair(attrs.output_padding, 0),
+        dilation: pair(attrs.dilation, 1),
+        groups,
+      }) as Tensor;
+      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== y.shape[1])
+        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${y.shape[1]}`);
+      return permute(y, inverse(perm));
+    },
+  ],
+]);
+
+/** The composite form of a Relay op, if raf-op has one. */
+export function relayForm(relayOp: string): Form | undefined {
+  return FORMS.get(relayOp);
+}
+
+/** Every Relay op a composite form imports. */
+export const RELAY_FORM_OPS: readonly string[] = [...FORMS.keys()];

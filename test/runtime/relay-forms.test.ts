@@ -1,0 +1,100 @@
+// Relay ops that raf-op imports as compositions of its own ops (runtime/src/relay-forms.ts), each in a small program
+// as TVM prints it, against the independent float64 interpreter (test/support/relay-reference.ts), which defines each
+// op directly from TVM's semantics. Random inputs as the corpus test draws them (floats in [-1, 1), ints in [0, 10)).
+
+import { describe, expect, it } from 'vitest';
+import { fromRelay } from '../../runtime/src/graph/frontends/from-relay.ts';
+import { checkSource } from '../support/relay-corpus.ts';
+
+const V = '#[version = "0.0.5"]\n';
+const f32 = (shape: string) => `Tensor[(${shape}), float32]`;
+const i32 = (shape: string) => `Tensor[(${shape}), int32]`;
+
+const PROGRAMS: readonly (readonly [string, string])[] = [
+  ['nn.batch_flatten', `def @main(%x: ${f32('2, 3, 4')}) { nn.batch_flatten(%x) }`],
+  ['nn.dropout (inference)', `def @main(%x: ${f32('2, 5')}) { %0 = nn.dropout(%x, rate=0.5f); %0.0 }`],
+  ['nn.prelu', `def @main(%x: ${f32('2, 3, 4')}, %a: ${f32('3')}) { nn.prelu(%x, %a, axis=1) }`],
+  ['nn.prelu on the last axis', `def @main(%x: ${f32('2, 3, 4')}, %a: ${f32('4')}) { nn.prelu(%x, %a, axis=-1) }`],
+  [
+    'zeros, ones and full',
+    `def @main(%x: ${f32('2, 3')}) { %0 = add(%x, ones(shape=[2, 3], dtype="float32")); %1 = add(%0, zeros(shape=[3], dtype="float32")); multiply(%1, full(2.5f, shape=[2, 3], dtype="float32")) }`,
+  ],
+  ['full_like', `def @main(%x: ${f32('2, 3')}) { add(%x, full_like(%x, 1.5f)) }`],
+  ['broadcast_to', `def @main(%x: ${f32('3, 1')}) { broadcast_to(%x, shape=[2, 3, 4]) }`],
+  ['stack', `def @main(%x: ${f32('2, 3')}, %y: ${f32('2, 3')}) { stack((%x, %y), axis=1) }`],
+  ['not_equal', `def @main(%x: ${i32('6')}, %y: ${i32('6')}) { not_equal(%x, %y) }`],
+  ['floor_divide of ints across zero', `def @main(%x: ${i32('8')}) { floor_divide(subtract(%x, 5), 3) }`],
+  ['floor_divide of floats', `def @main(%x: ${f32('8')}, %y: ${f32('8')}) { floor_divide(%x, add(%y, 2f)) }`],
+  ['mod (the sign of the dividend)', `def @main(%x: ${i32('8')}) { mod(subtract(%x, 5), 3) }`],
+  [
+    'log2, log10 and trunc',
+    `def @main(%x: ${f32('6')}) { %0 = add(%x, 2f); %1 = add(log2(%0), log10(%0)); add(%1, trunc(multiply(%x, 3f))) }`,
+  ],
+  ['isfinite', `def @main(%x: ${f32('6')}) { isfinite(divide(%x, subtract(%x, %x))) }`],
+  ['arange', `def @main(%x: ${f32('5')}) { add(%x, arange(1f, 3.5f, 0.5f, dtype="float32")) }`],
+  ['shape_of', `def @main(%x: ${f32('2, 3, 4')}) { shape_of(%x, dtype="int32") }`],
+  [
+    'cast_like and reshape_like',
+    `def @main(%x: ${f32('2, 6')}, %y: ${i32('3, 4')}) { cast_like(reshape_like(multiply(%x, 10f), %y), %y) }`,
+  ],
+  ['reverse', `def @main(%x: ${f32('2, 3, 4')}) { reverse(%x, axis=1) }`],
+  ['repeat', `def @main(%x: ${f32('2, 3')}) { repeat(%x, repeats=2, axis=-1) }`],
+  [
+    'variance (unbiased)',
+    `def @main(%x: ${f32('2, 5')}) { %0 = mean(%x, axis=[1], keepdims=True); variance(%x, %0, axis=[1], keepdims=True, unbiased=True) }`,
+  ],
+  ['nn.l2_normalize', `def @main(%x: ${f32('2, 3, 4')}) { nn.l2_normalize(%x, eps=1e-10f, axis=[1]) }`],
+  [
+    'nn.instance_norm',
+    `def @main(%x: ${f32('2, 3, 4, 4')}, %g: ${f32('3')}, %b: ${f32('3')}) { nn.instance_norm(%x, %g, %b, epsilon=1e-05f) }`,
+  ],
+  [
+    'nn.group_norm',
+    `def @main(%x: ${f32('2, 4, 3, 3')}, %g: ${f32('4')}, %b: ${f32('4')}) { nn.group_norm(%x, %g, %b, num_groups=2, epsilon=1e-05f) }`,
+  ],
+  [
+    'nn.adaptive_avg_pool2d (uneven windows)',
+    `def @main(%x: ${f32('1, 2, 7, 5')}) { nn.adaptive_avg_pool2d(%x, output_size=[3, 2]) }`,
+  ],
+  [
+    'nn.adaptive_avg_pool2d NHWC to 1×1',
+    `def @main(%x: ${f32('2, 4, 4, 3')}) { nn.adaptive_avg_pool2d(%x, output_size=[1, 1], layout="NHWC") }`,
+  ],
+  ['nn.depth_to_space DCR', `def @main(%x: ${f32('1, 8, 2, 3')}) { nn.depth_to_space(%x, block_size=2) }`],
+  ['nn.depth_to_space CRD', `def @main(%x: ${f32('1, 8, 2, 3')}) { nn.depth_to_space(%x, block_size=2, mode="CRD") }`],
+  ['nn.space_to_depth', `def @main(%x: ${f32('1, 2, 4, 6')}) { nn.space_to_depth(%x, block_size=2) }`],
+  [
+    'topk (both, descending)',
+    `def @main(%x: ${f32('3, 6')}) { %0 = topk(%x, k=3, axis=-1, ret_type="both", is_ascend=False, dtype="int32"); (%0.0, %0.1) }`,
+  ],
+  [
+    'topk (indices, ascending, axis 0)',
+    `def @main(%x: ${f32('5, 2')}) { topk(%x, k=2, axis=0, ret_type="indices", is_ascend=True, dtype="int32") }`,
+  ],
+  ['one_hot', `def @main(%i: ${i32('2, 3')}) { one_hot(%i, 1f, 0f, depth=10, axis=-1, dtype="float32") }`],
+  ['one_hot on axis 0', `def @main(%i: ${i32('4')}) { one_hot(%i, 3f, -1f, depth=10, axis=0, dtype="float32") }`],
+  [
+    'nn.conv2d_transpose',
+    `def @main(%x: ${f32('1, 2, 3, 3')}, %w: ${f32('2, 3, 3, 3')}) { nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]) }`,
+  ],
+  [
+    'nn.conv2d_transpose grouped',
+    `def @main(%x: ${f32('1, 4, 3, 3')}, %w: ${f32('4, 1, 2, 2')}) { nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[2, 2], groups=2) }`,
+  ],
+];
+
+describe('Relay ops imported as compositions (relay-forms.ts)', () => {
+  it.each(PROGRAMS)('%s agrees with the float64 interpreter', (name, body) => {
+    const o = checkSource(name, V + body);
+    expect(o.error ?? 'agrees').toBe('agrees');
+  });
+
+  it('refuses an attr a form does not read, naming the op and the attr', () => {
+    expect(() => fromRelay(`${V}def @main(%x: ${f32('2, 3')}) { nn.batch_flatten(%x, axis=1) }`)).toThrow(
+      /nn\.batch_flatten: has no attr 'axis'/,
+    );
+    expect(() =>
+      fromRelay(`${V}def @main(%x: ${f32('1, 4, 2, 2')}) { nn.depth_to_space(%x, block_size=2, layout="NCHW4c") }`),
+    ).toThrow(/nn\.depth_to_space: layout 'NCHW4c' is not supported/);
+  });
+});
