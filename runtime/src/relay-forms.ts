@@ -98,7 +98,215 @@ function adaptiveMatrix(inSize: number, outSize: number, dtype: DType): Tensor {
   return tensor(m, { dtype, shape: [outSize, inSize] });
 }
 
+/** One output position's taps along an axis: input indices (clamped to the edge) and their weights. */
+interface Taps {
+  readonly index: number[][];
+  readonly weight: number[][];
+}
+
+const f32 = Math.fround;
+
+/**
+ * TVM's resize along one axis (topi.image.resize2d), its coordinates in float32 as TVM computes them: the source
+ * coordinate of each output position by coordinate_transformation_mode, then the nearest pixel (rounding_method; ""
+ * is round for align_corners and floor otherwise, floor and ceil nudged by 1e-5 as TVM does), two linear taps, or
+ * four cubic ones (alpha, exclude_outside renormalizing). Pixels outside the image read its edge.
+ */
+function resizeTaps(
+  op: string,
+  inSize: number,
+  outSize: number,
+  method: string,
+  mode: string,
+  rounding: string,
+  alpha: number,
+  exclude: boolean,
+): Taps {
+  const scale = f32(inSize / outSize);
+  const source = (x: number): number => {
+    switch (mode) {
+      case 'half_pixel':
+        return f32(f32(f32(x + 0.5) * scale) - 0.5);
+      case 'align_corners':
+        return f32(f32((inSize - 1) / (outSize - 1)) * x);
+      case 'asymmetric':
+        return f32(scale * x);
+      case 'pytorch_half_pixel':
+        return outSize > 1 ? f32(f32(f32(x + 0.5) * scale) - 0.5) : 0;
+      case 'tf_half_pixel_for_nn':
+        return f32(f32(x + 0.5) * scale);
+      default:
+        fail(op, `coordinate_transformation_mode '${mode}' is not supported`);
+    }
+  };
+  const clamp = (i: number) => Math.min(Math.max(i, 0), inSize - 1);
+  const index: number[][] = [];
+  const weight: number[][] = [];
+  // Nearest with asymmetric floor at a whole-number upscale: TVM divides integers instead.
+  const intDiv =
+    method === 'nearest_neighbor' &&
+    mode === 'asymmetric' &&
+    (rounding === '' || rounding === 'floor') &&
+    outSize % inSize === 0 &&
+    outSize / inSize <= 1 / (1e-5 * inSize + 1e-5);
+  for (let x = 0; x < outSize; x++) {
+    if (method === 'nearest_neighbor') {
+      let i: number;
+      if (intDiv) i = Math.floor(x / (outSize / inSize));
+      else {
+        const v = source(x);
+        const r = rounding || (mode === 'align_corners' ? 'round' : 'floor');
+        // TVM's round is nearbyint: ties to even.
+        if (r === 'round') i = Math.round(v) - (Math.round(v) - v === 0.5 && Math.round(v) % 2 !== 0 ? 1 : 0);
+        else if (r === 'round_prefer_floor') i = Math.ceil(v - 0.5);
+        else if (r === 'round_prefer_ceil') i = Math.floor(v + 0.5);
+        else if (r === 'floor') i = Math.floor(f32(v + 1e-5));
+        else if (r === 'ceil') i = Math.ceil(f32(v - 1e-5));
+        else fail(op, `rounding_method '${r}' is not supported`);
+      }
+      index.push([clamp(i)]);
+      weight.push([1]);
+    } else if (method === 'linear') {
+      const v = source(x);
+      const i = Math.floor(v);
+      const t = f32(v - i);
+      index.push([clamp(i), clamp(i + 1)]);
+      weight.push([f32(1 - t), t]);
+    } else if (method === 'cubic') {
+      const v = source(x);
+      const i = Math.floor(v);
+      const t = f32(v - i);
+      const [t2, t3] = [t * t, t * t * t];
+      let w = [
+        alpha * (t3 - 2 * t2 + t),
+        (alpha + 2) * t3 - (3 + alpha) * t2 + 1,
+        -(alpha + 2) * t3 + (3 + 2 * alpha) * t2 - alpha * t,
+        -alpha * t3 + alpha * t2,
+      ];
+      if (exclude) {
+        w = w.map((wk, k) => (i - 1 + k < 0 || i + k > inSize ? 0 : wk));
+        const total = w.reduce((p, q) => p + q, 0);
+        w = w.map((wk) => wk / total);
+      }
+      index.push([0, 1, 2, 3].map((k) => clamp(i - 1 + k)));
+      weight.push(w);
+    } else fail(op, `method '${method}' is not supported (nearest_neighbor, linear and cubic are)`);
+  }
+  return { index, weight };
+}
+
+/** x resized along `axis` by taps: Σk take(x, index_k) · weight_k. */
+function applyTaps(x: Tensor, taps: Taps, axis: number): Tensor {
+  const k = taps.index[0]!.length;
+  const out = taps.index.length;
+  let y: Tensor | undefined;
+  for (let j = 0; j < k; j++) {
+    const picked = c(
+      'take',
+      x,
+      tensor(
+        taps.index.map((t) => t[j]!),
+        { dtype: 'int32' },
+      ),
+      axis,
+    );
+    if (k === 1) return picked;
+    const w = tensor(
+      taps.weight.map((t) => t[j]!),
+      { dtype: x.dtype, shape: x.shape.map((_, i) => (i === axis ? out : 1)) },
+    );
+    const term = c('multiply', picked, w);
+    y = y ? c('add', y, term) : term;
+  }
+  return y!;
+}
+
+/** TVM's resize2d of NCHW or NHWC data to `size` (columns first, then rows, as TVM interpolates). */
+function resize2d(
+  op: string,
+  data: Tensor,
+  size: readonly number[],
+  layout: unknown,
+  method: string,
+  mode: string,
+  rounding: string,
+  alpha: number,
+  exclude: boolean,
+): Tensor {
+  const perm = toNchw(op, layout);
+  const x = permute(data, perm);
+  if (!x.dtype.startsWith('float')) fail(op, `data of dtype ${x.dtype} is not supported (float data is)`);
+  const [H, W] = [x.shape[2]!, x.shape[3]!];
+  const [OH, OW] = [size[0]!, size[1]!];
+  const cols = applyTaps(x, resizeTaps(op, W, OW, method, mode, rounding, alpha, exclude), 3);
+  const y = applyTaps(cols, resizeTaps(op, H, OH, method, mode, rounding, alpha, exclude), 2);
+  return permute(y, inverse(perm));
+}
+
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  [
+    'image.resize2d',
+    (args, attrs) => {
+      const op = 'image.resize2d';
+      // roi and output sizes may come as a second and third argument in newer Relay; here only the data.
+      arity(op, args, 1);
+      only(op, attrs, [
+        'size',
+        'roi',
+        'layout',
+        'method',
+        'coordinate_transformation_mode',
+        'rounding_method',
+        'cubic_alpha',
+        'cubic_exclude',
+        'extrapolation_value',
+        'out_dtype',
+      ]);
+      const mode = (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel';
+      if (mode === 'tf_crop_and_resize')
+        fail(op, "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+      const od = attrs.out_dtype as string | undefined;
+      const x = arg(op, args, 0, 'data');
+      const y = resize2d(
+        op,
+        x,
+        attrs.size as number[],
+        attrs.layout,
+        (attrs.method as string | undefined) ?? 'linear',
+        mode,
+        (attrs.rounding_method as string | undefined) ?? '',
+        (attrs.cubic_alpha as number | undefined) ?? -0.75,
+        Boolean(attrs.cubic_exclude),
+      );
+      return od && od !== y.dtype ? c('cast', y, od) : y;
+    },
+  ],
+  [
+    // topi.nn.upsampling: resize2d to round(size · scale), align_corners or asymmetric coordinates.
+    'nn.upsampling',
+    (args, attrs) => {
+      const op = 'nn.upsampling';
+      arity(op, args, 1);
+      only(op, attrs, ['scale_h', 'scale_w', 'layout', 'method', 'align_corners']);
+      const x = arg(op, args, 0, 'data');
+      const perm = toNchw(op, attrs.layout);
+      const [H, W] = [x.shape[perm[2]!]!, x.shape[perm[3]!]!];
+      const sh = (attrs.scale_h as number | undefined) ?? 1;
+      const sw = (attrs.scale_w as number | undefined) ?? 1;
+      const method = ((attrs.method as string | undefined) ?? 'nearest_neighbor').replace(/^bi/, '');
+      return resize2d(
+        op,
+        x,
+        [Math.round(f32(H * sh)), Math.round(f32(W * sw))],
+        attrs.layout,
+        method,
+        attrs.align_corners === true ? 'align_corners' : 'asymmetric',
+        '',
+        -0.75,
+        false,
+      );
+    },
+  ],
   [
     'nn.batch_flatten',
     (args, attrs) => {

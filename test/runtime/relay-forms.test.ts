@@ -74,6 +74,34 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
   ['one_hot', `def @main(%i: ${i32('2, 3')}) { one_hot(%i, 1f, 0f, depth=10, axis=-1, dtype="float32") }`],
   ['one_hot on axis 0', `def @main(%i: ${i32('4')}) { one_hot(%i, 3f, -1f, depth=10, axis=0, dtype="float32") }`],
   [
+    'image.resize2d linear half_pixel',
+    `def @main(%x: ${f32('1, 2, 4, 5')}) { image.resize2d(%x, size=[7, 3], roi=[0f, 0f, 0f, 0f], method="linear", coordinate_transformation_mode="half_pixel", rounding_method="", cubic_alpha=-0.5f, cubic_exclude=0, extrapolation_value=0f) }`,
+  ],
+  [
+    'image.resize2d nearest asymmetric (floor)',
+    `def @main(%x: ${f32('1, 2, 3, 5')}) { image.resize2d(%x, size=[7, 4], method="nearest_neighbor", coordinate_transformation_mode="asymmetric") }`,
+  ],
+  [
+    'image.resize2d nearest align_corners (round)',
+    `def @main(%x: ${f32('1, 1, 4, 4')}) { image.resize2d(%x, size=[7, 6], method="nearest_neighbor", coordinate_transformation_mode="align_corners") }`,
+  ],
+  [
+    'image.resize2d cubic, NHWC, exclude outside',
+    `def @main(%x: ${f32('1, 4, 5, 2')}) { image.resize2d(%x, size=[6, 9], layout="NHWC", method="cubic", coordinate_transformation_mode="half_pixel", cubic_alpha=-0.5f, cubic_exclude=1) }`,
+  ],
+  [
+    'image.resize2d linear pytorch_half_pixel down',
+    `def @main(%x: ${f32('1, 2, 6, 6')}) { image.resize2d(%x, size=[4, 1], method="linear", coordinate_transformation_mode="pytorch_half_pixel") }`,
+  ],
+  [
+    'nn.upsampling nearest ×2',
+    `def @main(%x: ${f32('1, 2, 3, 4')}) { nn.upsampling(%x, scale_h=2f, scale_w=2f, method="nearest_neighbor") }`,
+  ],
+  [
+    'nn.upsampling bilinear align_corners',
+    `def @main(%x: ${f32('1, 2, 3, 4')}) { nn.upsampling(%x, scale_h=2f, scale_w=1.5f, method="bilinear", align_corners=True) }`,
+  ],
+  [
     'nn.conv2d_transpose',
     `def @main(%x: ${f32('1, 2, 3, 3')}, %w: ${f32('2, 3, 3, 3')}) { nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]) }`,
   ],

@@ -1175,6 +1175,93 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return ix.data[o * inner + (i % inner)] === k ? on.data[0]! : off.data[0]!;
       });
     }
+    case 'image.resize2d':
+    case 'nn.upsampling': {
+      // topi.image.resize2d per output pixel; coordinates in float32 as TVM computes them, values in float64.
+      const layout = (at.layout as string) ?? 'NCHW';
+      const x = toLayout(t(0), layout, 'NCHW');
+      const [N, C, H, W] = x.shape as number[];
+      const F = Math.fround;
+      const up = op === 'nn.upsampling';
+      const [OH, OW] = up
+        ? [Math.round(F(H! * ((at.scale_h as number) ?? 1))), Math.round(F(W! * ((at.scale_w as number) ?? 1)))]
+        : (at.size as number[]);
+      const method = up
+        ? ((at.method as string) ?? 'nearest_neighbor').replace(/^bi/, '')
+        : ((at.method as string) ?? 'linear');
+      const mode = up
+        ? at.align_corners
+          ? 'align_corners'
+          : 'asymmetric'
+        : ((at.coordinate_transformation_mode as string) ?? 'half_pixel');
+      const rounding = up ? '' : ((at.rounding_method as string) ?? '');
+      const alpha = up ? -0.75 : ((at.cubic_alpha as number) ?? -0.75);
+      const exclude = !up && Boolean(at.cubic_exclude);
+      const src = (o: number, n: number, m: number): number => {
+        const sc = F(n / m);
+        if (mode === 'half_pixel') return F(F(F(o + 0.5) * sc) - 0.5);
+        if (mode === 'align_corners') return F(F((n - 1) / (m - 1)) * o);
+        if (mode === 'asymmetric') return F(sc * o);
+        if (mode === 'pytorch_half_pixel') return m > 1 ? F(F(F(o + 0.5) * sc) - 0.5) : 0;
+        if (mode === 'tf_half_pixel_for_nn') return F(F(o + 0.5) * sc);
+        throw new Error(`reference: resize mode ${mode}`);
+      };
+      const near = (o: number, n: number, m: number): number => {
+        // TVM divides integers for nearest asymmetric floor at a whole-number upscale.
+        if (
+          mode === 'asymmetric' &&
+          (rounding === '' || rounding === 'floor') &&
+          m % n === 0 &&
+          m / n <= 1 / (1e-5 * n + 1e-5)
+        )
+          return Math.floor(o / (m / n));
+        const v = src(o, n, m);
+        const r = rounding || (mode === 'align_corners' ? 'round' : 'floor');
+        if (r === 'round') {
+          const fl = Math.floor(v);
+          return v - fl === 0.5 ? (fl % 2 === 0 ? fl : fl + 1) : Math.round(v);
+        }
+        if (r === 'round_prefer_floor') return Math.ceil(v - 0.5);
+        if (r === 'round_prefer_ceil') return Math.floor(v + 0.5);
+        if (r === 'floor') return Math.floor(F(v + 1e-5));
+        return Math.ceil(F(v - 1e-5));
+      };
+      const cubicW = (tt: number): number[] => [
+        alpha * (tt ** 3 - 2 * tt ** 2 + tt),
+        (alpha + 2) * tt ** 3 - (3 + alpha) * tt ** 2 + 1,
+        -(alpha + 2) * tt ** 3 + (3 + 2 * alpha) * tt ** 2 - alpha * tt,
+        -alpha * tt ** 3 + alpha * tt ** 2,
+      ];
+      const y = mk([N!, C!, OH!, OW!], x.dtype, (i) => {
+        const ow = i % OW!;
+        const oh = Math.floor(i / OW!) % OH!;
+        const nc = Math.floor(i / (OW! * OH!));
+        const px = (yy: number, xx: number) =>
+          x.data[(nc * H! + Math.min(Math.max(yy, 0), H! - 1)) * W! + Math.min(Math.max(xx, 0), W! - 1)]!;
+        if (method === 'nearest_neighbor') return px(near(oh, H!, OH!), near(ow, W!, OW!));
+        const [iy, ix] = [src(oh, H!, OH!), src(ow, W!, OW!)];
+        const [y0, x0] = [Math.floor(iy), Math.floor(ix)];
+        const [fy, fx] = [F(iy - y0), F(ix - x0)];
+        if (method === 'linear') {
+          const top = px(y0, x0) * (1 - fx) + px(y0, x0 + 1) * fx;
+          const bottom = px(y0 + 1, x0) * (1 - fx) + px(y0 + 1, x0 + 1) * fx;
+          return roundTo(x.dtype, top * (1 - fy) + bottom * fy);
+        }
+        let [wy, wx] = [cubicW(fy), cubicW(fx)];
+        if (exclude) {
+          const cut = (w: number[], base: number, n: number) => {
+            const kept = w.map((v, k) => (base - 1 + k < 0 || base + k > n ? 0 : v));
+            const total = kept.reduce((p, q) => p + q, 0);
+            return kept.map((v) => v / total);
+          };
+          [wy, wx] = [cut(wy, y0, H!), cut(wx, x0, W!)];
+        }
+        let s = 0;
+        for (let j = 0; j < 4; j++) for (let k = 0; k < 4; k++) s += wy[j]! * wx[k]! * px(y0 - 1 + j, x0 - 1 + k);
+        return roundTo(x.dtype, s);
+      });
+      return toLayout(y, 'NCHW', layout);
+    }
     case 'nn.conv2d_transpose': {
       // y[n, g·OCg + oc, oh, ow] += x[n, g·ICg + ic, ih, iw] · w[g·ICg + ic, oc, kh, kw] at
       // oh = ih·stride - pad_top + kh·dilation (IOHW weight, TVM's default).
