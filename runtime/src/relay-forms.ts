@@ -3,6 +3,7 @@
 // a form does not read is refused by name, as the generated converters refuse theirs.
 
 import { call } from './dispatch.ts';
+import { convertRelayCall } from './relay.ts';
 import type { DType } from './dtype.ts';
 import { Tensor, tensor } from './tensor.ts';
 
@@ -243,7 +244,186 @@ function resize2d(
   return permute(y, inverse(perm));
 }
 
+/** One op under another name: TVM's FastMath approximations stand for the exact functions here. */
+const alias =
+  (target: string): Form =>
+  (args, attrs) =>
+    call(target, [...args], { ...attrs });
+
+/** A 1-D convolution or pool (NCW) as its 2-D form over a height of 1. */
+function oneD(op: string, twoD: string, kind: 'conv' | 'pool'): Form {
+  return (args, attrs) => {
+    const layout = (attrs.data_layout ?? attrs.layout) as string | undefined;
+    if (layout && layout !== 'NCW') fail(op, `layout '${layout}' is not supported (NCW is)`);
+    const kl = attrs.kernel_layout as string | undefined;
+    if (kl && kl !== 'OIW') fail(op, `kernel_layout '${kl}' is not supported (OIW is)`);
+    const widen = (v: unknown, fill: number) => (Array.isArray(v) ? [fill, ...(v as number[])] : v);
+    const pad = (attrs.padding as number[] | undefined) ?? [0];
+    const [l, r] = pad.length === 1 ? [pad[0]!, pad[0]!] : [pad[0]!, pad[1]!];
+    const attrs2: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === 'data_layout' || k === 'layout' || k === 'kernel_layout' || k === 'out_layout') continue;
+      if (k === 'padding') attrs2.padding = [0, l, 0, r];
+      else if (k === 'strides' || k === 'dilation') attrs2[k] = widen(v, 1);
+      else if (k === 'kernel_size' || k === 'pool_size') attrs2[k] = widen(v, 1);
+      else attrs2[k] = v;
+    }
+    const x = c('expand_dims', arg(op, args, 0, 'data'), 2);
+    const rest = kind === 'conv' ? [c('expand_dims', arg(op, args, 1, 'weight'), 2), ...args.slice(2)] : args.slice(1);
+    return call('squeeze', [convertRelayCall(twoD, [x, ...rest], attrs2), [2]]);
+  };
+}
+
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  ['fast_exp', alias('exp')],
+  ['fast_tanh', alias('tanh')],
+  ['fast_erf', alias('erf')],
+  [
+    'nn.fast_softmax',
+    (args, attrs) => {
+      only('nn.fast_softmax', attrs, ['axis']);
+      return call('softmax', [args[0], (attrs.axis as number | undefined) ?? -1]);
+    },
+  ],
+  ['nn.conv1d', oneD('nn.conv1d', 'nn.conv2d', 'conv')],
+  ['nn.max_pool1d', oneD('nn.max_pool1d', 'nn.max_pool2d', 'pool')],
+  ['nn.avg_pool1d', oneD('nn.avg_pool1d', 'nn.avg_pool2d', 'pool')],
+  [
+    'isinf',
+    (args, attrs) => {
+      arity('isinf', args, 1);
+      only('isinf', attrs, []);
+      return c('isinf', args[0]);
+    },
+  ],
+  ...(['all', 'any'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      only(op, attrs, ['axis', 'keepdims', 'exclude']);
+      const x = arg(op, args, 0, 'data');
+      const rank = x.shape.length;
+      let axes = ((attrs.axis as number[] | null | undefined) ?? [...x.shape.keys()]).map((a) => axisOf(a, rank));
+      if (attrs.exclude === true) axes = [...x.shape.keys()].filter((a) => !axes.includes(a));
+      const asInt = c('cast', x, 'int32');
+      const r = call(op === 'all' ? 'min' : 'max', [asInt], { axis: axes, keepdims: attrs.keepdims === true });
+      return c('cast', r, 'bool');
+    },
+  ]),
+  [
+    // Relay's AD: the sum of data over the axes it was broadcast along, to `shape`.
+    'collapse_sum_to',
+    (args, attrs) => {
+      const op = 'collapse_sum_to';
+      only(op, attrs, ['shape']);
+      const x = arg(op, args, 0, 'data');
+      const shape = (attrs.shape as number[] | undefined) ?? [...arg(op, args, 1, 'shape').dataSync()].map(Number);
+      return c('collapse_sum_like', x, tensor(new Array<number>(size(shape)).fill(0), { dtype: x.dtype, shape }));
+    },
+  ],
+  [
+    'broadcast_to_like',
+    (args, attrs) => {
+      const op = 'broadcast_to_like';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      return broadcastTo(op, arg(op, args, 0, 'data'), arg(op, args, 1, 'broadcast_type').shape);
+    },
+  ],
+  [
+    'ndarray_size',
+    (args, attrs) => {
+      only('ndarray_size', attrs, ['dtype']);
+      const x = arg('ndarray_size', args, 0, 'data');
+      return tensor([size(x.shape)], { dtype: dtypeAttr('ndarray_size', attrs.dtype, 'int32'), shape: [] });
+    },
+  ],
+  ...(['sort', 'argsort'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      only(op, attrs, ['axis', 'is_ascend', ...(op === 'argsort' ? ['dtype'] : [])]);
+      const x = arg(op, args, 0, 'data');
+      const axis = (attrs.axis as number | undefined) ?? -1;
+      const n = x.shape[axisOf(axis, x.shape.length)]!;
+      // A full top-k in the requested order; equal values keep their order, as TVM's stable sort does.
+      const [values, indices] = call('topk', [x, n, axis, attrs.is_ascend === false, true]) as Tensor[];
+      return op === 'sort' ? values! : c('cast', indices!, dtypeAttr(op, attrs.dtype, 'int32'));
+    },
+  ]),
+  [
+    'nn.lrn',
+    (args, attrs) => {
+      const op = 'nn.lrn';
+      arity(op, args, 1);
+      only(op, attrs, ['size', 'axis', 'bias', 'alpha', 'beta']);
+      const x = arg(op, args, 0, 'data');
+      if (axisOf((attrs.axis as number | undefined) ?? 1, x.shape.length) !== 1)
+        fail(op, `axis ${String(attrs.axis)} is not supported (the channel axis 1 is)`);
+      // TVM's lrn divides alpha by size, as ONNX's LRN does.
+      return c(
+        'lrn',
+        x,
+        (attrs.size as number | undefined) ?? 5,
+        (attrs.alpha as number | undefined) ?? 1e-4,
+        (attrs.beta as number | undefined) ?? 0.75,
+        (attrs.bias as number | undefined) ?? 2,
+      );
+    },
+  ],
+  [
+    'trilu',
+    (args, attrs) => {
+      const op = 'trilu';
+      only(op, attrs, ['upper']);
+      const x = arg(op, args, 0, 'data');
+      const k = args.length > 1 ? knownNumber(op, args[1], 'k') : 0;
+      return c('trilu', x, k, attrs.upper !== false);
+    },
+  ],
+  [
+    // sequence_mask(data, valid_length): positions along axis at or past each batch entry's length take mask_value.
+    'sequence_mask',
+    (args, attrs) => {
+      const op = 'sequence_mask';
+      arity(op, args, 2);
+      only(op, attrs, ['mask_value', 'axis']);
+      const [x, len] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'valid_length')];
+      const a = axisOf((attrs.axis as number | undefined) ?? 0, x.shape.length);
+      if (a !== 0 && a !== 1) fail(op, `axis ${a} is not supported (0 or 1)`);
+      const T = x.shape[a]!;
+      const steps = tensor(
+        Array.from({ length: T }, (_, i) => i),
+        { dtype: 'float32', shape: a === 0 ? [T, 1] : [1, T] },
+      );
+      const lens = c('reshape', c('cast', len, 'float32'), a === 0 ? [1, len.shape[0]!] : [len.shape[0]!, 1]);
+      const keep = c('less', steps, lens);
+      const fullKeep = c('reshape', keep, [...keep.shape, ...Array<number>(x.shape.length - 2).fill(1)]);
+      const fill = scalar((attrs.mask_value as number | undefined) ?? 0, x.dtype);
+      return c('where', fullKeep, x, fill);
+    },
+  ],
+  [
+    'nn.cross_entropy',
+    (args, attrs) => {
+      const op = 'nn.cross_entropy';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      const [p, y] = [arg(op, args, 0, 'predictions'), arg(op, args, 1, 'targets')];
+      const s = c('sum', c('multiply', c('log', p), y));
+      return c('divide', c('negative', s), scalar(p.shape[0]!, p.dtype));
+    },
+  ],
+  [
+    'nn.cross_entropy_with_logits',
+    (args, attrs) => {
+      const op = 'nn.cross_entropy_with_logits';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      const [p, y] = [arg(op, args, 0, 'predictions'), arg(op, args, 1, 'targets')];
+      return c('divide', c('negative', c('sum', c('multiply', p, y))), scalar(p.shape[0]!, p.dtype));
+    },
+  ],
   [
     'image.resize2d',
     (args, attrs) => {

@@ -339,7 +339,18 @@ const adapters = new Map<string, Adapter>([
 ]);
 
 /** Relay ops that only place or copy a value: the importer passes their input through. */
-const IDENTITY = new Set(['on_device', 'device_copy', 'copy', 'stop_fusion', 'annotation.stop_fusion']);
+const IDENTITY = new Set([
+  'on_device',
+  'device_copy',
+  'copy',
+  'stop_fusion',
+  'annotation.stop_fusion',
+  // Markers of BYOC partitioning, rematerialization and function ids: values pass through.
+  'annotation.compiler_begin',
+  'annotation.compiler_end',
+  'annotation.checkpoint',
+  'annotation.with_funcid',
+]);
 
 /** Converts one Relay call: the op's adapter (if any) reads Relay's own attrs, then the generated converter runs. */
 export function convertRelayCall(

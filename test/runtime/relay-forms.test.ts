@@ -102,6 +102,45 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     `def @main(%x: ${f32('1, 2, 3, 4')}) { nn.upsampling(%x, scale_h=2f, scale_w=1.5f, method="bilinear", align_corners=True) }`,
   ],
   [
+    'fast_exp, fast_tanh and nn.fast_softmax',
+    `def @main(%x: ${f32('2, 5')}) { %0 = add(fast_exp(%x), fast_tanh(%x)); nn.fast_softmax(%0, axis=-1) }`,
+  ],
+  [
+    'nn.conv1d',
+    `def @main(%x: ${f32('2, 3, 9')}, %w: ${f32('4, 3, 3')}) { nn.conv1d(%x, %w, strides=[2], padding=[1, 2], dilation=[1], channels=4, kernel_size=[3]) }`,
+  ],
+  [
+    'nn.max_pool1d and nn.avg_pool1d',
+    `def @main(%x: ${f32('2, 3, 9')}) { %0 = nn.max_pool1d(%x, pool_size=[3], strides=[2], padding=[1, 1]); %1 = nn.avg_pool1d(%x, pool_size=[3], strides=[2], padding=[1, 1], count_include_pad=True); add(%0, %1) }`,
+  ],
+  [
+    'annotation markers pass values through',
+    `def @main(%x: ${f32('2, 3')}) { %0 = annotation.compiler_begin(%x, compiler="dnnl"); %1 = nn.relu(%0); %2 = annotation.checkpoint(%1); annotation.compiler_end(%2, compiler="dnnl") }`,
+  ],
+  [
+    'isinf, all and any',
+    `def @main(%x: ${f32('3, 4')}) { %0 = isinf(divide(%x, subtract(%x, %x))); %1 = all(greater(%x, -2f), axis=[1]); %2 = any(%0, axis=[0], keepdims=True, exclude=True); (%1, %2) }`,
+  ],
+  [
+    'collapse_sum_to and broadcast_to_like',
+    `def @main(%x: ${f32('2, 3, 4')}, %y: ${f32('3, 1')}) { %0 = collapse_sum_to(%x, shape=[3, 1]); broadcast_to_like(%0, %x) }`,
+  ],
+  ['ndarray_size', `def @main(%x: ${f32('2, 3, 4')}) { ndarray_size(%x, dtype="int32") }`],
+  [
+    'sort and argsort',
+    `def @main(%x: ${f32('3, 5')}) { (sort(%x, axis=1, is_ascend=True), argsort(%x, axis=0, is_ascend=False, dtype="int32")) }`,
+  ],
+  ['nn.lrn', `def @main(%x: ${f32('1, 7, 2, 2')}) { nn.lrn(%x, size=5, axis=1, bias=2f, alpha=0.0001f, beta=0.75f) }`],
+  ['trilu', `def @main(%x: ${f32('2, 4, 5')}) { (trilu(%x, 1, upper=True), trilu(%x, -1, upper=False)) }`],
+  [
+    'sequence_mask',
+    `def @main(%x: ${f32('5, 3, 2')}, %n: ${i32('3')}) { sequence_mask(%x, %n, mask_value=-1f, axis=0) }`,
+  ],
+  [
+    'nn.cross_entropy (and with logits)',
+    `def @main(%x: ${f32('3, 4')}, %y: ${f32('3, 4')}) { %0 = add(%x, 2f); (nn.cross_entropy(%0, %y), nn.cross_entropy_with_logits(%x, %y)) }`,
+  ],
+  [
     'nn.conv2d_transpose',
     `def @main(%x: ${f32('1, 2, 3, 3')}, %w: ${f32('2, 3, 3, 3')}) { nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]) }`,
   ],

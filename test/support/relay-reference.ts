@@ -1175,6 +1175,133 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return ix.data[o * inner + (i % inner)] === k ? on.data[0]! : off.data[0]!;
       });
     }
+    case 'annotation.compiler_begin':
+    case 'annotation.compiler_end':
+    case 'annotation.checkpoint':
+      return t(0);
+    case 'fast_exp':
+      return unary(t(0), Math.exp);
+    case 'fast_tanh':
+      return unary(t(0), Math.tanh);
+    case 'nn.fast_softmax':
+      return callOp('nn.softmax', vs, at);
+    case 'nn.conv1d': {
+      // A width-only convolution: NCW data and OIW weights as NCHW and OIHW of height 1.
+      const [x, w] = [t(0), t(1)];
+      const pad = (at.padding as number[]) ?? [0];
+      const y = conv2d(
+        reshape(x, [x.shape[0]!, x.shape[1]!, 1, x.shape[2]!]),
+        reshape(w, [w.shape[0]!, w.shape[1]!, 1, w.shape[2]!]),
+        {
+          strides: [1, ((at.strides as number[]) ?? [1])[0]!],
+          dilation: [1, ((at.dilation as number[]) ?? [1])[0]!],
+          padding: [0, pad[0]!, 0, pad[1] ?? pad[0]!],
+          groups: at.groups ?? 1,
+        },
+      );
+      return reshape(y, [y.shape[0]!, y.shape[1]!, y.shape[3]!]);
+    }
+    case 'nn.max_pool1d':
+    case 'nn.avg_pool1d': {
+      const x = t(0);
+      const pad = (at.padding as number[]) ?? [0];
+      const y = pool(
+        reshape(x, [x.shape[0]!, x.shape[1]!, 1, x.shape[2]!]),
+        {
+          pool_size: [1, (at.pool_size as number[])[0]!],
+          strides: [1, ((at.strides as number[]) ?? [1])[0]!],
+          padding: [0, pad[0]!, 0, pad[1] ?? pad[0]!],
+          count_include_pad: at.count_include_pad,
+        },
+        op === 'nn.max_pool1d' ? 'max' : 'avg',
+      );
+      return reshape(y, [y.shape[0]!, y.shape[1]!, y.shape[3]!]);
+    }
+    case 'isinf':
+      return mk(t(0).shape, 'bool', (i) => (Math.abs(t(0).data[i]!) === Infinity ? 1 : 0));
+    case 'all':
+    case 'any': {
+      const r = reduce(
+        t(0),
+        at.axis,
+        Boolean(at.keepdims),
+        (v) => (op === 'all' ? (v.every((q) => q !== 0) ? 1 : 0) : v.some((q) => q !== 0) ? 1 : 0),
+        Boolean(at.exclude),
+      );
+      return { ...r, dtype: 'bool' };
+    }
+    case 'collapse_sum_to': {
+      const x = t(0);
+      const like = at.shape as number[];
+      const lead = x.shape.length - like.length;
+      const axes = x.shape.map((_, i) => i).filter((i) => i < lead || (like[i - lead] === 1 && x.shape[i] !== 1));
+      return reshape(
+        reduce(x, axes, true, (v) => v.reduce((p, q) => p + q, 0)),
+        like,
+      );
+    }
+    case 'broadcast_to_like':
+      return binary(
+        t(0),
+        mk(t(1).shape, t(0).dtype, () => 0),
+        (x) => x,
+      );
+    case 'ndarray_size':
+      return scalar(t(0).data.length, (at.dtype as RDType) ?? 'int32');
+    case 'sort':
+    case 'argsort': {
+      const sorted = callOp('topk', vs, {
+        k: 0,
+        axis: at.axis ?? -1,
+        is_ascend: at.is_ascend ?? true,
+        ret_type: 'both',
+        dtype: at.dtype ?? 'int32',
+      }) as T64[];
+      return op === 'sort' ? sorted[0]! : sorted[1]!;
+    }
+    case 'nn.lrn': {
+      // b = a / (bias + alpha / size · Σ a² over size channels around c)^beta.
+      const x = t(0);
+      const [C, inner] = [x.shape[1]!, size(x.shape.slice(2))];
+      const n = (at.size as number) ?? 5;
+      const [alpha, beta, bias] = [(at.alpha as number) ?? 1e-4, (at.beta as number) ?? 0.75, (at.bias as number) ?? 2];
+      return mk(x.shape, x.dtype, (i) => {
+        const ch = Math.floor(i / inner) % C;
+        let sq = 0;
+        for (let k = ch - Math.floor((n - 1) / 2); k <= ch + Math.ceil((n - 1) / 2); k++)
+          if (k >= 0 && k < C) sq += x.data[i + (k - ch) * inner]! ** 2;
+        return roundTo(x.dtype, x.data[i]! / (bias + (alpha / n) * sq) ** beta);
+      });
+    }
+    case 'trilu': {
+      const x = t(0);
+      const k = vs[1] ? t(1).data[0]! : 0;
+      const [R, Cc] = [x.shape.at(-2)!, x.shape.at(-1)!];
+      return mk(x.shape, x.dtype, (i) => {
+        const [r, col] = [Math.floor(i / Cc) % R, i % Cc];
+        const keep = at.upper === false ? col - r <= k : col - r >= k;
+        return keep ? x.data[i]! : 0;
+      });
+    }
+    case 'sequence_mask': {
+      const [x, len] = [t(0), t(1)];
+      const a = axisOf((at.axis as number) ?? 0, x.shape.length);
+      const inner = size(x.shape.slice(2));
+      return mk(x.shape, x.dtype, (i) => {
+        const i0 = Math.floor(i / (x.shape[1]! * inner));
+        const i1 = Math.floor(i / inner) % x.shape[1]!;
+        const [step, batch] = a === 0 ? [i0, i1] : [i1, i0];
+        return step < len.data[batch]! ? x.data[i]! : ((at.mask_value as number) ?? 0);
+      });
+    }
+    case 'nn.cross_entropy':
+    case 'nn.cross_entropy_with_logits': {
+      const [p, y] = [t(0), t(1)];
+      let s = 0;
+      for (let i = 0; i < p.data.length; i++)
+        s += (op === 'nn.cross_entropy' ? Math.log(p.data[i]!) : p.data[i]!) * y.data[i]!;
+      return scalar(roundTo(p.dtype, -s / p.shape[0]!), p.dtype);
+    }
     case 'image.resize2d':
     case 'nn.upsampling': {
       // topi.image.resize2d per output pixel; coordinates in float32 as TVM computes them, values in float64.
