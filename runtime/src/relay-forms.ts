@@ -274,7 +274,69 @@ function oneD(op: string, twoD: string, kind: 'conv' | 'pool'): Form {
   };
 }
 
+/** The elements of a tensor known while converting (a Relay constant), else an error naming what. */
+function knownList(op: string, v: unknown, what: string): number[] {
+  if (typeof v === 'number') return [v];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return v as number[];
+  if (v instanceof Tensor) {
+    try {
+      return Array.from(v.dataSync() as ArrayLike<number>, Number);
+    } catch {
+      fail(op, `${what} must be known when converting (a constant): a raf-op graph has static shapes`);
+    }
+  }
+  fail(op, `${what} must be a tensor of integers`);
+}
+
+/**
+ * A dyn.* op of Relay's dynamic-shape dialect whose shape arguments are constants: the static op, with those
+ * arguments read into the attrs they stand for (`names`, after the `data` arguments that stay tensors).
+ */
+function dynamic(
+  op: string,
+  data: number,
+  names: readonly string[],
+  read: (name: string, v: unknown) => unknown = (n, v) => knownList(op, v, n),
+): Form {
+  return (args, attrs) => {
+    if (args.length > data + names.length)
+      fail(op, `takes at most ${data + names.length} arguments, got ${args.length}`);
+    const fixed: Record<string, unknown> = { ...attrs };
+    names.forEach((name, i) => {
+      if (args[data + i] !== undefined) fixed[name] = read(name, args[data + i]);
+    });
+    return convertRelayCall(op.slice('dyn.'.length), args.slice(0, data), fixed);
+  };
+}
+
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  ['dyn.reshape', dynamic('dyn.reshape', 1, ['newshape'])],
+  ['dyn.broadcast_to', dynamic('dyn.broadcast_to', 1, ['shape'])],
+  ['dyn.zeros', dynamic('dyn.zeros', 0, ['shape'])],
+  ['dyn.ones', dynamic('dyn.ones', 0, ['shape'])],
+  ['dyn.full', dynamic('dyn.full', 1, ['shape'])],
+  ['dyn.tile', dynamic('dyn.tile', 1, ['reps'])],
+  ['dyn.squeeze', dynamic('dyn.squeeze', 1, ['axis'])],
+  ['dyn.expand_dims', dynamic('dyn.expand_dims', 1, ['axis'], (n, v) => knownList('dyn.expand_dims', v, n)[0])],
+  ['dyn.strided_slice', dynamic('dyn.strided_slice', 1, ['begin', 'end', 'strides'])],
+  ['dyn.one_hot', dynamic('dyn.one_hot', 3, ['depth'], (n, v) => knownList('dyn.one_hot', v, n)[0])],
+  ['dyn.topk', dynamic('dyn.topk', 1, ['k'], (n, v) => knownList('dyn.topk', v, n)[0])],
+  [
+    'dyn.nn.pad',
+    (args, attrs) => {
+      const op = 'dyn.nn.pad';
+      const pw = args[1] instanceof Tensor ? args[1] : undefined;
+      if (!pw) fail(op, 'pad_width (argument 1) must be a tensor');
+      const flat = knownList(op, pw, 'pad_width');
+      const pairs = Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i]!, flat[2 * i + 1]!]);
+      return convertRelayCall('nn.pad', [args[0], ...args.slice(2)], { ...attrs, pad_width: pairs });
+    },
+  ],
+  ['dyn.image.resize2d', dynamic('dyn.image.resize2d', 1, ['size', 'roi'])],
+  [
+    'dyn.nn.upsampling',
+    dynamic('dyn.nn.upsampling', 1, ['scale_h', 'scale_w'], (n, v) => knownList('dyn.nn.upsampling', v, n)[0]),
+  ],
   ['fast_exp', alias('exp')],
   ['fast_tanh', alias('tanh')],
   ['fast_erf', alias('erf')],

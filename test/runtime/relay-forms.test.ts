@@ -141,6 +141,14 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     `def @main(%x: ${f32('3, 4')}, %y: ${f32('3, 4')}) { %0 = add(%x, 2f); (nn.cross_entropy(%0, %y), nn.cross_entropy_with_logits(%x, %y)) }`,
   ],
   [
+    'dyn.reshape and dyn.broadcast_to with constant shapes',
+    `def @main(%x: ${f32('2, 6')}, %y: ${f32('3, 4')}, %z: ${f32('2, 3, 4')}) { %0 = dyn.reshape(%x, shape_of(%y)); dyn.broadcast_to(%0, shape_of(%z)) }`,
+  ],
+  [
+    'dyn.zeros, dyn.ones, dyn.topk and dyn.one_hot',
+    `def @main(%x: ${f32('3, 5')}, %i: ${i32('4')}) { %0 = add(%x, dyn.ones(shape_of(%x), dtype="float32")); %1 = add(%0, dyn.zeros(shape_of(%x), dtype="float32")); (dyn.topk(%1, 2, axis=1, ret_type="values", is_ascend=False, dtype="int32"), dyn.one_hot(%i, 1f, 0f, 10, axis=-1, dtype="float32")) }`,
+  ],
+  [
     'nn.conv2d_transpose',
     `def @main(%x: ${f32('1, 2, 3, 3')}, %w: ${f32('2, 3, 3, 3')}) { nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]) }`,
   ],
@@ -163,5 +171,9 @@ describe('Relay ops imported as compositions (relay-forms.ts)', () => {
     expect(() =>
       fromRelay(`${V}def @main(%x: ${f32('1, 4, 2, 2')}) { nn.depth_to_space(%x, block_size=2, layout="NCHW4c") }`),
     ).toThrow(/nn\.depth_to_space: layout 'NCHW4c' is not supported/);
+    // A dyn.* shape computed from a graph input cannot become a static shape.
+    expect(() => fromRelay(`${V}def @main(%x: ${f32('2, 3')}, %s: ${i32('2')}) { dyn.reshape(%x, %s) }`)).toThrow(
+      /dyn\.reshape: newshape must be known when converting/,
+    );
   });
 });

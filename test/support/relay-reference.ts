@@ -1175,6 +1175,18 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return ix.data[o * inner + (i % inner)] === k ? on.data[0]! : off.data[0]!;
       });
     }
+    // Relay's dynamic-shape ops with constant shape arguments: the static op with those values as attrs.
+    case 'dyn.reshape':
+      return callOp('reshape', [vs[0]!], { ...at, newshape: Array.from(t(1).data) });
+    case 'dyn.broadcast_to':
+      return callOp('broadcast_to', [vs[0]!], { ...at, shape: Array.from(t(1).data) });
+    case 'dyn.zeros':
+    case 'dyn.ones':
+      return callOp(op.slice(4), [], { ...at, shape: Array.from(t(0).data) });
+    case 'dyn.topk':
+      return callOp('topk', [vs[0]!], { ...at, k: t(1).data[0] });
+    case 'dyn.one_hot':
+      return callOp('one_hot', vs.slice(0, 3), { ...at, depth: t(3).data[0] });
     case 'annotation.compiler_begin':
     case 'annotation.compiler_end':
     case 'annotation.checkpoint':
