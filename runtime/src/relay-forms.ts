@@ -309,7 +309,57 @@ function dynamic(
   };
 }
 
+/** Source index of each padded position along an axis of n: REFLECT leaves the edge out, SYMMETRIC repeats it. */
+function mirrorIndex(n: number, before: number, after: number, symmetric: boolean): number[] {
+  const period = symmetric ? 2 * n : 2 * n - 2;
+  return Array.from({ length: n + before + after }, (_, j) => {
+    if (n === 1) return 0;
+    let i = (((j - before) % period) + period) % period;
+    if (i >= n) i = symmetric ? period - 1 - i : period - i;
+    return i;
+  });
+}
+
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  [
+    'nn.mirror_pad',
+    (args, attrs) => {
+      const op = 'nn.mirror_pad';
+      arity(op, args, 1);
+      only(op, attrs, ['pad_width', 'mode']);
+      const mode = (attrs.mode as string | undefined) ?? 'SYMMETRIC';
+      if (mode !== 'REFLECT' && mode !== 'SYMMETRIC') fail(op, `mode '${mode}' is not REFLECT or SYMMETRIC`);
+      let x = arg(op, args, 0, 'data');
+      const pw = attrs.pad_width as number[][];
+      pw.forEach(([b, e], axis) => {
+        if (!b && !e) return;
+        const n = x.shape[axis]!;
+        if (b! > n - (mode === 'REFLECT' ? 1 : 0) || e! > n - (mode === 'REFLECT' ? 1 : 0))
+          fail(op, `pad [${b}, ${e}] on axis ${axis} is wider than the ${n} elements it mirrors`);
+        const idx = mirrorIndex(n, b!, e!, mode === 'SYMMETRIC');
+        x = c('take', x, tensor(idx, { dtype: 'int32' }), axis);
+      });
+      return x;
+    },
+  ],
+  [
+    // Relay's gather_nd reads the index tuple from the indices' first axis (ONNX's from its last).
+    'gather_nd',
+    (args, attrs) => {
+      const op = 'gather_nd';
+      arity(op, args, 2);
+      only(op, attrs, ['batch_dims', 'index_rank']);
+      if (attrs.batch_dims !== undefined && attrs.batch_dims !== 0)
+        fail(op, 'batch_dims other than 0 is not supported');
+      const [x, idx] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'indices')];
+      const r = idx.shape.length;
+      const last =
+        r === 1 ? c('reshape', idx, [1, idx.shape[0]!]) : c('transpose', idx, [...Array(r).keys()].slice(1).concat(0));
+      const asInt = last.dtype === 'int64' || last.dtype === 'int32' ? last : c('cast', last, 'int64');
+      const y = c('gather_nd', x, asInt, 0);
+      return r === 1 ? c('reshape', y, y.shape.slice(1)) : y;
+    },
+  ],
   ['dyn.reshape', dynamic('dyn.reshape', 1, ['newshape'])],
   ['dyn.broadcast_to', dynamic('dyn.broadcast_to', 1, ['shape'])],
   ['dyn.zeros', dynamic('dyn.zeros', 0, ['shape'])],

@@ -149,6 +149,11 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     `def @main(%x: ${f32('3, 5')}, %i: ${i32('4')}) { %0 = add(%x, dyn.ones(shape_of(%x), dtype="float32")); %1 = add(%0, dyn.zeros(shape_of(%x), dtype="float32")); (dyn.topk(%1, 2, axis=1, ret_type="values", is_ascend=False, dtype="int32"), dyn.one_hot(%i, 1f, 0f, 10, axis=-1, dtype="float32")) }`,
   ],
   [
+    'nn.mirror_pad REFLECT and SYMMETRIC',
+    `def @main(%x: ${f32('2, 3, 4')}) { (nn.mirror_pad(%x, pad_width=[[0, 0], [2, 1], [1, 3]], mode="REFLECT"), nn.mirror_pad(%x, pad_width=[[1, 1], [3, 0], [0, 4]], mode="SYMMETRIC")) }`,
+  ],
+  ['gather_nd', `def @main(%x: ${f32('10, 10, 5')}, %i: ${i32('2, 3, 2')}) { gather_nd(%x, %i) }`],
+  [
     'nn.conv2d_transpose',
     `def @main(%x: ${f32('1, 2, 3, 3')}, %w: ${f32('2, 3, 3, 3')}) { nn.conv2d_transpose(%x, %w, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]) }`,
   ],

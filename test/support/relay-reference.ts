@@ -1187,6 +1187,41 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       return callOp('topk', [vs[0]!], { ...at, k: t(1).data[0] });
     case 'dyn.one_hot':
       return callOp('one_hot', vs.slice(0, 3), { ...at, depth: t(3).data[0] });
+    case 'nn.mirror_pad': {
+      const x = t(0);
+      const pw = at.pad_width as number[][];
+      const sym = ((at.mode as string) ?? 'SYMMETRIC') === 'SYMMETRIC';
+      const shape = x.shape.map((d, i) => d + pw[i]![0]! + pw[i]![1]!);
+      const xs = strides(x.shape);
+      const os = strides(shape);
+      // Walk outward from the edge: REFLECT steps over the edge element, SYMMETRIC repeats it.
+      const src = (c: number, n: number): number => {
+        while (c < 0 || c >= n) c = c < 0 ? (sym ? -1 - c : -c) : sym ? 2 * n - 1 - c : 2 * n - 2 - c;
+        return c;
+      };
+      return mk(shape, x.dtype, (i) => {
+        let j = 0;
+        for (let d = 0; d < shape.length; d++)
+          j += src((Math.floor(i / os[d]!) % shape[d]!) - pw[d]![0]!, x.shape[d]!) * xs[d]!;
+        return x.data[j]!;
+      });
+    }
+    case 'gather_nd': {
+      // out[y...][rest...] = data[idx[0][y...], ..., idx[M-1][y...], rest...]
+      const [x, ix] = [t(0), t(1)];
+      const M = ix.shape[0]!;
+      const ys = ix.shape.slice(1);
+      const rest = x.shape.slice(M);
+      const inner = size(rest);
+      const xs = strides(x.shape);
+      const ny = size(ys);
+      return mk([...ys, ...rest], x.dtype, (i) => {
+        const y = Math.floor(i / inner);
+        let j = 0;
+        for (let m = 0; m < M; m++) j += ix.data[m * ny + y]! * xs[m]!;
+        return x.data[j + (i % inner)]!;
+      });
+    }
     case 'annotation.compiler_begin':
     case 'annotation.compiler_end':
     case 'annotation.checkpoint':

@@ -618,6 +618,12 @@ export {
   type TransposeInputs,
   type TransposeKernel,
 } from './bridge/transpose.ts';
+export {
+  treeEnsembleBridge,
+  type TreeEnsembleAttrs,
+  type TreeEnsembleInputs,
+  type TreeEnsembleKernel,
+} from './bridge/tree_ensemble.ts';
 export { triluBridge, type TriluAttrs, type TriluInputs, type TriluKernel } from './bridge/trilu.ts';
 export {
   truncDivideBridge,

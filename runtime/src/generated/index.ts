@@ -1132,6 +1132,10 @@ import { transposeRelay } from './relay/transpose.ts';
 import { transposeCpuOp } from './dialects/cpu/transpose.ts';
 import { transposeWasmOp } from './dialects/wasm/transpose.ts';
 import { transposeWebgpuOp } from './dialects/webgpu/transpose.ts';
+import { treeEnsembleOp } from './api/tree_ensemble.ts';
+import { treeEnsembleGrad } from './grad/tree_ensemble.ts';
+import { treeEnsembleRelay } from './relay/tree_ensemble.ts';
+import { treeEnsembleCpuOp } from './dialects/cpu/tree_ensemble.ts';
 import { triluOp } from './api/trilu.ts';
 import { triluGrad } from './grad/trilu.ts';
 import { triluRelay } from './relay/trilu.ts';
@@ -1378,6 +1382,7 @@ export const OPS = {
   tile: tileOp,
   topk: topkOp,
   transpose: transposeOp,
+  tree_ensemble: treeEnsembleOp,
   trilu: triluOp,
   trunc_divide: truncDivideOp,
   trunc_mod: truncModOp,
@@ -1606,6 +1611,7 @@ thresholdedReluDxOp.grad = thresholdedReluDxGrad;
 tileOp.grad = tileGrad;
 topkOp.grad = topkGrad;
 transposeOp.grad = transposeGrad;
+treeEnsembleOp.grad = treeEnsembleGrad;
 triluOp.grad = triluGrad;
 truncDivideOp.grad = truncDivideGrad;
 truncModOp.grad = truncModGrad;
@@ -2083,6 +2089,7 @@ registerDialectOps([
   transposeCpuOp,
   transposeWasmOp,
   transposeWebgpuOp,
+  treeEnsembleCpuOp,
   triluCpuOp,
   truncDivideCpuOp,
   truncModCpuOp,
@@ -2311,6 +2318,7 @@ installRelayConverters([
   tileRelay,
   topkRelay,
   transposeRelay,
+  treeEnsembleRelay,
   triluRelay,
   truncDivideRelay,
   truncModRelay,

@@ -221,6 +221,7 @@ export const OP_IDS = {
   tile: 0x657e442f,
   topk: 0x92452c9b,
   transpose: 0xc35e9786,
+  tree_ensemble: 0xce05f3c7,
   trilu: 0x73e9931f,
   trunc_divide: 0xec799f5d,
   trunc_mod: 0xdbd91c18,

@@ -213,6 +213,7 @@ export { ThresholdedReluDxArgs } from './schema/thresholded_relu_dx.ts';
 export { TileArgs } from './schema/tile.ts';
 export { TopkArgs } from './schema/topk.ts';
 export { TransposeArgs } from './schema/transpose.ts';
+export { TreeEnsembleArgs } from './schema/tree_ensemble.ts';
 export { TriluArgs } from './schema/trilu.ts';
 export { TruncDivideArgs } from './schema/trunc_divide.ts';
 export { TruncModArgs } from './schema/trunc_mod.ts';

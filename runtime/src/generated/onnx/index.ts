@@ -220,6 +220,7 @@ import { thresholdedReluDxOnnx } from './thresholded_relu_dx.ts';
 import { tileOnnx } from './tile.ts';
 import { topkOnnx } from './topk.ts';
 import { transposeOnnx } from './transpose.ts';
+import { treeEnsembleOnnx } from './tree_ensemble.ts';
 import { triluOnnx } from './trilu.ts';
 import { truncDivideOnnx } from './trunc_divide.ts';
 import { truncModOnnx } from './trunc_mod.ts';
@@ -447,6 +448,7 @@ export const ONNX_MAPPINGS: readonly (OnnxMapping | null)[] = [
   tileOnnx,
   topkOnnx,
   transposeOnnx,
+  treeEnsembleOnnx,
   triluOnnx,
   truncDivideOnnx,
   truncModOnnx,

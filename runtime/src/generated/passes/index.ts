@@ -220,6 +220,7 @@ import { thresholdedReluDxCompute } from './thresholded_relu_dx.ts';
 import { tileCompute } from './tile.ts';
 import { topkCompute } from './topk.ts';
 import { transposeCompute } from './transpose.ts';
+import { treeEnsembleCompute } from './tree_ensemble.ts';
 import { triluCompute } from './trilu.ts';
 import { truncDivideCompute } from './trunc_divide.ts';
 import { truncModCompute } from './trunc_mod.ts';
@@ -447,6 +448,7 @@ export const COMPUTE: Readonly<Record<string, ComputeDef | null>> = {
   tile: tileCompute,
   topk: topkCompute,
   transpose: transposeCompute,
+  tree_ensemble: treeEnsembleCompute,
   trilu: triluCompute,
   trunc_divide: truncDivideCompute,
   trunc_mod: truncModCompute,
