@@ -479,15 +479,25 @@ describe('ONNX models with the wide element types', () => {
       /uint64 tensor 'w' holds .*beyond 2\^53/,
     );
     for (const [code, name] of [
-      [17, 'float8e4m3fn'],
-      [22, 'int4'],
       [8, 'string'],
       [14, 'complex64'],
-      [23, 'float4e2m1'],
-      [26, 'int2'],
     ] as const) {
       const bytes = onnxModel({ op: 'Identity', inputs: ['x'] }, [['x', code, [2]]], ['y', code, [2]]);
       expect(() => loadOnnx(bytes)).toThrow(new RegExp(`value 'x' has ONNX element type ${code} \\(${name}\\)`));
+    }
+  });
+
+  it('passes narrow types (float8, int4, float4, int2) through in their carrier dtypes, naming the type', () => {
+    for (const [code, name, dtype, values] of [
+      [17, 'float8e4m3fn', 'float32', [448, -0.015625]],
+      [22, 'int4', 'int8', [-8, 7]],
+      [23, 'float4e2m1', 'float32', [6, -0.5]],
+      [26, 'int2', 'int8', [-2, 1]],
+    ] as const) {
+      const session = loadOnnx(onnxModel({ op: 'Identity', inputs: ['x'] }, [['x', code, [2]]], ['y', code, [2]]));
+      expect(session.model.outputs[0]!.format).toBe(name);
+      const y = session.run({ x: tensor([...values], { dtype }) }).y!;
+      expect([y.dtype, Array.from(y.dataSync())]).toEqual([dtype, [...values]]);
     }
   });
 });
