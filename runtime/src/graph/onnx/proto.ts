@@ -184,27 +184,17 @@ export function narrowFormatOf(code: number): NarrowFormat | undefined {
   return NARROW[code];
 }
 
-/** Names of the ONNX element types raf-op has no dtype for (TensorProto.DataType), for the refusal's message. */
+/** Names of the ONNX element types raf-op neither has a dtype for nor carries (TensorProto.DataType), for messages. */
 const UNREAD: Readonly<Record<number, string>> = {
   0: 'UNDEFINED',
   8: 'string',
   14: 'complex64',
   15: 'complex128',
-  17: 'float8e4m3fn',
-  18: 'float8e4m3fnuz',
-  19: 'float8e5m2',
-  20: 'float8e5m2fnuz',
-  21: 'uint4',
-  22: 'int4',
-  23: 'float4e2m1',
-  24: 'float8e8m0',
-  25: 'uint2',
-  26: 'int2',
 };
 
 /** An ONNX element type code as ONNX names it (TensorProto.DataType), raf-op's dtype name where it has one. */
 export function onnxTypeName(code: number): string {
-  return ELEM[code] ?? UNREAD[code] ?? `element type ${code}`;
+  return ELEM[code] ?? NARROW[code] ?? UNREAD[code] ?? `element type ${code}`;
 }
 
 /** Raw-data readers per ONNX element type code (little-endian, as onnx.proto stores raw_data). */
