@@ -1,7 +1,8 @@
-// The compiled training step runs forward, backward and the optimizer update as one graph: bit for bit what the eager
-// path (trainStep: the tape, then opt.step's op calls) computes, itself checked against torch.optim and NumPy in
-// optim.test.ts and mlp-iris.test.ts; the new parameters and state land in the optimizer's own tensors (same objects,
-// same storage); and after the first steps a step takes no new wasm memory.
+// The compiled training step runs forward, backward and the optimizer update as one graph: unfused, bit for bit what
+// the eager path (trainStep: the tape, then opt.step's op calls) computes, itself checked against torch.optim and NumPy
+// in optim.test.ts and mlp-iris.test.ts; fused (the default), within rounding of it; the new parameters and state land
+// in the optimizer's own tensors (same objects, same storage); and after the first steps a step takes no new wasm
+// memory.
 
 import { describe, expect, it } from 'vitest';
 import { ops, tensor, train, withDialect, type Tensor } from '../../runtime/src/index.ts';
@@ -33,13 +34,15 @@ function stateOf(opt: train.Optimizer): Record<string, number[]> {
   return out;
 }
 
-describe.each(['float64', 'float32'] as const)('compiled step = eager step, bit for bit, %s', (dtype) => {
+describe.each(['float64', 'float32'] as const)('compiled step (unfused) = eager step, bit for bit, %s', (dtype) => {
   it.each(Object.keys(OPTIMIZERS))('%s', (name) => {
     const make = OPTIMIZERS[name]!;
     const eager = make(initParams(dtype));
     const compiled = make(initParams(dtype));
     const first = batch(data, 0, dtype);
-    const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), compiled, [first.x, first.y]);
+    const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), compiled, [first.x, first.y], {
+      fuse: false,
+    });
     const eagerLosses: number[] = [];
     const compiledLosses: number[] = [];
     for (let k = 0; k < STEPS; k++) {
@@ -67,7 +70,7 @@ describe('compiled step updates in place', () => {
       const opt = train.adam(initParams('float32'), { lr: 0.01 });
       const eager = train.adam(initParams('float32'), { lr: 0.01 });
       const b0 = batch(data, 0, 'float32');
-      const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), opt, [b0.x, b0.y]);
+      const step = train.compileTrainStep((p, x, y) => mlpLoss(p, x!, y!), opt, [b0.x, b0.y], { fuse: false });
       const tensors = stateTensors(opt);
       const storages = tensors.map((t) => t.storage);
       const w1 = opt.params.w1!;

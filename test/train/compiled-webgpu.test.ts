@@ -1,11 +1,12 @@
-// compileTrainStep on WebGPU: parameters, batches and optimizer state on the GPU, the step graph's update calls on the
-// WebGPU kernels, the new values copied into the same tensors on the GPU; every loss and the final parameters and
-// buffers equal the eager trainStep's bit for bit (the eager
+// compileTrainStep on WebGPU: parameters, batches and optimizer state on the GPU, the step graph fused (elementwise
+// chains as one kernel each) and its update calls on the WebGPU kernels, the new values copied into the same tensors
+// on the GPU; every loss and the final parameters and buffers equal the eager trainStep's bit for bit (the eager
 // path is checked against NumPy in mlp-iris-webgpu.test.ts). Skipped without a WebGPU adapter (a failure on CI or
 // with RAF_REQUIRE_WEBGPU=1).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { train, type Tensor } from '../../runtime/src/index.ts';
+import { kernelLaunches } from '../../runtime/src/graph/index.ts';
 import {
   gpuUnavailableReason,
   initWebGpu,
@@ -112,5 +113,47 @@ describe('compiled step on WebGPU, device memory', () => {
     expect(counts.slice(1)).toEqual(counts.slice(1).map(() => counts[0]));
     opt.dispose();
     for (const b of batches) for (const t of b) t.dispose();
+  });
+});
+
+describe('compiled step on WebGPU, fusion', () => {
+  it('fuses the step graph: fewer kernel launches than unfused, the same losses and parameters', async (ctx) => {
+    if (!gpu) {
+      if (REQUIRE_WEBGPU) throw new Error(`WebGPU required but unavailable: ${gpuUnavailableReason()}`);
+      ctx.skip(`WebGPU unavailable: ${gpuUnavailableReason()}`);
+      return;
+    }
+    const b = batch(data, 0, 'float32');
+    const [x, y] = [await b.x.to('webgpu'), await b.y.to('webgpu')];
+    const run = async (fuse: boolean) => {
+      const init: Params = {};
+      for (const [n, t] of Object.entries(initParams('float32'))) init[n] = await t.to('webgpu');
+      const opt = train.adam(init, { lr: 0.01 });
+      const step = train.compileTrainStep((p, xb, yb) => mlpLoss(p, xb!, yb!), opt, [x, y], { fuse });
+      const losses: number[] = [];
+      let launches = 0;
+      for (let k = 0; k < 3; k++) {
+        const before = kernelLaunches();
+        const l = step([x, y]);
+        launches = kernelLaunches() - before;
+        losses.push((await l.data())[0]!);
+        l.dispose();
+      }
+      const fusedGroups = step.graph.nodes.filter((n) => n.kind === 'fused').length;
+      const state = await values(opt);
+      opt.dispose();
+      return { losses, launches, fusedGroups, state };
+    };
+    const fused = await run(true);
+    const unfused = await run(false);
+    expect(unfused.fusedGroups).toBe(0);
+    expect(fused.fusedGroups).toBeGreaterThan(0);
+    // Each fused group of k calls is one launch instead of k.
+    expect(fused.launches).toBeLessThan(unfused.launches);
+    expect(fused.losses[2]).not.toBe(fused.losses[0]);
+    for (let k = 0; k < 3; k++) expect(fused.losses[k]).toBeCloseTo(unfused.losses[k]!, 6);
+    for (const [name, v] of Object.entries(unfused.state))
+      fused.state[name]!.forEach((u, i) => expect(Math.abs(u - v[i]!), name).toBeLessThan(1e-6));
+    for (const t of [x, y]) t.dispose();
   });
 });

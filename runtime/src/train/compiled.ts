@@ -7,6 +7,8 @@ import { wasm } from '../dialects/wasm/module.ts';
 import { toWasmMemory } from '../dialects/wasm/support.ts';
 import { OpError } from '../errors.ts';
 import { autodiff } from '../graph/passes/autodiff.ts';
+import { fuseOps } from '../graph/passes/fuse.ts';
+import { fuseEpilogues } from '../graph/passes/fuse-epilogues.ts';
 import { execute, executeUnplanned } from '../graph/executor.ts';
 import { trace } from '../graph/trace.ts';
 import type { Graph } from '../graph/ir.ts';
@@ -161,6 +163,32 @@ function replaced(t: Tensor): Tensor {
   return r;
 }
 
+export interface CompileTrainStepOptions {
+  /**
+   * Fuse the step graph (forward, backward and update together) as the parameters' device runs fused groups best:
+   * on WebGPU every elementwise chain becomes one kernel, with the reduction or product feeding it (fuseOps); on the
+   * CPU only the groups a wasm kernel runs faster fused, a product or convolution with its bias, activation and
+   * residual epilogue (fuseEpilogues), since the CPU's other fused groups are JavaScript loops, slower than the wasm
+   * kernels of their calls. Default true. `false` runs every call on its own, which makes the step equal trainStep's
+   * bit for bit (a fused loop may round or sum in another order).
+   */
+  readonly fuse?: boolean;
+}
+
+/** A compiled training step: `step(batch)` returns the loss and updates the optimizer. */
+export interface CompiledTrainStep {
+  (batch: readonly Tensor[]): Tensor;
+  /** The step graph as it runs (after fusion), traced again when the optimizer's options change. */
+  readonly graph: Graph;
+}
+
+/** The step graph fused for the device its calls run on (CompileTrainStepOptions.fuse). */
+function fuseStep(g: Graph, fuse: boolean): Graph {
+  if (!fuse) return g;
+  const kind = g.params[0]?.device.kind ?? 'cpu';
+  return kind === 'cpu' ? fuseEpilogues(g) : fuseOps(g, { dialect: kind });
+}
+
 /**
  * A training step compiled once for batches like `exampleBatch`: call it with each step's batch; it returns the loss
  * (before the update) and updates `opt` as trainStep does (all or nothing).
@@ -169,7 +197,8 @@ export function compileTrainStep(
   lossFn: BatchLossFn,
   opt: Optimizer,
   exampleBatch: readonly Tensor[],
-): (batch: readonly Tensor[]) => Tensor {
+  stepOptions: CompileTrainStepOptions = {},
+): CompiledTrainStep {
   const where = `${opt.kind}.step`;
   const compiled = compileLossAndGrads(lossFn, opt.params, exampleBatch);
   const names = Object.keys(opt.params);
@@ -193,8 +222,10 @@ export function compileTrainStep(
   let built: (TrainStepGraph & { readonly options: string }) | undefined;
   const graphFor = (): TrainStepGraph => {
     const options = JSON.stringify(opt.options);
-    if (built?.options !== options)
-      built = { ...buildTrainStepGraph(compiled.backward, opt, exampleBatch.length), options };
+    if (built?.options !== options) {
+      const step = buildTrainStepGraph(compiled.backward, opt, exampleBatch.length);
+      built = { ...step, graph: fuseStep(step.graph, stepOptions.fuse ?? true), options };
+    }
     return built;
   };
   // The step numbers, one-element tensors kept across steps and rewritten in place (on a GPU: made again each step).
@@ -210,7 +241,7 @@ export function compileTrainStep(
     stepTensors.set(dtype, (s = placeOn(full([], t, p.dtype), p.device)));
     return s;
   };
-  return (batch) => {
+  const run = (batch: readonly Tensor[]): Tensor => {
     checkParams(where, opt.params);
     opt.checkOptions();
     if (batch.length !== exampleBatch.length)
@@ -247,4 +278,5 @@ export function compileTrainStep(
     opt.state.step = t;
     return loss!;
   };
+  return Object.defineProperty(run, 'graph', { get: () => graphFor().graph, enumerable: true }) as CompiledTrainStep;
 }

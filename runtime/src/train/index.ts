@@ -8,6 +8,13 @@ export { saveSafetensors, loadSafetensors } from './safetensors.ts';
 export { saveCheckpoint, loadCheckpoint } from './checkpoint.ts';
 export { TrainError } from './errors.ts';
 export type { Params } from './tensors.ts';
-export { compileLossAndGrads, compileTrainStep, type BatchLossFn, type CompiledLossAndGrads } from './compiled.ts';
+export {
+  compileLossAndGrads,
+  compileTrainStep,
+  type BatchLossFn,
+  type CompiledLossAndGrads,
+  type CompiledTrainStep,
+  type CompileTrainStepOptions,
+} from './compiled.ts';
 export { GradScaler, ampTrainStep, type GradScalerOptions, type GradScalerState } from './amp.ts';
 export { onnxParams, type OnnxParams, type OnnxParamsOptions, type FreezeSpec } from './onnx.ts';

@@ -23,10 +23,13 @@ export const withArg = (n: CallNode, name: string, v: unknown): CallNode => {
 
 export const values = (t: Tensor): ArrayLike<number> => t.dataSync() as ArrayLike<number>;
 
-/** A one-element float constant's value, or null; `cpuOnly` also refuses constants outside CPU memory. */
+/**
+ * A one-element float constant's value, or null; `cpuOnly` also refuses constants outside CPU memory. A constant
+ * that cannot be read synchronously (a GPU buffer with no copy kept on the host) is null as well.
+ */
 export function scalar(a: unknown, cpuOnly: boolean): number | null {
   const c = cpuOnly ? (isCpuConst(a) ? a : null) : isConst(a) ? a : null;
-  if (!c || c.value.size !== 1 || !c.value.dtype.startsWith('float')) return null;
+  if (!c || c.value.size !== 1 || !c.value.dtype.startsWith('float') || !c.value.storage.readSync) return null;
   return Number(values(c.value)[0]);
 }
 
