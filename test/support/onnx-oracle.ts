@@ -10,12 +10,21 @@ import {
   type TensorData,
 } from './onnx-proto.ts';
 
-export type OracleDType = 'float32' | 'float64' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8';
+export type OracleDType = 'float32' | 'float64' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8' | 'uint16' | 'int16';
 
 export type OracleTensor = {
   dtype: OracleDType;
   shape: number[];
-  data: Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | number[];
+  data:
+    | Float32Array
+    | Float64Array
+    | Int32Array
+    | BigInt64Array
+    | Uint8Array
+    | Int8Array
+    | Uint16Array
+    | Int16Array
+    | number[];
 };
 
 export type OracleAttr = AttrValue;
@@ -68,7 +77,9 @@ export async function releaseOracleSessions(): Promise<void> {
   await Promise.all(all.map(async (p) => (await p.catch(() => null))?.release()));
 }
 
-function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array {
+function typedData(
+  t: OracleTensor,
+): Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Uint16Array | Int16Array {
   const d = t.data;
   if (!Array.isArray(d)) return d;
   switch (t.dtype) {
@@ -86,6 +97,10 @@ function typedData(t: OracleTensor): Float32Array | Float64Array | Int32Array | 
       return Uint8Array.from(d);
     case 'int8':
       return Int8Array.from(d);
+    case 'uint16':
+      return Uint16Array.from(d);
+    case 'int16':
+      return Int16Array.from(d);
   }
 }
 
@@ -114,6 +129,10 @@ function fromOrtTensor(t: ort.Tensor): OracleTensor {
       return { dtype: 'uint8', shape, data: Uint8Array.from(t.data as Uint8Array) };
     case 'int8':
       return { dtype: 'int8', shape, data: Int8Array.from(t.data as Int8Array) };
+    case 'uint16':
+      return { dtype: 'uint16', shape, data: Uint16Array.from(t.data as Uint16Array) };
+    case 'int16':
+      return { dtype: 'int16', shape, data: Int16Array.from(t.data as Int16Array) };
     default:
       throw new Error(`oracle: unsupported output dtype ${t.type}`);
   }

@@ -212,6 +212,7 @@ export const DataType = {
   float32: 1,
   uint8: 2,
   int8: 3,
+  uint16: 4,
   int16: 5,
   int32: 6,
   int64: 7,
@@ -229,7 +230,8 @@ export function dtypeFromOnnx(code: number): DType {
   return d;
 }
 
-export type TypedData = Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array;
+export type TypedData =
+  Float32Array | Float64Array | Int32Array | BigInt64Array | Uint8Array | Int8Array | Int16Array | Uint16Array;
 
 export interface TensorData {
   dtype: DType;
@@ -387,6 +389,8 @@ function toTypedData(t: TensorData): TypedData {
       return Int8Array.from(data);
     case 'int16':
       return Int16Array.from(data);
+    case 'uint16':
+      return Uint16Array.from(data);
   }
 }
 
@@ -617,6 +621,8 @@ export function tensorFromProto(t: Record<string, any>): TensorData {
           return new Int8Array(buf);
         case 'int16':
           return new Int16Array(buf);
+        case 'uint16':
+          return new Uint16Array(buf);
       }
     })();
     return { dtype, shape, data };

@@ -60,6 +60,7 @@ import { isSymbolic } from '../trace.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 import { ML_FORMS } from './forms-ml.ts';
+import { dequantize, QLINEAR_FORMS, quantizedAt } from './forms-qlinear.ts';
 import { formatOf } from './narrow.ts';
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
@@ -243,6 +244,19 @@ function keyMask(op: string, m: Tensor, B: number, T: number, dtype: Tensor['dty
   const additive = multiply(subtract(1, keep), fill);
   return r === 3 ? expandDims(additive, 1) : reshape(additive, [B, 1, 1, additive.shape.at(-1)!]);
 }
+
+/**
+ * QAttention (onnxruntime's dynamic quantizer over an optimized BERT): Attention over the dequantized input and weight
+ * (input_scale per tensor, weight_scale and weight_zero_point per tensor or per column of the packed QKV weight), the
+ * bias, mask_index and past as Attention takes them.
+ */
+const qAttention: Form = (ctx) => {
+  const x = dequantize(ctx, quantizedAt(ctx, 'input', 0, 3, 6));
+  const w = dequantize(ctx, quantizedAt(ctx, 'weight', 1, 4, 7), 1);
+  // Attention's inputs: input, weights, bias, mask_index, past.
+  const inputs = [x, w, ctx.input(2), ctx.input(5), ctx.input(8)];
+  return contribAttention({ ...ctx, input: (i) => inputs[i] });
+};
 
 /**
  * MultiHeadAttention (com.microsoft): query (batch, sequence, heads · size), key and value (batch, kv, heads · size),
@@ -743,6 +757,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   ],
   'com.microsoft.RotaryEmbedding': rotary,
   'com.microsoft.Attention': contribAttention,
+  'com.microsoft.QAttention': qAttention,
   'com.microsoft.GroupQueryAttention': groupQueryAttention,
   'com.microsoft.MultiHeadAttention': multiHeadAttention,
   'com.microsoft.FusedConv': fusedConv,
@@ -755,6 +770,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.preview.training.Adagrad': trainingOptimizer('Adagrad'),
   'ai.onnx.preview.training.Momentum': trainingOptimizer('Momentum'),
   'ai.onnx.preview.training.Adam': trainingOptimizer('Adam'),
+  ...QLINEAR_FORMS,
   ...ML_FORMS,
 };
 

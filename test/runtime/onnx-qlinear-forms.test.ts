@@ -1,0 +1,320 @@
+// onnxruntime's quantized contrib ops (runtime/src/graph/onnx/forms-qlinear.ts, and QAttention in forms-contrib.ts)
+// on small models built here, against onnxruntime-node running the same bytes: the QOperator format's QLinearAdd,
+// QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax, QLinearAveragePool, QLinearGlobalAveragePool,
+// QLinearConcat, QLinearWhere and QGemm over uint8 and int8, the 16-bit QuantizeLinear and DequantizeLinear, and
+// QAttention. onnxruntime computes some of these in fixed point or
+// through tables: a quantized output may be one code off where the exact value lies near a rounding boundary, so
+// those compare within one code with at most 5% of the codes off by one, and their spread is checked (an output
+// saturated to one code would compare nothing).
+
+import { describe, expect, it } from 'vitest';
+import { randomUniform, tensor, type Tensor } from '../../runtime/src/index.ts';
+import { execute } from '../../runtime/src/graph/index.ts';
+import { fromOnnx } from '../../runtime/src/graph/frontends/from-onnx.ts';
+import { buildModel, type InitializerSpec, type NodeSpec } from '../support/onnx-proto.ts';
+import { runOnnxModel, toFloat64, type OracleTensor } from '../support/onnx-oracle.ts';
+import { assertAllClose } from '../support/assert.ts';
+
+const MS = 'com.microsoft';
+
+/** Codes from a seeded generator over the type's whole range. */
+function codes(dtype: 'uint8' | 'int8', shape: number[], seed: number): number[] {
+  let s = seed >>> 0;
+  const n = shape.reduce((a, b) => a * b, 1);
+  return Array.from({ length: n }, () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (s >>> 24) - (dtype === 'int8' ? 128 : 0);
+  });
+}
+const q = (name: string, dtype: 'uint8' | 'int8', shape: number[], seed: number): InitializerSpec => ({
+  name,
+  dtype,
+  shape,
+  data: codes(dtype, shape, seed),
+});
+const scalar = (name: string, dtype: 'float32' | 'uint8' | 'int8' | 'int32', value: number): InitializerSpec => ({
+  name,
+  dtype,
+  shape: [],
+  data: [value],
+});
+const floats = (name: string, shape: number[], seed: number, low = -1, high = 1): InitializerSpec => ({
+  name,
+  dtype: 'float32',
+  shape,
+  data: Array.from(randomUniform(shape, { seed, low, high }).dataSync()),
+});
+
+function feedOf(t: Tensor): OracleTensor {
+  const data = t.dataSync();
+  if (t.dtype === 'uint8') return { dtype: 'uint8', shape: [...t.shape], data: Uint8Array.from(data) };
+  if (t.dtype === 'int8') return { dtype: 'int8', shape: [...t.shape], data: Int8Array.from(data) };
+  if (t.dtype === 'int32') return { dtype: 'int32', shape: [...t.shape], data: Int32Array.from(data) };
+  if (t.dtype === 'uint16') return { dtype: 'uint16', shape: [...t.shape], data: Uint16Array.from(data) };
+  if (t.dtype === 'int16') return { dtype: 'int16', shape: [...t.shape], data: Int16Array.from(data) };
+  if (t.dtype === 'bool') return { dtype: 'bool', shape: [...t.shape], data: Uint8Array.from(data) };
+  return { dtype: 'float32', shape: [...t.shape], data: Float32Array.from(data) };
+}
+
+/**
+ * One node over graph inputs `feeds` and initializers, run by raf-op and onnxruntime-node; every output compared:
+ * quantized (8- or 16-bit) ones within one code, at most 5% of them off, over at least `spread` distinct codes; int32
+ * ones exactly; float ones within `tol`.
+ */
+async function agree(
+  node: NodeSpec,
+  feeds: Record<string, Tensor>,
+  inits: InitializerSpec[],
+  { tol = 1e-5, spread = 8 } = {},
+): Promise<void> {
+  const model = buildModel({
+    nodes: [node],
+    inputs: Object.entries(feeds).map(([name, t]) => ({ name, dtype: t.dtype as 'float32', shape: [...t.shape] })),
+    outputs: node.outputs.filter(Boolean).map((name) => ({ name })),
+    initializers: inits,
+    opset: [
+      { domain: '', version: 19 },
+      { domain: MS, version: 1 },
+    ],
+  });
+  const theirs = await runOnnxModel(model, Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, feedOf(t)])));
+  const ours = execute(fromOnnx(model), Object.values(feeds));
+  expect(ours.length).toBe(theirs.length);
+  ours.forEach((t, i) => {
+    const what = `${node.op} output ${i}`;
+    expect([...t.shape], what).toEqual(theirs[i]!.shape);
+    expect(t.dtype, what).toBe(theirs[i]!.dtype);
+    const [a, b] = [Array.from(t.dataSync() as ArrayLike<number>), Array.from(toFloat64(theirs[i]!))];
+    if (t.dtype === 'int32') expect(a, what).toEqual(b);
+    else if (t.dtype.includes('int')) {
+      const off = a.filter((x, j) => x !== b[j]);
+      expect(Math.max(0, ...a.map((x, j) => Math.abs(x - b[j]!))), what).toBeLessThanOrEqual(1);
+      expect(off.length, `${what}: codes off by one`).toBeLessThanOrEqual(Math.max(1, a.length * 0.05));
+      expect(new Set(b).size, `${what}: distinct codes`).toBeGreaterThanOrEqual(Math.min(spread, b.length));
+    } else assertAllClose(a, b, { atol: tol, rtol: tol }, what);
+  });
+}
+
+describe("onnxruntime's quantized contrib ops against onnxruntime-node", () => {
+  it.each(['uint8', 'int8'] as const)('QLinearAdd and QLinearMul, broadcasting, %s', async (dtype) => {
+    const zero = dtype === 'uint8' ? 128 : 0;
+    const a = tensor(codes(dtype, [2, 3, 8], 1), { dtype, shape: [2, 3, 8] });
+    for (const op of ['QLinearAdd', 'QLinearMul']) {
+      await agree({ op, domain: MS, inputs: ['a', 'as', 'az', 'b', 'bs', 'bz', 'cs', 'cz'], outputs: ['c'] }, { a }, [
+        scalar('as', 'float32', 0.0213),
+        scalar('az', dtype, zero + 3),
+        q('b', dtype, [3, 1], 2),
+        scalar('bs', 'float32', 0.0331),
+        scalar('bz', dtype, zero - 5),
+        scalar('cs', 'float32', op === 'QLinearAdd' ? 0.0437 : 0.0529),
+        scalar('cz', dtype, zero + 1),
+      ]);
+    }
+  });
+
+  it.each(['uint8', 'int8'] as const)(
+    'QLinearSigmoid, QLinearLeakyRelu and QLinearSoftmax (opset 13 and 11), %s',
+    async (dtype) => {
+      const zero = dtype === 'uint8' ? 128 : 0;
+      const x = tensor(codes(dtype, [2, 3, 10], 5), { dtype, shape: [2, 3, 10] });
+      const inits = (ys: number, yz: number) => [
+        scalar('xs', 'float32', 0.05),
+        scalar('xz', dtype, zero + 2),
+        scalar('ys', 'float32', ys),
+        scalar('yz', dtype, yz),
+      ];
+      const io = { domain: MS, inputs: ['x', 'xs', 'xz', 'ys', 'yz'], outputs: ['y'] };
+      await agree({ op: 'QLinearSigmoid', ...io }, { x }, inits(1 / 256, dtype === 'uint8' ? 0 : -128));
+      await agree({ op: 'QLinearLeakyRelu', ...io, attrs: { alpha: 0.2 } }, { x }, inits(0.04, zero - 20));
+      const sm = inits(1 / 256, dtype === 'uint8' ? 0 : -128);
+      await agree({ op: 'QLinearSoftmax', ...io, attrs: { opset: 13, axis: -1 } }, { x }, sm);
+      await agree({ op: 'QLinearSoftmax', ...io, attrs: { opset: 11, axis: 1 } }, { x }, sm, { spread: 4 });
+    },
+  );
+
+  it('QLinearAveragePool, and QLinearGlobalAveragePool, NCHW and channels last', async () => {
+    const x = tensor(codes('uint8', [2, 4, 6, 6], 6), { dtype: 'uint8', shape: [2, 4, 6, 6] });
+    const io = { domain: MS, inputs: ['x', 'xs', 'xz', 'ys', 'yz'], outputs: ['y'] };
+    // Means of many codes crowd near the middle: a finer output scale spreads them.
+    const inits = (ys: number) => [
+      scalar('xs', 'float32', 0.1),
+      scalar('xz', 'uint8', 120),
+      scalar('ys', 'float32', ys),
+      scalar('yz', 'uint8', 128),
+    ];
+    for (const last of [0, 1])
+      await agree(
+        {
+          op: 'QLinearAveragePool',
+          ...io,
+          attrs: { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1], channels_last: last },
+        },
+        { x },
+        inits(0.02),
+      );
+    for (const last of [0, 1])
+      await agree({ op: 'QLinearGlobalAveragePool', ...io, attrs: { channels_last: last } }, { x }, inits(0.025), {
+        spread: 4,
+      });
+  });
+
+  it('QLinearConcat of inputs at different scales, and QLinearWhere', async () => {
+    const x = tensor(codes('int8', [2, 3, 4], 7), { dtype: 'int8', shape: [2, 3, 4] });
+    await agree(
+      {
+        op: 'QLinearConcat',
+        domain: MS,
+        inputs: ['ys', 'yz', 'x', 'xs', 'xz', 'w', 'ws', 'wz'],
+        outputs: ['y'],
+        attrs: { axis: 1 },
+      },
+      { x },
+      [
+        scalar('ys', 'float32', 0.03),
+        scalar('yz', 'int8', 4),
+        scalar('xs', 'float32', 0.02),
+        scalar('xz', 'int8', -3),
+        q('w', 'int8', [2, 5, 4], 8),
+        scalar('ws', 'float32', 0.04),
+        scalar('wz', 'int8', 7),
+      ],
+    );
+    const cond = tensor(
+      codes('uint8', [3, 4], 9).map((v) => v % 2),
+      { dtype: 'bool', shape: [3, 4] },
+    );
+    await agree(
+      {
+        op: 'QLinearWhere',
+        domain: MS,
+        inputs: ['c', 'x', 'xs', 'xz', 'w', 'ws', 'wz', 'zs', 'zz'],
+        outputs: ['z'],
+      },
+      { c: cond, x },
+      [
+        scalar('xs', 'float32', 0.02),
+        scalar('xz', 'int8', -3),
+        q('w', 'int8', [2, 1, 4], 10),
+        scalar('ws', 'float32', 0.04),
+        scalar('wz', 'int8', 7),
+        scalar('zs', 'float32', 0.03),
+        scalar('zz', 'int8', 0),
+      ],
+    );
+  });
+
+  it('QGemm: quantized and float outputs, transposes, alpha, an int32 bias, per-column weight scales', async () => {
+    const a = tensor(codes('uint8', [4, 6], 11), { dtype: 'uint8', shape: [4, 6] });
+    const bias: InitializerSpec = { name: 'c', dtype: 'int32', shape: [5], data: [300, -200, 0, 1000, -50] };
+    const perColumn: InitializerSpec = {
+      name: 'bs',
+      dtype: 'float32',
+      shape: [5],
+      data: [0.01, 0.02, 0.015, 0.005, 0.03],
+    };
+    const common = [scalar('as', 'float32', 0.02), scalar('az', 'uint8', 130)];
+    const bzColumns: InitializerSpec = { name: 'bz', dtype: 'int8', shape: [5], data: [0, 0, 0, 0, 0] };
+    // A float output (no y_scale), B (6, 5) per column, alpha.
+    await agree(
+      {
+        op: 'QGemm',
+        domain: MS,
+        inputs: ['a', 'as', 'az', 'b', 'bs', 'bz', 'c'],
+        outputs: ['y'],
+        attrs: { alpha: 0.5 },
+      },
+      { a },
+      [...common, q('b', 'int8', [6, 5], 12), perColumn, bzColumns, bias],
+    );
+    // A quantized output, B given as (5, 6) with transB: per row of B then, and per tensor.
+    for (const scales of [
+      [perColumn, bzColumns],
+      [scalar('bs', 'float32', 0.0117), scalar('bz', 'int8', 3)],
+    ])
+      await agree(
+        {
+          op: 'QGemm',
+          domain: MS,
+          inputs: ['a', 'as', 'az', 'b', 'bs', 'bz', 'c', 'ys', 'yz'],
+          outputs: ['y'],
+          attrs: { transB: 1 },
+        },
+        { a },
+        [
+          ...common,
+          q('b', 'int8', [5, 6], 13),
+          ...scales,
+          bias,
+          scalar('ys', 'float32', 0.0513),
+          scalar('yz', 'uint8', 128),
+        ],
+      );
+  });
+
+  it('16-bit QuantizeLinear and DequantizeLinear, per tensor and per axis', async () => {
+    const x = tensor(Array.from(randomUniform([3, 4], { seed: 14, low: -300, high: 300 }).dataSync()), {
+      dtype: 'float32',
+      shape: [3, 4],
+    });
+    for (const dtype of ['uint16', 'int16'] as const) {
+      const zeroData = dtype === 'uint16' ? [30000, 32768, 40000] : [-100, 0, 250];
+      const inits: InitializerSpec[] = [
+        { name: 's', dtype: 'float32', shape: [3], data: [0.01, 0.02, 0.05] },
+        { name: 'z', dtype, shape: [3], data: zeroData },
+      ];
+      await agree(
+        { op: 'QuantizeLinear', domain: MS, inputs: ['x', 's', 'z'], outputs: ['q'], attrs: { axis: 0 } },
+        { x },
+        inits,
+      );
+      const codes16 = tensor(
+        zeroData.flatMap((z, i) => [z - 7 * (i + 1), z, z + 1000, z - 2000]),
+        { dtype, shape: [3, 4] },
+      );
+      await agree(
+        { op: 'DequantizeLinear', domain: MS, inputs: ['q', 's', 'z'], outputs: ['x'], attrs: { axis: 0 } },
+        { q: codes16 },
+        inits,
+      );
+    }
+  });
+
+  it('QAttention: per-tensor and per-column weight scales, a length mask, unidirectional', async () => {
+    const [B, S, H, heads] = [2, 5, 8, 2];
+    const x = tensor(codes('uint8', [B, S, H], 18), { dtype: 'uint8', shape: [B, S, H] });
+    const perColumn: InitializerSpec = floats('ws', [3 * H], 19, 0.01, 0.03);
+    const zeroColumns: InitializerSpec = {
+      name: 'wz',
+      dtype: 'int8',
+      shape: [3 * H],
+      data: codes('int8', [3 * H], 20).map((v) => v >> 4),
+    };
+    const cases: [InitializerSpec, InitializerSpec, Record<string, number>][] = [
+      [scalar('ws', 'float32', 0.02), scalar('wz', 'int8', 0), {}],
+      [perColumn, zeroColumns, { unidirectional: 1 }],
+    ];
+    for (const [ws, wz, extra] of cases) {
+      const mask: InitializerSpec = { name: 'mask', dtype: 'int32', shape: [B], data: [5, 3] };
+      await agree(
+        {
+          op: 'QAttention',
+          domain: MS,
+          inputs: ['x', 'w', 'bias', 'xs', 'ws', 'mask', 'xz', 'wz'],
+          outputs: ['y'],
+          attrs: { num_heads: heads, ...extra },
+        },
+        { x },
+        [
+          q('w', 'int8', [H, 3 * H], 21),
+          floats('bias', [3 * H], 22, -0.2, 0.2),
+          scalar('xs', 'float32', 0.01),
+          ws,
+          mask,
+          scalar('xz', 'uint8', 128),
+          wz,
+        ],
+        { tol: 1e-4 },
+      );
+    }
+  });
+});
