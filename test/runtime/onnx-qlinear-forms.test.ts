@@ -158,6 +158,45 @@ describe("onnxruntime's quantized contrib ops against onnxruntime-node", () => {
       });
   });
 
+  it("onnxruntime's QLinearConv (NCHW and channels last, with a bias) and NhwcMaxPool", async () => {
+    for (const last of [0, 1]) {
+      const shape = last ? [1, 6, 6, 3] : [1, 3, 6, 6];
+      const x = tensor(codes('uint8', shape, 23), { dtype: 'uint8', shape });
+      await agree(
+        {
+          op: 'QLinearConv',
+          domain: MS,
+          inputs: ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz', 'b'],
+          outputs: ['y'],
+          attrs: { kernel_shape: [3, 3], pads: [1, 1, 1, 1], strides: [1, 1], group: 1, channels_last: last },
+        },
+        { x },
+        [
+          scalar('xs', 'float32', 0.0213),
+          scalar('xz', 'uint8', 125),
+          q('w', 'int8', [4, 3, 3, 3], 24),
+          scalar('ws', 'float32', 0.0037),
+          scalar('wz', 'int8', 0),
+          scalar('ys', 'float32', 0.0611),
+          scalar('yz', 'uint8', 120),
+          { name: 'b', dtype: 'int32', shape: [4], data: [1000, -2000, 0, 500] },
+        ],
+      );
+    }
+    const x = tensor(codes('int8', [2, 5, 5, 3], 25), { dtype: 'int8', shape: [2, 5, 5, 3] });
+    await agree(
+      {
+        op: 'NhwcMaxPool',
+        domain: MS,
+        inputs: ['x'],
+        outputs: ['y'],
+        attrs: { kernel_shape: [2, 2], strides: [2, 2], pads: [0, 0, 1, 1] },
+      },
+      { x },
+      [],
+    );
+  });
+
   it('QLinearConcat of inputs at different scales, and QLinearWhere', async () => {
     const x = tensor(codes('int8', [2, 3, 4], 7), { dtype: 'int8', shape: [2, 3, 4] });
     await agree(

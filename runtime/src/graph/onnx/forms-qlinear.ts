@@ -10,7 +10,7 @@
 // - QLinearAdd, QLinearMul (broadcasting), QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax (axis; `opset` < 13
 //   softmaxes the flattened trailing axes as ONNX's Softmax did before opset 13), QLinearWhere.
 // - QLinearAveragePool (AveragePool's attributes) and QLinearGlobalAveragePool, each with channels_last;
-//   QLinearConcat.
+//   QLinearConcat; QLinearConv with channels_last and NhwcMaxPool (onnxruntime's NHWC layout of quantized models).
 // - QGemm: alpha · A' · B' + C over dequantized operands, C an int32 bias at scale alpha · a_scale · b_scale; a float output
 //   where y_scale is absent.
 //
@@ -205,6 +205,22 @@ const quantizeLinear =
   (ctx) =>
     ctx.mapped(opType, [ctx.input(0), ctx.input(1), ctx.input(2)], ctx.node.attrs);
 
+/** onnxruntime's QLinearConv: ONNX's, with channels_last (x and y NHWC; the weight stays OIHW). */
+const qlinearConv: Form = (ctx) => {
+  const last = num(ctx, 'channels_last', 0) !== 0;
+  const inputs = Array.from({ length: 9 }, (_, i) => ctx.input(i));
+  const x = need(ctx, 0, 'x');
+  const attrs = withoutAttrs(ctx, ['channels_last']);
+  const y = ctx.mapped('QLinearConv', last ? [toChannelsFirst(x), ...inputs.slice(1)] : inputs, attrs)[0]!;
+  return [last ? toChannelsLast(y) : y];
+};
+
+/** NhwcMaxPool: MaxPool over NHWC uint8 or int8 values (the maximum of codes is the code of the maximum). */
+const nhwcMaxPool: Form = (ctx) => {
+  const x = need(ctx, 0, 'x');
+  return [toChannelsLast(delegate(ctx, 'MaxPool', [toChannelsFirst(x)], ctx.node.attrs))];
+};
+
 export const QLINEAR_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.QuantizeLinear': quantizeLinear('QuantizeLinear'),
   'com.microsoft.DequantizeLinear': quantizeLinear('DequantizeLinear'),
@@ -218,4 +234,6 @@ export const QLINEAR_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.QLinearConcat': qlinearConcat,
   'com.microsoft.QLinearWhere': qlinearWhere,
   'com.microsoft.QGemm': qgemm,
+  'com.microsoft.QLinearConv': qlinearConv,
+  'com.microsoft.NhwcMaxPool': nhwcMaxPool,
 };
