@@ -1,6 +1,6 @@
 // onnxruntime's contrib ops (runtime/src/graph/onnx/forms-contrib.ts) on small models built here, against
 // onnxruntime-node running the same bytes: MatMulNBits at 2, 4 and 8 bits with packed, float and default zero points
-// and a K that is not a multiple of the block; the skip and simplified layer norms; the GELU family; RotaryEmbedding
+// and a K that is not a multiple of the block; MatMulBnb4's FP4 and NF4 codes; the skip and simplified layer norms; the GELU family; RotaryEmbedding
 // with a position table and with an offset; BERT's and GPT-2's fused Attention with every mask form it imports.
 
 import { describe, expect, it } from 'vitest';
@@ -136,6 +136,28 @@ describe("onnxruntime's contrib ops (com.microsoft) against onnxruntime-node", (
         1e-4,
       );
       expect(text).toMatch(/raf\.op\.(matmul|dense|batch_matmul)\(/);
+    }
+  });
+
+  it('MatMulBnb4: FP4 and NF4 codes, a partial last block and an odd element count', async () => {
+    const cases = [
+      { type: 0, block: 16, K: 24, N: 5, a: [2, 3, 24] },
+      { type: 1, block: 32, K: 40, N: 3, a: [4, 40] },
+      { type: 1, block: 64, K: 17, N: 7, a: [1, 2, 17] },
+    ];
+    for (const [k, c] of cases.entries()) {
+      const count = c.N * c.K;
+      await agree(
+        {
+          op: 'MatMulBnb4',
+          domain: MS,
+          inputs: ['a', 'B', 'absmax'],
+          outputs: ['y'],
+          attrs: { K: c.K, N: c.N, block_size: c.block, quant_type: c.type },
+        },
+        { a: randomUniform(c.a, { seed: 300 + k, low: -1, high: 1 }) },
+        [bytes('B', [Math.ceil(count / 2)], 310 + k), floats('absmax', [Math.ceil(count / c.block)], 320 + k, 0.1, 2)],
+      );
     }
   });
 

@@ -9,6 +9,7 @@
 //   float matrix [K, N] of A's dtype, then MatMul (and the bias): every value (code - zero point) · scale exactly as
 //   float32 arithmetic gives it. The weight then takes 32 / bits times its packed size in memory.
 // - GatherBlockQuantized (those models' uint8 embedding tables): codes unpacked at import, rows dequantized as read.
+// - MatMulBnb4 (bitsandbytes' FP4 and NF4 codes with a per-block absmax): dequantized at import like MatMulNBits.
 // - SkipLayerNormalization, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization: layer_norm and rms_norm
 //   over input + skip (+ bias), with the sum as the optional fourth output.
 // - Gelu, BiasGelu, FastGelu (the tanh approximation), QuickGelu (x · sigmoid(alpha · x)), BiasAdd.
@@ -158,6 +159,57 @@ const matMulNBits: Form = (ctx) => {
   const y = ctx.mapped('MatMul', [a, tensor(w, { dtype: a.dtype, shape: [K, N] })], [])[0]!;
   const bias = ctx.input(5);
   return [bias ? add(y, bias) : y];
+};
+
+/** The 16 values of bitsandbytes' 4-bit codes (quant_type 0: FP4, 1: NF4), before the block's absmax scales them. */
+const BNB4_CODES: readonly (readonly number[])[] = [
+  [
+    0, 0.005208333333, 0.66666667, 1, 0.33333333, 0.5, 0.16666667, 0.25, -0, -0.005208333333, -0.66666667, -1,
+    -0.33333333, -0.5, -0.16666667, -0.25,
+  ],
+  [
+    -1, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334,
+    -0.09105003625154495, 0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+    0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1,
+  ],
+];
+
+/**
+ * MatMulBnb4 (the bitsandbytes 4-bit quantizer's MatMul, transformers.js's `bnb4` files): B holds the [N, K] weight
+ * flattened in row order, two codes a byte (the even element in the high nibble), each block of block_size elements
+ * scaled by its absmax; dequantized once at import as code value · absmax in float32, then A · Bᵀ.
+ */
+const matMulBnb4: Form = (ctx) => {
+  const op = 'MatMulBnb4';
+  const [K, N, block, type] = [
+    required(ctx, 'K'),
+    required(ctx, 'N'),
+    required(ctx, 'block_size'),
+    required(ctx, 'quant_type'),
+  ];
+  const table = BNB4_CODES[type];
+  if (!table) throw new Error(`${op} quant_type = ${type} is not imported (0, FP4, or 1, NF4)`);
+  if (block < 16 || (block & (block - 1)) !== 0)
+    throw new Error(`${op} block_size = ${block} is not a power of two of at least 16`);
+  if (num(ctx, 'transB', 1) !== 1) throw new Error(`${op} transB = 0 is not imported`);
+  if (num(ctx, 'training_mode', 0)) throw new Error(`${op} training_mode = 1 is not imported`);
+  const a = floatInput(ctx, 0, 'A');
+  if (a.shape.at(-1) !== K) throw new Error(`${op}'s A has ${a.shape.at(-1)} columns; K is ${K}`);
+  const codes = bytesOf(ctx, 1, 'B');
+  if (codes.length !== Math.ceil((N * K) / 2))
+    throw new Error(`${op}'s B has ${codes.length} bytes; (N × K + 1) / 2 is ${Math.ceil((N * K) / 2)}`);
+  const absmax = valuesOf(floatInput(ctx, 2, 'absmax'), `${op}'s absmax`);
+  if (absmax.length !== Math.ceil((N * K) / block))
+    throw new Error(
+      `${op}'s absmax has ${absmax.length} values; (N × K) / block_size is ${Math.ceil((N * K) / block)}`,
+    );
+  const w = new Float32Array(K * N);
+  for (let i = 0; i < N * K; i++) {
+    const code = i % 2 === 0 ? codes[i >> 1]! >> 4 : codes[i >> 1]! & 15;
+    // Element (n, k) of the [N, K] weight goes to row k, column n of the [K, N] matrix A multiplies.
+    w[(i % K) * N + Math.floor(i / K)] = Math.fround(Math.fround(table[code]!) * absmax[Math.floor(i / block)]!);
+  }
+  return ctx.mapped('MatMul', [a, tensor(w, { dtype: a.dtype, shape: [K, N] })], []);
 };
 
 /**
@@ -742,6 +794,7 @@ const trainingOptimizer =
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
+  'com.microsoft.MatMulBnb4': matMulBnb4,
   'com.microsoft.GatherBlockQuantized': gatherBlockQuantized,
   'com.microsoft.SkipLayerNormalization': skipNorm(false),
   'com.microsoft.SkipSimplifiedLayerNormalization': skipNorm(true),
