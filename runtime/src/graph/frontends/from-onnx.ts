@@ -671,8 +671,8 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
       });
     },
     branches: (graphs) => branchGraphs(graphs, opset, values),
-    mapped: (opType, inputs, attrs) =>
-      mappedCall({ ...node, opType, inputs: inputs.map((_, i) => (inputs[i] ? `#${i}` : '')), attrs }, opset, (n) =>
+    mapped: (opType, inputs, attrs, at = opset) =>
+      mappedCall({ ...node, opType, inputs: inputs.map((_, i) => (inputs[i] ? `#${i}` : '')), attrs }, at, (n) =>
         n ? inputs[Number(n.slice(1))] : undefined,
       ),
   };

@@ -62,6 +62,7 @@ import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 import { ML_FORMS } from './forms-ml.ts';
 import { dequantize, QLINEAR_FORMS, quantizedAt } from './forms-qlinear.ts';
+import { ORT_ALIAS_FORMS, ORT_DEFAULT_DOMAIN_FORMS } from './forms-ort-extra.ts';
 import { formatOf } from './narrow.ts';
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
@@ -816,6 +817,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.FusedConv': fusedConv,
   'com.microsoft.FusedGemm': fusedGemm,
   'com.microsoft.FusedMatMul': fusedMatMul,
+  'com.microsoft.TransposeMatMul': fusedMatMul,
   'com.microsoft.DynamicQuantizeMatMul': dynamicQuantizeMatMul,
   'com.microsoft.MatMulIntegerToFloat': matMulIntegerToFloat,
   'com.microsoft.EmbedLayerNormalization': embedLayerNorm,
@@ -824,10 +826,12 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.preview.training.Momentum': trainingOptimizer('Momentum'),
   'ai.onnx.preview.training.Adam': trainingOptimizer('Adam'),
   ...QLINEAR_FORMS,
+  ...ORT_ALIAS_FORMS,
   ...ML_FORMS,
 };
 
 /** onnxruntime's contrib ops it registers in the default domain. */
 export const DEFAULT_DOMAIN_CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   SimplifiedLayerNormalization: simplifiedLayerNorm,
+  ...ORT_DEFAULT_DOMAIN_FORMS,
 };

@@ -34,6 +34,11 @@ import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import type { OnnxAttr } from './proto.ts';
 
 const QUANT_TYPES: readonly DType[] = ['uint8', 'int8', 'uint16', 'int16'];
+/**
+ * The default-domain opset whose QuantizeLinear and DequantizeLinear these ops mean: 13 (per-axis scales) at least,
+ * whatever opset the model imports (QOperator models of opset 10 to 12 exist).
+ */
+const AS_OF = (ctx: ImportContext): number => Math.max(ctx.opset, 13);
 
 const need = (ctx: ImportContext, i: number, name: string): Tensor => {
   const t = ctx.input(i);
@@ -77,13 +82,14 @@ export const dequantize = (ctx: ImportContext, x: Quantized, axis = 1): Tensor =
     'DequantizeLinear',
     [x.q, x.scale, x.zero],
     x.scale.size > 1 || x.zero.size > 1 ? [{ name: 'axis', value: axis } as OnnxAttr] : [],
+    AS_OF(ctx),
   )[0]!;
 
 /** y quantized at the scale and zero point of inputs `at` and `at + 1` (zero point 0 of `dtype` where absent). */
 function requantize(ctx: ImportContext, y: Tensor, at: number, dtype: DType): Tensor {
   const scale = need(ctx, at, 'output scale');
   const zero = zeroPoint(ctx, at + 1, 'output', ctx.input(at + 1)?.dtype ?? dtype);
-  return ctx.mapped('QuantizeLinear', [y, scale, zero], [])[0]!;
+  return ctx.mapped('QuantizeLinear', [y, scale, zero], [], AS_OF(ctx))[0]!;
 }
 
 /** A form of another op run over these inputs and attributes (the importer's own, or the generated mapping). */
@@ -203,7 +209,7 @@ const qgemm: Form = (ctx) => {
 const quantizeLinear =
   (opType: 'QuantizeLinear' | 'DequantizeLinear'): Form =>
   (ctx) =>
-    ctx.mapped(opType, [ctx.input(0), ctx.input(1), ctx.input(2)], ctx.node.attrs);
+    ctx.mapped(opType, [ctx.input(0), ctx.input(1), ctx.input(2)], ctx.node.attrs, AS_OF(ctx));
 
 /** onnxruntime's QLinearConv: ONNX's, with channels_last (x and y NHWC; the weight stays OIHW). */
 const qlinearConv: Form = (ctx) => {

@@ -64,8 +64,11 @@ export interface ImportContext {
   branches(
     graphs: readonly { readonly name: string; readonly graph: OnnxGraph }[],
   ): { readonly inputs: readonly Tensor[]; readonly fns: readonly Graph[] } | null;
-  /** Imports `opType` over these inputs and attributes through the generated mappings. */
-  mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[]): Tensor[];
+  /**
+   * Imports `opType` over these inputs and attributes through the generated mappings, as of the model's default-domain
+   * opset or of `opset`.
+   */
+  mapped(opType: string, inputs: readonly (Tensor | undefined)[], attrs: readonly OnnxAttr[], opset?: number): Tensor[];
 }
 
 /** A form returns the node's outputs, or null to leave the node to the generated mappings. */
