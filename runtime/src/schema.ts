@@ -70,17 +70,22 @@ const NO_KEYWORDS: Keyword = Object.freeze({});
 
 /**
  * The dtype plain numbers take: the first tensor arg's, skipping bool tensors so that
- * `where(mask, dy, 0)` makes 0 a value like dy rather than a condition.
+ * `where(mask, dy, 0)` makes 0 a value like dy rather than a condition. Where every tensor is bool, numbers are bool
+ * when they all are 0 or 1 (`logical_and(mask, 1)`), else int32, or float32 if one has a fraction
+ * (`where(mask, 1, -1)` picks ints, not two trues).
  */
 function firstTensorDtype(fields: readonly FieldSpec[], positional: readonly unknown[], keyword: Keyword): DType {
   let fallback: DType = 'float32';
+  const numbers: number[] = [];
   for (let i = 0; i < fields.length; i++) {
     const v = i < positional.length ? positional[i] : keyword[fields[i]!.name];
     if (v instanceof Tensor) {
       if (v.dtype !== 'bool') return v.dtype;
       fallback = 'bool';
-    }
+    } else if (typeof v === 'number' && fields[i]!.type.startsWith('Tensor')) numbers.push(v);
   }
+  if (fallback === 'bool' && numbers.some((n) => n !== 0 && n !== 1))
+    return numbers.every(Number.isInteger) ? 'int32' : 'float32';
   return fallback;
 }
 

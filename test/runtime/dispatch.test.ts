@@ -98,6 +98,18 @@ describe('errors name the op and the argument', () => {
     expect(y.dtype).toBe('float64');
     expect(Array.from(y.dataSync())).toEqual([1, 2, 3]);
   });
+  it('beside bool tensors only, numbers are bool if all are 0 or 1, else int32, else float32', () => {
+    const mask = tensor([true, false, true], { dtype: 'bool' });
+    const ints = ops.where(mask, 1, -1) as Tensor;
+    expect(ints.dtype).toBe('int32');
+    expect(Array.from(ints.dataSync())).toEqual([1, -1, 1]);
+    const fractions = ops.where(mask, 2, 0.5) as Tensor;
+    expect(fractions.dtype).toBe('float32');
+    expect(Array.from(fractions.dataSync())).toEqual([2, 0.5, 2]);
+    const bools = ops.logicalAnd(mask, 1) as Tensor;
+    expect(bools.dtype).toBe('bool');
+    expect(Array.from(bools.dataSync())).toEqual([1, 0, 1]);
+  });
 });
 
 describe('host ops', () => {

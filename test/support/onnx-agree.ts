@@ -51,19 +51,21 @@ function feedOf(t: Tensor): OracleTensor {
   if (t.dtype === 'uint16') return { dtype: 'uint16', shape: [...t.shape], data: Uint16Array.from(data) };
   if (t.dtype === 'int16') return { dtype: 'int16', shape: [...t.shape], data: Int16Array.from(data) };
   if (t.dtype === 'bool') return { dtype: 'bool', shape: [...t.shape], data: Uint8Array.from(data) };
+  if (t.dtype === 'int64') return { dtype: 'int64', shape: [...t.shape], data: BigInt64Array.from(data, BigInt) };
+  if (t.dtype === 'float64') return { dtype: 'float64', shape: [...t.shape], data: Float64Array.from(data) };
   return { dtype: 'float32', shape: [...t.shape], data: Float32Array.from(data) };
 }
 
 /**
  * One node over graph inputs `feeds` and initializers, run by raf-op and onnxruntime-node; every output compared:
  * quantized (8- or 16-bit) ones within one code, at most 5% of them off, over at least `spread` distinct codes; int32
- * ones exactly; float ones within `tol`. The model imports the default domain at `opset` and com.microsoft at 1.
+ * and int64 ones exactly; float ones within `tol`. The model imports the default domain at `opset`, com.microsoft at 1 and ai.onnx.ml at `ml`.
  */
 export async function agree(
   node: NodeSpec,
   feeds: Record<string, Tensor>,
   inits: InitializerSpec[],
-  { tol = 1e-5, spread = 8, opset = 19 } = {},
+  { tol = 1e-5, spread = 8, opset = 19, ml = 3 } = {},
 ): Promise<void> {
   const model = buildModel({
     nodes: [node],
@@ -73,6 +75,7 @@ export async function agree(
     opset: [
       { domain: '', version: opset },
       { domain: MS, version: 1 },
+      { domain: 'ai.onnx.ml', version: ml },
     ],
   });
   const theirs = await runOnnxModel(model, Object.fromEntries(Object.entries(feeds).map(([n, t]) => [n, feedOf(t)])));
@@ -83,7 +86,7 @@ export async function agree(
     expect([...t.shape], what).toEqual(theirs[i]!.shape);
     expect(t.dtype, what).toBe(theirs[i]!.dtype);
     const [a, b] = [Array.from(t.dataSync() as ArrayLike<number>), Array.from(toFloat64(theirs[i]!))];
-    if (t.dtype === 'int32') expect(a, what).toEqual(b);
+    if (t.dtype === 'int32' || t.dtype === 'int64') expect(a, what).toEqual(b);
     else if (t.dtype.includes('int')) {
       const off = a.filter((x, j) => x !== b[j]);
       expect(Math.max(0, ...a.map((x, j) => Math.abs(x - b[j]!))), what).toBeLessThanOrEqual(1);

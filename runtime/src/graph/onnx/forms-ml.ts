@@ -1,8 +1,8 @@
 // Importer forms of ONNX's `ai.onnx.ml` domain (scikit-learn style pipelines, as skl2onnx writes them), keyed
 // `ai.onnx.ml.OpType` in CONTRIB_FORMS: Binarizer and ArrayFeatureExtractor composed from raf-op ops, and the tree
 // ensembles (TreeEnsembleRegressor, TreeEnsembleClassifier with int64 labels, ml opset 5's TreeEnsemble) normalized
-// into raf.op.tree_ensemble. Other ops of the domain (SVMs, linear models, label encoders over strings) are refused
-// by name.
+// into raf.op.tree_ensemble; the scalers, encoders, linear models and SVMRegressor are in forms-ml-linear.ts. Other
+// ops of the domain (SVMClassifier, string categories and labels, maps) are refused by name.
 
 import { isFloat } from '../../dtype.ts';
 import { cast } from '../../generated/api/cast.ts';
@@ -13,6 +13,7 @@ import { tensor, type Tensor } from '../../tensor.ts';
 import { argmax } from '../../generated/api/argmax.ts';
 import { call } from '../../dispatch.ts';
 import type { ImportContext } from './forms.ts';
+import { ML_LINEAR_FORMS } from './forms-ml-linear.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -298,6 +299,7 @@ function treeEnsemble(
 }
 
 export const ML_FORMS: Readonly<Record<string, Form>> = {
+  ...ML_LINEAR_FORMS,
   'ai.onnx.ml.TreeEnsembleRegressor': treeEnsembleRegressor,
   'ai.onnx.ml.TreeEnsembleClassifier': treeEnsembleClassifier,
   'ai.onnx.ml.TreeEnsemble': treeEnsembleV5,
