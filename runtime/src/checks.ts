@@ -19,7 +19,7 @@ function elementOf(op: string, x: TensorType | readonly TensorType[]): TensorTyp
   return x[0]!;
 }
 
-/** `check: axes(x)` — a list of distinct axes of x, normalized and sorted. */
+/** `check: axes(x)` — a list of distinct axes of x, normalized (negative ones counted from the end), in the order given. */
 export function checkAxes(
   op: string,
   arg: string,
@@ -32,7 +32,8 @@ export function checkAxes(
     if (seen.has(n)) throw new OpError(op, `axis ${a} repeated in [${axes.join(', ')}]`, arg);
     seen.add(n);
   }
-  return [...seen].sort((p, q) => p - q);
+  // In the order given: strided_slice's begin, end and strides run parallel to its axes.
+  return [...seen];
 }
 
 /**

@@ -60,6 +60,11 @@ opSuite({
       full: { begin: [0, 1], end: [2, 2], strides: null, axes: [0, -1] },
     },
     {
+      shapes: { x: [3, 6, 4] },
+      args: { begin: [1, 0, 5], end: [3, 2, 1], strides: [1, 1, -2], axes: [2, 0, 1] },
+      full: { begin: [1, 0, 5], end: [3, 2, 1], strides: [1, 1, -2], axes: [2, 0, 1] },
+    },
+    {
       shapes: { x: [5, 4] },
       args: { begin: [1, 0], end: [4, 4] },
       full: { begin: [1, 0], end: [4, 4], strides: null, axes: null },
