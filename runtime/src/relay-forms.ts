@@ -906,6 +906,46 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       return permute(y, inverse(perm));
     },
   ],
+  [
+    'nn.adaptive_max_pool2d',
+    (args, attrs) => {
+      const op = 'nn.adaptive_max_pool2d';
+      arity(op, args, 1);
+      only(op, attrs, ['output_size', 'layout', 'out_layout']);
+      if (attrs.out_layout && attrs.out_layout !== attrs.layout) fail(op, `out_layout differs from layout`);
+      const perm = toNchw(op, attrs.layout);
+      const x = permute(arg(op, args, 0, 'data'), perm);
+      const [H, W] = [x.shape[2]!, x.shape[3]!];
+      const out = (attrs.output_size as (number | null)[] | null | undefined) ?? [H, W];
+      const [OH, OW] = [out[0] ?? H, out.length > 1 ? (out[1] ?? W) : (out[0] ?? W)];
+      // Output cell i of an axis takes the maximum over [floor(i · n / out), ceil((i + 1) · n / out)): one slice and
+      // max per output row, then per output column.
+      const windows = (t: Tensor, axis: number, n: number, o: number): Tensor =>
+        c(
+          'concatenate',
+          Array.from({ length: o }, (_, i) =>
+            c(
+              'max',
+              c('strided_slice', t, [Math.floor((i * n) / o)], [Math.ceil(((i + 1) * n) / o)], null, [axis]),
+              [axis],
+              true,
+            ),
+          ),
+          axis,
+        );
+      return permute(windows(windows(x, 2, H, OH), 3, W, OW), inverse(perm));
+    },
+  ],
+  [
+    'reinterpret',
+    (args, attrs) => {
+      const op = 'reinterpret';
+      arity(op, args, 1);
+      only(op, attrs, ['dtype']);
+      const x = arg(op, args, 0, 'data');
+      return c('bitcast', x, dtypeAttr(op, attrs.dtype, x.dtype));
+    },
+  ],
   ...(['nn.depth_to_space', 'nn.space_to_depth'] as const).map((op): [string, Form] => [
     op,
     (args, attrs) => {

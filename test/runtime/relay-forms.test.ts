@@ -60,6 +60,19 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.adaptive_avg_pool2d NHWC to 1×1',
     `def @main(%x: ${f32('2, 4, 4, 3')}) { nn.adaptive_avg_pool2d(%x, output_size=[1, 1], layout="NHWC") }`,
   ],
+  [
+    'nn.adaptive_max_pool2d (uneven windows)',
+    `def @main(%x: ${f32('1, 2, 7, 5')}) { nn.adaptive_max_pool2d(%x, output_size=[3, 2]) }`,
+  ],
+  [
+    'nn.adaptive_max_pool2d NHWC to 2×2',
+    `def @main(%x: ${f32('2, 5, 4, 3')}) { nn.adaptive_max_pool2d(%x, output_size=[2], layout="NHWC") }`,
+  ],
+  ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
+  [
+    'reinterpret int32 as float32',
+    `def @main(%x: ${i32('6')}) { reinterpret(multiply(%x, 1000000), dtype="float32") }`,
+  ],
   ['nn.depth_to_space DCR', `def @main(%x: ${f32('1, 8, 2, 3')}) { nn.depth_to_space(%x, block_size=2) }`],
   ['nn.depth_to_space CRD', `def @main(%x: ${f32('1, 8, 2, 3')}) { nn.depth_to_space(%x, block_size=2, mode="CRD") }`],
   ['nn.space_to_depth', `def @main(%x: ${f32('1, 2, 4, 6')}) { nn.space_to_depth(%x, block_size=2) }`],

@@ -1092,6 +1092,57 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       }
       return { shape: x.shape, dtype: x.dtype, data: out };
     }
+    case 'nn.adaptive_max_pool2d': {
+      const layout = (at.layout as string) ?? 'NCHW';
+      const x = toLayout(t(0), layout, 'NCHW');
+      const [N, C, H, W] = x.shape as number[];
+      const os = (at.output_size as number[]) ?? [H!, W!];
+      const [OH, OW] = [os[0]!, os[1] ?? os[0]!];
+      const y = mk([N!, C!, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const nc = Math.floor(i / (OW * OH));
+        let m = -Infinity;
+        for (let h = Math.floor((oh * H!) / OH); h < Math.ceil(((oh + 1) * H!) / OH); h++)
+          for (let w = Math.floor((ow * W!) / OW); w < Math.ceil(((ow + 1) * W!) / OW); w++)
+            m = Math.max(m, x.data[(nc * H! + h) * W! + w]!);
+        return m;
+      });
+      return toLayout(y, 'NCHW', layout);
+    }
+    case 'reinterpret': {
+      // The same bytes read as another type of the same width (little-endian), through a DataView.
+      const x = t(0);
+      const to = at.dtype as RDType;
+      const width: Partial<Record<RDType, number>> = {
+        float32: 4,
+        int32: 4,
+        float64: 8,
+        int64: 8,
+        int16: 2,
+        int8: 1,
+        uint8: 1,
+      };
+      const [wa, wb] = [width[x.dtype], width[to]];
+      if (!wa || wa !== wb) throw new Error(`reinterpret from ${x.dtype} to ${to}`);
+      const view = new DataView(new ArrayBuffer(wa));
+      const put: Record<number, (v: number) => void> = {
+        1: (v) => view.setInt8(0, v),
+        2: (v) => view.setInt16(0, v, true),
+        4: (v) => (x.dtype === 'float32' ? view.setFloat32(0, v, true) : view.setInt32(0, v, true)),
+        8: (v) => (x.dtype === 'float64' ? view.setFloat64(0, v, true) : view.setBigInt64(0, BigInt(v), true)),
+      };
+      const get: Record<number, () => number> = {
+        1: () => (to === 'uint8' ? view.getUint8(0) : view.getInt8(0)),
+        2: () => view.getInt16(0, true),
+        4: () => (to === 'float32' ? view.getFloat32(0, true) : view.getInt32(0, true)),
+        8: () => (to === 'float64' ? view.getFloat64(0, true) : Number(view.getBigInt64(0, true))),
+      };
+      return mk(x.shape, to, (i) => {
+        put[wa]!(x.data[i]!);
+        return get[wa]!();
+      });
+    }
     case 'nn.adaptive_avg_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
