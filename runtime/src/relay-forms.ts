@@ -906,6 +906,113 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       return permute(y, inverse(perm));
     },
   ],
+  ...(['nn.max_pool3d', 'nn.avg_pool3d'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      const avg = op === 'nn.avg_pool3d';
+      only(op, attrs, [
+        'pool_size',
+        'strides',
+        'dilation',
+        'padding',
+        'layout',
+        'out_layout',
+        'ceil_mode',
+        ...(avg ? ['count_include_pad'] : []),
+      ]);
+      const layout = (attrs.layout as string | undefined) ?? 'NCDHW';
+      if (layout !== 'NCDHW' && layout !== 'NDHWC') fail(op, `layout '${layout}' is not supported (NCDHW, NDHWC are)`);
+      if (attrs.out_layout && attrs.out_layout !== layout) fail(op, `out_layout differs from layout`);
+      const last = layout === 'NDHWC';
+      let x = arg(op, args, 0, 'data');
+      if (last) x = c('transpose', x, [0, 4, 1, 2, 3]);
+      const triple = (v: unknown, d: number) => {
+        const l = (v as number[] | undefined) ?? [d];
+        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
+      };
+      // Relay's padding: one value, one per axis on both sides, or [front, top, left, back, bottom, right].
+      const p = (attrs.padding as number[] | undefined) ?? [0];
+      const pads = p.length === 1 ? Array(6).fill(p[0]) : p.length === 3 ? [...p, ...p] : p;
+      if (pads.length !== 6) fail(op, `padding has ${p.length} values (1, 3 or 6)`);
+      const [kernel, stride, dil] = [triple(attrs.pool_size, 1), triple(attrs.strides, 1), triple(attrs.dilation, 1)];
+      const ceil = Boolean(attrs.ceil_mode);
+      // TVM's ceil_mode keeps a last window that starts in the end padding; raf-op's pools drop it, as ONNX does.
+      if (ceil)
+        x.shape.slice(2).forEach((n, a) => {
+          const span = (kernel[a]! - 1) * dil[a]! + 1;
+          const tvm = Math.ceil((n + pads[a]! + pads[a + 3]! - span) / stride[a]!) + 1;
+          if ((tvm - 1) * stride[a]! >= n + pads[a]!)
+            fail(
+              op,
+              `ceil_mode adds a window starting in the end padding of spatial axis ${a}, which is not supported`,
+            );
+        });
+      const y = avg
+        ? c('avg_pool', x, kernel, stride, pads, dil, ceil, 'NOTSET', Boolean(attrs.count_include_pad))
+        : (call('max_pool', [x, kernel, stride, pads, dil, ceil, 'NOTSET', 0]) as Tensor[])[0]!; // values, indices
+      return last ? c('transpose', y, [0, 2, 3, 4, 1]) : y;
+    },
+  ]),
+  [
+    'scatter_elements',
+    (args, attrs) => {
+      const op = 'scatter_elements';
+      arity(op, args, 3);
+      only(op, attrs, ['axis', 'reduction']);
+      // Relay's reductions: update (the last write wins), add, mul, min, max; mean has no raf-op form.
+      const r = (attrs.reduction as string | undefined) ?? 'update';
+      const reduction = r === 'update' ? 'none' : r;
+      if (!['none', 'add', 'mul', 'min', 'max'].includes(reduction)) fail(op, `reduction '${r}' is not supported`);
+      return c(
+        'scatter_elements',
+        arg(op, args, 0, 'data'),
+        arg(op, args, 1, 'indices'),
+        arg(op, args, 2, 'updates'),
+        (attrs.axis as number | undefined) ?? 0,
+        reduction,
+      );
+    },
+  ],
+  [
+    'nn.nll_loss',
+    (args, attrs) => {
+      const op = 'nn.nll_loss';
+      arity(op, args, 3);
+      only(op, attrs, ['reduction', 'ignore_index']);
+      const ignore = (attrs.ignore_index as number | undefined) ?? -100;
+      return c(
+        'negative_log_likelihood_loss',
+        arg(op, args, 0, 'predictions'),
+        arg(op, args, 1, 'targets'),
+        arg(op, args, 2, 'weights'),
+        (attrs.reduction as string | undefined) ?? 'mean',
+        ignore,
+      );
+    },
+  ],
+  [
+    'slice_like',
+    (args, attrs) => {
+      const op = 'slice_like';
+      arity(op, args, 2);
+      only(op, attrs, ['axes']);
+      const [x, like] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'shape_like')];
+      // The leading corner of data of shape_like's size on `axes` (every axis both have when absent).
+      const given = attrs.axes as number[] | null | undefined;
+      const axes = given?.length
+        ? given.map((a) => axisOf(a, x.shape.length))
+        : [...Array(Math.min(x.shape.length, like.shape.length)).keys()];
+      return c(
+        'strided_slice',
+        x,
+        axes.map(() => 0),
+        axes.map((a) => like.shape[a]!),
+        null,
+        axes,
+      );
+    },
+  ],
   [
     'nn.adaptive_max_pool2d',
     (args, attrs) => {

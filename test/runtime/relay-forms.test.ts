@@ -68,6 +68,38 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.adaptive_max_pool2d NHWC to 2×2',
     `def @main(%x: ${f32('2, 5, 4, 3')}) { nn.adaptive_max_pool2d(%x, output_size=[2], layout="NHWC") }`,
   ],
+  [
+    'nn.max_pool3d (strides, padding on both sides, ceil_mode)',
+    `def @main(%x: ${f32('1, 2, 5, 6, 5')}) { nn.max_pool3d(%x, pool_size=[2, 3, 2], strides=[2, 2, 2], padding=[0, 1, 0], ceil_mode=True) }`,
+  ],
+  [
+    'nn.avg_pool3d NDHWC, six paddings, count_include_pad',
+    `def @main(%x: ${f32('1, 4, 5, 3, 2')}) { nn.avg_pool3d(%x, pool_size=[2, 2, 2], strides=[1, 2, 1], padding=[1, 0, 1, 0, 1, 1], layout="NDHWC", count_include_pad=True) }`,
+  ],
+  [
+    'nn.avg_pool3d without count_include_pad',
+    `def @main(%x: ${f32('2, 1, 4, 4, 4')}) { nn.avg_pool3d(%x, pool_size=[3, 3, 3], strides=[2, 2, 2], padding=[1, 1, 1]) }`,
+  ],
+  [
+    'scatter_elements (update, on axis 1; repeated indices keep the last)',
+    `def @main(%x: ${f32('3, 5')}, %i: ${i32('3, 4')}, %u: ${f32('3, 4')}) { scatter_elements(%x, mod(%i, 5), %u, axis=1) }`,
+  ],
+  [
+    'scatter_elements (add, on axis 0)',
+    `def @main(%x: ${f32('4, 3')}, %i: ${i32('5, 3')}, %u: ${f32('5, 3')}) { scatter_elements(%x, mod(%i, 4), %u, axis=0, reduction="add") }`,
+  ],
+  [
+    'nn.nll_loss (mean over weights, an ignored class)',
+    `def @main(%p: ${f32('6, 10')}, %t: ${i32('6')}, %w: ${f32('10')}) { nn.nll_loss(%p, %t, add(abs(%w), 1f), reduction="mean", ignore_index=3) }`,
+  ],
+  [
+    'nn.nll_loss (none)',
+    `def @main(%p: ${f32('6, 10')}, %t: ${i32('6')}, %w: ${f32('10')}) { nn.nll_loss(%p, %t, %w, reduction="none", ignore_index=-100) }`,
+  ],
+  [
+    'slice_like (every axis, and given axes)',
+    `def @main(%x: ${f32('4, 5, 6')}, %y: ${f32('2, 3')}, %z: ${f32('1, 1, 4')}) { (slice_like(%x, %y), slice_like(%x, %z, axes=[2])) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',
@@ -193,5 +225,11 @@ describe('Relay ops imported as compositions (relay-forms.ts)', () => {
     expect(() => fromRelay(`${V}def @main(%x: ${f32('2, 3')}, %s: ${i32('2')}) { dyn.reshape(%x, %s) }`)).toThrow(
       /dyn\.reshape: newshape must be known when converting/,
     );
+    // TVM's ceil_mode keeps a window that starts in the end padding, which raf-op's pools (as ONNX's) drop.
+    expect(() =>
+      fromRelay(
+        `${V}def @main(%x: ${f32('1, 2, 5, 6, 5')}) { nn.max_pool3d(%x, pool_size=[2, 2, 2], strides=[2, 2, 2], padding=[1, 1, 1], ceil_mode=True) }`,
+      ),
+    ).toThrow(/nn\.max_pool3d: ceil_mode adds a window starting in the end padding of spatial axis 0/);
   });
 });

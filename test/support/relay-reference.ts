@@ -1092,6 +1092,118 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       }
       return { shape: x.shape, dtype: x.dtype, data: out };
     }
+    case 'nn.max_pool3d':
+    case 'nn.avg_pool3d': {
+      const layout = (at.layout as string) ?? 'NCDHW';
+      const x = layout === 'NDHWC' ? transpose(t(0), [0, 4, 1, 2, 3]) : t(0);
+      const [N, C, D, H, W] = x.shape as number[];
+      const three = (v: unknown, d: number) =>
+        ((v as number[]) ?? [d]).length === 1 ? Array(3).fill(((v as number[]) ?? [d])[0]) : (v as number[]);
+      const [k, st, dl] = [three(at.pool_size, 1), three(at.strides, 1), three(at.dilation, 1)];
+      const p0 = (at.padding as number[]) ?? [0];
+      const p = p0.length === 1 ? Array(6).fill(p0[0]) : p0.length === 3 ? [...p0, ...p0] : p0;
+      const dims = [D!, H!, W!];
+      const outs = dims.map((n, a) => {
+        const span = (k[a]! - 1) * dl[a]! + 1;
+        const len = n + p[a]! + p[a + 3]! - span;
+        return (at.ceil_mode ? Math.ceil(len / st[a]!) : Math.floor(len / st[a]!)) + 1;
+      });
+      const [OD, OH, OW] = outs as [number, number, number];
+      const y = mk([N!, C!, OD, OH, OW], x.dtype, (i) => {
+        const o = [Math.floor(i / (OW * OH)) % OD, Math.floor(i / OW) % OH, i % OW];
+        const nc = Math.floor(i / (OW * OH * OD));
+        let best = -Infinity;
+        let sum = 0;
+        let cnt = 0;
+        let padded = 0;
+        for (let a = 0; a < k[0]!; a++)
+          for (let b = 0; b < k[1]!; b++)
+            for (let e = 0; e < k[2]!; e++) {
+              const idx = [a, b, e].map((q, ax) => o[ax]! * st[ax]! - p[ax]! + q * dl[ax]!);
+              // Taps inside the padded input count for count_include_pad; those past the end pad never do.
+              if (idx.every((v, ax) => v < dims[ax]! + p[ax + 3]!)) padded++;
+              if (idx.some((v, ax) => v < 0 || v >= dims[ax]!)) continue;
+              const v = x.data[((nc * D! + idx[0]!) * H! + idx[1]!) * W! + idx[2]!]!;
+              best = Math.max(best, v);
+              sum += v;
+              cnt++;
+            }
+        return roundTo(x.dtype, op === 'nn.max_pool3d' ? best : sum / (at.count_include_pad ? padded : cnt));
+      });
+      return layout === 'NDHWC' ? transpose(y, [0, 2, 3, 4, 1]) : y;
+    }
+    case 'scatter_elements': {
+      const [x, idx, upd] = [t(0), t(1), t(2)];
+      const r = x.shape.length;
+      const axis = (((at.axis as number) ?? 0) + r) % r;
+      const red = (at.reduction as string) ?? 'update';
+      const data = Float64Array.from(x.data);
+      const strides = x.shape.map((_, a) => x.shape.slice(a + 1).reduce((p, q) => p * q, 1));
+      for (let i = 0; i < upd.data.length; i++) {
+        let rest = i;
+        let off = 0;
+        for (let a = r - 1; a >= 0; a--) {
+          const n = idx.shape[a]!;
+          let c = rest % n;
+          rest = Math.floor(rest / n);
+          if (a === axis) c = idx.data[i]! < 0 ? idx.data[i]! + x.shape[a]! : idx.data[i]!;
+          off += c * strides[a]!;
+        }
+        const u = upd.data[i]!;
+        const cur = data[off]!;
+        data[off] =
+          red === 'add'
+            ? cur + u
+            : red === 'mul'
+              ? cur * u
+              : red === 'min'
+                ? Math.min(cur, u)
+                : red === 'max'
+                  ? Math.max(cur, u)
+                  : u;
+      }
+      return { shape: x.shape, dtype: x.dtype, data: data.map((v) => roundTo(x.dtype, v)) };
+    }
+    case 'nn.nll_loss': {
+      const [x, tg, w] = [t(0), t(1), t(2)];
+      const [N, C] = x.shape as number[];
+      const ignore = (at.ignore_index as number) ?? -100;
+      const losses: number[] = [];
+      let wsum = 0;
+      for (let n = 0; n < N!; n++) {
+        const c = tg.data[n]!;
+        if (c === ignore) {
+          losses.push(0);
+          continue;
+        }
+        losses.push(-x.data[n * C! + c]! * w.data[c]!);
+        wsum += w.data[c]!;
+      }
+      const red = (at.reduction as string) ?? 'mean';
+      if (red === 'none') return mk([N!], x.dtype, (i) => roundTo(x.dtype, losses[i]!));
+      const total = losses.reduce((a, b) => a + b, 0);
+      return mk([], x.dtype, () => roundTo(x.dtype, red === 'sum' ? total : total / wsum));
+    }
+    case 'slice_like': {
+      const [x, like] = [t(0), t(1)];
+      const given = at.axes as number[] | undefined;
+      const axes = given?.length
+        ? given.map((a) => (a < 0 ? a + x.shape.length : a))
+        : [...Array(Math.min(x.shape.length, like.shape.length)).keys()];
+      const shape = x.shape.map((n, a) => (axes.includes(a) ? like.shape[a]! : n));
+      return mk(shape, x.dtype, (i) => {
+        let rest = i;
+        let off = 0;
+        let stride = 1;
+        for (let a = shape.length - 1; a >= 0; a--) {
+          const c = rest % shape[a]!;
+          rest = Math.floor(rest / shape[a]!);
+          off += c * stride;
+          stride *= x.shape[a]!;
+        }
+        return x.data[off]!;
+      });
+    }
     case 'nn.adaptive_max_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
