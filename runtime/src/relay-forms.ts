@@ -1013,6 +1013,70 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       );
     },
   ],
+  ...(['nn.adaptive_avg_pool1d', 'nn.adaptive_max_pool1d'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      only(op, attrs, ['output_size', 'layout', 'out_layout']);
+      const layout = (attrs.layout as string | undefined) ?? 'NCW';
+      if (layout !== 'NCW' && layout !== 'NWC') fail(op, `layout '${layout}' is not supported (NCW, NWC are)`);
+      if (attrs.out_layout && attrs.out_layout !== layout) fail(op, `out_layout differs from layout`);
+      // As the 2-D op over a height of 1.
+      const x = c('expand_dims', arg(op, args, 0, 'data'), layout === 'NCW' ? 2 : 1);
+      const size = (attrs.output_size as (number | null)[] | null | undefined) ?? [null];
+      const y = convertRelayCall(op.replace('1d', '2d'), [x], {
+        output_size: [1, size[0] ?? x.shape[layout === 'NCW' ? 3 : 2]!],
+        layout: layout === 'NCW' ? 'NCHW' : 'NHWC',
+      }) as Tensor;
+      return c('squeeze', y, [layout === 'NCW' ? 2 : 1]);
+    },
+  ]),
+  [
+    'meshgrid',
+    (args, attrs) => {
+      const op = 'meshgrid';
+      only(op, attrs, ['indexing']);
+      const xs = (Array.isArray(args[0]) ? args[0] : args) as unknown[];
+      if (!xs.length || !xs.every((x) => x instanceof Tensor && x.shape.length <= 1))
+        fail(op, 'takes a tuple of 1-D tensors (or scalars)');
+      const indexing = (attrs.indexing as string | undefined) ?? 'ij';
+      if (indexing !== 'ij' && indexing !== 'xy') fail(op, `indexing '${indexing}' is not one of ij, xy`);
+      const ts = xs as Tensor[];
+      const lens = ts.map((t) => t.size);
+      // xy swaps the first two axes of the grid (Cartesian indexing), as NumPy's meshgrid does.
+      const order =
+        indexing === 'xy' && ts.length > 1 ? [1, 0, ...lens.slice(2).map((_, i) => i + 2)] : lens.map((_, i) => i);
+      const shape = order.map((k) => lens[k]!);
+      return ts.map((t, k) => {
+        const at = order.indexOf(k);
+        const view = shape.map((n, i) => (i === at ? n : 1));
+        return broadcastTo(op, c('reshape', t, view), shape);
+      });
+    },
+  ],
+  [
+    'unravel_index',
+    (args, attrs) => {
+      const op = 'unravel_index';
+      arity(op, args, 2);
+      only(op, attrs, []);
+      const idx = arg(op, args, 0, 'indices');
+      const dims = knownList(op, args[1], 'shape');
+      // Coordinates from the last axis inward: idx mod d, then idx floor-divided by d.
+      let rest = idx;
+      const coords: Tensor[] = [];
+      for (let a = dims.length - 1; a >= 0; a--) {
+        const d = scalar(dims[a]!, idx.dtype);
+        coords.unshift(c('floor_mod', rest, d));
+        rest = convertRelayCall('floor_divide', [rest, d], {}) as Tensor;
+      }
+      return c(
+        'concatenate',
+        coords.map((t) => c('expand_dims', t, 0)),
+        0,
+      );
+    },
+  ],
   [
     'nn.adaptive_max_pool2d',
     (args, attrs) => {

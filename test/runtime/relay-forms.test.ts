@@ -100,6 +100,22 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'slice_like (every axis, and given axes)',
     `def @main(%x: ${f32('4, 5, 6')}, %y: ${f32('2, 3')}, %z: ${f32('1, 1, 4')}) { (slice_like(%x, %y), slice_like(%x, %z, axes=[2])) }`,
   ],
+  [
+    'nn.adaptive_avg_pool1d and nn.adaptive_max_pool1d',
+    `def @main(%x: ${f32('2, 3, 7')}) { (nn.adaptive_avg_pool1d(%x, output_size=[3]), nn.adaptive_max_pool1d(%x, output_size=[4])) }`,
+  ],
+  [
+    'nn.adaptive_max_pool1d NWC',
+    `def @main(%x: ${f32('2, 5, 3')}) { nn.adaptive_max_pool1d(%x, output_size=[2], layout="NWC") }`,
+  ],
+  [
+    'meshgrid ij and xy',
+    `def @main(%a: ${f32('3')}, %b: ${f32('4')}, %c: ${f32('2')}) { %0 = meshgrid((%a, %b, %c), indexing="ij"); %1 = meshgrid((%a, %b), indexing="xy"); (%0.0, %0.1, %0.2, %1.0, %1.1) }`,
+  ],
+  [
+    'unravel_index',
+    `def @main(%i: ${i32('5')}, %z: ${f32('3, 4, 5')}) { unravel_index(mod(multiply(%i, 7), 60), shape_of(%z, dtype="int32")) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

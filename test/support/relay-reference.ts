@@ -1204,6 +1204,53 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return x.data[off]!;
       });
     }
+    case 'nn.adaptive_avg_pool1d':
+    case 'nn.adaptive_max_pool1d': {
+      const x = t(0);
+      const nwc = at.layout === 'NWC';
+      const [N, C, W] = (nwc ? [x.shape[0], x.shape[2], x.shape[1]] : x.shape) as number[];
+      const OW = ((at.output_size as number[] | undefined) ?? [W!])[0] ?? W!;
+      const at0 = (n: number, ch: number, w: number) => x.data[nwc ? (n * W! + w) * C! + ch : (n * C! + ch) * W! + w]!;
+      const shape = nwc ? [N!, OW, C!] : [N!, C!, OW];
+      return mk(shape, x.dtype, (i) => {
+        const [n, ch, ow] = nwc
+          ? [Math.floor(i / (OW * C!)), i % C!, Math.floor(i / C!) % OW]
+          : [Math.floor(i / (OW * C!)), Math.floor(i / OW) % C!, i % OW];
+        const [w0, w1] = [Math.floor((ow * W!) / OW), Math.ceil(((ow + 1) * W!) / OW)];
+        let [m, sum] = [-Infinity, 0];
+        for (let w = w0; w < w1; w++) {
+          m = Math.max(m, at0(n, ch, w));
+          sum += at0(n, ch, w);
+        }
+        return roundTo(x.dtype, op === 'nn.adaptive_max_pool1d' ? m : sum / (w1 - w0));
+      });
+    }
+    case 'meshgrid': {
+      const xs = (vs[0] as RValue[]).map((v) => asTensor(v, 'meshgrid item'));
+      const lens = xs.map((x) => x.data.length);
+      const xy = at.indexing === 'xy' && xs.length > 1;
+      const shape = xy ? [lens[1]!, lens[0]!, ...lens.slice(2)] : lens;
+      const outs = xs.map((x, k) =>
+        mk(shape, x.dtype, (i) => {
+          // The grid coordinate on output axis `axis`, the one input k varies along.
+          const axis = xy && k < 2 ? 1 - k : k;
+          const inner = shape.slice(axis + 1).reduce((p, q) => p * q, 1);
+          return x.data[Math.floor(i / inner) % shape[axis]!]!;
+        }),
+      );
+      return outs;
+    }
+    case 'unravel_index': {
+      const [idx, dims] = [t(0), t(1)];
+      const d = Array.from(dims.data);
+      const n = idx.data.length;
+      return mk([d.length, ...idx.shape], idx.dtype, (i) => {
+        const a = Math.floor(i / n);
+        let v = idx.data[i % n]!;
+        for (let b = d.length - 1; b > a; b--) v = Math.floor(v / d[b]!);
+        return v % d[a]!;
+      });
+    }
     case 'nn.adaptive_max_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
