@@ -264,3 +264,56 @@ describe('ai.onnx.ml linear models and SVMRegressor against onnxruntime-node', (
     );
   });
 });
+
+describe('ai.onnx.ml SVMClassifier (no probability estimates) against onnxruntime-node', () => {
+  const svc = (labels: number[], perClass: number[], kernel: string, seed: number, post = 'NONE') => {
+    const S = perClass.reduce((a, b) => a + b, 0);
+    const K = labels.length;
+    return {
+      op: 'SVMClassifier',
+      domain: ML,
+      inputs: ['x'],
+      outputs: ['label', 'scores'],
+      attrs: {
+        classlabels_ints: labels,
+        vectors_per_class: perClass,
+        support_vectors: { floats: list(S * 3, seed) },
+        coefficients: { floats: list((K - 1) * S, seed + 1, -2, 2) },
+        rho: { floats: list((K * (K - 1)) / 2, seed + 2, -0.5, 0.5) },
+        kernel_type: kernel,
+        kernel_params: { floats: [0.8, 0.2, 2] },
+        post_transform: post,
+      },
+    };
+  };
+
+  it.each(['RBF', 'LINEAR', 'POLY', 'SIGMOID'])('four classes (libsvm one-against-one), kernel %s', async (kernel) => {
+    const x = rnd([9, 3], 20, -1, 1);
+    await agree(svc([3, 5, 7, 9], [2, 3, 1, 2], kernel, 21), { x }, [], { tol: 1e-4 });
+  });
+
+  it('two classes: the decision value as [-d, d]', async () => {
+    const x = rnd([8, 3], 22, -1, 1);
+    await agree(svc([0, 1], [3, 2], 'RBF', 23), { x }, [], { tol: 1e-4 });
+  });
+
+  it('a linear model (no support vectors): three classes, and two with signed and with positive weights', async () => {
+    const x = rnd([7, 3], 24, -1, 1);
+    const linear = (labels: number[], coef: number[], post = 'NONE') => ({
+      op: 'SVMClassifier',
+      domain: ML,
+      inputs: ['x'],
+      outputs: ['label', 'scores'],
+      attrs: {
+        classlabels_ints: labels,
+        coefficients: { floats: coef },
+        rho: { floats: [0.1] },
+        kernel_params: { floats: [0, 0, 0] },
+        post_transform: post,
+      },
+    });
+    await agree(linear([1, 2, 3], list(9, 25)), { x }, []);
+    await agree(linear([4, 8], list(6, 26)), { x }, []);
+    await agree(linear([4, 8], list(6, 27, 0, 0.4)), { x }, []);
+  });
+});

@@ -5,8 +5,9 @@
 // outputs documented as tensor(float) are float32, and Normalizer divides by the row's maximum, sum of absolute values
 // or Euclidean norm, leaving a row whose divisor is 0 as it is.
 //
-// String tensors (string labels and categories, CategoryMapper, DictVectorizer, ZipMap's maps), SVMClassifier and the
-// PROBIT post-transform are refused with their names.
+// SVMClassifier too, without probability estimates (libsvm's one-against-one votes, or a linear model). String tensors
+// (string labels and categories, CategoryMapper, DictVectorizer, ZipMap's maps), SVMClassifier's prob_a and prob_b and
+// the PROBIT post-transform are refused with their names.
 
 import { isFloat, type DType } from '../../dtype.ts';
 import { abs } from '../../generated/api/abs.ts';
@@ -18,6 +19,7 @@ import { divide } from '../../generated/api/divide.ts';
 import { equal } from '../../generated/api/equal.ts';
 import { exp } from '../../generated/api/exp.ts';
 import { greater } from '../../generated/api/greater.ts';
+import { greaterEqual } from '../../generated/api/greater_equal.ts';
 import { isnan } from '../../generated/api/isnan.ts';
 import { logicalOr } from '../../generated/api/logical_or.ts';
 import { matmul } from '../../generated/api/matmul.ts';
@@ -293,6 +295,80 @@ const svmRegressor: Form = (ctx) => {
   return [cast(y, 'float32')];
 };
 
+/**
+ * SVMClassifier with int64 labels and no probability coefficients, as onnxruntime computes it. With support vectors
+ * (libsvm's one-against-one): for each pair of classes i < j, the decision value Σ coefficients · K over both classes'
+ * support vectors + rho, a vote for i where it is positive, else for j; the label is the class with the most votes
+ * (the first on a tie) and the scores are the decision values (two classes: [-d, d] without a post transform). Without
+ * (a linear model): scores X · coefficientsᵀ + rho[0] per class, the label of the largest (two classes: the second
+ * label where that score is positive, or at least 0.5 when every coefficient is).
+ */
+const svmClassifier: Form = (ctx) => {
+  refuseStrings(ctx, 'classlabels_strings');
+  const labels = numbers(ctx, 'classlabels_ints');
+  if (!labels?.length) throw new Error('SVMClassifier needs classlabels_ints');
+  if (numbers(ctx, 'prob_a')?.length)
+    throw new Error(`SVMClassifier's prob_a and prob_b (probability estimates) are not imported`);
+  const x = rows(ctx);
+  const [N, F] = [x.shape[0]!, x.shape[1]!];
+  const K = labels.length;
+  const coef = numbers(ctx, 'coefficients') ?? [];
+  const rho = numbers(ctx, 'rho') ?? [];
+  const perClass = numbers(ctx, 'vectors_per_class') ?? [];
+  const S = perClass.reduce((a, b) => a + b, 0);
+  const labelTable = tensor(labels, { dtype: 'int64' });
+  if (S === 0) {
+    if (coef.length !== K * F)
+      throw new Error(`SVMClassifier (linear) has ${coef.length} coefficients for ${K} × ${F}`);
+    const scores = add(matmul(x, transpose(floats(coef, [K, F]), [1, 0])), rho[0] ?? 0);
+    let label = take(labelTable, argmax(scores, 1, false, false), 0);
+    if (K === 2) {
+      const best = max(scores, [1]);
+      const positive = coef.every((v) => v >= 0);
+      label = where(positive ? greaterEqual(best, 0.5) : greater(best, 0), labels[1]!, label);
+    }
+    return [label, postTransform(ctx, scores)];
+  }
+  if (perClass.length !== K)
+    throw new Error(`SVMClassifier has vectors_per_class for ${perClass.length} of ${K} classes`);
+  const sv = numbers(ctx, 'support_vectors') ?? [];
+  if (sv.length !== S * F) throw new Error(`SVMClassifier has ${sv.length} support vector values for ${S} × ${F}`);
+  if (coef.length < (K - 1) * S) throw new Error(`SVMClassifier has ${coef.length} coefficients for (${K} - 1) × ${S}`);
+  const pairs = (K * (K - 1)) / 2;
+  if (rho.length < pairs) throw new Error(`SVMClassifier has ${rho.length} rho values for ${pairs} pairs of classes`);
+  const starts = perClass.map((_, k) => perClass.slice(0, k).reduce((a, b) => a + b, 0));
+  // One column of weights per pair (i, j): class i's vectors weighted by row j - 1, class j's by row i.
+  const w = new Float32Array(S * pairs);
+  const votes: [number, number][] = [];
+  let p = 0;
+  for (let i = 0; i < K - 1; i++)
+    for (let j = i + 1; j < K; j++, p++) {
+      for (let m = 0; m < perClass[i]!; m++) w[(starts[i]! + m) * pairs + p] = coef[(j - 1) * S + starts[i]! + m]!;
+      for (let m = 0; m < perClass[j]!; m++) w[(starts[j]! + m) * pairs + p] = coef[i * S + starts[j]! + m]!;
+      votes.push([i, j]);
+    }
+  const d = add(matmul(kernel(ctx, x, floats(sv, [S, F])), floats([...w], [S, pairs])), floats(rho.slice(0, pairs)));
+  // Votes per class: +1 to i where d > 0, else to j; the first class with the most votes wins.
+  const positive = cast(greater(d, 0), 'float32');
+  const toClass = new Float32Array(pairs * K);
+  const toOther = new Float32Array(pairs * K);
+  votes.forEach(([i, j], q) => {
+    toClass[q * K + i] = 1;
+    toOther[q * K + j] = 1;
+  });
+  const tally = add(
+    matmul(positive, floats([...toClass], [pairs, K])),
+    matmul(subtract(1, positive), floats([...toOther], [pairs, K])),
+  );
+  const label = take(labelTable, argmax(tally, 1, false, false), 0);
+  const post = str(ctx, 'post_transform', 'NONE');
+  if (K === 2) {
+    if (post !== 'NONE') throw new Error(`SVMClassifier's post_transform ${post} for two classes is not imported`);
+    return [label, concatenate([multiply(d, -1), d], 1)];
+  }
+  return [label, postTransform(ctx, d)];
+};
+
 export const ML_LINEAR_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.ml.Scaler': scaler,
   'ai.onnx.ml.Normalizer': normalizer,
@@ -303,4 +379,5 @@ export const ML_LINEAR_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.ml.LinearRegressor': linearRegressor,
   'ai.onnx.ml.LinearClassifier': linearClassifier,
   'ai.onnx.ml.SVMRegressor': svmRegressor,
+  'ai.onnx.ml.SVMClassifier': svmClassifier,
 };
