@@ -126,6 +126,28 @@ describe('ai.onnx.ml preprocessing ops against onnxruntime-node', () => {
     );
   });
 
+  it("a classifier's ZipMap is refused with skl2onnx's option that leaves it out", () => {
+    const model = buildModel({
+      nodes: [
+        {
+          op: 'LinearClassifier',
+          domain: ML,
+          inputs: ['x'],
+          outputs: ['label', 'p'],
+          attrs: { coefficients: { floats: [1, 2, 3, 4] }, classlabels_ints: [0, 1] },
+        },
+        { op: 'ZipMap', domain: ML, inputs: ['p'], outputs: ['probabilities'], attrs: { classlabels_int64s: [0, 1] } },
+      ],
+      inputs: [{ name: 'x', dtype: 'float32', shape: [3, 2] }],
+      outputs: [{ name: 'label' }, { name: 'probabilities' }],
+      opset: [
+        { domain: '', version: 17 },
+        { domain: ML, version: 1 },
+      ],
+    });
+    expect(() => fromOnnx(model)).toThrow(/ai\.onnx\.ml\.ZipMap .*'zipmap': False/);
+  });
+
   it('a string LabelEncoder is refused, naming the attribute', () => {
     const model = buildModel({
       nodes: [{ op: 'LabelEncoder', ...io, attrs: { keys_strings: ['a', 'b'], values_int64s: [1, 2] } }],

@@ -407,11 +407,16 @@ function refusal(missing: ReadonlyMap<string, string[]>, problems: readonly Node
       `${others.length} node${others.length > 1 ? 's' : ''} raf-op cannot import as written: ${listed.join('; ')}`,
     );
   }
+  // skl2onnx's classifiers end in ZipMap by default: its option turns it off.
+  const zipmap = missing.has('ai.onnx.ml.ZipMap')
+    ? ' ZipMap gives the class probabilities as a list of maps, which raf-op has no value for: skl2onnx leaves it ' +
+      "out with options={id(model): {'zipmap': False}} (the probabilities as a tensor)."
+    : '';
   return (
     `FromOnnx: the model uses ${parts.join('; and it has ')}. ` +
     `You can export the model again without them (another opset, or exporter options that avoid these ops and ` +
     `settings), or add what is missing to raf-op: an op spec with an onnx: mapping, scaffolded in your own op package ` +
-    `by \`npm run new -- NAME --onnx OpType\` (docs/package.md).`
+    `by \`npm run new -- NAME --onnx OpType\` (docs/package.md).${zipmap}`
   );
 }
 
