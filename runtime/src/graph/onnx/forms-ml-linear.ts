@@ -21,6 +21,7 @@ import { exp } from '../../generated/api/exp.ts';
 import { greater } from '../../generated/api/greater.ts';
 import { greaterEqual } from '../../generated/api/greater_equal.ts';
 import { isnan } from '../../generated/api/isnan.ts';
+import { logicalAnd } from '../../generated/api/logical_and.ts';
 import { logicalOr } from '../../generated/api/logical_or.ts';
 import { matmul } from '../../generated/api/matmul.ts';
 import { max } from '../../generated/api/max.ts';
@@ -193,14 +194,11 @@ const labelEncoder: Form = (ctx) => {
   values = reshape(values, [values.size]);
   const column = reshape(x, [...x.shape, 1]);
   let hit = equal(column, flatKeys);
-  if (isFloat(x.dtype)) hit = logicalOr(hit, bothNaN(isnan(column), isnan(flatKeys)));
+  if (isFloat(x.dtype)) hit = logicalOr(hit, logicalAnd(isnan(column), isnan(flatKeys)));
   const anyHit = greater(sum(cast(hit, 'int32'), [-1]), 0);
   const picked = take(values, argmax(cast(hit, 'int32'), -1, false, false), 0);
   return [where(anyHit, picked, reshape(fallback, []))];
 };
-
-/** a and b (bool tensors, broadcast). */
-const bothNaN = (a: Tensor, b: Tensor): Tensor => greater(multiply(cast(a, 'int32'), cast(b, 'int32')), 0);
 
 /** LinearRegressor: X · coefficientsᵀ + intercepts for each target, then post_transform. */
 const linearRegressor: Form = (ctx) => {
