@@ -1078,6 +1078,73 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ],
   [
+    'nn.space_to_batch_nd',
+    (args, attrs) => {
+      const op = 'nn.space_to_batch_nd';
+      arity(op, args, 1);
+      only(op, attrs, ['block_shape', 'paddings', 'pad_value']);
+      const x = arg(op, args, 0, 'data');
+      const block = attrs.block_shape as number[];
+      const M = block.length;
+      const pads = (attrs.paddings as number[][] | undefined) ?? block.map(() => [0, 0]);
+      const r = x.shape.length;
+      // TensorFlow's layout: [batch, spatial (M axes)..., rest...]; each spatial axis padded, then split by its block.
+      const before = Array(r).fill(0);
+      const after = Array(r).fill(0);
+      pads.forEach((p, k) => ([before[k + 1], after[k + 1]] = [p[0]!, p[1]!]));
+      const padded = c('pad', x, [...before, ...after], (attrs.pad_value as number | undefined) ?? 0);
+      const spatial = padded.shape.slice(1, M + 1);
+      spatial.forEach(
+        (n, k) => n % block[k]! && fail(op, `padded axis ${k + 1} (${n}) is not a multiple of ${block[k]}`),
+      );
+      const rest = padded.shape.slice(M + 1);
+      const N = padded.shape[0]!;
+      const split = c('reshape', padded, [N, ...spatial.flatMap((n, k) => [n / block[k]!, block[k]!]), ...rest]);
+      const perm = [
+        ...block.map((_, k) => 2 + 2 * k),
+        0,
+        ...block.map((_, k) => 1 + 2 * k),
+        ...rest.map((_, k) => 1 + 2 * M + k),
+      ];
+      const prod = block.reduce((a, b) => a * b, 1);
+      return c('reshape', c('transpose', split, perm), [N * prod, ...spatial.map((n, k) => n / block[k]!), ...rest]);
+    },
+  ],
+  [
+    'nn.batch_to_space_nd',
+    (args, attrs) => {
+      const op = 'nn.batch_to_space_nd';
+      arity(op, args, 1);
+      only(op, attrs, ['block_shape', 'crops']);
+      const x = arg(op, args, 0, 'data');
+      const block = attrs.block_shape as number[];
+      const M = block.length;
+      const crops = (attrs.crops as number[][] | undefined) ?? block.map(() => [0, 0]);
+      const prod = block.reduce((a, b) => a * b, 1);
+      const [B, ...tail] = x.shape as [number, ...number[]];
+      if (B % prod) fail(op, `batch ${B} is not a multiple of the blocks' product ${prod}`);
+      const spatial = tail.slice(0, M);
+      const rest = tail.slice(M);
+      const split = c('reshape', x, [...block, B / prod, ...tail]);
+      // [b1..bM, n, d1..dM, rest] to [n, d1, b1, ..., dM, bM, rest].
+      const perm = [M, ...block.flatMap((_, k) => [M + 1 + k, k]), ...rest.map((_, k) => 2 * M + 1 + k)];
+      const joined = c('reshape', c('transpose', split, perm), [
+        B / prod,
+        ...spatial.map((d, k) => d * block[k]!),
+        ...rest,
+      ]);
+      const axes = block.map((_, k) => k + 1);
+      return c(
+        'strided_slice',
+        joined,
+        crops.map((cr) => cr[0]!),
+        crops.map((cr, k) => joined.shape[k + 1]! - cr[1]!),
+        null,
+        axes,
+      );
+    },
+  ],
+  [
     'nn.adaptive_max_pool2d',
     (args, attrs) => {
       const op = 'nn.adaptive_max_pool2d';

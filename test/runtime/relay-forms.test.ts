@@ -116,6 +116,14 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'unravel_index',
     `def @main(%i: ${i32('5')}, %z: ${f32('3, 4, 5')}) { unravel_index(mod(multiply(%i, 7), 60), shape_of(%z, dtype="int32")) }`,
   ],
+  [
+    'nn.space_to_batch_nd with paddings, then nn.batch_to_space_nd with crops',
+    `def @main(%x: ${f32('2, 3, 5, 2')}) { %0 = nn.space_to_batch_nd(%x, block_shape=[2, 3], paddings=[[1, 0], [0, 1]], pad_value=0.5f); (%0, nn.batch_to_space_nd(%0, block_shape=[2, 3], crops=[[1, 0], [0, 1]])) }`,
+  ],
+  [
+    'nn.batch_to_space_nd of one spatial axis',
+    `def @main(%x: ${f32('6, 2, 3')}) { nn.batch_to_space_nd(%x, block_shape=[3], crops=[[1, 2]]) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

@@ -1251,6 +1251,70 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return v % d[a]!;
       });
     }
+    case 'nn.space_to_batch_nd': {
+      // out[(bi · N + n), i1, ..., rest] = padded[n, i1 · b1 + o1, ..., rest] with bi the block offsets (o1..oM).
+      const x = t(0);
+      const block = at.block_shape as number[];
+      const M = block.length;
+      const pads = (at.paddings as number[][]) ?? block.map(() => [0, 0]);
+      const [N, ...tail] = x.shape as [number, ...number[]];
+      const padded = tail.slice(0, M).map((d, k) => d + pads[k]![0]! + pads[k]![1]!);
+      const rest = tail.slice(M);
+      const outSpatial = padded.map((d, k) => d / block[k]!);
+      const prod = block.reduce((a, b) => a * b, 1);
+      const shape = [N * prod, ...outSpatial, ...rest];
+      const restSize = rest.reduce((a, b) => a * b, 1);
+      return mk(shape, x.dtype, (i) => {
+        const r = i % restSize;
+        let q = Math.floor(i / restSize);
+        const pos: number[] = [];
+        for (let k = M - 1; k >= 0; k--) {
+          pos[k] = q % outSpatial[k]!;
+          q = Math.floor(q / outSpatial[k]!);
+        }
+        const n = q % N;
+        let bi = Math.floor(q / N);
+        const off: number[] = [];
+        for (let k = M - 1; k >= 0; k--) {
+          off[k] = bi % block[k]!;
+          bi = Math.floor(bi / block[k]!);
+        }
+        const src = pos.map((p, k) => p * block[k]! + off[k]! - pads[k]![0]!);
+        if (src.some((v, k) => v < 0 || v >= tail[k]!)) return (at.pad_value as number) ?? 0;
+        let idx = n;
+        src.forEach((v, k) => (idx = idx * tail[k]! + v));
+        return x.data[idx * restSize + r]!;
+      });
+    }
+    case 'nn.batch_to_space_nd': {
+      // The inverse: out[n, j1, ..., rest] = x[(bi · N' + n), j1 / b1, ..., rest] over the uncropped grid, then cropped.
+      const x = t(0);
+      const block = at.block_shape as number[];
+      const M = block.length;
+      const crops = (at.crops as number[][]) ?? block.map(() => [0, 0]);
+      const [B, ...tail] = x.shape as [number, ...number[]];
+      const prod = block.reduce((a, b) => a * b, 1);
+      const N = B / prod;
+      const rest = tail.slice(M);
+      const restSize = rest.reduce((a, b) => a * b, 1);
+      const full = tail.slice(0, M).map((d, k) => d * block[k]!);
+      const outSpatial = full.map((d, k) => d - crops[k]![0]! - crops[k]![1]!);
+      return mk([N, ...outSpatial, ...rest], x.dtype, (i) => {
+        const r = i % restSize;
+        let q = Math.floor(i / restSize);
+        const pos: number[] = [];
+        for (let k = M - 1; k >= 0; k--) {
+          pos[k] = (q % outSpatial[k]!) + crops[k]![0]!;
+          q = Math.floor(q / outSpatial[k]!);
+        }
+        const n = q;
+        let bi = 0;
+        pos.forEach((p, k) => (bi = bi * block[k]! + (p % block[k]!)));
+        let idx = bi * N + n;
+        pos.forEach((p, k) => (idx = idx * tail[k]! + Math.floor(p / block[k]!)));
+        return x.data[idx * restSize + r]!;
+      });
+    }
     case 'nn.adaptive_max_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
