@@ -537,6 +537,58 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ],
   [
+    'image.affine_grid',
+    (args, attrs) => {
+      const op = 'image.affine_grid';
+      arity(op, args, 1);
+      only(op, attrs, ['target_shape']);
+      const theta = arg(op, args, 0, 'data');
+      const [H, W] = attrs.target_shape as [number, number];
+      // TVM's grid spans [-1, 1] corner to corner (align_corners), laid out [N, 2, H, W] (x, then y).
+      const grid = c('affine_grid', theta, [theta.shape[0]!, 1, H, W], true);
+      return c('transpose', grid, [0, 3, 1, 2]);
+    },
+  ],
+  [
+    'image.grid_sample',
+    (args, attrs) => {
+      const op = 'image.grid_sample';
+      arity(op, args, 2);
+      only(op, attrs, ['method', 'layout', 'padding_mode', 'align_corners']);
+      const method = (attrs.method as string | undefined) ?? 'bilinear';
+      // TVM's nearest and bicubic round and weigh as topi does; only bilinear is known to match raf-op's sampler.
+      if (method !== 'bilinear') fail(op, `method '${method}' is not supported (bilinear is)`);
+      if (((attrs.layout as string | undefined) ?? 'NCHW') !== 'NCHW') fail(op, `layout '${String(attrs.layout)}'`);
+      const padding = (attrs.padding_mode as string | undefined) ?? 'zeros';
+      if (padding !== 'zeros' && padding !== 'border') fail(op, `padding_mode '${padding}' is not supported`);
+      const grid = c('transpose', arg(op, args, 1, 'grid'), [0, 2, 3, 1]);
+      const corners = attrs.align_corners === undefined ? true : Boolean(attrs.align_corners);
+      return c('grid_sample', arg(op, args, 0, 'data'), grid, 'bilinear', padding, corners);
+    },
+  ],
+  [
+    'image.resize1d',
+    (args, attrs) => {
+      const op = 'image.resize1d';
+      arity(op, args, 1);
+      const layout = (attrs.layout as string | undefined) ?? 'NCW';
+      if (layout !== 'NCW' && layout !== 'NWC') fail(op, `layout '${layout}' is not supported (NCW, NWC are)`);
+      const roi = (attrs.roi as number[] | undefined) ?? [];
+      if (roi.some((v) => v !== 0)) fail(op, 'a nonzero roi (tf_crop_and_resize) is not supported');
+      // As image.resize2d over a height of 1, which every method and coordinate mode leaves as it is.
+      const at = layout === 'NCW' ? 2 : 1;
+      const x = c('expand_dims', arg(op, args, 0, 'data'), at);
+      const size = (attrs.size as number[] | undefined) ?? [x.shape[at + 1]!];
+      const y = convertRelayCall('image.resize2d', [x], {
+        ...attrs,
+        size: [1, size[0]!],
+        roi: [0, 0, 0, 0],
+        layout: layout === 'NCW' ? 'NCHW' : 'NHWC',
+      }) as Tensor;
+      return c('squeeze', y, [at]);
+    },
+  ],
+  [
     'image.resize2d',
     (args, attrs) => {
       const op = 'image.resize2d';

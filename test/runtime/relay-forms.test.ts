@@ -124,6 +124,22 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.batch_to_space_nd of one spatial axis',
     `def @main(%x: ${f32('6, 2, 3')}) { nn.batch_to_space_nd(%x, block_shape=[3], crops=[[1, 2]]) }`,
   ],
+  [
+    'image.resize1d linear half_pixel and cubic align_corners',
+    `def @main(%x: ${f32('1, 2, 6')}) { (image.resize1d(%x, size=[9], method="linear", coordinate_transformation_mode="half_pixel"), image.resize1d(%x, size=[4], method="cubic", coordinate_transformation_mode="align_corners", cubic_alpha=-0.75f)) }`,
+  ],
+  [
+    'image.resize1d nearest NWC',
+    `def @main(%x: ${f32('2, 5, 3')}) { image.resize1d(%x, size=[8], layout="NWC", method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="floor") }`,
+  ],
+  [
+    'image.affine_grid, then image.grid_sample (bilinear, zeros) of it',
+    `def @main(%x: ${f32('2, 3, 5, 6')}, %t: ${f32('2, 2, 3')}) { %0 = image.affine_grid(multiply(%t, 1.2f), target_shape=[4, 7]); (%0, image.grid_sample(%x, %0, method="bilinear", padding_mode="zeros", align_corners=True)) }`,
+  ],
+  [
+    'image.grid_sample (bilinear, border, not align_corners)',
+    `def @main(%x: ${f32('1, 2, 4, 5')}, %g: ${f32('1, 2, 3, 3')}) { image.grid_sample(%x, multiply(%g, 1.3f), method="bilinear", padding_mode="border", align_corners=False) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

@@ -1623,6 +1623,68 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         s += (op === 'nn.cross_entropy' ? Math.log(p.data[i]!) : p.data[i]!) * y.data[i]!;
       return scalar(roundTo(p.dtype, -s / p.shape[0]!), p.dtype);
     }
+    case 'image.affine_grid': {
+      // out[n, 0 or 1, i, j] = theta[n, row] · (x_j, y_i, 1), x and y from -1 to 1 corner to corner.
+      const th = t(0);
+      const [H, W] = at.target_shape as number[];
+      const N = th.shape[0]!;
+      const lin = (k: number, n: number) => (n === 1 ? -1 : -1 + (2 * k) / (n - 1));
+      return mk([N, 2, H!, W!], th.dtype, (i) => {
+        const j = i % W!;
+        const r = Math.floor(i / W!) % H!;
+        const row = Math.floor(i / (W! * H!)) % 2;
+        const n = Math.floor(i / (W! * H! * 2));
+        const base = n * 6 + row * 3;
+        return roundTo(th.dtype, th.data[base]! * lin(j, W!) + th.data[base + 1]! * lin(r, H!) + th.data[base + 2]!);
+      });
+    }
+    case 'image.grid_sample': {
+      // Bilinear taps of x [N, C, H, W] at grid [N, 2, OH, OW] (x, y in [-1, 1]); zeros or border outside.
+      const [x, g] = [t(0), t(1)];
+      const [N, C, H, W] = x.shape as number[];
+      const [OH, OW] = [g.shape[2]!, g.shape[3]!];
+      const corners = at.align_corners === undefined ? true : Boolean(at.align_corners);
+      const border = at.padding_mode === 'border';
+      const unnorm = (v: number, n: number) => (corners ? ((v + 1) / 2) * (n - 1) : ((v + 1) * n - 1) / 2);
+      return mk([N!, C!, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const ch = Math.floor(i / (OW * OH)) % C!;
+        const n = Math.floor(i / (OW * OH * C!));
+        let gx = unnorm(g.data[((n * 2 + 0) * OH + oh) * OW + ow]!, W!);
+        let gy = unnorm(g.data[((n * 2 + 1) * OH + oh) * OW + ow]!, H!);
+        if (border) [gx, gy] = [Math.min(Math.max(gx, 0), W! - 1), Math.min(Math.max(gy, 0), H! - 1)];
+        const [x0, y0] = [Math.floor(gx), Math.floor(gy)];
+        let v = 0;
+        for (const [yy, wy] of [
+          [y0, y0 + 1 - gy],
+          [y0 + 1, gy - y0],
+        ] as const)
+          for (const [xx, wx] of [
+            [x0, x0 + 1 - gx],
+            [x0 + 1, gx - x0],
+          ] as const) {
+            if (yy < 0 || xx < 0 || yy >= H! || xx >= W!) continue;
+            v += wy * wx * x.data[((n * C! + ch) * H! + yy) * W! + xx]!;
+          }
+        return roundTo(x.dtype, v);
+      });
+    }
+    case 'image.resize1d': {
+      // A height of 1 added, resized as image.resize2d, and taken away.
+      const x = t(0);
+      const ncw = ((at.layout as string) ?? 'NCW') === 'NCW';
+      const x4 = reshape(
+        x,
+        ncw ? [x.shape[0]!, x.shape[1]!, 1, x.shape[2]!] : [x.shape[0]!, 1, x.shape[1]!, x.shape[2]!],
+      );
+      const y = callOp('image.resize2d', [x4], {
+        ...at,
+        size: [1, (at.size as number[])[0]!],
+        layout: ncw ? 'NCHW' : 'NHWC',
+      }) as T64;
+      return reshape(y, ncw ? [y.shape[0]!, y.shape[1]!, y.shape[3]!] : [y.shape[0]!, y.shape[2]!, y.shape[3]!]);
+    }
     case 'image.resize2d':
     case 'nn.upsampling': {
       // topi.image.resize2d per output pixel; coordinates in float32 as TVM computes them, values in float64.
