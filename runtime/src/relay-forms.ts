@@ -567,6 +567,51 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ],
   [
+    'image.resize3d',
+    (args, attrs) => {
+      const op = 'image.resize3d';
+      arity(op, args, 1);
+      only(op, attrs, [
+        'size',
+        'roi',
+        'layout',
+        'method',
+        'coordinate_transformation_mode',
+        'rounding_method',
+        'cubic_alpha',
+        'cubic_exclude',
+        'extrapolation_value',
+        'out_dtype',
+      ]);
+      const layout = (attrs.layout as string | undefined) ?? 'NCDHW';
+      if (layout !== 'NCDHW' && layout !== 'NDHWC') fail(op, `layout '${layout}' is not supported (NCDHW, NDHWC are)`);
+      const mode = (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel';
+      if (mode === 'tf_crop_and_resize')
+        fail(op, "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+      const perm = layout === 'NCDHW' ? [0, 1, 2, 3, 4] : [0, 4, 1, 2, 3];
+      const x = permute(arg(op, args, 0, 'data'), perm);
+      if (!x.dtype.startsWith('float')) fail(op, `data of dtype ${x.dtype} is not supported (float data is)`);
+      const size = attrs.size as number[];
+      const taps = (n: number, o: number) =>
+        resizeTaps(
+          op,
+          n,
+          o,
+          (attrs.method as string | undefined) ?? 'linear',
+          mode,
+          (attrs.rounding_method as string | undefined) ?? '',
+          (attrs.cubic_alpha as number | undefined) ?? -0.75,
+          Boolean(attrs.cubic_exclude),
+        );
+      // Separable: width, height, then depth, each axis resized by gathering its taps.
+      let y = x;
+      for (const a of [4, 3, 2]) y = applyTaps(y, taps(x.shape[a]!, size[a - 2]!), a);
+      y = permute(y, inverse(perm));
+      const od = attrs.out_dtype as string | undefined;
+      return od && od !== y.dtype ? c('cast', y, od) : y;
+    },
+  ],
+  [
     'image.resize1d',
     (args, attrs) => {
       const op = 'image.resize1d';

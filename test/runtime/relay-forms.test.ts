@@ -140,6 +140,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'image.grid_sample (bilinear, border, not align_corners)',
     `def @main(%x: ${f32('1, 2, 4, 5')}, %g: ${f32('1, 2, 3, 3')}) { image.grid_sample(%x, multiply(%g, 1.3f), method="bilinear", padding_mode="border", align_corners=False) }`,
   ],
+  [
+    'image.resize3d linear half_pixel, and nearest NDHWC',
+    `def @main(%x: ${f32('1, 2, 3, 4, 5')}, %y: ${f32('1, 3, 2, 4, 2')}) { (image.resize3d(%x, size=[5, 3, 7], method="linear", coordinate_transformation_mode="half_pixel"), image.resize3d(%y, size=[6, 3, 8], layout="NDHWC", method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="round")) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

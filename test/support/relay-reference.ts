@@ -1670,6 +1670,22 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return roundTo(x.dtype, v);
       });
     }
+    case 'image.resize3d': {
+      // Height and width by image.resize2d per depth slice, then depth by image.resize2d over [D, OH · OW], whose
+      // second axis keeps its size (every method and mode leaves an axis resized to its own size as it is).
+      const ndhwc = at.layout === 'NDHWC';
+      const x = ndhwc ? transpose(t(0), [0, 4, 1, 2, 3]) : t(0);
+      const [N, C, D, H, W] = x.shape as number[];
+      const [OD, OH, OW] = at.size as number[];
+      const rest = { ...at, layout: 'NCHW' };
+      const hw = callOp('image.resize2d', [reshape(x, [N!, C! * D!, H!, W!])], { ...rest, size: [OH, OW] }) as T64;
+      const d = callOp('image.resize2d', [reshape(hw, [N!, C!, D!, OH! * OW!])], {
+        ...rest,
+        size: [OD, OH! * OW!],
+      }) as T64;
+      const y = reshape(d, [N!, C!, OD!, OH!, OW!]);
+      return ndhwc ? transpose(y, [0, 2, 3, 4, 1]) : y;
+    }
     case 'image.resize1d': {
       // A height of 1 added, resized as image.resize2d, and taken away.
       const x = t(0);
