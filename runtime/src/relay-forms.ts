@@ -1348,6 +1348,33 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ],
   [
+    'nn.conv1d_transpose',
+    (args, attrs) => {
+      const op = 'nn.conv1d_transpose';
+      if (args.length !== 2) fail(op, `takes 2 arguments (data, weight), got ${args.length}`);
+      const layout = (attrs.data_layout as string | undefined) || 'NCW';
+      if (layout !== 'NCW') fail(op, `data_layout '${layout}' is not supported (NCW is)`);
+      const kl = (attrs.kernel_layout as string | undefined) || 'IOW';
+      if (kl !== 'IOW' && kl !== 'OIW') fail(op, `kernel_layout '${kl}' is not supported (IOW and OIW are)`);
+      // As nn.conv2d_transpose over a height of 1: each list attr gains a leading 1 (0 for paddings).
+      const one = (v: unknown, fill: number) => (Array.isArray(v) ? [fill, ...(v as number[])] : v);
+      const pad = (attrs.padding as number[] | undefined) ?? [0];
+      const [l, r] = pad.length === 1 ? [pad[0]!, pad[0]!] : [pad[0]!, pad[1]!];
+      const attrs2: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(attrs)) {
+        if (k === 'data_layout' || k === 'out_layout') continue;
+        if (k === 'padding') attrs2.padding = [0, l, 0, r];
+        else if (k === 'kernel_layout') attrs2.kernel_layout = kl === 'IOW' ? 'IOHW' : 'OIHW';
+        else if (k === 'strides' || k === 'dilation' || k === 'kernel_size') attrs2[k] = one(v, 1);
+        else if (k === 'output_padding') attrs2[k] = one(v, 0);
+        else attrs2[k] = v;
+      }
+      const x = c('expand_dims', arg(op, args, 0, 'data'), 2);
+      const w = c('expand_dims', arg(op, args, 1, 'weight'), 2);
+      return c('squeeze', convertRelayCall('nn.conv2d_transpose', [x, w], attrs2) as Tensor, [2]);
+    },
+  ],
+  [
     'nn.conv2d_transpose',
     (args, attrs) => {
       const op = 'nn.conv2d_transpose';

@@ -144,6 +144,14 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'image.resize3d linear half_pixel, and nearest NDHWC',
     `def @main(%x: ${f32('1, 2, 3, 4, 5')}, %y: ${f32('1, 3, 2, 4, 2')}) { (image.resize3d(%x, size=[5, 3, 7], method="linear", coordinate_transformation_mode="half_pixel"), image.resize3d(%y, size=[6, 3, 8], layout="NDHWC", method="nearest_neighbor", coordinate_transformation_mode="asymmetric", rounding_method="round")) }`,
   ],
+  [
+    'nn.conv1d_transpose (stride, padding, output_padding, dilation)',
+    `def @main(%x: ${f32('2, 3, 5')}, %w: ${f32('3, 4, 3')}) { nn.conv1d_transpose(%x, %w, channels=4, kernel_size=[3], strides=[2], padding=[1, 0], output_padding=[1], dilation=[2]) }`,
+  ],
+  [
+    'nn.conv1d_transpose OIW, groups 1',
+    `def @main(%x: ${f32('1, 2, 6')}, %w: ${f32('5, 2, 2')}) { nn.conv1d_transpose(%x, %w, channels=5, kernel_size=[2], kernel_layout="OIW") }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

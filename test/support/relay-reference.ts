@@ -1788,6 +1788,27 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       });
       return toLayout(y, 'NCHW', layout);
     }
+    case 'nn.conv1d_transpose': {
+      // nn.conv2d_transpose's reference over a height of 1 (IOW weight; OIW swapped to it first).
+      const [x, w0] = [t(0), t(1)];
+      const w = at.kernel_layout === 'OIW' ? transpose(w0, [1, 0, 2]) : w0;
+      const pad = (at.padding as number[]) ?? [0];
+      const y = callOp(
+        'nn.conv2d_transpose',
+        [
+          reshape(x, [x.shape[0]!, x.shape[1]!, 1, x.shape[2]!]),
+          reshape(w, [w.shape[0]!, w.shape[1]!, 1, w.shape[2]!]),
+        ],
+        {
+          groups: at.groups,
+          strides: [1, ((at.strides as number[]) ?? [1])[0]!],
+          dilation: [1, ((at.dilation as number[]) ?? [1])[0]!],
+          padding: [0, pad[0]!, 0, pad[1] ?? pad[0]!],
+          output_padding: [0, ((at.output_padding as number[]) ?? [0])[0]!],
+        },
+      ) as T64;
+      return reshape(y, [y.shape[0]!, y.shape[1]!, y.shape[3]!]);
+    }
     case 'nn.conv2d_transpose': {
       // y[n, g·OCg + oc, oh, ow] += x[n, g·ICg + ic, ih, iw] · w[g·ICg + ic, oc, kh, kw] at
       // oh = ih·stride - pad_top + kh·dilation (IOHW weight, TVM's default).
