@@ -1241,6 +1241,80 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       );
     },
   ],
+  ...(['nn.adaptive_avg_pool3d', 'nn.adaptive_max_pool3d'] as const).map((op): [string, Form] => [
+    op,
+    (args, attrs) => {
+      arity(op, args, 1);
+      only(op, attrs, ['output_size', 'layout', 'out_layout']);
+      const layout = (attrs.layout as string | undefined) ?? 'NCDHW';
+      if (layout !== 'NCDHW' && layout !== 'NDHWC') fail(op, `layout '${layout}' is not supported (NCDHW, NDHWC are)`);
+      if (attrs.out_layout && attrs.out_layout !== layout) fail(op, `out_layout differs from layout`);
+      const perm = layout === 'NCDHW' ? [0, 1, 2, 3, 4] : [0, 4, 1, 2, 3];
+      const x = permute(arg(op, args, 0, 'data'), perm);
+      const dims = x.shape.slice(2);
+      const given = (attrs.output_size as (number | null)[] | null | undefined) ?? [];
+      const out = dims.map((n, a) => (given.length === 1 ? given[0] : given[a]) ?? n);
+      // A box's mean (max) is the mean (max) over each axis's window in turn: one slice and reduction per output cell
+      // of an axis, the cell i of n → out covering [floor(i · n / out), ceil((i + 1) · n / out)).
+      const reduce = op === 'nn.adaptive_avg_pool3d' ? 'mean' : 'max';
+      let y = x;
+      dims.forEach((n, k) => {
+        const axis = k + 2;
+        const o = out[k]!;
+        y = c(
+          'concatenate',
+          Array.from({ length: o }, (_, i) =>
+            c(
+              reduce,
+              c('strided_slice', y, [Math.floor((i * n) / o)], [Math.ceil(((i + 1) * n) / o)], null, [axis]),
+              [axis],
+              true,
+            ),
+          ),
+          axis,
+        );
+      });
+      return permute(y, inverse(perm));
+    },
+  ]),
+  [
+    'invert_permutation',
+    (args, attrs) => {
+      const op = 'invert_permutation';
+      arity(op, args, 1);
+      only(op, attrs, []);
+      const x = arg(op, args, 0, 'data');
+      if (x.shape.length !== 1) fail(op, `takes a 1-D permutation, got rank ${x.shape.length}`);
+      // y[x[i]] = i: the positions that sort a permutation are its inverse.
+      return convertRelayCall('argsort', [x], { axis: 0, is_ascend: true, dtype: x.dtype });
+    },
+  ],
+  [
+    'reverse_sequence',
+    (args, attrs) => {
+      const op = 'reverse_sequence';
+      arity(op, args, 2);
+      only(op, attrs, ['seq_axis', 'batch_axis']);
+      const x = arg(op, args, 0, 'data');
+      const r = x.shape.length;
+      const seqAxis = axisOf((attrs.seq_axis as number | undefined) ?? 1, r);
+      const batchAxis = axisOf((attrs.batch_axis as number | undefined) ?? 0, r);
+      const lengths = c('cast', arg(op, args, 1, 'seq_lengths'), 'int32');
+      // Position t of batch b reads length - 1 - t where t < length, else t itself; gathered along seq_axis.
+      const T = x.shape[seqAxis]!;
+      const pos = tensor(
+        Array.from({ length: T }, (_, i) => i),
+        { dtype: 'int32', shape: x.shape.map((_, a) => (a === seqAxis ? T : 1)) },
+      );
+      const len = c(
+        'reshape',
+        lengths,
+        x.shape.map((n, a) => (a === batchAxis ? n : 1)),
+      );
+      const src = c('where', c('less', pos, len), c('subtract', c('subtract', len, pos), scalar(1, 'int32')), pos);
+      return c('gather_elements', x, broadcastTo(op, src, x.shape), seqAxis);
+    },
+  ],
   [
     'nn.adaptive_max_pool2d',
     (args, attrs) => {

@@ -152,6 +152,18 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.conv1d_transpose OIW, groups 1',
     `def @main(%x: ${f32('1, 2, 6')}, %w: ${f32('5, 2, 2')}) { nn.conv1d_transpose(%x, %w, channels=5, kernel_size=[2], kernel_layout="OIW") }`,
   ],
+  [
+    'nn.adaptive_avg_pool3d and nn.adaptive_max_pool3d (uneven windows, NDHWC)',
+    `def @main(%x: ${f32('1, 2, 5, 4, 7')}, %y: ${f32('2, 3, 4, 5, 2')}) { (nn.adaptive_avg_pool3d(%x, output_size=[2, 3, 3]), nn.adaptive_max_pool3d(%y, output_size=[2], layout="NDHWC")) }`,
+  ],
+  [
+    'invert_permutation (of an argsort)',
+    `def @main(%x: ${f32('7')}) { invert_permutation(argsort(%x, axis=0, is_ascend=True, dtype="int32")) }`,
+  ],
+  [
+    'reverse_sequence (batch 0, sequence 1; and batch 2, sequence 0)',
+    `def @main(%x: ${f32('3, 5, 2')}, %l: ${i32('3')}, %y: ${f32('4, 2, 3')}, %m: ${i32('3')}) { (reverse_sequence(%x, add(mod(%l, 5), 1), seq_axis=1, batch_axis=0), reverse_sequence(%y, mod(%m, 5), seq_axis=0, batch_axis=2)) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

@@ -1315,6 +1315,56 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return x.data[idx * restSize + r]!;
       });
     }
+    case 'nn.adaptive_avg_pool3d':
+    case 'nn.adaptive_max_pool3d': {
+      const ndhwc = at.layout === 'NDHWC';
+      const x = ndhwc ? transpose(t(0), [0, 4, 1, 2, 3]) : t(0);
+      const [N, C, D, H, W] = x.shape as number[];
+      const given = (at.output_size as number[]) ?? [];
+      const [OD, OH, OW] = [D!, H!, W!].map((n, a) => (given.length === 1 ? given[0] : given[a]) ?? n) as [
+        number,
+        number,
+        number,
+      ];
+      const win = (i: number, n: number, o: number) => [Math.floor((i * n) / o), Math.ceil(((i + 1) * n) / o)];
+      const y = mk([N!, C!, OD, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const od = Math.floor(i / (OW * OH)) % OD;
+        const nc = Math.floor(i / (OW * OH * OD));
+        const [[d0, d1], [h0, h1], [w0, w1]] = [win(od, D!, OD), win(oh, H!, OH), win(ow, W!, OW)] as number[][];
+        let [m, s, cnt] = [-Infinity, 0, 0];
+        for (let d = d0!; d < d1!; d++)
+          for (let h = h0!; h < h1!; h++)
+            for (let w = w0!; w < w1!; w++) {
+              const v = x.data[((nc * D! + d) * H! + h) * W! + w]!;
+              m = Math.max(m, v);
+              s += v;
+              cnt++;
+            }
+        return roundTo(x.dtype, op === 'nn.adaptive_max_pool3d' ? m : s / cnt);
+      });
+      return ndhwc ? transpose(y, [0, 2, 3, 4, 1]) : y;
+    }
+    case 'invert_permutation': {
+      const x = t(0);
+      const out = new Float64Array(x.data.length);
+      x.data.forEach((v, i) => (out[v] = i));
+      return { shape: x.shape, dtype: x.dtype, data: out };
+    }
+    case 'reverse_sequence': {
+      const [x, lens] = [t(0), t(1)];
+      const r = x.shape.length;
+      const sa = (((at.seq_axis as number) ?? 1) + r) % r;
+      const ba = (((at.batch_axis as number) ?? 0) + r) % r;
+      const strides = x.shape.map((_, a) => x.shape.slice(a + 1).reduce((p, q) => p * q, 1));
+      return mk(x.shape, x.dtype, (i) => {
+        const idx = x.shape.map((n, a) => Math.floor(i / strides[a]!) % n);
+        const len = lens.data[idx[ba]!]!;
+        if (idx[sa]! < len) idx[sa] = len - 1 - idx[sa]!;
+        return x.data[idx.reduce((o, v, a) => o + v * strides[a]!, 0)]!;
+      });
+    }
     case 'nn.adaptive_max_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
