@@ -1278,6 +1278,59 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ]),
   [
+    'nn.dilate',
+    (args, attrs) => {
+      const op = 'nn.dilate';
+      arity(op, args, 1);
+      only(op, attrs, ['strides', 'dilation_value']);
+      let y = arg(op, args, 0, 'data');
+      const strides = (attrs.strides as number[] | undefined) ?? [];
+      if (strides.length !== y.shape.length)
+        fail(op, `strides has ${strides.length} values for rank ${y.shape.length}`);
+      const fill = (attrs.dilation_value as number | undefined) ?? 0;
+      // Per axis of stride s: each element followed by s - 1 fill values, the trailing ones cut: n → (n - 1) · s + 1.
+      strides.forEach((st, a) => {
+        const n = y.shape[a]!;
+        if (st === 1 || n === 0) return;
+        const r = y.shape.length;
+        const wide = c('expand_dims', y, a + 1);
+        const pads = Array(2 * (r + 1)).fill(0);
+        pads[r + 1 + a + 1] = st - 1;
+        const spread = c('reshape', c('pad', wide, pads, fill), [
+          ...y.shape.slice(0, a),
+          n * st,
+          ...y.shape.slice(a + 1),
+        ]);
+        y = c('strided_slice', spread, [0], [(n - 1) * st + 1], null, [a]);
+      });
+      return y;
+    },
+  ],
+  [
+    'matrix_set_diag',
+    (args, attrs) => {
+      const op = 'matrix_set_diag';
+      arity(op, args, 2);
+      only(op, attrs, ['k1', 'k2', 'super_diag_right_align', 'sub_diag_right_align']);
+      if ((attrs.k1 ?? 0) !== 0 || (attrs.k2 ?? 0) !== 0)
+        fail(
+          op,
+          `diagonals other than the main one (k1 = ${String(attrs.k1)}, k2 = ${String(attrs.k2)}) are not supported`,
+        );
+      const [x, d] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'diagonal')];
+      const [M, N] = [x.shape.at(-2)!, x.shape.at(-1)!];
+      // The main diagonal: diagonal[..., i] at [..., i, i], everything else kept.
+      const eye = tensor(
+        Array.from({ length: M * N }, (_, i) => (Math.floor(i / N) === i % N ? 1 : 0)),
+        { dtype: 'bool', shape: [M, N] },
+      );
+      const K = Math.min(M, N);
+      const row = c('expand_dims', d, d.shape.length - 1);
+      const padded = N > K ? c('pad', row, [...Array(2 * row.shape.length - 1).fill(0), N - K]) : row;
+      return c('where', eye, broadcastTo(op, padded, x.shape), x);
+    },
+  ],
+  [
     'invert_permutation',
     (args, attrs) => {
       const op = 'invert_permutation';

@@ -164,6 +164,14 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'reverse_sequence (batch 0, sequence 1; and batch 2, sequence 0)',
     `def @main(%x: ${f32('3, 5, 2')}, %l: ${i32('3')}, %y: ${f32('4, 2, 3')}, %m: ${i32('3')}) { (reverse_sequence(%x, add(mod(%l, 5), 1), seq_axis=1, batch_axis=0), reverse_sequence(%y, mod(%m, 5), seq_axis=0, batch_axis=2)) }`,
   ],
+  [
+    'nn.dilate (two axes, a fill value)',
+    `def @main(%x: ${f32('2, 3, 4')}) { nn.dilate(%x, strides=[1, 3, 2], dilation_value=0.5f) }`,
+  ],
+  [
+    'matrix_set_diag (wide and tall batches of matrices)',
+    `def @main(%x: ${f32('2, 3, 5')}, %d: ${f32('2, 3')}, %y: ${f32('4, 2')}, %e: ${f32('2')}) { (matrix_set_diag(%x, %d, k1=0, k2=0, super_diag_right_align=False, sub_diag_right_align=True), matrix_set_diag(%y, %e)) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

@@ -1346,6 +1346,35 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       });
       return ndhwc ? transpose(y, [0, 2, 3, 4, 1]) : y;
     }
+    case 'nn.dilate': {
+      const x = t(0);
+      const st = at.strides as number[];
+      const fill = (at.dilation_value as number) ?? 0;
+      const shape = x.shape.map((n, a) => (n - 1) * st[a]! + 1);
+      const strides = x.shape.map((_, a) => x.shape.slice(a + 1).reduce((p, q) => p * q, 1));
+      return mk(shape, x.dtype, (i) => {
+        let rest = i;
+        let off = 0;
+        for (let a = shape.length - 1; a >= 0; a--) {
+          const c = rest % shape[a]!;
+          rest = Math.floor(rest / shape[a]!);
+          if (c % st[a]!) return fill;
+          off += (c / st[a]!) * strides[a]!;
+        }
+        return x.data[off]!;
+      });
+    }
+    case 'matrix_set_diag': {
+      const [x, d] = [t(0), t(1)];
+      const [M, N] = [x.shape.at(-2)!, x.shape.at(-1)!];
+      const K = Math.min(M, N);
+      return mk(x.shape, x.dtype, (i) => {
+        const j = i % N;
+        const r = Math.floor(i / N) % M;
+        const batch = Math.floor(i / (M * N));
+        return r === j ? d.data[batch * K + j]! : x.data[i]!;
+      });
+    }
     case 'invert_permutation': {
       const x = t(0);
       const out = new Float64Array(x.data.length);
