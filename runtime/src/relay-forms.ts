@@ -697,6 +697,27 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     },
   ],
   [
+    // topi.nn.upsampling3d: resize3d to round(size · scale) per axis, with the given coordinate mode.
+    'nn.upsampling3d',
+    (args, attrs) => {
+      const op = 'nn.upsampling3d';
+      arity(op, args, 1);
+      only(op, attrs, ['scale_d', 'scale_h', 'scale_w', 'layout', 'method', 'coordinate_transformation_mode']);
+      const x = arg(op, args, 0, 'data');
+      const layout = (attrs.layout as string | undefined) ?? 'NCDHW';
+      const axes = layout === 'NDHWC' ? [1, 2, 3] : [2, 3, 4];
+      const scales = [attrs.scale_d, attrs.scale_h, attrs.scale_w].map((v) => (v as number | undefined) ?? 1);
+      const size = axes.map((a, k) => Math.round(f32(x.shape[a]! * scales[k]!)));
+      const method = ((attrs.method as string | undefined) ?? 'nearest_neighbor').replace(/^tri/, '');
+      return convertRelayCall('image.resize3d', [x], {
+        size,
+        layout,
+        method,
+        coordinate_transformation_mode: (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel',
+      });
+    },
+  ],
+  [
     'nn.batch_flatten',
     (args, attrs) => {
       const op = 'nn.batch_flatten';

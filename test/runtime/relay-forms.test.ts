@@ -172,6 +172,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'matrix_set_diag (wide and tall batches of matrices)',
     `def @main(%x: ${f32('2, 3, 5')}, %d: ${f32('2, 3')}, %y: ${f32('4, 2')}, %e: ${f32('2')}) { (matrix_set_diag(%x, %d, k1=0, k2=0, super_diag_right_align=False, sub_diag_right_align=True), matrix_set_diag(%y, %e)) }`,
   ],
+  [
+    'nn.upsampling3d trilinear and nearest',
+    `def @main(%x: ${f32('1, 2, 2, 3, 2')}) { (nn.upsampling3d(%x, scale_d=2f, scale_h=1.5f, scale_w=2f, method="trilinear", coordinate_transformation_mode="half_pixel"), nn.upsampling3d(%x, scale_d=2f, scale_h=2f, scale_w=3f, method="nearest_neighbor", coordinate_transformation_mode="asymmetric")) }`,
+  ],
   ['reinterpret float32 as int32', `def @main(%x: ${f32('2, 3')}) { reinterpret(%x, dtype="int32") }`],
   [
     'reinterpret int32 as float32',

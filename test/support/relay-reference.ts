@@ -1749,6 +1749,18 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return roundTo(x.dtype, v);
       });
     }
+    case 'nn.upsampling3d': {
+      const x = t(0);
+      const layout = (at.layout as string) ?? 'NCDHW';
+      const axes = layout === 'NDHWC' ? [1, 2, 3] : [2, 3, 4];
+      const scales = [at.scale_d, at.scale_h, at.scale_w].map((v) => (v as number) ?? 1);
+      return callOp('image.resize3d', [x], {
+        size: axes.map((a, k) => Math.round(Math.fround(x.shape[a]! * scales[k]!))),
+        layout,
+        method: ((at.method as string) ?? 'nearest_neighbor').replace(/^tri/, ''),
+        coordinate_transformation_mode: (at.coordinate_transformation_mode as string) ?? 'half_pixel',
+      });
+    }
     case 'image.resize3d': {
       // Height and width by image.resize2d per depth slice, then depth by image.resize2d over [D, OH · OW], whose
       // second axis keeps its size (every method and mode leaves an axis resized to its own size as it is).
