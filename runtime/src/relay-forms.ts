@@ -222,6 +222,47 @@ function applyTaps(x: Tensor, taps: Taps, axis: number): Tensor {
   return y!;
 }
 
+/** The attrs of image.resize2d and image.resize3d. */
+const RESIZE_ATTRS = [
+  'size',
+  'roi',
+  'layout',
+  'method',
+  'coordinate_transformation_mode',
+  'rounding_method',
+  'cubic_alpha',
+  'cubic_exclude',
+  'extrapolation_value',
+  'out_dtype',
+] as const;
+
+/** A resize's coordinate_transformation_mode (half_pixel by default); tf_crop_and_resize is refused. */
+function resizeMode(op: string, attrs: Attrs): string {
+  const mode = (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel';
+  if (mode === 'tf_crop_and_resize') fail(op, "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+  return mode;
+}
+
+/**
+ * Adaptive pooling along one axis of x: output cell i of `out` reduces (mean or max) the input cells
+ * [floor(i · n / out), ceil((i + 1) · n / out)), one slice and reduction per cell.
+ */
+function adaptiveAxis(x: Tensor, axis: number, out: number, reduce: 'mean' | 'max'): Tensor {
+  const n = x.shape[axis]!;
+  return c(
+    'concatenate',
+    Array.from({ length: out }, (_, i) =>
+      c(
+        reduce,
+        c('strided_slice', x, [Math.floor((i * n) / out)], [Math.ceil(((i + 1) * n) / out)], null, [axis]),
+        [axis],
+        true,
+      ),
+    ),
+    axis,
+  );
+}
+
 /** TVM's resize2d of NCHW or NHWC data to `size` (columns first, then rows, as TVM interpolates). */
 function resize2d(
   op: string,
@@ -571,23 +612,10 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     (args, attrs) => {
       const op = 'image.resize3d';
       arity(op, args, 1);
-      only(op, attrs, [
-        'size',
-        'roi',
-        'layout',
-        'method',
-        'coordinate_transformation_mode',
-        'rounding_method',
-        'cubic_alpha',
-        'cubic_exclude',
-        'extrapolation_value',
-        'out_dtype',
-      ]);
+      only(op, attrs, RESIZE_ATTRS);
       const layout = (attrs.layout as string | undefined) ?? 'NCDHW';
       if (layout !== 'NCDHW' && layout !== 'NDHWC') fail(op, `layout '${layout}' is not supported (NCDHW, NDHWC are)`);
-      const mode = (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel';
-      if (mode === 'tf_crop_and_resize')
-        fail(op, "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+      const mode = resizeMode(op, attrs);
       const perm = layout === 'NCDHW' ? [0, 1, 2, 3, 4] : [0, 4, 1, 2, 3];
       const x = permute(arg(op, args, 0, 'data'), perm);
       if (!x.dtype.startsWith('float')) fail(op, `data of dtype ${x.dtype} is not supported (float data is)`);
@@ -639,21 +667,8 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       const op = 'image.resize2d';
       // roi and output sizes may come as a second and third argument in newer Relay; here only the data.
       arity(op, args, 1);
-      only(op, attrs, [
-        'size',
-        'roi',
-        'layout',
-        'method',
-        'coordinate_transformation_mode',
-        'rounding_method',
-        'cubic_alpha',
-        'cubic_exclude',
-        'extrapolation_value',
-        'out_dtype',
-      ]);
-      const mode = (attrs.coordinate_transformation_mode as string | undefined) ?? 'half_pixel';
-      if (mode === 'tf_crop_and_resize')
-        fail(op, "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+      only(op, attrs, RESIZE_ATTRS);
+      const mode = resizeMode(op, attrs);
       const od = attrs.out_dtype as string | undefined;
       const x = arg(op, args, 0, 'data');
       const y = resize2d(
@@ -1275,26 +1290,10 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       const dims = x.shape.slice(2);
       const given = (attrs.output_size as (number | null)[] | null | undefined) ?? [];
       const out = dims.map((n, a) => (given.length === 1 ? given[0] : given[a]) ?? n);
-      // A box's mean (max) is the mean (max) over each axis's window in turn: one slice and reduction per output cell
-      // of an axis, the cell i of n → out covering [floor(i · n / out), ceil((i + 1) · n / out)).
+      // A box's mean (max) is the mean (max) over each axis's window in turn.
       const reduce = op === 'nn.adaptive_avg_pool3d' ? 'mean' : 'max';
       let y = x;
-      dims.forEach((n, k) => {
-        const axis = k + 2;
-        const o = out[k]!;
-        y = c(
-          'concatenate',
-          Array.from({ length: o }, (_, i) =>
-            c(
-              reduce,
-              c('strided_slice', y, [Math.floor((i * n) / o)], [Math.ceil(((i + 1) * n) / o)], null, [axis]),
-              [axis],
-              true,
-            ),
-          ),
-          axis,
-        );
-      });
+      dims.forEach((_, k) => (y = adaptiveAxis(y, k + 2, out[k]!, reduce)));
       return permute(y, inverse(perm));
     },
   ]),
@@ -1401,22 +1400,7 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
       const [H, W] = [x.shape[2]!, x.shape[3]!];
       const out = (attrs.output_size as (number | null)[] | null | undefined) ?? [H, W];
       const [OH, OW] = [out[0] ?? H, out.length > 1 ? (out[1] ?? W) : (out[0] ?? W)];
-      // Output cell i of an axis takes the maximum over [floor(i · n / out), ceil((i + 1) · n / out)): one slice and
-      // max per output row, then per output column.
-      const windows = (t: Tensor, axis: number, n: number, o: number): Tensor =>
-        c(
-          'concatenate',
-          Array.from({ length: o }, (_, i) =>
-            c(
-              'max',
-              c('strided_slice', t, [Math.floor((i * n) / o)], [Math.ceil(((i + 1) * n) / o)], null, [axis]),
-              [axis],
-              true,
-            ),
-          ),
-          axis,
-        );
-      return permute(windows(windows(x, 2, H, OH), 3, W, OW), inverse(perm));
+      return permute(adaptiveAxis(adaptiveAxis(x, 2, OH, 'max'), 3, OW, 'max'), inverse(perm));
     },
   ],
   [

@@ -1394,24 +1394,6 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return x.data[idx.reduce((o, v, a) => o + v * strides[a]!, 0)]!;
       });
     }
-    case 'nn.adaptive_max_pool2d': {
-      const layout = (at.layout as string) ?? 'NCHW';
-      const x = toLayout(t(0), layout, 'NCHW');
-      const [N, C, H, W] = x.shape as number[];
-      const os = (at.output_size as number[]) ?? [H!, W!];
-      const [OH, OW] = [os[0]!, os[1] ?? os[0]!];
-      const y = mk([N!, C!, OH, OW], x.dtype, (i) => {
-        const ow = i % OW;
-        const oh = Math.floor(i / OW) % OH;
-        const nc = Math.floor(i / (OW * OH));
-        let m = -Infinity;
-        for (let h = Math.floor((oh * H!) / OH); h < Math.ceil(((oh + 1) * H!) / OH); h++)
-          for (let w = Math.floor((ow * W!) / OW); w < Math.ceil(((ow + 1) * W!) / OW); w++)
-            m = Math.max(m, x.data[(nc * H! + h) * W! + w]!);
-        return m;
-      });
-      return toLayout(y, 'NCHW', layout);
-    }
     case 'reinterpret': {
       // The same bytes read as another type of the same width (little-endian), through a DataView.
       const x = t(0);
@@ -1445,6 +1427,7 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return get[wa]!();
       });
     }
+    case 'nn.adaptive_max_pool2d':
     case 'nn.adaptive_avg_pool2d': {
       const layout = (at.layout as string) ?? 'NCHW';
       const x = toLayout(t(0), layout, 'NCHW');
@@ -1457,9 +1440,13 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         const nc = Math.floor(i / (OW * OH));
         const [h0, h1] = [Math.floor((oh * H!) / OH), Math.ceil(((oh + 1) * H!) / OH)];
         const [w0, w1] = [Math.floor((ow * W!) / OW), Math.ceil(((ow + 1) * W!) / OW)];
-        let s = 0;
-        for (let h = h0; h < h1; h++) for (let w = w0; w < w1; w++) s += x.data[(nc * H! + h) * W! + w]!;
-        return roundTo(x.dtype, s / ((h1 - h0) * (w1 - w0)));
+        let [s, m] = [0, -Infinity];
+        for (let h = h0; h < h1; h++)
+          for (let w = w0; w < w1; w++) {
+            s += x.data[(nc * H! + h) * W! + w]!;
+            m = Math.max(m, x.data[(nc * H! + h) * W! + w]!);
+          }
+        return roundTo(x.dtype, op === 'nn.adaptive_max_pool2d' ? m : s / ((h1 - h0) * (w1 - w0)));
       });
       return toLayout(y, 'NCHW', layout);
     }
