@@ -35,6 +35,7 @@ import { NN_FORMS } from './nn-forms.ts';
 import { MATH_FORMS } from './forms-math.ts';
 import { SEQUENCE_FORMS } from './forms-sequence.ts';
 import { EXTRA_FORMS, lstmWithPeepholes } from './forms-extra.ts';
+import { TEXT_FORMS } from './forms-text.ts';
 import { kindOf, type ImportValue } from './containers.ts';
 import { isOnnxGraph, narrowFormatOf, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
 import { castToFormat, markFormat, roundModeOf } from './narrow.ts';
@@ -627,6 +628,7 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   ...MATH_FORMS,
   ...SEQUENCE_FORMS,
   ...EXTRA_FORMS,
+  ...TEXT_FORMS,
   Constant: constantForm,
   // Identity passes any value on: a tensor, a sequence (opset 14) or an optional (opset 16).
   Identity: (ctx) => [ctx.value(0) ?? need(ctx, 0)],
