@@ -137,6 +137,18 @@ export function replay(
   inputs: readonly Tensor[],
   invoke: (op: AnyOpDef, args: unknown[]) => unknown,
 ): Map<Var, Tensor> {
+  return rec.run(() => replayCalls(g, inputs, invoke));
+}
+
+/**
+ * Replays `g`'s calls through `invoke` under whatever hook is installed (eagerly, or into the trace being recorded):
+ * a map from `g`'s vars to the values they took.
+ */
+export function replayCalls(
+  g: Graph,
+  inputs: readonly Tensor[],
+  invoke: (op: AnyOpDef, args: unknown[]) => unknown,
+): Map<Var, Tensor> {
   const env = new Map<Var, Tensor>();
   g.params.forEach((p, i) => env.set(p, inputs[i]!));
   const val = (a: unknown): unknown => {
@@ -146,11 +158,9 @@ export function replay(
     }
     return Array.isArray(a) ? a.map(val) : a;
   };
-  rec.run(() => {
-    for (const n of g.nodes) {
-      if (n.kind !== 'call') throw new Error('replay: run passes that differentiate before fusion');
-      bindOut(env, n.out, invoke(n.op, n.args.map(val)) as Tensor | readonly Tensor[]);
-    }
-  });
+  for (const n of g.nodes) {
+    if (n.kind !== 'call') throw new Error('replay: run passes that differentiate before fusion');
+    bindOut(env, n.out, invoke(n.op, n.args.map(val)) as Tensor | readonly Tensor[]);
+  }
   return env;
 }

@@ -427,6 +427,19 @@ export function convertGraph(
   values: Map<string, ImportValue>,
   problems?: NodeProblem[],
 ): void {
+  const outer = enclosing;
+  enclosing = g;
+  try {
+    convertNodes(g, opset, values, problems);
+  } finally {
+    enclosing = outer;
+  }
+}
+
+/** The graph convertGraph is converting now: a node that names values of its own graph (Gradient) reads it. */
+let enclosing: OnnxGraph | null = null;
+
+function convertNodes(g: OnnxGraph, opset: number, values: Map<string, ImportValue>, problems?: NodeProblem[]): void {
   // Values of nodes that failed (or read such a value) while collecting problems: a reader is not a new problem.
   const broken = new Set<string>();
   for (const t of g.initializers)
@@ -530,6 +543,68 @@ function branchGraphs(
     fns.push({ params, nodes: rec.nodes, outputs: outs.map((t) => rec.atomOf(t)) });
   }
   return { inputs: outer.map(([, t]) => t), fns };
+}
+
+const untyped = (name: string): OnnxValueInfo => ({ name, kind: 'tensor', dtype: null, shape: null });
+
+/**
+ * The part of the graph being converted that computes `output` from the values named by `params`, as a graph of its
+ * own (ImportContext.functionOf): its params are `params`' values, then the values computed at run time it reads from
+ * elsewhere (`outer`, in that order); values known at import stay constants.
+ */
+function functionOf(
+  params: readonly { readonly name: string; readonly value: Tensor }[],
+  output: string,
+  opset: number,
+  values: ReadonlyMap<string, ImportValue>,
+): { graph: Graph; outer: Tensor[] } {
+  const g = enclosing;
+  if (!g) throw new Error('functionOf: no graph is being converted');
+  const producer = new Map<string, number>();
+  g.nodes.forEach((n, k) => n.outputs.forEach((o) => o && producer.set(o, k)));
+  const stop = new Set(params.map((p) => p.name));
+  const needed = new Set<number>();
+  const pending = [output];
+  while (pending.length) {
+    const name = pending.pop()!;
+    const k = stop.has(name) ? undefined : producer.get(name);
+    if (k === undefined || needed.has(k)) continue;
+    needed.add(k);
+    const node = g.nodes[k]!;
+    pending.push(...node.inputs.filter(Boolean));
+    for (const sg of subgraphsOf(node)) pending.push(...outerNames(sg));
+  }
+  const sub: OnnxGraph = {
+    nodes: [...needed].sort((a, b) => a - b).map((k) => g.nodes[k]!),
+    initializers: [],
+    inputs: params.map((p) => untyped(p.name)),
+    outputs: [untyped(output)],
+  };
+  const outer: [string, Tensor][] = [];
+  for (const name of outerNames(sub)) {
+    const v = values.get(name);
+    if (isSymbolic(v)) outer.push([name, v]);
+    else if (v !== undefined && !isKnownValue(v))
+      throw new Error(
+        `value '${name}' is ${kindOf(v)}; only tensors can be read by a differentiated part of the graph`,
+      );
+  }
+  if (!needed.size && !stop.has(output) && !isSymbolic(values.get(output)) && !(values.get(output) instanceof Tensor))
+    throw unreadable(output);
+  const rec = new Recorder();
+  const vars = [...params.map((p) => [p.name, p.value] as const), ...outer].map(([name, t]) =>
+    mkVar({ shape: [...t.shape], dtype: t.dtype }, t.device, name),
+  );
+  const scope = new Map(values);
+  [...params.map((p) => p.name), ...outer.map(([name]) => name)].forEach((name, i) =>
+    scope.set(name, rec.tensorOf(vars[i]!)),
+  );
+  const y = runPlacing(rec, () => {
+    convertGraph(sub, opset, scope);
+    return scope.get(output);
+  });
+  if (!(y instanceof Tensor)) throw new Error(`value '${output}' is not a tensor`);
+  return { graph: { params: vars, nodes: rec.nodes, outputs: [rec.atomOf(y)] }, outer: outer.map(([, t]) => t) };
 }
 
 /** The subgraphs a node carries (If's branches, Loop's and Scan's bodies). */
@@ -676,6 +751,7 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
       });
     },
     branches: (graphs) => branchGraphs(graphs, opset, values),
+    functionOf: (params, output) => functionOf(params, output, opset, values),
     mapped: (opType, inputs, attrs, at = opset) =>
       mappedCall({ ...node, opType, inputs: inputs.map((_, i) => (inputs[i] ? `#${i}` : '')), attrs }, at, (n) =>
         n ? inputs[Number(n.slice(1))] : undefined,

@@ -1,7 +1,8 @@
 // Importer forms for onnxruntime's contrib ops (domain com.microsoft, and SimplifiedLayerNormalization, which
 // onnxruntime registers in the default domain): the ops its quantizers and transformer optimizer write into the models
 // they ship; ONNX's preview FlexAttention (domain ai.onnx.preview), whose score and probability modifiers are
-// subgraphs converted in place; and the training domain's Adagrad, Momentum and Adam update formulas. Each composes
+// subgraphs converted in place; the training domain's Adagrad, Momentum and Adam update formulas, and its Gradient
+// (the graph autodiff pass over the part of the graph it names). Each composes
 // from raf-op's ops with the op's documented semantics (onnxruntime's docs/ContribOperators.md, ONNX's Operators.md)
 // and refuses, naming the input or attribute, what it does not compute:
 //
@@ -57,7 +58,9 @@ import { expandDims } from '../../generated/api/expand_dims.ts';
 import { Tensor, tensor, zeros } from '../../tensor.ts';
 import { softmax } from '../../generated/api/softmax.ts';
 import type { OnnxGraph } from './proto.ts';
-import { isSymbolic } from '../trace.ts';
+import { isSymbolic, replayCalls } from '../trace.ts';
+import { autodiff } from '../passes/autodiff.ts';
+import { invoke } from '../../dispatch.ts';
 import { IMPORTER_FORMS, type Form, type ImportContext } from './forms.ts';
 import { valuesOf } from './values.ts';
 import { ML_FORMS } from './forms-ml.ts';
@@ -792,6 +795,35 @@ const trainingOptimizer =
     return outs.flat();
   };
 
+/**
+ * The training domain's Gradient: the derivatives of the graph's value `y` with respect to the values named by `xs`,
+ * at the node's inputs (xs', then zs' values). The part of the graph that computes y from xs and zs is converted again
+ * over those inputs, differentiated by the graph autodiff pass, seeded with ones as ONNX's reference is (a non-scalar
+ * y gives the gradient of its sum), and its backward calls recorded in place.
+ */
+const gradient: Form = (ctx) => {
+  // A list of strings arrives joined by NUL (proto.ts).
+  const names = (attr: string) => {
+    const v = ctx.attr(attr);
+    return typeof v === 'string' && v ? v.split('\u0000') : [];
+  };
+  const [xs, zs] = [names('xs'), names('zs')];
+  const y = ctx.attr('y');
+  if (!xs.length) throw new Error('Gradient needs xs, the names of the values to differentiate by');
+  if (typeof y !== 'string') throw new Error('Gradient needs y, the name of the value to differentiate');
+  if (ctx.node.inputs.length !== xs.length + zs.length)
+    throw new Error(`Gradient has ${ctx.node.inputs.length} inputs for ${xs.length} xs and ${zs.length} zs`);
+  const params = [...xs, ...zs].map((name, i) => ({ name, value: need(ctx, i, `the value of '${name}'`) }));
+  xs.forEach((name, i) => {
+    if (!params[i]!.value.dtype.startsWith('float'))
+      throw new Error(`Gradient's xs '${name}' is ${params[i]!.value.dtype}; only float values have gradients`);
+  });
+  const { graph, outer } = ctx.functionOf(params, y);
+  const backward = autodiff(graph, { wrt: xs.map((_, i) => i), seed: 'ones' });
+  const env = replayCalls(backward, [...params.map((p) => p.value), ...outer], (op, args) => invoke(op, args));
+  return backward.outputs.slice(1).map((a) => (a.kind === 'var' ? env.get(a)! : a.value));
+};
+
 /** Forms keyed `domain.OpType`, for nodes outside the default domain. */
 export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'com.microsoft.MatMulNBits': matMulNBits,
@@ -825,6 +857,7 @@ export const CONTRIB_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.preview.training.Adagrad': trainingOptimizer('Adagrad'),
   'ai.onnx.preview.training.Momentum': trainingOptimizer('Momentum'),
   'ai.onnx.preview.training.Adam': trainingOptimizer('Adam'),
+  'ai.onnx.preview.training.Gradient': gradient,
   ...QLINEAR_FORMS,
   ...ORT_ALIAS_FORMS,
   ...ML_FORMS,

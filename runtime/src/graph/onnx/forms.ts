@@ -66,6 +66,15 @@ export interface ImportContext {
     graphs: readonly { readonly name: string; readonly graph: OnnxGraph }[],
   ): { readonly inputs: readonly Tensor[]; readonly fns: readonly Graph[] } | null;
   /**
+   * The part of the graph this node belongs to that computes `output` from the values named by `params` (ONNX's
+   * Gradient names them), converted into a graph of its own: its params are `params`' values, then `outer`, the values
+   * computed at run time that part reads from elsewhere.
+   */
+  functionOf(
+    params: readonly { readonly name: string; readonly value: Tensor }[],
+    output: string,
+  ): { readonly graph: Graph; readonly outer: readonly Tensor[] };
+  /**
    * Imports `opType` over these inputs and attributes through the generated mappings, as of the model's default-domain
    * opset or of `opset`.
    */
