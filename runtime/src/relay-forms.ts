@@ -6,78 +6,26 @@ import { call } from './dispatch.ts';
 import { convertRelayCall } from './relay.ts';
 import type { DType } from './dtype.ts';
 import { Tensor, tensor } from './tensor.ts';
-
-type Attrs = Readonly<Record<string, unknown>>;
-type Form = (args: readonly unknown[], attrs: Attrs) => unknown;
-
-function fail(op: string, why: string): never {
-  throw new Error(`FromRelay: ${op}: ${why}`);
-}
-
-/** Refuses attrs the form does not read (Relay's own defaults pass where they change nothing). */
-function only(op: string, attrs: Attrs, names: readonly string[]): void {
-  for (const k of Object.keys(attrs))
-    if (!names.includes(k))
-      fail(op, `has no attr '${k}' that raf-op maps; known: ${names.length ? names.join(', ') : 'none'}`);
-}
-
-function arg(op: string, args: readonly unknown[], i: number, what: string): Tensor {
-  const v = args[i];
-  if (!(v instanceof Tensor)) fail(op, `${what} (argument ${i}) must be a tensor`);
-  return v;
-}
-
-function arity(op: string, args: readonly unknown[], n: number): void {
-  if (args.length !== n) fail(op, `takes ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
-}
-
-const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
-const axisOf = (a: number, rank: number) => (a < 0 ? a + rank : a);
-const c = (name: string, ...args: unknown[]) => call(name, args) as Tensor;
-
-/** A scalar of dtype, for elementwise calls beside a tensor. */
-const scalar = (v: number, dtype: DType) => tensor([v], { dtype, shape: [] });
-
-function dtypeAttr(op: string, v: unknown, dflt: DType): DType {
-  if (v === undefined || v === null || v === '') return dflt;
-  if (typeof v !== 'string') fail(op, `dtype must be a dtype name`);
-  return v as DType;
-}
-
-/** The value of a tensor or literal known while converting (a Relay constant), else an error naming what. */
-function knownNumber(op: string, v: unknown, what: string): number {
-  if (typeof v === 'number') return v;
-  if (v instanceof Tensor) {
-    try {
-      return Number(v.dataSync()[0]);
-    } catch {
-      fail(op, `${what} must be known when converting (a constant), not a graph value`);
-    }
-  }
-  fail(op, `${what} must be a number`);
-}
-
-/** x broadcast to `shape` (NumPy's rules), in any dtype: reshaped to shape's rank, then tiled. */
-function broadcastTo(op: string, x: Tensor, shape: readonly number[]): Tensor {
-  if (shape.length < x.shape.length) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
-  const padded = [...Array<number>(shape.length - x.shape.length).fill(1), ...x.shape];
-  const reps = shape.map((d, i) => {
-    if (padded[i] !== d && padded[i] !== 1) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
-    return padded[i] === d ? 1 : d;
-  });
-  const r = padded.length === x.shape.length ? x : c('reshape', x, padded);
-  return reps.every((k) => k === 1) ? r : c('tile', r, reps);
-}
-
-/** NCHW-style layouts the forms take: the permutation to NCHW (and back), or an error naming the layout. */
-function toNchw(op: string, layout: unknown): number[] {
-  const l = (layout as string | undefined) || 'NCHW';
-  if (l === 'NCHW') return [0, 1, 2, 3];
-  if (l === 'NHWC') return [0, 3, 1, 2];
-  fail(op, `layout '${l}' is not supported (NCHW and NHWC are)`);
-}
-const permute = (x: Tensor, perm: readonly number[]) => (perm.every((p, i) => p === i) ? x : c('transpose', x, perm));
-const inverse = (perm: readonly number[]) => perm.map((_, i) => perm.indexOf(i));
+import {
+  arg,
+  arity,
+  axisOf,
+  broadcastTo,
+  c,
+  dtypeAttr,
+  fail,
+  inverse,
+  knownList,
+  knownNumber,
+  only,
+  permute,
+  scalar,
+  size,
+  toNchw,
+  type Attrs,
+  type Form,
+} from './relay-form-kit.ts';
+import { MORE_FORMS } from './relay-forms-more.ts';
 
 /** Relay's floor division of integers (and floats): the quotient rounded toward -infinity. */
 function floorDivide(a: Tensor, b: Tensor): Tensor {
@@ -316,19 +264,6 @@ function oneD(op: string, twoD: string, kind: 'conv' | 'pool'): Form {
 }
 
 /** The elements of a tensor known while converting (a Relay constant), else an error naming what. */
-function knownList(op: string, v: unknown, what: string): number[] {
-  if (typeof v === 'number') return [v];
-  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return v as number[];
-  if (v instanceof Tensor) {
-    try {
-      return Array.from(v.dataSync() as ArrayLike<number>, Number);
-    } catch {
-      fail(op, `${what} must be known when converting (a constant): a raf-op graph has static shapes`);
-    }
-  }
-  fail(op, `${what} must be a tensor of integers`);
-}
-
 /**
  * A dyn.* op of Relay's dynamic-shape dialect whose shape arguments are constants: the static op, with those
  * arguments read into the attrs they stand for (`names`, after the `data` arguments that stay tensors).
@@ -362,6 +297,7 @@ function mirrorIndex(n: number, before: number, after: number, symmetric: boolea
 }
 
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
+  ...MORE_FORMS,
   [
     'nn.mirror_pad',
     (args, attrs) => {

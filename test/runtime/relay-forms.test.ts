@@ -282,6 +282,55 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.conv2d_transpose grouped',
     `def @main(%x: ${f32('1, 4, 3, 3')}, %w: ${f32('4, 1, 2, 2')}) { nn.conv2d_transpose(%x, %w, channels=2, kernel_size=[2, 2], groups=2) }`,
   ],
+  ['nn.fifo_buffer', `def @main(%x: ${f32('2, 3, 4')}, %b: ${f32('2, 5, 4')}) { nn.fifo_buffer(%x, %b, axis=1) }`],
+  [
+    'searchsorted (left and right, 1-D and batched sequences)',
+    `def @main(%s: ${f32('2, 6')}, %v: ${f32('2, 5')}, %i: ${i32('7')}, %w: ${i32('3, 4')}) { %0 = sort(%s, axis=1, is_ascend=True); %1 = sort(%i, axis=0, is_ascend=True); (searchsorted(%0, %v, right=False, dtype="int32"), searchsorted(%1, %w, right=True, dtype="int64")) }`,
+  ],
+  [
+    'adv_index (two broadcast index tensors)',
+    `def @main(%x: ${f32('5, 4, 3')}, %i: ${i32('2, 1')}, %j: ${i32('3')}) { adv_index((%x, mod(%i, 5), mod(%j, 4))) }`,
+  ],
+  [
+    'scatter_nd (update and add)',
+    `def @main(%x: ${f32('4, 5, 2')}, %i: ${i32('2, 3')}, %u: ${f32('3, 2')}, %k: ${i32('1, 6')}, %v: ${f32('6, 5, 2')}) { %0 = stack((mod(%i, 4), mod(%i, 5)), axis=0); %1 = take(%0, 0, axis=1); %2 = scatter_nd(%x, %1, %u, mode="update"); scatter_nd(%2, mod(%k, 4), %v, mode="add") }`,
+  ],
+  [
+    'sparse_to_dense (tuples and a 1-D output)',
+    `def @main(%i: ${i32('3, 2')}, %v: ${f32('3')}, %k: ${i32('4')}, %w: ${i32('4')}) { %0 = sparse_to_dense(mod(%i, stack((3, 4), axis=0)), %v, 0.5f, output_shape=[3, 4]); %1 = sparse_to_dense(mod(%k, 6), %w, 7, output_shape=[6]); (%0, %1) }`,
+  ],
+  [
+    'strided_set',
+    `def @main(%x: ${f32('5, 6')}, %v: ${f32('2, 2')}) { strided_set(%x, %v, stack((1, 0), axis=0), stack((5, 6), axis=0), stack((2, 3), axis=0)) }`,
+  ],
+  [
+    'sliding_window',
+    `def @main(%x: ${f32('2, 3, 7, 6')}) { sliding_window(%x, axis=1, window_shape=[2, 3, 2], strides=[1, 2, 3]) }`,
+  ],
+  [
+    'nn.contrib_dense_pack (NC4n)',
+    `def @main(%x: ${f32('3, 5')}, %w: ${f32('2, 5, 4')}) { nn.contrib_dense_pack(%x, %w, units=8, weight_layout="NC4n") }`,
+  ],
+  [
+    'nn.conv2d_backward_weight (strided, padded, grouped)',
+    `def @main(%dy: ${f32('2, 4, 3, 3')}, %x: ${f32('2, 2, 6, 6')}) { nn.conv2d_backward_weight(%dy, %x, strides=[2, 2], padding=[1, 1, 1, 1], groups=2, channels=4, kernel_size=[3, 3]) }`,
+  ],
+  [
+    'nn.avg_pool2d_grad and nn.max_pool2d_grad',
+    `def @main(%dy: ${f32('1, 2, 3, 3')}, %x: ${f32('1, 2, 6, 6')}) { (nn.avg_pool2d_grad(%dy, %x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], count_include_pad=False), nn.max_pool2d_grad(%dy, %x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1])) }`,
+  ],
+  [
+    'nn.conv3d (strided, padded, grouped; NDHWC with DHWIO)',
+    `def @main(%x: ${f32('1, 4, 5, 6, 5')}, %w: ${f32('4, 2, 3, 2, 3')}, %y: ${f32('1, 4, 5, 4, 2')}, %v: ${f32('2, 3, 2, 2, 3')}) { (nn.conv3d(%x, %w, strides=[2, 1, 2], padding=[1, 0, 1], groups=2, channels=4, kernel_size=[3, 2, 3]), nn.conv3d(%y, %v, padding=[1, 1, 0, 0, 1, 1], kernel_size=[2, 3, 2], data_layout="NDHWC", kernel_layout="DHWIO")) }`,
+  ],
+  [
+    'vision.multibox_prior (sizes, ratios, steps; clipped)',
+    `def @main(%x: ${f32('1, 3, 4, 5')}) { (vision.multibox_prior(%x, sizes=[0.3f, 0.5f], ratios=[1f, 2f, 0.5f], steps=[-1f, -1f], offsets=[0.5f, 0.5f]), vision.multibox_prior(%x, sizes=[0.8f], ratios=[1f, 3f], steps=[0.2f, 0.25f], offsets=[0.5f, 0.5f], clip=True)) }`,
+  ],
+  [
+    'relay.op.annotation.simulated_quantize',
+    `def @main(%x: ${f32('4, 5')}) { relay.op.annotation.simulated_quantize(multiply(%x, 3f), 0.125f, -8f, 7f, kind=1, sign=True, rounding="round") }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

@@ -1924,6 +1924,289 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       for (let i = 0; i < out.length; i++) out[i] = roundTo(x.dtype, out[i]!);
       return { shape: [N!, OC, OH, OW], dtype: x.dtype, data: out };
     }
+    case 'nn.fifo_buffer': {
+      const [x, buf] = [t(0), t(1)];
+      const axis = axisOf((at.axis as number) ?? 0, buf.shape.length);
+      const inner = size(buf.shape.slice(axis + 1));
+      const [nb, nx] = [buf.shape[axis]!, x.shape[axis]!];
+      return mk(buf.shape, buf.dtype, (i) => {
+        const outer = Math.floor(i / (nb * inner));
+        const k = Math.floor(i / inner) % nb;
+        const j = i % inner;
+        // Position k of the window is element k + nx of buffer ++ data.
+        const q = k + nx;
+        return q < nb ? buf.data[(outer * nb + q) * inner + j]! : x.data[(outer * nx + q - nb) * inner + j]!;
+      });
+    }
+    case 'searchsorted': {
+      const [seq, vals] = [t(0), t(1)];
+      const m = seq.shape[seq.shape.length - 1]!;
+      const n = vals.shape[vals.shape.length - 1]!;
+      const right = at.right === true;
+      return mk(vals.shape, ((at.dtype as RDType) || 'int32') as RDType, (i) => {
+        const base = seq.shape.length === 1 ? 0 : Math.floor(i / n) * m;
+        const v = vals.data[i]!;
+        // Binary search over the sorted row, as TVM's kernel does.
+        let [lo, hi] = [0, m];
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          const e = seq.data[base + mid]!;
+          if (right ? e <= v : e < v) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo;
+      });
+    }
+    case 'adv_index': {
+      const list = (vs.length === 1 && Array.isArray(vs[0]) ? vs[0] : vs) as T64[];
+      const [data, ...idx] = list as [T64, ...T64[]];
+      const rank = Math.max(...idx.map((x) => x.shape.length));
+      const bs = Array.from({ length: rank }, (_, a) =>
+        Math.max(...idx.map((x) => x.shape[a - (rank - x.shape.length)] ?? 1)),
+      );
+      const rest = data.shape.slice(idx.length);
+      const inner = size(rest);
+      const ds = strides(data.shape);
+      const pick = idx.map((x) => bindex(bs, x.shape));
+      return mk([...bs, ...rest], data.dtype, (i) => {
+        const b = Math.floor(i / inner);
+        let off = i % inner;
+        idx.forEach((x, a) => (off += x.data[pick[a]!(b)]! * ds[a]!));
+        return data.data[off]!;
+      });
+    }
+    case 'scatter_nd': {
+      const [x, idx, upd] = [t(0), t(1), t(2)];
+      const m = idx.shape[0]!;
+      const count = size(idx.shape.slice(1));
+      const inner = size(x.shape.slice(m));
+      const xs = strides(x.shape);
+      const data = Float64Array.from(x.data);
+      for (let y = 0; y < count; y++) {
+        let off = 0;
+        for (let a = 0; a < m; a++) off += idx.data[a * count + y]! * xs[a]!;
+        for (let j = 0; j < inner; j++) {
+          const u = upd.data[y * inner + j]!;
+          data[off + j] = at.mode === 'add' ? data[off + j]! + u : u;
+        }
+      }
+      return { shape: x.shape, dtype: x.dtype, data: data.map((v) => roundTo(x.dtype, v)) };
+    }
+    case 'sparse_to_dense': {
+      const [idx, vals, dflt] = [t(0), t(1), t(2)];
+      const shape = at.output_shape as number[];
+      const out = new Float64Array(size(shape)).fill(dflt.data[0]!);
+      const os = strides(shape);
+      const n = idx.shape.length === 0 ? 1 : idx.shape[0]!;
+      const k = idx.shape.length === 2 ? idx.shape[1]! : 1;
+      for (let e = 0; e < n; e++) {
+        let off = 0;
+        for (let a = 0; a < k; a++) off += idx.data[e * k + a]! * os[a]!;
+        out[off] = vals.shape.length === 0 ? vals.data[0]! : vals.data[e]!;
+      }
+      return { shape, dtype: vals.dtype, data: out };
+    }
+    case 'strided_set': {
+      const [x, v, b, e, st] = [t(0), t(1), t(2), t(3), t(4)];
+      const r = x.shape.length;
+      const xs = strides(x.shape);
+      const lo = x.shape.map((n, a) => Math.min(Math.max(b.data[a]! < 0 ? b.data[a]! + n : b.data[a]!, 0), n));
+      const hi = x.shape.map((n, a) => Math.min(Math.max(e.data[a]! < 0 ? e.data[a]! + n : e.data[a]!, 0), n));
+      const counts = x.shape.map((_, a) => Math.max(0, Math.ceil((hi[a]! - lo[a]!) / st.data[a]!)));
+      const vs2 = strides(counts);
+      return mk(x.shape, x.dtype, (i) => {
+        let voff = 0;
+        for (let a = 0; a < r; a++) {
+          const c = Math.floor(i / xs[a]!) % x.shape[a]!;
+          const q = (c - lo[a]!) / st.data[a]!;
+          if (c < lo[a]! || c >= hi[a]! || !Number.isInteger(q)) return x.data[i]!;
+          voff += q * vs2[a]!;
+        }
+        return roundTo(x.dtype, v.data[voff]!);
+      });
+    }
+    case 'sliding_window': {
+      const x = t(0);
+      const axis = axisOf((at.axis as number) ?? 0, x.shape.length);
+      const win = at.window_shape as number[];
+      const st = at.strides as number[];
+      const tail = x.shape.slice(axis);
+      const pos = tail.map((n, i) => Math.floor((n - win[i]!) / st[i]!) + 1);
+      const lead = x.shape.slice(0, axis);
+      const outShape = [...lead, ...pos, ...win];
+      const os = strides(outShape);
+      const xs = strides(x.shape);
+      return mk(outShape, x.dtype, (i) => {
+        const c = outShape.map((n, a) => Math.floor(i / os[a]!) % n);
+        let off = 0;
+        lead.forEach((_, a) => (off += c[a]! * xs[a]!));
+        tail.forEach((_, k) => {
+          const p = c[lead.length + k]!;
+          const q = c[lead.length + tail.length + k]!;
+          off += (p * st[k]! + q) * xs[axis + k]!;
+        });
+        return x.data[off]!;
+      });
+    }
+    case 'nn.contrib_dense_pack': {
+      const [x, w] = [t(0), t(1)];
+      const [B, K] = x.shape as [number, number];
+      const packed = w.shape.length === 3;
+      const [N, bn] = packed ? [w.shape[0]! * w.shape[2]!, w.shape[2]!] : [w.shape[0]!, 1];
+      const od = ((at.out_dtype as RDType) || x.dtype) as RDType;
+      return mk([B, N], od, (i) => {
+        const [b, n] = [Math.floor(i / N), i % N];
+        let acc = 0;
+        for (let k = 0; k < K; k++)
+          acc +=
+            x.data[b * K + k]! * (packed ? w.data[(Math.floor(n / bn) * K + k) * bn + (n % bn)]! : w.data[n * K + k]!);
+        return roundTo(od, acc);
+      });
+    }
+    case 'nn.conv2d_backward_weight': {
+      const [dy, x] = [t(0), t(1)];
+      const [N, C, H, W] = x.shape as number[];
+      const [, O, OH, OW] = dy.shape as number[];
+      const g = (at.groups as number) ?? 1;
+      const [KH, KW] = at.kernel_size as number[];
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      const [dh, dw] = (at.dilation as number[]) ?? [1, 1];
+      let p = (at.padding as number[]) ?? [0, 0];
+      if (p.length === 1) p = [p[0]!, p[0]!, p[0]!, p[0]!];
+      if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+      const CG = C! / g;
+      const og = O! / g;
+      return mk([O!, CG, KH!, KW!], x.dtype, (i) => {
+        const kw = i % KW!;
+        const kh = Math.floor(i / KW!) % KH!;
+        const c = Math.floor(i / (KW! * KH!)) % CG;
+        const o = Math.floor(i / (KW! * KH! * CG));
+        const ci = Math.floor(o / og) * CG + c;
+        let acc = 0;
+        for (let n = 0; n < N!; n++)
+          for (let oh = 0; oh < OH!; oh++) {
+            const ih = oh * sh! - p[0]! + kh * dh!;
+            if (ih < 0 || ih >= H!) continue;
+            for (let ow = 0; ow < OW!; ow++) {
+              const iw = ow * sw! - p[1]! + kw * dw!;
+              if (iw < 0 || iw >= W!) continue;
+              acc += dy.data[((n * O! + o) * OH! + oh) * OW! + ow]! * x.data[((n * C! + ci) * H! + ih) * W! + iw]!;
+            }
+          }
+        return roundTo(x.dtype, acc);
+      });
+    }
+    case 'nn.avg_pool2d_grad':
+    case 'nn.max_pool2d_grad': {
+      const [dy, x] = [t(0), t(1)];
+      const [N, C, H, W] = x.shape as number[];
+      const [, , OH, OW] = dy.shape as number[];
+      const [KH, KW] = at.pool_size as number[];
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      let p = (at.padding as number[]) ?? [0, 0];
+      if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+      const out = new Float64Array(size(x.shape));
+      for (let nc = 0; nc < N! * C!; nc++)
+        for (let oh = 0; oh < OH!; oh++)
+          for (let ow = 0; ow < OW!; ow++) {
+            const g = dy.data[(nc * OH! + oh) * OW! + ow]!;
+            const cells: number[] = [];
+            for (let kh = 0; kh < KH!; kh++)
+              for (let kw = 0; kw < KW!; kw++) {
+                const [ih, iw] = [oh * sh! - p[0]! + kh, ow * sw! - p[1]! + kw];
+                if (ih >= 0 && iw >= 0 && ih < H! && iw < W!) cells.push((nc * H! + ih) * W! + iw);
+              }
+            if (op === 'nn.max_pool2d_grad') {
+              let best = cells[0]!;
+              for (const q of cells) if (x.data[q]! > x.data[best]!) best = q;
+              out[best] += g;
+            } else {
+              const count = at.count_include_pad === true ? KH! * KW! : cells.length;
+              for (const q of cells) out[q] += g / count;
+            }
+          }
+      return { shape: x.shape, dtype: x.dtype, data: out.map((v) => roundTo(x.dtype, v)) };
+    }
+    case 'nn.conv3d': {
+      const x = toLayout(t(0), (at.data_layout as string) || 'NCDHW', 'NCDHW');
+      const w = toLayout(t(1), (at.kernel_layout as string) || 'OIDHW', 'OIDHW');
+      const [N, C, D, H, W] = x.shape as number[];
+      const [O, CG, KD, KH, KW] = w.shape as number[];
+      const g = (at.groups as number) ?? 1;
+      const three = (v: unknown, d: number) => {
+        const l = (v as number[] | undefined) ?? [d, d, d];
+        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
+      };
+      const s = three(at.strides, 1);
+      const dl = three(at.dilation, 1);
+      let p = (at.padding as number[]) ?? [0, 0, 0];
+      if (p.length === 1) p = Array<number>(6).fill(p[0]!);
+      if (p.length === 3) p = [...p, ...p];
+      const [k0, k1, k2] = [KD!, KH!, KW!];
+      const od = Math.floor((D! + p[0]! + p[3]! - dl[0]! * (k0 - 1) - 1) / s[0]!) + 1;
+      const oh = Math.floor((H! + p[1]! + p[4]! - dl[1]! * (k1 - 1) - 1) / s[1]!) + 1;
+      const ow = Math.floor((W! + p[2]! + p[5]! - dl[2]! * (k2 - 1) - 1) / s[2]!) + 1;
+      const og = O! / g;
+      const out = mk([N!, O!, od, oh, ow], x.dtype, (i) => {
+        const xo = i % ow;
+        const yo = Math.floor(i / ow) % oh;
+        const zo = Math.floor(i / (ow * oh)) % od;
+        const o = Math.floor(i / (ow * oh * od)) % O!;
+        const n = Math.floor(i / (ow * oh * od * O!));
+        let acc = 0;
+        for (let c = 0; c < CG!; c++)
+          for (let a = 0; a < k0; a++)
+            for (let b = 0; b < k1; b++)
+              for (let e = 0; e < k2; e++) {
+                const [z, y, xx] = [
+                  zo * s[0]! - p[0]! + a * dl[0]!,
+                  yo * s[1]! - p[1]! + b * dl[1]!,
+                  xo * s[2]! - p[2]! + e * dl[2]!,
+                ];
+                if (z < 0 || y < 0 || xx < 0 || z >= D! || y >= H! || xx >= W!) continue;
+                const ci = Math.floor(o / og) * CG! + c;
+                acc +=
+                  x.data[(((n * C! + ci) * D! + z) * H! + y) * W! + xx]! *
+                  w.data[(((o * CG! + c) * k0 + a) * k1 + b) * k2 + e]!;
+              }
+        return roundTo(x.dtype, acc);
+      });
+      return toLayout(out, 'NCDHW', (at.data_layout as string) || 'NCDHW');
+    }
+    case 'vision.multibox_prior': {
+      const [H, W] = t(0).shape.slice(2) as [number, number];
+      const sizes = (at.sizes as number[]) ?? [1];
+      const ratios = (at.ratios as number[]) ?? [1];
+      const [sy, sx] = (at.steps as number[]) ?? [-1, -1];
+      const [oy, ox] = (at.offsets as number[]) ?? [0.5, 0.5];
+      const per = sizes.length + ratios.length - 1;
+      return mk([1, H * W * per, 4], 'float32', (i) => {
+        const q = i % 4;
+        const box = Math.floor(i / 4);
+        const k = box % per;
+        const cell = Math.floor(box / per);
+        const [r, cc] = [Math.floor(cell / W), cell % W];
+        const cy = (r + oy!) * (sy! > 0 ? sy! : 1 / H);
+        const cx = (cc + ox!) * (sx! > 0 ? sx! : 1 / W);
+        const ratio = k < sizes.length ? 1 : ratios[k - sizes.length + 1]!;
+        const sz = k < sizes.length ? sizes[k]! : sizes[0]!;
+        const hw = (sz * H * Math.sqrt(ratio)) / W / 2;
+        const hh = sz / Math.sqrt(ratio) / 2;
+        const v = [cx - hw, cy - hh, cx + hw, cy + hh][q]!;
+        return Math.fround(at.clip === true ? Math.min(Math.max(v, 0), 1) : v);
+      });
+    }
+    case 'relay.op.annotation.simulated_quantize': {
+      const x = t(0);
+      if (at.kind === 0) return x;
+      const [scale, lo, hi] = [t(1).data[0]!, t(2).data[0]!, t(3).data[0]!];
+      // Round half to even, as TVM's round lowers to nearbyint.
+      const even = (v: number) => {
+        const r = Math.round(v);
+        return Math.abs(v - Math.trunc(v)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+      };
+      return unary(x, (v) => even(Math.max(Math.min(v / scale, hi), lo)) * scale);
+    }
     default:
       throw new Error(`reference: no float64 definition of op ${op}`);
   }

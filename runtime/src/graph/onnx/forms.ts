@@ -36,6 +36,7 @@ import { MATH_FORMS } from './forms-math.ts';
 import { SEQUENCE_FORMS } from './forms-sequence.ts';
 import { EXTRA_FORMS, lstmWithPeepholes } from './forms-extra.ts';
 import { TEXT_FORMS } from './forms-text.ts';
+import { conv3dByTaps } from '../../conv3d.ts';
 import { kindOf, type ImportValue } from './containers.ts';
 import { isOnnxGraph, narrowFormatOf, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
 import { castToFormat, markFormat, roundModeOf } from './narrow.ts';
@@ -146,10 +147,7 @@ const conv: Form = (ctx) => {
   return [rank === 1 ? squeeze(y, [2]) : y];
 };
 
-/**
- * 3-D Conv as one 2-D conv per kernel depth tap: the depth slices that tap reads (zero-padded in depth) fold into the
- * batch, conv2d (through Conv's mapping) runs over height and width, and the taps' results add up.
- */
+/** 3-D Conv: conv3dByTaps (conv3d.ts), each tap's 2-D convolution through Conv's mapping, then the bias. */
 function conv3d(
   ctx: ImportContext,
   x: Tensor,
@@ -160,42 +158,26 @@ function conv3d(
   pads: readonly number[],
   group: number,
 ): Tensor {
-  const [N, C, D, H, W] = x.shape as [number, number, number, number, number];
-  const [O, kD] = [w.shape[0]!, w.shape[2]!];
-  const [before, after] = [pads[0]!, pads[3]!];
-  let xp = x;
-  if (before || after)
-    xp = concatenate(
-      [
-        ...(before ? [zeros([N, C, before, H, W], x.dtype)] : []),
-        x,
-        ...(after ? [zeros([N, C, after, H, W], x.dtype)] : []),
-      ],
-      2,
-    );
-  const depth = Math.floor((D + before + after - dil[0]! * (kD - 1) - 1) / strides[0]!) + 1;
-  if (depth < 1) throw new Error(`the kernel's depth ${kD} does not fit the padded input's ${D + before + after}`);
-  const attrs: OnnxAttr[] = [
-    { name: 'strides', value: strides.slice(1) },
-    { name: 'dilations', value: dil.slice(1) },
-    { name: 'pads', value: [pads[1]!, pads[2]!, pads[4]!, pads[5]!] },
-    { name: 'group', value: group },
-  ];
-  let y: Tensor | null = null;
-  for (let k = 0; k < kD; k++) {
-    const at = Array.from({ length: depth }, (_, d) => d * strides[0]! + k * dil[0]!);
-    const slices = transpose(take(xp, intTensor(at), 2), [0, 2, 1, 3, 4]);
-    const tap = ctx.mapped(
-      'Conv',
-      [reshape(slices, [N * depth, C, H, W]), squeeze(take(w, intTensor([k]), 2), [2])],
-      attrs,
-    )[0]!;
-    y = y ? add(y, tap) : tap;
-  }
-  const [Ho, Wo] = [y!.shape[2]!, y!.shape[3]!];
-  let out = transpose(reshape(y!, [N, depth, O, Ho, Wo]), [0, 2, 1, 3, 4]);
-  if (b) out = add(out, reshape(b, [O, 1, 1, 1]));
-  return out;
+  const out = conv3dByTaps(
+    x,
+    w,
+    strides,
+    dil,
+    pads,
+    group,
+    (x2, w2, s, d, p, g) =>
+      ctx.mapped(
+        'Conv',
+        [x2, w2],
+        [
+          { name: 'strides', value: [...s] },
+          { name: 'dilations', value: [...d] },
+          { name: 'pads', value: [...p] },
+          { name: 'group', value: g },
+        ],
+      )[0]!,
+  );
+  return b ? add(out, reshape(b, [w.shape[0]!, 1, 1, 1])) : out;
 }
 
 /** Gemm: alpha · op(A) · op(B) + beta · C; the plain x·Wᵀ + b goes to dense through its mapping. */

@@ -1,0 +1,92 @@
+// The helpers every composite Relay form uses (relay-forms.ts and relay-forms-more.ts): argument and attr checks
+// that name the op, values known while converting, broadcasting, and NCHW-style layout permutations.
+
+import { call } from './dispatch.ts';
+import type { DType } from './dtype.ts';
+import { Tensor, tensor } from './tensor.ts';
+
+export type Attrs = Readonly<Record<string, unknown>>;
+export type Form = (args: readonly unknown[], attrs: Attrs) => unknown;
+
+export function fail(op: string, why: string): never {
+  throw new Error(`FromRelay: ${op}: ${why}`);
+}
+
+/** Refuses attrs the form does not read (Relay's own defaults pass where they change nothing). */
+export function only(op: string, attrs: Attrs, names: readonly string[]): void {
+  for (const k of Object.keys(attrs))
+    if (!names.includes(k))
+      fail(op, `has no attr '${k}' that raf-op maps; known: ${names.length ? names.join(', ') : 'none'}`);
+}
+
+export function arg(op: string, args: readonly unknown[], i: number, what: string): Tensor {
+  const v = args[i];
+  if (!(v instanceof Tensor)) fail(op, `${what} (argument ${i}) must be a tensor`);
+  return v;
+}
+
+export function arity(op: string, args: readonly unknown[], n: number): void {
+  if (args.length !== n) fail(op, `takes ${n} argument${n === 1 ? '' : 's'}, got ${args.length}`);
+}
+
+export const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+export const axisOf = (a: number, rank: number) => (a < 0 ? a + rank : a);
+export const c = (name: string, ...args: unknown[]) => call(name, args) as Tensor;
+
+/** A scalar of dtype, for elementwise calls beside a tensor. */
+export const scalar = (v: number, dtype: DType) => tensor([v], { dtype, shape: [] });
+
+export function dtypeAttr(op: string, v: unknown, dflt: DType): DType {
+  if (v === undefined || v === null || v === '') return dflt;
+  if (typeof v !== 'string') fail(op, `dtype must be a dtype name`);
+  return v as DType;
+}
+
+/** The value of a tensor or literal known while converting (a Relay constant), else an error naming what. */
+export function knownNumber(op: string, v: unknown, what: string): number {
+  if (typeof v === 'number') return v;
+  if (v instanceof Tensor) {
+    try {
+      return Number(v.dataSync()[0]);
+    } catch {
+      fail(op, `${what} must be known when converting (a constant), not a graph value`);
+    }
+  }
+  fail(op, `${what} must be a number`);
+}
+
+/** x broadcast to `shape` (NumPy's rules), in any dtype: reshaped to shape's rank, then tiled. */
+export function broadcastTo(op: string, x: Tensor, shape: readonly number[]): Tensor {
+  if (shape.length < x.shape.length) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
+  const padded = [...Array<number>(shape.length - x.shape.length).fill(1), ...x.shape];
+  const reps = shape.map((d, i) => {
+    if (padded[i] !== d && padded[i] !== 1) fail(op, `cannot broadcast [${x.shape}] to [${shape}]`);
+    return padded[i] === d ? 1 : d;
+  });
+  const r = padded.length === x.shape.length ? x : c('reshape', x, padded);
+  return reps.every((k) => k === 1) ? r : c('tile', r, reps);
+}
+
+/** NCHW-style layouts the forms take: the permutation to NCHW (and back), or an error naming the layout. */
+export function toNchw(op: string, layout: unknown): number[] {
+  const l = (layout as string | undefined) || 'NCHW';
+  if (l === 'NCHW') return [0, 1, 2, 3];
+  if (l === 'NHWC') return [0, 3, 1, 2];
+  fail(op, `layout '${l}' is not supported (NCHW and NHWC are)`);
+}
+export const permute = (x: Tensor, perm: readonly number[]) =>
+  perm.every((p, i) => p === i) ? x : c('transpose', x, perm);
+export const inverse = (perm: readonly number[]) => perm.map((_, i) => perm.indexOf(i));
+
+export function knownList(op: string, v: unknown, what: string): number[] {
+  if (typeof v === 'number') return [v];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'number')) return v as number[];
+  if (v instanceof Tensor) {
+    try {
+      return Array.from(v.dataSync() as ArrayLike<number>, Number);
+    } catch {
+      fail(op, `${what} must be known when converting (a constant): a raf-op graph has static shapes`);
+    }
+  }
+  fail(op, `${what} must be a tensor of integers`);
+}

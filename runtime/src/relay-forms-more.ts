@@ -1,0 +1,450 @@
+// FromRelay, more composite forms: indexing (searchsorted, adv_index, scatter_nd, sparse_to_dense, strided_set,
+// sliding_window, nn.fifo_buffer), TVM's packed dense (nn.contrib_dense_pack), 3-D convolution, the pooling and
+// convolution gradients TVM's own autodiff writes, SSD's anchors (vision.multibox_prior) and AutoQuantize's
+// simulated quantization, each with Relay's semantics as TVM's topi computes them.
+
+import { call } from './dispatch.ts';
+import { conv3dByTaps } from './conv3d.ts';
+import type { DType } from './dtype.ts';
+import { Tensor, tensor } from './tensor.ts';
+import {
+  arg,
+  arity,
+  axisOf,
+  broadcastTo,
+  c,
+  dtypeAttr,
+  fail,
+  knownList,
+  knownNumber,
+  only,
+  permute,
+  inverse,
+  size,
+  type Attrs,
+  type Form,
+} from './relay-form-kit.ts';
+
+const int32 = (values: readonly number[], shape: readonly number[]) => tensor([...values], { dtype: 'int32', shape });
+const ints = (v: unknown, dflt: readonly number[]): number[] => (v as number[] | undefined) ?? [...dflt];
+
+/** Row-major positions of every element of `shape`, each as its index tuple. */
+function tuples(shape: readonly number[]): number[][] {
+  const out: number[][] = [];
+  const n = size(shape);
+  for (let i = 0; i < n; i++) {
+    const t = new Array<number>(shape.length);
+    let rest = i;
+    for (let a = shape.length - 1; a >= 0; a--) {
+      t[a] = rest % shape[a]!;
+      rest = Math.floor(rest / shape[a]!);
+    }
+    out.push(t);
+  }
+  return out;
+}
+
+/** Index tensors as the int64 that raf-op's gather_nd and scatter_nd read. */
+const asIndex = (t: Tensor) => (t.dtype === 'int64' || t.dtype === 'int32' ? t : c('cast', t, 'int64'));
+
+/** A 2-D pool gradient's window attrs, refusing what raf-op's pool backward ops do not take. */
+function poolGradAttrs(op: string, attrs: Attrs, x: Tensor, dy: Tensor) {
+  const layout = (attrs.layout as string | undefined) || 'NCHW';
+  if (layout !== 'NCHW') fail(op, `layout '${layout}' is not supported (NCHW is)`);
+  if (attrs.out_layout && attrs.out_layout !== layout) fail(op, `out_layout differs from layout`);
+  const dil = ints(attrs.dilation, [1, 1]);
+  if (dil.some((d) => d !== 1)) fail(op, `dilation [${dil}] is not supported (1 is)`);
+  const kernel = ints(attrs.pool_size, [1, 1]);
+  const k = kernel.length === 1 ? [kernel[0]!, kernel[0]!] : kernel;
+  const s0 = ints(attrs.strides, [1, 1]);
+  const stride = s0.length === 1 ? [s0[0]!, s0[0]!] : s0;
+  const p = ints(attrs.padding, [0, 0]);
+  const padding = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+  // ceil_mode only changes which windows exist; the gradient's windows are the forward's, read from its shape.
+  const floorOut = [0, 1].map(
+    (a) => Math.floor((x.shape[a + 2]! + padding[a]! + padding[a + 2]! - k[a]!) / stride[a]!) + 1,
+  );
+  if (floorOut[0] !== dy.shape[2] || floorOut[1] !== dy.shape[3])
+    fail(
+      op,
+      `out_grad [${dy.shape}] is not the floor-mode pool's output ([${floorOut}] spatially); ceil_mode windows are not supported`,
+    );
+  return { kernel: k, stride, padding };
+}
+
+export const MORE_FORMS: readonly (readonly [string, Form])[] = [
+  [
+    // Concatenates the buffer and the new data along axis and keeps the buffer's length from the end.
+    'nn.fifo_buffer',
+    (args, attrs) => {
+      const op = 'nn.fifo_buffer';
+      arity(op, args, 2);
+      only(op, attrs, ['axis']);
+      const [data, buffer] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'buffer')];
+      const axis = axisOf((attrs.axis as number | undefined) ?? 0, buffer.shape.length);
+      const both = c('concatenate', [buffer, data], axis);
+      const from = data.shape[axis]!;
+      return c('strided_slice', both, [from], [from + buffer.shape[axis]!], null, [axis]);
+    },
+  ],
+  [
+    // The insertion point of each value in the innermost sorted sequence: how many elements are below it (<, or <= with
+    // right), which is what TVM's binary search returns over a sorted sequence.
+    'searchsorted',
+    (args, attrs) => {
+      const op = 'searchsorted';
+      arity(op, args, 2);
+      only(op, attrs, ['right', 'dtype']);
+      const [sorted, values] = [arg(op, args, 0, 'sorted_sequence'), arg(op, args, 1, 'values')];
+      const r = values.shape.length;
+      if (sorted.shape.length !== 1 && sorted.shape.length !== r)
+        fail(op, `sorted_sequence has rank ${sorted.shape.length}; it must be 1-D or of values' rank ${r}`);
+      const m = sorted.shape[sorted.shape.length - 1]!;
+      const seq =
+        sorted.shape.length === 1
+          ? c('reshape', sorted, [...Array<number>(r).fill(1), m])
+          : c('expand_dims', sorted, sorted.shape.length - 1);
+      const below = c(attrs.right === true ? 'less_equal' : 'less', seq, c('expand_dims', values, r));
+      return c('cast', c('sum', c('cast', below, 'int32'), [r], false), dtypeAttr(op, attrs.dtype, 'int32'));
+    },
+  ],
+  [
+    // NumPy's advanced indexing by a tuple (data, i0, i1, ...): the indices broadcast together and index data's
+    // leading axes, as one gather_nd over their stacked tuples.
+    'adv_index',
+    (args, attrs) => {
+      const op = 'adv_index';
+      only(op, attrs, []);
+      const list = (args.length === 1 && Array.isArray(args[0]) ? args[0] : args) as unknown[];
+      if (list.length < 2 || !list.every((t) => t instanceof Tensor))
+        fail(op, 'takes a tuple of tensors (data, then one index tensor per leading axis)');
+      const [data, ...idx] = list as Tensor[];
+      if (idx.length > data!.shape.length)
+        fail(op, `has ${idx.length} index tensors for data of rank ${data!.shape.length}`);
+      const rank = Math.max(...idx.map((t) => t.shape.length));
+      const shape = Array.from({ length: rank }, (_, a) =>
+        Math.max(...idx.map((t) => t.shape[a - (rank - t.shape.length)] ?? 1)),
+      );
+      const stacked = c(
+        'concatenate',
+        idx.map((t) => c('expand_dims', broadcastTo(op, c('cast', t, 'int64'), shape), rank)),
+        rank,
+      );
+      return c('gather_nd', data, stacked, 0);
+    },
+  ],
+  [
+    // Relay's scatter_nd reads each index tuple from the indices' first axis (raf-op's, as ONNX's, from the last).
+    'scatter_nd',
+    (args, attrs) => {
+      const op = 'scatter_nd';
+      arity(op, args, 3);
+      only(op, attrs, ['mode']);
+      const [data, idx, upd] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'indices'), arg(op, args, 2, 'updates')];
+      const mode = (attrs.mode as string | undefined) ?? 'update';
+      if (mode !== 'update' && mode !== 'add') fail(op, `mode '${mode}' is not update or add`);
+      const r = idx.shape.length;
+      const last =
+        r === 1 ? c('reshape', idx, [1, idx.shape[0]!]) : c('transpose', idx, [...Array(r).keys()].slice(1).concat(0));
+      const updates = r === 1 ? c('reshape', upd, [1, ...upd.shape]) : upd;
+      return c('scatter_nd', data, asIndex(last), updates, mode === 'add' ? 'add' : 'none');
+    },
+  ],
+  [
+    // A dense tensor of output_shape filled with default_value, the values written at sparse_indices (a scalar, [N]
+    // for a 1-D output, or [N, rank] tuples).
+    'sparse_to_dense',
+    (args, attrs) => {
+      const op = 'sparse_to_dense';
+      arity(op, args, 3);
+      only(op, attrs, ['output_shape']);
+      const [idx, values] = [arg(op, args, 0, 'sparse_indices'), arg(op, args, 1, 'sparse_values')];
+      const dflt =
+        args[2] instanceof Tensor
+          ? args[2]
+          : tensor([knownNumber(op, args[2], 'default_value')], { dtype: values.dtype, shape: [] });
+      const shape = knownList(op, attrs.output_shape, 'output_shape');
+      const tuplesOf =
+        idx.shape.length === 0
+          ? c('reshape', idx, [1, 1])
+          : idx.shape.length === 1
+            ? c('reshape', idx, [idx.shape[0]!, 1])
+            : idx;
+      const n = tuplesOf.shape[0]!;
+      if (tuplesOf.shape[1] !== shape.length)
+        fail(op, `sparse_indices give ${tuplesOf.shape[1]} coordinates for an output of rank ${shape.length}`);
+      const vals = values.shape.length === 0 ? broadcastTo(op, values, [n]) : values;
+      return c('scatter_nd', broadcastTo(op, c('cast', dflt, values.dtype), shape), asIndex(tuplesOf), vals, 'none');
+    },
+  ],
+  [
+    // data with the strided slice begin:end:strides replaced by v: one scatter over the slice's index tuples.
+    'strided_set',
+    (args, attrs) => {
+      const op = 'strided_set';
+      arity(op, args, 5);
+      only(op, attrs, []);
+      const [data, v] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'v')];
+      const rank = data.shape.length;
+      const [begin, end, strides] = [2, 3, 4].map((i, k) => knownList(op, args[i], ['begin', 'end', 'strides'][k]!));
+      const axes = data.shape.map((n, a) => {
+        const s = strides![a] ?? 1;
+        if (s <= 0) fail(op, `stride ${s} on axis ${a} is not supported (positive strides are)`);
+        const clamp = (x: number) => Math.min(Math.max(x < 0 ? x + n : x, 0), n);
+        const b = clamp(begin![a] ?? 0);
+        const e = clamp(end![a] ?? n);
+        return Array.from({ length: Math.max(0, Math.ceil((e - b) / s)) }, (_, i) => b + i * s);
+      });
+      const sliceShape = axes.map((l) => l.length);
+      const flat = tuples(sliceShape).flatMap((t) => t.map((i, a) => axes[a]![i]!));
+      const idx = int32(flat, [size(sliceShape), rank]);
+      const vals = c('reshape', broadcastTo(op, c('cast', v, data.dtype), sliceShape), [size(sliceShape)]);
+      return c('scatter_nd', data, idx, vals, 'none');
+    },
+  ],
+  [
+    // Every window of window_shape over the axes from axis on, at the strides: data.shape[:axis], the window
+    // positions, then the window itself; one take of the flattened trailing axes by an index table.
+    'sliding_window',
+    (args, attrs) => {
+      const op = 'sliding_window';
+      arity(op, args, 1);
+      only(op, attrs, ['axis', 'window_shape', 'strides']);
+      const x = arg(op, args, 0, 'data');
+      const axis = axisOf((attrs.axis as number | undefined) ?? 0, x.shape.length);
+      const win = ints(attrs.window_shape, []);
+      const str = ints(attrs.strides, []);
+      const tail = x.shape.slice(axis);
+      if (win.length !== tail.length || str.length !== tail.length)
+        fail(op, `window_shape and strides need ${tail.length} values (data's axes from ${axis} on)`);
+      const positions = tail.map((n, i) => Math.floor((n - win[i]!) / str[i]!) + 1);
+      if (positions.some((p) => p < 1)) fail(op, `window [${win}] does not fit [${tail}]`);
+      const tailStrides = tail.map((_, i) => size(tail.slice(i + 1)));
+      const table = tuples([...positions, ...win]).map((t) =>
+        tail.reduce((off, _, i) => off + (t[i]! * str[i]! + t[positions.length + i]!) * tailStrides[i]!, 0),
+      );
+      const lead = x.shape.slice(0, axis);
+      const flat = c('reshape', x, [size(lead), size(tail)]);
+      const taken = c('take', flat, int32(table, [table.length]), 1);
+      return c('reshape', taken, [...lead, ...positions, ...win]);
+    },
+  ],
+  [
+    // A dense layer whose weight TVM packed as [units / n, in, n] (weight_layout NC{n}n), or plain [units, in] (NC).
+    'nn.contrib_dense_pack',
+    (args, attrs) => {
+      const op = 'nn.contrib_dense_pack';
+      arity(op, args, 2);
+      only(op, attrs, ['units', 'out_dtype', 'weight_layout']);
+      let [x, w] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'weight')];
+      if (w.shape.length === 3) {
+        const [blocks, k, n] = w.shape as [number, number, number];
+        w = c('reshape', c('transpose', w, [0, 2, 1]), [blocks * n, k]);
+      } else if (w.shape.length !== 2)
+        fail(op, `weight has rank ${w.shape.length}; it is [units / n, in, n] or [units, in]`);
+      if (attrs.units !== undefined && attrs.units !== null && attrs.units !== w.shape[0])
+        fail(op, `units=${String(attrs.units)} disagrees with the weight, which gives ${w.shape[0]}`);
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) {
+        x = c('cast', x, od);
+        w = c('cast', w, od);
+      }
+      return c('matmul', x, c('transpose', w, [1, 0]));
+    },
+  ],
+  [
+    // The weight gradient of nn.conv2d (TVM's autodiff writes it): conv2d_dw over the forward's data and the output
+    // gradient, for a kernel of kernel_size.
+    'nn.conv2d_backward_weight',
+    (args, attrs) => {
+      const op = 'nn.conv2d_backward_weight';
+      arity(op, args, 2);
+      only(op, attrs, [
+        'strides',
+        'padding',
+        'dilation',
+        'groups',
+        'channels',
+        'kernel_size',
+        'grad_layout',
+        'data_layout',
+        'kernel_layout',
+        'out_dtype',
+      ]);
+      for (const [k, want] of [
+        ['grad_layout', 'NCHW'],
+        ['data_layout', 'NCHW'],
+        ['kernel_layout', 'OIHW'],
+      ] as const)
+        if (attrs[k] && attrs[k] !== want) fail(op, `${k} '${String(attrs[k])}' is not supported (${want} is)`);
+      let [dy, x] = [arg(op, args, 0, 'grad'), arg(op, args, 1, 'data')];
+      const groups = (attrs.groups as number | undefined) ?? 1;
+      const k = ints(attrs.kernel_size, []);
+      if (k.length !== 2) fail(op, 'needs kernel_size [kh, kw]');
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) {
+        x = c('cast', x, od);
+        dy = c('cast', dy, od);
+      }
+      const shape = [dy.shape[1]!, x.shape[1]! / groups, k[0]!, k[1]!];
+      const p = ints(attrs.padding, [0, 0]);
+      const padding = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+      const w = tensor(new Float32Array(size(shape)), { dtype: 'float32', shape });
+      return call('conv2d_dw', [x, x.dtype === 'float32' ? w : c('cast', w, x.dtype), dy], {
+        stride: ints(attrs.strides, [1, 1]),
+        padding,
+        dilation: ints(attrs.dilation, [1, 1]),
+        groups,
+      });
+    },
+  ],
+  [
+    'nn.avg_pool2d_grad',
+    (args, attrs) => {
+      const op = 'nn.avg_pool2d_grad';
+      arity(op, args, 2);
+      only(op, attrs, [
+        'pool_size',
+        'strides',
+        'dilation',
+        'padding',
+        'layout',
+        'out_layout',
+        'ceil_mode',
+        'count_include_pad',
+      ]);
+      const [dy, x] = [arg(op, args, 0, 'out_grad'), arg(op, args, 1, 'data')];
+      const { kernel, stride, padding } = poolGradAttrs(op, attrs, x, dy);
+      return call('avg_pool2d_dx', [x, dy, kernel, stride, padding, attrs.count_include_pad === true]);
+    },
+  ],
+  [
+    'nn.max_pool2d_grad',
+    (args, attrs) => {
+      const op = 'nn.max_pool2d_grad';
+      arity(op, args, 2);
+      only(op, attrs, ['pool_size', 'strides', 'dilation', 'padding', 'layout', 'out_layout', 'ceil_mode']);
+      const [dy, x] = [arg(op, args, 0, 'out_grad'), arg(op, args, 1, 'data')];
+      const { kernel, stride, padding } = poolGradAttrs(op, attrs, x, dy);
+      return call('max_pool2d_dx', [x, dy, kernel, stride, padding]);
+    },
+  ],
+  [
+    // 3-D convolution, NCDHW (or NDHWC) data and OIDHW (or DHWIO) weights, as one 2-D convolution per depth tap.
+    'nn.conv3d',
+    (args, attrs) => {
+      const op = 'nn.conv3d';
+      arity(op, args, 2);
+      only(op, attrs, [
+        'strides',
+        'padding',
+        'dilation',
+        'groups',
+        'channels',
+        'kernel_size',
+        'data_layout',
+        'kernel_layout',
+        'out_layout',
+        'out_dtype',
+      ]);
+      const dl = (attrs.data_layout as string | undefined) || 'NCDHW';
+      const kl = (attrs.kernel_layout as string | undefined) || 'OIDHW';
+      const toNcdhw =
+        dl === 'NCDHW'
+          ? [0, 1, 2, 3, 4]
+          : dl === 'NDHWC'
+            ? [0, 4, 1, 2, 3]
+            : fail(op, `data_layout '${dl}' is not supported (NCDHW and NDHWC are)`);
+      const toOidhw =
+        kl === 'OIDHW'
+          ? [0, 1, 2, 3, 4]
+          : kl === 'DHWIO'
+            ? [4, 3, 0, 1, 2]
+            : fail(op, `kernel_layout '${kl}' is not supported (OIDHW and DHWIO are)`);
+      if (attrs.out_layout && attrs.out_layout !== dl) fail(op, 'out_layout differs from data_layout');
+      let x = permute(arg(op, args, 0, 'data'), toNcdhw);
+      let w = permute(arg(op, args, 1, 'weight'), toOidhw);
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) {
+        x = c('cast', x, od);
+        w = c('cast', w, od);
+      }
+      const three = (v: unknown, d: number) => {
+        const l = ints(v, [d, d, d]);
+        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
+      };
+      const p = ints(attrs.padding, [0, 0, 0]);
+      const pads = p.length === 1 ? Array<number>(6).fill(p[0]!) : p.length === 3 ? [...p, ...p] : p;
+      const groups = (attrs.groups as number | undefined) ?? 1;
+      const y = conv3dByTaps(
+        x,
+        w,
+        three(attrs.strides, 1),
+        three(attrs.dilation, 1),
+        pads,
+        groups,
+        (x2, w2, s, d, p4, g) => call('conv2d', [x2, w2, s, p4, d, g]) as Tensor,
+      );
+      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== y.shape[1])
+        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${y.shape[1]}`);
+      return permute(y, inverse(toNcdhw));
+    },
+  ],
+  [
+    // SSD's prior boxes for every cell of data's H × W grid: one per size at ratio 1, then one per further ratio at the
+    // first size, as [xmin, ymin, xmax, ymax] in [0, 1] units (clip to [0, 1] on request). Only data's shape is read.
+    'vision.multibox_prior',
+    (args, attrs) => {
+      const op = 'vision.multibox_prior';
+      arity(op, args, 1);
+      only(op, attrs, ['sizes', 'ratios', 'steps', 'offsets', 'clip']);
+      const x = arg(op, args, 0, 'data');
+      if (x.shape.length !== 4)
+        fail(op, `data must be 4-D [batch, channel, height, width], got rank ${x.shape.length}`);
+      const [H, W] = [x.shape[2]!, x.shape[3]!];
+      const sizes = ints(attrs.sizes, [1]);
+      const ratios = ints(attrs.ratios, [1]);
+      const [sy, sx] = ints(attrs.steps, [-1, -1]);
+      const [oy, ox] = ints(attrs.offsets, [0.5, 0.5]);
+      const stepH = sy! > 0 ? sy! : 1 / H;
+      const stepW = sx! > 0 ? sx! : 1 / W;
+      const per = sizes.length + ratios.length - 1;
+      const out = new Float32Array(H * W * per * 4);
+      let o = 0;
+      for (let i = 0; i < H; i++)
+        for (let j = 0; j < W; j++) {
+          const [cy, cx] = [(i + oy!) * stepH, (j + ox!) * stepW];
+          for (let k = 0; k < per; k++) {
+            const r = k < sizes.length ? 1 : Math.sqrt(ratios[k - sizes.length + 1]!);
+            const s = k < sizes.length ? sizes[k]! : sizes[0]!;
+            const w = (((s * H) / W) * r) / 2;
+            const h = s / r / 2;
+            const box = [cx - w, cy - h, cx + w, cy + h];
+            for (const v of box) out[o++] = attrs.clip === true ? Math.min(Math.max(v, 0), 1) : v;
+          }
+        }
+      return tensor(out, { dtype: 'float32', shape: [1, H * W * per, 4] });
+    },
+  ],
+  [
+    // AutoQuantize's simulated quantization: round(clip(data / dom_scale, clip_min, clip_max)) · dom_scale, or data
+    // itself for kind 0 (IDENTITY).
+    'relay.op.annotation.simulated_quantize',
+    (args, attrs) => {
+      const op = 'relay.op.annotation.simulated_quantize';
+      arity(op, args, 4);
+      only(op, attrs, ['kind', 'sign', 'rounding']);
+      const x = arg(op, args, 0, 'data');
+      if (attrs.rounding !== undefined && attrs.rounding !== 'round')
+        fail(op, `rounding '${String(attrs.rounding)}' is not supported (round is)`);
+      if (attrs.kind === 0) return x;
+      const value = (i: number, what: string) =>
+        args[i] instanceof Tensor
+          ? c('cast', args[i], x.dtype)
+          : tensor([knownNumber(op, args[i], what)], { dtype: x.dtype, shape: [] });
+      const scale = value(1, 'dom_scale');
+      const clipped = c('maximum', c('minimum', c('divide', x, scale), value(3, 'clip_max')), value(2, 'clip_min'));
+      return c('multiply', c('round', clipped), scale);
+    },
+  ],
+];
