@@ -4,6 +4,7 @@
 // simulated quantization, each with Relay's semantics as TVM's topi computes them.
 
 import { call } from './dispatch.ts';
+import { convertRelayCall } from './relay.ts';
 import { conv3dByTaps } from './conv3d.ts';
 import type { DType } from './dtype.ts';
 import { Tensor, tensor } from './tensor.ts';
@@ -72,7 +73,74 @@ function poolGradAttrs(op: string, attrs: Attrs, x: Tensor, dy: Tensor) {
   return { kernel: k, stride, padding };
 }
 
+/** The block of a packed layout (NCHW8c → 8, OIHW4i8o → [4, 8]), or an error naming the layout. */
+function packed(op: string, layout: string, pattern: RegExp, what: string): number[] {
+  const m = pattern.exec(layout);
+  if (!m) fail(op, `${what} '${layout}' is not supported`);
+  return m.slice(1).map(Number);
+}
+
+/** NCHW{c}c data [N, C / c, H, W, c] as NCHW. */
+const unpackNchwc = (x: Tensor) => {
+  const [n, cb, h, w, c] = x.shape as [number, number, number, number, number];
+  return c === undefined
+    ? x
+    : (call('reshape', [call('transpose', [x, [0, 1, 4, 2, 3]]), [n, cb * c, h, w]]) as Tensor);
+};
+
+/**
+ * nn.contrib_conv2d_NCHWc and its depthwise twin (the layouts AlterOpLayout writes for x86): data NCHW{c}c, kernel
+ * OIHW{i}i{o}o ([O / o, I / i, KH, KW, i, o]), output NCHW{o}c; unpacked to NCHW and OIHW, convolved as nn.conv2d, packed
+ * again.
+ */
+function conv2dNchwc(op: string): Form {
+  return (args, attrs) => {
+    arity(op, args, 2);
+    only(op, attrs, [
+      'strides',
+      'padding',
+      'dilation',
+      'groups',
+      'channels',
+      'kernel_size',
+      'data_layout',
+      'kernel_layout',
+      'out_layout',
+      'out_dtype',
+    ]);
+    const dl = (attrs.data_layout as string | undefined) || 'NCHW';
+    const [dataBlock] = dl === 'NCHW' ? [0] : packed(op, dl, /^NCHW(\d+)c$/, 'data_layout');
+    const [ib, ob] = packed(
+      op,
+      (attrs.kernel_layout as string | undefined) || '',
+      /^OIHW(\d+)i(\d+)o$/,
+      'kernel_layout',
+    );
+    const ol = (attrs.out_layout as string | undefined) || dl;
+    const [outBlock] = ol === 'NCHW' ? [0] : packed(op, ol, /^NCHW(\d+)c$/, 'out_layout');
+    const x0 = arg(op, args, 0, 'data');
+    if (dataBlock && x0.shape[4] !== dataBlock)
+      fail(op, `data's last axis is ${x0.shape[4]}, the layout ${dl} says ${dataBlock}`);
+    const x = unpackNchwc(x0);
+    const w0 = arg(op, args, 1, 'kernel');
+    const [obk, ibk, kh, kw] = w0.shape as [number, number, number, number];
+    if (w0.shape[4] !== ib || w0.shape[5] !== ob)
+      fail(op, `kernel [${w0.shape}] does not match kernel_layout OIHW${ib}i${ob}o`);
+    const w = c('reshape', c('transpose', w0, [0, 5, 1, 4, 2, 3]), [obk * ob!, ibk * ib!, kh, kw]);
+    const rest: Record<string, unknown> = {};
+    for (const k of ['strides', 'padding', 'dilation', 'groups', 'channels', 'kernel_size', 'out_dtype'])
+      if (attrs[k] !== undefined) rest[k] = attrs[k];
+    const y = convertRelayCall('nn.conv2d', [x, w], rest) as Tensor;
+    if (!outBlock) return y;
+    const [n, o, oh, ow] = y.shape as [number, number, number, number];
+    if (o % outBlock) fail(op, `out_layout ${ol} does not divide the ${o} output channels`);
+    return c('transpose', c('reshape', y, [n, o / outBlock, outBlock, oh, ow]), [0, 1, 3, 4, 2]);
+  };
+}
+
 export const MORE_FORMS: readonly (readonly [string, Form])[] = [
+  ['nn.contrib_conv2d_NCHWc', conv2dNchwc('nn.contrib_conv2d_NCHWc')],
+  ['nn.contrib_depthwise_conv2d_NCHWc', conv2dNchwc('nn.contrib_depthwise_conv2d_NCHWc')],
   [
     // Concatenates the buffer and the new data along axis and keeps the buffer's length from the end.
     'nn.fifo_buffer',
@@ -445,6 +513,63 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
       const scale = value(1, 'dom_scale');
       const clipped = c('maximum', c('minimum', c('divide', x, scale), value(3, 'clip_max')), value(2, 'clip_min'));
       return c('multiply', c('round', clipped), scale);
+    },
+  ],
+  [
+    // Darknet's reorg as TVM's topi computes it: output element (b, k, j, i) reads the input's flat element at
+    // ((b·s² · C + (k mod C/s²) · s²) · H + (j·s + (k div C/s²) div s) · s) · W + i·s + (k div C/s²) mod s, and the
+    // result is reshaped to [B, C·s², H/s, W/s]. One take of the flattened input by that index table.
+    'vision.yolo_reorg',
+    (args, attrs) => {
+      const op = 'vision.yolo_reorg';
+      arity(op, args, 1);
+      only(op, attrs, ['stride']);
+      const x = arg(op, args, 0, 'data');
+      if (x.shape.length !== 4) fail(op, `data must be 4-D, got rank ${x.shape.length}`);
+      const s = (attrs.stride as number | undefined) ?? 1;
+      const [B, C, H, W] = x.shape as [number, number, number, number];
+      const oc = Math.floor(C / (s * s));
+      if (oc < 1 || H % s || W % s) fail(op, `stride ${s} does not divide [${x.shape}] (C by s², H and W by s)`);
+      const total = B * C * H * W;
+      const table = tuples([B, C, H, W]).map(([b, k, j, i]) => {
+        const q = Math.floor(k! / oc);
+        const at = ((b! * s * s * C + (k! % oc) * s * s) * H + (j! * s + Math.floor(q / s)) * s) * W + i! * s + (q % s);
+        if (at >= total) fail(op, `batch ${B} reads past the input (TVM's reorg indexes batch b at b·s²)`);
+        return at;
+      });
+      const flat = c('take', c('reshape', x, [total]), int32(table, [total]), 0);
+      return c('reshape', flat, [B, C * s * s, H / s, W / s]);
+    },
+  ],
+  [
+    // Mask R-CNN's RoIAlign (avg mode): rois [R, 5] (batch index, x1, y1, x2, y2), coordinates scaled without the half
+    // pixel offset and regions at least 1 wide, as ONNX's output_half_pixel mode.
+    'vision.roi_align',
+    (args, attrs) => {
+      const op = 'vision.roi_align';
+      arity(op, args, 2);
+      only(op, attrs, ['pooled_size', 'spatial_scale', 'sample_ratio', 'layout', 'mode']);
+      const mode = (attrs.mode as string | undefined) ?? 'avg';
+      if (mode !== 'avg') fail(op, `mode '${mode}' is not supported (avg is; TVM's max differs from ONNX's)`);
+      const layout = (attrs.layout as string | undefined) || 'NCHW';
+      if (layout !== 'NCHW' && layout !== 'NHWC') fail(op, `layout '${layout}' is not supported (NCHW and NHWC are)`);
+      const x = layout === 'NHWC' ? c('transpose', arg(op, args, 0, 'data'), [0, 3, 1, 2]) : arg(op, args, 0, 'data');
+      const rois = arg(op, args, 1, 'rois');
+      const [ph, pw] = ints(attrs.pooled_size, [1, 1]);
+      const batch = c('cast', c('strided_slice', rois, [0], [1], null, [1]), 'int64');
+      const y = call(
+        'roi_align',
+        [x, c('strided_slice', rois, [1], [5], null, [1]), c('reshape', batch, [rois.shape[0]!])],
+        {
+          output_height: ph,
+          output_width: pw,
+          sampling_ratio: Math.max(0, (attrs.sample_ratio as number | undefined) ?? -1),
+          spatial_scale: (attrs.spatial_scale as number | undefined) ?? 1,
+          mode: 'avg',
+          coordinate_transformation_mode: 'output_half_pixel',
+        },
+      ) as Tensor;
+      return layout === 'NHWC' ? c('transpose', y, [0, 2, 3, 1]) : y;
     },
   ],
 ];

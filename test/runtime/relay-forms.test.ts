@@ -331,6 +331,15 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'relay.op.annotation.simulated_quantize',
     `def @main(%x: ${f32('4, 5')}) { relay.op.annotation.simulated_quantize(multiply(%x, 3f), 0.125f, -8f, 7f, kind=1, sign=True, rounding="round") }`,
   ],
+  [
+    'nn.contrib_conv2d_NCHWc and nn.contrib_depthwise_conv2d_NCHWc',
+    `def @main(%x: ${f32('1, 2, 5, 5, 2')}, %w: ${f32('2, 2, 3, 3, 2, 3')}, %d: ${f32('1, 1, 5, 5, 4')}, %v: ${f32('1, 1, 3, 3, 1, 4')}) { (nn.contrib_conv2d_NCHWc(%x, %w, padding=[1, 1, 1, 1], channels=6, kernel_size=[3, 3], data_layout="NCHW2c", kernel_layout="OIHW2i3o", out_layout="NCHW3c"), nn.contrib_depthwise_conv2d_NCHWc(%d, %v, strides=[2, 2], padding=[1, 1, 1, 1], groups=4, channels=4, kernel_size=[3, 3], data_layout="NCHW4c", kernel_layout="OIHW1i4o", out_layout="NCHW4c")) }`,
+  ],
+  ['vision.yolo_reorg', `def @main(%x: ${f32('1, 8, 4, 6')}) { vision.yolo_reorg(%x, stride=2) }`],
+  [
+    'vision.roi_align (avg; adaptive and fixed sampling)',
+    `def @main(%x: ${f32('2, 3, 8, 9')}, %r: ${f32('4, 4')}, %b: ${i32('4, 1')}) { %0 = multiply(add(%r, 1f), 4f); %1 = concatenate((cast(mod(%b, 2), dtype="float32"), %0), axis=1); (vision.roi_align(%x, %1, pooled_size=[2, 3], spatial_scale=0.5f, sample_ratio=-1), vision.roi_align(%x, %1, pooled_size=[3, 2], spatial_scale=1f, sample_ratio=2)) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

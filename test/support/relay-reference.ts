@@ -2207,6 +2207,96 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       };
       return unary(x, (v) => even(Math.max(Math.min(v / scale, hi), lo)) * scale);
     }
+    case 'nn.contrib_conv2d_NCHWc':
+    case 'nn.contrib_depthwise_conv2d_NCHWc': {
+      // Unpack NCHW{c}c and OIHW{i}i{o}o element by element, convolve as NCHW / OIHW, pack NCHW{o}c.
+      const [x5, w6] = [t(0), t(1)];
+      const [N, CB, H, W, CI] = x5.shape as number[];
+      const x = mk([N!, CB! * CI!, H!, W!], x5.dtype, (i) => {
+        const [n, ch, h, w] = [
+          Math.floor(i / (CB! * CI! * H! * W!)),
+          Math.floor(i / (H! * W!)) % (CB! * CI!),
+          Math.floor(i / W!) % H!,
+          i % W!,
+        ];
+        return x5.data[(((n * CB! + Math.floor(ch / CI!)) * H! + h) * W! + w) * CI! + (ch % CI!)]!;
+      });
+      const [OB, IB, KH, KW, II, OO] = w6.shape as number[];
+      const w = mk([OB! * OO!, IB! * II!, KH!, KW!], w6.dtype, (i) => {
+        const kw = i % KW!;
+        const kh = Math.floor(i / KW!) % KH!;
+        const ic = Math.floor(i / (KW! * KH!)) % (IB! * II!);
+        const oc = Math.floor(i / (KW! * KH! * IB! * II!));
+        return w6.data[
+          ((((Math.floor(oc / OO!) * IB! + Math.floor(ic / II!)) * KH! + kh) * KW! + kw) * II! + (ic % II!)) * OO! +
+            (oc % OO!)
+        ]!;
+      });
+      const y = conv2d(x, w, { ...at, data_layout: 'NCHW', kernel_layout: 'OIHW' });
+      const ob = Number(/(\d+)c$/.exec((at.out_layout as string) || (at.data_layout as string))![1]);
+      const [, O, OH, OW] = y.shape as number[];
+      return mk([N!, O! / ob, OH!, OW!, ob], y.dtype, (i) => {
+        const c = i % ob;
+        const ow = Math.floor(i / ob) % OW!;
+        const oh = Math.floor(i / (ob * OW!)) % OH!;
+        const cb = Math.floor(i / (ob * OW! * OH!)) % (O! / ob);
+        const n = Math.floor(i / (ob * OW! * OH! * (O! / ob)));
+        return y.data[((n * O! + cb * ob + c) * OH! + oh) * OW! + ow]!;
+      });
+    }
+    case 'vision.yolo_reorg': {
+      const x = t(0);
+      const s = (at.stride as number) ?? 1;
+      const [B, C, H, W] = x.shape as number[];
+      const oc = Math.floor(C! / (s * s));
+      return mk([B!, C! * s * s, H! / s, W! / s], x.dtype, (o) => {
+        // The output is the reshape of a tensor of the input's shape, element (b, k, j, i) of which is computed.
+        const i = o % W!;
+        const j = Math.floor(o / W!) % H!;
+        const k = Math.floor(o / (W! * H!)) % C!;
+        const b = Math.floor(o / (W! * H! * C!));
+        const q = Math.floor(k / oc);
+        return x.data[
+          ((b * s * s * C! + (k % oc) * s * s) * H! + (j * s + Math.floor(q / s)) * s) * W! + i * s + (q % s)
+        ]!;
+      });
+    }
+    case 'vision.roi_align': {
+      const [x, rois] = [t(0), t(1)];
+      const [, C, H, W] = x.shape as number[];
+      const [PH, PW] = at.pooled_size as number[];
+      const ss = (at.spatial_scale as number) ?? 1;
+      const sr = (at.sample_ratio as number) ?? -1;
+      const R = rois.shape[0]!;
+      const bilinear = (b: number, c: number, y: number, xx: number): number => {
+        if (y < -1 || xx < -1 || y > H! || xx > W!) return 0;
+        y = Math.min(Math.max(y, 0), H! - 1);
+        xx = Math.min(Math.max(xx, 0), W! - 1);
+        const [y0, x0] = [Math.floor(y), Math.floor(xx)];
+        const [y1, x1] = [Math.min(y0 + 1, H! - 1), Math.min(x0 + 1, W! - 1)];
+        const [ly, lx] = [y - y0, xx - x0];
+        const v = (yy: number, xv: number) => x.data[((b * C! + c) * H! + yy) * W! + xv]!;
+        return (
+          (1 - ly) * (1 - lx) * v(y0, x0) + (1 - ly) * lx * v(y0, x1) + ly * (1 - lx) * v(y1, x0) + ly * lx * v(y1, x1)
+        );
+      };
+      return mk([R, C!, PH!, PW!], x.dtype, (i) => {
+        const pw = i % PW!;
+        const ph = Math.floor(i / PW!) % PH!;
+        const c = Math.floor(i / (PW! * PH!)) % C!;
+        const r = Math.floor(i / (PW! * PH! * C!));
+        const roi = Array.from({ length: 5 }, (_, k) => rois.data[r * 5 + k]!);
+        const [x1, y1, x2, y2] = [roi[1]! * ss, roi[2]! * ss, roi[3]! * ss, roi[4]! * ss];
+        const [rh, rw] = [Math.max(y2 - y1, 1), Math.max(x2 - x1, 1)];
+        const [bh, bw] = [rh / PH!, rw / PW!];
+        const [gh, gw] = sr > 0 ? [sr, sr] : [Math.ceil(rh / PH!), Math.ceil(rw / PW!)];
+        let acc = 0;
+        for (let iy = 0; iy < gh; iy++)
+          for (let ix = 0; ix < gw; ix++)
+            acc += bilinear(roi[0]!, c, y1 + ph * bh + ((iy + 0.5) * bh) / gh, x1 + pw * bw + ((ix + 0.5) * bw) / gw);
+        return roundTo(x.dtype, acc / (gh * gw));
+      });
+    }
     default:
       throw new Error(`reference: no float64 definition of op ${op}`);
   }
