@@ -90,3 +90,17 @@ export function knownList(op: string, v: unknown, what: string): number[] {
   }
   fail(op, `${what} must be a tensor of integers`);
 }
+
+/** Rounding as TVM's round (te.round, lowered to llvm.round): to the nearest integer, ties away from zero. */
+export function roundHalfAway(v: number): number {
+  const t = Math.trunc(v);
+  return Math.abs(v - t) >= 0.5 ? t + Math.sign(v) : t;
+}
+
+/** x rounded as TVM's round: ties away from zero, exactly (trunc, then a step where the dropped part is at least ½). */
+export function roundTensorHalfAway(x: Tensor): Tensor {
+  if (!x.dtype.startsWith('float')) return x;
+  const t = c('where', c('less', x, scalar(0, x.dtype)), c('ceil', x), c('floor', x));
+  const away = c('greater_equal', c('abs', c('subtract', x, t)), scalar(0.5, x.dtype));
+  return c('where', away, c('add', t, c('sign', x)), t);
+}

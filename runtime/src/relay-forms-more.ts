@@ -21,6 +21,7 @@ import {
   only,
   permute,
   inverse,
+  roundTensorHalfAway,
   size,
   type Attrs,
   type Form,
@@ -139,6 +140,16 @@ function conv2dNchwc(op: string): Form {
 }
 
 export const MORE_FORMS: readonly (readonly [string, Form])[] = [
+  [
+    // Relay's round is TVM's te.round, which lowers to llvm.round: ties away from zero (raf-op's round, as NumPy's and
+    // ONNX's, rounds them to even).
+    'round',
+    (args, attrs) => {
+      arity('round', args, 1);
+      only('round', attrs, []);
+      return roundTensorHalfAway(arg('round', args, 0, 'data'));
+    },
+  ],
   ['nn.contrib_conv2d_NCHWc', conv2dNchwc('nn.contrib_conv2d_NCHWc')],
   ['nn.contrib_depthwise_conv2d_NCHWc', conv2dNchwc('nn.contrib_depthwise_conv2d_NCHWc')],
   [
@@ -512,7 +523,7 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
           : tensor([knownNumber(op, args[i], what)], { dtype: x.dtype, shape: [] });
       const scale = value(1, 'dom_scale');
       const clipped = c('maximum', c('minimum', c('divide', x, scale), value(3, 'clip_max')), value(2, 'clip_min'));
-      return c('multiply', c('round', clipped), scale);
+      return c('multiply', roundTensorHalfAway(clipped), scale);
     },
   ],
   [

@@ -19,6 +19,7 @@ import {
   knownNumber,
   only,
   permute,
+  roundHalfAway,
   scalar,
   size,
   toNchw,
@@ -105,8 +106,8 @@ function resizeTaps(
       else {
         const v = source(x);
         const r = rounding || (mode === 'align_corners' ? 'round' : 'floor');
-        // TVM's round is nearbyint: ties to even.
-        if (r === 'round') i = Math.round(v) - (Math.round(v) - v === 0.5 && Math.round(v) % 2 !== 0 ? 1 : 0);
+        // TVM's round (te.round) lowers to llvm.round: ties away from zero.
+        if (r === 'round') i = roundHalfAway(v);
         else if (r === 'round_prefer_floor') i = Math.ceil(v - 0.5);
         else if (r === 'round_prefer_ceil') i = Math.floor(v + 0.5);
         else if (r === 'floor') i = Math.floor(f32(v + 1e-5));

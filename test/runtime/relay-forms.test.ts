@@ -340,6 +340,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'vision.roi_align (avg; adaptive and fixed sampling)',
     `def @main(%x: ${f32('2, 3, 8, 9')}, %r: ${f32('4, 4')}, %b: ${i32('4, 1')}) { %0 = multiply(add(%r, 1f), 4f); %1 = concatenate((cast(mod(%b, 2), dtype="float32"), %0), axis=1); (vision.roi_align(%x, %1, pooled_size=[2, 3], spatial_scale=0.5f, sample_ratio=-1), vision.roi_align(%x, %1, pooled_size=[3, 2], spatial_scale=1f, sample_ratio=2)) }`,
   ],
+  [
+    'round (ties away from zero, as llvm.round), and resize nearest with round on ties',
+    `def @main(%x: ${f32('12')}, %y: ${f32('1, 1, 3, 3')}) { (round(divide(floor(multiply(%x, 8f)), 2f)), image.resize2d(%y, size=[5, 5], roi=[0f, 0f, 0f, 0f], method="nearest_neighbor", coordinate_transformation_mode="align_corners", rounding_method="round")) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

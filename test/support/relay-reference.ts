@@ -424,6 +424,13 @@ function f16(v: number): number {
   return Math.sign(v) * r * q;
 }
 
+/** TVM's round (llvm.round): ties away from zero. */
+function halfAway(v: number): number {
+  const a = Math.abs(v);
+  const f = Math.floor(a);
+  return Math.sign(v) * (a - f >= 0.5 ? f + 1 : f);
+}
+
 function mk(shape: readonly number[], dtype: RDType, f: (i: number) => number): T64 {
   const data = new Float64Array(size(shape));
   for (let i = 0; i < data.length; i++) data[i] = f(i);
@@ -1821,10 +1828,8 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
           return Math.floor(o / (m / n));
         const v = src(o, n, m);
         const r = rounding || (mode === 'align_corners' ? 'round' : 'floor');
-        if (r === 'round') {
-          const fl = Math.floor(v);
-          return v - fl === 0.5 ? (fl % 2 === 0 ? fl : fl + 1) : Math.round(v);
-        }
+        // te.round lowers to llvm.round: ties away from zero.
+        if (r === 'round') return Math.sign(v) * Math.floor(Math.abs(v) + 0.5);
         if (r === 'round_prefer_floor') return Math.ceil(v - 0.5);
         if (r === 'round_prefer_ceil') return Math.floor(v + 0.5);
         if (r === 'floor') return Math.floor(F(v + 1e-5));
@@ -1924,6 +1929,12 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       for (let i = 0; i < out.length; i++) out[i] = roundTo(x.dtype, out[i]!);
       return { shape: [N!, OC, OH, OW], dtype: x.dtype, data: out };
     }
+    case 'round':
+      return unary(t(0), halfAway);
+    case 'floor':
+      return unary(t(0), Math.floor);
+    case 'ceil':
+      return unary(t(0), Math.ceil);
     case 'nn.fifo_buffer': {
       const [x, buf] = [t(0), t(1)];
       const axis = axisOf((at.axis as number) ?? 0, buf.shape.length);
@@ -2200,12 +2211,7 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       const x = t(0);
       if (at.kind === 0) return x;
       const [scale, lo, hi] = [t(1).data[0]!, t(2).data[0]!, t(3).data[0]!];
-      // Round half to even, as TVM's round lowers to nearbyint.
-      const even = (v: number) => {
-        const r = Math.round(v);
-        return Math.abs(v - Math.trunc(v)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
-      };
-      return unary(x, (v) => even(Math.max(Math.min(v / scale, hi), lo)) * scale);
+      return unary(x, (v) => halfAway(Math.max(Math.min(v / scale, hi), lo)) * scale);
     }
     case 'nn.contrib_conv2d_NCHWc':
     case 'nn.contrib_depthwise_conv2d_NCHWc': {

@@ -9,7 +9,7 @@ import { roundCast, roundFusion } from '../passes/round.ts';
 /** The base op raf.op.round; its gradient is installed by the generated registry. */
 export const roundOp: OpDef<RoundArgs> = {
   name: 'round',
-  doc: 'Elementwise rounding to the nearest integer, ties to even (NumPy, ONNX); gradient zero.',
+  doc: "Elementwise rounding to the nearest integer, ties to even (NumPy, ONNX); gradient zero. Relay's round (ties away from zero, as llvm.round) imports as a composite form instead.",
   source: 'specs/math/round.yaml',
   schema: RoundArgs,
   tensorArgs: ['x'],
@@ -21,7 +21,7 @@ export const roundOp: OpDef<RoundArgs> = {
 };
 
 /**
- * Elementwise rounding to the nearest integer, ties to even (NumPy, ONNX); gradient zero.
+ * Elementwise rounding to the nearest integer, ties to even (NumPy, ONNX); gradient zero. Relay's round (ties away from zero, as llvm.round) imports as a composite form instead.
  *
  * @param x Tensor.
  * @see specs/math/round.yaml
