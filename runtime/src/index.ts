@@ -23,6 +23,7 @@ export {
   type TensorType,
 } from './tensor.ts';
 export { OpError, DispatchError } from './errors.ts';
+export { stringTensor, stringsOf, isStringTensor } from './strings.ts';
 export { call, invoke, dispatchStats } from './dispatch.ts';
 export { tidy } from './scope.ts';
 export { withDialect, registerDialect, allDialectOps } from './dialect.ts';

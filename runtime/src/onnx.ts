@@ -9,3 +9,4 @@ export { OnnxOptional, OnnxSequence } from './graph/onnx/containers.ts';
 export { initOnnx } from './graph/onnx/proto.ts';
 export { generateGreedy, type GreedyOptions } from './graph/onnx/generate.ts';
 export { NARROW_FORMATS, carrierOf, packFormat, unpackFormat, type NarrowFormat } from './formats.ts';
+export { stringTensor, stringsOf, isStringTensor } from './strings.ts';

@@ -12,6 +12,7 @@ import { OnnxOptional, OnnxSequence, type OnnxValue } from '../../runtime/src/on
 import { isDType, type DType } from '../../runtime/src/dtype.ts';
 import { decodeOnnx } from '../../runtime/src/graph/onnx/proto.ts';
 import { carrierOf, isNarrowFormat, unpackFormat } from '../../runtime/src/formats.ts';
+import { isStringTensor, stringsOf, stringTensor } from '../../runtime/src/strings.ts';
 
 export const SUITE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/onnx-backend/data');
 /** The folders ONNX's runner reads, in its order; `real` cases run the `light/` models. */
@@ -129,6 +130,8 @@ export interface Expected {
   readonly type: string;
   readonly shape: readonly number[];
   readonly values: readonly number[];
+  /** A string tensor's elements (type 'string'). */
+  readonly strings?: readonly string[];
 }
 
 function half(bits: number): number {
@@ -184,6 +187,15 @@ function tensorOf(msg: Msg): Expected {
   const shape = (msg.dims as string[]).map(Number);
   const raw: Uint8Array | undefined = msg.rawData;
   let values: number[] = [];
+  if (type === 'string') {
+    const decoder = new TextDecoder();
+    return {
+      type,
+      shape,
+      values,
+      strings: ((msg.stringData as Uint8Array[] | undefined) ?? []).map((b) => decoder.decode(b)),
+    };
+  }
   if (raw && raw.length) {
     const buf = new Uint8Array(raw).buffer;
     const view = new DataView(buf);
@@ -271,6 +283,7 @@ export function compareOutput(
 
 /** A raf-op tensor for an input file; element types raf-op has no tensor for are refused naming the input. */
 function rafInput(name: string, e: Expected): Tensor {
+  if (e.strings) return stringTensor(e.strings, e.shape);
   // A narrow type is fed in its carrier dtype (raf-op's formats.ts).
   if (isNarrowFormat(e.type)) return tensor(e.values, { dtype: carrierOf(e.type), shape: [...e.shape] });
   if (!isDType(e.type)) throw new Error(`input '${name}' has element type ${e.type}, which raf-op has no tensor for`);
@@ -327,6 +340,16 @@ function compareValue(
     return compareValue(name, got.value, want.optional, rtol, atol);
   }
   if (!(got instanceof Tensor)) return `output '${name}' is not a tensor`;
+  if ('type' in want && want.strings) {
+    if (!isStringTensor(got)) return `output '${name}' is ${got.dtype}, expected strings`;
+    if (got.shape.join(',') !== want.shape.join(','))
+      return `output '${name}' has shape [${got.shape.join(', ')}], expected [${want.shape.join(', ')}]`;
+    const texts = stringsOf(got);
+    const at = texts.findIndex((t, i) => t !== want.strings![i]);
+    return at < 0
+      ? null
+      : `output '${name}' element ${at} is ${JSON.stringify(texts[at])}, expected ${JSON.stringify(want.strings[at])}`;
+  }
   // An output of a narrow type (the session says which) is its carrier dtype holding the type's values.
   const type = isNarrowFormat(format) && got.dtype === carrierOf(format) ? format : got.dtype;
   return compareOutput(name, { type, shape: got.shape, values: got.dataSync() as ArrayLike<number> }, want, rtol, atol);

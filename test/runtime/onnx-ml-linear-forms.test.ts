@@ -148,7 +148,7 @@ describe('ai.onnx.ml preprocessing ops against onnxruntime-node', () => {
     expect(() => fromOnnx(model)).toThrow(/ai\.onnx\.ml\.ZipMap .*'zipmap': False/);
   });
 
-  it('a string LabelEncoder is refused, naming the attribute', () => {
+  it('a LabelEncoder with string keys over a numeric input is refused, naming the mismatch', () => {
     const model = buildModel({
       nodes: [{ op: 'LabelEncoder', ...io, attrs: { keys_strings: ['a', 'b'], values_int64s: [1, 2] } }],
       inputs: [{ name: 'x', dtype: 'int64', shape: [2] }],
@@ -158,7 +158,7 @@ describe('ai.onnx.ml preprocessing ops against onnxruntime-node', () => {
         { domain: ML, version: 3 },
       ],
     });
-    expect(() => fromOnnx(model)).toThrow(/LabelEncoder's keys_strings is not imported: raf-op has no string tensor/);
+    expect(() => fromOnnx(model)).toThrow(/LabelEncoder's keys are strings, its input X is not/);
   });
 });
 

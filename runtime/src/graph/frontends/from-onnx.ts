@@ -17,6 +17,7 @@ import type { OnnxImportCache } from '../onnx/import-cache.ts';
 import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
 import { FORMAT_PRESERVING, formatOf, markFormat } from '../onnx/narrow.ts';
+import { isStringTensor, markStrings } from '../../strings.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
   decodeOnnx,
@@ -200,6 +201,10 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
   for (const input of m.inputs) {
     if (values.has(input.name)) continue;
     const fixed = opts.constants?.[input.name];
+    if (input.strings && !(fixed && isStringTensor(fixed)))
+      throw new Error(
+        `FromOnnx: input '${input.name}' is an ONNX string tensor: raf-op reads strings as values known while converting; pass stringTensor([...]) in opts.constants (OnnxSession does this for each run)`,
+      );
     if (fixed) {
       // A constant given in another dtype than the input declares (an int32 sample rate for an int64 input) takes the
       // input's dtype, as a fed value would.
@@ -761,12 +766,15 @@ function convertNode(node: OnnxNode, opset: number, values: Map<string, ImportVa
   const outs = form?.(ctx) ?? mappedCall(node, opset, (name) => (name ? read(node.inputs.indexOf(name)) : undefined));
   if (outs.length < node.outputs.filter(Boolean).length)
     throw new Error(`gives ${outs.length} outputs, the node has ${node.outputs.length}`);
-  // An op that only moves elements passes a narrow format (int4, float8...) on to its outputs of the same dtype.
-  const first = FORMAT_PRESERVING.has(node.opType) ? value(0) : undefined;
+  // An op that only moves elements passes a narrow format (int4, float8...) on to its outputs of the same dtype, and
+  // strings (string ids) likewise; Where passes on its branches' strings.
+  const first = FORMAT_PRESERVING.has(node.opType) ? value(0) : node.opType === 'Where' ? value(1) : undefined;
   const format = first instanceof Tensor ? formatOf(first) : undefined;
+  const strings = isStringTensor(first);
   node.outputs.forEach((o, i) => {
     if (!o || !outs[i]) return;
     const t = outs[i]!;
+    if (strings && t instanceof Tensor && t.dtype === 'int32') markStrings(t);
     if (format && t instanceof Tensor && t.dtype === (first as Tensor).dtype) markFormat(t, format);
     values.set(o, t);
   });

@@ -1,13 +1,13 @@
 // Importer forms of the `ai.onnx.ml` ops skl2onnx writes around the models of a scikit-learn pipeline: Scaler,
-// Normalizer, Imputer, FeatureVectorizer, OneHotEncoder and LabelEncoder over numbers, LinearRegressor,
-// LinearClassifier with int64 labels, and SVMRegressor (with one-class SVMs). Each composes raf-op's ops with the
+// Normalizer, Imputer, FeatureVectorizer, OneHotEncoder and LabelEncoder (over numbers or strings), LinearRegressor,
+// LinearClassifier with int64 or string labels, and SVMRegressor (with one-class SVMs). Each composes raf-op's ops with the
 // semantics of ONNX's Operators-ml.md as onnxruntime computes them: inputs of any numeric type are read as float32,
 // outputs documented as tensor(float) are float32, and Normalizer divides by the row's maximum, sum of absolute values
 // or Euclidean norm, leaving a row whose divisor is 0 as it is.
 //
-// SVMClassifier too, without probability estimates (libsvm's one-against-one votes, or a linear model). String tensors
-// (string labels and categories, CategoryMapper, DictVectorizer, ZipMap's maps), SVMClassifier's prob_a and prob_b and
-// the PROBIT post-transform are refused with their names.
+// SVMClassifier too, without probability estimates (libsvm's one-against-one votes, or a linear model). Strings are ids
+// in raf-op's string table (strings.ts). DictVectorizer and ZipMap's maps, SVMClassifier's prob_a and prob_b and the
+// PROBIT post-transform are refused with their names.
 
 import { isFloat, type DType } from '../../dtype.ts';
 import { abs } from '../../generated/api/abs.ts';
@@ -42,6 +42,7 @@ import { tensor, zeros, type Tensor } from '../../tensor.ts';
 import type { ImportContext } from './forms.ts';
 import type { OnnxTensor } from './proto.ts';
 import { constTensor } from './values.ts';
+import { isStringTensor, markStrings, stringTensor } from '../../strings.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -62,10 +63,25 @@ function numbers(ctx: ImportContext, name: string): number[] | undefined {
   return v as number[];
 }
 
-function refuseStrings(ctx: ImportContext, ...names: string[]): void {
-  for (const name of names)
-    if (ctx.attr(name) !== undefined)
-      throw new Error(`${ctx.node.opType}'s ${name} is not imported: raf-op has no string tensor (numbers are)`);
+/** A string list attribute (NUL-joined, proto.ts), or undefined. */
+function stringList(ctx: ImportContext, name: string): string[] | undefined {
+  const v = ctx.attr(name);
+  return typeof v === 'string' ? (v ? v.split('\u0000') : []) : undefined;
+}
+
+/**
+ * A classifier's labels: classlabels_ints (int64), or classlabels_strings as their ids in raf-op's string table (int32,
+ * the label output marked as strings).
+ */
+function classLabels(ctx: ImportContext): { labels: number[]; table: Tensor; strings: boolean } {
+  const names = stringList(ctx, 'classlabels_strings');
+  if (names?.length) {
+    const table = stringTensor(names);
+    return { labels: Array.from(table.dataSync() as ArrayLike<number>), table, strings: true };
+  }
+  const labels = numbers(ctx, 'classlabels_ints');
+  if (!labels?.length) throw new Error(`${ctx.node.opType} needs classlabels_ints or classlabels_strings`);
+  return { labels, table: tensor(labels, { dtype: 'int64' }), strings: false };
 }
 
 /** X as float32 rows: [C] is one row [1, C]. */
@@ -151,45 +167,60 @@ const featureVectorizer: Form = (ctx) => {
 
 /** OneHotEncoder over cats_int64s: [...X.shape, categories], 1 where x (truncated to an integer) is the category. */
 const oneHotEncoder: Form = (ctx) => {
-  refuseStrings(ctx, 'cats_strings');
-  const cats = numbers(ctx, 'cats_int64s');
-  if (!cats?.length) throw new Error('OneHotEncoder needs cats_int64s');
   const x = need(ctx, 0, 'X');
+  const names = stringList(ctx, 'cats_strings');
+  if (names?.length) {
+    if (!isStringTensor(x)) throw new Error("OneHotEncoder's cats_strings need a string input X");
+    return [cast(equal(reshape(x, [...x.shape, 1]), stringTensor(names)), 'float32')];
+  }
+  const cats = numbers(ctx, 'cats_int64s');
+  if (!cats?.length) throw new Error('OneHotEncoder needs cats_int64s or cats_strings');
   const ints = x.dtype === 'int64' ? x : cast(x, 'int64');
   const hot = equal(reshape(ints, [...x.shape, 1]), tensor(cats, { dtype: 'int64' }));
   return [cast(hot, 'float32')];
 };
 
 /**
- * LabelEncoder over numbers: each element equal to keys[i] (NaN matches a NaN key) becomes values[i], any other the
- * default; keys and values as lists (keys_int64s, values_floats...) or tensors (ml opset 4).
+ * LabelEncoder: each element equal to keys[i] (NaN matches a NaN key) becomes values[i], any other the default; keys
+ * and values as lists (keys_int64s, values_floats, keys_strings...) or tensors (ml opset 4), strings as their ids.
  */
 const labelEncoder: Form = (ctx) => {
-  refuseStrings(ctx, 'keys_strings', 'values_strings', 'default_string');
   const tensorAttr = (name: string): Tensor | undefined => {
     const v = ctx.attr(name);
     if (v === undefined) return undefined;
     if (typeof v === 'object' && v !== null && 'values' in v && 'dtype' in v) return constTensor(v as OnnxTensor);
-    throw new Error(`LabelEncoder's ${name} is not a numeric tensor`);
+    throw new Error(`LabelEncoder's ${name} is not a tensor`);
+  };
+  // Strings (keys_strings, values_strings, default_string, string tensors) are ids in raf-op's string table.
+  const stringList = (name: string): Tensor | undefined => {
+    const v = ctx.attr(name);
+    return typeof v === 'string' ? stringTensor(v ? v.split('\u0000') : []) : undefined;
   };
   const x = need(ctx, 0, 'X');
   const keysList = numbers(ctx, 'keys_int64s') ?? numbers(ctx, 'keys_floats');
   const valueInts = numbers(ctx, 'values_int64s');
   const valuesList = valueInts ?? numbers(ctx, 'values_floats');
-  const keys = keysList ? tensor(keysList, { dtype: x.dtype }) : tensorAttr('keys_tensor');
+  const keys = keysList
+    ? tensor(keysList, { dtype: x.dtype })
+    : (stringList('keys_strings') ?? tensorAttr('keys_tensor'));
   let values: Tensor | undefined = valuesList
     ? tensor(valuesList, { dtype: valueInts ? 'int64' : 'float32' })
-    : tensorAttr('values_tensor');
-  if (!keys || !values) throw new Error('LabelEncoder needs numeric keys and values (keys_* and values_* attributes)');
+    : (stringList('values_strings') ?? tensorAttr('values_tensor'));
+  if (!keys || !values) throw new Error('LabelEncoder needs keys and values (keys_* and values_* attributes)');
   if (keys.size !== values.size)
     throw new Error(`LabelEncoder has ${keys.size} keys and ${values.size} values; they pair up one to one`);
+  if (isStringTensor(keys) !== isStringTensor(x))
+    throw new Error(`LabelEncoder's keys are ${isStringTensor(keys) ? 'strings' : 'numbers'}, its input X is not`);
+  const outStrings = isStringTensor(values);
   const dtype: DType = values.dtype;
   const fallback =
     tensorAttr('default_tensor') ??
-    tensor([dtype === 'int64' ? num(ctx, 'default_int64', -1) : num(ctx, 'default_float', -0)], {
-      dtype,
-      shape: [],
-    });
+    (outStrings
+      ? stringTensor([(ctx.attr('default_string') as string | undefined) ?? '_Unused'], [])
+      : tensor([dtype === 'int64' ? num(ctx, 'default_int64', -1) : num(ctx, 'default_float', -0)], {
+          dtype,
+          shape: [],
+        }));
   const flatKeys = reshape(keys.dtype === x.dtype ? keys : cast(keys, x.dtype), [keys.size]);
   values = reshape(values, [values.size]);
   const column = reshape(x, [...x.shape, 1]);
@@ -197,7 +228,8 @@ const labelEncoder: Form = (ctx) => {
   if (isFloat(x.dtype)) hit = logicalOr(hit, logicalAnd(isnan(column), isnan(flatKeys)));
   const anyHit = greater(sum(cast(hit, 'int32'), [-1]), 0);
   const picked = take(values, argmax(cast(hit, 'int32'), -1, false, false), 0);
-  return [where(anyHit, picked, reshape(fallback, []))];
+  const y = where(anyHit, picked, reshape(fallback, []));
+  return [outStrings ? markStrings(y) : y];
 };
 
 /** LinearRegressor: X · coefficientsᵀ + intercepts for each target, then post_transform. */
@@ -216,9 +248,8 @@ const linearRegressor: Form = (ctx) => {
 
 /** LinearClassifier with int64 labels: scores X · coefficientsᵀ + intercepts, post_transform, the best class's label. */
 const linearClassifier: Form = (ctx) => {
-  refuseStrings(ctx, 'classlabels_strings');
-  const labels = numbers(ctx, 'classlabels_ints');
-  if (!labels?.length) throw new Error('LinearClassifier needs classlabels_ints');
+  const { labels, table, strings } = classLabels(ctx);
+  const labelled = (t: Tensor) => (strings ? markStrings(t) : t);
   const x = rows(ctx);
   const coef = numbers(ctx, 'coefficients') ?? [];
   const C = x.shape[1]!;
@@ -239,12 +270,12 @@ const linearClassifier: Form = (ctx) => {
         ? concatenate([sigmoid(multiply(scores, -1)), sigmoid(scores)], 1)
         : concatenate([subtract(1, scores), scores], 1);
     const second = cast(reshape(greater(scores, 0), [x.shape[0]!]), 'int32');
-    return [take(tensor(labels, { dtype: 'int64' }), second, 0), z];
+    return [labelled(take(table, second, 0)), z];
   }
   if (classes !== labels.length)
     throw new Error(`LinearClassifier has ${classes} rows of coefficients for ${labels.length} labels`);
   const z = postTransform(ctx, scores);
-  return [take(tensor(labels, { dtype: 'int64' }), argmax(scores, 1, false, false), 0), z];
+  return [labelled(take(table, argmax(scores, 1, false, false), 0)), z];
 };
 
 /** The kernel of X [N, F] against the rows of V [S, F], [N, S]: LINEAR, POLY, RBF or SIGMOID. */
@@ -302,9 +333,8 @@ const svmRegressor: Form = (ctx) => {
  * label where that score is positive, or at least 0.5 when every coefficient is).
  */
 const svmClassifier: Form = (ctx) => {
-  refuseStrings(ctx, 'classlabels_strings');
-  const labels = numbers(ctx, 'classlabels_ints');
-  if (!labels?.length) throw new Error('SVMClassifier needs classlabels_ints');
+  const { labels, table: labelTable, strings } = classLabels(ctx);
+  const labelled = (t: Tensor) => (strings ? markStrings(t) : t);
   if (numbers(ctx, 'prob_a')?.length)
     throw new Error(`SVMClassifier's prob_a and prob_b (probability estimates) are not imported`);
   const x = rows(ctx);
@@ -314,7 +344,6 @@ const svmClassifier: Form = (ctx) => {
   const rho = numbers(ctx, 'rho') ?? [];
   const perClass = numbers(ctx, 'vectors_per_class') ?? [];
   const S = perClass.reduce((a, b) => a + b, 0);
-  const labelTable = tensor(labels, { dtype: 'int64' });
   if (S === 0) {
     if (coef.length !== K * F)
       throw new Error(`SVMClassifier (linear) has ${coef.length} coefficients for ${K} × ${F}`);
@@ -325,7 +354,7 @@ const svmClassifier: Form = (ctx) => {
       const positive = coef.every((v) => v >= 0);
       label = where(positive ? greaterEqual(best, 0.5) : greater(best, 0), labels[1]!, label);
     }
-    return [label, postTransform(ctx, scores)];
+    return [labelled(label), postTransform(ctx, scores)];
   }
   if (perClass.length !== K)
     throw new Error(`SVMClassifier has vectors_per_class for ${perClass.length} of ${K} classes`);
@@ -362,9 +391,9 @@ const svmClassifier: Form = (ctx) => {
   const post = str(ctx, 'post_transform', 'NONE');
   if (K === 2) {
     if (post !== 'NONE') throw new Error(`SVMClassifier's post_transform ${post} for two classes is not imported`);
-    return [label, concatenate([multiply(d, -1), d], 1)];
+    return [labelled(label), concatenate([multiply(d, -1), d], 1)];
   }
-  return [label, postTransform(ctx, d)];
+  return [labelled(label), postTransform(ctx, d)];
 };
 
 export const ML_LINEAR_FORMS: Readonly<Record<string, Form>> = {

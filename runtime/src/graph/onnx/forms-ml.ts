@@ -1,8 +1,8 @@
 // Importer forms of ONNX's `ai.onnx.ml` domain (scikit-learn style pipelines, as skl2onnx writes them), keyed
 // `ai.onnx.ml.OpType` in CONTRIB_FORMS: Binarizer and ArrayFeatureExtractor composed from raf-op ops, and the tree
-// ensembles (TreeEnsembleRegressor, TreeEnsembleClassifier with int64 labels, ml opset 5's TreeEnsemble) normalized
+// ensembles (TreeEnsembleRegressor, TreeEnsembleClassifier with int64 or string labels, ml opset 5's TreeEnsemble) normalized
 // into raf.op.tree_ensemble; the scalers, encoders, linear models and SVMRegressor are in forms-ml-linear.ts. Other
-// ops of the domain (SVMClassifier, string categories and labels, maps) are refused by name.
+// ops of the domain (maps: DictVectorizer, ZipMap) are refused by name.
 
 import { isFloat } from '../../dtype.ts';
 import { cast } from '../../generated/api/cast.ts';
@@ -14,6 +14,8 @@ import { argmax } from '../../generated/api/argmax.ts';
 import { call } from '../../dispatch.ts';
 import type { ImportContext } from './forms.ts';
 import { ML_LINEAR_FORMS } from './forms-ml-linear.ts';
+import { ML_STRING_FORMS } from './forms-strings.ts';
+import { markStrings, stringTensor } from '../../strings.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -216,10 +218,11 @@ const treeEnsembleRegressor: Form = (ctx) => {
 
 const treeEnsembleClassifier: Form = (ctx) => {
   const op = 'TreeEnsembleClassifier';
-  if (ctx.attr('classlabels_strings') !== undefined)
-    throw new Error(`${op} with string class labels is not imported (raf-op has no string tensor); int64 labels are`);
-  const labels = list(ctx, 'classlabels_int64s');
-  if (!labels?.length) throw new Error(`${op} needs classlabels_int64s`);
+  // String labels are their ids in raf-op's string table (strings.ts); the label output is marked as strings.
+  const names = strings(ctx, 'classlabels_strings');
+  const table = names?.length ? stringTensor(names) : undefined;
+  const labels = table ? Array.from(table.dataSync() as ArrayLike<number>) : list(ctx, 'classlabels_int64s');
+  if (!labels?.length) throw new Error(`${op} needs classlabels_int64s or classlabels_strings`);
   const trees = keyedTrees(ctx, op, 'class');
   if (labels.length === 2 && new Set(trees.targets).size < 2)
     throw new Error(
@@ -234,8 +237,8 @@ const treeEnsembleClassifier: Form = (ctx) => {
     list(ctx, 'base_values', 'base_values_as_tensor') ?? [],
   );
   const best = argmax(scores, 1, false, false);
-  const label = take(tensor(labels, { dtype: 'int64' }), best, 0);
-  return [label, scores];
+  const label = take(table ?? tensor(labels, { dtype: 'int64' }), best, 0);
+  return [table ? markStrings(label) : label, scores];
 };
 
 /** TreeEnsemble (ml opset 5): nodes and leaves in arrays, children flagged as leaves, enums as integers. */
@@ -300,6 +303,7 @@ function treeEnsemble(
 
 export const ML_FORMS: Readonly<Record<string, Form>> = {
   ...ML_LINEAR_FORMS,
+  ...ML_STRING_FORMS,
   'ai.onnx.ml.TreeEnsembleRegressor': treeEnsembleRegressor,
   'ai.onnx.ml.TreeEnsembleClassifier': treeEnsembleClassifier,
   'ai.onnx.ml.TreeEnsemble': treeEnsembleV5,

@@ -1,5 +1,5 @@
-// ONNX's TfIdfVectorizer over integer tokens, composed from raf-op's ops: n-gram counts of a pool, with skips, as
-// term frequencies, IDF indicators or TF-IDF. A pool of strings (pool_strings) is refused: raf-op has no string tensor.
+// ONNX's TfIdfVectorizer, composed from raf-op's ops: n-gram counts of a pool, with skips, as term frequencies, IDF
+// indicators or TF-IDF, over integer tokens or strings (their ids in raf-op's string table, strings.ts).
 //
 // The counting follows ONNX's reference implementation: for each skip distance d = 1 … max_skip_count + 1, every
 // start position s of a row counts the pool's n-grams (x[s], x[s + d], …, x[s + (n - 1)d]) for n from
@@ -21,6 +21,7 @@ import { stridedSlice } from '../../generated/api/strided_slice.ts';
 import { sum } from '../../generated/api/sum.ts';
 import { tensor, type Tensor } from '../../tensor.ts';
 import type { ImportContext } from './forms.ts';
+import { internString, isStringTensor } from '../../strings.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -70,10 +71,10 @@ function gramsBySize(
 }
 
 const tfIdfVectorizer: Form = (ctx) => {
-  if (ctx.attr('pool_strings') !== undefined)
-    throw new Error("TfIdfVectorizer's pool_strings is not imported: raf-op has no string tensor (pool_int64s is)");
-  const pool = list(ctx, 'pool_int64s');
-  if (!pool) throw new Error('TfIdfVectorizer needs pool_int64s');
+  // A pool of strings is a pool of their ids in raf-op's string table, which a string X holds.
+  const rawStrings = ctx.attr('pool_strings');
+  const pool = typeof rawStrings === 'string' ? rawStrings.split('\u0000').map(internString) : list(ctx, 'pool_int64s');
+  if (!pool) throw new Error('TfIdfVectorizer needs pool_int64s or pool_strings');
   const [minN, maxN, maxSkip] = [int(ctx, 'min_gram_length'), int(ctx, 'max_gram_length'), int(ctx, 'max_skip_count')];
   if (minN < 1 || maxN < minN || maxSkip < 0)
     throw new Error(
@@ -91,7 +92,11 @@ const tfIdfVectorizer: Form = (ctx) => {
   const x0 = ctx.input(0);
   if (!x0) throw new Error('TfIdfVectorizer needs its input X');
   if (x0.dtype !== 'int32' && x0.dtype !== 'int64')
-    throw new Error(`TfIdfVectorizer takes int32 or int64 tokens, got ${x0.dtype}`);
+    throw new Error(`TfIdfVectorizer takes int32, int64 or string tokens, got ${x0.dtype}`);
+  if ((typeof rawStrings === 'string') !== isStringTensor(x0))
+    throw new Error(
+      `TfIdfVectorizer's pool is ${typeof rawStrings === 'string' ? 'strings' : 'integers'}, its input X is not`,
+    );
   if (x0.shape.length > 2)
     throw new Error(`TfIdfVectorizer takes X of shape [C] or [B, C], got rank ${x0.shape.length}`);
   const x = x0.shape.length === 2 ? x0 : reshape(x0, [1, x0.shape.length ? x0.shape[0]! : 1]);

@@ -36,6 +36,7 @@ import { MATH_FORMS } from './forms-math.ts';
 import { SEQUENCE_FORMS } from './forms-sequence.ts';
 import { EXTRA_FORMS, lstmWithPeepholes } from './forms-extra.ts';
 import { TEXT_FORMS } from './forms-text.ts';
+import { STRING_FORMS } from './forms-strings.ts';
 import { conv3dByTaps } from '../../conv3d.ts';
 import { kindOf, type ImportValue } from './containers.ts';
 import { isOnnxGraph, narrowFormatOf, type OnnxAttr, type OnnxGraph, type OnnxNode, type OnnxTensor } from './proto.ts';
@@ -620,6 +621,7 @@ export const IMPORTER_FORMS: Readonly<Record<string, Form>> = {
   ...SEQUENCE_FORMS,
   ...EXTRA_FORMS,
   ...TEXT_FORMS,
+  ...STRING_FORMS,
   Constant: constantForm,
   // Identity passes any value on: a tensor, a sequence (opset 14) or an optional (opset 16).
   Identity: (ctx) => [ctx.value(0) ?? need(ctx, 0)],

@@ -2,6 +2,7 @@
 
 import type protobufjs from 'protobufjs';
 import { bfloat16FromBits, type DType } from '../../dtype.ts';
+import { internString } from '../../strings.ts';
 import { carrierOf, packedLength, unpackFormat, type NarrowFormat } from '../../formats.ts';
 import { inlineFunctions, type OnnxFunction } from './functions.ts';
 
@@ -88,6 +89,7 @@ const SCHEMA = {
             dataType: f('int32', 2),
             floatData: r('float', 4, packed),
             int32Data: r('int32', 5, packed),
+            stringData: r('bytes', 6),
             int64Data: r('int64', 7, packed),
             name: f('string', 8),
             rawData: f('bytes', 9),
@@ -270,6 +272,8 @@ export interface OnnxTensor {
   readonly data: ArrayLike<number>;
   /** ONNX's narrow element type (int4, float8...), whose values `dtype` (its carrier) holds. */
   readonly format?: NarrowFormat;
+  /** A tensor of strings: `data` holds their ids in raf-op's string table (strings.ts), in int32. */
+  readonly strings?: true;
 }
 
 /** A tensor whose elements are read only when asked for, once: an initializer no node reads costs nothing. */
@@ -329,6 +333,8 @@ export interface OnnxValueInfo {
   readonly shape: (number | string)[] | null;
   /** ONNX's narrow element type (int4, float8...), whose values `dtype` (its carrier) holds. */
   readonly format?: NarrowFormat;
+  /** A value of strings, fed and returned as string tensors (strings.ts: int32 ids). */
+  readonly strings?: true;
 }
 
 /** A graph: the model's main graph, or a control-flow body (If's branches, Loop's body). */
@@ -349,6 +355,8 @@ export function isOnnxGraph(v: unknown): v is OnnxGraph {
 }
 
 function elemType(code: number, what: string): DType | 'int64' {
+  // Strings travel as int32 ids into raf-op's string table (strings.ts).
+  if (code === STRING) return 'int32';
   const d = ELEM[code] ?? (NARROW[code] && carrierOf(NARROW[code]));
   if (!d)
     throw new Error(
@@ -357,9 +365,25 @@ function elemType(code: number, what: string): DType | 'int64' {
   return d;
 }
 
+/** ONNX's element type code of strings. */
+const STRING = 8;
+
 function tensorOf(t: Record<string, any>): OnnxTensor {
   const dtype = elemType(t.dataType, `tensor '${t.name ?? ''}'`);
   const shape: number[] = (t.dims ?? []).map(Number);
+  if (t.dataType === STRING) {
+    const items = (t.stringData ?? []) as Uint8Array[];
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (items.length !== n)
+      throw new Error(
+        `FromOnnx: tensor '${t.name ?? ''}' holds ${items.length} strings, its shape [${shape.join(', ')}] needs ${n}`,
+      );
+    const decoder = new TextDecoder();
+    return {
+      ...lazyTensor(t.name ?? '', 'int32', shape, () => Int32Array.from(items, (b) => internString(decoder.decode(b)))),
+      strings: true,
+    };
+  }
   const raw: Uint8Array | undefined = t.rawData;
   const format = NARROW[t.dataType];
   if (format) return narrowTensor(t, format, shape);
@@ -480,6 +504,7 @@ function valueInfo(v: Record<string, any>): OnnxValueInfo {
     name: v.name,
     kind,
     ...(format ? { format } : {}),
+    ...(tt?.elemType === STRING ? { strings: true as const } : {}),
     dtype: tt?.elemType ? elemType(tt.elemType, `value '${v.name}'`) : null,
     shape: tt?.shape
       ? (tt.shape.dim ?? []).map((d: any) => (d.dimValue !== undefined ? Number(d.dimValue) : (d.dimParam ?? '?')))

@@ -22,6 +22,7 @@ import { fuseQuantDense } from '../passes/quant-dense.ts';
 import { OnnxImportCache } from './import-cache.ts';
 import { decodeOnnx, type OnnxModel, type OnnxValueInfo } from './proto.ts';
 import { carrierOf, memberOf } from '../../formats.ts';
+import { isStringTensor, markStrings } from '../../strings.ts';
 
 export interface OnnxSessionOptions {
   readonly device?: Device;
@@ -148,14 +149,18 @@ export class OnnxSession {
     if (extra.length) throw new Error(`OnnxSession.run: unknown input(s) ${extra.map((n) => `'${n}'`).join(', ')}`);
     this.checkShapes(feeds);
     if (this.narrowInputs.length) this.checkFormats(feeds);
+    for (const n of this.stringInputs)
+      if (!isStringTensor(feeds[n]))
+        throw new Error(`OnnxSession.run: input '${n}' is an ONNX string tensor; feed stringTensor([...])`);
     for (;;) {
       const tensorAt = (n: string) => {
         const t = feeds[n];
         return t instanceof Tensor ? t : undefined;
       };
+      // Strings are read while converting (strings.ts): a string input's values are part of the signature.
       const folded = this.inputNames.filter((n) => {
         const t = tensorAt(n);
-        return t && (isIntScalar(t) || (this.foldSmall && isSmall(t)));
+        return t && (this.stringInputs.has(n) || isIntScalar(t) || (this.foldSmall && isSmall(t)));
       });
       const key = this.inputNames
         .map((n) => {
@@ -327,6 +332,20 @@ export class OnnxSession {
     return this.withRegions.size;
   }
 
+  /** Inputs of ONNX strings: their values are folded into the conversion (strings.ts). */
+  private get stringInputs(): ReadonlySet<string> {
+    return (this.stringInputsCache ??= new Set(
+      this.model.inputs.filter((i) => i.strings && this.inputNames.includes(i.name)).map((i) => i.name),
+    ));
+  }
+  private stringInputsCache: ReadonlySet<string> | undefined;
+
+  /** Outputs of ONNX strings, by index: each run marks them as string tensors (their int32 ids). */
+  private get stringOutputs(): readonly number[] {
+    return (this.stringOutputsCache ??= this.model.outputs.flatMap((o, i) => (o.strings ? [i] : [])));
+  }
+  private stringOutputsCache: readonly number[] | undefined;
+
   /** Whether the model reads small inputs' values to decide shapes, so each new set of them is a new conversion. */
   private foldSmall = false;
 
@@ -448,7 +467,10 @@ export class OnnxSession {
       const t = flat[p.hint!]!;
       return t.dtype === p.type.dtype ? t : cast(t, p.type.dtype);
     });
-    return { key, outs: execute(g, args) };
+    const outs = execute(g, args);
+    if (!this.layouts.has(key))
+      for (const i of this.stringOutputs) if (outs[i]?.dtype === 'int32') markStrings(outs[i]!);
+    return { key, outs };
   }
 }
 

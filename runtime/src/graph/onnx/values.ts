@@ -5,6 +5,7 @@ import { sizeOf } from '../../shape.ts';
 import { fromStorage, tensor, Tensor } from '../../tensor.ts';
 import { isSymbolic } from '../trace.ts';
 import { onnxTypeName, type OnnxTensor } from './proto.ts';
+import { markStrings } from '../../strings.ts';
 
 /** ONNX element type codes a `dtype` arg can take (Cast's `to`). */
 const ONNX_DTYPES: Readonly<Record<number, DType>> = {
@@ -64,6 +65,7 @@ export function importedDType(d: DType): DType {
  * naming the tensor, except INT64_MAX/MIN, ONNX's "to the end" markers (Slice's ends), which clamp to ±(2^53 - 1).
  */
 export function constTensor(t: OnnxTensor): Tensor {
+  if (t.strings) return markStrings(tensor(Int32Array.from(t.data), { dtype: 'int32', shape: t.shape }));
   if (t.dtype === 'int64') {
     const values = t.values.map((v) => (v >= 2 ** 62 ? INT64_EXACT : v <= -(2 ** 62) ? -INT64_EXACT : v));
     const bad = values.find((v) => !Number.isSafeInteger(v));
