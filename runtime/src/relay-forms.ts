@@ -27,6 +27,7 @@ import {
   type Form,
 } from './relay-form-kit.ts';
 import { MORE_FORMS } from './relay-forms-more.ts';
+import { QNN_FORMS } from './relay-forms-qnn.ts';
 
 /** Relay's floor division of integers (and floats): the quotient rounded toward -infinity. */
 function floorDivide(a: Tensor, b: Tensor): Tensor {
@@ -299,6 +300,7 @@ function mirrorIndex(n: number, before: number, after: number, symmetric: boolea
 
 const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
   ...MORE_FORMS,
+  ...QNN_FORMS,
   [
     'nn.mirror_pad',
     (args, attrs) => {

@@ -9,6 +9,8 @@ import { checkSource } from '../support/relay-corpus.ts';
 const V = '#[version = "0.0.5"]\n';
 const f32 = (shape: string) => `Tensor[(${shape}), float32]`;
 const i32 = (shape: string) => `Tensor[(${shape}), int32]`;
+const i8 = (shape: string) => `Tensor[(${shape}), int8]`;
+const u8 = (shape: string) => `Tensor[(${shape}), uint8]`;
 
 const PROGRAMS: readonly (readonly [string, string])[] = [
   ['nn.batch_flatten', `def @main(%x: ${f32('2, 3, 4')}) { nn.batch_flatten(%x) }`],
@@ -343,6 +345,30 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
   [
     'round (ties away from zero, as llvm.round), and resize nearest with round on ties',
     `def @main(%x: ${f32('12')}, %y: ${f32('1, 1, 3, 3')}) { (round(divide(floor(multiply(%x, 8f)), 2f)), image.resize2d(%y, size=[5, 5], roi=[0f, 0f, 0f, 0f], method="nearest_neighbor", coordinate_transformation_mode="align_corners", rounding_method="round")) }`,
+  ],
+  [
+    'qnn.quantize (per tensor, and per axis into uint8) and qnn.dequantize',
+    `def @main(%x: ${f32('3, 4')}, %q: ${i8('3, 4')}) { %0 = qnn.quantize(%x, 0.0078125f, 3, out_dtype="int8"); %1 = qnn.quantize(multiply(%x, 3f), stack((0.01f, 0.02f, 0.005f, 0.1f), axis=0), stack((128, 100, 0, 7), axis=0), axis=1, out_dtype="uint8"); %2 = qnn.dequantize(subtract(multiply(%q, 25i8), 100i8), 0.05f, -2); (%0, %1, %2) }`,
+  ],
+  [
+    'qnn.requantize: UPWARD and TONEAREST (ties) in int64, float32 and float64 compute, per channel, int32 and uint8 outputs',
+    `def @main(%a: ${i32('3, 4')}) { %0 = subtract(multiply(%a, 997), 4500); %1 = qnn.requantize(%0, 0.0123f, 0, 0.37f, -5, out_dtype="int8"); %2 = qnn.requantize(%0, 0.0123f, 3, 0.37f, 5, rounding="TONEAREST", out_dtype="int8"); %3 = qnn.requantize(%0, 0.0123f, 0, 0.37f, 10, compute_dtype="float32", out_dtype="uint8"); %4 = qnn.requantize(%0, stack((0.01f, 0.002f, 0.03f, 0.5f), axis=0), 0, 0.4f, 0, axis=1, out_dtype="int32"); %5 = qnn.requantize(%0, 2.5f, 0, 0.01f, 0, out_dtype="int32"); %6 = subtract(%a, 5); %7 = qnn.requantize(%6, 0.5f, 0, 1f, 0, out_dtype="int8"); %8 = qnn.requantize(%6, 0.5f, 0, 1f, 0, rounding="TONEAREST", out_dtype="int8"); %9 = qnn.requantize(%6, 0.5f, 0, 1f, 0, rounding="TONEAREST", compute_dtype="float64", out_dtype="int8"); (%1, %2, %3, %4, %5, %7, %8, %9) }`,
+  ],
+  [
+    'qnn.add, qnn.subtract and qnn.mul (different scales, a skipped requantize, broadcasting)',
+    `def @main(%x: ${i8('2, 5')}, %y: ${i8('5')}) { %0 = subtract(multiply(%x, 20i8), 90i8); %1 = subtract(multiply(%y, 13i8), 60i8); (qnn.add(%0, %1, 0.02f, 3, 0.035f, -4, 0.05f, 1), qnn.subtract(%0, %1, 0.05f, 1, 0.035f, -4, 0.05f, 1), qnn.mul(%0, %1, 0.02f, 3, 0.035f, -4, 0.04f, 2)) }`,
+  ],
+  [
+    'qnn.concatenate (one input already at the output parameters)',
+    `def @main(%x: ${u8('2, 3')}, %y: ${u8('2, 2')}) { %0 = multiply(%x, 25u8); %1 = multiply(%y, 27u8); qnn.concatenate((%0, %1), (0.1f, 0.07f), (10, 128), 0.1f, 10, axis=1) }`,
+  ],
+  [
+    'qnn.dense (per-channel kernel zero points), qnn.batch_matmul and qnn.conv2d (padded, NCHW and NHWC)',
+    `def @main(%x: ${u8('3, 6')}, %w: ${i8('4, 6')}, %a: ${i8('2, 3, 5')}, %b: ${i8('2, 4, 5')}, %c: ${u8('1, 2, 5, 5')}, %k: ${i8('3, 2, 3, 3')}, %d: ${u8('1, 5, 5, 2')}, %h: ${i8('3, 3, 2, 3')}) { %0 = qnn.dense(multiply(%x, 25u8), subtract(multiply(%w, 20i8), 90i8), 128, stack((0, 3, -2, 1), axis=0), 0.1f, 0.2f, units=4, out_dtype="int32"); %1 = qnn.batch_matmul(subtract(%a, 4i8), subtract(%b, 5i8), 2, -1, 0.1f, 0.1f, out_dtype="int32"); %2 = qnn.conv2d(multiply(%c, 25u8), subtract(%k, 5i8), 100, 1, 0.1f, 0.2f, padding=[1, 1, 1, 1], channels=3, kernel_size=[3, 3], out_dtype="int32"); %3 = qnn.conv2d(multiply(%d, 25u8), subtract(%h, 5i8), 120, 0, 0.1f, 0.2f, padding=[1, 0, 1, 2], channels=3, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO", out_dtype="int32"); (%0, %1, %2, %3) }`,
+  ],
+  [
+    'qnn.simulated_quantize and qnn.simulated_dequantize (per channel)',
+    `def @main(%x: ${f32('2, 3')}) { %0 = qnn.simulated_quantize(multiply(%x, 2f), 1, stack((0.01f, 0.02f, 0.05f), axis=0), stack((3, -2, 0), axis=0), axis=1); qnn.simulated_dequantize(%0, 1, stack((0.01f, 0.02f, 0.05f), axis=0), stack((3, -2, 0), axis=0), axis=1) }`,
   ],
 ];
 

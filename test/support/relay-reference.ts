@@ -690,6 +690,88 @@ function asTensor(v: RValue, what: string): T64 {
   return v as T64;
 }
 
+// --- TVM's qnn arithmetic, element by element (int64 products in BigInt) ---
+
+const QRANGE: Readonly<Record<string, readonly [number, number]>> = {
+  int8: [-128, 127],
+  uint8: [0, 255],
+  int16: [-32768, 32767],
+  uint16: [0, 65535],
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+};
+
+/** frexp from the float64 bits, then the significand times 2^31 rounded half away (TVM's GetFixedPointMultiplierShift). */
+function qnnFixedPoint(x: number): [number, number] {
+  if (x === 0) return [0, 0];
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const biased = (view.getUint16(0) >> 4) & 0x7ff;
+  const e = biased - 1022; // x = sig · 2^e with sig in [0.5, 1)
+  let m = halfAway((x / 2 ** e) * 2 ** 31);
+  let shift = e;
+  if (m === 2 ** 31) [m, shift] = [2 ** 30, e + 1];
+  return [m, shift];
+}
+
+/** ((x << ls) · m + round) >> (31 + rs) in exact integers; TONEAREST rounds a negative product's tie down. */
+function qnnMultiplyShift(x: number, multiplier: number, toNearest: boolean): number {
+  const [m, e] = qnnFixedPoint(multiplier);
+  const total = BigInt(31 + Math.max(-e, 0));
+  const v = (BigInt(x) << BigInt(Math.max(e, 0))) * BigInt(m);
+  const r = (1n << (total - 1n)) - (toNearest && v < 0n ? 1n : 0n);
+  return Number((v + r) >> total);
+}
+
+const int32Of = (v: number) => Number(BigInt.asIntN(32, BigInt(Math.trunc(v))));
+
+/** The channel of element i along axis a of shape (0 for a per-tensor parameter). */
+function channelOf(shape: readonly number[], axis: number, i: number, count: number): number {
+  if (count <= 1) return 0;
+  return Math.floor(i / size(shape.slice(axis + 1))) % shape[axis]!;
+}
+
+interface QRequant {
+  inScale: number[];
+  inZero: number[];
+  outScale: number;
+  outZero: number;
+  axis: number;
+  rounding: string;
+  compute: string;
+  out: RDType;
+}
+
+function qnnRequantize(x: T64, q: QRequant): T64 {
+  const axis = x.shape.length ? axisOf(q.axis, x.shape.length) : 0;
+  const F = Math.fround;
+  const same = q.inScale.length === 1 && F(q.inScale[0]!) === F(q.outScale);
+  const clipTo = (v: number) => {
+    if (q.out === 'int32') return int32Of(v);
+    const [lo, hi] = QRANGE[q.out]!;
+    return Math.min(Math.max(int32Of(v), lo), hi);
+  };
+  return mk(x.shape, q.out, (i) => {
+    const ch = channelOf(x.shape, axis, i, Math.max(q.inScale.length, q.inZero.length));
+    const s = q.inScale[Math.min(ch, q.inScale.length - 1)]!;
+    const z = q.inZero[Math.min(ch, q.inZero.length - 1)]!;
+    const multiplier = F(s) / F(q.outScale);
+    if (q.compute === 'int64') {
+      let v = int32Of(x.data[i]!) - z;
+      if (!same) v = qnnMultiplyShift(v, multiplier, q.rounding === 'TONEAREST');
+      return clipTo(v + q.outZero);
+    }
+    const r = q.compute === 'float32' ? F : (v: number) => v;
+    let v = r(r(x.data[i]!) - z);
+    if (!same) v = r(v * r(multiplier));
+    v = r(v + q.outZero);
+    v = q.rounding === 'UPWARD' ? Math.floor(r(v + 0.5)) : halfAway(v);
+    return clipTo(v);
+  });
+}
+
+const qnnDefault = (v: unknown, d: string) => (v === undefined || v === null || v === 'None' ? d : String(v));
+const qnnValues = (v: RValue): number[] => Array.from(asTensor(v, 'qnn parameter').data);
+
 function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
   const t = (i: number): T64 => asTensor(vs[i]!, `${op} argument ${i}`);
   const cmp = (f: (x: number, y: number) => boolean): T64 => binary(t(0), t(1), (x, y) => (f(x, y) ? 1 : 0), 'bool');
@@ -2301,6 +2383,148 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
           for (let ix = 0; ix < gw; ix++)
             acc += bilinear(roi[0]!, c, y1 + ph * bh + ((iy + 0.5) * bh) / gh, x1 + pw * bw + ((ix + 0.5) * bw) / gw);
         return roundTo(x.dtype, acc / (gh * gw));
+      });
+    }
+    case 'qnn.quantize': {
+      const x = t(0);
+      const [sc, zp] = [qnnValues(vs[1]!), qnnValues(vs[2]!)];
+      const od = ((at.out_dtype as string) || 'int8') as RDType;
+      const axis = x.shape.length ? axisOf((at.axis as number) ?? -1, x.shape.length) : 0;
+      const [lo, hi] = QRANGE[od]!;
+      return mk(x.shape, od, (i) => {
+        const ch = channelOf(x.shape, axis, i, Math.max(sc.length, zp.length));
+        const q = halfAway(Math.fround(x.data[i]! / Math.fround(sc[Math.min(ch, sc.length - 1)]!)));
+        return Math.min(Math.max(q + zp[Math.min(ch, zp.length - 1)]!, lo), hi);
+      });
+    }
+    case 'qnn.dequantize': {
+      const x = t(0);
+      const [sc, zp] = [qnnValues(vs[1]!), qnnValues(vs[2]!)];
+      const axis = x.shape.length ? axisOf((at.axis as number) ?? -1, x.shape.length) : 0;
+      return mk(x.shape, 'float32', (i) => {
+        const ch = channelOf(x.shape, axis, i, Math.max(sc.length, zp.length));
+        return Math.fround(
+          (x.data[i]! - zp[Math.min(ch, zp.length - 1)]!) * Math.fround(sc[Math.min(ch, sc.length - 1)]!),
+        );
+      });
+    }
+    case 'qnn.requantize':
+      return qnnRequantize(t(0), {
+        inScale: qnnValues(vs[1]!),
+        inZero: qnnValues(vs[2]!),
+        outScale: qnnValues(vs[3]!)[0]!,
+        outZero: qnnValues(vs[4]!)[0]!,
+        axis: (at.axis as number) ?? -1,
+        rounding: qnnDefault(at.rounding, 'UPWARD'),
+        compute: qnnDefault(at.compute_dtype, 'int64'),
+        out: ((at.out_dtype as string) || 'int8') as RDType,
+      });
+    case 'qnn.add':
+    case 'qnn.subtract':
+    case 'qnn.mul': {
+      const [a, b] = [t(0), t(1)];
+      const [sa, za, sb, zb, so, zo] = [2, 3, 4, 5, 6, 7].map((k) => qnnValues(vs[k]!));
+      const common = {
+        outScale: so![0]!,
+        outZero: zo![0]!,
+        rounding: qnnDefault(at.rounding, 'UPWARD'),
+        compute: qnnDefault(at.compute_dtype, 'int64'),
+      };
+      const shape = bshape(a.shape, b.shape);
+      const [ia, ib] = [bindex(shape, a.shape), bindex(shape, b.shape)];
+      if (op === 'qnn.mul') {
+        const prod = mk(shape, 'int32', (i) => (a.data[ia(i)]! - za![0]!) * (b.data[ib(i)]! - zb![0]!));
+        return qnnRequantize(prod, {
+          ...common,
+          inScale: [Math.fround(Math.fround(sa![0]!) * Math.fround(sb![0]!))],
+          inZero: [0],
+          axis: -1,
+          out: a.dtype,
+        });
+      }
+      const side = (x: T64, s: number[], z: number[]) =>
+        Math.fround(s[0]!) === Math.fround(common.outScale) && z[0] === common.outZero
+          ? x
+          : qnnRequantize(x, { ...common, inScale: s, inZero: z, axis: -1, out: 'int32' });
+      const [qa, qb] = [side(a, sa!, za!), side(b, sb!, zb!)];
+      const [lo, hi] = QRANGE[a.dtype]!;
+      return mk(shape, a.dtype, (i) => {
+        const v =
+          op === 'qnn.add'
+            ? qa.data[ia(i)]! + qb.data[ib(i)]! - common.outZero
+            : qa.data[ia(i)]! - qb.data[ib(i)]! + common.outZero;
+        return Math.min(Math.max(v, lo), hi);
+      });
+    }
+    case 'qnn.concatenate': {
+      const xs = (vs[0] as RValue[]).map((v) => asTensor(v, 'qnn.concatenate item'));
+      const scales = (vs[1] as RValue[]).map((v) => qnnValues(v)[0]!);
+      const zeros = (vs[2] as RValue[]).map((v) => qnnValues(v)[0]!);
+      const [so, zo] = [qnnValues(vs[3]!)[0]!, qnnValues(vs[4]!)[0]!];
+      const parts = xs.map((x, k) =>
+        Math.fround(scales[k]!) === Math.fround(so) && zeros[k] === zo
+          ? x
+          : qnnRequantize(x, {
+              inScale: [scales[k]!],
+              inZero: [zeros[k]!],
+              outScale: so,
+              outZero: zo,
+              axis: -1,
+              rounding: qnnDefault(at.rounding, 'UPWARD'),
+              compute: qnnDefault(at.compute_dtype, 'int64'),
+              out: x.dtype,
+            }),
+      );
+      return callOp('concatenate', [parts], { axis: at.axis ?? 0 });
+    }
+    case 'qnn.dense':
+    case 'qnn.batch_matmul': {
+      const [x, w] = [t(0), t(1)];
+      const [zx, zw] = [qnnValues(vs[2]!), qnnValues(vs[3]!)];
+      const dense = op === 'qnn.dense';
+      const [B, M, K] = dense ? [1, x.shape[0]!, x.shape[1]!] : (x.shape as [number, number, number]);
+      const N = dense ? w.shape[0]! : w.shape[1]!;
+      const out = new Float64Array(B * M * N);
+      for (let b = 0; b < B; b++)
+        for (let i = 0; i < M; i++)
+          for (let j = 0; j < N; j++) {
+            let acc = 0;
+            for (let k = 0; k < K; k++)
+              acc +=
+                (x.data[(b * M + i) * K + k]! - zx[0]!) *
+                (w.data[(b * N + j) * K + k]! - zw[Math.min(j, zw.length - 1)]!);
+            out[(b * M + i) * N + j] = acc;
+          }
+      return { shape: dense ? [M, N] : [B, M, N], dtype: 'int32', data: out };
+    }
+    case 'qnn.conv2d': {
+      const [x, w] = [t(0), t(1)];
+      const [zx, zw] = [qnnValues(vs[2]!), qnnValues(vs[3]!)];
+      const kl = (at.kernel_layout as string) || 'OIHW';
+      const oAxis = kl.indexOf('O');
+      const xc: T64 = { shape: x.shape, dtype: 'float64', data: x.data.map((v) => v - zx[0]!) };
+      const wc: T64 = {
+        shape: w.shape,
+        dtype: 'float64',
+        data: w.data.map((v, i) => v - zw[Math.min(channelOf(w.shape, oAxis, i, zw.length), zw.length - 1)]!),
+      };
+      const { out_dtype: _od, ...rest } = at;
+      const y = conv2d(xc, wc, rest);
+      return { shape: y.shape, dtype: ((at.out_dtype as string) || 'int32') as RDType, data: y.data };
+    }
+    case 'qnn.simulated_quantize':
+    case 'qnn.simulated_dequantize': {
+      const x = t(0);
+      const code = qnnValues(vs[1]!)[0]!;
+      if (code === 0) return x;
+      const [sc, zp] = [qnnValues(vs[2]!), qnnValues(vs[3]!)];
+      const axis = x.shape.length ? axisOf((at.axis as number) ?? -1, x.shape.length) : 0;
+      const [lo, hi] = QRANGE[['', 'int8', 'uint8', 'int32'][code]!]!;
+      return mk(x.shape, x.dtype, (i) => {
+        const ch = Math.floor(i / size(x.shape.slice(axis + 1))) % x.shape[axis]!;
+        const [s, z] = [sc[ch % sc.length]!, zp[ch % zp.length]!];
+        if (op === 'qnn.simulated_dequantize') return roundTo(x.dtype, (x.data[i]! - z) * s);
+        return roundTo(x.dtype, Math.max(Math.min(halfAway(roundTo(x.dtype, x.data[i]! / s)) + z, hi), lo));
       });
     }
     default:
