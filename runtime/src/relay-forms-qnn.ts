@@ -1,4 +1,5 @@
-// FromRelay, TVM's quantized ops (qnn.*) as composite forms, with TVM's canonical lowering arithmetic bit for bit:
+// FromRelay, TVM's quantized ops (qnn.*) as composite forms, with TVM's canonical lowering arithmetic bit for bit, and
+// the fixed-point multiplies they lower to (fixed_point_multiply, fixed_point_multiply_per_axis):
 // qnn.quantize, qnn.dequantize, qnn.requantize (UPWARD and TONEAREST rounding; int64, float32 and float64 compute
 // dtypes), qnn.add, qnn.subtract, qnn.mul, qnn.concatenate, qnn.dense, qnn.conv2d, qnn.batch_matmul, and the
 // simulated qnn.simulated_quantize and qnn.simulated_dequantize.
@@ -66,16 +67,38 @@ function along(values: readonly number[], axis: number, rank: number, dtype: DTy
 }
 
 /**
- * x (int32 values) times each multiplier as TVM's fixed-point multiply: int32(((x << ls) · m + r) >> (31 + rs)), r half
- * of the shift's unit (UPWARD), less one for a negative product (TONEAREST); exact in float64 (see the file's head).
+ * x (int32 values) times each multiplier as TVM's fixed-point multiply (GetFixedPointMultiplierShift, then
+ * q_multiply_shift).
  */
 function fixedPointMultiply(x: Tensor, multipliers: readonly number[], axis: number, toNearest: boolean): Tensor {
-  const rank = x.shape.length;
   const fp = multipliers.map(fixedPointMultiplier);
-  const f64 = (values: number[]) => along(values, axis, rank, 'float64');
-  const scaled = c('multiply', c('cast', x, 'float64'), f64(fp.map(([, e]) => 2 ** Math.max(e, 0))));
-  const m = f64(fp.map(([q]) => q));
-  const rs = fp.map(([, e]) => Math.max(-e, 0));
+  return qMultiplyShift(
+    x,
+    fp.map(([m]) => m),
+    fp.map(([, e]) => Math.max(e, 0)),
+    fp.map(([, e]) => Math.max(-e, 0)),
+    axis,
+    toNearest,
+  );
+}
+
+/**
+ * TVM's q_multiply_shift per element (per index of `axis` where the lists hold several values): int32(((x << ls) · m
+ * + r) >> (31 + rs)), r half of the shift's unit (UPWARD), less one for a negative product (TONEAREST); exact in float64
+ * (see the file's head).
+ */
+function qMultiplyShift(
+  x: Tensor,
+  ms: readonly number[],
+  ls: readonly number[],
+  rs: readonly number[],
+  axis: number,
+  toNearest: boolean,
+): Tensor {
+  const rank = x.shape.length;
+  const f64 = (values: readonly number[]) => along(values, axis, rank, 'float64');
+  const scaled = c('multiply', c('cast', x, 'float64'), f64(ls.map((l) => 2 ** l)));
+  const m = f64(ms);
   const high = c('floor', c('divide', scaled, 65536));
   const low = c('subtract', scaled, c('multiply', high, 65536));
   let lowProduct = c('multiply', low, m);
@@ -172,6 +195,42 @@ const outInt = (op: string, attrs: Attrs, y: Tensor) => {
 };
 
 export const QNN_FORMS: readonly (readonly [string, Form])[] = [
+  [
+    // x · multiplier · 2^(shift − 31) as TVM's q_multiply_shift: the multiplier a 31-bit fixed-point number.
+    'fixed_point_multiply',
+    (args, attrs) => {
+      const op = 'fixed_point_multiply';
+      arity(op, args, 1);
+      only(op, attrs, ['multiplier', 'shift']);
+      const x = arg(op, args, 0, 'data');
+      if (x.dtype !== 'int32') fail(op, `data is ${x.dtype}; TVM's fixed-point multiply takes int32`);
+      const [m, s] = [(attrs.multiplier as number | undefined) ?? 0, (attrs.shift as number | undefined) ?? 0];
+      return qMultiplyShift(x, [m], [Math.max(s, 0)], [Math.max(-s, 0)], 0, false);
+    },
+  ],
+  [
+    // The same with a multiplier, left shift and right shift per index of one axis (tensors, known while converting).
+    'fixed_point_multiply_per_axis',
+    (args, attrs) => {
+      const op = 'fixed_point_multiply_per_axis';
+      arity(op, args, 4);
+      only(op, attrs, ['is_lshift_required', 'is_rshift_required', 'axes']);
+      const x = arg(op, args, 0, 'data');
+      const axes = (attrs.axes as number[] | undefined) ?? [];
+      if (axes.length !== 1) fail(op, `axes [${axes}] must name one axis`);
+      const [m, l, r] = [1, 2, 3].map((i) =>
+        params(op, args[i], ['fixed_point_multiplier', 'left_shift', 'right_shift'][i - 1]!),
+      );
+      return qMultiplyShift(
+        x,
+        m!,
+        attrs.is_lshift_required === false ? m!.map(() => 0) : l!,
+        attrs.is_rshift_required === false ? m!.map(() => 0) : r!,
+        axisOf(axes[0]!, x.shape.length),
+        false,
+      );
+    },
+  ],
   [
     'qnn.quantize',
     (args, attrs) => {

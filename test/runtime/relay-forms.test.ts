@@ -370,6 +370,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'qnn.simulated_quantize and qnn.simulated_dequantize (per channel)',
     `def @main(%x: ${f32('2, 3')}) { %0 = qnn.simulated_quantize(multiply(%x, 2f), 1, stack((0.01f, 0.02f, 0.05f), axis=0), stack((3, -2, 0), axis=0), axis=1); qnn.simulated_dequantize(%0, 1, stack((0.01f, 0.02f, 0.05f), axis=0), stack((3, -2, 0), axis=0), axis=1) }`,
   ],
+  [
+    'fixed_point_multiply and fixed_point_multiply_per_axis',
+    `def @main(%a: ${i32('3, 4')}) { %0 = subtract(multiply(%a, 123457), 600000); (fixed_point_multiply(%0, multiplier=1518500250, shift=-3), fixed_point_multiply(%0, multiplier=1073741824, shift=2), fixed_point_multiply_per_axis(%0, stack((1518500250, 1073741824, 2000000000, 1234567890), axis=0), stack((0, 2, 1, 0), axis=0), stack((5, 0, 0, 12), axis=0), is_lshift_required=True, is_rshift_required=True, axes=[1])) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

@@ -714,12 +714,16 @@ function qnnFixedPoint(x: number): [number, number] {
 }
 
 /** ((x << ls) · m + round) >> (31 + rs) in exact integers; TONEAREST rounds a negative product's tie down. */
-function qnnMultiplyShift(x: number, multiplier: number, toNearest: boolean): number {
-  const [m, e] = qnnFixedPoint(multiplier);
-  const total = BigInt(31 + Math.max(-e, 0));
-  const v = (BigInt(x) << BigInt(Math.max(e, 0))) * BigInt(m);
+function qnnShift(x: number, m: number, ls: number, rs: number, toNearest: boolean): number {
+  const total = BigInt(31 + rs);
+  const v = (BigInt(x) << BigInt(ls)) * BigInt(m);
   const r = (1n << (total - 1n)) - (toNearest && v < 0n ? 1n : 0n);
   return Number((v + r) >> total);
+}
+
+function qnnMultiplyShift(x: number, multiplier: number, toNearest: boolean): number {
+  const [m, e] = qnnFixedPoint(multiplier);
+  return qnnShift(x, m, Math.max(e, 0), Math.max(-e, 0), toNearest);
 }
 
 const int32Of = (v: number) => Number(BigInt.asIntN(32, BigInt(Math.trunc(v))));
@@ -2383,6 +2387,25 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
           for (let ix = 0; ix < gw; ix++)
             acc += bilinear(roi[0]!, c, y1 + ph * bh + ((iy + 0.5) * bh) / gh, x1 + pw * bw + ((ix + 0.5) * bw) / gw);
         return roundTo(x.dtype, acc / (gh * gw));
+      });
+    }
+    case 'fixed_point_multiply': {
+      const [m, sh] = [at.multiplier as number, at.shift as number];
+      return unary(t(0), (v) => qnnShift(v, m, Math.max(sh, 0), Math.max(-sh, 0), false));
+    }
+    case 'fixed_point_multiply_per_axis': {
+      const x = t(0);
+      const [m, l, r] = [qnnValues(vs[1]!), qnnValues(vs[2]!), qnnValues(vs[3]!)];
+      const axis = axisOf((at.axes as number[])[0]!, x.shape.length);
+      return mk(x.shape, x.dtype, (i) => {
+        const ch = channelOf(x.shape, axis, i, m.length);
+        return qnnShift(
+          x.data[i]!,
+          m[ch]!,
+          at.is_lshift_required === false ? 0 : l[ch]!,
+          at.is_rshift_required === false ? 0 : r[ch]!,
+          false,
+        );
       });
     }
     case 'qnn.quantize': {
