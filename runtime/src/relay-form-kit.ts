@@ -104,3 +104,53 @@ export function roundTensorHalfAway(x: Tensor): Tensor {
   const away = c('greater_equal', c('abs', c('subtract', x, t)), scalar(0.5, x.dtype));
   return c('where', away, c('add', t, c('sign', x)), t);
 }
+
+/**
+ * Relay's reshape newshape codes read left to right against the input's dims, as TVM's InferNewShape does: a positive
+ * value is a dim; 0 copies the input dim at the same position; -1 is inferred from the element count; -2 copies every
+ * remaining input dim; -3 merges the next two input dims; -4 splits the next input dim into the two values that follow
+ * (either may be -1).
+ */
+export function relayNewShape(op: string, input: readonly number[], newshape: readonly number[]): number[] {
+  const out: number[] = [];
+  let src = 0;
+  let infer = -1;
+  for (let i = 0; i < newshape.length; i++) {
+    const v = newshape[i]!;
+    if (v > 0) {
+      out.push(v);
+      src++;
+    } else if (v === 0) {
+      if (src >= input.length) fail(op, `newshape ${JSON.stringify(newshape)}: 0 at ${i} has no input dim to copy`);
+      out.push(input[src++]!);
+    } else if (v === -1) {
+      if (infer >= 0) fail(op, `newshape ${JSON.stringify(newshape)} has more than one -1`);
+      infer = out.length;
+      out.push(1);
+      src++;
+    } else if (v === -2) while (src < input.length) out.push(input[src++]!);
+    else if (v === -3) {
+      if (src + 1 >= input.length) fail(op, `newshape ${JSON.stringify(newshape)}: -3 needs two input dims`);
+      out.push(input[src]! * input[src + 1]!);
+      src += 2;
+    } else if (v === -4) {
+      const [d1, d2] = [newshape[i + 1], newshape[i + 2]];
+      if (d1 === undefined || d2 === undefined || (d1 === -1 && d2 === -1) || src >= input.length)
+        fail(op, `newshape ${JSON.stringify(newshape)}: -4 needs an input dim and two values, at most one -1`);
+      const d0 = input[src++]!;
+      out.push(d1 === -1 ? d0 / d2 : d1, d2 === -1 ? d0 / d1 : d2);
+      i += 2;
+    } else fail(op, `newshape ${JSON.stringify(newshape)} holds ${v}, not a dim or a code 0, -1, -2, -3, -4`);
+  }
+  if (infer >= 0) {
+    const total = input.reduce((a, b) => a * b, 1);
+    const rest = out.reduce((a, b, k) => (k === infer ? a : a * b), 1);
+    out[infer] = total / rest;
+  }
+  if (
+    out.some((d) => !Number.isInteger(d) || d < 0) ||
+    out.reduce((a, b) => a * b, 1) !== input.reduce((a, b) => a * b, 1)
+  )
+    fail(op, `newshape ${JSON.stringify(newshape)} does not fit the input's [${input.join(', ')}]`);
+  return out;
+}

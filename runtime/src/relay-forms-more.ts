@@ -22,6 +22,7 @@ import {
   permute,
   inverse,
   roundTensorHalfAway,
+  relayNewShape,
   size,
   type Attrs,
   type Form,
@@ -152,6 +153,34 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
   ],
   ['nn.contrib_conv2d_NCHWc', conv2dNchwc('nn.contrib_conv2d_NCHWc')],
   ['nn.contrib_depthwise_conv2d_NCHWc', conv2dNchwc('nn.contrib_depthwise_conv2d_NCHWc')],
+  [
+    // reshape with its newshape codes read right to left (MXNet's reverse): the input's dims and newshape reversed,
+    // read as reshape reads them, and the result reversed back.
+    'contrib_reverse_reshape',
+    (args, attrs) => {
+      const op = 'contrib_reverse_reshape';
+      arity(op, args, 1);
+      only(op, attrs, ['newshape']);
+      const x = arg(op, args, 0, 'data');
+      const ns = knownList(op, attrs.newshape, 'newshape');
+      const out = relayNewShape(op, [...x.shape].reverse(), [...ns].reverse()).reverse();
+      return c('reshape', x, out);
+    },
+  ],
+  [
+    // The VM's shape_of and reshape by a shape tensor (known while converting).
+    'vm.shape_of',
+    (args, attrs) => convertRelayCall('shape_of', args, attrs),
+  ],
+  [
+    'vm.reshape_tensor',
+    (args, attrs) => {
+      const op = 'vm.reshape_tensor';
+      arity(op, args, 2);
+      only(op, attrs, ['newshape']);
+      return c('reshape', arg(op, args, 0, 'data'), knownList(op, args[1], 'shape'));
+    },
+  ],
   [
     // Concatenates the buffer and the new data along axis and keeps the buffer's length from the end.
     'nn.fifo_buffer',

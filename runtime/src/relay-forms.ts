@@ -367,6 +367,15 @@ const FORMS: ReadonlyMap<string, Form> = new Map<string, Form>([
     'dyn.nn.upsampling',
     dynamic('dyn.nn.upsampling', 1, ['scale_h', 'scale_w'], (n, v) => knownList('dyn.nn.upsampling', v, n)[0]),
   ],
+  [
+    'dyn.nn.upsampling3d',
+    dynamic(
+      'dyn.nn.upsampling3d',
+      1,
+      ['scale_d', 'scale_h', 'scale_w'],
+      (n, v) => knownList('dyn.nn.upsampling3d', v, n)[0],
+    ),
+  ],
   ['fast_exp', alias('exp')],
   ['fast_tanh', alias('tanh')],
   ['fast_erf', alias('erf')],

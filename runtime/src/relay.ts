@@ -4,6 +4,7 @@ import { call } from './dispatch.ts';
 import type { DType } from './dtype.ts';
 import { zeros } from './tensor.ts';
 import { relayForm } from './relay-forms.ts';
+import { relayNewShape } from './relay-form-kit.ts';
 
 export interface RelayConverter {
   readonly relayOp: string;
@@ -267,12 +268,9 @@ const adapters = new Map<string, Adapter>([
       const { taken, rest } = pick(attrs, ['allowzero']);
       const x = shaped(args[0], 'reshape', 'data');
       const ns = rest.newshape;
-      if (Array.isArray(ns) && taken.allowzero !== true && taken.allowzero !== 1) {
-        if (ns.some((d) => typeof d === 'number' && d < -1))
-          throw new Error(`FromRelay: reshape: newshape codes -2, -3, -4 are not supported (${JSON.stringify(ns)})`);
-        // 0 copies the input's dimension at that position.
-        rest.newshape = ns.map((d, i) => (d === 0 ? x.shape[i] : d));
-      }
+      // Relay's codes (0 copies an input dim, -2 copies the rest, -3 merges two, -4 splits one) become plain dims.
+      if (Array.isArray(ns) && taken.allowzero !== true && taken.allowzero !== 1)
+        rest.newshape = relayNewShape('reshape', x.shape, ns as number[]);
       return next(args, rest);
     },
   ],
@@ -350,6 +348,11 @@ const IDENTITY = new Set([
   'annotation.compiler_end',
   'annotation.checkpoint',
   'annotation.with_funcid',
+  // AutoQuantize's and bit-packing's hints, and the debug callback: computed as the value itself.
+  'annotation.cast_hint',
+  'annotation.bitpack_start',
+  'annotation.bitpack_end',
+  'debug',
 ]);
 
 /** Converts one Relay call: the op's adapter (if any) reads Relay's own attrs, then the generated converter runs. */

@@ -374,6 +374,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'fixed_point_multiply and fixed_point_multiply_per_axis',
     `def @main(%a: ${i32('3, 4')}) { %0 = subtract(multiply(%a, 123457), 600000); (fixed_point_multiply(%0, multiplier=1518500250, shift=-3), fixed_point_multiply(%0, multiplier=1073741824, shift=2), fixed_point_multiply_per_axis(%0, stack((1518500250, 1073741824, 2000000000, 1234567890), axis=0), stack((0, 2, 1, 0), axis=0), stack((5, 0, 0, 12), axis=0), is_lshift_required=True, is_rshift_required=True, axes=[1])) }`,
   ],
+  [
+    'reshape with codes -2, -3 and -4, and contrib_reverse_reshape',
+    `def @main(%x: ${f32('2, 3, 4, 5')}) { %0 = reshape(%x, newshape=[-3, -2]); %1 = reshape(%x, newshape=[0, -4, 3, -1, -3]); %2 = reshape(%x, newshape=[2, -1, 0]); (%0, %1, %2, contrib_reverse_reshape(%x, newshape=[-1, 0]), contrib_reverse_reshape(%x, newshape=[0, -1])) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

@@ -776,6 +776,30 @@ function qnnRequantize(x: T64, q: QRequant): T64 {
 const qnnDefault = (v: unknown, d: string) => (v === undefined || v === null || v === 'None' ? d : String(v));
 const qnnValues = (v: RValue): number[] => Array.from(asTensor(v, 'qnn parameter').data);
 
+/** Relay's newshape codes against the input's dims: 0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one. */
+function newShape(input: readonly number[], ns: readonly number[]): number[] {
+  const out: number[] = [];
+  let k = 0;
+  let minus = -1;
+  for (let i = 0; i < ns.length; i++) {
+    const d = ns[i]!;
+    if (d === 0) out.push(input[k++]!);
+    else if (d === -1) {
+      minus = out.length;
+      out.push(-1);
+      k++;
+    } else if (d === -2) (out.push(...input.slice(k)), (k = input.length));
+    else if (d === -3) (out.push(input[k]! * input[k + 1]!), (k += 2));
+    else if (d === -4) {
+      const [a, b] = [ns[++i]!, ns[++i]!];
+      const whole = input[k++]!;
+      out.push(a === -1 ? whole / b : a, b === -1 ? whole / a : b);
+    } else (out.push(d), k++);
+  }
+  if (minus >= 0) out[minus] = size(input) / out.reduce((p, q, j) => (j === minus ? p : p * q), 1);
+  return out;
+}
+
 function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
   const t = (i: number): T64 => asTensor(vs[i]!, `${op} argument ${i}`);
   const cmp = (f: (x: number, y: number) => boolean): T64 => binary(t(0), t(1), (x, y) => (f(x, y) ? 1 : 0), 'bool');
@@ -849,14 +873,11 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
     }
     case 'cast':
       return mk(t(0).shape, at.dtype as RDType, (i) => roundTo(at.dtype as RDType, t(0).data[i]!));
-    case 'reshape': {
+    case 'reshape':
+      return reshape(t(0), newShape(t(0).shape, at.newshape as number[]));
+    case 'contrib_reverse_reshape': {
       const x = t(0);
-      const ns = (at.newshape as number[]).map((d, i) => (d === 0 ? x.shape[i]! : d));
-      const known = ns.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
-      return reshape(
-        x,
-        ns.map((d) => (d === -1 ? size(x.shape) / known : d)),
-      );
+      return reshape(x, newShape([...x.shape].reverse(), [...(at.newshape as number[])].reverse()).reverse());
     }
     case 'transpose': {
       const x = t(0);
