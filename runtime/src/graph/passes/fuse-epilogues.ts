@@ -17,9 +17,10 @@ import {
   type Var,
 } from '../ir.ts';
 import { fuseOps } from './fuse.ts';
+import { sinkReshapes } from './sink-reshapes.ts';
 
 export function fuseEpilogues(g: Graph, opts: { attention?: boolean } = {}): Graph {
-  const fused = fuseOps(g, { dialect: 'cpu', ...opts });
+  const fused = fuseOps(sinkReshapes(g), { dialect: 'cpu', ...opts });
   const nodes: Node[] = [];
   for (const n of fused.nodes) {
     if (n.kind !== 'fused' || hasWasmEpilogue(n)) {
