@@ -612,4 +612,124 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
       return layout === 'NHWC' ? c('transpose', y, [0, 2, 3, 1]) : y;
     },
   ],
+  [
+    // Grayscale morphology: the maximum over each window of (input + weight), the input padded with 0 (as topi pads),
+    // NCHW with an IHW weight or NHWC with HWI. One strided slice per weight tap and a running maximum.
+    'image.dilation2d',
+    (args, attrs) => {
+      const op = 'image.dilation2d';
+      arity(op, args, 2);
+      only(op, attrs, ['strides', 'padding', 'dilations', 'data_layout', 'kernel_layout', 'out_dtype']);
+      const dl = (attrs.data_layout as string | undefined) || 'NCHW';
+      const kl = (attrs.kernel_layout as string | undefined) || (dl === 'NHWC' ? 'HWI' : 'IHW');
+      if (!((dl === 'NCHW' && kl === 'IHW') || (dl === 'NHWC' && kl === 'HWI')))
+        fail(op, `data_layout ${dl} with kernel_layout ${kl} is not supported (NCHW with IHW, NHWC with HWI are)`);
+      let x = arg(op, args, 0, 'data');
+      let w = arg(op, args, 1, 'weight');
+      if (dl === 'NHWC') [x, w] = [c('transpose', x, [0, 3, 1, 2]), c('transpose', w, [2, 0, 1])];
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) [x, w] = [c('cast', x, od), c('cast', w, od)];
+      const [sh, sw] = ints(attrs.strides, [1, 1]);
+      const [dh, dw] = ints(attrs.dilations, [1, 1]);
+      const p = ints(attrs.padding, [0, 0]);
+      const [pt, pl, pb, pr] = p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+      const [, C, H, W] = x.shape as [number, number, number, number];
+      const [kh, kw] = [w.shape[1]!, w.shape[2]!];
+      if (w.shape[0] !== C) fail(op, `weight has ${w.shape[0]} channels, data ${C}`);
+      const padded = pt || pl || pb || pr ? c('pad', x, [0, 0, pt!, pl!, 0, 0, pb!, pr!]) : x;
+      const OH = Math.floor((H + pt! + pb! - ((kh - 1) * dh! + 1)) / sh!) + 1;
+      const OW = Math.floor((W + pl! + pr! - ((kw - 1) * dw! + 1)) / sw!) + 1;
+      if (OH < 1 || OW < 1) fail(op, `the dilated window does not fit the padded [${H}, ${W}]`);
+      let y: Tensor | undefined;
+      for (let a = 0; a < kh; a++)
+        for (let b = 0; b < kw; b++) {
+          const [y0, x0] = [a * dh!, b * dw!];
+          const window = c(
+            'strided_slice',
+            padded,
+            [y0, x0],
+            [y0 + (OH - 1) * sh! + 1, x0 + (OW - 1) * sw! + 1],
+            [sh!, sw!],
+            [2, 3],
+          );
+          const tap = c(
+            'reshape',
+            c('strided_slice', c('strided_slice', w, [a], [a + 1], null, [1]), [b], [b + 1], null, [2]),
+            [1, C, 1, 1],
+          );
+          const v = c('add', window, tap);
+          y = y ? c('maximum', y, v) : v;
+        }
+      return dl === 'NHWC' ? c('transpose', y!, [0, 2, 3, 1]) : y!;
+    },
+  ],
+  [
+    // The discrete Fourier transform of (re, im) along the last axis, as matrix products with cos and sin tables
+    // (angles 2π·n·k/N, computed in float32 as TVM does); the inverse has the opposite sign and divides by N.
+    'dft',
+    (args, attrs) => {
+      const op = 'dft';
+      arity(op, args, 2);
+      only(op, attrs, ['inverse']);
+      const [re, im] = [arg(op, args, 0, 're_data'), arg(op, args, 1, 'im_data')];
+      const n = re.shape[re.shape.length - 1]!;
+      const inverse = attrs.inverse === true;
+      const cosT = new Float32Array(n * n);
+      const sinT = new Float32Array(n * n);
+      for (let k = 0; k < n; k++)
+        for (let j = 0; j < n; j++) {
+          const angle = Math.fround((2 * Math.PI * ((k * j) % n)) / n);
+          cosT[k * n + j] = Math.cos(angle);
+          sinT[k * n + j] = (inverse ? 1 : -1) * Math.sin(angle);
+        }
+      const table = (v: Float32Array) => c('cast', tensor(v, { dtype: 'float32', shape: [n, n] }), re.dtype);
+      const [C, S] = [table(cosT), table(sinT)];
+      // (re + i·im)(cos + i·sin) summed over k: re·cos − im·sin, re·sin + im·cos.
+      let outRe = c('subtract', c('matmul', re, C), c('matmul', im, S));
+      let outIm = c('add', c('matmul', re, S), c('matmul', im, C));
+      if (inverse) [outRe, outIm] = [c('divide', outRe, n), c('divide', outIm, n)];
+      return [outRe, outIm];
+    },
+  ],
+  [
+    // Short-time Fourier transform of [B, L] signals: frames of win_length every hop_length (no centering), times the
+    // window, against cos and sin tables of frequency f·w / win_length; [B, F, T, 2] (re, im), /√n_fft if normalized.
+    'stft',
+    (args, attrs) => {
+      const op = 'stft';
+      arity(op, args, 2);
+      only(op, attrs, ['n_fft', 'hop_length', 'win_length', 'normalized', 'onesided']);
+      const [x, win] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'window')];
+      if (x.shape.length !== 2) fail(op, `data must be [batch, length], got rank ${x.shape.length}`);
+      const nfft = attrs.n_fft as number;
+      const hop =
+        ((attrs.hop_length as number | undefined) ?? -1) > 0 ? (attrs.hop_length as number) : Math.floor(nfft / 4);
+      const wl = ((attrs.win_length as number | undefined) ?? -1) > 0 ? (attrs.win_length as number) : nfft;
+      const F = attrs.onesided === false ? nfft : Math.floor(nfft / 2) + 1;
+      const [B, L] = x.shape as [number, number];
+      const T = Math.floor((L - nfft) / hop) + 1;
+      if (T < 1) fail(op, `a signal of ${L} samples holds no frame of ${nfft}`);
+      const index = tuples([T, wl]).map(([t, w]) => t! * hop + w!);
+      const frames = c(
+        'multiply',
+        c('take', x, int32(index, [T, wl]), 1),
+        c('reshape', c('cast', win, x.dtype), [1, 1, wl]),
+      );
+      const cosT = new Float32Array(wl * F);
+      const sinT = new Float32Array(wl * F);
+      for (let w = 0; w < wl; w++)
+        for (let f = 0; f < F; f++) {
+          const angle = (2 * Math.PI * f * w) / wl;
+          cosT[w * F + f] = Math.cos(angle);
+          sinT[w * F + f] = -Math.sin(angle);
+        }
+      const table = (v: Float32Array) => c('cast', tensor(v, { dtype: 'float32', shape: [wl, F] }), x.dtype);
+      let re = c('matmul', frames, table(cosT));
+      let im = c('matmul', frames, table(sinT));
+      if (attrs.normalized === true) [re, im] = [c('divide', re, Math.sqrt(nfft)), c('divide', im, Math.sqrt(nfft))];
+      // [B, T, F] each → [B, F, T, 2].
+      const part = (t: Tensor) => c('expand_dims', c('transpose', t, [0, 2, 1]), 3);
+      return c('concatenate', [part(re), part(im)], 3);
+    },
+  ],
 ];

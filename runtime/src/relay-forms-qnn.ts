@@ -151,6 +151,29 @@ function requantize(op: string, x: Tensor, q: Requantize): Tensor {
   return clipped(c('cast', t, 'int32'));
 }
 
+/** TVM's RequantizeOrUpcast: to int32 at the output's parameters, or a plain cast where they are the input's own. */
+function toInt32At(
+  op: string,
+  x: Tensor,
+  scale: number,
+  zero: number,
+  outScale: number,
+  outZero: number,
+  attrs: Attrs,
+) {
+  if (Math.fround(scale) === Math.fround(outScale) && zero === outZero) return c('cast', x, 'int32');
+  return requantize(op, x, {
+    inScale: [scale],
+    inZero: [zero],
+    outScale,
+    outZero,
+    axis: -1,
+    rounding: configured(attrs.rounding, 'UPWARD'),
+    compute: configured(attrs.compute_dtype, 'int64'),
+    outDtype: 'int32',
+  });
+}
+
 /** The attr's value, or the config's default where Relay prints "None" (TVM's RequantizeConfig on a generic target). */
 const configured = (v: unknown, dflt: string) => (v === undefined || v === null || v === 'None' ? dflt : String(v));
 
@@ -399,6 +422,94 @@ export const QNN_FORMS: readonly (readonly [string, Form])[] = [
       const rest: Record<string, unknown> = { ...attrs };
       delete rest.out_dtype;
       const y = convertRelayCall('nn.conv2d', [centered(x, zx, 0), centered(w, zw, outAxis)], rest) as Tensor;
+      return outInt(op, attrs, y);
+    },
+  ],
+  [
+    // TVM's lowering: r = the input at the output's parameters (int32); where the input is below its zero point,
+    // fixed_point_multiply(r, alpha) + fixed_point_multiply(output zero point, 1 − alpha); clipped to the input's dtype.
+    'qnn.leaky_relu',
+    (args, attrs) => {
+      const op = 'qnn.leaky_relu';
+      arity(op, args, 5);
+      only(op, attrs, ['alpha']);
+      const x = arg(op, args, 0, 'data');
+      const [si, zi, so, zo] = [1, 2, 3, 4].map((i) => params(op, args[i], `argument ${i}`)[0]!);
+      const alpha = (attrs.alpha as number | undefined) ?? 0.25;
+      const d = c('cast', x, 'int32');
+      const r = toInt32At(op, x, si!, zi!, so!, zo!, attrs);
+      const prod = fixedPointMultiply(r, [alpha], 0, false);
+      const z = fixedPointMultiply(tensor([zo!], { dtype: 'int32', shape: [] }), [1 - alpha], 0, false);
+      const y = c('where', c('less', d, tensor([zi!], { dtype: 'int32', shape: [] })), c('add', prod, z), r);
+      const [lo, hi] = range(op, x.dtype);
+      return c('cast', c('clip', y, lo, hi), x.dtype);
+    },
+  ],
+  [
+    // The input at the output's parameters (int32), then nn.avg_pool2d on integers: windows padded with 0, their sums
+    // divided (truncating) by the window's count; clipped to the input's dtype.
+    'qnn.avg_pool2d',
+    (args, attrs) => {
+      const op = 'qnn.avg_pool2d';
+      arity(op, args, 5);
+      only(op, attrs, [
+        'pool_size',
+        'strides',
+        'dilation',
+        'padding',
+        'layout',
+        'out_layout',
+        'ceil_mode',
+        'count_include_pad',
+      ]);
+      const x = arg(op, args, 0, 'data');
+      const [si, zi, so, zo] = [1, 2, 3, 4].map((i) => params(op, args[i], `argument ${i}`)[0]!);
+      if (attrs.ceil_mode === true) fail(op, 'ceil_mode is not supported');
+      const dil = (attrs.dilation as number[] | undefined) ?? [1, 1];
+      if (dil.some((d) => d !== 1)) fail(op, `dilation [${dil}] is not supported (1 is)`);
+      const layout = (attrs.layout as string | undefined) || 'NCHW';
+      if (layout !== 'NCHW' && layout !== 'NHWC') fail(op, `layout '${layout}' is not supported (NCHW and NHWC are)`);
+      const nchw = (t: Tensor) => (layout === 'NHWC' ? c('transpose', t, [0, 3, 1, 2]) : t);
+      const r = nchw(c('cast', toInt32At(op, x, si!, zi!, so!, zo!, attrs), 'float64'));
+      const [, C, H, W] = r.shape as [number, number, number, number];
+      const [kh, kw] = (attrs.pool_size as number[] | undefined) ?? [1, 1];
+      const [sh, sw] = (attrs.strides as number[] | undefined) ?? [1, 1];
+      const p = (attrs.padding as number[] | undefined) ?? [0, 0];
+      const pad = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+      // Window sums: a depthwise convolution by ones, exact in float64.
+      const ones = tensor(new Float64Array(C * kh! * kw!).fill(1), { dtype: 'float64', shape: [C, 1, kh!, kw!] });
+      const sums = c('conv2d', r, ones, [sh!, sw!], pad, [1, 1], C);
+      const [OH, OW] = [sums.shape[2]!, sums.shape[3]!];
+      // Each window's divisor: its size, or (count_include_pad false) the elements inside the image.
+      const counts = new Float64Array(OH * OW);
+      for (let i = 0; i < OH; i++)
+        for (let j = 0; j < OW; j++) {
+          const [y0, x0] = [i * sh! - pad[0]!, j * sw! - pad[1]!];
+          const inside = (Math.min(y0 + kh!, H) - Math.max(y0, 0)) * (Math.min(x0 + kw!, W) - Math.max(x0, 0));
+          counts[i * OW + j] = attrs.count_include_pad === true ? kh! * kw! : Math.max(inside, 1);
+        }
+      const avg = c('cast', c('divide', sums, tensor(counts, { dtype: 'float64', shape: [1, 1, OH, OW] })), 'int32');
+      const [lo, hi] = range(op, x.dtype);
+      const y = c('cast', c('clip', avg, lo, hi), x.dtype);
+      return layout === 'NHWC' ? c('transpose', y, [0, 2, 3, 1]) : y;
+    },
+  ],
+  [
+    // (x − zx) and (w − zw) (per output channel), then nn.conv2d_transpose: the raw integer accumulation.
+    'qnn.conv2d_transpose',
+    (args, attrs) => {
+      const op = 'qnn.conv2d_transpose';
+      arity(op, args, 6);
+      const [x, w] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'weight')];
+      const [zx, zw] = [params(op, args[2], 'input_zero_point'), params(op, args[3], 'kernel_zero_point')];
+      const kl = (attrs.kernel_layout as string | undefined) || 'IOHW';
+      const rest: Record<string, unknown> = { ...attrs };
+      delete rest.out_dtype;
+      const y = convertRelayCall(
+        'nn.conv2d_transpose',
+        [centered(x, zx, 0), centered(w, zw, kl.indexOf('O'))],
+        rest,
+      ) as Tensor;
       return outInt(op, attrs, y);
     },
   ],

@@ -378,6 +378,18 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'reshape with codes -2, -3 and -4, and contrib_reverse_reshape',
     `def @main(%x: ${f32('2, 3, 4, 5')}) { %0 = reshape(%x, newshape=[-3, -2]); %1 = reshape(%x, newshape=[0, -4, 3, -1, -3]); %2 = reshape(%x, newshape=[2, -1, 0]); (%0, %1, %2, contrib_reverse_reshape(%x, newshape=[-1, 0]), contrib_reverse_reshape(%x, newshape=[0, -1])) }`,
   ],
+  [
+    'qnn.leaky_relu, qnn.avg_pool2d (NCHW padded, NHWC) and qnn.conv2d_transpose',
+    `def @main(%x: ${i8('1, 2, 5, 5')}, %y: ${u8('1, 4, 4, 3')}, %w: ${i8('2, 3, 3, 3')}) { %0 = subtract(multiply(%x, 25i8), 110i8); %1 = qnn.leaky_relu(%0, 0.05f, 3, 0.04f, -2, alpha=0.1f); %2 = qnn.avg_pool2d(%0, 0.05f, 3, 0.07f, 1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout="NCHW"); %3 = qnn.avg_pool2d(multiply(%y, 25u8), 0.1f, 128, 0.1f, 128, pool_size=[2, 2], strides=[1, 1], padding=[0, 0], layout="NHWC", count_include_pad=True); %4 = qnn.conv2d_transpose(%0, subtract(%w, 5i8), 3, 1, 0.05f, 0.2f, channels=3, kernel_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], out_dtype="int32"); (%1, %2, %3, %4) }`,
+  ],
+  [
+    'image.dilation2d (NCHW padded and dilated, NHWC strided)',
+    `def @main(%x: ${f32('1, 2, 6, 7')}, %w: ${f32('2, 3, 2')}, %y: ${f32('1, 7, 6, 2')}, %v: ${f32('2, 3, 2')}) { (image.dilation2d(%x, %w, padding=[1, 0, 2, 1], dilations=[2, 1]), image.dilation2d(%y, %v, strides=[2, 2], data_layout="NHWC", kernel_layout="HWI")) }`,
+  ],
+  [
+    'dft and its inverse, and stft (onesided, normalized)',
+    `def @main(%re: ${f32('3, 8')}, %im: ${f32('3, 8')}, %s: ${f32('2, 40')}, %w: ${f32('16')}) { %0 = dft(%re, %im, inverse=False); %1 = dft(%re, %im, inverse=True); (%0.0, %0.1, %1.0, %1.1, stft(%s, %w, n_fft=16, hop_length=5, win_length=16, normalized=True, onesided=True)) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

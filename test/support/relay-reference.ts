@@ -2556,6 +2556,162 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       const y = conv2d(xc, wc, rest);
       return { shape: y.shape, dtype: ((at.out_dtype as string) || 'int32') as RDType, data: y.data };
     }
+    case 'qnn.leaky_relu': {
+      const x = t(0);
+      const [si, zi, so, zo] = [1, 2, 3, 4].map((k) => qnnValues(vs[k]!)[0]!);
+      const alpha = (at.alpha as number) ?? 0.25;
+      const same = Math.fround(si!) === Math.fround(so!) && zi === zo;
+      const r = same
+        ? x
+        : qnnRequantize(x, {
+            inScale: [si!],
+            inZero: [zi!],
+            outScale: so!,
+            outZero: zo!,
+            axis: -1,
+            rounding: 'UPWARD',
+            compute: 'int64',
+            out: 'int32',
+          });
+      const z = qnnMultiplyShift(zo!, 1 - alpha, false);
+      const [lo, hi] = QRANGE[x.dtype]!;
+      return mk(x.shape, x.dtype, (i) => {
+        const v = x.data[i]! < zi! ? qnnMultiplyShift(r.data[i]!, alpha, false) + z : r.data[i]!;
+        return Math.min(Math.max(v, lo), hi);
+      });
+    }
+    case 'qnn.avg_pool2d': {
+      const x = t(0);
+      const [si, zi, so, zo] = [1, 2, 3, 4].map((k) => qnnValues(vs[k]!)[0]!);
+      const same = Math.fround(si!) === Math.fround(so!) && zi === zo;
+      const r = same
+        ? x
+        : qnnRequantize(x, {
+            inScale: [si!],
+            inZero: [zi!],
+            outScale: so!,
+            outZero: zo!,
+            axis: -1,
+            rounding: 'UPWARD',
+            compute: 'int64',
+            out: 'int32',
+          });
+      const layout = (at.layout as string) || 'NCHW';
+      const xr = toLayout(r, layout, 'NCHW');
+      const [N, C, H, W] = xr.shape as number[];
+      const [kh, kw] = at.pool_size as number[];
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      let p = (at.padding as number[]) ?? [0, 0];
+      if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+      const OH = Math.floor((H! + p[0]! + p[2]! - kh!) / sh!) + 1;
+      const OW = Math.floor((W! + p[1]! + p[3]! - kw!) / sw!) + 1;
+      const [lo, hi] = QRANGE[x.dtype]!;
+      const out = mk([N!, C!, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const nc = Math.floor(i / (OW * OH));
+        let sum = 0;
+        let inside = 0;
+        for (let a = 0; a < kh!; a++)
+          for (let b = 0; b < kw!; b++) {
+            const [y, xx] = [oh * sh! - p[0]! + a, ow * sw! - p[1]! + b];
+            if (y < 0 || xx < 0 || y >= H! || xx >= W!) continue;
+            sum += xr.data[(nc * H! + y) * W! + xx]!;
+            inside++;
+          }
+        const count = at.count_include_pad === true ? kh! * kw! : Math.max(inside, 1);
+        return Math.min(Math.max(Math.trunc(sum / count), lo), hi);
+      });
+      return toLayout(out, 'NCHW', layout);
+    }
+    case 'qnn.conv2d_transpose': {
+      const [x, w] = [t(0), t(1)];
+      const [zx, zw] = [qnnValues(vs[2]!), qnnValues(vs[3]!)];
+      const oAxis = ((at.kernel_layout as string) || 'IOHW').indexOf('O');
+      const xc: T64 = { shape: x.shape, dtype: 'float64', data: x.data.map((v) => v - zx[0]!) };
+      const wc: T64 = {
+        shape: w.shape,
+        dtype: 'float64',
+        data: w.data.map((v, i) => v - zw[Math.min(channelOf(w.shape, oAxis, i, zw.length), zw.length - 1)]!),
+      };
+      const { out_dtype: _od, ...rest } = at;
+      const y = asTensor(callOp('nn.conv2d_transpose', [xc, wc], rest), 'conv2d_transpose');
+      return { shape: y.shape, dtype: ((at.out_dtype as string) || 'int32') as RDType, data: y.data };
+    }
+    case 'image.dilation2d': {
+      const dl = (at.data_layout as string) || 'NCHW';
+      const x = toLayout(t(0), dl, 'NCHW');
+      const w = dl === 'NHWC' ? transpose(t(1), [2, 0, 1]) : t(1);
+      const [N, C, H, W] = x.shape as number[];
+      const [, KH, KW] = w.shape as number[];
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      const [dh, dw] = (at.dilations as number[]) ?? [1, 1];
+      let p = (at.padding as number[]) ?? [0, 0];
+      if (p.length === 2) p = [p[0]!, p[1]!, p[0]!, p[1]!];
+      const OH = Math.floor((H! + p[0]! + p[2]! - ((KH! - 1) * dh! + 1)) / sh!) + 1;
+      const OW = Math.floor((W! + p[1]! + p[3]! - ((KW! - 1) * dw! + 1)) / sw!) + 1;
+      const out = mk([N!, C!, OH, OW], x.dtype, (i) => {
+        const ow = i % OW;
+        const oh = Math.floor(i / OW) % OH;
+        const c = Math.floor(i / (OW * OH)) % C!;
+        const n = Math.floor(i / (OW * OH * C!));
+        let best = -Infinity;
+        for (let a = 0; a < KH!; a++)
+          for (let b = 0; b < KW!; b++) {
+            const [y, xx] = [oh * sh! - p[0]! + a * dh!, ow * sw! - p[1]! + b * dw!];
+            const v = y < 0 || xx < 0 || y >= H! || xx >= W! ? 0 : x.data[((n * C! + c) * H! + y) * W! + xx]!;
+            best = Math.max(best, v + w.data[(c * KH! + a) * KW! + b]!);
+          }
+        return best;
+      });
+      return toLayout(out, 'NCHW', dl);
+    }
+    case 'dft': {
+      const [re, im] = [t(0), t(1)];
+      const n = re.shape[re.shape.length - 1]!;
+      const sign = at.inverse === true ? 1 : -1;
+      const rows = re.data.length / n;
+      const [outRe, outIm] = [new Float64Array(re.data.length), new Float64Array(re.data.length)];
+      for (let r = 0; r < rows; r++)
+        for (let k = 0; k < n; k++) {
+          let [sr, si] = [0, 0];
+          for (let j = 0; j < n; j++) {
+            const a = (sign * 2 * Math.PI * k * j) / n;
+            const [xr, xi] = [re.data[r * n + j]!, im.data[r * n + j]!];
+            sr += xr * Math.cos(a) - xi * Math.sin(a);
+            si += xr * Math.sin(a) + xi * Math.cos(a);
+          }
+          const scale = at.inverse === true ? n : 1;
+          [outRe[r * n + k], outIm[r * n + k]] = [sr / scale, si / scale];
+        }
+      return [
+        { shape: re.shape, dtype: re.dtype, data: outRe.map((v) => roundTo(re.dtype, v)) },
+        { shape: im.shape, dtype: im.dtype, data: outIm.map((v) => roundTo(im.dtype, v)) },
+      ];
+    }
+    case 'stft': {
+      const [x, win] = [t(0), t(1)];
+      const nfft = at.n_fft as number;
+      const hop = (at.hop_length as number) ?? Math.floor(nfft / 4);
+      const wl = (at.win_length as number) ?? nfft;
+      const F = at.onesided === false ? nfft : Math.floor(nfft / 2) + 1;
+      const [B, L] = x.shape as number[];
+      const T = Math.floor((L! - nfft) / hop) + 1;
+      const norm = at.normalized === true ? Math.sqrt(nfft) : 1;
+      return mk([B!, F, T, 2], x.dtype, (i) => {
+        const part = i % 2;
+        const tt = Math.floor(i / 2) % T;
+        const f = Math.floor(i / (2 * T)) % F;
+        const b = Math.floor(i / (2 * T * F));
+        let acc = 0;
+        for (let w = 0; w < wl; w++) {
+          const a = (2 * Math.PI * f * w) / wl;
+          const v = win.data[w]! * x.data[b * L! + tt * hop + w]!;
+          acc += part === 0 ? v * Math.cos(a) : -v * Math.sin(a);
+        }
+        return roundTo(x.dtype, acc / norm);
+      });
+    }
     case 'qnn.simulated_quantize':
     case 'qnn.simulated_dequantize': {
       const x = t(0);
