@@ -732,4 +732,176 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
       return c('concatenate', [part(re), part(im)], 3);
     },
   ],
+  [
+    // TensorFlow's crop_and_resize as topi computes it: for box b (normalized y1, x1, y2, x2) of image box_indices[b],
+    // output (i, j) samples y = y1·(H−1) + i·(y2−y1)(H−1)/(ch−1) (x alike), bilinearly from the four neighbours
+    // (indices clamped) or at the nearest one (rounded half away from zero); extrapolation_value where y or x lies
+    // outside [0, H−1] or [0, W−1]. Gathered from the image in NHWC, one gather_nd per neighbour.
+    'image.crop_and_resize',
+    (args, attrs) => {
+      const op = 'image.crop_and_resize';
+      arity(op, args, 3);
+      only(op, attrs, ['crop_size', 'layout', 'method', 'extrapolation_value', 'out_dtype']);
+      const layout = (attrs.layout as string | undefined) || 'NCHW';
+      if (layout !== 'NCHW' && layout !== 'NHWC') fail(op, `layout '${layout}' is not supported (NCHW and NHWC are)`);
+      const method = (attrs.method as string | undefined) || 'bilinear';
+      if (method !== 'bilinear' && method !== 'nearest_neighbor')
+        fail(op, `method '${method}' is not bilinear or nearest_neighbor`);
+      const data = arg(op, args, 0, 'data');
+      const nhwc = layout === 'NHWC' ? data : c('transpose', data, [0, 2, 3, 1]);
+      const [, H, W] = nhwc.shape as [number, number, number, number];
+      const boxes = c('cast', arg(op, args, 1, 'boxes'), 'float32');
+      const index = arg(op, args, 2, 'box_indices');
+      const [ch, cw] = ints(attrs.crop_size, []);
+      if (!ch || !cw || ch < 2 || cw < 2)
+        fail(op, `crop_size [${attrs.crop_size}] must be at least 2 × 2 (TVM divides by crop_size − 1)`);
+      const B = boxes.shape[0]!;
+      const col = (k: number) => c('strided_slice', boxes, [k], [k + 1], null, [1]); // [B, 1]
+      const [y1, x1, y2, x2] = [0, 1, 2, 3].map(col) as [Tensor, Tensor, Tensor, Tensor];
+      const steps = (n: number) =>
+        tensor(
+          Array.from({ length: n }, (_, i) => i),
+          { dtype: 'float32', shape: [1, n] },
+        );
+      // [B, ch] and [B, cw] sample coordinates, in float32.
+      const ys = c(
+        'add',
+        c('multiply', y1, H - 1),
+        c('multiply', c('divide', c('multiply', c('subtract', y2, y1), H - 1), ch - 1), steps(ch)),
+      );
+      const xs = c(
+        'add',
+        c('multiply', x1, W - 1),
+        c('multiply', c('divide', c('multiply', c('subtract', x2, x1), W - 1), cw - 1), steps(cw)),
+      );
+      const grid = (yi: Tensor, xi: Tensor) => {
+        // [B, ch, cw, 3] tuples (image, y, x) for gather_nd over [N, H, W, C].
+        const b = broadcastTo(op, c('reshape', c('cast', index, 'int64'), [B, 1, 1, 1]), [B, ch, cw, 1]);
+        const y = broadcastTo(op, c('reshape', yi, [B, ch, 1, 1]), [B, ch, cw, 1]);
+        const x = broadcastTo(op, c('reshape', xi, [B, 1, cw, 1]), [B, ch, cw, 1]);
+        return c('gather_nd', nhwc, c('concatenate', [b, y, x], 3), 0);
+      };
+      const clampIdx = (v: Tensor, n: number) => c('cast', c('clip', v, 0, n - 1), 'int64');
+      let out: Tensor;
+      if (method === 'nearest_neighbor')
+        out = grid(clampIdx(roundTensorHalfAway(ys), H), clampIdx(roundTensorHalfAway(xs), W));
+      else {
+        const [fy, fx] = [c('floor', ys), c('floor', xs)];
+        const [ly, lx] = [c('subtract', ys, fy), c('subtract', xs, fx)];
+        const [y0, yb] = [clampIdx(fy, H), clampIdx(c('add', fy, 1), H)];
+        const [x0, xb] = [clampIdx(fx, W), clampIdx(c('add', fx, 1), W)];
+        const wy = c('reshape', ly, [B, ch, 1, 1]);
+        const wx = c('reshape', lx, [B, 1, cw, 1]);
+        const lerp = (a: Tensor, b: Tensor, t: Tensor) =>
+          c('add', c('multiply', a, c('subtract', 1, t)), c('multiply', b, t));
+        const top = lerp(grid(y0, x0), grid(y0, xb), wx);
+        const bottom = lerp(grid(yb, x0), grid(yb, xb), wx);
+        out = lerp(top, bottom, wy);
+      }
+      const inside = c(
+        'logical_and',
+        c('reshape', c('logical_and', c('greater_equal', ys, 0), c('less_equal', ys, H - 1)), [B, ch, 1, 1]),
+        c('reshape', c('logical_and', c('greater_equal', xs, 0), c('less_equal', xs, W - 1)), [B, 1, cw, 1]),
+      );
+      const fill = tensor([(attrs.extrapolation_value as number | undefined) ?? 0], { dtype: out.dtype, shape: [] });
+      let y = c('where', inside, out, fill);
+      const od = attrs.out_dtype as string | undefined;
+      if (od && od !== y.dtype) y = c('cast', y, od);
+      return layout === 'NHWC' ? y : c('transpose', y, [0, 3, 1, 2]);
+    },
+  ],
+  [
+    // As topi computes it: the input dilated by the strides, padded by k − 1 − pad in front and k − 1 − pad +
+    // output_padding behind on each axis, then a stride-1 3-D convolution by the kernel flipped in space with its
+    // in and out channels swapped (IODHW weights, groups 1, dilation 1, as TVM's generic strategy takes).
+    'nn.conv3d_transpose',
+    (args, attrs) => {
+      const op = 'nn.conv3d_transpose';
+      arity(op, args, 2);
+      only(op, attrs, [
+        'strides',
+        'padding',
+        'output_padding',
+        'dilation',
+        'groups',
+        'channels',
+        'kernel_size',
+        'data_layout',
+        'kernel_layout',
+        'out_layout',
+        'out_dtype',
+      ]);
+      const dl = (attrs.data_layout as string | undefined) || 'NCDHW';
+      const kl = (attrs.kernel_layout as string | undefined) || 'IODHW';
+      if (dl !== 'NCDHW' || kl !== 'IODHW') fail(op, `layouts ${dl} / ${kl} are not supported (NCDHW with IODHW is)`);
+      if (((attrs.groups as number | undefined) ?? 1) !== 1) fail(op, 'groups other than 1 are not supported');
+      const three = (v: unknown, d: number) => {
+        const l = ints(v, [d, d, d]);
+        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
+      };
+      if (three(attrs.dilation, 1).some((d) => d !== 1)) fail(op, 'dilation other than 1 is not supported');
+      let x = arg(op, args, 0, 'data');
+      let w = arg(op, args, 1, 'weight');
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) [x, w] = [c('cast', x, od), c('cast', w, od)];
+      const strides = three(attrs.strides, 1);
+      const opad = three(attrs.output_padding, 0);
+      const p = ints(attrs.padding, [0, 0, 0]);
+      const pads = p.length === 1 ? Array<number>(6).fill(p[0]!) : p.length === 3 ? [...p, ...p] : p;
+      const k = w.shape.slice(2) as number[];
+      // Zeros between the input's elements along each spatial axis.
+      for (let a = 0; a < 3; a++) {
+        const s = strides[a]!;
+        if (s === 1) continue;
+        const axis = a + 2;
+        const n = x.shape[axis]!;
+        const zerosShape = x.shape.map((d, i) => (i === axis ? n * (s - 1) : d));
+        const z = tensor(new Float32Array(size(zerosShape)), { dtype: 'float32', shape: zerosShape });
+        const withZeros = c(
+          'concatenate',
+          [
+            c('expand_dims', x, axis + 1),
+            c('reshape', c('cast', z, x.dtype), [...x.shape.slice(0, axis), n, s - 1, ...x.shape.slice(axis + 1)]),
+          ],
+          axis + 1,
+        );
+        const spread = c(
+          'reshape',
+          withZeros,
+          x.shape.map((d, i) => (i === axis ? n * s : d)),
+        );
+        x = c('strided_slice', spread, [0], [(n - 1) * s + 1], null, [axis]);
+      }
+      const front = [0, 1, 2].map((a) => k[a]! - 1 - pads[a]!);
+      const back = [0, 1, 2].map((a) => k[a]! - 1 - pads[a + 3]! + opad[a]!);
+      if ([...front, ...back].some((v) => v < 0))
+        fail(op, `padding [${pads}] exceeds the kernel's reach (k − 1 per side)`);
+      // The kernel flipped along its three spatial axes, in and out channels swapped: OIDHW.
+      for (let a = 2; a < 5; a++) {
+        const n = w.shape[a]!;
+        w = c(
+          'take',
+          w,
+          int32(
+            Array.from({ length: n }, (_, i) => n - 1 - i),
+            [n],
+          ),
+          a,
+        );
+      }
+      w = c('transpose', w, [1, 0, 2, 3, 4]);
+      const y = conv3dByTaps(
+        x,
+        w,
+        [1, 1, 1],
+        [1, 1, 1],
+        [...front, ...back],
+        1,
+        (x2, w2, s2, d2, p4, g) => call('conv2d', [x2, w2, s2, p4, d2, g]) as Tensor,
+      );
+      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== y.shape[1])
+        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${y.shape[1]}`);
+      return y;
+    },
+  ],
 ];

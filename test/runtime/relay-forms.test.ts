@@ -390,6 +390,14 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'dft and its inverse, and stft (onesided, normalized)',
     `def @main(%re: ${f32('3, 8')}, %im: ${f32('3, 8')}, %s: ${f32('2, 40')}, %w: ${f32('16')}) { %0 = dft(%re, %im, inverse=False); %1 = dft(%re, %im, inverse=True); (%0.0, %0.1, %1.0, %1.1, stft(%s, %w, n_fft=16, hop_length=5, win_length=16, normalized=True, onesided=True)) }`,
   ],
+  [
+    'image.crop_and_resize (bilinear NCHW and nearest NHWC, boxes reaching outside the image)',
+    `def @main(%x: ${f32('2, 3, 6, 7')}, %b: ${f32('4, 4')}, %i: ${i32('4')}, %y: ${f32('2, 5, 6, 2')}) { %0 = multiply(%b, 0.7f); %1 = add(%0, 0.35f); %2 = mod(%i, 2); (image.crop_and_resize(%x, %1, %2, crop_size=[4, 5], method="bilinear", extrapolation_value=-2f), image.crop_and_resize(%y, %1, %2, crop_size=[3, 3], layout="NHWC", method="nearest_neighbor")) }`,
+  ],
+  [
+    'nn.conv3d_transpose (strided, padded, output_padding)',
+    `def @main(%x: ${f32('1, 2, 3, 4, 3')}, %w: ${f32('2, 3, 3, 2, 3')}) { (nn.conv3d_transpose(%x, %w, channels=3, kernel_size=[3, 2, 3], strides=[2, 1, 2], padding=[1, 0, 1], output_padding=[1, 0, 0]), nn.conv3d_transpose(%x, %w, channels=3, kernel_size=[3, 2, 3])) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

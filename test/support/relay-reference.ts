@@ -2712,6 +2712,74 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
         return roundTo(x.dtype, acc / norm);
       });
     }
+    case 'image.crop_and_resize': {
+      const layout = (at.layout as string) || 'NCHW';
+      const x = toLayout(t(0), layout, 'NCHW');
+      const [boxes, idx] = [t(1), t(2)];
+      const [, C, H, W] = x.shape as number[];
+      const [ch, cw] = at.crop_size as number[];
+      const B = boxes.shape[0]!;
+      const F = Math.fround;
+      const fill = (at.extrapolation_value as number) ?? 0;
+      const nearest = (at.method as string) === 'nearest_neighbor';
+      const out = mk([B, C!, ch!, cw!], x.dtype, (o) => {
+        const j = o % cw!;
+        const i = Math.floor(o / cw!) % ch!;
+        const c = Math.floor(o / (cw! * ch!)) % C!;
+        const b = Math.floor(o / (cw! * ch! * C!));
+        const [y1, x1, y2, x2] = [0, 1, 2, 3].map((k) => boxes.data[b * 4 + k]!);
+        const y = F(F(y1! * (H! - 1)) + F(F(F(F(y2! - y1!) * (H! - 1)) / (ch! - 1)) * i));
+        const xx = F(F(x1! * (W! - 1)) + F(F(F(F(x2! - x1!) * (W! - 1)) / (cw! - 1)) * j));
+        if (y < 0 || y > H! - 1 || xx < 0 || xx > W! - 1) return fill;
+        const n = idx.data[b]!;
+        const at2 = (yy: number, xv: number) =>
+          x.data[((n * C! + c) * H! + Math.min(Math.max(yy, 0), H! - 1)) * W! + Math.min(Math.max(xv, 0), W! - 1)]!;
+        if (nearest) return at2(halfAway(y), halfAway(xx));
+        const [y0, x0] = [Math.floor(y), Math.floor(xx)];
+        const [ly, lx] = [y - y0, xx - x0];
+        const top = at2(y0, x0) * (1 - lx) + at2(y0, x0 + 1) * lx;
+        const bottom = at2(y0 + 1, x0) * (1 - lx) + at2(y0 + 1, x0 + 1) * lx;
+        return roundTo(x.dtype, top * (1 - ly) + bottom * ly);
+      });
+      return toLayout(out, 'NCHW', layout);
+    }
+    case 'nn.conv3d_transpose': {
+      // y[n, o, d·s − pad + kd, ...] += x[n, i, d, ...] · w[i, o, kd, kh, kw].
+      const [x, w] = [t(0), t(1)];
+      const [N, I, D, H, W] = x.shape as number[];
+      const [, O, KD, KH, KW] = w.shape as number[];
+      const three = (v: unknown, d: number) => {
+        const l = (v as number[] | undefined) ?? [d, d, d];
+        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
+      };
+      const s = three(at.strides, 1);
+      const op3 = three(at.output_padding, 0);
+      let p = (at.padding as number[]) ?? [0, 0, 0];
+      if (p.length === 1) p = Array<number>(6).fill(p[0]!);
+      if (p.length === 3) p = [...p, ...p];
+      const ks = [KD!, KH!, KW!];
+      const ins = [D!, H!, W!];
+      const outs = [0, 1, 2].map((a) => s[a]! * (ins[a]! - 1) + ks[a]! - (p[a]! + p[a + 3]!) + op3[a]!);
+      const [OD, OH, OW] = outs as [number, number, number];
+      const out = new Float64Array(N! * O! * OD * OH * OW);
+      for (let n = 0; n < N!; n++)
+        for (let i = 0; i < I!; i++)
+          for (let d = 0; d < D!; d++)
+            for (let h = 0; h < H!; h++)
+              for (let ww = 0; ww < W!; ww++) {
+                const v = x.data[(((n * I! + i) * D! + d) * H! + h) * W! + ww]!;
+                for (let o = 0; o < O!; o++)
+                  for (let a = 0; a < KD!; a++)
+                    for (let b = 0; b < KH!; b++)
+                      for (let e = 0; e < KW!; e++) {
+                        const [z, y, q] = [d * s[0]! - p[0]! + a, h * s[1]! - p[1]! + b, ww * s[2]! - p[2]! + e];
+                        if (z < 0 || y < 0 || q < 0 || z >= OD || y >= OH || q >= OW) continue;
+                        out[(((n * O! + o) * OD + z) * OH + y) * OW + q] +=
+                          v * w.data[(((i * O! + o) * KD! + a) * KH! + b) * KW! + e]!;
+                      }
+              }
+      return { shape: [N!, O!, OD, OH, OW], dtype: x.dtype, data: out.map((v) => roundTo(x.dtype, v)) };
+    }
     case 'qnn.simulated_quantize':
     case 'qnn.simulated_dequantize': {
       const x = t(0);
