@@ -904,4 +904,39 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
       return y;
     },
   ],
+  [
+    // A dense matrix times a sparse one's transpose (or, with sparse_lhs, the sparse one times the dense one's
+    // transpose), CSR (data [nnz]) or BSR (data [blocks, r, c]): the sparse matrix made dense by one scatter (its
+    // structure, indices and indptr, known while converting; its values may be computed), then a matmul.
+    'nn.sparse_dense',
+    (args, attrs) => {
+      const op = 'nn.sparse_dense';
+      arity(op, args, 4);
+      only(op, attrs, ['sparse_lhs']);
+      const dense = arg(op, args, 0, 'dense');
+      const data = arg(op, args, 1, 'sparse_data');
+      const indices = knownList(op, args[2], 'sparse_indices');
+      const indptr = knownList(op, args[3], 'sparse_indptr');
+      if (dense.shape.length !== 2) fail(op, `dense must be 2-D, got rank ${dense.shape.length}`);
+      const [br, bc] = data.shape.length === 3 ? [data.shape[1]!, data.shape[2]!] : [1, 1];
+      const rows = (indptr.length - 1) * br;
+      const K = dense.shape[1]!;
+      const coords: number[] = [];
+      for (let n = 0; n + 1 < indptr.length; n++)
+        for (let j = indptr[n]!; j < indptr[n + 1]!; j++)
+          for (let r = 0; r < br; r++)
+            for (let q = 0; q < bc; q++) {
+              const col = indices[j]! * bc + q;
+              if (col >= K) fail(op, `sparse column ${col} is outside the dense matrix's ${K} columns`);
+              coords.push(n * br + r, col);
+            }
+      const zeros = tensor(new Float32Array(rows * K), { dtype: 'float32', shape: [rows, K] });
+      const base = dense.dtype === 'float32' ? zeros : c('cast', zeros, dense.dtype);
+      const values = c('reshape', c('cast', data, dense.dtype), [coords.length / 2]);
+      const S = coords.length ? c('scatter_nd', base, int32(coords, [coords.length / 2, 2]), values, 'add') : base;
+      return attrs.sparse_lhs === true
+        ? c('matmul', S, c('transpose', dense, [1, 0]))
+        : c('matmul', dense, c('transpose', S, [1, 0]));
+    },
+  ],
 ];

@@ -398,6 +398,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.conv3d_transpose (strided, padded, output_padding)',
     `def @main(%x: ${f32('1, 2, 3, 4, 3')}, %w: ${f32('2, 3, 3, 2, 3')}) { (nn.conv3d_transpose(%x, %w, channels=3, kernel_size=[3, 2, 3], strides=[2, 1, 2], padding=[1, 0, 1], output_padding=[1, 0, 0]), nn.conv3d_transpose(%x, %w, channels=3, kernel_size=[3, 2, 3])) }`,
   ],
+  [
+    'nn.sparse_dense (CSR, and BSR with sparse_lhs)',
+    `def @main(%d: ${f32('3, 6')}, %v: ${f32('5')}, %b: ${f32('3, 2, 3')}, %e: ${f32('4, 6')}) { (nn.sparse_dense(%d, %v, stack((0, 5, 2, 1, 2), axis=0), stack((0, 2, 2, 5), axis=0)), nn.sparse_dense(%e, %b, stack((1, 0, 1), axis=0), stack((0, 1, 3), axis=0), sparse_lhs=True)) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

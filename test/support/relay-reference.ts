@@ -2780,6 +2780,30 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
               }
       return { shape: [N!, O!, OD, OH, OW], dtype: x.dtype, data: out.map((v) => roundTo(x.dtype, v)) };
     }
+    case 'nn.sparse_dense': {
+      const [dense, data, indices, indptr] = [t(0), t(1), t(2), t(3)];
+      const [br, bc] = data.shape.length === 3 ? [data.shape[1]!, data.shape[2]!] : [1, 1];
+      const rows = (indptr.data.length - 1) * br;
+      const [Dn, K] = dense.shape as number[];
+      // S[row, col] · D[m, col] summed over the stored entries.
+      const entry = (fn: (row: number, col: number, v: number) => void) => {
+        for (let n = 0; n + 1 < indptr.data.length; n++)
+          for (let j = indptr.data[n]!; j < indptr.data[n + 1]!; j++)
+            for (let r = 0; r < br; r++)
+              for (let q = 0; q < bc; q++) fn(n * br + r, indices.data[j]! * bc + q, data.data[(j * br + r) * bc + q]!);
+      };
+      const lhs = at.sparse_lhs === true;
+      const shape = lhs ? [rows, Dn!] : [Dn!, rows];
+      const out = new Float64Array(shape[0]! * shape[1]!);
+      entry((row, col, v) => {
+        for (let m = 0; m < Dn!; m++) {
+          const d = dense.data[m * K! + col]!;
+          if (lhs) out[row * Dn! + m] += v * d;
+          else out[m * rows + row] += v * d;
+        }
+      });
+      return { shape, dtype: dense.dtype, data: out.map((v) => roundTo(dense.dtype, v)) };
+    }
     case 'qnn.simulated_quantize':
     case 'qnn.simulated_dequantize': {
       const x = t(0);
