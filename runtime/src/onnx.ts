@@ -5,7 +5,7 @@ import './index.ts';
 
 export { fromOnnx, type FromOnnxOptions } from './graph/frontends/from-onnx.ts';
 export { loadOnnx, OnnxSession, type OnnxSessionOptions, type OnnxValue } from './graph/onnx/session.ts';
-export { OnnxOptional, OnnxSequence } from './graph/onnx/containers.ts';
+export { OnnxMaps, OnnxOptional, OnnxSequence } from './graph/onnx/containers.ts';
 export { initOnnx } from './graph/onnx/proto.ts';
 export { generateGreedy, type GreedyOptions } from './graph/onnx/generate.ts';
 export { NARROW_FORMATS, carrierOf, packFormat, unpackFormat, type NarrowFormat } from './formats.ts';

@@ -18,6 +18,7 @@ import { upgradeLegacy } from '../onnx/legacy.ts';
 import { constTensor, importedDType, onnxDType, valuesOf, withFloatsAs } from '../onnx/values.ts';
 import { FORMAT_PRESERVING, formatOf, markFormat } from '../onnx/narrow.ts';
 import { isStringTensor, markStrings } from '../../strings.ts';
+import { zipMapScope } from '../onnx/zipmap.ts';
 import type { OnnxMapping } from '../onnx/mapping.ts';
 import {
   decodeOnnx,
@@ -130,7 +131,9 @@ function mappingsFor(node: OnnxNode, opset: number): OnnxMapping[] {
 export type OutputLayout =
   | 'tensor'
   | { readonly sequence: number; readonly dtype: DType | null }
-  | { readonly optional: null | 'tensor' | { readonly sequence: number; readonly dtype: DType | null } };
+  | { readonly optional: null | 'tensor' | { readonly sequence: number; readonly dtype: DType | null } }
+  /** ZipMap's sequence of maps: one tensor [N, labels], a map per row. */
+  | { readonly zipmap: readonly (number | string)[] };
 
 /** Converts ONNX bytes (or a decoded model) to a graph whose params are the model's non-initializer inputs. */
 export function fromOnnx(model: Uint8Array | OnnxModel, opts: FromOnnxOptions = {}): Graph {
@@ -254,40 +257,57 @@ function convertWith(m: OnnxModel, opts: FromOnnxOptions, rec: Recorder, values:
   failedValues = new Map();
   initializerInputs = { graph: m, names: new Set(asInputs) };
   try {
-    const results = runPlacing(rec, () => {
-      // Every node converts even after one fails, so that one refusal names every problem of the model.
-      const problems: NodeProblem[] = [];
-      convertGraph(m, m.opset, values, problems);
-      if (missing.size || problems.length) throw new Error(refusal(missing, problems));
-      const layout: OutputLayout[] = [];
-      const flat: Tensor[] = [];
-      const emit = (t: Tensor, declared: OnnxValueInfo['dtype']) => {
-        // A float16 output computed in float32 is rounded to what the model declares (recorded like any node).
-        const out =
-          declared === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
-        flat.push(isSymbolic(out) ? out : placed(out, device));
-      };
-      const sequence = (q: OnnxSequence) => {
-        q.items.forEach((t) => emit(t, null));
-        return { sequence: q.items.length, dtype: q.dtype };
-      };
-      for (const o of m.outputs) {
-        const t = values.get(o.name);
-        if (!t) throw unreadable(o.name, 'graph output');
-        if (t instanceof Tensor) {
-          emit(t, o.dtype);
-          layout.push('tensor');
-        } else if (!opts.outputLayout) throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
-        else if (t instanceof OnnxSequence) layout.push(sequence(t));
-        else {
-          const v = t.value;
-          if (v instanceof Tensor) emit(v, null);
-          layout.push({ optional: v === null ? null : v instanceof Tensor ? 'tensor' : sequence(v) });
+    const results = zipMapScope((zipmaps) =>
+      runPlacing(rec, () => {
+        // Every node converts even after one fails, so that one refusal names every problem of the model.
+        const problems: NodeProblem[] = [];
+        convertGraph(m, m.opset, values, problems);
+        if (missing.size || problems.length) throw new Error(refusal(missing, problems));
+        const layout: OutputLayout[] = [];
+        const flat: Tensor[] = [];
+        const emit = (t: Tensor, declared: OnnxValueInfo['dtype']) => {
+          // A float16 output computed in float32 is rounded to what the model declares (recorded like any node).
+          const out =
+            declared === 'float16' && t.dtype === 'float32' ? (invoke(getOp('cast'), [t, 'float16']) as Tensor) : t;
+          flat.push(isSymbolic(out) ? out : placed(out, device));
+        };
+        const sequence = (q: OnnxSequence) => {
+          q.items.forEach((t) => emit(t, null));
+          return { sequence: q.items.length, dtype: q.dtype };
+        };
+        for (const o of m.outputs) {
+          const t = values.get(o.name);
+          if (!t) throw unreadable(o.name, 'graph output');
+          const labels = zipmaps.get(o.name);
+          if (labels && t instanceof Tensor) {
+            if (!opts.outputLayout)
+              throw new Error(
+                `graph output '${o.name}' is ZipMap's sequence of maps; run the model with OnnxSession.runValues`,
+              );
+            emit(t, null);
+            layout.push({ zipmap: labels });
+          } else if (t instanceof Tensor) {
+            emit(t, o.dtype);
+            layout.push('tensor');
+          } else if (!opts.outputLayout)
+            throw new Error(`graph output '${o.name}' is ${kindOf(t)}; outputs are tensors`);
+          else if (t instanceof OnnxSequence) layout.push(sequence(t));
+          else {
+            const v = t.value;
+            if (v instanceof Tensor) emit(v, null);
+            layout.push({ optional: v === null ? null : v instanceof Tensor ? 'tensor' : sequence(v) });
+          }
         }
-      }
-      opts.outputLayout?.(layout);
-      return flat;
-    });
+        // A ZipMap read by another node than a model output has no value raf-op computes.
+        for (const name of zipmaps.keys())
+          if (!m.outputs.some((o) => o.name === name))
+            throw new Error(
+              `ZipMap's output '${name}' is read inside the model; raf-op gives ZipMap's maps only as a model output`,
+            );
+        opts.outputLayout?.(layout);
+        return flat;
+      }),
+    );
     return { params, nodes: rec.nodes, outputs: results.map((t) => rec.atomOf(t)) };
   } catch (e) {
     const message = (e as Error).message;
@@ -412,16 +432,11 @@ function refusal(missing: ReadonlyMap<string, string[]>, problems: readonly Node
       `${others.length} node${others.length > 1 ? 's' : ''} raf-op cannot import as written: ${listed.join('; ')}`,
     );
   }
-  // skl2onnx's classifiers end in ZipMap by default: its option turns it off.
-  const zipmap = missing.has('ai.onnx.ml.ZipMap')
-    ? ' ZipMap gives the class probabilities as a list of maps, which raf-op has no value for: skl2onnx leaves it ' +
-      "out with options={id(model): {'zipmap': False}} (the probabilities as a tensor)."
-    : '';
   return (
     `FromOnnx: the model uses ${parts.join('; and it has ')}. ` +
     `You can export the model again without them (another opset, or exporter options that avoid these ops and ` +
     `settings), or add what is missing to raf-op: an op spec with an onnx: mapping, scaffolded in your own op package ` +
-    `by \`npm run new -- NAME --onnx OpType\` (docs/package.md).${zipmap}`
+    `by \`npm run new -- NAME --onnx OpType\` (docs/package.md).`
   );
 }
 

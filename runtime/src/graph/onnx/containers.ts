@@ -19,6 +19,14 @@ export class OnnxOptional {
   constructor(readonly value: Tensor | OnnxSequence | null) {}
 }
 
+/**
+ * A sequence of ONNX maps, as ZipMap gives a classifier's probabilities: one map per row, class label (an int64 or a
+ * string) to probability. It is only ever a model output (OnnxSession.runValues builds it from the probabilities).
+ */
+export class OnnxMaps {
+  constructor(readonly maps: readonly ReadonlyMap<number | string, number>[]) {}
+}
+
 /** A value FromOnnx tracks by name. */
 export type ImportValue = Tensor | OnnxSequence | OnnxOptional;
 

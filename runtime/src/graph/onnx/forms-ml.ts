@@ -2,7 +2,7 @@
 // `ai.onnx.ml.OpType` in CONTRIB_FORMS: Binarizer and ArrayFeatureExtractor composed from raf-op ops, and the tree
 // ensembles (TreeEnsembleRegressor, TreeEnsembleClassifier with int64 or string labels, ml opset 5's TreeEnsemble) normalized
 // into raf.op.tree_ensemble; the scalers, encoders, linear models and SVMRegressor are in forms-ml-linear.ts. Other
-// ops of the domain (maps: DictVectorizer, ZipMap) are refused by name.
+// ops of the domain: ZipMap's maps are a model output (zipmap.ts); DictVectorizer's map input is refused by name.
 
 import { isFloat } from '../../dtype.ts';
 import { cast } from '../../generated/api/cast.ts';
@@ -16,6 +16,7 @@ import type { ImportContext } from './forms.ts';
 import { ML_LINEAR_FORMS } from './forms-ml-linear.ts';
 import { ML_STRING_FORMS } from './forms-strings.ts';
 import { markStrings, stringTensor } from '../../strings.ts';
+import { zipMapOutput } from './zipmap.ts';
 
 type Form = (ctx: ImportContext) => Tensor[] | null;
 
@@ -301,6 +302,23 @@ function treeEnsemble(
   }) as Tensor;
 }
 
+/**
+ * ZipMap: each row of X [N, C] as a map from the class labels (classlabels_int64s or classlabels_strings) to its values.
+ * The graph computes X; the node's output must be a model output, which OnnxSession.runValues gives as OnnxMaps.
+ */
+const zipMap: Form = (ctx) => {
+  const x = need(ctx, 0, 'X');
+  const names = strings(ctx, 'classlabels_strings');
+  const labels: (number | string)[] = names?.length ? names : (list(ctx, 'classlabels_int64s') ?? []);
+  if (!labels.length) throw new Error('ZipMap needs classlabels_int64s or classlabels_strings');
+  if (x.shape.length !== 2 || x.shape[1] !== labels.length)
+    throw new Error(
+      `ZipMap takes X of shape [N, ${labels.length}] (one column per label), got [${x.shape.join(', ')}]`,
+    );
+  zipMapOutput(ctx.node.outputs[0]!, labels);
+  return [x.dtype === 'float32' ? x : cast(x, 'float32')];
+};
+
 export const ML_FORMS: Readonly<Record<string, Form>> = {
   ...ML_LINEAR_FORMS,
   ...ML_STRING_FORMS,
@@ -309,4 +327,5 @@ export const ML_FORMS: Readonly<Record<string, Form>> = {
   'ai.onnx.ml.TreeEnsemble': treeEnsembleV5,
   'ai.onnx.ml.Binarizer': binarizer,
   'ai.onnx.ml.ArrayFeatureExtractor': arrayFeatureExtractor,
+  'ai.onnx.ml.ZipMap': zipMap,
 };

@@ -13,7 +13,7 @@ import { shapesEqual, type Shape } from '../../shape.ts';
 import { Tensor } from '../../tensor.ts';
 import { execute } from '../executor.ts';
 import { fromOnnx, type OutputLayout } from '../frontends/from-onnx.ts';
-import { OnnxOptional, OnnxSequence } from './containers.ts';
+import { OnnxMaps, OnnxOptional, OnnxSequence } from './containers.ts';
 import { allNodes, mapBranches } from '../control.ts';
 import type { Graph } from '../ir.ts';
 import { recognizeAttention } from '../passes/attention.ts';
@@ -67,8 +67,11 @@ export interface OnnxSessionOptions {
   readonly regionCache?: { readonly signatures?: number; readonly bytes?: number };
 }
 
-/** A value of an ONNX model's input or output: a tensor, a sequence of tensors, or an optional (a value or none). */
-export type OnnxValue = Tensor | OnnxSequence | OnnxOptional;
+/**
+ * A value of an ONNX model's input or output: a tensor, a sequence of tensors, an optional (a value or none), or (as an
+ * output) ZipMap's sequence of maps.
+ */
+export type OnnxValue = Tensor | OnnxSequence | OnnxOptional | OnnxMaps;
 
 export class OnnxSession {
   readonly model: OnnxModel;
@@ -105,7 +108,9 @@ export class OnnxSession {
         throw new Error(
           `loadOnnx: ${inputs.includes(v) ? 'input' : 'output'} '${v.name}' is an ONNX ${v.kind}; raf-op imports models whose inputs and outputs are tensors, sequences and optionals`,
         );
-    this.containerIO = [...inputs, ...this.model.outputs].find((v) => v.kind !== 'tensor')?.name;
+    // ZipMap's maps (skl2onnx's classifiers) are an output of sequence kind even where the model leaves its type out.
+    const zipmaps = new Set(this.model.nodes.filter((n) => n.opType === 'ZipMap').map((n) => n.outputs[0]));
+    this.containerIO = [...inputs, ...this.model.outputs].find((v) => v.kind !== 'tensor' || zipmaps.has(v.name))?.name;
     this.inputNames = inputs.map((i) => i.name);
     this.outputNames = this.model.outputs.map((o) => o.name);
     const device = opts.device ?? CPU;
@@ -437,7 +442,11 @@ export class OnnxSession {
     return Object.fromEntries(
       this.outputNames.map((n, i) => {
         const l = layout[i]!;
-        if (l === 'tensor') return [n, take(1)[0]!];
+        if (l === 'tensor') {
+          const t = take(1)[0]!;
+          return [n, this.model.outputs[i]!.strings && t.dtype === 'int32' ? markStrings(t) : t];
+        }
+        if ('zipmap' in l) return [n, zipMaps(take(1)[0]!, l.zipmap)];
         if ('sequence' in l) return [n, sequence(l)];
         const v = l.optional;
         return [n, new OnnxOptional(v === null ? null : v === 'tensor' ? take(1)[0]! : sequence(v))];
@@ -496,6 +505,7 @@ const SHAPE_FROM_VALUES = /must be known when the model is imported|decides the 
 function describe(v: OnnxValue): string {
   if (v instanceof OnnxSequence) return `seq<${v.dtype}>(${v.items.map(describe).join('|')})`;
   if (v instanceof OnnxOptional) return `opt(${v.value === null ? '' : describe(v.value)})`;
+  if (v instanceof OnnxMaps) throw new Error('OnnxSession: a sequence of maps is only ever an output');
   return `${v.dtype}[${v.shape.join(',')}]`;
 }
 
@@ -511,4 +521,13 @@ function isIntScalar(t: Tensor): boolean {
 /** Decodes an ONNX model for `run` by name, as onnxruntime's InferenceSession.create does. */
 export function loadOnnx(model: Uint8Array | OnnxModel, opts: OnnxSessionOptions = {}): OnnxSession {
   return new OnnxSession(model, opts);
+}
+
+/** ZipMap's maps: row r of probabilities [N, labels] as label → value. */
+function zipMaps(t: Tensor, labels: readonly (number | string)[]): OnnxMaps {
+  const values = t.dataSync() as ArrayLike<number>;
+  const width = labels.length;
+  return new OnnxMaps(
+    Array.from({ length: t.shape[0]! }, (_, r) => new Map(labels.map((l, k) => [l, values[r * width + k]!] as const))),
+  );
 }
