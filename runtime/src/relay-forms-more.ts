@@ -939,4 +939,142 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
         : c('matmul', dense, c('transpose', S, [1, 0]));
     },
   ],
+  [
+    // TVM's deformable convolution (v1): each kernel tap samples the input at its grid position moved by the offsets
+    // (stored (y, x) per deformable group and tap), bilinearly, a sample outside the image being 0 and each corner
+    // outside it adding nothing; then the taps' samples times the weight, summed. Per tap: four gather_nd of the
+    // neighbours from the input in NHWC (channels split by deformable group) and one matrix product.
+    'nn.deformable_conv2d',
+    (args, attrs) => {
+      const op = 'nn.deformable_conv2d';
+      arity(op, args, 3);
+      only(op, attrs, [
+        'strides',
+        'padding',
+        'dilation',
+        'deformable_groups',
+        'groups',
+        'channels',
+        'kernel_size',
+        'data_layout',
+        'kernel_layout',
+        'out_layout',
+        'out_dtype',
+      ]);
+      if (((attrs.groups as number | undefined) ?? 1) !== 1) fail(op, 'groups other than 1 are not supported');
+      const dl = (attrs.data_layout as string | undefined) || 'NCHW';
+      const kl = (attrs.kernel_layout as string | undefined) || 'OIHW';
+      if (dl !== 'NCHW' || kl !== 'OIHW') fail(op, `layouts ${dl} / ${kl} are not supported (NCHW with OIHW is)`);
+      let [x, offset, w] = [arg(op, args, 0, 'data'), arg(op, args, 1, 'offset'), arg(op, args, 2, 'weight')];
+      const od = attrs.out_dtype as DType | '' | undefined;
+      if (od && od !== x.dtype) [x, offset, w] = [c('cast', x, od), c('cast', offset, od), c('cast', w, od)];
+      const [N, C, H, W] = x.shape as [number, number, number, number];
+      const [O, , KH, KW] = w.shape as [number, number, number, number];
+      const [OH, OW] = [offset.shape[2]!, offset.shape[3]!];
+      const dg = (attrs.deformable_groups as number | undefined) ?? 1;
+      if (C % dg) fail(op, `deformable_groups ${dg} does not divide the ${C} channels`);
+      const [sh, sw] = ints(attrs.strides, [1, 1]);
+      const [dh, dw] = ints(attrs.dilation, [1, 1]);
+      const p = ints(attrs.padding, [0, 0]);
+      const [pt, pl] = [p[0]!, p[1]!];
+      // The input as [N, H, W, groups, C / groups], gathered by (image, y, x, group) tuples.
+      const data = c('reshape', c('transpose', x, [0, 2, 3, 1]), [N, H, W, dg, C / dg]);
+      const f = x.dtype;
+      const grid = (n: number, axis: number) =>
+        tensor(
+          Array.from({ length: n }, (_, i) => i),
+          { dtype: f, shape: [1, 1, ...[OH, OW].map((d, a) => (a === axis ? d : 1))] },
+        );
+      const idx = (shape: number[], values: (i: number) => number) =>
+        c(
+          'cast',
+          tensor(
+            Array.from({ length: size(shape) }, (_, i) => values(i)),
+            { dtype: 'int32', shape },
+          ),
+          'int64',
+        );
+      const image = broadcastTo(
+        op,
+        idx([N, 1, 1, 1, 1], (i) => i),
+        [N, dg, OH, OW, 1],
+      );
+      const group = broadcastTo(
+        op,
+        idx([1, dg, 1, 1, 1], (i) => i),
+        [N, dg, OH, OW, 1],
+      );
+      let out: Tensor | undefined;
+      for (let i = 0; i < KH; i++)
+        for (let j = 0; j < KW; j++) {
+          const t = i * KW + j;
+          const channels = (k: number) =>
+            int32(
+              Array.from({ length: dg }, (_, g) => g * KH * KW * 2 + t * 2 + k),
+              [dg],
+            );
+          const y = c(
+            'add',
+            c('take', offset, channels(0), 1),
+            c('add', c('multiply', grid(OH, 0), sh!), i * dh! - pt),
+          );
+          const xx = c(
+            'add',
+            c('take', offset, channels(1), 1),
+            c('add', c('multiply', grid(OW, 1), sw!), j * dw! - pl),
+          );
+          const inside = c(
+            'logical_and',
+            c('logical_and', c('greater_equal', y, 0), c('less', y, H)),
+            c('logical_and', c('greater_equal', xx, 0), c('less', xx, W)),
+          );
+          const [y0, x0] = [c('floor', y), c('floor', xx)];
+          const [ly, lx] = [c('subtract', y, y0), c('subtract', xx, x0)];
+          const corner = (yc: Tensor, xc: Tensor, weight: Tensor) => {
+            const ok = c(
+              'logical_and',
+              inside,
+              c(
+                'logical_and',
+                c('logical_and', c('greater_equal', yc, 0), c('less_equal', yc, H - 1)),
+                c('logical_and', c('greater_equal', xc, 0), c('less_equal', xc, W - 1)),
+              ),
+            );
+            const at = (v: Tensor, n: number) => c('expand_dims', c('cast', c('clip', v, 0, n - 1), 'int64'), 4);
+            const picked = c('gather_nd', data, c('concatenate', [image, at(yc, H), at(xc, W), group], 4), 0);
+            const wgt = c('where', ok, weight, tensor([0], { dtype: f, shape: [] }));
+            return c('multiply', picked, c('expand_dims', wgt, 4));
+          };
+          const one = (v: Tensor) => c('subtract', 1, v);
+          const sample = c(
+            'add',
+            c(
+              'add',
+              corner(y0, x0, c('multiply', one(ly), one(lx))),
+              corner(y0, c('add', x0, 1), c('multiply', one(ly), lx)),
+            ),
+            c(
+              'add',
+              corner(c('add', y0, 1), x0, c('multiply', ly, one(lx))),
+              corner(c('add', y0, 1), c('add', x0, 1), c('multiply', ly, lx)),
+            ),
+          ); // [N, dg, OH, OW, C / dg]
+          const rows = c('reshape', c('transpose', sample, [0, 2, 3, 1, 4]), [N * OH * OW, C]);
+          const tap = c(
+            'transpose',
+            c('reshape', c('strided_slice', c('strided_slice', w, [i], [i + 1], null, [2]), [j], [j + 1], null, [3]), [
+              O,
+              C,
+            ]),
+            [1, 0],
+          );
+          const contrib = c('matmul', rows, tap);
+          out = out ? c('add', out, contrib) : contrib;
+        }
+      const y = c('transpose', c('reshape', out!, [N, OH, OW, O]), [0, 3, 1, 2]);
+      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== O)
+        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${O}`);
+      return y;
+    },
+  ],
 ];

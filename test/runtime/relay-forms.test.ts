@@ -402,6 +402,10 @@ const PROGRAMS: readonly (readonly [string, string])[] = [
     'nn.sparse_dense (CSR, and BSR with sparse_lhs)',
     `def @main(%d: ${f32('3, 6')}, %v: ${f32('5')}, %b: ${f32('3, 2, 3')}, %e: ${f32('4, 6')}) { (nn.sparse_dense(%d, %v, stack((0, 5, 2, 1, 2), axis=0), stack((0, 2, 2, 5), axis=0)), nn.sparse_dense(%e, %b, stack((1, 0, 1), axis=0), stack((0, 1, 3), axis=0), sparse_lhs=True)) }`,
   ],
+  [
+    'nn.deformable_conv2d (two deformable groups, padded, offsets reaching outside the image)',
+    `def @main(%x: ${f32('1, 4, 5, 6')}, %o: ${f32('1, 36, 5, 6')}, %w: ${f32('3, 4, 3, 3')}) { nn.deformable_conv2d(%x, multiply(%o, 1.7f), %w, padding=[1, 1], deformable_groups=2, channels=3, kernel_size=[3, 3]) }`,
+  ],
 ];
 
 describe('Relay ops imported as compositions (relay-forms.ts)', () => {

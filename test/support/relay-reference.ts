@@ -2804,6 +2804,49 @@ function callOp(op: string, vs: RValue[], at: Record<string, unknown>): RValue {
       });
       return { shape, dtype: dense.dtype, data: out.map((v) => roundTo(dense.dtype, v)) };
     }
+    case 'nn.deformable_conv2d': {
+      const [x, off, w] = [t(0), t(1), t(2)];
+      const [N, C, H, W] = x.shape as number[];
+      const [O, , KH, KW] = w.shape as number[];
+      const [OH, OW] = [off.shape[2]!, off.shape[3]!];
+      const dg = (at.deformable_groups as number) ?? 1;
+      const [sh, sw] = (at.strides as number[]) ?? [1, 1];
+      const [dh, dw] = (at.dilation as number[]) ?? [1, 1];
+      const p = (at.padding as number[]) ?? [0, 0];
+      const cg = C! / dg;
+      const pixel = (n: number, c: number, yy: number, xv: number) =>
+        yy < 0 || xv < 0 || yy > H! - 1 || xv > W! - 1 ? 0 : x.data[((n * C! + c) * H! + yy) * W! + xv]!;
+      return mk([N!, O!, OH, OW], x.dtype, (o) => {
+        const ow = o % OW;
+        const oh = Math.floor(o / OW) % OH;
+        const f = Math.floor(o / (OW * OH)) % O!;
+        const n = Math.floor(o / (OW * OH * O!));
+        let acc = 0;
+        for (let c = 0; c < C!; c++) {
+          const g = Math.floor(c / cg);
+          for (let i = 0; i < KH!; i++)
+            for (let j = 0; j < KW!; j++) {
+              const ch = g * KH! * KW! * 2 + (i * KW! + j) * 2;
+              const oy = off.data[((n * off.shape[1]! + ch) * OH + oh) * OW + ow]!;
+              const ox = off.data[((n * off.shape[1]! + ch + 1) * OH + oh) * OW + ow]!;
+              const yy = oh * sh! - p[0]! + i * dh! + oy;
+              const xv = ow * sw! - p[1]! + j * dw! + ox;
+              let v = 0;
+              if (yy >= 0 && xv >= 0 && yy < H! && xv < W!) {
+                const [y0, x0] = [Math.floor(yy), Math.floor(xv)];
+                const [ly, lx] = [yy - y0, xv - x0];
+                v =
+                  (1 - ly) * (1 - lx) * pixel(n, c, y0, x0) +
+                  (1 - ly) * lx * pixel(n, c, y0, x0 + 1) +
+                  ly * (1 - lx) * pixel(n, c, y0 + 1, x0) +
+                  ly * lx * pixel(n, c, y0 + 1, x0 + 1);
+              }
+              acc += v * w.data[((f * C! + c) * KH! + i) * KW! + j]!;
+            }
+        }
+        return roundTo(x.dtype, acc);
+      });
+    }
     case 'qnn.simulated_quantize':
     case 'qnn.simulated_dequantize': {
       const x = t(0);
