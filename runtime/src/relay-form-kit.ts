@@ -154,3 +154,21 @@ export function relayNewShape(op: string, input: readonly number[], newshape: re
     fail(op, `newshape ${JSON.stringify(newshape)} does not fit the input's [${input.join(', ')}]`);
   return out;
 }
+
+/** A 2-D padding attr as [top, left, bottom, right]: one value for every side, or [h, w] for both sides of each. */
+export function pads2d(v: unknown): number[] {
+  const p = (v as number[] | undefined) ?? [0, 0];
+  return p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : [...p];
+}
+
+/** A 3-D list attr (strides, dilation, output_padding): one value for every axis, or three. */
+export function triple(v: unknown, dflt: number): number[] {
+  const l = (v as number[] | undefined) ?? [dflt, dflt, dflt];
+  return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : [...l];
+}
+
+/** Refuses a `channels` attr that disagrees with the output channels the weight gives. */
+export function checkChannels(op: string, attrs: Attrs, channels: number): void {
+  if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== channels)
+    fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${channels}`);
+}

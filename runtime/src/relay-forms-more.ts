@@ -11,6 +11,9 @@ import { Tensor, tensor } from './tensor.ts';
 import {
   arg,
   arity,
+  checkChannels,
+  pads2d,
+  triple,
   axisOf,
   broadcastTo,
   c,
@@ -61,8 +64,7 @@ function poolGradAttrs(op: string, attrs: Attrs, x: Tensor, dy: Tensor) {
   const k = kernel.length === 1 ? [kernel[0]!, kernel[0]!] : kernel;
   const s0 = ints(attrs.strides, [1, 1]);
   const stride = s0.length === 1 ? [s0[0]!, s0[0]!] : s0;
-  const p = ints(attrs.padding, [0, 0]);
-  const padding = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+  const padding = pads2d(attrs.padding);
   // ceil_mode only changes which windows exist; the gradient's windows are the forward's, read from its shape.
   const floorOut = [0, 1].map(
     (a) => Math.floor((x.shape[a + 2]! + padding[a]! + padding[a + 2]! - k[a]!) / stride[a]!) + 1,
@@ -395,8 +397,7 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
         dy = c('cast', dy, od);
       }
       const shape = [dy.shape[1]!, x.shape[1]! / groups, k[0]!, k[1]!];
-      const p = ints(attrs.padding, [0, 0]);
-      const padding = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+      const padding = pads2d(attrs.padding);
       const w = tensor(new Float32Array(size(shape)), { dtype: 'float32', shape });
       return call('conv2d_dw', [x, x.dtype === 'float32' ? w : c('cast', w, x.dtype), dy], {
         stride: ints(attrs.strides, [1, 1]),
@@ -477,24 +478,19 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
         x = c('cast', x, od);
         w = c('cast', w, od);
       }
-      const three = (v: unknown, d: number) => {
-        const l = ints(v, [d, d, d]);
-        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
-      };
       const p = ints(attrs.padding, [0, 0, 0]);
       const pads = p.length === 1 ? Array<number>(6).fill(p[0]!) : p.length === 3 ? [...p, ...p] : p;
       const groups = (attrs.groups as number | undefined) ?? 1;
       const y = conv3dByTaps(
         x,
         w,
-        three(attrs.strides, 1),
-        three(attrs.dilation, 1),
+        triple(attrs.strides, 1),
+        triple(attrs.dilation, 1),
         pads,
         groups,
         (x2, w2, s, d, p4, g) => call('conv2d', [x2, w2, s, p4, d, g]) as Tensor,
       );
-      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== y.shape[1])
-        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${y.shape[1]}`);
+      checkChannels(op, attrs, y.shape[1]!);
       return permute(y, inverse(toNcdhw));
     },
   ],
@@ -835,17 +831,13 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
       const kl = (attrs.kernel_layout as string | undefined) || 'IODHW';
       if (dl !== 'NCDHW' || kl !== 'IODHW') fail(op, `layouts ${dl} / ${kl} are not supported (NCDHW with IODHW is)`);
       if (((attrs.groups as number | undefined) ?? 1) !== 1) fail(op, 'groups other than 1 are not supported');
-      const three = (v: unknown, d: number) => {
-        const l = ints(v, [d, d, d]);
-        return l.length === 1 ? [l[0]!, l[0]!, l[0]!] : l;
-      };
-      if (three(attrs.dilation, 1).some((d) => d !== 1)) fail(op, 'dilation other than 1 is not supported');
+      if (triple(attrs.dilation, 1).some((d) => d !== 1)) fail(op, 'dilation other than 1 is not supported');
       let x = arg(op, args, 0, 'data');
       let w = arg(op, args, 1, 'weight');
       const od = attrs.out_dtype as DType | '' | undefined;
       if (od && od !== x.dtype) [x, w] = [c('cast', x, od), c('cast', w, od)];
-      const strides = three(attrs.strides, 1);
-      const opad = three(attrs.output_padding, 0);
+      const strides = triple(attrs.strides, 1);
+      const opad = triple(attrs.output_padding, 0);
       const p = ints(attrs.padding, [0, 0, 0]);
       const pads = p.length === 1 ? Array<number>(6).fill(p[0]!) : p.length === 3 ? [...p, ...p] : p;
       const k = w.shape.slice(2) as number[];
@@ -899,8 +891,7 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
         1,
         (x2, w2, s2, d2, p4, g) => call('conv2d', [x2, w2, s2, p4, d2, g]) as Tensor,
       );
-      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== y.shape[1])
-        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${y.shape[1]}`);
+      checkChannels(op, attrs, y.shape[1]!);
       return y;
     },
   ],
@@ -1072,8 +1063,7 @@ export const MORE_FORMS: readonly (readonly [string, Form])[] = [
           out = out ? c('add', out, contrib) : contrib;
         }
       const y = c('transpose', c('reshape', out!, [N, OH, OW, O]), [0, 3, 1, 2]);
-      if (attrs.channels !== undefined && attrs.channels !== null && attrs.channels !== O)
-        fail(op, `channels=${String(attrs.channels)} disagrees with the weight, which gives ${O}`);
+      checkChannels(op, attrs, O);
       return y;
     },
   ],

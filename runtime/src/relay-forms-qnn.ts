@@ -22,6 +22,7 @@ import {
   fail,
   knownList,
   only,
+  pads2d,
   roundHalfAway,
   roundTensorHalfAway,
   type Attrs,
@@ -474,8 +475,7 @@ export const QNN_FORMS: readonly (readonly [string, Form])[] = [
       const [, C, H, W] = r.shape as [number, number, number, number];
       const [kh, kw] = (attrs.pool_size as number[] | undefined) ?? [1, 1];
       const [sh, sw] = (attrs.strides as number[] | undefined) ?? [1, 1];
-      const p = (attrs.padding as number[] | undefined) ?? [0, 0];
-      const pad = p.length === 1 ? [p[0]!, p[0]!, p[0]!, p[0]!] : p.length === 2 ? [p[0]!, p[1]!, p[0]!, p[1]!] : p;
+      const pad = pads2d(attrs.padding);
       // Window sums: a depthwise convolution by ones, exact in float64.
       const ones = tensor(new Float64Array(C * kh! * kw!).fill(1), { dtype: 'float64', shape: [C, 1, kh!, kw!] });
       const sums = c('conv2d', r, ones, [sh!, sw!], pad, [1, 1], C);
